@@ -1,0 +1,27 @@
+# Shared settings of build-image.sh and test-image.sh (sourced, not run).
+# Fixed identifiers make two builds of the same inputs byte-identical apart from package versions.
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+IMAGE_DIR="$REPO/image"
+DIST="$REPO/dist"
+WORK="$DIST/image-build"            # scratch space; the base root filesystem is cached here
+SUITE=trixie
+MIRROR=http://deb.debian.org/debian
+SECURITY_MIRROR=http://deb.debian.org/debian-security
+
+# Partition layout (MBR: every Pi boots from it): boot (FAT32) | root (ext4) | data (ext4, /etc/moat, grown on first boot)
+DISK_ID=0x6d6f6174                  # "moat"; partitions are PARTUUID=6d6f6174-01/02/03
+BOOT_MB=256
+DATA_MB=64                          # grown to the rest of the card on first boot
+ROOT_HEADROOM_MB=160                # free space in the root partition
+BOOT_VOLID=6d6f6174
+ROOT_UUID=5b1f3a3e-6d6f-4174-8000-726f6f746673
+DATA_UUID=5b1f3a3e-6d6f-4174-8000-646174613030
+HASH_SEED=5b1f3a3e-6d6f-4174-8000-000000000000
+
+VERSION=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$REPO/package.json" | head -1)
+IMAGE_NAME="moat-$VERSION-arm64"
+BUN="$REPO/node_modules/.bin/bun"
+
+log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }

@@ -1,0 +1,71 @@
+// The Elysia application under /api: shared hooks (body parsing, auth, envelope, `took`), then one
+// plugin per route group. The route table built here is the single source for /api/endpoints,
+// OPTIONS and the docs.
+import { Elysia, ValidationError } from "elysia";
+import type { Runtime } from "../core/runtime.ts";
+import { PUBLIC_ROUTES, type Authenticator } from "./core/auth-hook.ts";
+import { parseJsonBody } from "./core/body.ts";
+import { ApiError, Errors } from "./core/errors.ts";
+import { emptyResponse, jsonResponse } from "./core/reply.ts";
+import { requestState } from "./core/request-state.ts";
+import { validationToApiError } from "./core/validation.ts";
+import { routeGroups } from "./routes.ts";
+
+export type ApiApp = ReturnType<typeof createApp>;
+
+function isPublic(route: string): boolean {
+  return PUBLIC_ROUTES.has(route) || route.startsWith("/api/docs");
+}
+
+export function errorResponse(err: ApiError, request: Request, rt: Runtime): Response {
+  const st = requestState(request);
+  const body: Record<string, unknown> = { error: { key: err.key, message: err.message, hint: err.hint ?? null }, ...err.extra };
+  return jsonResponse(body, err.status, st.started, rt.config.current.webserver.api.prettyJSON);
+}
+
+export function createApp(rt: Runtime, auth: Authenticator) {
+  const core = new Elysia({ name: "core" })
+    // A throw inside a parser reaches onError as Elysia's generic PARSE error, so a body problem is
+    // kept aside and raised from the transform hook, which runs before validation.
+    .onParse({ as: "global" }, async ({ request }) => {
+      try {
+        return await parseJsonBody(request);
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        requestState(request).bodyError = e;
+        return null;
+      }
+    })
+    .onTransform({ as: "global" }, ({ request }) => {
+      const e = requestState(request).bodyError;
+      if (e) throw e;
+    })
+    .onBeforeHandle({ as: "global" }, ({ request, route, body }) => {
+      if (isPublic(route)) return;
+      const st = requestState(request);
+      const r = auth.authenticate({ request, url: new URL(request.url), body, ip: st.ip });
+      if (r instanceof ApiError) return errorResponse(r, request, rt);
+      st.session = r.session;
+      st.replyHeaders = r.headers;
+    })
+    .mapResponse({ as: "global" }, ({ response, request, set }) => {
+      if (response instanceof Response) return response;
+      const st = requestState(request);
+      const status = typeof set.status === "number" ? set.status : 200;
+      if (response === undefined || response === null) return emptyResponse(status === 200 ? 204 : status, st.replyHeaders);
+      if (typeof response !== "object") return undefined;
+      return jsonResponse(response as Record<string, unknown>, status, st.started, rt.config.current.webserver.api.prettyJSON, st.replyHeaders);
+    })
+    .onError({ as: "global" }, ({ code, error, request }) => {
+      if (error instanceof ApiError) return errorResponse(error, request, rt);
+      if (code === "VALIDATION") return errorResponse(validationToApiError(error as ValidationError), request, rt);
+      if (code === "NOT_FOUND") return errorResponse(Errors.notFound(new URL(request.url).pathname), request, rt);
+      if (code === "PARSE") return errorResponse(Errors.invalidJson(String((error as Error).message ?? "")), request, rt);
+      rt.log("error", `API ${request.method} ${new URL(request.url).pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
+      return errorResponse(Errors.internal(), request, rt);
+    });
+
+  let app = new Elysia({ prefix: "/api" }).use(core);
+  for (const group of routeGroups(rt, auth)) app = app.use(group) as unknown as typeof app;
+  return app;
+}

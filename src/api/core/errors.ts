@@ -1,0 +1,26 @@
+// The spec's error envelope and the one place error keys and messages are spelled.
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly key: string,
+    message: string,
+    readonly hint: unknown = null,
+    /** extra top-level members (e.g. a `session` object on some auth errors) */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export const Errors = {
+  notFound: (uri: string) => new ApiError(404, "not_found", "Not found", uri),
+  unauthorized: (message = "Unauthorized", hint: string | null = null) => new ApiError(401, "unauthorized", message, hint),
+  forbidden: (message: string, hint: string | null = null) => new ApiError(403, "forbidden", message, hint),
+  badRequest: (message: string, hint: unknown = null) => new ApiError(400, "bad_request", message, hint),
+  noBody: () => new ApiError(400, "bad_request", "No request body data", null),
+  invalidJson: (at: string) => new ApiError(400, "bad_request", "Invalid request body data (no valid JSON), error at hint", at),
+  bodyTooLarge: (limit: number) => new ApiError(413, "payload_too_large", `Request body larger than ${limit} bytes`, `limit: ${limit} bytes`),
+  internal: (message = "Internal server error", hint: string | null = null) => new ApiError(500, "internal_error", message, hint),
+  database: (message: string, hint: unknown = null, status = 400) => new ApiError(status, "database_error", message, hint),
+} as const;

@@ -1,0 +1,48 @@
+// GET/POST /api/dns/blocking. The spec's reply field is a boolean; with webserver.api.piholeCompat
+// it is Pi-hole's string enum (reference §9).
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { ApiError } from "../core/errors.ts";
+
+const BlockingReply = t.Object({
+  blocking: t.Union([t.Boolean(), t.Union([t.Literal("enabled"), t.Literal("disabled"), t.Literal("failure"), t.Literal("unknown")])], {
+    description: "true/false (spec); \"enabled\"/\"disabled\"/\"failure\"/\"unknown\" with webserver.api.piholeCompat",
+  }),
+  timer: t.Union([t.Number(), t.Null()], { description: "seconds until the state flips back, or null" }),
+});
+
+const BlockingBody = t.Object({
+  blocking: t.Boolean({ error: "No \"blocking\" boolean in body data", errorKey: "body_error" }),
+  timer: t.Optional(t.Union([t.Number(), t.Null()], { description: "seconds after which the state flips back; null or absent: permanent" })),
+});
+
+function state(rt: Runtime) {
+  const b = rt.blocking;
+  const running = rt.dnsRunning();
+  const compat = rt.config.current.webserver.api.piholeCompat;
+  const blocking: boolean | "enabled" | "disabled" | "failure" = compat ? (running ? (b.active ? "enabled" : "disabled") : "failure") : b.active;
+  const remaining = b.timerRemaining;
+  return { blocking, timer: remaining === null ? null : Math.round(remaining * 10) / 10 };
+}
+
+export function blockingRoutes(rt: Runtime) {
+  return new Elysia({ name: "dns-blocking" })
+    .get("/dns/blocking", () => state(rt), {
+      response: BlockingReply,
+      detail: { tags: ["DNS control"], summary: "Get the blocking state" },
+    })
+    .post(
+      "/dns/blocking",
+      ({ body }) => {
+        if (!rt.dnsRunning()) throw new ApiError(500, "dns_failure", "DNS resolver is not running", null);
+        const timer = typeof body.timer === "number" && body.timer > 0 ? body.timer : null;
+        rt.blocking.set(body.blocking, timer);
+        return state(rt);
+      },
+      {
+        body: BlockingBody,
+        response: BlockingReply,
+        detail: { tags: ["DNS control"], summary: "Switch blocking on or off, optionally for a number of seconds" },
+      },
+    );
+}

@@ -1,0 +1,141 @@
+// A leaf of the config tree: its type, default, description and how raw input becomes a value.
+// Every place that reads settings (TOML file, environment, API) goes through `coerce` so that the
+// error texts are the same everywhere (they follow Pi-hole's "<key>: <reason>" wording).
+
+export type LeafKind = "bool" | "int" | "uint" | "float" | "string" | "enum" | "strings" | "password";
+
+export interface LeafFlags {
+  /** changing it needs the DNS side to be restarted (Pi-hole's restart_dnsmasq) */
+  readonly restart?: boolean;
+  /** changing it ends every API session */
+  readonly sessionReset?: boolean;
+  /** never shown in replies (secrets) */
+  readonly writeOnly?: boolean;
+}
+
+export interface Leaf<T> {
+  readonly __leaf: true;
+  readonly kind: LeafKind;
+  readonly default: T;
+  readonly description: string;
+  readonly allowed?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+  readonly flags: LeafFlags;
+  /** extra check of a well-typed value: returns the problem, or null when fine */
+  readonly check?: (value: T) => string | null;
+}
+
+export type AnyLeaf = Leaf<unknown>;
+
+export function isLeaf(x: unknown): x is AnyLeaf {
+  return typeof x === "object" && x !== null && (x as { __leaf?: unknown }).__leaf === true;
+}
+
+interface Opts<T> {
+  flags?: LeafFlags;
+  check?: (value: T) => string | null;
+}
+
+export const bool = (def: boolean, description: string, o: Opts<boolean> = {}): Leaf<boolean> =>
+  ({ __leaf: true, kind: "bool", default: def, description, flags: o.flags ?? {}, check: o.check });
+
+export const int = (def: number, description: string, o: Opts<number> & { min?: number; max?: number } = {}): Leaf<number> =>
+  ({ __leaf: true, kind: "int", default: def, description, min: o.min, max: o.max, flags: o.flags ?? {}, check: o.check });
+
+export const uint = (def: number, description: string, o: Opts<number> & { max?: number } = {}): Leaf<number> =>
+  ({ __leaf: true, kind: "uint", default: def, description, min: 0, max: o.max, flags: o.flags ?? {}, check: o.check });
+
+export const float = (def: number, description: string, o: Opts<number> = {}): Leaf<number> =>
+  ({ __leaf: true, kind: "float", default: def, description, flags: o.flags ?? {}, check: o.check });
+
+export const str = (def: string, description: string, o: Opts<string> = {}): Leaf<string> =>
+  ({ __leaf: true, kind: "string", default: def, description, flags: o.flags ?? {}, check: o.check });
+
+export const secret = (description: string, o: Opts<string> = {}): Leaf<string> =>
+  ({ __leaf: true, kind: "password", default: "", description, flags: { writeOnly: true, ...o.flags }, check: o.check });
+
+export function oneOf<const A extends readonly string[]>(allowed: A, def: A[number], description: string, o: Opts<A[number]> = {}): Leaf<A[number]> {
+  return { __leaf: true, kind: "enum", default: def, description, allowed, flags: o.flags ?? {}, check: o.check };
+}
+
+/** An array of strings; `each` checks one element and returns its problem (reported with the index). */
+export const strings = (def: readonly string[], description: string, o: Opts<string[]> & { each?: (s: string) => string | null } = {}): Leaf<string[]> => {
+  const each = o.each;
+  const check = (v: string[]): string | null => {
+    if (each) {
+      for (let i = 0; i < v.length; i++) {
+        const problem = each(v[i] as string);
+        if (problem) return `[${i}]: ${problem}`;
+      }
+    }
+    return o.check ? o.check(v) : null;
+  };
+  return { __leaf: true, kind: "strings", default: [...def], description, flags: o.flags ?? {}, check };
+};
+
+export type Coerced<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+const typeName: Record<LeafKind, string> = {
+  bool: "bool",
+  int: "integer",
+  uint: "unsigned integer",
+  float: "number",
+  string: "string",
+  enum: "string",
+  strings: "array",
+  password: "string",
+};
+
+/** Turns a JSON/TOML value into the leaf's type. `fromText` also accepts the string spellings used in environment variables. */
+export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<unknown> {
+  const bad = (reason: string): Coerced<unknown> => ({ ok: false, reason });
+  const notType = () => bad(`not of type ${typeName[leaf.kind]}`);
+  let value: unknown = raw;
+  switch (leaf.kind) {
+    case "bool":
+      if (fromText && typeof raw === "string") {
+        const t = raw.trim().toLowerCase();
+        if (["true", "yes", "1", "on"].includes(t)) value = true;
+        else if (["false", "no", "0", "off"].includes(t)) value = false;
+        else return notType();
+      } else if (typeof raw !== "boolean") return notType();
+      break;
+    case "int":
+    case "uint":
+    case "float": {
+      let n: number;
+      if (fromText && typeof raw === "string" && raw.trim() !== "") n = Number(raw.trim());
+      else if (typeof raw === "number") n = raw;
+      else if (typeof raw === "bigint") n = Number(raw);
+      else return notType();
+      if (!Number.isFinite(n)) return notType();
+      if (leaf.kind !== "float" && !Number.isInteger(n)) return notType();
+      if (leaf.kind === "uint" && n < 0) return notType();
+      if (leaf.min !== undefined && n < leaf.min) return bad(`must be at least ${leaf.min}`);
+      if (leaf.max !== undefined && n > leaf.max) return bad(`must be at most ${leaf.max}`);
+      value = n;
+      break;
+    }
+    case "string":
+    case "password":
+      if (typeof raw !== "string") return notType();
+      break;
+    case "enum":
+      if (typeof raw !== "string") return notType();
+      if (!leaf.allowed!.includes(raw)) return bad("invalid option");
+      break;
+    case "strings":
+      if (fromText && typeof raw === "string") {
+        value = raw.split(";").map((s) => s.trim()).filter((s) => s !== "");
+      } else if (!Array.isArray(raw)) return notType();
+      else if (!raw.every((x) => typeof x === "string")) return bad("array has invalid elements");
+      else value = [...raw];
+      break;
+  }
+  if (leaf.check) {
+    const problem = leaf.check(value);
+    if (problem) return bad(problem);
+  }
+  return { ok: true, value };
+}

@@ -1,0 +1,202 @@
+// The one tree of settings, with Pi-hole v6's key names and defaults (reference §3.1, §8.3).
+// Everything else (types, the TOML file, environment variables, the config API, the docs) derives from it.
+import { bool, float, int, oneOf, secret, str, strings, uint, type Leaf, type AnyLeaf, isLeaf } from "./leaf.ts";
+import * as v from "./validators.ts";
+
+const restart = { flags: { restart: true } } as const;
+
+export const BLOCKING_MODES = ["NULL", "IP_NODATA_AAAA", "IP", "NX", "NODATA"] as const;
+export const LISTENING_MODES = ["LOCAL", "ALL", "SINGLE", "BIND", "NONE"] as const;
+
+export const schema = {
+  dns: {
+    upstreams: strings([], "Upstream DNS servers: IP or IP#port", { each: v.upstream, ...restart }),
+    CNAMEdeepInspect: bool(true, "Check every name of a CNAME chain in answers against the lists"),
+    blockESNI: bool(true, "Also check _esni.<domain> queries against the lists"),
+    EDNS0ECS: bool(true, "An EDNS0 client subnet in a query replaces the client address"),
+    ignoreLocalhost: bool(false, "Hide queries from the appliance itself"),
+    showDNSSEC: bool(true, "Show internally generated DNSSEC queries"),
+    analyzeOnlyAandAAAA: bool(false, "Only count A and AAAA queries"),
+    piholePTR: oneOf(["PI.HOLE", "NONE", "HOSTNAME", "HOSTNAMEFQDN"] as const, "PI.HOLE", "PTR answer for the appliance's own addresses"),
+    replyWhenBusy: oneOf(["ALLOW", "BLOCK", "REFUSE", "DROP"] as const, "ALLOW", "Reply while the lists are being reloaded"),
+    blockTTL: uint(2, "TTL of blocked replies, seconds"),
+    hosts: strings([], "Local DNS records: 'IP HOSTNAME [HOSTNAME ...]'", { each: v.hostsLine }),
+    domainNeeded: bool(false, "Never forward names without a dot", restart),
+    expandHosts: bool(false, "Add the local domain to plain names of local records", restart),
+    bogusPriv: bool(true, "Never forward reverse lookups of private ranges", restart),
+    dnssec: bool(false, "Ask upstreams for DNSSEC validation (DO bit)", restart),
+    interface: str("", "Interface used by the SINGLE and BIND listening modes", restart),
+    hostRecord: str("", "Extra host record (accepted for compatibility)"),
+    listeningMode: oneOf(LISTENING_MODES, "LOCAL", "Which clients are answered", restart),
+    queryLogging: bool(true, "Record every query"),
+    cnameRecords: strings([], "Local CNAME records: '<cname>,<target>[,<TTL>]'", { each: v.cnameRecord }),
+    port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
+    revServers: strings([], "Conditional forwarding: '<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]'", { each: v.revServer, ...restart }),
+    cache: {
+      size: uint(10000, "DNS cache entries", restart),
+      optimizer: int(3600, "Serve expired answers up to this many seconds while refreshing them (negative disables)"),
+      upstreamBlockedTTL: uint(86400, "How long answers blocked upstream are remembered, seconds"),
+    },
+    blocking: {
+      active: bool(true, "Whether blocking is on"),
+      mode: oneOf(BLOCKING_MODES, "NULL", "How blocked queries are answered"),
+      edns: oneOf(["TEXT", "CODE", "NONE"] as const, "TEXT", "EDNS Extended DNS Error added to blocked replies"),
+    },
+    specialDomains: {
+      mozillaCanary: bool(true, "Answer use-application-dns.net with NXDOMAIN"),
+      iCloudPrivateRelay: bool(true, "Answer mask.icloud.com and mask-h2.icloud.com with NXDOMAIN"),
+      designatedResolver: bool(true, "Answer *resolver.arpa with NODATA (RFC 9462)"),
+    },
+    reply: {
+      host: {
+        force4: bool(false, "Answer pi.hole with IPv4 instead of the interface address"),
+        IPv4: str("", "IPv4 address for pi.hole answers", { check: v.ipv4OrEmpty }),
+        force6: bool(false, "Answer pi.hole with IPv6 instead of the interface address"),
+        IPv6: str("", "IPv6 address for pi.hole answers", { check: v.ipv6OrEmpty }),
+      },
+      blocking: {
+        force4: bool(false, "Use IPv4 instead of the interface address in IP blocking mode"),
+        IPv4: str("", "IPv4 address for blocked replies", { check: v.ipv4OrEmpty }),
+        force6: bool(false, "Use IPv6 instead of the interface address in IP blocking mode"),
+        IPv6: str("", "IPv6 address for blocked replies", { check: v.ipv6OrEmpty }),
+      },
+    },
+    rateLimit: {
+      count: uint(1000, "Queries a client may send per interval (0 disables)"),
+      interval: uint(60, "Rate-limit interval, seconds (0 disables)"),
+    },
+    domain: {
+      name: str("lan", "Local domain name", { check: (s) => (s === "" || v.isHostname(s) ? null : "not a valid domain"), ...restart }),
+      local: bool(true, "Never forward names of the local domain", restart),
+    },
+  },
+  dhcp: {
+    active: bool(false, "DHCP server (accepted for compatibility; Moat does not serve DHCP)"),
+  },
+  resolver: {
+    resolveIPv4: bool(true, "Resolve client IPv4 addresses to names"),
+    resolveIPv6: bool(true, "Resolve client IPv6 addresses to names"),
+    networkNames: bool(true, "Use names from the network table"),
+    refreshNames: oneOf(["IPV4_ONLY", "ALL", "UNKNOWN", "NONE"] as const, "IPV4_ONLY", "Which client names are refreshed"),
+  },
+  database: {
+    DBimport: bool(true, "Load the last 24 h of queries from the database at start"),
+    maxDBdays: int(91, "Days of queries kept in the long-term database (0 disables it)"),
+    DBinterval: uint(60, "Seconds between writes of queries to the long-term database", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
+    useWAL: bool(true, "Use SQLite's write-ahead log", restart),
+    network: {
+      parseARPcache: bool(true, "Learn devices from the neighbour table"),
+      expire: uint(91, "Days before unseen devices are removed"),
+    },
+  },
+  webserver: {
+    domain: str("pi.hole", "Domain name of the web interface"),
+    acl: str("", "Access control list (accepted for compatibility)"),
+    port: str("80", "HTTP ports: comma-separated [address:]port entries", { check: v.webPorts, ...restart }),
+    threads: uint(50, "Worker threads (accepted for compatibility)"),
+    headers: strings(
+      [
+        "X-DNS-Prefetch-Control: off",
+        "Content-Security-Policy: default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;",
+        "X-Frame-Options: DENY",
+        "X-XSS-Protection: 0",
+        "X-Content-Type-Options: nosniff",
+        "Referrer-Policy: strict-origin-when-cross-origin",
+      ],
+      "Headers added to every HTTP reply",
+      { each: (h) => (/^[A-Za-z0-9-]+:\s*\S/.test(h) ? null : "not a valid header (expected 'Name: value')") },
+    ),
+    serve_all: bool(false, "Serve files outside the web root (accepted for compatibility)"),
+    session: {
+      timeout: uint(1800, "Seconds of inactivity after which a session ends", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
+      restore: bool(true, "Keep sessions across restarts"),
+    },
+    tls: {
+      cert: str("", "TLS certificate file (not yet used by Moat)"),
+      validity: uint(47, "Validity of a generated certificate, days"),
+    },
+    api: {
+      max_sessions: uint(16, "Concurrent API sessions", { max: 65535, ...restart }),
+      prettyJSON: bool(false, "Indent JSON replies"),
+      pwhash: str("", "Hash of the API password (empty: no password, the API is open)", { flags: { sessionReset: true, writeOnly: true } }),
+      password: secret("The API password (write-only: stored as pwhash)", { flags: { sessionReset: true } }),
+      totp_secret: str("", "Base32 TOTP secret; non-empty enables two-factor authentication", { flags: { sessionReset: true, writeOnly: true } }),
+      app_pwhash: str("", "Hash of the application password", { flags: { sessionReset: true, writeOnly: true } }),
+      app_sudo: bool(false, "Application-password sessions may change the configuration"),
+      cli_pw: bool(true, "Write a fresh CLI password file at every start", restart),
+      excludeClients: strings([], "Regexes of clients hidden from the statistics"),
+      excludeDomains: strings([], "Regexes of domains hidden from the statistics"),
+      maxHistory: uint(86400, "Seconds of history kept in memory and served"),
+      maxClients: uint(10, "Clients shown in the client history by default"),
+      client_history_global_max: bool(true, "Use the global maximum in the client history"),
+      allow_destructive: bool(true, "Allow restartdns and the flush actions"),
+      loginRateLimit: uint(3, "Login attempts per second before 429 rate_limiting (0 disables)"),
+      piholeCompat: bool(false, "Behave like Pi-hole FTL where it differs from the Moat API spec"),
+      metricsToken: str("", "Bearer token for /metrics (empty: /metrics is disabled)", { flags: { writeOnly: true } }),
+      temp: {
+        limit: float(60, "Temperature warning limit"),
+        unit: oneOf(["C", "F", "K"] as const, "C", "Temperature unit"),
+      },
+    },
+  },
+  misc: {
+    privacylevel: uint(0, "0: show everything, 1: hide domains, 2: hide domains and clients, 3: anonymous", { max: 3 }),
+    delay_startup: uint(0, "Seconds to wait before starting", { max: 300 }),
+    nice: int(-10, "Process priority (accepted for compatibility)"),
+    readOnly: bool(false, "Refuse every configuration change through the API"),
+    extraLogging: bool(false, "Log more detail"),
+    check: {
+      load: bool(true, "Warn when the load is high"),
+      shmem: uint(90, "Warn when memory use passes this percentage", { max: 100 }),
+      disk: uint(90, "Warn when disk use passes this percentage", { max: 100 }),
+    },
+  },
+} as const;
+
+/** The value type of a subtree of the schema. */
+export type ValueOf<T> = T extends Leaf<infer V> ? V : { -readonly [K in keyof T]: ValueOf<T[K]> };
+export type Config = ValueOf<typeof schema>;
+
+export interface LeafEntry {
+  /** dotted key, e.g. `webserver.api.max_sessions` */
+  path: string;
+  segments: string[];
+  leaf: AnyLeaf;
+}
+
+function collect(node: Record<string, unknown>, prefix: string[], out: LeafEntry[]): LeafEntry[] {
+  for (const [k, child] of Object.entries(node)) {
+    const segs = [...prefix, k];
+    if (isLeaf(child)) out.push({ path: segs.join("."), segments: segs, leaf: child });
+    else collect(child as Record<string, unknown>, segs, out);
+  }
+  return out;
+}
+
+/** Every leaf in tree order. */
+export const LEAVES: readonly LeafEntry[] = collect(schema as unknown as Record<string, unknown>, [], []);
+export const LEAF_BY_PATH: ReadonlyMap<string, LeafEntry> = new Map(LEAVES.map((e) => [e.path, e]));
+
+export function defaults(): Config {
+  const out: Record<string, unknown> = {};
+  for (const e of LEAVES) setIn(out, e.segments, structuredClone(e.leaf.default));
+  return out as unknown as Config;
+}
+
+export function getIn(tree: unknown, segments: readonly string[]): unknown {
+  let node = tree;
+  for (const s of segments) {
+    if (typeof node !== "object" || node === null) return undefined;
+    node = (node as Record<string, unknown>)[s];
+  }
+  return node;
+}
+
+export function setIn(tree: Record<string, unknown>, segments: readonly string[], value: unknown): void {
+  let node = tree;
+  for (const s of segments.slice(0, -1)) {
+    if (typeof node[s] !== "object" || node[s] === null) node[s] = {};
+    node = node[s] as Record<string, unknown>;
+  }
+  node[segments[segments.length - 1]!] = value;
+}

@@ -1,0 +1,34 @@
+// Moat's version, build date and commit. A compiled binary gets date and commit from `scripts/build.ts`
+// (--define); running from source reads them from git.
+import pkg from "../../package.json" with { type: "json" };
+
+declare const MOAT_BUILD_COMMIT: string | undefined;
+declare const MOAT_BUILD_DATE: string | undefined;
+
+export interface VersionInfo {
+  version: string;
+  commit: string;
+  date: string;
+  branch: string;
+  runtime: { name: "bun"; version: string };
+}
+
+function gitCommit(): string {
+  try {
+    const r = Bun.spawnSync(["git", "rev-parse", "--short=8", "HEAD"], { cwd: import.meta.dir, stderr: "ignore" });
+    return r.exitCode === 0 ? r.stdout.toString().trim() : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+export function versionInfo(): VersionInfo {
+  const compiled = typeof MOAT_BUILD_COMMIT === "string";
+  return {
+    version: `v${pkg.version}`,
+    commit: compiled ? MOAT_BUILD_COMMIT! : gitCommit(),
+    date: typeof MOAT_BUILD_DATE === "string" ? MOAT_BUILD_DATE : new Date().toISOString(),
+    branch: "main",
+    runtime: { name: "bun", version: Bun.version },
+  };
+}

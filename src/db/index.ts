@@ -1,0 +1,52 @@
+// The two databases, by the file names Pi-hole users and tools know.
+import type { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { GRAVITY_SCHEMA, GRAVITY_SCHEMA_VERSION } from "./gravity-schema.ts";
+import { openDatabase, type SchemaSpec } from "./open.ts";
+import { QUERY_DB_VERSION, QUERY_SCHEMA } from "./query-schema.ts";
+import { GRAVITY_MIGRATIONS, QUERY_MIGRATIONS } from "./migrations.ts";
+
+export { DbError } from "./open.ts";
+
+const tableExists = (db: Database, name: string) =>
+  db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null;
+
+// Pi-hole's own version (info.version = 20) stays untouched so Pi-hole can still open the file;
+// Moat's additions are versioned separately as info.moat_schema.
+const gravitySpec: SchemaSpec = {
+  name: "gravity database",
+  create: GRAVITY_SCHEMA,
+  baseVersion: 1,
+  readVersion: (db) => {
+    if (!tableExists(db, "info")) return undefined;
+    const pihole = db.query("SELECT value FROM info WHERE property = 'version'").get() as { value: string } | null;
+    const piholeVersion = Number(pihole?.value ?? 0);
+    if (piholeVersion > GRAVITY_SCHEMA_VERSION) return Number.MAX_SAFE_INTEGER;
+    if (piholeVersion < GRAVITY_SCHEMA_VERSION) return -piholeVersion;
+    const moat = db.query("SELECT value FROM info WHERE property = 'moat_schema'").get() as { value: string } | null;
+    return moat ? Number(moat.value) : 1;
+  },
+  writeVersion: (db, v) => db.run("INSERT OR REPLACE INTO info (property, value) VALUES ('moat_schema', ?)", [String(v)]),
+  migrations: GRAVITY_MIGRATIONS,
+};
+
+const querySpec: SchemaSpec = {
+  name: "query database",
+  create: QUERY_SCHEMA,
+  baseVersion: QUERY_DB_VERSION,
+  readVersion: (db) => {
+    if (!tableExists(db, "ftl")) return undefined;
+    const row = db.query("SELECT value FROM ftl WHERE id = 0").get() as { value: number | string } | null;
+    return row ? Number(row.value) : undefined;
+  },
+  writeVersion: (db, v) => db.run("INSERT OR REPLACE INTO ftl (id, value, description) VALUES (0, ?, 'Database version')", [v]),
+  migrations: QUERY_MIGRATIONS,
+};
+
+export function openGravityDb(dataDir: string, wal = true): Database {
+  return openDatabase(join(dataDir, "gravity.db"), gravitySpec, { wal });
+}
+
+export function openQueryDb(dataDir: string, wal = true): Database {
+  return openDatabase(join(dataDir, "pihole-FTL.db"), querySpec, { wal });
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bun
+// Moat's command line: `serve` runs the appliance; the other commands act on its config and data.
+import { resolve, join } from "node:path";
+import { ConfigError, ConfigStore } from "./config/index.ts";
+import { DbError } from "./db/index.ts";
+import { hashPassword } from "./api/auth/password.ts";
+import { startServices } from "./services.ts";
+import { versionInfo } from "./core/version.ts";
+
+const USAGE = `usage: moat <command> [options]
+
+commands:
+  serve               run the DNS server and the API
+  password [PASS]     set the API password (read from stdin when PASS is absent; empty removes it)
+  version             print the version
+
+options:
+  --config FILE       config file (default: <data-dir>/pihole.toml)
+  --data-dir DIR      where gravity.db, pihole-FTL.db and the config live
+                      (default: /etc/moat; with --dev: ./.moat-data)
+  --dev               development profile: DNS on 5353, HTTP on 8080, data in ./.moat-data
+`;
+
+export interface CliOptions {
+  command: string;
+  args: string[];
+  config?: string;
+  dataDir?: string;
+  dev: boolean;
+}
+
+export function parseArgs(argv: string[]): CliOptions {
+  const o: CliOptions = { command: "", args: [], dev: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new ConfigError(`${a} needs a value`);
+      return v;
+    };
+    if (a === "--config") o.config = value();
+    else if (a.startsWith("--config=")) o.config = a.slice(9);
+    else if (a === "--data-dir") o.dataDir = value();
+    else if (a.startsWith("--data-dir=")) o.dataDir = a.slice(11);
+    else if (a === "--dev") o.dev = true;
+    else if (a === "-h" || a === "--help") o.command = "help";
+    else if (a.startsWith("--")) throw new ConfigError(`unknown option ${a}`);
+    else if (!o.command) o.command = a;
+    else o.args.push(a);
+  }
+  return o;
+}
+
+/** The development profile's defaults: unprivileged ports so `npm start` works as a normal user. */
+const DEV_PROFILE = { "webserver.port": "8080", "dns.port": 5353 };
+
+export function resolvePaths(o: CliOptions) {
+  const dataDir = resolve(o.dataDir ?? (o.dev ? ".moat-data" : "/etc/moat"));
+  return {
+    dataDir,
+    configFile: resolve(o.config ?? join(dataDir, "pihole.toml")),
+    gravityDb: join(dataDir, "gravity.db"),
+    queryDb: join(dataDir, "pihole-FTL.db"),
+  };
+}
+
+export function loadConfig(o: CliOptions, env: Record<string, string | undefined> = process.env): ConfigStore {
+  const paths = resolvePaths(o);
+  return new ConfigStore({ file: paths.configFile, env, profile: o.dev ? DEV_PROFILE : {}, hashPassword });
+}
+
+async function readStdin(): Promise<string> {
+  const text = await new Response(Bun.stdin.stream()).text();
+  return text.replace(/\r?\n$/, "");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const o = parseArgs(argv);
+  switch (o.command) {
+    case "serve": {
+      const services = await startServices(o, resolvePaths(o), loadConfig(o));
+      const stop = async (signal: string) => {
+        console.error(`moat: ${signal}, stopping`);
+        await services.stop();
+        process.exit(0);
+      };
+      process.on("SIGINT", () => void stop("SIGINT"));
+      process.on("SIGTERM", () => void stop("SIGTERM"));
+      return -1; // keep running
+    }
+    case "password": {
+      const store = loadConfig(o, {});
+      const plain = o.args.length ? o.args.join(" ") : await readStdin();
+      const r = store.update([{ path: "webserver.api.password", value: plain }]);
+      if (!r.ok) throw new ConfigError(`${r.problem.message}: ${r.problem.hint}`);
+      console.log(plain === "" ? "password removed: the API is open" : `password set in ${store.file}`);
+      return 0;
+    }
+    case "version": {
+      const v = versionInfo();
+      console.log(`moat ${v.version} (${v.commit}, ${v.date}) on ${v.runtime.name} ${v.runtime.version}`);
+      return 0;
+    }
+    case "help":
+    case "":
+      console.log(USAGE);
+      return o.command === "help" ? 0 : 2;
+    default:
+      console.error(`moat: unknown command "${o.command}"\n${USAGE}`);
+      return 2;
+  }
+}
+
+if (import.meta.main) {
+  try {
+    const code = await main(process.argv.slice(2));
+    if (code >= 0) process.exit(code);
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof DbError) {
+      console.error(`moat: ${e.message}`);
+      process.exit(1);
+    }
+    console.error(`moat: ${(e as Error).message ?? String(e)}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,61 @@
+// `moat serve`: opens storage, builds the shared runtime and starts each service in order. Each
+// service prints one line when it listens; any failure stops start-up with one clear line.
+import type { CliOptions } from "./main.ts";
+import type { ConfigStore } from "./config/index.ts";
+import { openGravityDb, openQueryDb } from "./db/index.ts";
+import { BlockingSwitch } from "./core/blocking.ts";
+import { EventBus } from "./core/events.ts";
+import { Logs } from "./core/log.ts";
+import type { Paths, Runtime } from "./core/runtime.ts";
+import { versionInfo } from "./core/version.ts";
+import { startHttp } from "./api/server.ts";
+
+export interface RunningServices {
+  runtime: Runtime;
+  stop(): Promise<void>;
+}
+
+export async function startServices(_o: CliOptions, paths: Paths, config: ConfigStore): Promise<RunningServices> {
+  const logs = new Logs();
+  const log: Runtime["log"] = (level, message) => logs.write("ftl", level, message);
+  for (const w of config.warnings) log("warn", w);
+
+  const wal = config.current.database.useWAL;
+  const gravityDb = openGravityDb(paths.dataDir, wal);
+  const queryDb = openQueryDb(paths.dataDir, wal);
+  const events = new EventBus();
+  const stoppers: Array<() => Promise<void> | void> = [];
+
+  const runtime: Runtime = {
+    config,
+    paths,
+    gravityDb,
+    queryDb,
+    events,
+    blocking: new BlockingSwitch(config, events),
+    queries: { record: () => {} },
+    version: versionInfo(),
+    startedAt: Date.now(),
+    dnsRunning: () => true,
+    log,
+  };
+
+  try {
+    const http = startHttp(runtime);
+    stoppers.push(() => http.stop());
+    for (const url of http.urls) console.log(`moat: API listening on ${url}`);
+  } catch (e) {
+    for (const s of stoppers.reverse()) await s();
+    throw e;
+  }
+
+  return {
+    runtime,
+    async stop() {
+      runtime.blocking.stop();
+      for (const s of stoppers.reverse()) await s();
+      gravityDb.close();
+      queryDb.close();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// The enums of the query records (reference §8.6–8.8): the position in each list is the value stored
+// in the database, the string is what the API shows. One source for DNS, statistics and the API.
+
+export const QUERY_STATUS = [
+  "UNKNOWN", "GRAVITY", "FORWARDED", "CACHE", "REGEX", "DENYLIST", "EXTERNAL_BLOCKED_IP", "EXTERNAL_BLOCKED_NULL",
+  "EXTERNAL_BLOCKED_NXRA", "GRAVITY_CNAME", "REGEX_CNAME", "DENYLIST_CNAME", "RETRIED", "RETRIED_DNSSEC", "IN_PROGRESS",
+  "DBBUSY", "SPECIAL_DOMAIN", "CACHE_STALE", "EXTERNAL_BLOCKED_EDE15",
+] as const;
+export type QueryStatus = (typeof QUERY_STATUS)[number];
+export const Status = Object.fromEntries(QUERY_STATUS.map((s, i) => [s, i])) as { readonly [K in QueryStatus]: number };
+
+/** Statuses that count as blocked in the statistics. */
+export const BLOCKED_STATUSES: ReadonlySet<number> = new Set(
+  ["GRAVITY", "REGEX", "DENYLIST", "EXTERNAL_BLOCKED_IP", "EXTERNAL_BLOCKED_NULL", "EXTERNAL_BLOCKED_NXRA", "GRAVITY_CNAME",
+   "REGEX_CNAME", "DENYLIST_CNAME", "DBBUSY", "SPECIAL_DOMAIN", "EXTERNAL_BLOCKED_EDE15"].map((s) => Status[s as QueryStatus]),
+);
+
+export const REPLY_TYPE = [
+  "UNKNOWN", "NODATA", "NXDOMAIN", "CNAME", "IP", "DOMAIN", "RRNAME", "SERVFAIL", "REFUSED", "NOTIMP", "OTHER", "DNSSEC", "NONE", "BLOB",
+] as const;
+export type ReplyType = (typeof REPLY_TYPE)[number];
+export const Reply = Object.fromEntries(REPLY_TYPE.map((s, i) => [s, i])) as { readonly [K in ReplyType]: number };
+
+export const DNSSEC_STATUS = ["UNKNOWN", "SECURE", "INSECURE", "BOGUS", "ABANDONED", "TRUNCATED"] as const;
+export type DnssecStatus = (typeof DNSSEC_STATUS)[number];
+
+/** Query types the API counts by name; the database stores them as 1…16, anything else as 100 + qtype. */
+export const QUERY_TYPES = ["A", "AAAA", "ANY", "SRV", "SOA", "PTR", "TXT", "NAPTR", "MX", "DS", "RRSIG", "DNSKEY", "NS", "OTHER", "SVCB", "HTTPS"] as const;
+export type QueryTypeName = (typeof QUERY_TYPES)[number];
+
+const WIRE_QTYPE: Record<string, number> = {
+  A: 1, AAAA: 28, ANY: 255, SRV: 33, SOA: 6, PTR: 12, TXT: 16, NAPTR: 35, MX: 15, DS: 43, RRSIG: 46, DNSKEY: 48, NS: 2, SVCB: 64, HTTPS: 65,
+};
+const DB_BY_WIRE = new Map<number, number>(Object.entries(WIRE_QTYPE).map(([n, w]) => [w, QUERY_TYPES.indexOf(n as QueryTypeName) + 1]));
+
+/** Wire qtype (e.g. 28) → the database's type column (e.g. 2 for AAAA, 100+qtype for the rest). */
+export function dbQueryType(wire: number): number {
+  return DB_BY_WIRE.get(wire) ?? 100 + wire;
+}
+
+/** Database type column → the name shown in the query log (`TYPE65` style for the rest). */
+export function queryTypeName(db: number): string {
+  if (db >= 1 && db <= QUERY_TYPES.length) return QUERY_TYPES[db - 1]!;
+  return `TYPE${db - 100}`;
+}

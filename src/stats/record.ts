@@ -1,0 +1,32 @@
+// One answered query, as the DNS engine hands it to the statistics (reference §8.5 columns).
+export interface QueryRecord {
+  /** unix time, seconds with fraction */
+  time: number;
+  /** database query type (see dbQueryType) */
+  type: number;
+  /** lowercase, as asked (punycode) */
+  domain: string;
+  /** client IP address */
+  client: string;
+  /** index into QUERY_STATUS */
+  status: number;
+  /** index into REPLY_TYPE */
+  reply: number;
+  /** milliseconds from receipt to reply */
+  replyTime: number;
+  /** "ip#port" of the upstream that answered, or null */
+  upstream: string | null;
+  /** index into DNSSEC_STATUS */
+  dnssec: number;
+  /** id of the domainlist/adlist entry that decided, or null */
+  listId: number | null;
+  /** EDE info code, or -1 */
+  ede: number;
+  /** CNAME target that caused a *_CNAME block, or null */
+  cname: string | null;
+}
+
+/** Where the DNS engine hands records. Must never block or throw: it is called on the hot path. */
+export interface QuerySink {
+  record(r: QueryRecord): void;
+}
