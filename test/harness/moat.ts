@@ -1,0 +1,140 @@
+// Starts the real Moat (`bun src/main.ts serve`) on free ports with its own data directory, the way
+// a user runs it, and gives tests what they need to talk to it over real HTTP and DNS.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createServer } from "node:net";
+import { createSocket } from "node:dgram";
+import type { Subprocess } from "bun";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const BUN = process.execPath;
+
+/** A port free for both TCP and UDP on 127.0.0.1 (DNS needs both). */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 40000);
+    const tcpOk = await new Promise<boolean>((res) => {
+      const s = createServer();
+      s.once("error", () => res(false));
+      s.listen(port, "127.0.0.1", () => s.close(() => res(true)));
+    });
+    if (!tcpOk) continue;
+    const udpOk = await new Promise<boolean>((res) => {
+      const s = createSocket("udp4");
+      s.once("error", () => res(false));
+      s.bind(port, "127.0.0.1", () => s.close(() => res(true)));
+    });
+    if (udpOk) return port;
+  }
+  throw new Error("no free port found");
+}
+
+export interface MoatOptions {
+  /** extra environment, e.g. { FTLCONF_webserver_api_password: "secret" } */
+  env?: Record<string, string>;
+  /** TOML text written as the config file before start */
+  configToml?: string;
+  /** reuse a data directory (restart tests) */
+  dataDir?: string;
+  /** HTTP bind address (default 127.0.0.1) */
+  httpHost?: string;
+}
+
+export class MoatProcess {
+  proc: Subprocess<"ignore", "pipe", "pipe"> | undefined;
+  output = "";
+  constructor(
+    readonly dataDir: string,
+    readonly httpPort: number,
+    readonly dnsPort: number,
+    readonly opts: MoatOptions,
+  ) {}
+
+  get base(): string {
+    return `http://127.0.0.1:${this.httpPort}`;
+  }
+
+  /** fetch relative to the server, e.g. api("/api/auth", { method: "POST", body }) */
+  api(path: string, init?: RequestInit): Promise<Response> {
+    return fetch(this.base + path, init);
+  }
+
+  async start(timeoutMs = 20000): Promise<void> {
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      FTLCONF_webserver_port: `${this.opts.httpHost ?? "127.0.0.1"}:${this.httpPort}`,
+      FTLCONF_dns_port: String(this.dnsPort),
+      ...this.opts.env,
+    };
+    this.output = "";
+    this.proc = Bun.spawn([BUN, join(ROOT, "src/main.ts"), "serve", "--data-dir", this.dataDir], {
+      env,
+      cwd: ROOT,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const collect = async (stream: ReadableStream<Uint8Array>) => {
+      const dec = new TextDecoder();
+      for await (const chunk of stream) this.output += dec.decode(chunk);
+    };
+    void collect(this.proc.stdout);
+    void collect(this.proc.stderr);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.proc.exitCode !== null) throw new Error(`moat exited with ${this.proc.exitCode}:\n${this.output}`);
+      try {
+        const r = await fetch(`${this.base}/api/info/login`);
+        if (r.ok) {
+          await r.arrayBuffer();
+          return;
+        }
+      } catch {
+        // not listening yet
+      }
+      await Bun.sleep(50);
+    }
+    throw new Error(`moat did not start within ${timeoutMs} ms:\n${this.output}`);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.proc || this.proc.exitCode !== null) return;
+    this.proc.kill("SIGTERM");
+    const killer = setTimeout(() => this.proc?.kill("SIGKILL"), 5000);
+    await this.proc.exited;
+    clearTimeout(killer);
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** stops the process and removes its data directory */
+  async dispose(): Promise<void> {
+    await this.stop();
+    if (!this.opts.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function startMoat(opts: MoatOptions = {}): Promise<MoatProcess> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "moat-test-"));
+  if (opts.configToml !== undefined) await Bun.write(join(dataDir, "pihole.toml"), opts.configToml);
+  const m = new MoatProcess(dataDir, await freePort(), await freePort(), opts);
+  await m.start();
+  return m;
+}
+
+/** Runs a command and returns its exit code and output (for CLI tests). */
+export async function run(cmd: string[], opts: { env?: Record<string, string>; stdin?: string } = {}) {
+  const p = Bun.spawn(cmd, {
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), ...opts.env },
+    stdin: opts.stdin !== undefined ? new TextEncoder().encode(opts.stdin) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  return { code: await p.exited, stdout: out, stderr: err };
+}
