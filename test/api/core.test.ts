@@ -30,7 +30,7 @@ test("wrong method on a known path is 404 like Pi-hole", async () => {
 });
 
 test("malformed JSON, empty body, wrong type, huge body, invalid UTF-8", async () => {
-  const post = (body: BodyInit | null, headers: Record<string, string> = {}) => moat.api("/api/dns/blocking", { method: "POST", body, headers });
+  const post = (body: string | Uint8Array | null, headers: Record<string, string> = {}) => moat.api("/api/dns/blocking", { method: "POST", body, headers });
   let r = await post("{bad");
   expect(r.status).toBe(400);
   expect((await json(r)).error).toMatchObject({ key: "bad_request", message: "Invalid request body data (no valid JSON), error at hint" });
