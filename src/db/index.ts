@@ -28,6 +28,8 @@ const gravitySpec: SchemaSpec = {
   },
   writeVersion: (db, v) => db.run("INSERT OR REPLACE INTO info (property, value) VALUES ('moat_schema', ?)", [String(v)]),
   migrations: GRAVITY_MIGRATIONS,
+  // Pi-hole versions other than 20 are encoded out of Moat's range (negative: older, MAX: newer).
+  describe: (v) => (v < 0 ? `${-v} (Pi-hole)` : v === Number.MAX_SAFE_INTEGER ? `newer than ${GRAVITY_SCHEMA_VERSION} (Pi-hole)` : `20.${v}`),
 };
 
 const querySpec: SchemaSpec = {

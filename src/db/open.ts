@@ -25,6 +25,8 @@ export interface SchemaSpec {
   migrations: readonly Migration[];
   /** versions older than baseVersion that we can still open as they are */
   oldestReadable?: number;
+  /** how a version number reads in messages (e.g. Pi-hole's own numbering) */
+  describe?: (v: number) => string;
 }
 
 export function openDatabase(file: string, spec: SchemaSpec, opts: { wal?: boolean } = {}): Database {
@@ -71,9 +73,10 @@ function migrate(db: Database, spec: SchemaSpec): void {
     })();
     version = spec.baseVersion;
   }
-  if (version > latest) throw new DbError(`${spec.name} has schema version ${version}, newer than this Moat understands (${latest}); upgrade Moat`);
+  const show = spec.describe ?? String;
+  if (version > latest) throw new DbError(`${spec.name} has schema version ${show(version)}, newer than this Moat understands (${show(latest)}); upgrade Moat`);
   if (version < spec.baseVersion && version < (spec.oldestReadable ?? spec.baseVersion))
-    throw new DbError(`${spec.name} has schema version ${version}, older than Moat can read (${spec.baseVersion}); upgrade it with Pi-hole v6 first`);
+    throw new DbError(`${spec.name} has schema version ${show(version)}, older than Moat can read (${show(spec.baseVersion)}); upgrade it with Pi-hole v6 first`);
   for (const m of spec.migrations) {
     if (m.to <= version) continue;
     db.transaction(() => {
