@@ -9,6 +9,7 @@ import { Logs } from "./core/log.ts";
 import type { Paths, Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
+import { Stats } from "./stats/sink.ts";
 
 export interface RunningServices {
   runtime: Runtime;
@@ -26,6 +27,12 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
   const events = new EventBus();
   const stoppers: Array<() => Promise<void> | void> = [];
 
+  const stats = new Stats({ config, disk: queryDb, log });
+  const imported = stats.importFromDisk();
+  if (imported) log("info", `imported ${imported} queries of the last 24 h from the long-term database`);
+  stats.start();
+  stoppers.push(() => stats.stop());
+
   const runtime: Runtime = {
     config,
     paths,
@@ -33,7 +40,9 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     queryDb,
     events,
     blocking: new BlockingSwitch(config, events),
-    queries: { record: () => {} },
+    queries: stats,
+    stats,
+    logs,
     version: versionInfo(),
     startedAt: Date.now(),
     dnsRunning: () => true,

@@ -8,6 +8,9 @@ import { blockingRoutes } from "./dns/blocking.ts";
 import { docsPlugin } from "./docs/plugin.ts";
 import { infoRoutes } from "./info/routes.ts";
 import { endpointsRoutes } from "./info/endpoints.ts";
+import { statsRoutes } from "./stats/routes.ts";
+import { historyRoutes } from "./history/routes.ts";
+import { queriesRoutes } from "./queries/routes.ts";
 
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins.
 type Plugin = Elysia<any, any, any, any, any, any, any>;
@@ -19,5 +22,8 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     blockingRoutes(rt),
     infoRoutes(rt),
     endpointsRoutes(),
+    statsRoutes(rt),
+    historyRoutes(rt),
+    queriesRoutes(rt),
   ];
 }

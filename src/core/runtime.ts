@@ -2,6 +2,8 @@
 import type { Database } from "bun:sqlite";
 import type { ConfigStore } from "../config/index.ts";
 import type { QuerySink } from "../stats/record.ts";
+import type { Stats } from "../stats/sink.ts";
+import type { Logs } from "./log.ts";
 import type { BlockingSwitch } from "./blocking.ts";
 import type { EventBus } from "./events.ts";
 import type { VersionInfo } from "./version.ts";
@@ -29,4 +31,30 @@ export interface Runtime {
   dnsRunning: () => boolean;
   /** logs one line to the FTL-style log (and stderr) */
   log: (level: "info" | "warn" | "error", message: string) => void;
+  /** the in-memory log FIFOs behind /api/logs/* */
+  logs?: Logs;
+  /** statistics and query log (the same object as `queries` when the sink is running) */
+  stats?: Stats;
+  /** counters the DNS engine keeps; the statistics API reads them (null fields when absent) */
+  dnsCounters?: DnsCounters;
+}
+
+/** What the DNS engine exposes for /api/info/metrics, /api/padd and /metrics. */
+export interface DnsCounters {
+  cache: {
+    /** configured capacity (entries) */
+    size: number;
+    /** entries currently held */
+    entries: number;
+    inserted: number;
+    evicted: number;
+    expired: number;
+    immortal: number;
+    hits: number;
+    misses: number;
+  };
+  /** answers by origin since start */
+  replies: { forwarded: number; unanswered: number; local: number; optimized: number; auth: number };
+  /** gravity + deny entries in the active domain set (/api/padd gravity_size, /metrics) */
+  gravitySize?: () => number;
 }

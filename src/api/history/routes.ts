@@ -1,0 +1,86 @@
+// /api/history: 145 ten-minute slots of the last 24 h (live) or of a range of the long-term
+// database, overall and per client.
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { dbHistory, dbHistoryClients } from "../../stats/dbstats.ts";
+import { topN } from "../../stats/window.ts";
+import { intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
+
+const Slot = t.Object({ timestamp: t.Integer(), total: t.Integer(), cached: t.Integer(), blocked: t.Integer(), forwarded: t.Integer() });
+const ClientsReply = t.Object({
+  clients: t.Record(t.String(), t.Object({ name: t.Union([t.String(), t.Null()]), total: t.Integer() })),
+  history: t.Array(t.Object({ timestamp: t.Integer(), data: t.Record(t.String(), t.Integer()) })),
+});
+
+/** N as Pi-hole reads it: default min(#clients, maxClients), 0 = all. */
+function clientLimit(q: string | undefined, rt: Runtime): number {
+  return intParam(q, rt.config.current.webserver.api.maxClients);
+}
+
+function clientHistory(
+  chosen: Array<[string, number]>,
+  slots: Array<{ timestamp: number; counts: Map<string, number> }>,
+  names: Map<string, string | null> = new Map(),
+) {
+  const keep = new Set(chosen.map(([ip]) => ip));
+  return {
+    clients: Object.fromEntries(chosen.map(([ip, total]) => [ip, { name: names.get(ip) ?? null, total }])),
+    history: slots.map(({ timestamp, counts }) => {
+      const data: Record<string, number> = {};
+      for (const ip of keep) data[ip] = counts.get(ip) ?? 0;
+      let others = 0;
+      for (const [ip, n] of counts) if (!keep.has(ip)) others += n;
+      data.others = others;
+      return { timestamp, data };
+    }),
+  };
+}
+
+export function historyRoutes(rt: Runtime) {
+  const detail = (summary: string) => ({ tags: ["History"], summary });
+  return new Elysia({ name: "history" })
+    .get(
+      "/history",
+      () => ({
+        history: liveStats(rt).window.history().map(({ timestamp, slot }) => ({
+          timestamp, total: slot?.total ?? 0, cached: slot?.cached ?? 0, blocked: slot?.blocked ?? 0, forwarded: slot?.forwarded ?? 0,
+        })),
+      }),
+      { response: t.Object({ history: t.Array(Slot) }), detail: detail("Queries per 10 minutes over the last 24 h (145 slots)") },
+    )
+    .get(
+      "/history/clients",
+      ({ query }) => {
+        const w = liveStats(rt).window;
+        const chosen = topN(w.clients, clientLimit(query.N, rt), (x) => x.count);
+        return clientHistory(chosen, w.history().map(({ timestamp, slot }) => ({ timestamp, counts: slot?.clients ?? new Map() })));
+      },
+      { query: t.Object({ N: t.Optional(t.String({ description: "number of clients (0: all)" })) }), response: ClientsReply, detail: detail("Queries per client per 10 minutes") },
+    )
+    .get("/history/database", ({ query }) => ({ history: dbHistory(liveStats(rt).disk.db, rangeParams(query)) }), {
+      query: RangeQuery,
+      response: t.Object({ history: t.Array(Slot) }),
+      detail: detail("Queries per 10 minutes over a range of the long-term database"),
+    })
+    .get(
+      "/history/database/clients",
+      ({ query }) => {
+        const x = dbHistoryClients(liveStats(rt).disk.db, rangeParams(query));
+        const totals = new Map<string, { count: number; blocked: number }>();
+        const names = new Map<string, string | null>();
+        const bySlot = new Map<number, Map<string, number>>();
+        for (const r of x.rows) {
+          const tl = totals.get(r.ip) ?? { count: 0, blocked: 0 };
+          tl.count += r.n;
+          totals.set(r.ip, tl);
+          names.set(r.ip, r.name);
+          let m = bySlot.get(r.slot);
+          if (!m) bySlot.set(r.slot, (m = new Map()));
+          m.set(r.ip, (m.get(r.ip) ?? 0) + r.n);
+        }
+        const chosen = topN(totals, clientLimit(query.N, rt), (v) => v.count);
+        return clientHistory(chosen, x.slots.map((ts) => ({ timestamp: ts, counts: bySlot.get(ts) ?? new Map() })), names);
+      },
+      { query: t.Object({ ...RangeQuery.properties, N: t.Optional(t.String()) }), response: ClientsReply, detail: detail("Queries per client per 10 minutes over a range of the long-term database") },
+    );
+}

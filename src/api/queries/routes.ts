@@ -1,0 +1,101 @@
+// /api/queries: the query log with every filter of Pi-hole's API, newest first, from the
+// in-memory copy of the last 24 h or (disk=true) from the long-term database.
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { FilterError, queryPage, suggestions } from "../../stats/querylog.ts";
+import { Errors } from "../core/errors.ts";
+import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";
+
+const Str = (description: string) => t.Optional(t.String({ description }));
+const QueriesQuery = t.Object(
+  {
+    from: Str("unix time: oldest query"),
+    until: Str("unix time: newest query"),
+    length: Str("rows per page (default 100)"),
+    start: Str("offset from the cursor"),
+    cursor: Str("id of the newest query to show (from a previous reply)"),
+    domain: Str("domain, * as wildcard"),
+    client_ip: Str("client IP, * as wildcard"),
+    client_name: Str("client name, * as wildcard"),
+    upstream: Str("upstream ip#port, * as wildcard; or cache, blocklist, permitted"),
+    type: Str("query type (A, AAAA, …, OTHER, TYPEnnn)"),
+    status: Str("query status (GRAVITY, FORWARDED, …)"),
+    reply: Str("reply type (IP, NXDOMAIN, …)"),
+    dnssec: Str("DNSSEC status"),
+    disk: Str("true: read the long-term database instead of the last 24 h"),
+    draw: Str("DataTables draw counter, echoed"),
+  },
+  { additionalProperties: true },
+);
+
+const Row = t.Object({
+  id: t.Integer(),
+  time: t.Number(),
+  type: t.String(),
+  domain: t.String(),
+  cname: t.Union([t.String(), t.Null()]),
+  status: t.String(),
+  client: t.Object({ ip: t.String(), name: t.Union([t.String(), t.Null()]) }),
+  dnssec: t.String(),
+  reply: t.Object({ type: t.String(), time: t.Number() }),
+  list_id: t.Union([t.Integer(), t.Null()]),
+  upstream: t.Union([t.String(), t.Null()]),
+  ede: t.Object({ code: t.Integer(), text: t.Union([t.String(), t.Null()]) }),
+});
+
+export function queriesRoutes(rt: Runtime) {
+  return new Elysia({ name: "queries" })
+    .get(
+      "/queries",
+      ({ query }) => {
+        const q = query as Record<string, string | undefined>;
+        const s = liveStats(rt);
+        const db = boolParam(q.disk, false) ? s.disk.db : s.memory.db;
+        const cursorRaw = q.cursor;
+        let cursor: number | undefined;
+        if (cursorRaw !== undefined) {
+          cursor = Number(cursorRaw);
+          if (!/^\d+$/.test(cursorRaw)) throw Errors.badRequest("Requested cursor is invalid", "Not a number");
+        }
+        // DataTables sends its searches as columns[3][search][value] (domain) and columns[4][…] (client).
+        const col = (i: number) => (q[`columns[${i}][search][value]`] ? q[`columns[${i}][search][value]`] : undefined);
+        try {
+          const page = queryPage(db, {
+            from: numParam(q.from),
+            until: numParam(q.until),
+            length: q.length === undefined ? undefined : intParam(q.length, 100),
+            start: Math.max(0, intParam(q.start, 0)),
+            cursor,
+            domain: q.domain || undefined,
+            client_ip: q.client_ip || undefined,
+            client_name: q.client_name || undefined,
+            upstream: q.upstream || undefined,
+            type: q.type || undefined,
+            status: q.status || undefined,
+            reply: q.reply || undefined,
+            dnssec: q.dnssec || undefined,
+            domainSearch: col(3),
+            clientSearch: col(4),
+          });
+          return { ...page, draw: intParam(q.draw, 0) };
+        } catch (e) {
+          if (e instanceof FilterError) throw Errors.badRequest(e.message, e.hint);
+          throw Errors.database("Could not read from in-memory database", (e as Error).message, 500);
+        }
+      },
+      {
+        query: QueriesQuery,
+        response: t.Object({ queries: t.Array(Row), cursor: t.Integer(), recordsTotal: t.Integer(), recordsFiltered: t.Integer(), draw: t.Integer() }),
+        detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
+      },
+    )
+    .get("/queries/suggestions", () => ({ suggestions: suggestions(liveStats(rt).memory.db) }), {
+      response: t.Object({
+        suggestions: t.Object({
+          domain: t.Array(t.String()), client_ip: t.Array(t.String()), client_name: t.Array(t.String()), upstream: t.Array(t.String()),
+          type: t.Array(t.String()), status: t.Array(t.String()), reply: t.Array(t.String()), dnssec: t.Array(t.String()),
+        }),
+      }),
+      detail: { tags: ["Queries"], summary: "Values the query-log filters can take" },
+    });
+}

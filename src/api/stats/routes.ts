@@ -1,0 +1,185 @@
+// /api/stats/*: the live numbers of the last 24 h (from the in-memory window, no scans) and the
+// /api/stats/database/* variants over a from/until range of the long-term database.
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../stats/dbstats.ts";
+import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../stats/enums.ts";
+import { topN } from "../../stats/window.ts";
+import { boolParam, intParam, liveStats, meanVariance, RangeQuery, rangeParams, splitUpstream } from "./params.ts";
+
+const Counts = (keys: readonly string[]) => t.Object(Object.fromEntries(keys.map((k) => [k, t.Integer()])));
+const TypesObj = Counts(QUERY_TYPES);
+const Upstream = t.Object({
+  ip: t.Union([t.String(), t.Null()]),
+  name: t.Union([t.String(), t.Null()]),
+  port: t.Integer(),
+  count: t.Integer(),
+  statistics: t.Object({ response: t.Number(), variance: t.Number() }),
+});
+const UpstreamsReply = t.Object({ upstreams: t.Array(Upstream), forwarded_queries: t.Integer(), total_queries: t.Integer() });
+const DomainsReply = t.Object({ domains: t.Array(t.Object({ domain: t.String(), count: t.Integer() })), total_queries: t.Integer(), blocked_queries: t.Integer() });
+const ClientsReply = t.Object({
+  clients: t.Array(t.Object({ ip: t.String(), name: t.Union([t.String(), t.Null()]), count: t.Integer() })),
+  total_queries: t.Integer(),
+  blocked_queries: t.Integer(),
+});
+const TopQuery = t.Object({ blocked: t.Optional(t.String()), count: t.Optional(t.String()) });
+
+function byName(names: readonly string[], values: number[]): Record<string, number> {
+  return Object.fromEntries(names.map((n, i) => [n, values[i] ?? 0]));
+}
+
+/** Pseudo-upstreams Pi-hole lists before the real ones. */
+function pseudoUpstreams(blocked: number, cached: number) {
+  return [
+    { ip: "blocklist", name: "blocklist", port: -1, count: blocked, statistics: { response: 0, variance: 0 } },
+    { ip: "cache", name: "cache", port: -1, count: cached, statistics: { response: 0, variance: 0 } },
+  ];
+}
+
+export function gravityCount(rt: Runtime): number {
+  try {
+    const live = rt.dnsCounters?.gravitySize?.();
+    if (live !== undefined) return live;
+    const r = rt.gravityDb.query("SELECT value FROM info WHERE property = 'gravity_count'").get() as { value: string } | null;
+    return r ? Number(r.value) || 0 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function gravityUpdated(rt: Runtime): number {
+  try {
+    const r = rt.gravityDb.query("SELECT value FROM info WHERE property = 'updated'").get() as { value: string } | null;
+    return r ? Number(r.value) || 0 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Queries per second over the last minute of the window. */
+export function frequency(rt: Runtime): number {
+  const w = rt.stats?.window;
+  if (!w) return 0;
+  const h = w.history();
+  const last = h[h.length - 1]?.slot?.total ?? 0;
+  const prev = h[h.length - 2]?.slot?.total ?? 0;
+  const elapsed = (Date.now() / 1000) % 600;
+  return (last + prev * (1 - elapsed / 600)) / 600;
+}
+
+export function summary(rt: Runtime) {
+  const s = liveStats(rt);
+  const w = s.window;
+  return {
+    queries: {
+      total: w.total,
+      blocked: w.blocked,
+      percent_blocked: w.total ? (100 * w.blocked) / w.total : 0,
+      unique_domains: w.domains.size,
+      forwarded: w.forwarded,
+      cached: w.cached,
+      frequency: frequency(rt),
+      types: byName(QUERY_TYPES, w.types),
+      status: byName(QUERY_STATUS, w.status),
+      replies: byName(REPLY_TYPE, w.replies),
+    },
+    clients: { active: w.clients.size, total: w.clientsEver.size },
+    gravity: { domains_being_blocked: gravityCount(rt), last_update: gravityUpdated(rt) },
+  };
+}
+
+export function statsRoutes(rt: Runtime) {
+  const detail = (summary: string) => ({ tags: ["Stats"], summary });
+  return new Elysia({ name: "stats" })
+    .get("/stats/summary", () => summary(rt), {
+      response: t.Object({
+        queries: t.Object({
+          total: t.Integer(), blocked: t.Integer(), percent_blocked: t.Number(), unique_domains: t.Integer(), forwarded: t.Integer(),
+          cached: t.Integer(), frequency: t.Number(), types: TypesObj, status: Counts(QUERY_STATUS), replies: Counts(REPLY_TYPE),
+        }),
+        clients: t.Object({ active: t.Integer(), total: t.Integer() }),
+        gravity: t.Object({ domains_being_blocked: t.Integer(), last_update: t.Integer() }),
+      }),
+      detail: detail("Totals of the last 24 h"),
+    })
+    .get(
+      "/stats/top_domains",
+      ({ query }) => {
+        const w = liveStats(rt).window;
+        const blocked = boolParam(query.blocked, false);
+        const rows = topN(w.domains, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count - x.blocked);
+        return { domains: rows.map(([domain, count]) => ({ domain, count })), total_queries: w.total, blocked_queries: w.blocked };
+      },
+      { query: TopQuery, response: DomainsReply, detail: detail("Most queried (or blocked) domains of the last 24 h") },
+    )
+    .get(
+      "/stats/top_clients",
+      ({ query }) => {
+        const w = liveStats(rt).window;
+        const blocked = boolParam(query.blocked, false);
+        const rows = topN(w.clients, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count);
+        return { clients: rows.map(([ip, count]) => ({ ip, name: null, count })), total_queries: w.total, blocked_queries: w.blocked };
+      },
+      { query: TopQuery, response: ClientsReply, detail: detail("Most active (or most blocked) clients of the last 24 h") },
+    )
+    .get(
+      "/stats/upstreams",
+      () => {
+        const w = liveStats(rt).window;
+        const real = [...w.upstreams].sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1)).map(([u, x]) => ({
+          ...splitUpstream(u),
+          count: x.count,
+          statistics: meanVariance(x.count, x.sum, x.sumSq),
+        }));
+        return { upstreams: [...pseudoUpstreams(w.blocked, w.cached), ...real], forwarded_queries: w.forwarded, total_queries: w.total };
+      },
+      { response: UpstreamsReply, detail: detail("Upstream servers with counts and reply times (seconds)") },
+    )
+    .get("/stats/query_types", () => ({ types: byName(QUERY_TYPES, liveStats(rt).window.types) }), {
+      response: t.Object({ types: TypesObj }),
+      detail: detail("Queries per type in the last 24 h"),
+    })
+    .get(
+      "/stats/recent_blocked",
+      ({ query }) => ({ blocked: liveStats(rt).window.recentBlockedDomains(Math.max(0, intParam(query.count, 1))) }),
+      { query: t.Object({ count: t.Optional(t.String()) }), response: t.Object({ blocked: t.Array(t.String()) }), detail: detail("Most recently blocked domains") },
+    )
+    .get("/stats/database/summary", ({ query }) => dbSummary(liveStats(rt).disk.db, rangeParams(query)), {
+      query: RangeQuery,
+      response: t.Object({ sum_queries: t.Integer(), sum_blocked: t.Integer(), percent_blocked: t.Number(), total_clients: t.Integer() }),
+      detail: detail("Totals over a range of the long-term database"),
+    })
+    .get(
+      "/stats/database/top_domains",
+      ({ query }) => {
+        const x = dbTop(liveStats(rt).disk.db, rangeParams(query), "domain", boolParam(query.blocked, false), intParam(query.count, 10));
+        return { domains: x.rows.map((r) => ({ domain: r.k, count: r.n })), total_queries: x.total_queries, blocked_queries: x.blocked_queries };
+      },
+      { query: RangeQuery, response: DomainsReply, detail: detail("Top domains over a range of the long-term database") },
+    )
+    .get(
+      "/stats/database/top_clients",
+      ({ query }) => {
+        // Live top_clients counts all queries of a client unless blocked=true; so does this one.
+        const blocked = boolParam(query.blocked, false) ? true : null;
+        const x = dbTop(liveStats(rt).disk.db, rangeParams(query), "client", blocked, intParam(query.count, 10));
+        return { clients: x.rows.map((c) => ({ ip: c.k, name: c.name, count: c.n })), total_queries: x.total_queries, blocked_queries: x.blocked_queries };
+      },
+      { query: RangeQuery, response: ClientsReply, detail: detail("Top clients over a range of the long-term database") },
+    )
+    .get(
+      "/stats/database/upstreams",
+      ({ query }) => {
+        const x = dbUpstreams(liveStats(rt).disk.db, rangeParams(query));
+        const real = x.rows.map((u) => ({ ...splitUpstream(u.upstream), count: u.count, statistics: meanVariance(u.count, u.sum, u.sumSq) }));
+        return { upstreams: [...pseudoUpstreams(x.blocked, x.cached), ...real], forwarded_queries: x.forwarded, total_queries: x.total };
+      },
+      { query: RangeQuery, response: UpstreamsReply, detail: detail("Upstreams over a range of the long-term database") },
+    )
+    .get("/stats/database/query_types", ({ query }) => ({ types: dbQueryTypes(liveStats(rt).disk.db, rangeParams(query)) }), {
+      query: RangeQuery,
+      response: t.Object({ types: TypesObj }),
+      detail: detail("Queries per type over a range of the long-term database"),
+    });
+}

@@ -1,0 +1,185 @@
+// /api/queries over a database in Pi-hole's layout: filters → one SQL statement, newest first,
+// paged by cursor (an id upper bound, so new queries do not shift pages) and offset.
+import type { Database } from "bun:sqlite";
+import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status, queryTypeName } from "./enums.ts";
+import { ADDINFO_CNAME } from "./store.ts";
+
+/** Hard cap of rows in one reply, whatever `length` asks. */
+export const MAX_ROWS = 100_000;
+
+export interface QueryFilter {
+  from?: number;
+  until?: number;
+  length?: number;
+  start?: number;
+  cursor?: number;
+  domain?: string;
+  client_ip?: string;
+  client_name?: string;
+  upstream?: string;
+  type?: string;
+  status?: string;
+  reply?: string;
+  dnssec?: string;
+  /** DataTables free-text searches (columns[3] = domain, columns[4] = client) */
+  domainSearch?: string;
+  clientSearch?: string;
+}
+
+/** A filter value the API rejects with 400 bad_request: message and hint. */
+export class FilterError extends Error {
+  constructor(message: string, readonly hint: string) {
+    super(message);
+  }
+}
+
+export interface QueryRow {
+  id: number;
+  time: number;
+  type: string;
+  domain: string;
+  cname: string | null;
+  status: string;
+  client: { ip: string; name: string | null };
+  dnssec: string;
+  reply: { type: string; time: number };
+  list_id: number | null;
+  upstream: string | null;
+  ede: { code: number; text: string | null };
+}
+
+export interface QueryPage {
+  queries: QueryRow[];
+  cursor: number;
+  recordsTotal: number;
+  recordsFiltered: number;
+}
+
+const BLOCKED_SQL = [...BLOCKED_STATUSES].join(",");
+const CACHE_SQL = [Status.CACHE, Status.CACHE_STALE].join(",");
+
+/** `*` wildcards → LIKE pattern (with `\` escaping the LIKE metacharacters of the input). */
+export function likePattern(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, "%");
+}
+
+function enumValue(list: readonly string[], name: string, what: string): number {
+  const i = list.findIndex((x) => x.toLowerCase() === name.toLowerCase());
+  if (i < 0) throw new FilterError(`Requested ${what} is invalid`, name);
+  return i;
+}
+
+/** The query type filter: a name, OTHER (every 100+qtype) or TYPEnnn. */
+function typeClause(name: string): { sql: string; value: number } {
+  const upper = name.toUpperCase();
+  if (upper === "OTHER") return { sql: "(q.type >= 100 OR q.type = 14)", value: -1 };
+  const i = QUERY_TYPES.indexOf(upper as (typeof QUERY_TYPES)[number]);
+  if (i >= 0) return { sql: "q.type = ?", value: i + 1 };
+  const m = /^TYPE(\d{1,5})$/.exec(upper);
+  if (m && Number(m[1]) <= 65535) return { sql: "q.type = ?", value: 100 + Number(m[1]) };
+  throw new FilterError("Requested type is invalid", name);
+}
+
+export function queryPage(db: Database, f: QueryFilter): QueryPage {
+  const where: string[] = [];
+  const args: Array<string | number> = [];
+  const add = (sql: string, ...a: Array<string | number>) => {
+    where.push(sql);
+    args.push(...a);
+  };
+  if (f.from !== undefined) add("q.timestamp >= ?", f.from);
+  if (f.until !== undefined) add("q.timestamp <= ?", f.until);
+  // Text filters resolve to lookup-table ids first: the tables are small and the ids are indexed.
+  const idSet = (table: string, col: string) =>
+    `(SELECT id FROM ${table} WHERE ${col} LIKE ? ESCAPE '\\')`;
+  if (f.domain) add(`q.domain IN ${idSet("domain_by_id", "domain")}`, likePattern(f.domain));
+  if (f.client_ip) add(`q.client IN ${idSet("client_by_id", "ip")}`, likePattern(f.client_ip));
+  if (f.client_name) add(`q.client IN ${idSet("client_by_id", "name")}`, likePattern(f.client_name));
+  if (f.upstream) {
+    const u = f.upstream.toLowerCase();
+    if (u === "blocklist") where.push(`q.status IN (${BLOCKED_SQL})`);
+    else if (u === "cache") where.push(`q.status IN (${CACHE_SQL})`);
+    else if (u === "permitted") where.push(`q.status NOT IN (${BLOCKED_SQL})`);
+    else add(`q.forward IN ${idSet("forward_by_id", "forward")}`, likePattern(f.upstream));
+  }
+  if (f.type) {
+    const c = typeClause(f.type);
+    if (c.value < 0) where.push(c.sql);
+    else add(c.sql, c.value);
+  }
+  if (f.status) add("q.status = ?", enumValue(QUERY_STATUS, f.status, "status"));
+  if (f.reply) add("q.reply_type = ?", enumValue(REPLY_TYPE, f.reply, "reply"));
+  if (f.dnssec) add("q.dnssec = ?", enumValue(DNSSEC_STATUS, f.dnssec, "dnssec"));
+  if (f.domainSearch) add(`q.domain IN ${idSet("domain_by_id", "domain")}`, `%${likePattern(f.domainSearch)}%`);
+  if (f.clientSearch)
+    add(`q.client IN (SELECT id FROM client_by_id WHERE ip LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\')`, `%${likePattern(f.clientSearch)}%`, `%${likePattern(f.clientSearch)}%`);
+
+  const largest = (db.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0;
+  let cursor = largest;
+  if (f.cursor !== undefined) {
+    if (!Number.isSafeInteger(f.cursor) || f.cursor < 0 || f.cursor > largest)
+      throw new FilterError("Requested cursor is invalid", "Cursor larger than largest database index");
+    cursor = f.cursor;
+  }
+  const filterSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const pageWhere = [...where, "q.id <= ?"];
+  const length = !f.length || f.length <= 0 || f.length > MAX_ROWS ? (f.length === undefined ? 100 : MAX_ROWS) : f.length;
+  const rows = db
+    .query(
+      `SELECT q.id, q.timestamp, q.type, q.status, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede,
+              d.domain, c.ip, c.name, fw.forward, a.content AS cname
+       FROM query_storage q
+       JOIN domain_by_id d ON d.id = q.domain
+       JOIN client_by_id c ON c.id = q.client
+       LEFT JOIN forward_by_id fw ON fw.id = q.forward
+       LEFT JOIN addinfo_by_id a ON a.id = q.additional_info AND a.type = ${ADDINFO_CNAME}
+       WHERE ${pageWhere.join(" AND ")}
+       ORDER BY q.id DESC LIMIT ? OFFSET ?`,
+    )
+    .all(...args, cursor, length, f.start ?? 0) as Array<Record<string, any>>;
+  const recordsTotal = (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n;
+  const recordsFiltered = where.length ? (db.query(`SELECT COUNT(*) AS n FROM query_storage q ${filterSql}`).get(...args) as { n: number }).n : recordsTotal;
+  return {
+    queries: rows.map((x) => ({
+      id: x.id,
+      time: x.timestamp,
+      type: queryTypeName(x.type),
+      domain: x.domain,
+      cname: x.cname ?? null,
+      status: QUERY_STATUS[x.status] ?? "UNKNOWN",
+      client: { ip: x.ip, name: x.name ?? null },
+      dnssec: DNSSEC_STATUS[x.dnssec ?? 0] ?? "UNKNOWN",
+      reply: { type: REPLY_TYPE[x.reply_type ?? 0] ?? "UNKNOWN", time: x.reply_time ?? 0 },
+      list_id: x.list_id ?? null,
+      upstream: x.forward ?? null,
+      ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede] ?? null },
+    })),
+    cursor,
+    recordsTotal,
+    recordsFiltered,
+  };
+}
+
+/** RFC 8914 texts of the EDE codes Moat sets. */
+const EDE_TEXT: Record<number, string> = {
+  0: "Other", 1: "Unsupported DNSKEY Algorithm", 2: "Unsupported DS Digest Type", 3: "Stale Answer", 4: "Forged Answer",
+  5: "DNSSEC Indeterminate", 6: "DNSSEC Bogus", 7: "Signature Expired", 8: "Signature Not Yet Valid", 9: "DNSKEY Missing",
+  10: "RRSIGs Missing", 11: "No Zone Key Bit Set", 12: "NSEC Missing", 13: "Cached Error", 14: "Not Ready", 15: "Blocked",
+  16: "Censored", 17: "Filtered", 18: "Prohibited", 19: "Stale NXDOMAIN Answer", 20: "Not Authoritative", 21: "Not Supported",
+  22: "No Reachable Authority", 23: "Network Error", 24: "Invalid Data",
+};
+
+/** Distinct values the query-log filter boxes offer. */
+export function suggestions(db: Database, limit = 30) {
+  const col = (sql: string) => (db.query(sql).all(limit) as Array<{ v: string }>).map((r) => r.v);
+  return {
+    domain: col("SELECT domain AS v FROM domain_by_id WHERE id IN (SELECT DISTINCT domain FROM query_storage) ORDER BY id DESC LIMIT ?"),
+    client_ip: col("SELECT ip AS v FROM client_by_id WHERE id IN (SELECT DISTINCT client FROM query_storage) ORDER BY id DESC LIMIT ?"),
+    client_name: col("SELECT DISTINCT name AS v FROM client_by_id WHERE name IS NOT NULL ORDER BY id DESC LIMIT ?"),
+    upstream: col("SELECT forward AS v FROM forward_by_id WHERE id IN (SELECT DISTINCT forward FROM query_storage) ORDER BY id DESC LIMIT ?"),
+    type: [...QUERY_TYPES],
+    status: [...QUERY_STATUS],
+    reply: [...REPLY_TYPE],
+    dnssec: [...DNSSEC_STATUS],
+  };
+}

@@ -1,0 +1,111 @@
+// Writing query records into a database in Pi-hole's layout (query_storage + *_by_id lookup
+// tables). The same class serves the on-disk pihole-FTL.db and the in-memory copy of the last
+// 24 h that answers /api/queries, so both are filtered by one piece of SQL.
+import { Database } from "bun:sqlite";
+import { QUERY_SCHEMA } from "../db/query-schema.ts";
+import type { QueryRecord } from "./record.ts";
+
+/** addinfo_by_id.type for the CNAME target of a *_CNAME block (Pi-hole's ADDINFO_CNAME_DOMAIN). */
+export const ADDINFO_CNAME = 1;
+
+/** A record and the id it has in every database. */
+export interface StoredRecord {
+  id: number;
+  r: QueryRecord;
+}
+
+/** Indexes the filters of /api/queries need; Moat's own, hence the prefix. */
+const INDEXES = [
+  "CREATE INDEX IF NOT EXISTS moat_idx_qs_domain ON query_storage (domain)",
+  "CREATE INDEX IF NOT EXISTS moat_idx_qs_client ON query_storage (client)",
+  "CREATE INDEX IF NOT EXISTS moat_idx_qs_status ON query_storage (status)",
+  "CREATE INDEX IF NOT EXISTS moat_idx_qs_forward ON query_storage (forward)",
+];
+
+export class QueryStore {
+  private domainIds = new Map<string, number>();
+  private clientIds = new Map<string, number>();
+  private forwardIds = new Map<string, number>();
+  private addinfoIds = new Map<string, number>();
+
+  constructor(readonly db: Database) {
+    for (const sql of INDEXES) db.exec(sql);
+    for (const r of db.query("SELECT id, domain FROM domain_by_id").all() as Array<{ id: number; domain: string }>) this.domainIds.set(r.domain, r.id);
+    for (const r of db.query("SELECT id, ip, name FROM client_by_id").all() as Array<{ id: number; ip: string; name: string | null }>)
+      if (!r.name) this.clientIds.set(r.ip, r.id);
+    for (const r of db.query("SELECT id, forward FROM forward_by_id").all() as Array<{ id: number; forward: string }>) this.forwardIds.set(r.forward, r.id);
+    for (const r of db.query("SELECT id, content FROM addinfo_by_id WHERE type = ?").all(ADDINFO_CNAME) as Array<{ id: number; content: string }>)
+      this.addinfoIds.set(r.content, r.id);
+  }
+
+  /** An empty in-memory database with the same schema. */
+  static memory(): QueryStore {
+    const db = new Database(":memory:", { strict: true });
+    db.exec(QUERY_SCHEMA);
+    return new QueryStore(db);
+  }
+
+  maxId(): number {
+    return (this.db.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0;
+  }
+
+  /** Inserts records with their ids in one transaction; throws on failure (the caller keeps them). */
+  insert(batch: readonly StoredRecord[]): void {
+    if (!batch.length) return;
+    const db = this.db;
+    const ins = db.query(
+      "INSERT OR IGNORE INTO query_storage (id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    );
+    const lookup = (map: Map<string, number>, sel: string, insSql: string, key: string, ...args: unknown[]): number => {
+      let id = map.get(key);
+      if (id === undefined) {
+        db.query(insSql).run(...(args as never[]));
+        id = (db.query(sel).get(...(args as never[])) as { id: number }).id;
+        map.set(key, id);
+      }
+      return id;
+    };
+    // Lookup-table ids are remembered only once the transaction commits.
+    const snapshot = [new Map(this.domainIds), new Map(this.clientIds), new Map(this.forwardIds), new Map(this.addinfoIds)] as const;
+    try {
+      db.transaction(() => {
+        for (const { id, r } of batch) {
+          const d = lookup(this.domainIds, "SELECT id FROM domain_by_id WHERE domain = ?", "INSERT OR IGNORE INTO domain_by_id (domain) VALUES (?)", r.domain, r.domain);
+          const c = lookup(this.clientIds, "SELECT id FROM client_by_id WHERE ip = ? AND name IS NULL", "INSERT INTO client_by_id (ip, name) VALUES (?, NULL)", r.client, r.client);
+          const f = r.upstream === null ? null : lookup(this.forwardIds, "SELECT id FROM forward_by_id WHERE forward = ?", "INSERT OR IGNORE INTO forward_by_id (forward) VALUES (?)", r.upstream, r.upstream);
+          const a = r.cname === null ? null
+            : lookup(this.addinfoIds, "SELECT id FROM addinfo_by_id WHERE type = ? AND content = ?", "INSERT OR IGNORE INTO addinfo_by_id (type, content) VALUES (?, ?)", r.cname, ADDINFO_CNAME, r.cname);
+          ins.run(id, r.time, r.type, r.status, d, c, f, a, r.reply, r.replyTime / 1000, r.dnssec, r.listId, r.ede);
+        }
+      })();
+    } catch (e) {
+      [this.domainIds, this.clientIds, this.forwardIds, this.addinfoIds] = snapshot;
+      throw e;
+    }
+  }
+
+  /** Deletes queries older than `before` (unix seconds). */
+  prune(before: number): number {
+    return this.db.query("DELETE FROM query_storage WHERE timestamp < ?").run(before).changes;
+  }
+
+  /** Records at or after `since`, oldest first (for the import at start). */
+  readSince(since: number): StoredRecord[] {
+    const rows = this.db
+      .query(
+        `SELECT q.id, q.timestamp, q.type, q.status, d.domain, c.ip, f.forward, a.content AS cname, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede
+         FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client
+         LEFT JOIN forward_by_id f ON f.id = q.forward LEFT JOIN addinfo_by_id a ON a.id = q.additional_info
+         WHERE q.timestamp >= ? ORDER BY q.id`,
+      )
+      .all(since) as Array<Record<string, any>>;
+    return rows.map((x) => ({
+      id: x.id,
+      r: {
+        time: x.timestamp, type: x.type, domain: x.domain, client: x.ip, status: x.status, reply: x.reply_type ?? 0,
+        replyTime: (x.reply_time ?? 0) * 1000, upstream: x.forward ?? null, dnssec: x.dnssec ?? 0, listId: x.list_id ?? null,
+        ede: x.ede ?? -1, cname: x.cname ?? null,
+      },
+    }));
+  }
+}
