@@ -1,8 +1,245 @@
-// PLACEHOLDER until the auth module lands: replaced by the real /api/auth routes.
-import { Elysia } from "elysia";
+// The /api/auth route group: login, status, logout (seed "POST/DELETE /api/auth rules", reference
+// §3.2–§3.8), the session list, and the TOTP and app-password generators.
+import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
+import { errorResponse } from "../app.ts";
 import type { Authenticator } from "../core/auth-hook.ts";
+import { Errors } from "../core/errors.ts";
+import { emptyResponse, jsonResponse, JSON_TYPE } from "../core/reply.ts";
+import { requestState } from "../core/request-state.ts";
+import { AuthErrors, AuthService, type LoginKind } from "./index.ts";
+import { hashPassword, randomBytes } from "./password.ts";
+import type { Session } from "./sessions.ts";
+import { base32Encode, totpAt, TOTP_DIGITS, TOTP_PERIOD } from "./totp.ts";
 
-export function authRoutes(_rt: Runtime, _auth: Authenticator) {
-  return new Elysia({ name: "auth" });
+const SessionObject = t.Object({
+  valid: t.Boolean({ description: "true when the session is valid" }),
+  totp: t.Boolean({ description: "whether two-factor authentication is enabled" }),
+  sid: t.Union([t.String(), t.Null()], { description: "session ID" }),
+  csrf: t.Optional(t.String({ description: "CSRF token for this session (cookie users send it as X-FTL-CSRF)" })),
+  validity: t.Integer({ description: "seconds until the session expires; -1 without a session" }),
+  message: t.String(),
+});
+const SessionReply = t.Object({ session: SessionObject });
+
+const LoginBody = t.Object({
+  // checked in the handler so the two messages of the seed's rules 3 and 4 come out with hint null
+  password: t.Optional(t.Unknown({ description: "string: the password, the application password or the CLI password" })),
+  totp: t.Optional(t.Union([t.String(), t.Number(), t.Null()], { description: "the 2FA token when 2FA is enabled (string or number)" })),
+  sid: t.Optional(t.String({ description: "an existing session, reused when password is empty" })),
+});
+
+const SessionInfo = t.Object({
+  id: t.Integer(),
+  current_session: t.Boolean(),
+  valid: t.Boolean(),
+  tls: t.Object({ login: t.Boolean(), mixed: t.Boolean() }),
+  app: t.Boolean(),
+  cli: t.Boolean(),
+  login_at: t.Integer(),
+  last_active: t.Integer(),
+  valid_until: t.Integer(),
+  remote_addr: t.String(),
+  user_agent: t.Union([t.String(), t.Null()]),
+  x_forwarded_for: t.Union([t.String(), t.Null()]),
+});
+
+const LOGIN_MESSAGE: Record<LoginKind, string> = { password: "password correct", app: "app-password correct", cli: "password correct" };
+
+export function authRoutes(rt: Runtime, authenticator: Authenticator) {
+  if (!(authenticator instanceof AuthService)) throw new Error("authRoutes needs the AuthService from createAuth()");
+  const auth = authenticator;
+  const pretty = () => rt.config.current.webserver.api.prettyJSON;
+
+  const reply = (request: Request, body: Record<string, unknown>, status = 200, headers?: Record<string, string>) =>
+    jsonResponse(body, status, requestState(request).started, pretty(), headers);
+  const validSession = (s: Session, message: string) => ({
+    session: { valid: true, totp: auth.totpEnabled, sid: s.sid, csrf: s.csrf, validity: Math.max(0, Math.round(s.validUntil - Date.now() / 1000)), message },
+  });
+  const invalidSession = (message: string) => ({ session: { valid: false, totp: auth.totpEnabled, sid: null, validity: -1, message } });
+  const noPassword = (message = "no password set") => ({ session: { valid: true, totp: false, sid: null, validity: -1, message } });
+  const withDeletedCookie = (res: Response) => {
+    res.headers.set("set-cookie", AuthService.deleteCookie);
+    return res;
+  };
+  const isTls = (request: Request) => new URL(request.url).protocol === "https:";
+
+  return new Elysia({ name: "auth" })
+    .get(
+      "/auth",
+      ({ request, body }) => {
+        if (!auth.passwordSet) return reply(request, noPassword());
+        const st = requestState(request);
+        const r = auth.check(request, new URL(request.url), body, st.ip, false);
+        if ("reason" in r) return withDeletedCookie(reply(request, invalidSession(r.reason), 401));
+        const headers = auth.refresh(r.session, isTls(request));
+        return reply(request, validSession(r.session, "correct password"), 200, headers);
+      },
+      {
+        response: { 200: SessionReply, 401: SessionReply },
+        detail: {
+          tags: ["Authentication"],
+          summary: "Session status",
+          description: "The session carried by the request (any SID channel; the cookie needs no CSRF header here). No password set: valid with sid null.",
+        },
+      },
+    )
+    .post(
+      "/auth",
+      async ({ request, body }) => {
+        const st = requestState(request);
+        const url = new URL(request.url);
+        const compat = auth.compat;
+        if (body.password === undefined) throw Errors.badRequest("No password found in JSON payload");
+        if (typeof body.password !== "string") throw Errors.badRequest("Field password has to be of type 'string'");
+        const password = body.password;
+        // an empty password with a valid session returns that session (reference §3.5 item 3)
+        if (password === "" && auth.passwordSet) {
+          const r = auth.check(request, url, body, st.ip, false);
+          if ("session" in r) return reply(request, validSession(r.session, "correct password"), 200, auth.refresh(r.session, isTls(request)));
+        }
+        if (!auth.passwordSet) return reply(request, noPassword(compat && password !== "" ? "password incorrect" : "no password set"));
+        if (auth.rateLimited()) {
+          await Bun.sleep(250);
+          throw AuthErrors.rateLimited();
+        }
+        const kind = auth.verify(password);
+        if (!kind) {
+          auth.recordFailure();
+          const res = compat ? reply(request, invalidSession("password incorrect"), 401) : errorResponse(Errors.unauthorized(), request, rt);
+          return withDeletedCookie(res);
+        }
+        if (kind === "password" && auth.totpEnabled) auth.checkTotp(body.totp);
+        const s = auth.open({
+          remoteAddr: st.ip,
+          userAgent: request.headers.get("user-agent")?.slice(0, 127) ?? null,
+          xForwardedFor: request.headers.get("x-forwarded-for"),
+          tlsLogin: isTls(request),
+          app: kind === "app",
+          cli: kind === "cli",
+        });
+        return reply(request, validSession(s, LOGIN_MESSAGE[kind]), 200, { "set-cookie": auth.cookie(s) });
+      },
+      {
+        body: LoginBody,
+        response: { 200: SessionReply },
+        detail: {
+          tags: ["Authentication"],
+          summary: "Log in",
+          description:
+            "Exchanges the password (or the app or CLI password) and, with 2FA, `totp` for a session. 400 bad_request, 401 unauthorized, 429 rate_limiting or api_seats_exceeded.",
+        },
+      },
+    )
+    .delete(
+      "/auth",
+      ({ request, body }) => {
+        const st = requestState(request);
+        const compat = auth.compat;
+        const done = () => withDeletedCookie(emptyResponse(compat ? 204 : 410));
+        if (!auth.passwordSet) return done();
+        const r = auth.check(request, new URL(request.url), body, st.ip, true);
+        if ("reason" in r) {
+          const res = compat ? reply(request, invalidSession(r.reason), 401) : errorResponse(Errors.unauthorized(), request, rt);
+          return withDeletedCookie(res);
+        }
+        auth.sessions.remove(r.session.id);
+        return done();
+      },
+      {
+        detail: {
+          tags: ["Authentication"],
+          summary: "Log out",
+          description: "Ends the session: 410 with no body (204 with webserver.api.piholeCompat). Without a valid session: 401.",
+        },
+      },
+    )
+    .get(
+      "/auth/sessions",
+      ({ request }) => {
+        const st = requestState(request);
+        const current = st.session as Session | null | undefined;
+        const timeout = auth.timeout;
+        const sessions = auth.sessions.list().map((s) => ({
+          id: s.id,
+          current_session: current?.id === s.id,
+          valid: true,
+          tls: { login: s.tlsLogin, mixed: s.tlsMixed },
+          app: s.app,
+          cli: s.cli,
+          login_at: s.loginAt,
+          last_active: Math.floor(s.validUntil - timeout),
+          valid_until: Math.floor(s.validUntil),
+          remote_addr: s.remoteAddr,
+          user_agent: s.userAgent,
+          x_forwarded_for: s.xForwardedFor,
+        }));
+        return reply(request, { sessions }, 200, st.replyHeaders);
+      },
+      {
+        response: { 200: t.Object({ sessions: t.Array(SessionInfo) }) },
+        detail: { tags: ["Authentication"], summary: "List the active sessions" },
+      },
+    )
+    .delete(
+      "/auth/session/:id",
+      ({ request, params }) => {
+        const m = /^\s*([+-]?\d+)/.exec(params.id);
+        if (!m) throw Errors.badRequest("Missing or invalid session ID");
+        const id = Number(m[1]);
+        if (id < 0 || id >= auth.sessions.size) throw Errors.badRequest("Session ID out of bounds");
+        if (!auth.sessions.remove(id)) throw Errors.badRequest("Session ID not in use");
+        const headers: Record<string, string> = { ...requestState(request).replyHeaders, "content-type": JSON_TYPE };
+        // ending one's own session must not hand its cookie back
+        if ((requestState(request).session as Session | null)?.id === id) headers["set-cookie"] = AuthService.deleteCookie;
+        return emptyResponse(204, headers);
+      },
+      {
+        params: t.Object({ id: t.String() }),
+        detail: { tags: ["Authentication"], summary: "End the session with this id (slot number)" },
+      },
+    )
+    .get(
+      "/auth/totp",
+      ({ request }) => {
+        const secretBytes = randomBytes(20);
+        const now = Date.now() / 1000;
+        const cfg = rt.config.current.webserver;
+        const totp = {
+          type: "totp",
+          account: cfg.domain,
+          issuer: cfg.api.piholeCompat ? "Pi-hole%20API" : "Moat%20API",
+          algorithm: "SHA1",
+          digits: TOTP_DIGITS,
+          period: TOTP_PERIOD,
+          offset: 0,
+          secret: base32Encode(secretBytes),
+          codes: [-1, 0, 1, 2, 3].map((d) => totpAt(secretBytes, now + d * TOTP_PERIOD)),
+        };
+        return reply(request, { totp }, 200, requestState(request).replyHeaders);
+      },
+      {
+        detail: {
+          tags: ["Authentication"],
+          summary: "Suggest a new TOTP secret",
+          description: "Nothing is stored: set webserver.api.totp_secret to the secret to enable 2FA (this ends all sessions).",
+        },
+      },
+    )
+    .get(
+      "/auth/app",
+      ({ request }) => {
+        const password = Buffer.from(randomBytes(32)).toString("base64");
+        return reply(request, { app: { password, hash: hashPassword(password) } }, 200, requestState(request).replyHeaders);
+      },
+      {
+        response: { 200: t.Object({ app: t.Object({ password: t.String(), hash: t.String() }) }) },
+        detail: {
+          tags: ["Authentication"],
+          summary: "Suggest a new application password",
+          description: "Nothing is stored: set webserver.api.app_pwhash to the hash to enable it (this ends all sessions).",
+        },
+      },
+    );
 }
+

@@ -1,0 +1,184 @@
+// The session table: a fixed number of slots (`webserver.api.max_sessions`, the slot index is the
+// session id), each holding one SID/CSRF pair with a sliding expiry. Sessions are written through to
+// the `session` table of pihole-FTL.db so that a restart keeps them (`webserver.session.restore`).
+import type { Database } from "bun:sqlite";
+import { randomBytes } from "./password.ts";
+
+export interface Session {
+  id: number;
+  sid: string;
+  csrf: string;
+  /** unix seconds */
+  loginAt: number;
+  /** unix seconds (fractional) */
+  validUntil: number;
+  remoteAddr: string;
+  userAgent: string | null;
+  xForwardedFor: string | null;
+  tlsLogin: boolean;
+  tlsMixed: boolean;
+  app: boolean;
+  cli: boolean;
+}
+
+export type NewSession = Pick<Session, "remoteAddr" | "userAgent" | "xForwardedFor" | "tlsLogin" | "app" | "cli">;
+
+/** 16 random bytes in base64 without the final padding character, as Pi-hole prints them (23 chars). */
+export function newToken(): string {
+  return Buffer.from(randomBytes(16)).toString("base64").slice(0, 23);
+}
+
+const now = () => Date.now() / 1000;
+
+interface Row {
+  id: number;
+  login_at: number;
+  valid_until: number;
+  remote_addr: string;
+  user_agent: string | null;
+  sid: string;
+  csrf: string;
+  tls_login: number | null;
+  tls_mixed: number | null;
+  app: number | null;
+  cli: number | null;
+  x_forwarded_for: string | null;
+}
+
+export class SessionTable {
+  private readonly slots: (Session | null)[];
+  private readonly bySid = new Map<string, Session>();
+  /** last valid_until written per slot, to throttle write-through of the sliding expiry */
+  private readonly persisted: number[];
+
+  constructor(
+    readonly size: number,
+    private readonly db: Database | null,
+    private readonly log: (level: "info" | "warn" | "error", msg: string) => void,
+  ) {
+    this.slots = Array.from({ length: size }, () => null);
+    this.persisted = Array.from({ length: size }, () => 0);
+  }
+
+  /** Loads unexpired sessions saved by the previous run (or forgets them when `restore` is off). */
+  restore(enabled: boolean): void {
+    if (!this.db) return;
+    try {
+      if (!enabled) {
+        this.db.run("DELETE FROM session");
+        return;
+      }
+      const rows = this.db.query<Row, []>("SELECT * FROM session").all();
+      const t = now();
+      for (const r of rows) {
+        if (r.id < 0 || r.id >= this.size || r.valid_until <= t || this.bySid.has(r.sid) || this.slots[r.id]) continue;
+        this.put({
+          id: r.id,
+          sid: r.sid,
+          csrf: r.csrf,
+          loginAt: r.login_at,
+          validUntil: r.valid_until,
+          remoteAddr: r.remote_addr,
+          userAgent: r.user_agent,
+          xForwardedFor: r.x_forwarded_for,
+          tlsLogin: !!r.tls_login,
+          tlsMixed: !!r.tls_mixed,
+          app: !!r.app,
+          cli: !!r.cli,
+        });
+        this.persisted[r.id] = r.valid_until;
+      }
+      // rows that were not taken (expired, out of range) go
+      this.db.run("DELETE FROM session");
+      for (const s of this.slots) if (s) this.write(s);
+      if (this.bySid.size) this.log("info", `restored ${this.bySid.size} API session(s)`);
+    } catch (e) {
+      this.log("warn", `could not restore API sessions: ${(e as Error).message}`);
+    }
+  }
+
+  private put(s: Session): void {
+    this.slots[s.id] = s;
+    this.bySid.set(s.sid, s);
+  }
+
+  /** The live session with this SID, or why there is none. Expired sessions are removed here. */
+  lookup(sid: string): Session | "session unknown" | "session expired" {
+    const s = this.bySid.get(sid);
+    if (!s) return "session unknown";
+    if (s.validUntil <= now()) {
+      this.remove(s.id);
+      return "session expired";
+    }
+    return s;
+  }
+
+  /** Sliding expiry: a successful request moves the end of the session. */
+  touch(s: Session, timeout: number, tls: boolean): void {
+    s.validUntil = now() + timeout;
+    if (tls !== s.tlsLogin) s.tlsMixed = true;
+    // write-through at most about once a second per session
+    if (s.validUntil - this.persisted[s.id]! >= 1) this.write(s);
+  }
+
+  /** Creates a session in a free slot; null when every slot holds a live session. */
+  create(info: NewSession, timeout: number): Session | null {
+    const t = now();
+    let free = -1;
+    for (let i = 0; i < this.size; i++) {
+      const s = this.slots[i];
+      if (s && s.validUntil <= t) this.remove(i);
+      if (!this.slots[i] && free < 0) free = i;
+    }
+    if (free < 0) return null;
+    let sid = newToken();
+    while (this.bySid.has(sid)) sid = newToken();
+    const s: Session = { id: free, sid, csrf: newToken(), loginAt: Math.floor(t), validUntil: t + timeout, tlsMixed: false, ...info };
+    this.put(s);
+    this.write(s);
+    return s;
+  }
+
+  get(id: number): Session | null {
+    return this.slots[id] ?? null;
+  }
+
+  /** Live sessions, slot order. */
+  list(): Session[] {
+    const t = now();
+    return this.slots.filter((s): s is Session => !!s && s.validUntil > t);
+  }
+
+  remove(id: number): boolean {
+    const s = this.slots[id];
+    if (!s) return false;
+    this.slots[id] = null;
+    this.bySid.delete(s.sid);
+    this.persisted[id] = 0;
+    this.dbRun("DELETE FROM session WHERE id = ?", [id]);
+    return true;
+  }
+
+  clear(): void {
+    for (let i = 0; i < this.size; i++) if (this.slots[i]) this.remove(i);
+    this.dbRun("DELETE FROM session", []);
+  }
+
+  private write(s: Session): void {
+    this.persisted[s.id] = s.validUntil;
+    this.dbRun(
+      "INSERT OR REPLACE INTO session (id, login_at, valid_until, remote_addr, user_agent, sid, csrf, tls_login, tls_mixed, app, cli, x_forwarded_for) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+      [s.id, s.loginAt, s.validUntil, s.remoteAddr, s.userAgent, s.sid, s.csrf, s.tlsLogin ? 1 : 0, s.tlsMixed ? 1 : 0, s.app ? 1 : 0, s.cli ? 1 : 0, s.xForwardedFor],
+    );
+  }
+
+  private dbRun(sql: string, args: (string | number | null)[]): void {
+    if (!this.db) return;
+    try {
+      this.db.run(sql, args);
+    } catch (e) {
+      // sessions still work from memory; only persistence across a restart is lost
+      this.log("warn", `could not save API session: ${(e as Error).message}`);
+    }
+  }
+}
