@@ -27,7 +27,10 @@ export function createApp(rt: Runtime, auth: Authenticator) {
   const core = new Elysia({ name: "core" })
     // A throw inside a parser reaches onError as Elysia's generic PARSE error, so a body problem is
     // kept aside and raised from the transform hook, which runs before validation.
-    .onParse({ as: "global" }, async ({ request }) => {
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      // File uploads (POST /api/teleporter) go to Elysia's form parser; Bun caps any body at 64 MiB
+      // and the route checks its own limit.
+      if (contentType.toLowerCase().startsWith("multipart/form-data")) return;
       try {
         return await parseJsonBody(request);
       } catch (e) {

@@ -5,6 +5,9 @@ import type { Runtime } from "../core/runtime.ts";
 import { authRoutes } from "./auth/routes.ts";
 import type { Authenticator } from "./core/auth-hook.ts";
 import { blockingRoutes } from "./dns/blocking.ts";
+import { configRoutes } from "./config/routes.ts";
+import { teleporterRoutes } from "./teleporter/routes.ts";
+import { actionRoutes } from "./action/routes.ts";
 import { docsPlugin } from "./docs/plugin.ts";
 import { infoRoutes } from "./info/routes.ts";
 import { endpointsRoutes } from "./info/endpoints.ts";
@@ -25,5 +28,8 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     statsRoutes(rt),
     historyRoutes(rt),
     queriesRoutes(rt),
+    configRoutes(rt),
+    teleporterRoutes(rt),
+    actionRoutes(rt),
   ];
 }

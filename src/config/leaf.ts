@@ -74,7 +74,8 @@ export const strings = (def: readonly string[], description: string, o: Opts<str
   return { __leaf: true, kind: "strings", default: [...def], description, flags: o.flags ?? {}, check };
 };
 
-export type Coerced<T> = { ok: true; value: T } | { ok: false; reason: string };
+/** `validation`: the value has the right type but failed the leaf's own check (Pi-hole: "Config item validation failed"). */
+export type Coerced<T> = { ok: true; value: T } | { ok: false; reason: string; validation?: boolean };
 
 const typeName: Record<LeafKind, string> = {
   bool: "bool",
@@ -135,7 +136,7 @@ export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<u
   }
   if (leaf.check) {
     const problem = leaf.check(value);
-    if (problem) return bad(problem);
+    if (problem) return { ok: false, reason: problem, validation: true };
   }
   return { ok: true, value };
 }

@@ -101,13 +101,8 @@ export class ConfigStore {
         return { ok: false, problem: { message: "Config items set via environment variables cannot be changed via the API", hint: path } };
       const c = coerce(entry.leaf, value);
       if (!c.ok) {
-        const isValidation = c.reason.startsWith("[");
-        return {
-          ok: false,
-          problem: isValidation
-            ? { message: "Config item validation failed", hint: `${path}${c.reason}` }
-            : { message: "Config item is invalid", hint: `${path}: ${c.reason}` },
-        };
+        const hint = `${path}${c.reason.startsWith("[") ? "" : ": "}${c.reason}`;
+        return { ok: false, problem: { message: c.validation ? "Config item validation failed" : "Config item is invalid", hint } };
       }
       staged.push({ entry, value: c.value });
     }

@@ -1,0 +1,75 @@
+// /api/action/restartdns and the flush actions (reference §2.16), gated by
+// webserver.api.allow_destructive. POST /api/action/gravity lives with the lists (action/gravity.ts).
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { ApiError, Errors } from "../core/errors.ts";
+
+const Success = t.Object({ status: t.Literal("success") });
+
+/** Hooks other services may hang on the runtime; absent ones are skipped. */
+interface ActionHooks {
+  /** the DNS service rebuilds its listeners, cache and handlers from the current config */
+  restartDns?: () => unknown;
+  /** the statistics forget the queries they hold in memory */
+  flushQueries?: () => unknown;
+  logs?: { flush?: () => unknown };
+}
+
+function allowDestructive(rt: Runtime, message: string): void {
+  if (!rt.config.current.webserver.api.allow_destructive) throw Errors.forbidden(message, "Check setting webserver.api.allow_destructive");
+}
+
+export function actionRoutes(rt: Runtime) {
+  const hooks = rt as Runtime & ActionHooks;
+  return new Elysia({ name: "action" })
+    .post(
+      "/action/restartdns",
+      async () => {
+        allowDestructive(rt, "Restarting DNS is not allowed");
+        rt.log("info", "restartdns: reloading lists and DNS service");
+        await hooks.restartDns?.();
+        rt.events.emit("lists-changed", { reason: "restartdns" });
+        return { status: "success" as const };
+      },
+      { response: Success, detail: { tags: ["Actions"], summary: "Reload the lists and restart the DNS service (the API stays up)" } },
+    )
+    .post(
+      "/action/flush/logs",
+      async () => {
+        allowDestructive(rt, "Flushing the logs is not allowed");
+        try {
+          // Pi-hole's flush drops the last 24 hours of queries from memory and the database.
+          rt.queryDb.run("DELETE FROM query_storage WHERE timestamp >= ?", [Math.floor(Date.now() / 1000) - 86400]);
+          await hooks.flushQueries?.();
+          await hooks.logs?.flush?.();
+        } catch (e) {
+          throw new ApiError(500, "server_error", "Cannot flush the logs", (e as Error).message);
+        }
+        rt.log("info", "flush/logs: queries of the last 24 hours removed");
+        return { status: "success" as const };
+      },
+      { response: Success, detail: { tags: ["Actions"], summary: "Forget the queries of the last 24 hours" } },
+    )
+    .post("/action/flush/network", () => flushNetwork(rt), {
+      response: Success,
+      detail: { tags: ["Actions"], summary: "Empty the network table (devices and their addresses)" },
+    })
+    .post("/action/flush/arp", () => flushNetwork(rt), {
+      response: Success,
+      detail: { tags: ["Actions"], summary: "Same as flush/network (Pi-hole's alias)" },
+    });
+}
+
+function flushNetwork(rt: Runtime): { status: "success" } {
+  allowDestructive(rt, "Flushing the network tables is not allowed");
+  try {
+    rt.queryDb.transaction(() => {
+      rt.queryDb.run("DELETE FROM network_addresses");
+      rt.queryDb.run("DELETE FROM network");
+    })();
+  } catch (e) {
+    throw new ApiError(500, "server_error", "Cannot flush the network tables", (e as Error).message);
+  }
+  rt.log("info", "flush/network: network table emptied");
+  return { status: "success" };
+}

@@ -1,0 +1,121 @@
+// /api/config: read the settings tree (or any subtree), change it with a partial tree, and add or
+// remove single items of array settings (reference §2.13). Changes go through the ConfigStore,
+// whose subscribers (DNS, auth) apply them live.
+import { Elysia, t } from "elysia";
+import { getIn, isLeaf, type AnyLeaf } from "../../config/index.ts";
+import type { Runtime } from "../../core/runtime.ts";
+import { ApiError, Errors } from "../core/errors.ts";
+import { applyChanges, assertMayChangeConfig, changesFromTree, pathSegments } from "./changes.ts";
+import { DNS_SERVERS, TOPICS, configTree, isKnownPath, nodeAt } from "./view.ts";
+
+const ConfigQuery = t.Object({
+  detailed: t.Optional(t.String({ description: "true: every leaf as {description,allowed,type,value,default,modified,flags}" })),
+  restart: t.Optional(t.String({ description: "accepted for compatibility: Moat applies changes without restarting" })),
+});
+
+// `config` is checked by hand: Elysia fills a missing object member with {} before validation.
+const PatchBody = t.Object(
+  { config: t.Optional(t.Unknown({ description: "partial config tree, e.g. {dns:{upstreams:[\"9.9.9.9\"]}}" })) },
+  { additionalProperties: true },
+);
+
+const noConfig = () => new ApiError(400, "body_error", 'No "config" object in body data', null);
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+const ConfigReply = t.Object({ config: t.Record(t.String(), t.Unknown()) }, { additionalProperties: true });
+
+const truthy = (s: string | undefined) => s !== undefined && ["true", "yes", "1", "on"].includes(s.toLowerCase());
+
+function reply(rt: Runtime, segments: string[], detailed: boolean): { config: Record<string, unknown> } {
+  const out: { config: Record<string, unknown> } = { config: configTree(rt.config, segments, detailed) };
+  if (detailed) Object.assign(out, { topics: TOPICS, dns_servers: DNS_SERVERS });
+  return out;
+}
+
+function usage(method: "PUT" | "DELETE"): ApiError {
+  const hint =
+    method === "PUT"
+      ? 'Use, e.g., PUT /api/config/dns/upstreams/127.0.0.1 to add "127.0.0.1" to config.dns.upstreams'
+      : 'Use, e.g., DELETE /api/config/dns/upstreams/127.0.0.1 to remove "127.0.0.1" from config.dns.upstreams';
+  return Errors.badRequest("Invalid path depth", hint);
+}
+
+/** `dns/hosts/10.1.2.3 nas.lan` → the array leaf dns.hosts and the item. */
+function arrayItem(request: Request, method: "PUT" | "DELETE"): { path: string; segments: string[]; leaf: AnyLeaf; item: string } {
+  const segs = pathSegments(request);
+  if (segs.length < 2) throw usage(method);
+  const segments = segs.slice(0, -1);
+  const node = nodeAt(segments);
+  if (!isLeaf(node) || node.kind !== "strings") throw usage(method);
+  return { path: segments.join("."), segments, leaf: node, item: segs[segs.length - 1]! };
+}
+
+export function configRoutes(rt: Runtime) {
+  return new Elysia({ name: "config" })
+    .get("/config", ({ query }) => reply(rt, [], truthy(query.detailed)), {
+      query: ConfigQuery,
+      response: ConfigReply,
+      detail: { tags: ["Config"], summary: "Get the whole configuration (secrets masked)" },
+    })
+    .get(
+      "/config/*",
+      ({ query, request }) => {
+        const segs = pathSegments(request);
+        if (!isKnownPath(segs)) throw Errors.notFound(new URL(request.url).pathname);
+        return reply(rt, segs, truthy(query.detailed));
+      },
+      {
+        query: ConfigQuery,
+        response: ConfigReply,
+        detail: { tags: ["Config"], summary: "Get a subtree of the configuration, e.g. /api/config/dns/upstreams" },
+      },
+    )
+    .patch(
+      "/config",
+      ({ body, request }) => {
+        assertMayChangeConfig(rt, request);
+        if (!isObject(body.config)) throw noConfig();
+        const { changes, ignored } = changesFromTree(rt.config, body.config);
+        if (ignored.length) rt.log("info", `config: ignoring unknown setting(s) ${ignored.join(", ")}`);
+        applyChanges(rt, changes);
+        return reply(rt, [], false);
+      },
+      {
+        body: PatchBody,
+        query: ConfigQuery,
+        response: ConfigReply,
+        detail: { tags: ["Config"], summary: "Change settings with a partial tree {config:{…}}; applied live, all or nothing" },
+      },
+    )
+    .put(
+      "/config/*",
+      ({ request, set }) => {
+        assertMayChangeConfig(rt, request);
+        const { path, segments, item } = arrayItem(request, "PUT");
+        const current = getIn(rt.config.current, segments) as string[];
+        if (current.includes(item)) throw Errors.badRequest("Item already present", "Uniqueness of items is enforced");
+        applyChanges(rt, [{ path, value: [...current, item] }]);
+        set.status = 201;
+        return {};
+      },
+      {
+        query: ConfigQuery,
+        detail: { tags: ["Config"], summary: "Add an item to an array setting, e.g. PUT /api/config/dns/hosts/10.1.2.3%20nas.lan" },
+      },
+    )
+    .delete(
+      "/config/*",
+      ({ request }) => {
+        assertMayChangeConfig(rt, request);
+        const { path, segments, item } = arrayItem(request, "DELETE");
+        const current = getIn(rt.config.current, segments) as string[];
+        if (!current.includes(item)) throw new ApiError(404, "not_found", "Item not found", item);
+        applyChanges(rt, [{ path, value: current.filter((x) => x !== item) }]);
+        return undefined;
+      },
+      {
+        query: ConfigQuery,
+        detail: { tags: ["Config"], summary: "Remove an item from an array setting" },
+      },
+    );
+}

@@ -1,0 +1,83 @@
+// /api/teleporter: download a backup zip, or restore one (reference §2.15). Uploads arrive as
+// multipart form data (the JSON body parser steps aside for them, see app.ts).
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { archiveName, exportArchive } from "../../teleporter/export.ts";
+import { MAX_ARCHIVE, TeleporterError, importArchive, type ImportSelection } from "../../teleporter/import.ts";
+import { ApiError, Errors } from "../core/errors.ts";
+import { assertMayChangeConfig } from "../config/changes.ts";
+
+const ImportForm = t.Object(
+  {
+    file: t.Optional(t.Unknown({ description: "the .zip archive (at most 50 MiB)" })),
+    import: t.Optional(t.Unknown({ description: 'JSON selection, e.g. {"config":true,"gravity":{"domainlist":true,"group":false}}' })),
+  },
+  { additionalProperties: true },
+);
+
+const ImportReply = t.Object({
+  files: t.Array(t.String(), { description: 'parts restored, e.g. "etc/pihole/gravity.db->domainlist"' }),
+  skipped: t.Optional(t.Array(t.String(), { description: "settings of the backup Moat could not use" })),
+});
+
+function selection(raw: unknown): ImportSelection {
+  if (raw === undefined || raw === null || raw === "") return {};
+  let v = raw;
+  if (typeof raw === "string") {
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      throw Errors.badRequest("Invalid request", "\"import\" is not valid JSON");
+    }
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw Errors.badRequest("Invalid request", "\"import\" must be a JSON object");
+  return v as ImportSelection;
+}
+
+export function teleporterRoutes(rt: Runtime) {
+  return new Elysia({ name: "teleporter" })
+    .get(
+      "/teleporter",
+      () => {
+        const now = new Date();
+        let zip: Uint8Array;
+        try {
+          zip = exportArchive({ config: rt.config, gravityDb: rt.gravityDb, queryDb: rt.queryDb, dataDir: rt.paths.dataDir }, now);
+        } catch (e) {
+          rt.log("error", `teleporter export failed: ${(e as Error).message}`);
+          throw new ApiError(500, "compression_error", "Failed to create the ZIP archive", (e as Error).message);
+        }
+        return new Response(zip, {
+          headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${archiveName(now)}"` },
+        });
+      },
+      { detail: { tags: ["Teleporter"], summary: "Download a backup: gravity.db, pihole.toml, pihole-FTL.db and hosts in Pi-hole's zip layout" } },
+    )
+    .post(
+      "/teleporter",
+      async ({ body, request }) => {
+        assertMayChangeConfig(rt, request);
+        if (!body || typeof body !== "object") throw Errors.badRequest("Invalid form request", "send multipart/form-data with a \"file\" field");
+        const file = (body as { file?: unknown }).file;
+        if (!(file instanceof Blob)) throw Errors.badRequest("No ZIP archive received", "field \"file\" is missing");
+        if (file.size > MAX_ARCHIVE) throw Errors.badRequest("ZIP archive too large", `at most ${MAX_ARCHIVE} bytes`);
+        const sel = selection((body as { import?: unknown }).import);
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        try {
+          const r = importArchive({ config: rt.config, gravityDb: rt.gravityDb, dataDir: rt.paths.dataDir }, bytes, sel);
+          rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
+          for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
+          rt.events.emit("lists-changed", { reason: "teleporter" });
+          return r.skipped.length ? r : { files: r.files };
+        } catch (e) {
+          if (e instanceof TeleporterError) throw Errors.badRequest(e.message, e.hint);
+          throw e;
+        }
+      },
+      {
+        body: ImportForm,
+        response: ImportReply,
+        detail: { tags: ["Teleporter"], summary: "Restore a backup (multipart: file, optional import selection); all or nothing" },
+      },
+    );
+}

@@ -1,0 +1,88 @@
+// Teleporter import: checks the whole archive before touching anything, then restores the
+// gravity parts in one transaction and the settings in one config update.
+import type { Database } from "bun:sqlite";
+import { rmSync, writeFileSync } from "node:fs";
+import type { ConfigStore } from "../config/index.ts";
+import { ENTRY, scratchFile } from "./export.ts";
+import { applyConfig, planConfig, BackupConfigError } from "./import-config.ts";
+import { BackupDbError, GRAVITY_PARTS, checkBackupDb, importGravity, type GravityPart } from "./import-gravity.ts";
+import { readZip, ZipError } from "./zip.ts";
+
+export const MAX_ARCHIVE = 50 * 1024 * 1024;
+
+/** Why an archive was refused; nothing was changed. */
+export class TeleporterError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Pi-hole's `import` selection: absent means everything. */
+export interface ImportSelection {
+  config?: boolean;
+  dhcp_leases?: boolean;
+  gravity?: Partial<Record<GravityPart, boolean>>;
+}
+
+export interface ImportTargets {
+  config: ConfigStore;
+  gravityDb: Database;
+  dataDir: string;
+}
+
+export interface ImportResult {
+  files: string[];
+  /** settings of the backup Moat could not use */
+  skipped: string[];
+}
+
+const READ = new Set<string>([ENTRY.gravity, ENTRY.config]);
+
+export function importArchive(t: ImportTargets, archive: Uint8Array, sel: ImportSelection = {}): ImportResult {
+  if (archive.byteLength > MAX_ARCHIVE) throw new TeleporterError("ZIP archive too large", `at most ${MAX_ARCHIVE} bytes`);
+  let files: Map<string, Uint8Array>;
+  try {
+    files = readZip(archive, (name) => READ.has(name));
+  } catch (e) {
+    if (e instanceof ZipError) throw new TeleporterError("Invalid file", e.message);
+    throw e;
+  }
+  const wantConfig = sel.config !== false && files.has(ENTRY.config);
+  const parts = new Set(GRAVITY_PARTS.filter((p) => sel.gravity?.[p] !== false));
+  const wantGravity = parts.size > 0 && files.has(ENTRY.gravity);
+  if (!files.has(ENTRY.config) && !files.has(ENTRY.gravity))
+    throw new TeleporterError("Invalid file", `neither ${ENTRY.config} nor ${ENTRY.gravity} in the archive`);
+
+  let plan: ReturnType<typeof planConfig> | undefined;
+  if (wantConfig) {
+    try {
+      plan = planConfig(t.config, new TextDecoder().decode(files.get(ENTRY.config)));
+    } catch (e) {
+      if (e instanceof BackupConfigError) throw new TeleporterError("Invalid file", `${ENTRY.config}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  const done: string[] = [];
+  if (wantGravity) {
+    const tmp = scratchFile(t.dataDir, "import");
+    try {
+      writeFileSync(tmp, files.get(ENTRY.gravity)!, { mode: 0o600 });
+      checkBackupDb(tmp);
+      done.push(...importGravity(t.gravityDb, tmp, parts, ENTRY.gravity));
+    } catch (e) {
+      if (e instanceof BackupDbError) throw new TeleporterError("Invalid file", `${ENTRY.gravity}: ${e.message}`);
+      throw e;
+    } finally {
+      for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(tmp + suffix, { force: true });
+    }
+  }
+  if (plan) {
+    applyConfig(t.config, plan);
+    done.unshift(ENTRY.config);
+  }
+  return { files: done, skipped: plan?.skipped ?? [] };
+}
