@@ -14,6 +14,11 @@ import { endpointsRoutes } from "./info/endpoints.ts";
 import { statsRoutes } from "./stats/routes.ts";
 import { historyRoutes } from "./history/routes.ts";
 import { queriesRoutes } from "./queries/routes.ts";
+import { systemInfoRoutes } from "./info/system.ts";
+import { logsRoutes } from "./logs/routes.ts";
+import { networkRoutes } from "./network/routes.ts";
+import { dhcpRoutes } from "./dhcp/routes.ts";
+import { paddRoutes } from "./padd/routes.ts";
 
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins.
 type Plugin = Elysia<any, any, any, any, any, any, any>;
@@ -25,11 +30,16 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     blockingRoutes(rt),
     infoRoutes(rt),
     endpointsRoutes(),
-    statsRoutes(rt),
-    historyRoutes(rt),
-    queriesRoutes(rt),
     configRoutes(rt),
     teleporterRoutes(rt),
     actionRoutes(rt),
+    statsRoutes(rt),
+    historyRoutes(rt),
+    queriesRoutes(rt),
+    systemInfoRoutes(rt),
+    logsRoutes(rt),
+    networkRoutes(rt),
+    dhcpRoutes(),
+    paddRoutes(rt),
   ];
 }

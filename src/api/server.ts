@@ -10,6 +10,7 @@ import { Errors } from "./core/errors.ts";
 import { applyHeaders } from "./core/reply.ts";
 import { setRequestState } from "./core/request-state.ts";
 import { setRouteTable } from "./info/endpoints.ts";
+import { metricsHandler } from "./metrics/handler.ts";
 
 /** Largest body Bun will buffer; routes apply their own, smaller limits (JSON 64 KiB). */
 const MAX_BUFFERED_BODY = 64 * 1024 * 1024;
@@ -25,7 +26,10 @@ function routeMatcher(path: string): RegExp {
 }
 
 export function startHttp(rt: Runtime): HttpService {
-  const app = createApp(rt, createAuth(rt));
+  const auth = createAuth(rt);
+  const app = createApp(rt, auth);
+  // GET /metrics lives outside /api and uses its own bearer token, never a session.
+  const metrics = metricsHandler(rt, () => (auth as { sessions?: { list(): unknown[] } }).sessions?.list().length ?? 0);
   const routes = app.routes.map((r) => ({ method: r.method, path: r.path, re: routeMatcher(r.path) }));
   setRouteTable(() => routes);
 
@@ -39,6 +43,8 @@ export function startHttp(rt: Runtime): HttpService {
       res = methods.length
         ? new Response(null, { status: 204, headers: { allow: methods.join(", "), connection: "close" } })
         : errorResponse(Errors.notFound(path), req, rt);
+    } else if (new URL(req.url).pathname === "/metrics") {
+      res = metrics(req);
     } else if (!new URL(req.url).pathname.startsWith("/api")) {
       res = errorResponse(Errors.notFound(new URL(req.url).pathname), req, rt);
     } else {

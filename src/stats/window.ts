@@ -12,6 +12,8 @@ export const HISTORY_SLOTS = WINDOW_SECONDS / SLOT_SECONDS + 1;
 export interface Tally {
   count: number;
   blocked: number;
+  /** time of the newest query counted */
+  last?: number;
 }
 
 export interface UpstreamTally {
@@ -136,9 +138,9 @@ export class QueryWindow {
     this.status[r.status] = (this.status[r.status] ?? 0) + d;
     this.types[typeIndex(r.type)]! += d;
     this.replies[r.reply] = (this.replies[r.reply] ?? 0) + d;
-    if (r.domain) bump(this.domains, r.domain, d, blocked);
+    if (r.domain) bump(this.domains, r.domain, d, blocked, r.time);
     if (r.client) {
-      bump(this.clients, r.client, d, blocked);
+      bump(this.clients, r.client, d, blocked, r.time);
       if (d > 0) this.clientsEver.add(r.client);
     }
     if (r.upstream && isForwarded(r.status)) {
@@ -173,10 +175,11 @@ export function typeIndex(dbType: number): number {
   return dbType >= 1 && dbType <= QUERY_TYPES.length ? dbType - 1 : QUERY_TYPES.indexOf("OTHER");
 }
 
-function bump(m: Map<string, Tally>, key: string, d: number, blocked: boolean): void {
+function bump(m: Map<string, Tally>, key: string, d: number, blocked: boolean, time: number): void {
   let t = m.get(key);
   if (!t) m.set(key, (t = { count: 0, blocked: 0 }));
   t.count += d;
+  if (d > 0 && time > (t.last ?? 0)) t.last = time;
   if (blocked) t.blocked += d;
   if (t.count <= 0) m.delete(key);
 }

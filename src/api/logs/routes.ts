@@ -1,0 +1,29 @@
+// /api/logs/{dnsmasq,ftl,webserver}: the in-memory FIFOs of Moat's logs, tailed with nextID.
+import { Elysia, t } from "elysia";
+import type { LogName } from "../../core/log.ts";
+import type { Runtime } from "../../core/runtime.ts";
+import { intParam } from "../stats/params.ts";
+
+const Reply = t.Object({
+  log: t.Array(t.Object({ timestamp: t.Number(), message: t.String(), prio: t.Union([t.String(), t.Null()]) })),
+  nextID: t.Integer(),
+  pid: t.Integer(),
+  file: t.Union([t.String(), t.Null()]),
+});
+
+export function logsRoutes(rt: Runtime) {
+  const route = (name: LogName) => ({ query }: { query: { nextID?: string } }) => {
+    const buf = rt.logs?.buffers[name];
+    const { lines, nextID } = buf ? buf.since(Math.max(0, intParam(query.nextID, 0))) : { lines: [], nextID: 0 };
+    return { log: lines.map((l) => ({ timestamp: l.timestamp, message: l.message, prio: l.prio })), nextID, pid: process.pid, file: null };
+  };
+  const opts = (what: string) => ({
+    query: t.Object({ nextID: t.Optional(t.String({ description: "first line id to return (from the previous reply)" })) }),
+    response: Reply,
+    detail: { tags: ["Logs"], summary: `The ${what} log (last 515 lines)` },
+  });
+  return new Elysia({ name: "logs" })
+    .get("/logs/dnsmasq", route("dnsmasq"), opts("DNS"))
+    .get("/logs/ftl", route("ftl"), opts("Moat"))
+    .get("/logs/webserver", route("webserver"), opts("web server"));
+}

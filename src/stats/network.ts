@@ -1,0 +1,132 @@
+// The host's network as /api/network/* shows it: routes from /proc/net/route and
+// /proc/net/ipv6_route, neighbours from /proc/net/arp, interfaces from /sys/class/net and
+// os.networkInterfaces().
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+
+function read(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+const trim = (p: string) => read(p)?.trim() ?? null;
+
+/** Little-endian hex of /proc/net/route → dotted quad. */
+function hexToIPv4(h: string): string {
+  const n = parseInt(h, 16);
+  return [n & 255, (n >>> 8) & 255, (n >>> 16) & 255, (n >>> 24) & 255].join(".");
+}
+function hexToIPv6(h: string): string {
+  const parts = h.match(/.{4}/g) ?? [];
+  return parts.map((p) => p.replace(/^0+(?=.)/, "")).join(":").replace(/(^|:)0(:0)+(:|$)/, "::");
+}
+function maskBits(hexMask: string): number {
+  let n = parseInt(hexMask, 16) >>> 0;
+  let bits = 0;
+  while (n) {
+    bits += n & 1;
+    n >>>= 1;
+  }
+  return bits;
+}
+
+export interface Route {
+  gateway: string | null;
+  family: "inet" | "inet6";
+  table: number;
+  protocol: string | null;
+  scope: string | null;
+  type: string;
+  flags: string[];
+  oif: string;
+  iif: string | null;
+  dst: string;
+  src: string | null;
+  prefsrc: string | null;
+  priority: number;
+  pref: string | null;
+}
+
+export function routes(): Route[] {
+  const out: Route[] = [];
+  const v4 = (read("/proc/net/route") ?? "").split("\n").slice(1);
+  for (const line of v4) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 11) continue;
+    const [iface, dst, gw, flags, , , metric, mask] = f as [string, string, string, string, string, string, string, string];
+    const fl = parseInt(flags, 16);
+    const gateway = fl & 2 ? hexToIPv4(gw) : null;
+    const bits = maskBits(mask);
+    out.push({
+      gateway, family: "inet", table: 254, protocol: null, scope: gateway ? "universe" : "link", type: "unicast", flags: [],
+      oif: iface, iif: null, dst: bits === 0 ? "default" : `${hexToIPv4(dst)}/${bits}`, src: null, prefsrc: null, priority: Number(metric), pref: null,
+    });
+  }
+  for (const line of (read("/proc/net/ipv6_route") ?? "").split("\n")) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 10) continue;
+    const bits = parseInt(f[1]!, 16);
+    const gw = f[4]!;
+    const iface = f[9]!;
+    if (iface === "lo" && bits === 128) continue;
+    out.push({
+      gateway: /^0+$/.test(gw) ? null : hexToIPv6(gw), family: "inet6", table: 254, protocol: null, scope: null, type: "unicast", flags: [],
+      oif: iface, iif: null, dst: bits === 0 ? "default" : `${hexToIPv6(f[0]!)}/${bits}`, src: null, prefsrc: null, priority: parseInt(f[5]!, 16), pref: null,
+    });
+  }
+  return out;
+}
+
+export function gateways() {
+  const ifs = os.networkInterfaces();
+  return routes()
+    .filter((r) => r.dst === "default" && r.gateway)
+    .map((r) => ({
+      family: r.family,
+      interface: r.oif,
+      address: r.gateway!,
+      local: (ifs[r.oif] ?? []).filter((a) => (a.family === "IPv4") === (r.family === "inet")).map((a) => a.address),
+    }));
+}
+
+export function interfaces() {
+  const ifs = os.networkInterfaces();
+  const names = new Set<string>(Object.keys(ifs));
+  if (existsSync("/sys/class/net")) for (const n of readdirSync("/sys/class/net")) names.add(n);
+  return [...names].sort().map((name) => {
+    const base = `/sys/class/net/${name}`;
+    const num = (p: string) => {
+      const v = Number(trim(`${base}/${p}`));
+      return trim(`${base}/${p}`) === null || !Number.isFinite(v) ? null : v;
+    };
+    const flags = num("flags");
+    const stat = (s: string) => num(`statistics/${s}`);
+    return {
+      name,
+      speed: num("speed"),
+      carrier: num("carrier") === null ? null : num("carrier") === 1,
+      type: trim(`${base}/type`) === "772" ? "loopback" : trim(`${base}/type`) === "1" ? "ether" : trim(`${base}/type`),
+      flags: flags === null ? [] : [["up", 1], ["broadcast", 2], ["loopback", 8], ["pointopoint", 16], ["running", 64], ["multicast", 4096]].filter(([, b]) => flags & (b as number)).map(([n]) => n as string),
+      state: trim(`${base}/operstate`),
+      proto_down: num("proto_down") === null ? null : num("proto_down") === 1,
+      address: trim(`${base}/address`),
+      broadcast: trim(`${base}/broadcast`),
+      perm_address: null,
+      stats: { rx_bytes: stat("rx_bytes"), tx_bytes: stat("tx_bytes"), rx_packets: stat("rx_packets"), tx_packets: stat("tx_packets"), rx_errors: stat("rx_errors"), tx_errors: stat("tx_errors"), rx_dropped: stat("rx_dropped"), tx_dropped: stat("tx_dropped"), multicast: stat("multicast"), collisions: stat("collisions") },
+      addresses: (ifs[name] ?? []).map((a) => ({ address: a.address, family: a.family === "IPv4" ? "inet" : "inet6", prefixlen: Number(a.cidr?.split("/")[1] ?? 0), scope: a.internal ? "host" : "global", netmask: a.netmask })),
+    };
+  });
+}
+
+/** The kernel's IPv4 neighbour table: ip → { hwaddr, iface }. */
+export function neighbours(): Map<string, { hwaddr: string; iface: string }> {
+  const out = new Map<string, { hwaddr: string; iface: string }>();
+  for (const line of (read("/proc/net/arp") ?? "").split("\n").slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 6 || f[3] === "00:00:00:00:00:00") continue;
+    out.set(f[0]!, { hwaddr: f[3]!.toLowerCase(), iface: f[5]! });
+  }
+  return out;
+}
