@@ -3,7 +3,7 @@
 // OPTIONS and the docs.
 import { Elysia, ValidationError } from "elysia";
 import type { Runtime } from "../core/runtime.ts";
-import { PUBLIC_ROUTES, type Authenticator } from "./core/auth-hook.ts";
+import { bodyForAuth, PUBLIC_ROUTES, rememberBodySid, type Authenticator } from "./core/auth-hook.ts";
 import { parseJsonBody } from "./core/body.ts";
 import { ApiError, Errors } from "./core/errors.ts";
 import { emptyResponse, jsonResponse } from "./core/reply.ts";
@@ -32,7 +32,7 @@ export function createApp(rt: Runtime, auth: Authenticator) {
       // and the route checks its own limit.
       if (contentType.toLowerCase().startsWith("multipart/form-data")) return;
       try {
-        return await parseJsonBody(request);
+        return rememberBodySid(request, await parseJsonBody(request));
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
         requestState(request).bodyError = e;
@@ -46,7 +46,7 @@ export function createApp(rt: Runtime, auth: Authenticator) {
     .onBeforeHandle({ as: "global" }, ({ request, route, body }) => {
       if (isPublic(route)) return;
       const st = requestState(request);
-      const r = auth.authenticate({ request, url: new URL(request.url), body, ip: st.ip });
+      const r = auth.authenticate({ request, url: new URL(request.url), body: bodyForAuth(request, body), ip: st.ip });
       if (r instanceof ApiError) return errorResponse(r, request, rt);
       st.session = r.session;
       st.replyHeaders = r.headers;

@@ -1,0 +1,19 @@
+// POST /api/action/gravity: runs the gravity update and streams its progress as text/plain while
+// it runs (reference §2.16, §7.2). A request during a run follows that run instead of starting one.
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { gravityService } from "../../filter/gravity/runner.ts";
+
+export function gravityActionRoutes(rt: Runtime) {
+  return new Elysia({ name: "action-gravity" }).post(
+    "/action/gravity",
+    () => {
+      const run = gravityService(rt).start("API");
+      return new Response(run.stream(), { status: 200, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+    },
+    {
+      query: t.Object({ color: t.Optional(t.String({ description: "accepted for compatibility; output has no colours" })) }, { additionalProperties: true }),
+      detail: { tags: ["Actions"], summary: "Update gravity: download the lists and rebuild the filter, streaming progress as text/plain" },
+    },
+  );
+}

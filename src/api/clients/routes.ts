@@ -1,0 +1,196 @@
+// /api/clients/{client}: IP, CIDR subnet, MAC, hostname or `:interface` entries with their groups
+// (reference §2.8, §6.3), and suggestions of devices seen on the network but not configured yet.
+import { Elysia, t } from "elysia";
+import { isIP } from "node:net";
+import type { Runtime } from "../../core/runtime.ts";
+import { ApiError, Errors } from "../core/errors.ts";
+import {
+  absent, batchItems, commentOf, compat, createdReply, duplicateError, encodeItem, groupMap, isUniqueViolation, itemsOf,
+  newProcessed, pathParts, rejectWhitespace, setGroups, sqlMessage, write,
+} from "../lists/common.ts";
+
+interface Row {
+  id: number;
+  ip: string;
+  comment: string | null;
+  date_added: number;
+  date_modified: number;
+}
+
+const MAC = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
+
+/** The device name the network table knows for an IP or MAC entry, or null. */
+function nameOf(rt: Runtime, client: string): string | null {
+  try {
+    if (isIP(client)) {
+      const r = rt.queryDb.query("SELECT name FROM network_addresses WHERE ip = ? AND name IS NOT NULL").get(client) as { name: string } | null;
+      return r?.name ?? null;
+    }
+    if (MAC.test(client)) {
+      const r = rt.queryDb
+        .query("SELECT a.name FROM network n JOIN network_addresses a ON a.network_id = n.id WHERE n.hwaddr = ? COLLATE NOCASE AND a.name IS NOT NULL ORDER BY a.lastSeen DESC")
+        .get(client) as { name: string } | null;
+      return r?.name ?? null;
+    }
+  } catch {
+    // the network table is optional information
+  }
+  return null;
+}
+
+function list(rt: Runtime, client: string | null) {
+  const rows = rt.gravityDb
+    .query(`SELECT id, ip, comment, date_added, date_modified FROM client ${client !== null ? "WHERE ip = ? COLLATE NOCASE" : ""} ORDER BY id`)
+    .all(...(client !== null ? [client] : [])) as Row[];
+  const groups = groupMap(rt.gravityDb, "client_by_group", "client_id");
+  return rows.map((r) => ({
+    client: r.ip,
+    name: nameOf(rt, r.ip),
+    comment: r.comment,
+    groups: groups.get(r.id) ?? [],
+    id: r.id,
+    date_added: r.date_added,
+    date_modified: r.date_modified,
+  }));
+}
+
+function suggestions(rt: Runtime, count: number, ipv4Only: boolean) {
+  const configured = new Set((rt.gravityDb.query("SELECT lower(ip) AS ip FROM client").all() as Array<{ ip: string }>).map((r) => r.ip));
+  let devices: Array<{ id: number; hwaddr: string; macVendor: string | null; lastQuery: number }> = [];
+  try {
+    devices = rt.queryDb.query("SELECT id, hwaddr, macVendor, lastQuery FROM network ORDER BY lastQuery DESC").all() as typeof devices;
+  } catch {
+    return [];
+  }
+  const addrQ = rt.queryDb.query("SELECT ip, name FROM network_addresses WHERE network_id = ? ORDER BY lastSeen DESC LIMIT ?");
+  const out = [];
+  for (const d of devices) {
+    if (configured.has(d.hwaddr.toLowerCase())) continue;
+    const addrs = (addrQ.all(d.id, count) as Array<{ ip: string; name: string | null }>).filter((a) => !ipv4Only || isIP(a.ip) === 4);
+    if (addrs.some((a) => configured.has(a.ip.toLowerCase()))) continue;
+    out.push({
+      hwaddr: d.hwaddr,
+      macVendor: d.macVendor,
+      lastQuery: d.lastQuery,
+      addresses: addrs.map((a) => a.ip).join(","),
+      names: [...new Set(addrs.map((a) => a.name).filter((n): n is string => !!n))].join(","),
+    });
+  }
+  return out;
+}
+
+const Client = t.Object({
+  client: t.String(),
+  name: t.Union([t.String(), t.Null()]),
+  comment: t.Union([t.String(), t.Null()]),
+  groups: t.Array(t.Integer()),
+  id: t.Integer(),
+  date_added: t.Integer(),
+  date_modified: t.Integer(),
+});
+const Processed = t.Object({ success: t.Array(t.Object({ item: t.String() })), errors: t.Array(t.Object({ item: t.String(), error: t.String() })) });
+const ClientsReply = t.Object({ clients: t.Array(Client), processed: t.Optional(Processed) });
+const tags = ["Client management"];
+const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
+
+export function clientRoutes(rt: Runtime) {
+  const get = ({ request }: { request: Request }) => {
+    const { item } = pathParts(request, "clients", 0);
+    const clients = list(rt, item);
+    if (item !== null && clients.length === 0) absent(rt, request);
+    return { clients };
+  };
+  return new Elysia({ name: "clients" })
+    .get(
+      "/clients/_suggestions",
+      ({ query }) => ({ clients: suggestions(rt, query.count ?? 50, query.ipv4_only ?? true) }),
+      {
+        query: t.Object({ count: t.Optional(t.Numeric({ minimum: 1 })), ipv4_only: t.Optional(t.BooleanString()) }),
+        detail: { tags, summary: "Devices seen on the network that are not configured as clients" },
+      },
+    )
+    .get("/clients", get, { response: ClientsReply, detail: { tags, summary: "All clients" } })
+    .get("/clients/*", get, { response: ClientsReply, detail: { tags, summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)" } })
+    .post(
+      "/clients",
+      ({ request, body }) => {
+        const items = itemsOf(body, "client", request);
+        rejectWhitespace(items);
+        const processed = newProcessed();
+        write(rt, "clients added", () => {
+          const ins = rt.gravityDb.query("INSERT INTO client (ip, comment) VALUES (?, ?) RETURNING id");
+          for (const item of items) {
+            try {
+              const { id } = ins.get(item, commentOf(body)) as { id: number };
+              if (body.groups) setGroups(rt.gravityDb, "client_by_group", "client_id", id, body.groups);
+              processed.success.push({ item });
+            } catch (e) {
+              if (!isUniqueViolation(e)) throw e;
+              if (!compat(rt)) throw duplicateError(item, true, e);
+              processed.errors.push({ item, error: sqlMessage(e) });
+            }
+          }
+        });
+        const last = items[items.length - 1]!;
+        return createdReply(rt, request, { clients: list(rt, last), processed }, `/api/clients/${encodeItem(last)}`);
+      },
+      {
+        body: t.Object(
+          {
+            client: t.Optional(t.Unknown({ description: "string or array of strings" })),
+            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            groups: t.Optional(t.Array(t.Integer())),
+          },
+          { additionalProperties: true },
+        ),
+        detail: { tags, summary: "Add one or more clients (201 + Location)" },
+      },
+    )
+    .post("/clients/*", () => {
+      throw uriError("Invalid request: Specify item in payload, not as URI parameter");
+    }, { detail: { tags, summary: "(rejected: the client belongs in the body)" } })
+    .put(
+      "/clients/*",
+      ({ request, body }) => {
+        const { item } = pathParts(request, "clients", 0);
+        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        rejectWhitespace([item]);
+        const processed = newProcessed();
+        write(rt, "client updated", () => {
+          const { id } = rt.gravityDb
+            .query("INSERT INTO client (ip, comment) VALUES (?1, ?2) ON CONFLICT(ip) DO UPDATE SET comment = ?2 RETURNING id")
+            .get(item, commentOf(body)) as { id: number };
+          if (body.groups) setGroups(rt.gravityDb, "client_by_group", "client_id", id, body.groups);
+          processed.success.push({ item });
+        });
+        return { clients: list(rt, item), processed };
+      },
+      {
+        body: t.Object({ comment: t.Optional(t.Union([t.String(), t.Null()])), groups: t.Optional(t.Array(t.Integer())) }, { additionalProperties: true }),
+        response: ClientsReply,
+        detail: { tags, summary: "Create or replace a client" },
+      },
+    )
+    .delete(
+      "/clients/*",
+      ({ request }) => {
+        const { item } = pathParts(request, "clients", 0);
+        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        const n = write(rt, "client deleted", () => rt.gravityDb.query("DELETE FROM client WHERE ip = ?").run(item).changes);
+        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
+        return undefined;
+      },
+      { detail: { tags, summary: "Delete a client (204; 404 when absent)" } },
+    )
+    .post(
+      "/clients:batchDelete",
+      ({ body, request }) => {
+        const items = batchItems(body, "none");
+        const del = rt.gravityDb.query("DELETE FROM client WHERE ip = ?");
+        const n = write(rt, "clients deleted", () => items.reduce((s, b) => s + del.run(b.item).changes, 0));
+        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
+        return undefined;
+      },
+      { body: t.Unknown({ description: '[{"item":"<client>"}]' }), detail: { tags, summary: "Delete several clients" } },
+    );
+}

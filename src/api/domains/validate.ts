@@ -1,0 +1,67 @@
+// Checking what users type as domain-list entries (reference §5): exact names become lowercase
+// punycode, regexes are compiled with Pi-hole's `;querytype=`, `;invert` and `;reply=` extensions.
+import { domainToASCII, domainToUnicode } from "node:url";
+import { isIP } from "node:net";
+import { QUERY_TYPES } from "../../stats/enums.ts";
+import { ApiError, Errors } from "../core/errors.ts";
+import { validDomain } from "../../filter/gravity/domain.ts";
+
+export { validDomain };
+
+/** Unicode or ASCII input → the stored form (lowercase punycode), or the §5 error. */
+export function normaliseExact(item: string): string {
+  let ascii = item;
+  // Pure ASCII skips IDNA so that already-punycoded names stay as typed (FTL#2837).
+  if (/[^\x00-\x7f]/.test(item)) {
+    ascii = domainToASCII(item);
+    if (ascii === "") throw Errors.badRequest("Invalid request: Invalid domain name", "string contains a disallowed character");
+  }
+  ascii = ascii.toLowerCase();
+  if (!validDomain(ascii)) throw Errors.badRequest("Invalid domain", item);
+  return ascii;
+}
+
+export function unicodeOf(domain: string): string {
+  if (!/(^|\.)xn--/i.test(domain)) return domain;
+  const u = domainToUnicode(domain);
+  return u === "" ? domain : u;
+}
+
+const regexError = (hint: string) => new ApiError(400, "regex_error", "Regex validation failed", hint);
+
+// JavaScript's messages, worded like the POSIX/TRE ones Pi-hole users see.
+function treMessage(msg: string): string {
+  if (/Unterminated character class|missing \/|\]/i.test(msg)) return "Missing ']'";
+  if (/Unterminated group|Unmatched '\)'|missing \)/i.test(msg)) return "Missing ')'";
+  if (/numbers out of order|Incomplete quantifier|quantifier/i.test(msg)) return "Invalid contents of {}";
+  if (/Nothing to repeat/i.test(msg)) return "Invalid use of repetition operators";
+  if (/\\ at end of pattern/i.test(msg)) return "Trailing backslash";
+  return msg.replace(/^Invalid regular expression: /, "");
+}
+
+const REPLY_WORDS = new Set(["NXDOMAIN", "NODATA", "REFUSED", "IP", "NONE"]);
+
+/** Compiles a regex entry with its extensions; throws 400 regex_error with a hint on the first problem. */
+export function validateRegex(entry: string): void {
+  const [pattern, ...exts] = entry.split(";");
+  try {
+    new RegExp(pattern!, "i");
+  } catch (e) {
+    throw regexError(treMessage((e as Error).message));
+  }
+  for (const ext of exts) {
+    if (ext === "invert") continue;
+    const [key, value = ""] = ext.split(/=(.*)/s) as [string, string?];
+    if (key === "querytype") {
+      const list = value.replace(/^!/, "").split(",");
+      for (const q of list) if (!(QUERY_TYPES as readonly string[]).includes(q.toUpperCase()) && !/^TYPE\d+$/i.test(q)) throw regexError(`Unknown querytype "${q}"`);
+    } else if (key === "reply") {
+      const up = value.toUpperCase();
+      if (REPLY_WORDS.has(up) || isIP(value) !== 0) continue;
+      if (up.startsWith("CNAME,") && validDomain(value.slice(6))) continue;
+      throw regexError(`Unknown reply type "${value}"`);
+    } else {
+      throw regexError(`Unknown option "${ext}"`);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+// What the four list resources (domains, groups, clients, lists) share: reading the item from the
+// raw path the way Pi-hole decodes it, the per-item `processed` report, group links, the duplicate
+// reply of the spec (or of Pi-hole with webserver.api.piholeCompat), and batch-delete bodies.
+import type { Database } from "bun:sqlite";
+import type { Runtime } from "../../core/runtime.ts";
+import { ApiError, Errors } from "../core/errors.ts";
+import { jsonResponse } from "../core/reply.ts";
+import { requestState } from "../core/request-state.ts";
+
+export interface Processed {
+  success: Array<{ item: string }>;
+  errors: Array<{ item: string; error: string }>;
+}
+
+export const newProcessed = (): Processed => ({ success: [], errors: [] });
+
+/** Pi-hole's router decodes the path in form mode: `+` is a space, `%2F` a slash (reference §1). */
+export function formDecode(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " "));
+  } catch {
+    return raw.replace(/\+/g, " ");
+  }
+}
+
+/**
+ * The path segments after `/api/<resource>/`, the last `fixed` of which are plain segments and the
+ * rest (slashes included) the item, decoded. `/api/domains/allow/exact/a%2Fb` with fixed 2 gives
+ * { segments: ["allow","exact"], item: "a/b" }.
+ */
+export function pathParts(request: Request, resource: string, fixed: number): { segments: string[]; item: string | null } {
+  const path = new URL(request.url).pathname;
+  const base = `/api/${resource}`;
+  let rest = path.startsWith(base) ? path.slice(base.length) : "";
+  if (rest.startsWith("/")) rest = rest.slice(1);
+  const segments: string[] = [];
+  while (segments.length < fixed && rest !== "") {
+    const i = rest.indexOf("/");
+    segments.push(formDecode(i < 0 ? rest : rest.slice(0, i)));
+    rest = i < 0 ? "" : rest.slice(i + 1);
+  }
+  return { segments, item: rest === "" ? null : formDecode(rest) };
+}
+
+/** Elysia hands an object schema `{}` for an empty body; the request's length tells them apart. */
+function isEmptyBody(request: Request, body: unknown): boolean {
+  const len = request.headers.get("content-length");
+  return (len === null || len === "0") && !request.headers.has("transfer-encoding") && typeof body === "object" && Object.keys(body as object).length === 0;
+}
+
+export const compat = (rt: Runtime) => rt.config.current.webserver.api.piholeCompat;
+
+/** `domain`/`name`/`client`/`address`: a non-empty string or a non-empty array of strings. */
+export function itemsOf(body: unknown, field: string, request?: Request): string[] {
+  if (body === null || body === undefined || (request && isEmptyBody(request, body))) throw Errors.noBody();
+  const v = body && typeof body === "object" ? (body as Record<string, unknown>)[field] : undefined;
+  const list = typeof v === "string" ? [v] : Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string") ? (v as string[]) : null;
+  if (!list || list.some((s) => s === ""))
+    throw Errors.badRequest(`Invalid request: No valid "${field}" in payload (must be either string or array)`);
+  return list;
+}
+
+export function rejectWhitespace(items: readonly string[]): void {
+  for (const item of items)
+    if (/[ \t\r\n]/.test(item)) throw Errors.badRequest("Spaces, newlines and tabs are not allowed in domains and URLs", item);
+}
+
+/** comment: empty or absent becomes NULL */
+export function commentOf(body: { comment?: string | null }): string | null {
+  return typeof body.comment === "string" && body.comment !== "" ? body.comment : null;
+}
+
+export const boolInt = (b: boolean | undefined, def = true) => ((b ?? def) ? 1 : 0);
+
+/** Replaces the group links of one row (`groups` present) after checking the groups exist. */
+export function setGroups(db: Database, table: string, idCol: string, id: number, groups: readonly number[]): void {
+  for (const g of groups) {
+    if (!db.query(`SELECT 1 FROM "group" WHERE id = ?`).get(g)) throw Errors.badRequest("Invalid request: group does not exist", `group ${g}`);
+  }
+  db.query(`DELETE FROM ${table} WHERE ${idCol} = ?`).run(id);
+  const ins = db.query(`INSERT OR IGNORE INTO ${table} (${idCol}, group_id) VALUES (?, ?)`);
+  for (const g of groups) ins.run(id, g);
+}
+
+/** id → its group ids, for every row of a link table */
+export function groupMap(db: Database, table: string, idCol: string): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const r of db.query(`SELECT ${idCol} AS id, group_id AS g FROM ${table} ORDER BY group_id`).all() as Array<{ id: number; g: number }>) {
+    let l = out.get(r.id);
+    if (!l) out.set(r.id, (l = []));
+    l.push(r.g);
+  }
+  return out;
+}
+
+export const isUniqueViolation = (e: unknown) => e instanceof Error && /UNIQUE constraint failed/.test(e.message);
+
+/** the SQLite message without bun's prefix, e.g. "UNIQUE constraint failed: domainlist.domain, domainlist.type" */
+export const sqlMessage = (e: unknown) => (e instanceof Error ? e.message.replace(/^SQLiteError:\s*/, "") : String(e));
+
+/** The spec's reply to adding an entry that exists (seed: hint {argument, enabled, sql_msg}). */
+export function duplicateError(item: string, enabled: boolean, e: unknown): ApiError {
+  return Errors.database("Could not add to gravity database", { argument: item, enabled, sql_msg: sqlMessage(e) });
+}
+
+/** Runs `fn` in a transaction and tells the DNS side after the commit. */
+export function write<T>(rt: Runtime, reason: string, fn: () => T): T {
+  const result = rt.gravityDb.transaction(fn)();
+  rt.events.emit("lists-changed", { reason });
+  return result;
+}
+
+export interface BatchItem {
+  item: string;
+  type?: string;
+  kind?: string;
+}
+
+/** `[{item, ...}]` with the exact messages of reference §4 */
+export function batchItems(body: unknown, needTypeKind: "none" | "type" | "type+kind"): BatchItem[] {
+  if (body === null || body === undefined) throw Errors.noBody();
+  if (!Array.isArray(body) || body.length === 0 || !body.every((x) => x && typeof x === "object" && !Array.isArray(x)))
+    throw Errors.badRequest("Invalid request: Batch delete requires an array of objects");
+  return body.map((raw) => {
+    const o = raw as Record<string, unknown>;
+    if (typeof o.item !== "string") throw Errors.badRequest('Invalid request: Batch delete requires an array of objects with "item" as string');
+    if (needTypeKind !== "none") {
+      if (typeof o.type !== "string" || (needTypeKind === "type+kind" && typeof o.kind !== "string"))
+        throw Errors.badRequest(`Invalid request: Batch delete requires an array of objects with ${needTypeKind === "type" ? '"type"' : '"type" and "kind"'} as string`);
+    }
+    return { item: o.item, type: typeof o.type === "string" ? o.type.toLowerCase() : undefined, kind: typeof o.kind === "string" ? o.kind.toLowerCase() : undefined };
+  });
+}
+
+/** 201 + Location for creations, as the spec's method table says (built here: the core maps only bodies) */
+export function createdReply(rt: Runtime, request: Request, body: Record<string, unknown>, location: string): Response {
+  const st = requestState(request);
+  return jsonResponse(body, 201, st.started, rt.config.current.webserver.api.prettyJSON, { ...st.replyHeaders, location });
+}
+
+/** GET of an item that is absent: 404 (spec), or Pi-hole's 200 with an empty array (compat). */
+export function absent(rt: Runtime, request: Request): void {
+  if (!compat(rt)) throw Errors.notFound(new URL(request.url).pathname);
+}
+
+export const encodeItem = (s: string) => encodeURIComponent(s);

@@ -1,0 +1,202 @@
+// /api/lists/{address}?type=block|allow: subscribed lists (Pi-hole's adlists, reference §2.9, §6.2).
+// The lists' contents arrive with the next gravity run; deleting a list removes its rows at once.
+import { Elysia, t } from "elysia";
+import type { Database } from "bun:sqlite";
+import type { Runtime } from "../../core/runtime.ts";
+import { removeListCache } from "../../filter/gravity/cache.ts";
+import { ApiError, Errors } from "../core/errors.ts";
+import {
+  absent, batchItems, boolInt, commentOf, compat, createdReply, duplicateError, encodeItem, groupMap, isUniqueViolation,
+  itemsOf, newProcessed, pathParts, rejectWhitespace, setGroups, sqlMessage, write,
+} from "./common.ts";
+
+export const LIST_TYPES = ["block", "allow"] as const;
+type LType = (typeof LIST_TYPES)[number];
+const typeCode = (t: LType) => (t === "block" ? 0 : 1);
+
+interface Row {
+  id: number;
+  address: string;
+  type: number;
+  comment: string | null;
+  enabled: number;
+  date_added: number;
+  date_modified: number;
+  date_updated: number | null;
+  number: number;
+  invalid_domains: number;
+  abp_entries: number;
+  status: number;
+}
+
+function list(rt: Runtime, address: string | null, type: LType | undefined) {
+  const conds: string[] = [];
+  const args: Array<string | number> = [];
+  if (address !== null) conds.push("address = ?"), args.push(address);
+  if (type) conds.push("type = ?"), args.push(typeCode(type));
+  const rows = rt.gravityDb.query(`SELECT * FROM adlist ${conds.length ? "WHERE " + conds.join(" AND ") : ""} ORDER BY id`).all(...args) as Row[];
+  const groups = groupMap(rt.gravityDb, "adlist_by_group", "adlist_id");
+  return rows.map((r) => ({
+    address: r.address,
+    type: (r.type === 1 ? "allow" : "block") as LType,
+    comment: r.comment,
+    groups: groups.get(r.id) ?? [],
+    enabled: r.enabled === 1,
+    id: r.id,
+    date_added: r.date_added,
+    date_modified: r.date_modified,
+    date_updated: r.date_updated ?? 0,
+    number: r.number,
+    invalid_domains: r.invalid_domains,
+    abp_entries: r.abp_entries,
+    status: r.status,
+  }));
+}
+
+function requiredType(type: string | undefined): LType {
+  if (type === undefined || type === "") throw Errors.badRequest('Invalid request: Specify type parameter (should be either "allow" or "block")');
+  return optionalType(type)!;
+}
+function optionalType(type: string | undefined): LType | undefined {
+  if (type === undefined || type === "") return undefined;
+  if (type !== "allow" && type !== "block") throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
+  return type;
+}
+
+/** removes lists with their gravity rows (they reference adlist) and their cached copies */
+export function deleteLists(db: Database, dataDir: string, items: Array<{ address: string; type: LType }>): number {
+  let n = 0;
+  for (const { address, type } of items) {
+    const row = db.query("SELECT id FROM adlist WHERE address = ? AND type = ?").get(address, typeCode(type)) as { id: number } | null;
+    if (!row) continue;
+    db.query(`DELETE FROM ${type === "block" ? "gravity" : "antigravity"} WHERE adlist_id = ?`).run(row.id);
+    n += db.query("DELETE FROM adlist WHERE id = ?").run(row.id).changes;
+    removeListCache(dataDir, row.id);
+  }
+  return n;
+}
+
+const ListEntry = t.Object({
+  address: t.String(),
+  type: t.Union([t.Literal("block"), t.Literal("allow")]),
+  comment: t.Union([t.String(), t.Null()]),
+  groups: t.Array(t.Integer()),
+  enabled: t.Boolean(),
+  id: t.Integer(),
+  date_added: t.Integer(),
+  date_modified: t.Integer(),
+  date_updated: t.Integer(),
+  number: t.Integer({ description: "valid domains of the last parse" }),
+  invalid_domains: t.Integer(),
+  abp_entries: t.Integer(),
+  status: t.Integer({ description: "0 never downloaded, 1 updated, 2 unchanged, 3 failed (cached copy used), 4 failed (no cache)" }),
+});
+const Processed = t.Object({ success: t.Array(t.Object({ item: t.String() })), errors: t.Array(t.Object({ item: t.String(), error: t.String() })) });
+const ListsReply = t.Object({ lists: t.Array(ListEntry), processed: t.Optional(Processed) });
+const TypeQuery = t.Object({ type: t.Optional(t.String({ description: "block or allow" })) }, { additionalProperties: true });
+const tags = ["List management"];
+const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
+
+export function listRoutes(rt: Runtime) {
+  const get = ({ request, query }: { request: Request; query: { type?: string } }) => {
+    const { item } = pathParts(request, "lists", 0);
+    const lists = list(rt, item, optionalType(query.type));
+    if (item !== null && lists.length === 0) absent(rt, request);
+    return { lists };
+  };
+  return new Elysia({ name: "lists" })
+    .get("/lists", get, { query: TypeQuery, response: ListsReply, detail: { tags, summary: "All subscribed lists (?type filters)" } })
+    .get("/lists/*", get, { query: TypeQuery, response: ListsReply, detail: { tags, summary: "One list by URL-encoded address" } })
+    .post(
+      "/lists",
+      ({ request, body, query }) => {
+        const type = requiredType(query.type);
+        const items = itemsOf(body, "address", request);
+        rejectWhitespace(items);
+        const enabled = boolInt(body.enabled);
+        const processed = newProcessed();
+        write(rt, "lists added", () => {
+          const ins = rt.gravityDb.query("INSERT INTO adlist (address, type, enabled, comment) VALUES (?, ?, ?, ?) RETURNING id");
+          for (const item of items) {
+            try {
+              const { id } = ins.get(item, typeCode(type), enabled, commentOf(body)) as { id: number };
+              if (body.groups) setGroups(rt.gravityDb, "adlist_by_group", "adlist_id", id, body.groups);
+              processed.success.push({ item });
+            } catch (e) {
+              if (!isUniqueViolation(e)) throw e;
+              if (!compat(rt)) throw duplicateError(item, enabled === 1, e);
+              processed.errors.push({ item, error: sqlMessage(e) });
+            }
+          }
+        });
+        const last = items[items.length - 1]!;
+        return createdReply(rt, request, { lists: list(rt, last, type), processed }, `/api/lists/${encodeItem(last)}?type=${type}`);
+      },
+      {
+        query: TypeQuery,
+        body: t.Object(
+          {
+            address: t.Optional(t.Unknown({ description: "string or array of strings" })),
+            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            groups: t.Optional(t.Array(t.Integer())),
+            enabled: t.Optional(t.Boolean()),
+          },
+          { additionalProperties: true },
+        ),
+        detail: { tags, summary: "Subscribe to one or more lists (?type=block|allow required; 201 + Location)" },
+      },
+    )
+    .post("/lists/*", () => {
+      throw uriError("Invalid request: Specify item in payload, not as URI parameter");
+    }, { detail: { tags, summary: "(rejected: the address belongs in the body)" } })
+    .put(
+      "/lists/*",
+      ({ request, body, query }) => {
+        const type = requiredType(query.type);
+        const { item } = pathParts(request, "lists", 0);
+        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        rejectWhitespace([item]);
+        const processed = newProcessed();
+        write(rt, "list updated", () => {
+          const { id } = rt.gravityDb
+            .query("INSERT INTO adlist (address, type, enabled, comment) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(address, type) DO UPDATE SET enabled = ?3, comment = ?4 RETURNING id")
+            .get(item, typeCode(type), boolInt(body.enabled), commentOf(body)) as { id: number };
+          if (body.groups) setGroups(rt.gravityDb, "adlist_by_group", "adlist_id", id, body.groups);
+          processed.success.push({ item });
+        });
+        return { lists: list(rt, item, type), processed };
+      },
+      {
+        query: TypeQuery,
+        body: t.Object(
+          { comment: t.Optional(t.Union([t.String(), t.Null()])), groups: t.Optional(t.Array(t.Integer())), enabled: t.Optional(t.Boolean()) },
+          { additionalProperties: true },
+        ),
+        response: ListsReply,
+        detail: { tags, summary: "Create or replace a list (?type required)" },
+      },
+    )
+    .delete(
+      "/lists/*",
+      ({ request, query }) => {
+        const type = requiredType(query.type);
+        const { item } = pathParts(request, "lists", 0);
+        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        const n = write(rt, "list deleted", () => deleteLists(rt.gravityDb, rt.paths.dataDir, [{ address: item, type }]));
+        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
+        return undefined;
+      },
+      { query: TypeQuery, detail: { tags, summary: "Delete a list and its domains (?type required; 204, 404 when absent)" } },
+    )
+    .post(
+      "/lists:batchDelete",
+      ({ body, request }) => {
+        const items = batchItems(body, "type");
+        for (const b of items) if (b.type !== "allow" && b.type !== "block") throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
+        const n = write(rt, "lists deleted", () => deleteLists(rt.gravityDb, rt.paths.dataDir, items.map((b) => ({ address: b.item, type: b.type as LType }))));
+        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
+        return undefined;
+      },
+      { body: t.Unknown({ description: '[{"item":"<address>","type":"block|allow"}]' }), detail: { tags, summary: "Delete several lists" } },
+    );
+}

@@ -1,0 +1,123 @@
+// GET /api/search/{domain}: which domain entries and which lists match a name (reference §2.17),
+// exactly or as a substring, with the punycode and ABP patterns used when `debug` is set.
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { Errors } from "../core/errors.ts";
+import { groupMap, pathParts } from "../lists/common.ts";
+import { normaliseExact, unicodeOf } from "../domains/validate.ts";
+import { ApiError } from "../core/errors.ts";
+
+const MAX_N = 10000;
+
+/** `||a.b.c^`, `||b.c^`, `||c^` (FTL's gen_abp_patterns) */
+function abpPatterns(domain: string, prefix: string): string[] {
+  const labels = domain.split(".");
+  return labels.map((_, i) => `${prefix}||${labels.slice(i).join(".")}^`);
+}
+
+const typeName = (c: number) => (c % 2 === 0 ? "allow" : "deny");
+const kindName = (c: number) => (c >= 2 ? "regex" : "exact");
+
+function regexMatches(entry: string, domain: string): boolean {
+  const pattern = entry.split(";")[0]!;
+  const invert = entry.split(";").includes("invert");
+  try {
+    return new RegExp(pattern, "i").test(domain) !== invert;
+  } catch {
+    return false;
+  }
+}
+
+export function searchRoutes(rt: Runtime) {
+  return new Elysia({ name: "search" }).get(
+    "/search/*",
+    ({ request, query }) => {
+      const { item } = pathParts(request, "search", 0);
+      if (item === null || item.trim() === "") throw Errors.badRequest("Invalid request: No search term provided");
+      const N = query.N ?? 20;
+      if (N > MAX_N) throw Errors.badRequest("Invalid request: Requested too many results", `N <= ${MAX_N}`);
+      const partial = query.partial ?? false;
+      let domain: string;
+      try {
+        domain = normaliseExact(item.trim());
+      } catch (e) {
+        if (partial && /^[a-z0-9._-]+$/i.test(item)) domain = item.toLowerCase();
+        else if (e instanceof ApiError) throw Errors.badRequest("Invalid request: Invalid domain name", e.hint);
+        else throw e;
+      }
+      const db = rt.gravityDb;
+      const like = `%${domain.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
+      const exactRows = db
+        .query(`SELECT * FROM domainlist WHERE type IN (0, 1) AND ${partial ? "domain LIKE ? ESCAPE '\\'" : "domain = ?"} ORDER BY id LIMIT ?`)
+        .all(partial ? like : domain, N) as Array<Record<string, any>>;
+      const regexRows = (db.query("SELECT * FROM domainlist WHERE type IN (2, 3) ORDER BY id").all() as Array<Record<string, any>>)
+        .filter((r) => regexMatches(r.domain, domain))
+        .slice(0, N);
+      const dGroups = groupMap(db, "domainlist_by_group", "domainlist_id");
+      const domains = [...exactRows, ...regexRows].map((r) => ({
+        domain: r.domain,
+        unicode: unicodeOf(r.domain),
+        type: typeName(r.type),
+        kind: kindName(r.type),
+        comment: r.comment,
+        groups: dGroups.get(r.id) ?? [],
+        enabled: r.enabled === 1,
+        id: r.id,
+        date_added: r.date_added,
+        date_modified: r.date_modified,
+      }));
+
+      const aGroups = groupMap(db, "adlist_by_group", "adlist_id");
+      const gravityOf = (table: "gravity" | "antigravity", prefix: string) => {
+        const where = partial ? "g.domain LIKE ? ESCAPE '\\'" : `g.domain IN (${["?", ...abpPatterns(domain, prefix).map(() => "?")].join(",")})`;
+        const args = partial ? [like] : [domain, ...abpPatterns(domain, prefix)];
+        return db
+          .query(`SELECT g.domain AS domain, a.* FROM ${table} g JOIN adlist a ON a.id = g.adlist_id WHERE ${where} LIMIT ?`)
+          .all(...args, N) as Array<Record<string, any>>;
+      };
+      const gravityRows = [...gravityOf("gravity", ""), ...gravityOf("antigravity", "@@")];
+      const gravity = gravityRows.map((r) => ({
+        domain: r.domain,
+        address: r.address,
+        comment: r.comment,
+        enabled: r.enabled === 1,
+        id: r.id,
+        type: r.type === 1 ? "allow" : "block",
+        date_added: r.date_added,
+        date_modified: r.date_modified,
+        date_updated: r.date_updated ?? 0,
+        number: r.number,
+        invalid_domains: r.invalid_domains,
+        abp_entries: r.abp_entries,
+        status: r.status,
+        groups: aGroups.get(r.id) ?? [],
+      }));
+      const allow = gravity.filter((g) => g.type === "allow").length;
+      const reply: Record<string, unknown> = {
+        domains,
+        gravity,
+        results: {
+          domains: { exact: exactRows.length, regex: regexRows.length },
+          gravity: { allow, block: gravity.length - allow },
+          total: domains.length + gravity.length,
+        },
+        parameters: { N, partial, domain: item, debug: query.debug ?? false },
+      };
+      if (query.debug)
+        reply.debug = {
+          domain: item,
+          punycode: domain,
+          abp_pattern: { gravity: abpPatterns(domain, ""), antigravity: abpPatterns(domain, "@@") },
+          regex_ids: regexRows.map((r) => r.id),
+        };
+      return { search: reply };
+    },
+    {
+      query: t.Object(
+        { partial: t.Optional(t.BooleanString()), N: t.Optional(t.Numeric({ minimum: 1 })), debug: t.Optional(t.BooleanString()) },
+        { additionalProperties: true },
+      ),
+      detail: { tags: ["Search"], summary: "Find a domain in the domain entries and the lists (exact or partial)" },
+    },
+  );
+}

@@ -1,0 +1,149 @@
+// The server's side of gravity: runs `moat gravity` as a child process, lets any number of HTTP
+// replies follow one run's progress (a second request joins the running update instead of starting
+// another), runs it on a schedule, and tells the DNS engine when gravity.db changed, whoever changed
+// it (the server, the CLI, an imported database): info.updated is polled once a second as FTL does.
+import type { Runtime } from "../../core/runtime.ts";
+
+export class GravityRun {
+  readonly lines: string[] = [];
+  private listeners = new Set<(line: string | null) => void>();
+  done = false;
+  exitCode: number | null = null;
+
+  push(line: string | null): void {
+    if (line === null) this.done = true;
+    else this.lines.push(line);
+    for (const l of this.listeners) l(line);
+  }
+
+  /** a text stream of the whole run so far and then live, ending with the run */
+  stream(): ReadableStream<Uint8Array> {
+    const enc = new TextEncoder();
+    let listener: ((line: string | null) => void) | undefined;
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        for (const l of this.lines) controller.enqueue(enc.encode(l + "\n"));
+        if (this.done) return controller.close();
+        listener = (line) => {
+          try {
+            if (line === null) controller.close();
+            else controller.enqueue(enc.encode(line + "\n"));
+          } catch {
+            // the client went away
+          }
+        };
+        this.listeners.add(listener);
+      },
+      cancel: () => {
+        if (listener) this.listeners.delete(listener);
+      },
+    });
+  }
+}
+
+function moatCommand(): string[] {
+  const main = Bun.main;
+  // a compiled binary is its own entry point; in development the script follows bun
+  return /\.(ts|js)$/.test(main) && !main.includes("$bunfs") ? [process.execPath, main] : [process.execPath];
+}
+
+const readUpdated = (rt: Runtime): string | null => {
+  try {
+    return (rt.gravityDb.query("SELECT value FROM info WHERE property = 'updated'").get() as { value: string } | null)?.value ?? null;
+  } catch {
+    return null;
+  }
+};
+
+export class GravityService {
+  private current: GravityRun | null = null;
+  private lastUpdated: string | null;
+  private timers: Array<ReturnType<typeof setInterval>> = [];
+  private readonly startedAt = Date.now();
+
+  constructor(private readonly rt: Runtime) {
+    this.lastUpdated = readUpdated(rt);
+  }
+
+  get running(): boolean {
+    return this.current !== null && !this.current.done;
+  }
+
+  /** starts a run, or returns the one in progress */
+  start(reason: string): GravityRun {
+    if (this.current && !this.current.done) return this.current;
+    const run = new GravityRun();
+    this.current = run;
+    this.rt.log("info", `gravity update started (${reason})`);
+    const p = this.rt.paths;
+    const proc = Bun.spawn([...moatCommand(), "gravity", "--data-dir", p.dataDir, "--config", p.configFile], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: process.env as Record<string, string>,
+    });
+    const pump = async (s: ReadableStream<Uint8Array>) => {
+      const dec = new TextDecoder();
+      let buf = "";
+      for await (const chunk of s) {
+        buf += dec.decode(chunk, { stream: true });
+        let i: number;
+        while ((i = buf.indexOf("\n")) >= 0) {
+          run.push(buf.slice(0, i));
+          buf = buf.slice(i + 1);
+        }
+      }
+      if (buf) run.push(buf);
+    };
+    void Promise.all([pump(proc.stdout), pump(proc.stderr), proc.exited]).then(([, , code]) => {
+      run.exitCode = code;
+      this.afterRun(code === 0);
+      run.push(null);
+    });
+    return run;
+  }
+
+  private afterRun(ok: boolean): void {
+    this.rt.log(ok ? "info" : "warn", `gravity update ${ok ? "finished" : "failed, previous lists kept"}`);
+    this.lastUpdated = readUpdated(this.rt);
+    this.rt.events.emit("gravity-updated", { ok });
+  }
+
+  /** due when the last run is older than gravity.updateInterval (never run: 5 minutes after start) */
+  private due(now: number): boolean {
+    const interval = this.rt.config.current.gravity.updateInterval;
+    if (interval === 0 || this.running) return false;
+    const last = Number(this.lastUpdated ?? 0) * 1000;
+    const from = last > 0 ? last : this.startedAt + 300_000 - interval * 1000;
+    return now >= from + interval * 1000;
+  }
+
+  startSchedule(): void {
+    this.timers.push(
+      setInterval(() => {
+        const u = readUpdated(this.rt);
+        if (u !== this.lastUpdated && !this.running) {
+          this.lastUpdated = u;
+          this.rt.events.emit("gravity-updated", { ok: true });
+        }
+      }, 1000),
+      setInterval(() => {
+        if (this.due(Date.now())) this.start("schedule");
+      }, 30_000),
+    );
+  }
+
+  stop(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+  }
+}
+
+const services = new WeakMap<Runtime, GravityService>();
+
+/** the one gravity service of a runtime (API and schedule share it) */
+export function gravityService(rt: Runtime): GravityService {
+  let s = services.get(rt);
+  if (!s) services.set(rt, (s = new GravityService(rt)));
+  return s;
+}
