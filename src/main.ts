@@ -6,11 +6,13 @@ import { DbError } from "./db/index.ts";
 import { hashPassword } from "./api/auth/password.ts";
 import { startServices } from "./services.ts";
 import { versionInfo } from "./core/version.ts";
+import { gravityCommand } from "./filter/gravity/cli.ts";
 
 const USAGE = `usage: moat <command> [options]
 
 commands:
   serve               run the DNS server and the API
+  gravity             download the subscribed lists and rebuild the filter (progress on stdout)
   password [PASS]     set the API password (read from stdin when PASS is absent; empty removes it)
   version             print the version
 
@@ -96,6 +98,8 @@ async function main(argv: string[]): Promise<number> {
       console.log(plain === "" ? "password removed: the API is open" : `password set in ${store.file}`);
       return 0;
     }
+    case "gravity":
+      return gravityCommand(resolvePaths(o), loadConfig(o));
     case "version": {
       const v = versionInfo();
       console.log(`moat ${v.version} (${v.commit}, ${v.date}) on ${v.runtime.name} ${v.runtime.version}`);

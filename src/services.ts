@@ -9,6 +9,7 @@ import { Logs } from "./core/log.ts";
 import type { Paths, Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
+import { gravityService } from "./filter/gravity/runner.ts";
 import { Stats } from "./stats/sink.ts";
 
 export interface RunningServices {
@@ -50,6 +51,9 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
   };
 
   try {
+    const gravity = gravityService(runtime);
+    gravity.startSchedule();
+    stoppers.push(() => gravity.stop());
     const http = startHttp(runtime);
     stoppers.push(() => http.stop());
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);

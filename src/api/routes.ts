@@ -11,6 +11,12 @@ import { actionRoutes } from "./action/routes.ts";
 import { docsPlugin } from "./docs/plugin.ts";
 import { infoRoutes } from "./info/routes.ts";
 import { endpointsRoutes } from "./info/endpoints.ts";
+import { domainRoutes } from "./domains/routes.ts";
+import { groupRoutes } from "./groups/routes.ts";
+import { clientRoutes } from "./clients/routes.ts";
+import { listRoutes } from "./lists/routes.ts";
+import { searchRoutes } from "./search/routes.ts";
+import { gravityActionRoutes } from "./action/gravity.ts";
 import { statsRoutes } from "./stats/routes.ts";
 import { historyRoutes } from "./history/routes.ts";
 import { queriesRoutes } from "./queries/routes.ts";
@@ -41,5 +47,11 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     networkRoutes(rt),
     dhcpRoutes(),
     paddRoutes(rt),
+    domainRoutes(rt),
+    groupRoutes(rt),
+    clientRoutes(rt),
+    listRoutes(rt),
+    searchRoutes(rt),
+    gravityActionRoutes(rt),
   ];
 }

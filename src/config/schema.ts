@@ -139,6 +139,11 @@ export const schema = {
       },
     },
   },
+  gravity: {
+    updateInterval: uint(604800, "Seconds between scheduled gravity updates (default weekly; 0 disables the schedule)"),
+    downloadTimeout: uint(60, "Seconds one list download may take", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
+    maxListSize: uint(256, "Largest list accepted, MiB", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
+  },
   misc: {
     privacylevel: uint(0, "0: show everything, 1: hide domains, 2: hide domains and clients, 3: anonymous", { max: 3 }),
     delay_startup: uint(0, "Seconds to wait before starting", { max: 300 }),
