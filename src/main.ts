@@ -6,6 +6,7 @@ import { DbError } from "./db/index.ts";
 import { hashPassword } from "./api/auth/password.ts";
 import { startServices } from "./services.ts";
 import { versionInfo } from "./core/version.ts";
+import { teleporterCommand } from "./teleporter/cli.ts";
 import { gravityCommand } from "./filter/gravity/cli.ts";
 
 const USAGE = `usage: moat <command> [options]
@@ -15,6 +16,8 @@ commands:
   gravity             download the subscribed lists and rebuild the filter (progress on stdout)
   password [PASS]     set the API password (read from stdin when PASS is absent; empty removes it)
   version             print the version
+  teleporter export|import FILE
+                      write a backup zip (Pi-hole layout) or restore one (while Moat is stopped)
 
 options:
   --config FILE       config file (default: <data-dir>/pihole.toml)
@@ -100,6 +103,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case "gravity":
       return gravityCommand(resolvePaths(o), loadConfig(o));
+    case "teleporter":
+      return teleporterCommand(o.args, loadConfig(o), resolvePaths(o).dataDir);
     case "version": {
       const v = versionInfo();
       console.log(`moat ${v.version} (${v.commit}, ${v.date}) on ${v.runtime.name} ${v.runtime.version}`);

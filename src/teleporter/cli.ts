@@ -1,0 +1,42 @@
+// `moat teleporter export FILE` / `moat teleporter import FILE`: the same archives as the API,
+// for a Moat that is stopped (or a data directory being prepared on another machine).
+import { readFileSync, writeFileSync } from "node:fs";
+import type { ConfigStore } from "../config/index.ts";
+import { openGravityDb, openQueryDb } from "../db/index.ts";
+import { exportArchive } from "./export.ts";
+import { TeleporterError, importArchive } from "./import.ts";
+
+export function teleporterCommand(args: string[], config: ConfigStore, dataDir: string): number {
+  const [verb, file] = args;
+  if ((verb !== "export" && verb !== "import") || !file) {
+    console.error("usage: moat teleporter export|import FILE");
+    return 2;
+  }
+  const gravityDb = openGravityDb(dataDir, config.current.database.useWAL);
+  try {
+    if (verb === "export") {
+      const queryDb = openQueryDb(dataDir, config.current.database.useWAL);
+      try {
+        writeFileSync(file, exportArchive({ config, gravityDb, queryDb, dataDir }), { mode: 0o600 });
+      } finally {
+        queryDb.close();
+      }
+      console.log(`backup written to ${file}`);
+      return 0;
+    }
+    try {
+      const r = importArchive({ config, gravityDb, dataDir }, new Uint8Array(readFileSync(file)));
+      for (const f of r.files) console.log(`imported ${f}`);
+      for (const s of r.skipped) console.error(`skipped setting ${s}`);
+      return 0;
+    } catch (e) {
+      if (e instanceof TeleporterError) {
+        console.error(`moat: ${e.message}: ${e.hint} (nothing was changed)`);
+        return 1;
+      }
+      throw e;
+    }
+  } finally {
+    gravityDb.close();
+  }
+}
