@@ -1,0 +1,203 @@
+// The statistics components on their own: the 24 h window, the stores, the query-log SQL, the
+// database aggregates and the sink's privacy, retention and write-failure handling.
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigStore } from "../../src/config/index.ts";
+import { openQueryDb } from "../../src/db/index.ts";
+import { dbHistory, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/stats/dbstats.ts";
+import { QUERY_TYPES, Status } from "../../src/stats/enums.ts";
+import { FilterError, queryPage } from "../../src/stats/querylog.ts";
+import { Stats } from "../../src/stats/sink.ts";
+import { QueryStore } from "../../src/stats/store.ts";
+import { HISTORY_SLOTS, QueryWindow, slotOf, topN } from "../../src/stats/window.ts";
+import { knownRecords, rec } from "./fixture.ts";
+
+const NOW = 1_800_000_000;
+
+test("window: exact totals, tops, upstream mean and 145 history slots", () => {
+  const w = new QueryWindow(() => NOW);
+  for (const r of knownRecords(NOW)) w.add(r);
+  expect([w.total, w.blocked, w.forwarded, w.cached]).toEqual([20, 6, 10, 4]);
+  expect(w.status[Status.GRAVITY]).toBe(3);
+  expect(w.types[QUERY_TYPES.indexOf("HTTPS")]).toBe(2);
+  expect(topN(w.domains, 2, (x) => x.blocked)).toEqual([["ads.example", 3], ["track.example", 2]]);
+  expect(topN(w.clients, 0, (x) => x.count)).toEqual([["127.0.0.1", 10], ["127.0.0.2", 7], ["127.0.0.3", 3]]);
+  const u = w.upstreams.get("127.0.0.1#5301")!;
+  expect(u.count).toBe(2);
+  expect(u.sum / u.count).toBeCloseTo(0.03, 9);
+  const h = w.history();
+  expect(h.length).toBe(HISTORY_SLOTS);
+  expect(HISTORY_SLOTS).toBe(145);
+  expect(h[144]!.timestamp).toBe(slotOf(NOW));
+  expect(h.reduce((a, s) => a + (s.slot?.total ?? 0), 0)).toBe(20);
+  expect(w.recentBlockedDomains(2)).toEqual(["cdn.example", "track.example"]);
+});
+
+test("window: records older than 24 h age out of every counter", () => {
+  let now = NOW;
+  const w = new QueryWindow(() => now);
+  w.add(rec({ time: NOW - 100, domain: "old.example", client: "10.0.0.1", status: Status.GRAVITY }));
+  w.add(rec({ time: NOW, domain: "new.example", client: "10.0.0.2" }));
+  now = NOW + 86400 - 50;
+  w.expire();
+  expect([w.total, w.blocked, w.domains.size, w.clients.size, w.clientsEver.size]).toEqual([1, 0, 1, 1, 2]);
+  expect(w.domains.has("old.example")).toBe(false);
+  expect(w.history().reduce((a, s) => a + (s.slot?.total ?? 0), 0)).toBe(1);
+});
+
+function memoryWith(records = knownRecords(NOW)) {
+  const s = QueryStore.memory();
+  s.insert(records.map((r, i) => ({ id: i + 1, r })));
+  return s;
+}
+
+test("query log: each filter, wildcards, special upstreams and exact errors", () => {
+  const db = memoryWith().db;
+  const n = (f: Parameters<typeof queryPage>[1]) => queryPage(db, f).recordsFiltered;
+  expect(n({})).toBe(20);
+  expect(n({ domain: "a.example" })).toBe(8);
+  expect(n({ domain: "*.example" })).toBe(20);
+  expect(n({ domain: "*ex*" })).toBe(20);
+  expect(n({ domain: "ads*" })).toBe(3);
+  expect(n({ client_ip: "127.0.0.3" })).toBe(3);
+  expect(n({ client_ip: "127.0.0.*" })).toBe(20);
+  expect(n({ upstream: "127.0.0.1#5301" })).toBe(2);
+  expect(n({ upstream: "*#530*" })).toBe(10);
+  expect(n({ upstream: "blocklist" })).toBe(6);
+  expect(n({ upstream: "cache" })).toBe(4);
+  expect(n({ upstream: "permitted" })).toBe(14);
+  expect(n({ type: "AAAA" })).toBe(4);
+  expect(n({ type: "https" })).toBe(2);
+  expect(n({ type: "TYPE65" })).toBe(0);
+  expect(n({ status: "GRAVITY" })).toBe(3);
+  expect(n({ reply: "NXDOMAIN" })).toBe(2);
+  expect(n({ dnssec: "UNKNOWN" })).toBe(20);
+  expect(n({ from: NOW - 60 - 540 * 1, until: NOW })).toBe(2);
+  expect(n({ domain: "c.example", status: "FORWARDED", client_ip: "127.0.0.1" })).toBe(2);
+  expect(n({ domain: "a_example" })).toBe(0); // LIKE metacharacters are literal
+  const cname = queryPage(db, { status: "DENYLIST_CNAME" }).queries[0]!;
+  expect(cname).toMatchObject({ domain: "cdn.example", cname: "evil.example", client: { ip: "127.0.0.3", name: null }, list_id: null });
+  const blocked = queryPage(db, { status: "GRAVITY", length: 1 }).queries[0]!;
+  expect(blocked).toMatchObject({ list_id: 7, ede: { code: 15, text: "Blocked" }, reply: { type: "IP" }, upstream: null });
+  for (const [k, v, msg] of [["type", "FOO", "Requested type is invalid"], ["status", "FOO", "Requested status is invalid"], ["reply", "X", "Requested reply is invalid"], ["dnssec", "Y", "Requested dnssec is invalid"]] as const) {
+    expect(() => queryPage(db, { [k]: v })).toThrow(new FilterError(msg, v));
+  }
+  expect(() => queryPage(db, { cursor: 21 })).toThrow("Requested cursor is invalid");
+});
+
+test("query log: cursor paging returns every row once, newest first, stable while rows arrive", () => {
+  const store = memoryWith();
+  const seen: number[] = [];
+  const first = queryPage(store.db, { length: 7 });
+  expect(first.cursor).toBe(20);
+  seen.push(...first.queries.map((q) => q.id));
+  // a new query arrives between pages: the cursor keeps the pages where they were
+  store.insert([{ id: 21, r: rec({ time: NOW }) }]);
+  for (let start = 7; start < 20; start += 7) seen.push(...queryPage(store.db, { length: 7, start, cursor: first.cursor }).queries.map((q) => q.id));
+  expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
+  // cursor as the next upper bound works too (keyset paging)
+  const p = queryPage(store.db, { length: 5, cursor: 10 });
+  expect(p.queries.map((q) => q.id)).toEqual([10, 9, 8, 7, 6]);
+  expect(p.recordsFiltered).toBe(21);
+});
+
+test("database aggregates equal the live window for the same records", () => {
+  const db = memoryWith().db;
+  const w = new QueryWindow(() => NOW);
+  for (const r of knownRecords(NOW)) w.add(r);
+  const range = { from: NOW - 86400, until: NOW };
+  expect(dbSummary(db, range)).toEqual({ sum_queries: 20, sum_blocked: 6, percent_blocked: 30, total_clients: 3 });
+  expect(dbTop(db, range, "domain", true, 10).rows.map((r) => [r.k, r.n])).toEqual(topN(w.domains, 10, (x) => x.blocked));
+  expect(dbTop(db, range, "client", null, 10).rows.map((r) => [r.k, r.n])).toEqual(topN(w.clients, 10, (x) => x.count));
+  expect(Object.values(dbQueryTypes(db, range))).toEqual(w.types);
+  const u = dbUpstreams(db, range);
+  expect(u.rows.map((x) => [x.upstream, x.count])).toEqual([["127.0.0.1#5300", 8], ["127.0.0.1#5301", 2]]);
+  expect([u.total, u.blocked, u.cached, u.forwarded]).toEqual([20, 6, 4, 10]);
+  const h = dbHistory(db, { from: slotOf(NOW) - 144 * 600, until: NOW });
+  expect(h.length).toBe(145);
+  expect(h.map((s) => s.total)).toEqual(w.history().map((s) => s.slot?.total ?? 0));
+});
+
+async function sinkFixture(toml = "") {
+  const dir = mkdtempSync(join(tmpdir(), "moat-sink-"));
+  await Bun.write(join(dir, "pihole.toml"), toml);
+  const config = new ConfigStore({ file: join(dir, "pihole.toml"), env: {}, hashPassword: (p) => p });
+  return { dir, config };
+}
+
+test("sink: privacy levels hide domains (1), clients (2), everything but counters (3)", async () => {
+  const { dir, config } = await sinkFixture();
+  const disk = openQueryDb(dir);
+  try {
+    const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW });
+    const set = (level: number) => expect(config.update([{ path: "misc.privacylevel", value: level }]).ok).toBe(true);
+    for (const level of [0, 1, 2, 3]) {
+      set(level);
+      stats.record(rec({ time: NOW, domain: `l${level}.example`, client: `10.0.0.${level}`, cname: level === 1 ? "x.example" : null }));
+    }
+    stats.syncMemory();
+    const rows = queryPage(stats.memory.db, {}).queries.map((q) => [q.domain, q.client.ip, q.cname]);
+    expect(rows).toEqual([["hidden", "0.0.0.0", null], ["hidden", "10.0.0.1", "hidden"], ["l0.example", "10.0.0.0", null]]);
+    expect(stats.window.total).toBe(4);
+    expect([...stats.window.domains.keys()].sort()).toEqual(["hidden", "l0.example"]);
+    expect(stats.flushDisk()).toBe(true);
+    expect((disk.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n).toBe(3);
+    await stats.stop();
+  } finally {
+    disk.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("sink: a failed write keeps its records for the next attempt; retention prunes old rows", async () => {
+  const { dir, config } = await sinkFixture("[database]\nmaxDBdays = 2\n");
+  const disk = openQueryDb(dir);
+  try {
+    const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW });
+    stats.record(rec({ time: NOW - 5 * 86400, domain: "ancient.example" }));
+    stats.record(rec({ time: NOW, domain: "fresh.example" }));
+    // An exclusive lock from another connection makes the write fail.
+    const other = new Database(join(dir, "pihole-FTL.db"));
+    other.exec("PRAGMA busy_timeout = 0");
+    disk.exec("PRAGMA busy_timeout = 0");
+    other.exec("BEGIN EXCLUSIVE");
+    expect(stats.flushDisk()).toBe(false);
+    expect(stats.pendingDisk).toBe(2);
+    expect(stats.counters.diskWriteErrors).toBe(1);
+    other.exec("ROLLBACK");
+    other.close();
+    expect(stats.flushDisk()).toBe(true);
+    expect(stats.pendingDisk).toBe(0);
+    const left = disk.query("SELECT domain FROM queries").all() as Array<{ domain: string }>;
+    expect(left.map((r) => r.domain)).toEqual(["fresh.example"]);
+    await stats.stop();
+  } finally {
+    disk.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("sink: import at start restores the last 24 h with the same ids, and new ids continue", async () => {
+  const { dir, config } = await sinkFixture();
+  const disk = openQueryDb(dir);
+  try {
+    new QueryStore(disk).insert([
+      { id: 1, r: rec({ time: NOW - 2 * 86400, domain: "old.example" }) },
+      ...knownRecords(NOW).map((r, i) => ({ id: i + 2, r })),
+    ]);
+    const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW });
+    expect(stats.importFromDisk()).toBe(20);
+    expect(stats.window.total).toBe(20);
+    stats.record(rec({ time: NOW, domain: "next.example" }));
+    stats.syncMemory();
+    const top = queryPage(stats.memory.db, { length: 2 }).queries;
+    expect(top.map((q) => [q.id, q.domain])).toEqual([[22, "next.example"], [21, "c.example"]]);
+    await stats.stop();
+  } finally {
+    disk.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
