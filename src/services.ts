@@ -9,6 +9,7 @@ import { Logs } from "./core/log.ts";
 import type { Paths, Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
+import { DnsServer } from "./dns/server.ts";
 import { gravityService } from "./filter/gravity/runner.ts";
 import { Stats } from "./stats/sink.ts";
 
@@ -46,7 +47,8 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     logs,
     version: versionInfo(),
     startedAt: Date.now(),
-    dnsRunning: () => true,
+    dnsRunning: () => runtime.dns !== null,
+    dns: null,
     log,
   };
 
@@ -54,6 +56,14 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     const gravity = gravityService(runtime);
     gravity.startSchedule();
     stoppers.push(() => gravity.stop());
+    const dns = new DnsServer(runtime);
+    await dns.start();
+    runtime.dns = dns;
+    stoppers.push(async () => {
+      runtime.dns = null;
+      await dns.stop();
+    });
+    console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
     const http = startHttp(runtime);
     stoppers.push(() => http.stop());
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);

@@ -7,6 +7,7 @@ import type { Logs } from "./log.ts";
 import type { BlockingSwitch } from "./blocking.ts";
 import type { EventBus } from "./events.ts";
 import type { VersionInfo } from "./version.ts";
+import type { DnsHandle } from "../dns/server.ts";
 
 export interface Paths {
   dataDir: string;
@@ -29,6 +30,8 @@ export interface Runtime {
   startedAt: number;
   /** whether the DNS listeners are up (GET /api/info/login `dns`) */
   dnsRunning: () => boolean;
+  /** the DNS engine once it listens (upstream stats, cache counters, filter state), else null */
+  dns: DnsHandle | null;
   /** logs one line to the FTL-style log (and stderr) */
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** the in-memory log FIFOs behind /api/logs/* */

@@ -1,0 +1,138 @@
+// The answer cache: upstream answers keyed by name, type, class and the DO/CD/EDNS bits (so DNSSEC
+// answers never mix with plain ones), aged by their TTLs, negative answers kept for the SOA's
+// minimum (RFC 2308), and expired answers served for up to dns.cache.optimizer seconds while one
+// background refresh fetches a fresh copy (RFC 8767).
+import { Status } from "../stats/enums.ts";
+import type { Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
+import { adoptAnswer, setU32 } from "./reply.ts";
+import { RCODE, TYPE, getU32, type Message } from "./wire.ts";
+
+interface Entry {
+  wire: Uint8Array;
+  storedAt: number;
+  /** seconds the entry is fresh */
+  ttl: number;
+  ttlAts: number[];
+  reply: number;
+  upstream: string | null;
+  cnameChain: string[] | null;
+  refreshing: boolean;
+}
+
+export interface CacheCounters {
+  size: number;
+  max: number;
+  inserted: number;
+  evicted: number;
+  expired: number;
+  hits: number;
+  staleHits: number;
+  misses: number;
+}
+
+/** Answers served stale carry this TTL (RFC 8767 suggests 30 s). */
+const STALE_TTL = 30;
+
+export class DnsCache implements Handler {
+  readonly name = "cache";
+  private readonly map = new Map<string, Entry>();
+  readonly counters = { inserted: 0, evicted: 0, expired: 0, hits: 0, staleHits: 0, misses: 0 };
+
+  constructor(private max: number, private readonly optimizer: () => number, private readonly now: () => number = Date.now) {}
+
+  resize(max: number): void {
+    this.max = max;
+    while (this.map.size > max) this.evictOldest();
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+
+  stats(): CacheCounters {
+    return { size: this.map.size, max: this.max, ...this.counters };
+  }
+
+  handle(ctx: QueryContext, next: Next): Pending {
+    if (this.max === 0) return next();
+    const q = ctx.q;
+    const key = `${q.name}|${q.qtype}|${q.qclass}|${q.dnssecOk ? 1 : 0}${q.checkingDisabled ? 1 : 0}${q.edns ? 1 : 0}`;
+    const e = this.map.get(key);
+    if (e && !ctx.background) {
+      const age = Math.floor((this.now() - e.storedAt) / 1000);
+      if (age < e.ttl) {
+        this.counters.hits++;
+        return this.serve(ctx, e, age, Status.CACHE);
+      }
+      const opt = this.optimizer();
+      if (opt >= 0 && age < e.ttl + opt) {
+        this.counters.staleHits++;
+        if (!e.refreshing) {
+          e.refreshing = true;
+          this.refresh(ctx, next, key, e);
+        }
+        return this.serve(ctx, e, -1, Status.CACHE_STALE);
+      }
+      this.map.delete(key);
+      this.counters.expired++;
+    }
+    this.counters.misses++;
+    const r = next();
+    return r instanceof Promise ? r.then((a) => this.store(key, ctx, a)) : this.store(key, ctx, r);
+  }
+
+  private refresh(ctx: QueryContext, next: Next, key: string, e: Entry): void {
+    const copy: QueryContext = { ...ctx, background: true, upstreamMessage: null, cnameChain: null };
+    void Promise.resolve(next(copy))
+      .then((a) => this.store(key, copy, a))
+      .catch(() => {})
+      .finally(() => {
+        e.refreshing = false;
+      });
+  }
+
+  private serve(ctx: QueryContext, e: Entry, age: number, status: number): Answer {
+    const out = adoptAnswer(e.wire, ctx.query, ctx.q);
+    for (const at of e.ttlAts) {
+      const orig = getU32(e.wire, at);
+      setU32(out, at, age < 0 ? Math.min(orig, STALE_TTL) : Math.max(0, orig - age));
+    }
+    ctx.status = status;
+    ctx.reply = e.reply;
+    ctx.upstream = e.upstream;
+    ctx.cnameChain = e.cnameChain;
+    return out;
+  }
+
+  private store(key: string, ctx: QueryContext, a: Answer): Answer {
+    const m = ctx.upstreamMessage;
+    if (!a || !m) return a;
+    const ttl = cacheTtl(m, a);
+    if (ttl === null || ttl <= 0) return a;
+    const ttlAts = m.records.filter((r) => r.type !== TYPE.OPT).map((r) => r.ttlAt);
+    if (this.map.has(key)) this.map.delete(key);
+    else if (this.map.size >= this.max) this.evictOldest();
+    this.map.set(key, { wire: a.slice(), storedAt: this.now(), ttl, ttlAts, reply: ctx.reply, upstream: ctx.upstream, cnameChain: ctx.cnameChain, refreshing: false });
+    this.counters.inserted++;
+    return a;
+  }
+
+  private evictOldest(): void {
+    const first = this.map.keys().next();
+    if (first.done) return;
+    this.map.delete(first.value);
+    this.counters.evicted++;
+  }
+}
+
+/** How long an answer may be cached: the smallest TTL, or for negative answers the SOA's (RFC 2308). */
+export function cacheTtl(m: Message, a: Uint8Array): number | null {
+  if (m.flags & 0x0200) return null; // truncated
+  const answers = m.records.filter((r) => r.section === 0);
+  if (m.rcode === RCODE.NOERROR && answers.length > 0) return Math.min(...answers.map((r) => r.ttl));
+  if (m.rcode !== RCODE.NOERROR && m.rcode !== RCODE.NXDOMAIN) return null;
+  const soa = m.records.find((r) => r.section === 1 && r.type === TYPE.SOA);
+  if (!soa || soa.rdlen < 22) return null;
+  const minimum = getU32(a, soa.rdata + soa.rdlen - 4);
+  return Math.min(soa.ttl, minimum);
+}

@@ -1,0 +1,51 @@
+// The one interface every resolver step implements (like a CoreDNS plugin): look at the query, answer
+// it, or hand it to the rest of the chain and perhaps inspect what comes back.
+import type { Question, Message } from "./wire.ts";
+import type { Snapshot } from "../filter/snapshot.ts";
+
+/** A wire answer, or null to drop the query without a reply. */
+export type Answer = Uint8Array | null;
+export type Pending = Answer | Promise<Answer>;
+
+export interface QueryContext {
+  query: Uint8Array;
+  q: Question;
+  /** client address (IPv4-mapped prefix removed) */
+  client: string;
+  tcp: boolean;
+  /** performance.now() at receipt */
+  start: number;
+  /** the filter snapshot this query is judged by (one per query, even across a reload) */
+  snapshot: Snapshot;
+  /** what goes into the query record */
+  status: number;
+  reply: number;
+  upstream: string | null;
+  listId: number | null;
+  ede: number;
+  cname: string | null;
+  /** set by the forwarder: the walked upstream answer (cache and CNAME inspection use it) */
+  upstreamMessage: Message | null;
+  /** names of the answer's CNAME chain, when it has one */
+  cnameChain: string[] | null;
+  /** a background refresh: answer, but record nothing */
+  background: boolean;
+}
+
+/** Calls the rest of the chain, with this query or a copy of it (background refreshes). */
+export type Next = (ctx?: QueryContext) => Pending;
+
+export interface Handler {
+  readonly name: string;
+  handle(ctx: QueryContext, next: Next): Pending;
+}
+
+/** Runs the handlers in order; each decides whether to call the next. */
+export function chain(handlers: Handler[]): (ctx: QueryContext) => Pending {
+  const run = (i: number, ctx: QueryContext): Pending => {
+    const h = handlers[i];
+    if (!h) return null;
+    return h.handle(ctx, (c = ctx) => run(i + 1, c));
+  };
+  return (ctx) => run(0, ctx);
+}

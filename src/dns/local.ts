@@ -1,0 +1,171 @@
+// Answers the appliance knows itself (reference §8.3): dns.hosts, dns.cnameRecords, pi.hole and the
+// host name (with the address of the interface facing the client), PTR for our own addresses, and the
+// local domain, bogus private PTRs and plain names that must never reach an upstream.
+import { hostname } from "node:os";
+import { isIP } from "node:net";
+import type { Config, ConfigStore } from "../config/index.ts";
+import { Reply, Status } from "../stats/enums.ts";
+import type { Handler, Next, Pending, QueryContext } from "./context.ts";
+import { buildReply, ipv4Bytes, ipv6Bytes, type RR } from "./reply.ts";
+import { localAddressFor, isOwnAddress } from "./iface.ts";
+import { RCODE, TYPE, nameToWire } from "./wire.ts";
+
+const LOCAL_TTL = 2;
+
+interface HostEntry {
+  v4: Uint8Array[];
+  v6: Uint8Array[];
+}
+
+interface Tables {
+  hosts: Map<string, HostEntry>;
+  ptr: Map<string, string>;
+  cnames: Map<string, { target: string; ttl: number }>;
+  self: Set<string>;
+  domain: string;
+}
+
+export class LocalHandler implements Handler {
+  readonly name = "local";
+  private t: Tables;
+
+  constructor(private readonly config: ConfigStore) {
+    this.t = compile(config.current);
+    config.subscribe((next, _prev, paths) => {
+      if (paths.some((p) => p.startsWith("dns.hosts") || p.startsWith("dns.cnameRecords") || p.startsWith("dns.domain") || p === "dns.expandHosts")) this.t = compile(next);
+    });
+  }
+
+  handle(ctx: QueryContext, next: Next): Pending {
+    const { q } = ctx;
+    const name = q.name;
+    const t = this.t;
+    const dns = this.config.current.dns;
+    if (q.qclass !== 1) return next();
+
+    const cname = t.cnames.get(name);
+    if (cname) {
+      const target = nameToWire(cname.target);
+      if (target) {
+        const answers: RR[] = [{ type: TYPE.CNAME, ttl: cname.ttl, data: target }];
+        const h = t.hosts.get(cname.target);
+        if (h) for (const a of q.qtype === TYPE.AAAA ? h.v6 : q.qtype === TYPE.A ? h.v4 : []) answers.push({ type: q.qtype, ttl: cname.ttl, data: a, owner: target });
+        return this.answer(ctx, RCODE.NOERROR, answers, Reply.CNAME);
+      }
+    }
+    const host = t.hosts.get(name);
+    if (host) return this.addresses(ctx, host.v4, host.v6);
+    if (t.self.has(name)) {
+      const hr = dns.reply.host;
+      const v4 = hr.force4 && hr.IPv4 ? hr.IPv4 : localAddressFor(ctx.client, 4);
+      const v6 = hr.force6 && hr.IPv6 ? hr.IPv6 : localAddressFor(ctx.client, 6);
+      return this.addresses(ctx, v4 ? [ipv4Bytes(v4)] : [], v6 ? [ipv6Bytes(v6)] : []);
+    }
+    if (q.qtype === TYPE.PTR) {
+      const ip = ptrToIp(name);
+      if (ip) {
+        const own = t.ptr.get(ip);
+        const ptrName = own ?? (isOwnAddress(ip) || ip === "127.0.0.1" || ip === "::1" ? selfPtr(dns) : null);
+        const wire = ptrName && nameToWire(ptrName);
+        if (wire) return this.answer(ctx, RCODE.NOERROR, [{ type: TYPE.PTR, ttl: LOCAL_TTL, data: wire }], Reply.DOMAIN);
+        if (dns.bogusPriv && isPrivate(ip)) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+      }
+    }
+    if (dns.domain.local && t.domain && (name === t.domain || name.endsWith(`.${t.domain}`))) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+    if (dns.domainNeeded && name !== "" && !name.includes(".")) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+    return next();
+  }
+
+  private addresses(ctx: QueryContext, v4: Uint8Array[], v6: Uint8Array[]): Uint8Array {
+    const list = ctx.q.qtype === TYPE.A ? v4 : ctx.q.qtype === TYPE.AAAA ? v6 : [];
+    const rrs = list.map((data) => ({ type: ctx.q.qtype, ttl: LOCAL_TTL, data }));
+    return this.answer(ctx, RCODE.NOERROR, rrs, rrs.length ? Reply.IP : Reply.NODATA);
+  }
+
+  private answer(ctx: QueryContext, rcode: number, answers: RR[], reply: number): Uint8Array {
+    ctx.status = Status.CACHE;
+    ctx.reply = reply;
+    const out = buildReply(ctx.query, ctx.q, rcode, answers);
+    out[2] = out[2]! | 0x04; // AA: we are the authority for our own names
+    return out;
+  }
+}
+
+function selfPtr(dns: Config["dns"]): string | null {
+  switch (dns.piholePTR) {
+    case "NONE": return null;
+    case "HOSTNAME": return hostname();
+    case "HOSTNAMEFQDN": return dns.domain.name ? `${hostname()}.${dns.domain.name}` : hostname();
+    default: return "pi.hole";
+  }
+}
+
+function compile(c: Config): Tables {
+  const dns = c.dns;
+  const domain = dns.domain.name.toLowerCase().replace(/\.$/, "");
+  const hosts = new Map<string, HostEntry>();
+  const ptr = new Map<string, string>();
+  const add = (name: string, ip: string) => {
+    let e = hosts.get(name);
+    if (!e) hosts.set(name, (e = { v4: [], v6: [] }));
+    if (isIP(ip) === 4) e.v4.push(ipv4Bytes(ip));
+    else e.v6.push(ipv6Bytes(ip));
+  };
+  for (const line of dns.hosts) {
+    const [ip, ...names] = line.trim().split(/\s+/);
+    if (!ip || !isIP(ip)) continue;
+    for (const raw of names) {
+      const n = raw.toLowerCase().replace(/\.$/, "");
+      add(n, ip);
+      if (!ptr.has(ip)) ptr.set(ip, n);
+      // plain names also answer under the local domain (dns.domain.name expansion)
+      if (domain && !n.includes(".")) add(`${n}.${domain}`, ip);
+    }
+  }
+  const cnames = new Map<string, { target: string; ttl: number }>();
+  for (const line of dns.cnameRecords) {
+    const [a, b, ttl] = line.split(",").map((s) => s.trim().toLowerCase());
+    if (a && b) cnames.set(a, { target: b, ttl: ttl ? Number(ttl) : LOCAL_TTL });
+  }
+  const host = hostname().toLowerCase();
+  const self = new Set(["pi.hole", host, domain ? `${host}.${domain}` : host]);
+  return { hosts, ptr, cnames, self, domain };
+}
+
+/** "4.3.2.1.in-addr.arpa" → "1.2.3.4"; nibble form for ip6.arpa. */
+export function ptrToIp(name: string): string | null {
+  if (name.endsWith(".in-addr.arpa")) {
+    const parts = name.slice(0, -13).split(".");
+    if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return null;
+    return parts.reverse().join(".");
+  }
+  if (name.endsWith(".ip6.arpa")) {
+    const nibbles = name.slice(0, -9).split(".");
+    if (nibbles.length !== 32 || nibbles.some((n) => !/^[0-9a-f]$/.test(n))) return null;
+    const hex = nibbles.reverse().join("");
+    const groups = hex.match(/.{4}/g)!.map((g) => g.replace(/^0+(?=.)/, ""));
+    return compressV6(groups);
+  }
+  return null;
+}
+
+function compressV6(groups: string[]): string {
+  let best = -1, bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== "0") { i++; continue; }
+    let j = i;
+    while (j < 8 && groups[j] === "0") j++;
+    if (j - i > bestLen && j - i > 1) { best = i; bestLen = j - i; }
+    i = j;
+  }
+  if (best < 0) return groups.join(":");
+  return `${groups.slice(0, best).join(":")}::${groups.slice(best + bestLen).join(":")}`;
+}
+
+function isPrivate(ip: string): boolean {
+  if (isIP(ip) === 4) {
+    const [a, b] = ip.split(".").map(Number) as [number, number];
+    return a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  }
+  return /^f[cd]/i.test(ip) || /^fe[89ab]/i.test(ip) || ip === "::1";
+}

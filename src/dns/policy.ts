@@ -1,0 +1,126 @@
+// The filtering step, in the order of reference §8.1: allow exact → allow regex → special domains →
+// deny exact → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer comes back,
+// every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect).
+import type { ConfigStore } from "../config/index.ts";
+import type { BlockingSwitch } from "../core/blocking.ts";
+import { Status, Reply } from "../stats/enums.ts";
+import { hashName, type DomainSet } from "../filter/domainset.ts";
+import { regexMatches, type RegexReply } from "../filter/regex.ts";
+import type { RegexRule, Snapshot } from "../filter/snapshot.ts";
+import type { Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
+import { blockedReply } from "./blocked.ts";
+import { buildReply } from "./reply.ts";
+import { RCODE, TYPE, nameToWire } from "./wire.ts";
+
+type Verdict = { allow: true } | { allow: false; status: number; reason: string; listId: number | null; reply: RegexReply | null } | null;
+
+export class PolicyHandler implements Handler {
+  readonly name = "policy";
+  constructor(private readonly config: ConfigStore, private readonly blocking: BlockingSwitch) {}
+
+  handle(ctx: QueryContext, next: Next): Pending {
+    if (!this.blocking.active) return next();
+    const dns = this.config.current.dns;
+    const snap = ctx.snapshot;
+    const groups = snap.clients.groupsOf(ctx.client);
+    const { q } = ctx;
+    const h = hashName(q.wire);
+
+    if (matchExact(snap.allowExact, q.wire, h, groups) >= 0 || matchRegex(snap.allowRegex, q.name, q.qtype, groups)) return next();
+
+    const special = this.special(q.name, q.qtype, dns.specialDomains);
+    if (special !== null) {
+      ctx.status = Status.SPECIAL_DOMAIN;
+      ctx.reply = special === RCODE.NXDOMAIN ? Reply.NXDOMAIN : Reply.NODATA;
+      return buildReply(ctx.query, q, special);
+    }
+
+    let v = judge(snap, q.wire, q.labels, h, q.name, q.qtype, groups, false);
+    if (!v && dns.blockESNI && q.name.startsWith("_esni.")) {
+      const rest = q.wire.subarray(q.labels[1] ?? 0);
+      v = judge(snap, rest, q.labels.slice(1).map((o) => o - (q.labels[1] ?? 0)), hashName(rest), q.name.slice(6), q.qtype, groups, false);
+    }
+    if (v && !v.allow) {
+      ctx.status = v.status;
+      ctx.listId = v.listId;
+      ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
+      return blockedReply(ctx, dns, v.reason, v.reply);
+    }
+    if (v?.allow || !dns.CNAMEdeepInspect) return next();
+
+    const r = next();
+    return r instanceof Promise ? r.then((a) => this.inspect(ctx, a, groups)) : this.inspect(ctx, r, groups);
+  }
+
+  /** CNAME deep inspection: block the answer when a name in its chain is blocked and none is allowed. */
+  private inspect(ctx: QueryContext, a: Answer, groups: Uint32Array): Answer {
+    const chain = ctx.cnameChain;
+    if (!a || !chain || chain.length === 0) return a;
+    const snap = ctx.snapshot;
+    let hit: Verdict = null;
+    for (const name of chain) {
+      const wire = nameToWire(name);
+      if (!wire) continue;
+      const labels: number[] = [];
+      for (let o = 0; wire[o] !== 0; o += wire[o]! + 1) labels.push(o);
+      const h = hashName(wire);
+      if (matchExact(snap.allowExact, wire, h, groups) >= 0 || matchRegex(snap.allowRegex, name, ctx.q.qtype, groups)) return a;
+      const v = judge(snap, wire, labels, h, name, ctx.q.qtype, groups, true);
+      if (v?.allow) return a;
+      if (v && !hit) {
+        hit = v;
+        ctx.cname = name;
+      }
+    }
+    if (!hit || hit.allow) return a;
+    const dns = this.config.current.dns;
+    ctx.status = hit.status === Status.GRAVITY ? Status.GRAVITY_CNAME : hit.status === Status.REGEX ? Status.REGEX_CNAME : Status.DENYLIST_CNAME;
+    ctx.listId = hit.listId;
+    ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
+    return blockedReply(ctx, dns, hit.reason, hit.reply);
+  }
+
+  private special(name: string, qtype: number, s: { mozillaCanary: boolean; iCloudPrivateRelay: boolean; designatedResolver: boolean }): number | null {
+    if (s.mozillaCanary && name === "use-application-dns.net" && (qtype === TYPE.A || qtype === TYPE.AAAA)) return RCODE.NXDOMAIN;
+    if (s.iCloudPrivateRelay && (name === "mask.icloud.com" || name === "mask-h2.icloud.com")) return RCODE.NXDOMAIN;
+    if (s.designatedResolver && (name === "resolver.arpa" || name.endsWith(".resolver.arpa"))) return RCODE.NOERROR;
+    return null;
+  }
+}
+
+function matchExact(set: DomainSet, wire: Uint8Array, h: number, groups: Uint32Array): number {
+  return set.size === 0 ? -1 : set.match(wire, h, groups);
+}
+
+/** An ABP `||x^` entry matches x and every name below it. */
+function matchSubtree(set: DomainSet, wire: Uint8Array, labels: number[], h0: number, groups: Uint32Array): number {
+  if (set.size === 0) return -1;
+  for (let i = 0; i < labels.length; i++) {
+    const sub = i === 0 ? wire : wire.subarray(labels[i]);
+    const id = set.match(sub, i === 0 ? h0 : hashName(sub), groups);
+    if (id >= 0) return id;
+  }
+  return -1;
+}
+
+function matchRegex(rules: RegexRule[], name: string, qtype: number, groups: Uint32Array): RegexRule | null {
+  for (const r of rules) {
+    let applies = false;
+    for (let i = 0; i < r.mask.length; i++) if ((r.mask[i]! & (groups[i] ?? 0)) !== 0) applies = true;
+    if (applies && regexMatches(r, name, qtype)) return r;
+  }
+  return null;
+}
+
+/** Steps 4–8 of §8.1 for one name (the query name, or a name of a CNAME chain). */
+function judge(snap: Snapshot, wire: Uint8Array, labels: number[], h: number, name: string, qtype: number, groups: Uint32Array, _cname: boolean): Verdict {
+  let id = matchExact(snap.denyExact, wire, h, groups);
+  if (id >= 0) return { allow: false, status: Status.DENYLIST, reason: "denylist", listId: id, reply: null };
+  if (matchExact(snap.antigravity, wire, h, groups) >= 0 || matchSubtree(snap.antigravityAbp, wire, labels, h, groups) >= 0) return { allow: true };
+  id = matchExact(snap.gravity, wire, h, groups);
+  if (id < 0) id = matchSubtree(snap.gravityAbp, wire, labels, h, groups);
+  if (id >= 0) return { allow: false, status: Status.GRAVITY, reason: "gravity", listId: id, reply: null };
+  const r = matchRegex(snap.denyRegex, name, qtype, groups);
+  if (r) return { allow: false, status: Status.REGEX, reason: "regex", listId: r.id, reply: r.reply };
+  return null;
+}

@@ -1,0 +1,146 @@
+// Builds replies from the query's own bytes: the header and question are copied (so the client gets
+// its question back byte for byte) and records are appended with a pointer to the question name.
+import { OUR_UDP_SIZE, QR, RA, RD, CD, TC, getU16, type Question } from "./wire.ts";
+
+export interface RR {
+  type: number;
+  ttl: number;
+  /** rdata bytes */
+  data: Uint8Array;
+  /** owner name in wire form; absent = the question name (compression pointer) */
+  owner?: Uint8Array;
+}
+
+export interface Ede {
+  code: number;
+  text: string;
+}
+
+const enc = new TextEncoder();
+
+/** A reply to `q` with the given rcode and answer/authority records, plus an OPT when the client sent one. */
+export function buildReply(query: Uint8Array, q: Question, rcode: number, answers: RR[] = [], authority: RR[] = [], ede?: Ede | null): Uint8Array {
+  let size = q.end + 11;
+  for (const r of answers) size += (r.owner?.length ?? 2) + 10 + r.data.length;
+  for (const r of authority) size += (r.owner?.length ?? 2) + 10 + r.data.length;
+  const edeText = ede ? enc.encode(ede.text) : null;
+  if (edeText) size += 6 + edeText.length;
+  const out = new Uint8Array(size);
+  out.set(query.subarray(0, q.end));
+  out[2] = ((QR | (q.flags & (RD | 0x7800))) >> 8) & 0xff;
+  out[3] = (RA | (q.flags & CD) | (rcode & 0xf)) & 0xff;
+  setU16(out, 6, answers.length);
+  setU16(out, 8, authority.length);
+  setU16(out, 10, q.edns ? 1 : 0);
+  let o = q.end;
+  for (const r of [...answers, ...authority]) o = writeRR(out, o, r);
+  if (q.edns) o = writeOpt(out, o, q.dnssecOk, ede ?? null, edeText);
+  return out.subarray(0, o);
+}
+
+function writeRR(out: Uint8Array, o: number, r: RR): number {
+  if (r.owner) {
+    out.set(r.owner, o);
+    o += r.owner.length;
+  } else {
+    out[o++] = 0xc0;
+    out[o++] = 12;
+  }
+  setU16(out, o, r.type);
+  setU16(out, o + 2, 1);
+  setU32(out, o + 4, r.ttl);
+  setU16(out, o + 8, r.data.length);
+  out.set(r.data, o + 10);
+  return o + 10 + r.data.length;
+}
+
+function writeOpt(out: Uint8Array, o: number, dnssecOk: boolean, ede: Ede | null, text: Uint8Array | null): number {
+  out[o++] = 0;
+  setU16(out, o, 41);
+  setU16(out, o + 2, OUR_UDP_SIZE);
+  out[o + 4] = 0; // extended rcode
+  out[o + 5] = 0; // version
+  out[o + 6] = dnssecOk ? 0x80 : 0;
+  out[o + 7] = 0;
+  const optLen = ede ? 6 + text!.length : 0;
+  setU16(out, o + 8, optLen);
+  o += 10;
+  if (ede) {
+    setU16(out, o, 15); // EDE option code (RFC 8914)
+    setU16(out, o + 2, 2 + text!.length);
+    setU16(out, o + 4, ede.code);
+    out.set(text!, o + 6);
+    o += optLen;
+  }
+  return o;
+}
+
+/** An error reply from whatever could be read of a bad query: header (and question if parsed). */
+export function errorFromHeader(buf: Uint8Array, rcode: number): Uint8Array | null {
+  if (buf.length < 12) return null;
+  const out = new Uint8Array(12);
+  out.set(buf.subarray(0, 4));
+  out[2] = (out[2]! | 0x80) & ~0x02 & 0xff; // QR, clear TC
+  out[2] = out[2]! & (0x80 | 0x78 | 0x01);
+  out[3] = RA | rcode;
+  return out;
+}
+
+/** Truncates an answer that does not fit the client's UDP size: header + question, TC set, OPT kept. */
+export function truncateFor(reply: Uint8Array, q: Question): Uint8Array {
+  const limit = q.edns ? Math.min(q.udpSize, 65535) : 512;
+  if (reply.length <= limit) return reply;
+  const out = new Uint8Array(q.end + (q.edns ? 11 : 0));
+  out.set(reply.subarray(0, q.end));
+  out[2] = out[2]! | (TC >> 8);
+  setU16(out, 6, 0);
+  setU16(out, 8, 0);
+  setU16(out, 10, q.edns ? 1 : 0);
+  if (q.edns) writeOpt(out, q.end, q.dnssecOk, null, null);
+  return out;
+}
+
+/** Puts the client's id and question (with its letter case) into an answer obtained for the same name. */
+export function adoptAnswer(answer: Uint8Array, query: Uint8Array, q: Question): Uint8Array {
+  const out = answer.slice();
+  out[0] = query[0]!;
+  out[1] = query[1]!;
+  // same question length is guaranteed when the name matched case-insensitively
+  if (getU16(answer, 4) === 1 && out.length >= q.end) out.set(query.subarray(12, q.end), 12);
+  return out;
+}
+
+export function setU16(b: Uint8Array, o: number, v: number): void {
+  b[o] = (v >>> 8) & 0xff;
+  b[o + 1] = v & 0xff;
+}
+
+export function setU32(b: Uint8Array, o: number, v: number): void {
+  b[o] = (v >>> 24) & 0xff;
+  b[o + 1] = (v >>> 16) & 0xff;
+  b[o + 2] = (v >>> 8) & 0xff;
+  b[o + 3] = v & 0xff;
+}
+
+export function ipv4Bytes(ip: string): Uint8Array {
+  return new Uint8Array(ip.split(".").map(Number));
+}
+
+/** IPv6 text → 16 bytes (accepts :: and embedded IPv4). */
+export function ipv6Bytes(ip: string): Uint8Array {
+  const out = new Uint8Array(16);
+  let s = ip;
+  let tail: number[] = [];
+  const v4 = s.match(/(\d+\.\d+\.\d+\.\d+)$/);
+  if (v4) {
+    tail = v4[1]!.split(".").map(Number);
+    s = s.slice(0, -v4[1]!.length) + "0:0";
+  }
+  const [head, rest] = s.split("::") as [string, string | undefined];
+  const h = head ? head.split(":") : [];
+  const r = rest !== undefined && rest !== "" ? rest.split(":") : [];
+  const groups = rest === undefined ? h : [...h, ...Array(8 - h.length - r.length).fill("0"), ...r];
+  groups.forEach((g, i) => setU16(out, i * 2, parseInt(g || "0", 16)));
+  if (tail.length) out.set(tail, 12);
+  return out;
+}

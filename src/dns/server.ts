@@ -1,0 +1,269 @@
+// The DNS service: UDP and TCP listeners on dns.port (dual-stack), access and rate checks, the
+// resolver chain (local → policy → cache → forwarder), truncation, and one query record per answer.
+// Settings apply live: upstreams, cache size, the port and the local records.
+import type { udp, TCPSocketListener, Socket } from "bun";
+import type { Runtime } from "../core/runtime.ts";
+import { Reply, Status, dbQueryType } from "../stats/enums.ts";
+import { FilterEngine } from "../filter/snapshot.ts";
+import { normalizeIp } from "../filter/ip.ts";
+import { chain, type Pending, type QueryContext, type Answer } from "./context.ts";
+import { LocalHandler } from "./local.ts";
+import { PolicyHandler } from "./policy.ts";
+import { DnsCache, type CacheCounters } from "./cache.ts";
+import { Forwarder, type UpstreamStats } from "./forwarder.ts";
+import { RateLimiter } from "./ratelimit.ts";
+import { isLocalClient } from "./iface.ts";
+import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
+import { RCODE, WireError, parseQuery } from "./wire.ts";
+
+/** What the rest of Moat sees of the DNS engine (rt.dns). */
+export interface DnsHandle {
+  port: number;
+  upstreams(): UpstreamStats[];
+  cache(): CacheCounters;
+  /** filter snapshot generation and sizes */
+  filter(): { generation: number; builtAt: number; gravity: number; antigravity: number; allow: number; deny: number; regex: number };
+  /** rebuild the filter snapshot now; resolves when it is live */
+  reloadLists(): Promise<void>;
+  flushCache(): void;
+  stop(): Promise<void>;
+}
+
+const TCP_IDLE_SECONDS = 10;
+const UPSTREAM_TIMEOUT_MS = 1500;
+
+interface TcpState {
+  buf: Uint8Array;
+  out: Uint8Array[];
+}
+
+export class DnsServer implements DnsHandle {
+  port: number;
+  private udp: udp.Socket<"uint8array"> | null = null;
+  private tcp: TCPSocketListener<TcpState> | null = null;
+  readonly filterEngine: FilterEngine;
+  private readonly forwarder: Forwarder;
+  private readonly cacheH: DnsCache;
+  private readonly resolve: (ctx: QueryContext) => Pending;
+  private readonly limiter: RateLimiter;
+  private unsub: Array<() => void> = [];
+
+  constructor(private readonly rt: Runtime) {
+    const cfg = rt.config.current.dns;
+    this.port = cfg.port;
+    this.filterEngine = new FilterEngine({ dbPath: rt.paths.gravityDb, log: rt.log });
+    this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: rt.log });
+    this.forwarder.setUpstreams(cfg.upstreams);
+    this.cacheH = new DnsCache(cfg.cache.size, () => rt.config.current.dns.cache.optimizer);
+    this.resolve = chain([new LocalHandler(rt.config), new PolicyHandler(rt.config, rt.blocking), this.cacheH, this.forwarder]);
+    this.limiter = new RateLimiter(() => rt.config.current.dns.rateLimit, (m) => rt.log("warn", m));
+  }
+
+  async start(): Promise<void> {
+    await this.filterEngine.start();
+    await this.forwarder.start();
+    await this.listen(this.port);
+    const reload = () => this.filterEngine.requestReload();
+    this.unsub.push(this.rt.events.on("lists-changed", reload), this.rt.events.on("gravity-updated", reload));
+    this.unsub.push(
+      this.rt.config.subscribe((next, prev) => {
+        const d = next.dns, p = prev.dns;
+        if (d.upstreams !== p.upstreams) this.forwarder.setUpstreams(d.upstreams);
+        if (d.cache.size !== p.cache.size) this.cacheH.resize(d.cache.size);
+        if (d.port !== p.port) void this.rebind(d.port);
+      }),
+    );
+  }
+
+  private async listen(port: number): Promise<void> {
+    const onUdp = (sock: udp.Socket<"uint8array">, buf: Uint8Array, rport: number, addr: string) => {
+      const client = normalizeIp(addr);
+      const r = this.handle(buf, client, false);
+      if (r instanceof Promise) r.then((a) => a && sock.send(a, rport, addr), () => {});
+      else if (r) sock.send(r, rport, addr);
+    };
+    const bindUdp = (hostname: string) =>
+      Bun.udpSocket({ hostname, port, binaryType: "uint8array", socket: { data: onUdp, error: () => {} } });
+    const tcpHandlers = this.tcpHandlers();
+    try {
+      this.udp = await bindUdp("::");
+      this.tcp = Bun.listen<TcpState>({ hostname: "::", port, socket: tcpHandlers });
+    } catch (e) {
+      this.udp?.close();
+      this.udp = null;
+      if (!String((e as Error).message).includes("EADDRINUSE") && !String((e as { code?: string }).code).includes("EADDRINUSE")) {
+        // no IPv6: IPv4 only
+        try {
+          this.udp = await bindUdp("0.0.0.0");
+          this.tcp = Bun.listen<TcpState>({ hostname: "0.0.0.0", port, socket: tcpHandlers });
+        } catch (e2) {
+          this.udp?.close();
+          throw new Error(`cannot listen for DNS on port ${port}: ${(e2 as Error).message}`);
+        }
+      } else throw new Error(`cannot listen for DNS on port ${port}: the port is already in use`);
+    }
+    this.port = port;
+  }
+
+  private async rebind(port: number): Promise<void> {
+    const oldUdp = this.udp, oldTcp = this.tcp;
+    try {
+      await this.listen(port);
+      oldUdp?.close();
+      oldTcp?.stop(true);
+      console.log(`moat: DNS listening on udp [::]:${port}/tcp [::]:${port}`);
+    } catch (e) {
+      this.udp = oldUdp;
+      this.tcp = oldTcp;
+      this.rt.log("error", (e as Error).message);
+    }
+  }
+
+  private tcpHandlers() {
+    const flush = (s: Socket<TcpState>) => {
+      while (s.data.out.length) {
+        const chunk = s.data.out[0]!;
+        const n = s.write(chunk);
+        if (n < chunk.length) {
+          s.data.out[0] = chunk.subarray(Math.max(0, n));
+          return;
+        }
+        s.data.out.shift();
+      }
+    };
+    const send = (s: Socket<TcpState>, a: Answer) => {
+      if (!a) return;
+      const framed = new Uint8Array(a.length + 2);
+      framed[0] = a.length >> 8;
+      framed[1] = a.length & 0xff;
+      framed.set(a, 2);
+      s.data.out.push(framed);
+      if (s.data.out.length === 1) flush(s);
+    };
+    return {
+      open: (s: Socket<TcpState>) => {
+        s.data = { buf: new Uint8Array(0), out: [] };
+        s.timeout(TCP_IDLE_SECONDS);
+      },
+      data: (s: Socket<TcpState>, chunk: Uint8Array) => {
+        s.timeout(TCP_IDLE_SECONDS);
+        let buf = s.data.buf.length ? concat(s.data.buf, chunk) : chunk;
+        const client = normalizeIp(s.remoteAddress);
+        // pipelining: answer every complete message; answers may go out of order (ids tell them apart)
+        while (buf.length >= 2) {
+          const len = (buf[0]! << 8) | buf[1]!;
+          if (buf.length < 2 + len) break;
+          const msg = buf.slice(2, 2 + len);
+          buf = buf.subarray(2 + len);
+          const r = this.handle(msg, client, true);
+          if (r instanceof Promise) r.then((a) => send(s, a), () => {});
+          else send(s, r);
+        }
+        s.data.buf = buf.length ? buf.slice() : new Uint8Array(0);
+      },
+      drain: (s: Socket<TcpState>) => flush(s),
+      timeout: (s: Socket<TcpState>) => void s.end(),
+      error: () => {},
+      close: () => {},
+    };
+  }
+
+  /** One query in, one answer (or nothing) out. Never throws. */
+  handle(buf: Uint8Array, client: string, tcp: boolean): Pending {
+    const start = performance.now();
+    const dns = this.rt.config.current.dns;
+    if (dns.listeningMode === "LOCAL" && !isLocalClient(client)) return null;
+    let q;
+    try {
+      q = parseQuery(buf);
+    } catch (e) {
+      const rcode = e instanceof WireError ? e.rcode : null;
+      return rcode === null ? null : errorFromHeader(buf, rcode);
+    }
+    if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
+    const ctx: QueryContext = {
+      query: buf, q, client, tcp, start, snapshot: this.filterEngine.current,
+      status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
+      upstreamMessage: null, cnameChain: null, background: false,
+    };
+    let r: Pending;
+    try {
+      r = this.resolve(ctx);
+    } catch (e) {
+      this.rt.log("error", `query ${q.name}: ${(e as Error).message}`);
+      r = buildReply(buf, q, RCODE.SERVFAIL);
+    }
+    const finish = (a: Answer): Answer => {
+      if (!a) return a;
+      this.record(ctx);
+      return tcp ? a : truncateFor(a, q);
+    };
+    if (r instanceof Promise) return r.then(finish, (e) => {
+      this.rt.log("error", `query ${q.name}: ${(e as Error).message}`);
+      return buildReply(buf, q, RCODE.SERVFAIL);
+    });
+    return finish(r);
+  }
+
+  private record(ctx: QueryContext): void {
+    if (!this.rt.config.current.dns.queryLogging) return;
+    try {
+      this.rt.queries.record({
+        time: Date.now() / 1000,
+        type: dbQueryType(ctx.q.qtype),
+        domain: ctx.q.name,
+        client: ctx.client,
+        status: ctx.status,
+        reply: ctx.reply,
+        replyTime: performance.now() - ctx.start,
+        upstream: ctx.upstream,
+        dnssec: 0,
+        listId: ctx.listId,
+        ede: ctx.ede,
+        cname: ctx.cname,
+      });
+    } catch {
+      // the statistics must never take the DNS down
+    }
+  }
+
+  upstreams(): UpstreamStats[] {
+    return this.forwarder.stats();
+  }
+
+  cache(): CacheCounters {
+    return this.cacheH.stats();
+  }
+
+  filter() {
+    const s = this.filterEngine.current;
+    return {
+      generation: this.filterEngine.generation, builtAt: s.builtAt, gravity: s.gravity.size + s.gravityAbp.size,
+      antigravity: s.antigravity.size + s.antigravityAbp.size, allow: s.allowExact.size, deny: s.denyExact.size,
+      regex: s.allowRegex.length + s.denyRegex.length,
+    };
+  }
+
+  reloadLists(): Promise<void> {
+    return this.filterEngine.rebuild();
+  }
+
+  flushCache(): void {
+    this.cacheH.clear();
+  }
+
+  async stop(): Promise<void> {
+    for (const u of this.unsub) u();
+    this.udp?.close();
+    this.tcp?.stop(true);
+    this.forwarder.stop();
+    this.filterEngine.stop();
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,152 @@
+// The filter engine: one immutable Snapshot of every list, shared by all queries, rebuilt in a
+// worker when the lists change and swapped in one assignment, so no query ever sees half a set.
+import { DomainSet } from "./domainset.ts";
+import { compileRegex, type CompiledRegex } from "./regex.ts";
+import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
+import { buildSnapshotData, type RegexEntry, type SnapshotData } from "./build.ts";
+
+export interface RegexRule extends CompiledRegex {
+  mask: Uint32Array;
+}
+
+export class Snapshot {
+  readonly allowExact: DomainSet;
+  readonly denyExact: DomainSet;
+  readonly gravity: DomainSet;
+  readonly antigravity: DomainSet;
+  readonly gravityAbp: DomainSet;
+  readonly antigravityAbp: DomainSet;
+  readonly allowRegex: RegexRule[];
+  readonly denyRegex: RegexRule[];
+  readonly clients: ClientResolver;
+  readonly problems: string[] = [];
+
+  constructor(readonly data: SnapshotData, readonly builtAt: number, clientOpts: ClientResolverOptions = {}) {
+    this.allowExact = new DomainSet(data.allowExact);
+    this.denyExact = new DomainSet(data.denyExact);
+    this.gravity = new DomainSet(data.gravity);
+    this.antigravity = new DomainSet(data.antigravity);
+    this.gravityAbp = new DomainSet(data.gravityAbp);
+    this.antigravityAbp = new DomainSet(data.antigravityAbp);
+    this.allowRegex = this.compile(data.allowRegex);
+    this.denyRegex = this.compile(data.denyRegex);
+    // unknown clients are in group 0 (Default) when it is enabled
+    const fallback = new Uint32Array(data.words);
+    const bit0 = data.groupBits.find(([id]) => id === 0)?.[1];
+    if (bit0 !== undefined) fallback[bit0 >>> 5]! |= 1 << (bit0 & 31);
+    this.clients = new ClientResolver(data.clients, fallback, clientOpts);
+  }
+
+  static empty(): Snapshot {
+    const empty = { count: 0, words: 1, slots: new Uint32Array(16), hashes: new Uint32Array(0), offsets: new Uint32Array(1), names: new Uint8Array(0), listIds: new Int32Array(0), masks: new Uint32Array(0), bloom: new Uint32Array(2) };
+    return new Snapshot({ words: 1, groupBits: [[0, 0]], allowExact: empty, denyExact: empty, gravity: empty, antigravity: empty, gravityAbp: empty, antigravityAbp: empty, allowRegex: [], denyRegex: [], clients: [], buildMs: 0 }, Date.now());
+  }
+
+  get hasAbp(): boolean {
+    return this.gravityAbp.size > 0 || this.antigravityAbp.size > 0;
+  }
+
+  private compile(entries: RegexEntry[]): RegexRule[] {
+    const out: RegexRule[] = [];
+    for (const e of entries) {
+      const r = compileRegex(e.id, e.pattern);
+      if (typeof r === "string") this.problems.push(`regex ${e.id} "${e.pattern}": ${r}`);
+      else out.push({ ...r, mask: Uint32Array.from(e.mask) });
+    }
+    return out;
+  }
+}
+
+export interface FilterEngineOptions {
+  dbPath: string;
+  log: (level: "info" | "warn" | "error", msg: string) => void;
+  clientOpts?: ClientResolverOptions;
+  /** build in a worker (default) or inline (tests of the engine itself) */
+  worker?: boolean;
+}
+
+export class FilterEngine {
+  current: Snapshot = Snapshot.empty();
+  /** how many snapshots were swapped in */
+  generation = 0;
+  private worker: Worker | null = null;
+  private seq = 0;
+  private building: Promise<void> | null = null;
+  private again = false;
+  private debounce: ReturnType<typeof setTimeout> | undefined;
+  private readonly waiters = new Map<number, { resolve: (d: SnapshotData) => void; reject: (e: Error) => void }>();
+
+  constructor(private readonly o: FilterEngineOptions) {}
+
+  /** Builds the first snapshot (start-up waits for it, so nothing slips through unfiltered). */
+  async start(): Promise<void> {
+    await this.rebuild();
+  }
+
+  /** Asks for a rebuild soon; bursts of changes collapse into one build. */
+  requestReload(delayMs = 100): void {
+    clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => void this.rebuild(), delayMs);
+  }
+
+  /** Rebuilds now (or right after the build in progress) and resolves once the new snapshot is live. */
+  async rebuild(): Promise<void> {
+    if (this.building) {
+      this.again = true;
+      return this.building;
+    }
+    this.building = (async () => {
+      do {
+        this.again = false;
+        try {
+          const data = await this.build();
+          const snap = new Snapshot(data, Date.now(), this.o.clientOpts);
+          for (const p of snap.problems) this.o.log("warn", p);
+          this.current = snap;
+          this.generation++;
+          this.o.log("info", `filter snapshot ${this.generation}: ${data.gravity.count} gravity, ${data.antigravity.count} antigravity, ${data.denyExact.count + data.allowExact.count} exact, ${data.denyRegex.length + data.allowRegex.length} regex (${data.buildMs.toFixed(0)} ms)`);
+        } catch (e) {
+          this.o.log("error", `filter snapshot build failed, keeping the previous one: ${(e as Error).message}`);
+        }
+      } while (this.again);
+    })();
+    try {
+      await this.building;
+    } finally {
+      this.building = null;
+    }
+  }
+
+  stop(): void {
+    clearTimeout(this.debounce);
+    this.worker?.terminate();
+    this.worker = null;
+  }
+
+  private build(): Promise<SnapshotData> {
+    if (this.o.worker === false) return Promise.resolve(buildSnapshotData(this.o.dbPath));
+    if (!this.worker) {
+      this.worker = new Worker(new URL("./build-worker.ts", import.meta.url).href);
+      this.worker.onmessage = (ev: MessageEvent<{ seq: number; data?: SnapshotData; error?: string }>) => {
+        const w = this.waiters.get(ev.data.seq);
+        if (!w) return;
+        this.waiters.delete(ev.data.seq);
+        if (ev.data.data) w.resolve(ev.data.data);
+        else w.reject(new Error(ev.data.error ?? "unknown error"));
+      };
+      this.worker.onerror = (ev) => {
+        for (const w of this.waiters.values()) w.reject(new Error(ev.message));
+        this.waiters.clear();
+        this.worker?.terminate();
+        this.worker = null;
+      };
+      // the worker must not keep the process alive on its own
+      (this.worker as unknown as { unref?: () => void }).unref?.();
+    }
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.waiters.set(seq, { resolve, reject });
+      this.worker!.postMessage({ seq, dbPath: this.o.dbPath });
+    });
+  }
+}

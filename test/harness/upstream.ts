@@ -1,0 +1,160 @@
+// A small authoritative DNS server for tests, run as its own process on 127.0.0.1 (UDP and TCP).
+// Names choose behaviour, so one instance serves every test:
+//   anything            A <addr> / AAAA 2001:db8::<n>, TTL --ttl (default 300)
+//   ttl<N>-…            the same with TTL N
+//   nx-…                NXDOMAIN with an SOA (TTL 60, minimum --neg, default 30)
+//   nodata-…            NOERROR, no answer, SOA
+//   big-…               40 TXT records (too big for UDP: TC set, full answer over TCP)
+//   slow-…              answered after 400 ms
+//   cname-<target>      CNAME <target> plus A of the target
+//   servfail-…          SERVFAIL
+// Every query is printed as "Q <udp|tcp> <name> <type>" so tests can count what reached it.
+// Usage: bun test/harness/upstream.ts --port N [--addr 192.0.2.1] [--ttl 300] [--neg 30]
+import * as packet from "dns-packet";
+import type { Subprocess } from "bun";
+import { join } from "node:path";
+
+function arg(name: string, def: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : def;
+}
+
+function answer(query: Buffer, addr: string, ttl: number, neg: number, tcp: boolean): Buffer | null {
+  let q: packet.Packet;
+  try {
+    q = packet.decode(query);
+  } catch {
+    return null;
+  }
+  const question = q.questions?.[0];
+  if (!question) return null;
+  const name = question.name;
+  const lname = name.toLowerCase();
+  const type = question.type;
+  const soa = { name: "test", type: "SOA", ttl: 60, data: { mname: "ns.test", rname: "host.test", serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: neg } } as packet.Answer;
+  const edns = (q.additionals ?? []).some((a) => a.type === "OPT");
+  const base = { id: q.id, type: "response" as const, flags: packet.AUTHORITATIVE_ANSWER | (q.flags ?? 0) & packet.RECURSION_DESIRED, questions: q.questions, additionals: edns ? [{ type: "OPT", name: ".", udpPayloadSize: 1232 } as packet.Answer] : [] };
+  const m = /^ttl(\d+)-/.exec(lname);
+  const t = m ? Number(m[1]) : ttl;
+  const addrs = (n: string): packet.Answer[] =>
+    type === "A" ? [{ name: n, type: "A", ttl: t, data: addr }] : type === "AAAA" ? [{ name: n, type: "AAAA", ttl: t, data: "2001:db8::1" }] : type === "TXT" ? [{ name: n, type: "TXT", ttl: t, data: "hello" }] : [];
+  if (lname.startsWith("nx-")) return packet.encode({ ...base, flags: base.flags | 3, answers: [], authorities: [soa] } as packet.Packet);
+  if (lname.startsWith("servfail-")) return packet.encode({ ...base, flags: base.flags | 2, answers: [] } as packet.Packet);
+  if (lname.startsWith("nodata-")) return packet.encode({ ...base, answers: [], authorities: [soa] } as packet.Packet);
+  if (lname.startsWith("big-")) {
+    if (!tcp) return packet.encode({ ...base, flags: base.flags | packet.TRUNCATED_RESPONSE, answers: [] } as packet.Packet);
+    const answers = Array.from({ length: 40 }, (_, i) => ({ name, type: "TXT", ttl: t, data: `record ${i} ${"x".repeat(90)}` }) as packet.Answer);
+    return packet.encode({ ...base, answers } as packet.Packet);
+  }
+  if (lname.startsWith("cname-")) {
+    const target = name.slice(6);
+    return packet.encode({ ...base, answers: [{ name, type: "CNAME", ttl: t, data: target }, ...addrs(target)] } as packet.Packet);
+  }
+  return packet.encode({ ...base, answers: addrs(name) } as packet.Packet);
+}
+
+async function serve(): Promise<void> {
+  const port = Number(arg("port", "0"));
+  const addr = arg("addr", "192.0.2.1");
+  const ttl = Number(arg("ttl", "300"));
+  const neg = Number(arg("neg", "30"));
+  const log = (proto: string, buf: Buffer) => {
+    try {
+      const q = packet.decode(buf).questions?.[0];
+      if (q) process.stdout.write(`Q ${proto} ${q.name.toLowerCase()} ${q.type}\n`);
+    } catch {
+      // not a query
+    }
+  };
+  const udp = await Bun.udpSocket({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(s, buf, rport, raddr) {
+        log("udp", buf);
+        const delay = /(^|\.)slow-/i.test(packet.decode(buf).questions?.[0]?.name ?? "") ? 400 : 0;
+        const a = answer(buf, addr, ttl, neg, false);
+        if (a) setTimeout(() => s.send(a, rport, raddr), delay);
+      },
+    },
+  });
+  Bun.listen<{ buf: Buffer }>({
+    hostname: "127.0.0.1",
+    port: udp.port,
+    socket: {
+      open(s) {
+        s.data = { buf: Buffer.alloc(0) };
+      },
+      data(s, chunk) {
+        s.data.buf = Buffer.concat([s.data.buf, chunk]);
+        while (s.data.buf.length >= 2 && s.data.buf.length >= 2 + s.data.buf.readUInt16BE(0)) {
+          const msg = s.data.buf.subarray(2, 2 + s.data.buf.readUInt16BE(0));
+          s.data.buf = s.data.buf.subarray(2 + msg.length);
+          log("tcp", msg);
+          const a = answer(msg, addr, ttl, neg, true);
+          if (a) {
+            const len = Buffer.alloc(2);
+            len.writeUInt16BE(a.length);
+            s.write(Buffer.concat([len, a]));
+          }
+        }
+      },
+    },
+  });
+  process.stdout.write(`upstream listening on ${udp.port}\n`);
+}
+
+/** A running test upstream, seen from the test. */
+export class Upstream {
+  lines: string[] = [];
+  constructor(readonly proc: Subprocess<"ignore", "pipe", "inherit">, readonly port: number) {}
+  /** "127.0.0.1#port", the form dns.upstreams takes */
+  get address(): string {
+    return `127.0.0.1#${this.port}`;
+  }
+  /** how many queries for this name (lowercase) reached the upstream */
+  count(name: string, proto?: "udp" | "tcp"): number {
+    return this.lines.filter((l) => {
+      const [, p, n] = l.split(" ");
+      return n === name && (!proto || p === proto);
+    }).length;
+  }
+  async stop(): Promise<void> {
+    this.proc.kill();
+    await this.proc.exited;
+  }
+}
+
+export async function startUpstream(opts: { port?: number; addr?: string; ttl?: number; neg?: number } = {}): Promise<Upstream> {
+  const proc = Bun.spawn(
+    [process.execPath, join(import.meta.dir, "upstream.ts"), "--port", String(opts.port ?? 0), "--addr", opts.addr ?? "192.0.2.1", "--ttl", String(opts.ttl ?? 300), "--neg", String(opts.neg ?? 30)],
+    { stdin: "ignore", stdout: "pipe", stderr: "inherit" },
+  );
+  const reader = proc.stdout.getReader();
+  const dec = new TextDecoder();
+  let pending = "";
+  const seen: string[] = [];
+  let ready: (p: number) => void = () => {};
+  const portP = new Promise<number>((res) => (ready = res));
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      pending += dec.decode(value);
+      const lines = pending.split("\n");
+      pending = lines.pop()!;
+      for (const l of lines) {
+        const m = /^upstream listening on (\d+)/.exec(l);
+        if (m) ready(Number(m[1]));
+        else seen.push(l);
+      }
+    }
+  })();
+  const port = await Promise.race([portP, Bun.sleep(15000).then(() => 0)]);
+  if (!port) throw new Error("test upstream did not start");
+  const up = new Upstream(proc, port);
+  up.lines = seen;
+  return up;
+}
+
+if (import.meta.main) await serve();
