@@ -4,7 +4,8 @@
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 IMAGE_DIR="$REPO/image"
 DIST="$REPO/dist"
-WORK="$DIST/image-build"            # scratch space; the base root filesystem is cached here
+# Scratch space outside the checkout (bun test and tsc must not walk a Debian root); the base root is cached here.
+WORK=${MOAT_IMAGE_WORK:-/var/tmp/moat-image}
 SUITE=trixie
 MIRROR=http://deb.debian.org/debian
 SECURITY_MIRROR=http://deb.debian.org/debian-security

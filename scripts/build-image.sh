@@ -1,0 +1,78 @@
+#!/bin/bash
+# Builds Moat's Raspberry Pi SD-card image (arm64: Pi 3/3+/4/400/CM4, Zero 2 W) from this repository:
+#   dist/moat-<version>-arm64.img.xz and its .sha256
+# Runs as root on Debian (installs the tools it needs). Nothing is mounted: filesystems are built from
+# directories. What goes into the image lives in image/; the steps live in scripts/image-lib/.
+#   MOAT_BINARY=path   use this arm64 moat binary instead of compiling src/main.ts (pipeline work only)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/image-lib/common.sh"
+source "$here/image-lib/rootfs.sh"
+source "$here/image-lib/customize.sh"
+source "$here/image-lib/assemble.sh"
+
+[ "$(id -u)" = 0 ] || die "run as root (mmdebstrap, chroot)"
+started=$(date +%s)
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 1735689600)}
+mkdir -p "$WORK"
+
+log "host tools"
+missing=()
+for p in mmdebstrap qemu-user-static binfmt-support dosfstools mtools fdisk e2fsprogs xz-utils; do
+  dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || die "binfmt for qemu-aarch64 is not active"
+
+log "moat binary (arm64)"
+if [ -n "${MOAT_BINARY:-}" ]; then moat_bin=$MOAT_BINARY; log "using $moat_bin (MOAT_BINARY)"
+else
+  bun_version=$("$BUN" --version)
+  runtime="$WORK/bun-linux-aarch64-$bun_version"
+  if [ ! -x "$runtime/package/bin/bun" ]; then
+    # The cross-compile runtime comes from the npm registry, pinned to the version of node_modules/bun.
+    mkdir -p "$runtime"
+    (cd "$runtime" && npm pack --silent "@oven/bun-linux-aarch64@$bun_version" >/dev/null && tar xzf oven-bun-linux-aarch64-*.tgz)
+  fi
+  moat_bin="$WORK/moat-arm64"
+  (cd "$REPO" && "$BUN" build --compile --minify --target=bun-linux-arm64 \
+     --compile-executable-path "$runtime/package/bin/bun" src/main.ts --outfile "$moat_bin") >&2
+fi
+
+build_base_root
+ROOTFS="$WORK/rootfs"
+log "root: copy of the base"
+rm -rf "$ROOTFS" "$WORK/boot" "$WORK/data"
+cp -a "$BASE_ROOT" "$ROOTFS"
+customize_root "$moat_bin"
+split_boot "$WORK/boot"
+
+# The data partition starts with the appliance's default config, owned by moat.
+mkdir -p "$WORK/data"
+install -m 0640 "$IMAGE_DIR/rootfs/usr/share/moat/pihole.toml" "$WORK/data/pihole.toml"
+moat_ids=$(awk -F: '$1 == "moat" { print $3 ":" $4 }' "$ROOTFS/etc/passwd")
+[ -n "$moat_ids" ] || die "no moat user in the root filesystem"
+chown -R "$moat_ids" "$WORK/data" && chmod 0750 "$WORK/data"
+
+log "filesystems"
+for d in "$ROOTFS" "$WORK/boot" "$WORK/data"; do find "$d" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +; done
+root_mb=$(( $(du -sm "$ROOTFS" | cut -f1) * 115 / 100 + ROOT_HEADROOM_MB ))
+make_fat "$WORK/boot.img" "$BOOT_MB" "$WORK/boot"
+make_ext4 "$WORK/root.img" "$root_mb" rootfs "$ROOT_UUID" "$ROOTFS"
+make_ext4 "$WORK/data.img" "$DATA_MB" moatdata "$DATA_UUID" "$WORK/data"
+
+img="$DIST/$IMAGE_NAME.img"
+log "disk image $img"
+assemble_disk "$img" "$WORK/boot.img" "$WORK/root.img" "$WORK/data.img"
+rm -f "$WORK"/{boot,root,data}.img
+log "compressing"
+xz -T2 -6 -f -k "$img"
+(cd "$DIST" && sha256sum "$IMAGE_NAME.img.xz" >"$IMAGE_NAME.img.xz.sha256")
+
+raw=$(($(stat -c%s "$img") >> 20)); xzmb=$(($(stat -c%s "$img.xz") >> 20))
+log "done in $(( $(date +%s) - started )) s: $img ($raw MiB raw), $img.xz ($xzmb MiB compressed)"
+echo "build_seconds=$(( $(date +%s) - started )) raw_mib=$raw xz_mib=$xzmb"

@@ -1,0 +1,51 @@
+# Turns a copy of the cached base root into Moat's root filesystem: the image/rootfs overlay, the moat binary,
+# its user, the enabled services, and nothing the appliance does not need. Sourced by build-image.sh.
+
+in_root() { chroot "$ROOTFS" "$@"; }   # runs arm64 programs through qemu-user (binfmt)
+
+customize_root() { # moat-binary
+  log "root: overlay, moat binary, services"
+  cp -r --no-preserve=ownership --preserve=mode "$IMAGE_DIR/rootfs/." "$ROOTFS/"
+  install -m 0755 "$1" "$ROOTFS/usr/bin/moat"
+  in_root systemd-sysusers
+  mkdir -p "$ROOTFS/etc/moat" "$ROOTFS/var/lib/moat"
+  # A later kernel upgrade regenerates cmdline.txt from this: keep it pointing at our root partition.
+  sed -i 's|^#\?ROOTPART=.*|ROOTPART=PARTUUID=6d6f6174-02|' "$ROOTFS/etc/default/raspi-firmware"
+
+  in_root systemctl enable moat.service moat-firstboot.service moat-grow-data.service \
+    systemd-networkd.service systemd-timesyncd.service
+  # Nothing listens but Moat: SSH only when the settings file gives a key; no unattended apt traffic.
+  in_root systemctl disable ssh.service ssh.socket wpa_supplicant.service apt-daily.timer apt-daily-upgrade.timer 2>/dev/null || true
+  rm -f "$ROOTFS"/etc/ssh/ssh_host_*     # made at first boot when SSH is enabled
+  : >"$ROOTFS/etc/machine-id"           # made at first boot: every appliance gets its own
+  rm -f "$ROOTFS/var/lib/dbus/machine-id"
+
+  # The kernel and initrd live on the boot partition; the root keeps only the modules.
+  rm -f "$ROOTFS"/boot/vmlinuz-* "$ROOTFS"/boot/initrd.img-* "$ROOTFS"/boot/System.map-*
+  prune_modules
+  rm -rf "$ROOTFS"/var/cache/apt/* "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/log/* "$ROOTFS"/tmp/*
+  log "root: $(du -sm "$ROOTFS" | cut -f1) MiB"
+}
+
+# Debian's generic arm64 kernel carries drivers for every arm64 board; a Pi (or QEMU) needs few of them.
+prune_modules() {
+  local kdir
+  for kdir in "$ROOTFS"/lib/modules/*/kernel; do
+    rm -rf "$kdir"/drivers/{gpu,media,infiniband,staging,scsi/{qla2xxx,lpfc,mpt3sas,bfa,be2iscsi,megaraid},net/ethernet/{mellanox,intel,chelsio,qlogic,marvell,cavium,broadcom/bnxt,huawei,hisilicon},net/wireless/{ath,intel,mediatek,realtek,marvell,ti,quantenna,rsi,st,zydas,ralink,microchip,purelifi,silabs},isdn,iio,input/touchscreen,video/fbdev} \
+      "$kdir"/sound "$kdir"/net/{mac80211_hwsim*,bluetooth} 2>/dev/null || true
+    in_root depmod -a "$(basename "$(dirname "$kdir")")"
+  done
+}
+
+# Moves /boot/firmware (filled by raspi-firmware's kernel hook) out of the root into the boot partition's tree.
+split_boot() { # boot-dir
+  mkdir -p "$1"
+  cp -r "$ROOTFS"/boot/firmware/. "$1/"
+  rm -rf "$ROOTFS"/boot/firmware/*
+  local kver
+  kver=$(ls "$ROOTFS/lib/modules" | head -1)
+  sed "s/@KVER@/$kver/g" "$IMAGE_DIR/boot/config.txt" >"$1/config.txt"
+  tr -s '\n ' ' ' <"$IMAGE_DIR/boot/cmdline.txt" | sed 's/ *$//' >"$1/cmdline.txt"
+  echo >>"$1/cmdline.txt"
+  cp "$IMAGE_DIR/boot/moat-settings.txt" "$1/"
+}

@@ -1,0 +1,88 @@
+# Booting the image in QEMU and talking to it through 127.0.0.1-only forwarded ports. Sourced by test-image.sh.
+
+fat_offset() { # disk.img -> byte offset of partition 1
+  echo $(( $(sfdisk -J "$1" | jq '.partitiontable.partitions[0].start') * 512 ))
+}
+
+# QEMU boots the kernel and initrd from the image's boot partition directly (it has no Pi firmware),
+# with the command line from cmdline.txt plus a serial console.
+extract_kernel() { # disk.img offset dir
+  local fat="$1@@$2" k i
+  k=$(mdir -b -i "$fat" ::/ | sed -n 's|^::/\(vmlinuz-.*\)|\1|p' | head -1)
+  i=$(mdir -b -i "$fat" ::/ | sed -n 's|^::/\(initrd.img-.*\)|\1|p' | head -1)
+  [ -n "$k" ] && [ -n "$i" ] || die "no kernel/initrd on the boot partition"
+  mcopy -o -i "$fat" "::/$k" "$3/vmlinuz"
+  mcopy -o -i "$fat" "::/$i" "$3/initrd"
+  mcopy -o -i "$fat" ::/cmdline.txt "$3/cmdline.txt"
+  CMDLINE="$(sed 's/console=[^ ]*//g' "$3/cmdline.txt" | tr -s ' \n' ' ') console=ttyAMA0"
+}
+
+pick_ports() {
+  read -r HTTP_PORT DNS_PORT SSH_PORT < <(python3 -c '
+import socket
+ps = []
+for _ in range(3):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); ps.append(s)
+print(*[s.getsockname()[1] for s in ps])')
+}
+
+start_qemu() { # dir
+  QEMU_STARTED=$(date +%s)
+  # restrict=on: the guest reaches nothing outside (no NTP, no upstream DNS); only these forwards come in.
+  qemu-system-aarch64 -M virt -cpu cortex-a53 -smp 2 -m 1024 -accel tcg,thread=multi \
+    -kernel "$1/vmlinuz" -initrd "$1/initrd" -append "$CMDLINE" \
+    -drive "file=$1/disk.img,format=raw,if=none,id=disk" -device virtio-blk-pci,drive=disk \
+    -netdev "user,id=net,restrict=on,hostfwd=tcp:127.0.0.1:$HTTP_PORT-:80,hostfwd=udp:127.0.0.1:$DNS_PORT-:53,hostfwd=tcp:127.0.0.1:$SSH_PORT-:22" \
+    -device virtio-net-pci,netdev=net -device virtio-rng-pci \
+    -display none -monitor none -serial "file:$1/serial.log" &
+  QEMU_PID=$!
+  log "qemu pid $QEMU_PID: http 127.0.0.1:$HTTP_PORT, dns 127.0.0.1:$DNS_PORT, ssh 127.0.0.1:$SSH_PORT"
+}
+
+stop_qemu() {
+  [ -n "${QEMU_PID:-}" ] || return 0
+  if kill -0 "$QEMU_PID" 2>/dev/null; then
+    guest poweroff >/dev/null 2>&1 || true
+    for _ in $(seq 60); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
+    kill "$QEMU_PID" 2>/dev/null || true
+  fi
+  wait "$QEMU_PID" 2>/dev/null || true
+  QEMU_PID=
+}
+
+dns() { # name [type] -> dig's short answer; fails when no reply came
+  dig @127.0.0.1 -p "$DNS_PORT" +tries=1 +time=3 +short "$@"
+}
+
+dns_status() { # name -> NOERROR / NXDOMAIN / SERVFAIL ...
+  dig @127.0.0.1 -p "$DNS_PORT" +tries=1 +time=3 "$@" | sed -n 's/.*status: \([A-Z]*\).*/\1/p'
+}
+
+wait_dns() { # timeout-seconds: any reply at all counts
+  local deadline=$(( $(date +%s) + $1 ))
+  while (( $(date +%s) < deadline )); do
+    kill -0 "$QEMU_PID" 2>/dev/null || { log "qemu exited"; return 1; }
+    [ -n "$(dns_status moat.test)" ] && return 0
+    sleep 1
+  done
+  return 1
+}
+
+wait_for() { # timeout-seconds command...
+  local deadline=$(( $(date +%s) + $1 )); shift
+  while (( $(date +%s) < deadline )); do "$@" && return 0; sleep 2; done
+  return 1
+}
+
+api() { # method path [json] -> body; HTTP status in $API_STATUS
+  local out
+  out=$(curl -s -m 20 -X "$1" -w '\n%{http_code}' -H 'Content-Type: application/json' \
+    ${SID:+-H "X-FTL-SID: $SID"} ${3:+--data "$3"} "http://127.0.0.1:$HTTP_PORT$2") || { API_STATUS=000; return 0; }
+  API_STATUS=${out##*$'\n'}
+  printf '%s' "${out%$'\n'*}"
+}
+
+guest() { # command run as root in the guest over SSH (enabled by the test's settings file)
+  ssh -q -i "$T/ssh_key" -p "$SSH_PORT" -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null -o ConnectTimeout=15 root@127.0.0.1 "$@"
+}

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Boots the built image (dist/moat-<version>-arm64.img.xz) in qemu-system-aarch64 -M virt and checks it from
+# outside, through ports forwarded to 127.0.0.1 only: first-boot settings, API password, DNS (local record,
+# a domain blocked through the API), restart after a kill, data kept across a reboot, nothing else listening.
+# The guest's network is restricted: it reaches nothing but the forwarded ports (no traffic leaves this machine).
+# Prints the boot-to-first-DNS-answer time and "N passed, N failed"; exits non-zero when a check failed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/image-lib/common.sh"
+source "$here/image-lib/qemu.sh"
+
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}   # seconds; software emulation of a 2-core arm64 on a busy host is slow
+T="$WORK/test"
+img_xz="$DIST/$IMAGE_NAME.img.xz"
+[ -f "$img_xz" ] || die "$img_xz not found: run scripts/build-image.sh first"
+
+missing=()
+for p in qemu-system-arm mtools bind9-dnsutils curl jq openssh-client xz-utils; do
+  dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+passed=0 failed=0 failures=()
+check() { # name command...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); log "PASS $name"
+  else failed=$((failed + 1)); failures+=("$name"); log "FAIL $name"; fi
+}
+
+log "verifying and unpacking $img_xz"
+(cd "$DIST" && sha256sum -c --quiet "$IMAGE_NAME.img.xz.sha256")
+rm -rf "$T" && mkdir -p "$T"
+xz -dc "$img_xz" >"$T/disk.img"
+truncate -s 2G "$T/disk.img"        # a bigger "card": first boot grows the data partition into it
+
+password="test-$(od -An -tx8 -N8 /dev/urandom | tr -d ' ')"
+ssh-keygen -q -t ed25519 -N '' -C moat-image-test -f "$T/ssh_key"
+# Upstream: a port inside the guest where nothing listens, so nothing is ever forwarded off this machine.
+cat >"$T/moat-settings.txt" <<EOF
+# test settings
+MOAT_PASSWORD=$password
+MOAT_UPSTREAMS=127.0.0.1#5335
+MOAT_GATEWAY=not-an-address
+MOAT_SSH_KEY=$(cat "$T/ssh_key.pub")
+EOF
+boot_off=$(fat_offset "$T/disk.img")
+mcopy -o -i "$T/disk.img@@$boot_off" "$T/moat-settings.txt" ::/moat-settings.txt
+extract_kernel "$T/disk.img" "$boot_off" "$T"
+
+pick_ports
+start_qemu "$T"
+trap stop_qemu EXIT
+
+log "waiting for the first DNS answer (up to ${BOOT_TIMEOUT}s)"
+if wait_dns "$BOOT_TIMEOUT"; then
+  first_answer=$(( $(date +%s) - QEMU_STARTED ))
+  log "boot to first DNS answer: ${first_answer}s"
+else
+  first_answer=timeout
+  log "no DNS answer after ${BOOT_TIMEOUT}s; serial console tail:"; tail -40 "$T/serial.log" >&2 || true
+fi
+
+source "$here/image-lib/checks.sh"
+run_checks
+
+log "boot to first DNS answer: ${first_answer}s (qemu-system-aarch64 -M virt, TCG)"
+((failed == 0)) || log "failed: ${failures[*]}"
+echo "image-test: $passed passed, $failed failed"
+echo "boot_to_first_dns_answer_seconds=$first_answer"
+((failed == 0))
