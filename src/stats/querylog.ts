@@ -122,7 +122,9 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
     cursor = f.cursor;
   }
   const filterSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const pageWhere = [...where, "q.id <= ?"];
+  // The page walks ids downwards (newest first); a time range must not make SQLite sort a whole
+  // range by id instead, hence `+` (no index) on the timestamp terms of the page query only.
+  const pageWhere = [...where.map((w) => w.replace(/^q\.timestamp/, "+q.timestamp")), "q.id <= ?"];
   const length = !f.length || f.length <= 0 || f.length > MAX_ROWS ? (f.length === undefined ? 100 : MAX_ROWS) : f.length;
   const rows = db
     .query(

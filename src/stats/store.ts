@@ -20,6 +20,8 @@ const INDEXES = [
   "CREATE INDEX IF NOT EXISTS moat_idx_qs_client ON query_storage (client)",
   "CREATE INDEX IF NOT EXISTS moat_idx_qs_status ON query_storage (status)",
   "CREATE INDEX IF NOT EXISTS moat_idx_qs_forward ON query_storage (forward)",
+  // Covers the range aggregates (summary, types, history) so they never touch the table rows.
+  "CREATE INDEX IF NOT EXISTS moat_idx_qs_range ON query_storage (timestamp, status, type, client)",
 ];
 
 export class QueryStore {
