@@ -174,6 +174,12 @@ test("app sessions without app_sudo and CLI sessions may read but not change con
   expectError(await call(m, "DELETE", "/api/config/dns/hosts/10.9.9.9%20printer.lan%20lp.lan", undefined, appSid), 403, "forbidden", "Unable to change configuration (read-only)", hintApp);
   const cliSid = await login(m, readFileSync(join(m.dataDir, "cli_pw"), "utf8"));
   expectError(await patch({ misc: { privacylevel: 2 } }, cliSid), 403, "forbidden", "Unable to change configuration (read-only)", "The current CLI session is not allowed to modify Pi-hole config settings");
+  // importing a backup changes the config too
+  const fd = new FormData();
+  fd.set("file", new Blob([new Uint8Array(16)]), "backup.zip");
+  const tele = await m.api("/api/teleporter", { method: "POST", body: fd, headers: { sid: appSid } });
+  expect(tele.status).toBe(403);
+  expect(((await tele.json()) as any).error).toEqual({ key: "forbidden", message: "Unable to change configuration (read-only)", hint: hintApp });
   // with app_sudo the app session may
   expect((await patch({ webserver: { api: { app_sudo: true } } })).status).toBe(200);
   expect((await patch({ misc: { privacylevel: 2 } }, appSid)).status).toBe(200);
