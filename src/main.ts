@@ -4,6 +4,7 @@ import { resolve, join } from "node:path";
 import { ConfigError, ConfigStore } from "./config/index.ts";
 import { DbError } from "./db/index.ts";
 import { hashPassword } from "./api/auth/password.ts";
+import { currentTotp } from "./api/auth/totp.ts";
 import { startServices } from "./services.ts";
 import { versionInfo } from "./core/version.ts";
 import { teleporterCommand } from "./teleporter/cli.ts";
@@ -15,6 +16,7 @@ commands:
   serve               run the DNS server and the API
   gravity             download the subscribed lists and rebuild the filter (progress on stdout)
   password [PASS]     set the API password (read from stdin when PASS is absent; empty removes it)
+  totp                print the current 2FA code of webserver.api.totp_secret
   version             print the version
   teleporter export|import FILE
                       write a backup zip (Pi-hole layout) or restore one (while Moat is stopped)
@@ -99,6 +101,12 @@ async function main(argv: string[]): Promise<number> {
       const r = store.update([{ path: "webserver.api.password", value: plain }]);
       if (!r.ok) throw new ConfigError(`${r.problem.message}: ${r.problem.hint}`);
       console.log(plain === "" ? "password removed: the API is open" : `password set in ${store.file}`);
+      return 0;
+    }
+    case "totp": {
+      const code = currentTotp(loadConfig(o).current.webserver.api.totp_secret);
+      if (code === null) throw new ConfigError("webserver.api.totp_secret is not set (2FA is off)");
+      console.log(code);
       return 0;
     }
     case "gravity":

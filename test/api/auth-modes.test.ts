@@ -2,10 +2,11 @@
 // Pi-hole compatibility mode, TOTP with app and CLI passwords, the login rate limit and the
 // legacy hash upgrade.
 import { describe, afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashPassword, verifyPassword } from "../../src/api/auth/password.ts";
-import { startMoat, type MoatProcess } from "../harness/moat.ts";
+import { BUN, run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { call, callFrom, login, totp, type Json } from "./auth-helpers.ts";
 
 const PW = "hunter2-but-longer";
@@ -255,4 +256,32 @@ describe("login rate limit and the legacy hash upgrade", () => {
     expect((await call(m, "/api/dns/blocking", { headers: { sid: r.body!.session.sid } })).status).toBe(200);
     expect((await login(m, OLD)).status).toBe(200);
   }, 20000);
+});
+
+describe("moat password and moat totp", () => {
+  test("a password set with `moat password` (stdin) is stored as Balloon and logs in; `moat totp` prints the code", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "moat-auth-cli-"));
+    try {
+      const set = await run([BUN, "src/main.ts", "password", "--data-dir", dir], { stdin: "from stdin pw\n" });
+      expect(set.code).toBe(0);
+      const toml = readFileSync(join(dir, "pihole.toml"), "utf8");
+      expect(toml).toMatch(/pwhash = "\$BALLOON-SHA256\$v=1\$s=1024,t=32\$/);
+      const none = await run([BUN, "src/main.ts", "totp", "--data-dir", dir]);
+      expect(none.code).toBe(1);
+      const secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
+      const t = await run([BUN, "src/main.ts", "totp", "--data-dir", dir], { env: { FTLCONF_webserver_api_totp_secret: secret } });
+      expect(t.code).toBe(0);
+      const now = Date.now() / 1000;
+      expect([totp(secret, now), totp(secret, now - 30)].map((c) => String(c).padStart(6, "0"))).toContain(t.stdout.trim());
+      const m = await startMoat({ dataDir: dir });
+      try {
+        expect((await login(m, "from stdin pw")).status).toBe(200);
+        expect((await login(m, "from stdin pw\n")).status).toBe(401);
+      } finally {
+        await m.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30000);
 });

@@ -1,5 +1,6 @@
 // Session authentication (seed spec "Authentication", reference §3): who may call the API, how a
 // password becomes a session, and how a request proves it holds one.
+import { timingSafeEqual } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Runtime } from "../../core/runtime.ts";
@@ -21,6 +22,12 @@ export const AuthErrors = {
   reusedTotp: () => Errors.unauthorized("Reused 2FA token", "wait for new token"),
   invalidTotp: () => Errors.unauthorized("Invalid 2FA token"),
 } as const;
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 export type CheckResult = { session: Session } | { reason: string };
 export type LoginKind = "password" | "app" | "cli";
@@ -101,11 +108,12 @@ export class AuthService implements Authenticator {
   /** Extends the session and gives the refreshed cookie. */
   refresh(s: Session, tls: boolean): Record<string, string> {
     this.sessions.touch(s, this.timeout, tls);
-    return { "set-cookie": this.cookie(s) };
+    return { "set-cookie": this.cookie(s, tls) };
   }
 
-  cookie(s: Session): string {
-    return `sid=${s.sid}; SameSite=Lax; Path=/; Max-Age=${this.timeout}; HttpOnly`;
+  /** The session cookie; `Secure` when the request came over HTTPS. */
+  cookie(s: Session, tls: boolean): string {
+    return `sid=${s.sid}; SameSite=Lax; Path=/; Max-Age=${this.timeout}; HttpOnly${tls ? "; Secure" : ""}`;
   }
 
   static readonly deleteCookie = "sid=deleted; SameSite=Lax; Path=/; Max-Age=-1; Expires=Thu, 01 Jan 1970 00:00:00 GMT;";
@@ -132,7 +140,7 @@ export class AuthService implements Authenticator {
 
   /** Which password this is: CLI first, then the main password, then the app password. */
   verify(password: string): LoginKind | null {
-    if (this.cliPassword !== null && this.cfg.api.cli_pw && password === this.cliPassword) return "cli";
+    if (this.cliPassword !== null && this.cfg.api.cli_pw && sameText(password, this.cliPassword)) return "cli";
     const main = verifyPassword(password, this.cfg.api.pwhash);
     if (main === "legacy") this.upgradeLegacy(password);
     if (main !== "incorrect") return "password";

@@ -118,7 +118,7 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           app: kind === "app",
           cli: kind === "cli",
         });
-        return reply(request, validSession(s, LOGIN_MESSAGE[kind]), 200, { "set-cookie": auth.cookie(s) });
+        return reply(request, validSession(s, LOGIN_MESSAGE[kind]), 200, { "set-cookie": auth.cookie(s, isTls(request)) });
       },
       {
         body: LoginBody,

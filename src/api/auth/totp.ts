@@ -57,3 +57,10 @@ export function totpMatches(secret: Uint8Array, code: number, now: number): bool
   for (const d of [-1, 0, 1]) if (totpAt(secret, now + d * TOTP_PERIOD) === code) return true;
   return false;
 }
+
+/** The code for now as a 6-digit string (`moat totp`), or null without a usable secret. */
+export function currentTotp(secretB32: string): string | null {
+  const secret = secretB32 === "" ? null : base32Decode(secretB32);
+  if (!secret || secret.length === 0) return null;
+  return String(totpAt(secret, Date.now() / 1000)).padStart(TOTP_DIGITS, "0");
+}
