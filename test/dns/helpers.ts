@@ -33,7 +33,7 @@ export function decodeReply(raw: Uint8Array): Reply {
   const opt = (msg.additionals ?? []).find((a) => a.type === "OPT") as { options?: Array<{ code: number; data?: Buffer }> } | undefined;
   const edeOpt = opt?.options?.find((x) => x.code === 15);
   const ede = edeOpt?.data ? { code: edeOpt.data.readUInt16BE(0), text: edeOpt.data.subarray(2).toString() } : null;
-  return { raw, msg, rcode: msg.rcode ?? "NOERROR", answers: msg.answers ?? [], ede };
+  return { raw, msg, rcode: (msg as { rcode?: string }).rcode ?? "NOERROR", answers: msg.answers ?? [], ede };
 }
 
 /** Sends raw bytes over UDP and waits for one datagram (null on timeout). */
@@ -106,7 +106,11 @@ export async function ask(port: number, name: string, o: AskOptions = {}): Promi
 
 export function firstAddress(r: Reply): string | null {
   const a = r.answers.find((x) => x.type === "A" || x.type === "AAAA");
-  return a ? String(a.data) : null;
+  return a ? String((a as { data: unknown }).data) : null;
+}
+
+export function ttlOf(r: Reply): number {
+  return (r.answers[0] as { ttl?: number } | undefined)?.ttl ?? -1;
 }
 
 /** Polls until fn returns true (for reloads); fails after timeoutMs. */
