@@ -38,7 +38,7 @@ export interface Runtime {
   logs?: Logs;
   /** statistics and query log (the same object as `queries` when the sink is running) */
   stats?: Stats;
-  /** counters the DNS engine keeps; the statistics API reads them (null fields when absent) */
+  /** extra counters beyond DnsHandle (reply origins); the statistics read `dns` first, then this */
   dnsCounters?: DnsCounters;
 }
 
@@ -57,7 +57,7 @@ export interface DnsCounters {
     misses: number;
   };
   /** answers by origin since start */
-  replies: { forwarded: number; unanswered: number; local: number; optimized: number; auth: number };
+  replies?: { forwarded: number; unanswered: number; local: number; optimized: number; auth: number };
   /** gravity + deny entries in the active domain set (/api/padd gravity_size, /metrics) */
   gravitySize?: () => number;
 }

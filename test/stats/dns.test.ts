@@ -85,6 +85,8 @@ test.skipIf(!DNS_WIRED)("forwarded, cached and denylisted queries from three cli
   expect(db.sum_blocked).toBe(s.queries.blocked);
   const metrics = await (await moat.api("/metrics", { headers: { authorization: "Bearer t0ken" } })).text();
   expect(metrics).toMatch(/^moat_queries_total\{status="DENYLIST"\} [1-9]/m);
+  expect(metrics).toMatch(/^moat_cache_inserted_total [1-9]/m);
+  expect((await get("/api/info/metrics")).metrics.dns.cache.inserted).toBeGreaterThan(0);
 });
 
 test.skipIf(!DNS_WIRED)("/metrics is 404 while no token is configured", async () => {

@@ -7,6 +7,7 @@ import { fileInfo, hostInfo, processUsage, sensorsInfo, systemInfo } from "../..
 import { ApiError, Errors } from "../core/errors.ts";
 import { frequency } from "../stats/routes.ts";
 import { liveStats } from "../stats/params.ts";
+import { dnsCounters } from "../../stats/dns-view.ts";
 
 const Any = t.Any();
 const N = t.Union([t.Number(), t.Null()]);
@@ -26,7 +27,7 @@ export function ftlInfo(rt: Runtime) {
     enabled: count(rt, `SELECT COUNT(*) AS n FROM domainlist WHERE type = ${type} AND enabled = 1`),
   });
   const use = processUsage();
-  const c = rt.dnsCounters;
+  const c = dnsCounters(rt);
   return {
     database: {
       gravity: count(rt, "SELECT COUNT(*) AS n FROM gravity"),
@@ -48,17 +49,17 @@ export function ftlInfo(rt: Runtime) {
     dnsmasq: {
       dns_cache_inserted: c?.cache.inserted ?? null,
       dns_cache_live_freed: c?.cache.evicted ?? null,
-      dns_queries_forwarded: c?.replies.forwarded ?? null,
-      dns_auth_answered: c?.replies.auth ?? null,
-      dns_local_answered: c?.replies.local ?? null,
+      dns_queries_forwarded: c?.replies?.forwarded ?? null,
+      dns_auth_answered: c?.replies?.auth ?? null,
+      dns_local_answered: c?.replies?.local ?? null,
       dns_stale_answered: w?.status[17] ?? null,
-      dns_unanswered: c?.replies.unanswered ?? null,
+      dns_unanswered: c?.replies?.unanswered ?? null,
     },
   };
 }
 
 export function metricsInfo(rt: Runtime) {
-  const c = rt.dnsCounters;
+  const c = dnsCounters(rt);
   const r = c?.replies;
   return {
     dns: {

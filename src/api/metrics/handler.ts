@@ -6,6 +6,7 @@ import { QUERY_STATUS, QUERY_TYPES } from "../../stats/enums.ts";
 import { Exposition } from "../../stats/prometheus.ts";
 import { LATENCY_BUCKETS } from "../../stats/window.ts";
 import { gravityCount } from "../stats/routes.ts";
+import { dnsCounters } from "../../stats/dns-view.ts";
 
 function errorReply(status: number, key: string, message: string, hint: string | null): Response {
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
@@ -34,7 +35,7 @@ export function renderMetrics(rt: Runtime, sessions: () => number): string {
   e.metric("moat_clients_active", "gauge", "Clients with queries in the last 24 hours", w?.clients.size ?? 0);
   const lat = w?.latency;
   e.histogram("moat_upstream_response_seconds", "Reply time of forwarded queries", LATENCY_BUCKETS, lat?.buckets ?? LATENCY_BUCKETS.map(() => 0), lat?.sum ?? 0, lat?.count ?? 0);
-  const c = rt.dnsCounters?.cache;
+  const c = dnsCounters(rt)?.cache;
   if (c) {
     e.metric("moat_cache_entries", "gauge", "Entries in the DNS cache", c.entries);
     e.metric("moat_cache_size", "gauge", "Capacity of the DNS cache", c.size);

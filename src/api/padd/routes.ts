@@ -6,6 +6,7 @@ import { hostInfo, processUsage, sensorsInfo, systemInfo } from "../../stats/sys
 import { topN } from "../../stats/window.ts";
 import { boolParam, liveStats } from "../stats/params.ts";
 import { gravityCount } from "../stats/routes.ts";
+import { dnsCounters } from "../../stats/dns-view.ts";
 
 /** Bytes → PADD's {value, unit} with binary prefixes. */
 function human(bytes: number | null): { value: number; unit: string } | null {
@@ -47,7 +48,7 @@ export function paddRoutes(rt: Runtime) {
       const topDomain = topN(w.domains, 1, (x) => x.count - x.blocked)[0]?.[0] ?? null;
       const topBlocked = topN(w.domains, 1, (x) => x.blocked)[0]?.[0] ?? null;
       const topClient = topN(w.clients, 1, (x) => x.count)[0]?.[0] ?? null;
-      const cache = rt.dnsCounters?.cache;
+      const cache = dnsCounters(rt)?.cache;
       const host = hostInfo();
       const sensors = sensorsInfo(cfg.webserver.api.temp.unit);
       const base = {

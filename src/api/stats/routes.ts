@@ -6,6 +6,7 @@ import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../stats/dbstats
 import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../stats/enums.ts";
 import { topN } from "../../stats/window.ts";
 import { boolParam, intParam, liveStats, meanVariance, RangeQuery, rangeParams, splitUpstream } from "./params.ts";
+import { dnsCounters } from "../../stats/dns-view.ts";
 
 const Counts = (keys: readonly string[]) => t.Object(Object.fromEntries(keys.map((k) => [k, t.Integer()])));
 const TypesObj = Counts(QUERY_TYPES);
@@ -39,7 +40,7 @@ function pseudoUpstreams(blocked: number, cached: number) {
 
 export function gravityCount(rt: Runtime): number {
   try {
-    const live = rt.dnsCounters?.gravitySize?.();
+    const live = dnsCounters(rt)?.gravitySize?.();
     if (live !== undefined) return live;
     const r = rt.gravityDb.query("SELECT value FROM info WHERE property = 'gravity_count'").get() as { value: string } | null;
     return r ? Number(r.value) || 0 : 0;
