@@ -102,6 +102,17 @@ describe("webserver.api.piholeCompat = true", () => {
     expect((await call(s.m, "/api/dns/blocking", { headers: { cookie: `sid=${sid}`, "X-CSRF-Token": csrf } })).status).toBe(200);
     expect((await call(s.m, "/api/auth", { method: "DELETE", headers: { sid } })).status).toBe(204);
   });
+
+  test("parallel wrong passwords: at most loginRateLimit of them are checked, the rest get 429", async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => login(s.m, `wrong-${i}`)));
+    const unauthorized = results.filter((r) => r.status === 401);
+    const limited = results.filter((r) => r.status === 429);
+    expect(unauthorized.length + limited.length).toBe(8);
+    expect(unauthorized.length).toBeLessThanOrEqual(3);
+    for (const r of limited) expect(r.body!.error).toEqual({ key: "rate_limiting", message: "Rate-limiting login attempts", hint: null });
+    await Bun.sleep(1100);
+    expect((await login(s.m, PW)).status).toBe(200);
+  }, 20000);
 });
 
 describe("TOTP, app password, CLI password", () => {

@@ -2,33 +2,31 @@
 // nettle's balloon_sha256, which Pi-hole FTL uses for `webserver.api.pwhash`: hashes move between
 // Pi-hole and Moat in both directions.
 //
-// One Balloon run is ~330,000 SHA-256 calls on 24–72-byte inputs, so per-call overhead decides the
-// speed: everything lives in one preallocated buffer, operands are moved with copyWithin, and the
-// hash input/output views are created once, so the loop allocates nothing. (A pure-JS SHA-256 was
-// measured 3–5× slower than Bun's native one-shot hash here.)
-
-const BS = 32; // SHA-256 digest size = block size
-const DELTA = 3; // dependencies mixed into each block per round
-
-function writeU64LE(dst: Uint8Array, off: number, n: number): void {
-  let lo = n >>> 0;
-  let hi = Math.floor(n / 0x100000000) >>> 0;
-  for (let i = 0; i < 4; i++, lo >>>= 8) dst[off + i] = lo & 0xff;
-  for (let i = 4; i < 8; i++, hi >>>= 8) dst[off + i] = hi & 0xff;
-}
-
-/** The block read as a little-endian integer, modulo `mod`. */
-function blockToInt(mem: Uint8Array, off: number, mod: number): number {
-  let r = 0;
-  for (let i = BS - 1; i >= 0; i--) r = (r * 256 + mem[off + i]!) % mod;
-  return r;
-}
-
-const sha256 = (input: Uint8Array, into: Uint8Array) => void Bun.SHA256.hash(input, into);
+// One run is ~330,000 SHA-256 calls on 24–72-byte inputs, so per-call overhead decides the speed:
+// everything lives in one preallocated buffer, operands move with copyWithin, and the hash
+// input/output views are made once, so the loop allocates nothing. (A pure-JS SHA-256 measured 3–5×
+// slower than Bun's native one-shot hash here.) The function is self-contained, with no reference
+// outside its body, because balloon-worker.ts ships its source text to a worker thread.
 
 export function balloonSha256(password: Uint8Array, salt: Uint8Array, sCost: number, tCost: number): Uint8Array {
+  const BS = 32; // SHA-256 digest size = block size
+  const DELTA = 3; // dependencies mixed into each block per round
   if (!Number.isInteger(sCost) || !Number.isInteger(tCost) || sCost < 1 || tCost < 0 || sCost > 1 << 20 || tCost > 1 << 16)
     throw new RangeError("balloon: bad cost parameters");
+  const writeU64LE = (dst: Uint8Array, off: number, n: number) => {
+    let lo = n >>> 0;
+    let hi = Math.floor(n / 0x100000000) >>> 0;
+    for (let i = 0; i < 4; i++, lo >>>= 8) dst[off + i] = lo & 0xff;
+    for (let i = 4; i < 8; i++, hi >>>= 8) dst[off + i] = hi & 0xff;
+  };
+  // a block read as a little-endian integer, modulo `mod`
+  const blockToInt = (mem: Uint8Array, off: number, mod: number) => {
+    let r = 0;
+    for (let i = BS - 1; i >= 0; i--) r = (r * 256 + mem[off + i]!) % mod;
+    return r;
+  };
+  const sha256 = (input: Uint8Array, into: Uint8Array) => void Bun.SHA256.hash(input, into);
+
   // layout: [ buf: sCost blocks | block | ints (24) | msg: counter (8) + operands ]
   const BLOCK = sCost * BS;
   const INTS = BLOCK + BS;

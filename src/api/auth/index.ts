@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Runtime } from "../../core/runtime.ts";
 import type { AuthRequest, Authenticator } from "../core/auth-hook.ts";
 import { ApiError, Errors } from "../core/errors.ts";
-import { hashPassword, randomBytes, verifyPassword } from "./password.ts";
+import { hashPasswordAsync, randomBytes, verificationPending, verificationsInFlight, verifyPasswordAsync, verifyPasswordFast, type Verdict } from "./password.ts";
 import { SessionTable, type NewSession, type Session } from "./sessions.ts";
 import { csrfHeader, findSid } from "./sid.ts";
 import { base32Decode, totpMatches } from "./totp.ts";
@@ -125,34 +125,48 @@ export class AuthService implements Authenticator {
     return { session: r.session, headers: this.refresh(r.session, req.url.protocol === "https:") };
   }
 
-  /** Failed password attempts in the last second, against `webserver.api.loginRateLimit`. */
+  /**
+   * Whether a new password check must be refused: failed attempts in the last second plus Balloon
+   * runs under way (each a pending attempt) against `webserver.api.loginRateLimit`.
+   */
   rateLimited(): boolean {
     const limit = this.cfg.api.loginRateLimit;
     if (limit === 0) return false;
     const t = performance.now();
     this.failures = this.failures.filter((f) => t - f < 1000);
-    return this.failures.length >= limit;
+    return this.failures.length + verificationsInFlight() >= limit;
   }
 
   recordFailure(): void {
     this.failures.push(performance.now());
   }
 
+  private async checkHash(password: string, stored: string): Promise<Verdict> {
+    const fast = verifyPasswordFast(password, stored);
+    if (fast !== null) return fast;
+    if (!verificationPending(password, stored) && this.rateLimited()) {
+      await Bun.sleep(250);
+      throw AuthErrors.rateLimited();
+    }
+    return verifyPasswordAsync(password, stored);
+  }
+
   /** Which password this is: CLI first, then the main password, then the app password. */
-  verify(password: string): LoginKind | null {
+  async verify(password: string): Promise<LoginKind | null> {
     if (this.cliPassword !== null && this.cfg.api.cli_pw && sameText(password, this.cliPassword)) return "cli";
-    const main = verifyPassword(password, this.cfg.api.pwhash);
-    if (main === "legacy") this.upgradeLegacy(password);
+    const main = await this.checkHash(password, this.cfg.api.pwhash);
+    if (main === "legacy") await this.upgradeLegacy(password);
     if (main !== "incorrect") return "password";
-    if (this.cfg.api.app_pwhash !== "" && verifyPassword(password, this.cfg.api.app_pwhash) === "correct") return "app";
+    if (this.cfg.api.app_pwhash !== "" && (await this.checkHash(password, this.cfg.api.app_pwhash)) === "correct") return "app";
     return null;
   }
 
-  private upgradeLegacy(password: string): void {
+  private async upgradeLegacy(password: string): Promise<void> {
     if (this.rt.config.envForced.has("webserver.api.pwhash")) return;
+    const hash = await hashPasswordAsync(password);
     this.upgrading = true;
     try {
-      const r = this.rt.config.update([{ path: "webserver.api.pwhash", value: hashPassword(password) }]);
+      const r = this.rt.config.update([{ path: "webserver.api.pwhash", value: hash }]);
       if (r.ok) this.rt.log("info", "Upgrading password from SHA256^2 to BALLOON-SHA256");
     } finally {
       this.upgrading = false;

@@ -3,6 +3,7 @@
 // sha256(hex(sha256(pw))) hex digests, which verify and are then upgraded by the caller.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { balloonSha256 } from "./balloon.ts";
+import { balloonAsync } from "./balloon-worker.ts";
 
 const ALG = "BALLOON-SHA256";
 const S_COST = 1024;
@@ -56,30 +57,82 @@ export function legacyHash(plain: string): string {
 
 export type Verdict = "correct" | "legacy" | "incorrect";
 
-// A process-random key for remembering the last password that verified, so a burst of logins with
+// A process-random key for remembering the last passwords that verified, so a burst of logins with
 // the same correct password (a dashboard opening many tabs, scripts logging in per command) costs
 // one Balloon run instead of one each. Only an HMAC under this key is kept, never the password.
 const MEMO_KEY = randomBytes(32);
 const memo = new Map<string, Buffer>();
 const memoMac = (plain: string) => createHmac("sha256", MEMO_KEY).update(plain).digest();
+/** Balloon runs under way, by stored hash + HMAC of the candidate: equal logins share one run. */
+const inflight = new Map<string, Promise<Verdict>>();
 
-/** Checks a plain password against a stored hash (Balloon or legacy). Empty stored hash: never. */
-export function verifyPassword(plain: string, stored: string): Verdict {
+function remember(stored: string, mac: Buffer): void {
+  if (memo.size > 8) memo.clear();
+  memo.set(stored, mac);
+}
+
+/**
+ * The verdict when it needs no Balloon run (a remembered password, a legacy or unusable hash),
+ * else null. Empty stored hash: never correct.
+ */
+export function verifyPasswordFast(plain: string, stored: string): Verdict | null {
   if (stored === "") return "incorrect";
   if (stored.startsWith("$")) {
     const known = memo.get(stored);
-    const mac = memoMac(plain);
-    if (known && timingSafeEqual(known, mac)) return "correct";
-    const phc = parsePhc(stored);
-    if (!phc) return "incorrect";
-    const got = balloonSha256(utf8.encode(plain), phc.salt, phc.s, phc.t);
-    if (!timingSafeEqual(Buffer.from(got), Buffer.from(phc.hash))) return "incorrect";
-    if (memo.size > 8) memo.clear();
-    memo.set(stored, mac);
-    return "correct";
+    if (known && timingSafeEqual(known, memoMac(plain))) return "correct";
+    return parsePhc(stored) ? null : "incorrect";
   }
   if (!isLegacyHash(stored)) return "incorrect";
   const a = Buffer.from(legacyHash(plain), "hex");
   const b = Buffer.from(stored.toLowerCase(), "hex");
   return timingSafeEqual(a, b) ? "legacy" : "incorrect";
+}
+
+function compare(plain: string, stored: string, got: Uint8Array, phc: Phc): Verdict {
+  if (!timingSafeEqual(Buffer.from(got), Buffer.from(phc.hash))) return "incorrect";
+  remember(stored, memoMac(plain));
+  return "correct";
+}
+
+/** Synchronous check (tests, tools). */
+export function verifyPassword(plain: string, stored: string): Verdict {
+  const fast = verifyPasswordFast(plain, stored);
+  if (fast !== null) return fast;
+  const phc = parsePhc(stored)!;
+  return compare(plain, stored, balloonSha256(utf8.encode(plain), phc.salt, phc.s, phc.t), phc);
+}
+
+const inflightKey = (plain: string, stored: string) => `${stored}\0${memoMac(plain).toString("hex")}`;
+
+/** Whether a Balloon run for exactly this check is already under way (joining it costs nothing). */
+export function verificationPending(plain: string, stored: string): boolean {
+  return inflight.has(inflightKey(plain, stored));
+}
+
+/** Balloon runs under way for different candidates. */
+export function verificationsInFlight(): number {
+  return inflight.size;
+}
+
+/** The check with the Balloon run on the worker thread; equal concurrent checks share one run. */
+export function verifyPasswordAsync(plain: string, stored: string): Promise<Verdict> {
+  const fast = verifyPasswordFast(plain, stored);
+  if (fast !== null) return Promise.resolve(fast);
+  const key = inflightKey(plain, stored);
+  let p = inflight.get(key);
+  if (!p) {
+    const phc = parsePhc(stored)!;
+    p = balloonAsync(utf8.encode(plain), phc.salt, phc.s, phc.t)
+      .then((got) => compare(plain, stored, got, phc))
+      .finally(() => inflight.delete(key));
+    inflight.set(key, p);
+  }
+  return p;
+}
+
+/** hashPassword with the Balloon run on the worker thread. */
+export async function hashPasswordAsync(plain: string): Promise<string> {
+  const salt = randomBytes(SALT_LEN);
+  const hash = await balloonAsync(utf8.encode(plain), salt, S_COST, T_COST);
+  return `$${ALG}$v=1$s=${S_COST},t=${T_COST}$${b64(salt)}$${b64(hash)}`;
 }

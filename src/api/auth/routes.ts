@@ -8,7 +8,7 @@ import { Errors } from "../core/errors.ts";
 import { emptyResponse, jsonResponse, JSON_TYPE } from "../core/reply.ts";
 import { requestState } from "../core/request-state.ts";
 import { AuthErrors, AuthService, type LoginKind } from "./index.ts";
-import { hashPassword, randomBytes } from "./password.ts";
+import { hashPasswordAsync, randomBytes } from "./password.ts";
 import type { Session } from "./sessions.ts";
 import { base32Encode, totpAt, TOTP_DIGITS, TOTP_PERIOD } from "./totp.ts";
 
@@ -103,7 +103,7 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           await Bun.sleep(250);
           throw AuthErrors.rateLimited();
         }
-        const kind = auth.verify(password);
+        const kind = await auth.verify(password);
         if (!kind) {
           auth.recordFailure();
           const res = compat ? reply(request, invalidSession("password incorrect"), 401) : errorResponse(Errors.unauthorized(), request, rt);
@@ -228,9 +228,9 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
     )
     .get(
       "/auth/app",
-      ({ request }) => {
+      async ({ request }) => {
         const password = Buffer.from(randomBytes(32)).toString("base64");
-        return reply(request, { app: { password, hash: hashPassword(password) } }, 200, requestState(request).replyHeaders);
+        return reply(request, { app: { password, hash: await hashPasswordAsync(password) } }, 200, requestState(request).replyHeaders);
       },
       {
         response: { 200: t.Object({ app: t.Object({ password: t.String(), hash: t.String() }) }) },
