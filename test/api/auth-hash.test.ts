@@ -19,7 +19,7 @@ test("Balloon-SHA256 reproduces nettle's test vectors", () => {
     [enc("password"), enc("salt"), 3, 3, "a4df347f5a312e8b2b14c32164f61a81758c807f1bdcda44f4930e2b80ab2154"],
   ];
   for (const [pw, salt, s, t, want] of vectors) expect(hex(balloonSha256(pw, salt, s, t))).toBe(want);
-});
+}, 30000);
 
 test("stored hashes have Pi-hole's PHC-like form and verify", () => {
   const salt = new Uint8Array(16).map((_, i) => i);
@@ -35,7 +35,7 @@ test("stored hashes have Pi-hole's PHC-like form and verify", () => {
   // malformed or foreign hashes never verify
   for (const bad of ["", "$BALLOON-SHA256$v=2$s=1024,t=32$AAECAwQFBgcICQoLDA0ODw==$x", "$ARGON2$v=1$s=1,t=1$AAAA$AAAA", "plain"])
     expect(verifyPassword("s3cret", bad)).toBe("incorrect");
-});
+}, 30000);
 
 test("legacy v5 double-SHA256 hashes verify (and are reported for upgrade)", () => {
   const inner = createHash("sha256").update("abc").digest("hex");
