@@ -1,13 +1,16 @@
 // Authentication under other settings, one real server each: session expiry, no password,
 // Pi-hole compatibility mode, TOTP with app and CLI passwords, the login rate limit and the
 // legacy hash upgrade.
-import { describe, afterAll, beforeAll, expect, test } from "bun:test";
+import { describe, afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hashPassword, verifyPassword } from "../../src/api/auth/password.ts";
 import { BUN, run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { call, callFrom, login, totp, type Json } from "./auth-helpers.ts";
+
+// Balloon runs take a few hundred ms each, more on a loaded machine
+setDefaultTimeout(20000);
 
 const PW = "hunter2-but-longer";
 

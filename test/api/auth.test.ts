@@ -1,9 +1,12 @@
 // Session authentication against the real server (seed spec: session table, POST/DELETE /api/auth
 // rules, the four SID channels; reference §3 for what the seed leaves out). One server with a
 // password and a small session table; every test gives its sessions back.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { call, callFrom, login, type Json } from "./auth-helpers.ts";
+
+// Balloon runs take a few hundred ms each, more on a loaded machine
+setDefaultTimeout(20000);
 
 const PW = "correct horse battery staple";
 const CAP = 4;
