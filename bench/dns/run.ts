@@ -1,0 +1,162 @@
+// DNS benchmark: Moat vs dnsmasq vs unbound with the same generated block list and the same loopback
+// upstream (dnsmasq answering everything with TTL 3600), driven by dnsperf. Loopback only; every run
+// is bounded in time. Usage: bun bench/dns/run.ts [--names 1000000] [--seconds 5] [--only moat,dnsmasq,unbound]
+// [--querylog on|off] (off measures the DNS engine without the statistics writer)
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import { openGravityDb } from "../../src/db/index.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const arg = (n: string, d: string) => {
+  const i = process.argv.indexOf(`--${n}`);
+  return i > 0 ? process.argv[i + 1]! : d;
+};
+const NAMES = Number(arg("names", "1000000"));
+const SECONDS = Number(arg("seconds", "5"));
+const ONLY = arg("only", "moat,dnsmasq,unbound").split(",");
+const dir = mkdtempSync(join(tmpdir(), "moat-bench-"));
+const UPSTREAM = 25700, PORTS = { moat: 25701, dnsmasq: 25702, unbound: 25703 } as Record<string, number>;
+
+// --- data --------------------------------------------------------------------------------------
+let rnd = 42;
+const rand = () => ((rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0) / 4294967296);
+const word = (min: number, max: number) => {
+  const n = min + Math.floor(rand() * (max - min + 1));
+  let s = "";
+  for (let i = 0; i < n; i++) s += String.fromCharCode(97 + Math.floor(rand() * 26));
+  return s;
+};
+const TLDS = ["com", "net", "org", "io", "de", "info", "co.uk", "xyz"];
+console.log(`generating ${NAMES} names in ${dir}`);
+const names: string[] = [];
+const seen = new Set<string>();
+while (names.length < NAMES) {
+  const n = `${rand() < 0.4 ? `${word(2, 8)}.` : ""}${word(4, 14)}.${TLDS[Math.floor(rand() * TLDS.length)]}`;
+  if (!seen.has(n)) {
+    seen.add(n);
+    names.push(n);
+  }
+}
+seen.clear();
+const moatDir = join(dir, "moat");
+{
+  const db = openGravityDb(moatDir, true);
+  db.run("INSERT INTO adlist(id, address, enabled, type) VALUES (1, 'bench', 1, 0)");
+  const ins = db.prepare("INSERT INTO gravity(domain, adlist_id) VALUES (?, 1)");
+  db.transaction(() => {
+    for (const n of names) ins.run(n);
+  })();
+  db.close();
+}
+writeFileSync(join(dir, "hosts.block"), names.map((n) => `0.0.0.0 ${n}`).join("\n") + "\n");
+writeFileSync(join(dir, "unbound.conf"), `server:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: 1\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  include: "${dir}/unbound.zones"\nforward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
+writeFileSync(join(dir, "unbound.zones"), names.map((n) => `  local-zone: "${n}." always_null\n`).join(""));
+const pick = (k: number) => Array.from({ length: k }, () => names[Math.floor(rand() * names.length)]!);
+const files = {
+  blocked: pick(100000).map((n) => `${n} A`),
+  cached: Array.from({ length: 1000 }, (_, i) => `cached-${i}.bench.test A`),
+  mix: [] as string[],
+  unique: Array.from({ length: 2000000 }, (_, i) => `u${i}-${word(3, 6)}.bench.test A`),
+};
+files.mix = files.blocked.slice(0, 50000).flatMap((b, i) => [b, files.cached[i % 1000]!]);
+for (const [k, v] of Object.entries(files)) writeFileSync(join(dir, `${k}.txt`), v.join("\n") + "\n");
+
+// --- processes -----------------------------------------------------------------------------------
+const procs: Subprocess[] = [];
+function spawn(cmd: string[], env: Record<string, string> = {}): Subprocess {
+  const p = Bun.spawn(cmd, { env: { ...(process.env as Record<string, string>), ...env }, stdout: "ignore", stderr: "pipe", cwd: ROOT });
+  procs.push(p);
+  return p;
+}
+async function dig(port: number, name: string): Promise<boolean> {
+  const p = Bun.spawn(["dig", "@127.0.0.1", "-p", String(port), name, "+time=1", "+tries=1", "+short"], { stdout: "pipe", stderr: "ignore" });
+  const out = await new Response(p.stdout).text();
+  await p.exited;
+  return out.trim().length > 0;
+}
+async function waitAnswer(port: number, name: string, timeoutS = 300): Promise<number> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < timeoutS * 1000) {
+    if (await dig(port, name)) return (performance.now() - t0) / 1000;
+    await Bun.sleep(100);
+  }
+  throw new Error(`no answer on ${port} within ${timeoutS}s`);
+}
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const cpuTicks = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return Number(f[11]) + Number(f[12]);
+};
+
+async function dnsperf(port: number, file: string, extra: string[]): Promise<{ qps: number; completed: number; lat: number[] }> {
+  const verbose = extra.includes("-v");
+  const p = Bun.spawn(["dnsperf", "-s", "127.0.0.1", "-p", String(port), "-d", join(dir, file), "-l", String(SECONDS), "-t", "2", ...extra], { stdout: "pipe", stderr: "ignore" });
+  const out = await new Response(p.stdout).text();
+  await p.exited;
+  const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const completed = Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const lat = verbose ? [...out.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)].map((m) => Number(m[1]) * 1000).sort((a, b) => a - b) : [];
+  return { qps, completed, lat };
+}
+const pct = (a: number[], p: number) => (a.length ? a[Math.min(a.length - 1, Math.floor(a.length * p))]! : NaN);
+
+// --- run -------------------------------------------------------------------------------------------
+spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(UPSTREAM), "--listen-address=127.0.0.1", "--bind-interfaces", "--address=/#/192.0.2.1", "--local-ttl=3600", "-c", "0", "--dns-forward-max=10000"]);
+await waitAnswer(UPSTREAM, "up.bench.test", 10);
+
+type Row = Record<string, number>;
+const results: Record<string, Row> = {};
+for (const server of ONLY) {
+  const port = PORTS[server]!;
+  const t0 = performance.now();
+  let p: Subprocess;
+  if (server === "moat") {
+    p = spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", moatDir], {
+      FTLCONF_dns_port: String(port), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: "127.0.0.1:25710",
+      FTLCONF_dns_rateLimit_count: "0", FTLCONF_dns_queryLogging: arg("querylog", "on") === "on" ? "true" : "false",
+    });
+  } else if (server === "dnsmasq") {
+    p = spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(port), "--listen-address=127.0.0.1", "--bind-interfaces", `--server=127.0.0.1#${UPSTREAM}`, `--addn-hosts=${join(dir, "hosts.block")}`, "-c", "10000", "--dns-forward-max=10000"]);
+  } else {
+    p = spawn(["unbound", "-d", "-c", join(dir, "unbound.conf")]);
+  }
+  const row: Row = {};
+  row.load_s = (await waitAnswer(port, names[0]!)) + 0 * t0;
+  await Bun.sleep(500);
+  row.rss_mb = rssMb(p.pid);
+  for (const scen of ["blocked", "cached", "mix", "unique"] as const) {
+    if (scen === "cached" || scen === "mix") await dnsperf(port, "cached.txt", ["-l", "1"]); // warm the cache
+    const c0 = cpuTicks(p.pid);
+    const r = await dnsperf(port, `${scen}.txt`, ["-q", "200"]);
+    const cpu = (cpuTicks(p.pid) - c0) / 100; // clock ticks → seconds
+    row[`${scen}_qps`] = Math.round(r.qps);
+    row[`${scen}_cpu_us_per_q`] = r.completed ? Math.round((cpu / r.completed) * 1e7) / 10 : NaN;
+    if (scen !== "unique") {
+      const l = await dnsperf(port, `${scen}.txt`, ["-Q", "10000", "-v"]);
+      row[`${scen}_p50_ms`] = +pct(l.lat, 0.5).toFixed(3);
+      row[`${scen}_p99_ms`] = +pct(l.lat, 0.99).toFixed(3);
+      row[`${scen}_p999_ms`] = +pct(l.lat, 0.999).toFixed(3);
+    }
+  }
+  row.rss_after_mb = rssMb(p.pid);
+  results[server] = row;
+  p.kill();
+  await p.exited;
+  console.log(server, JSON.stringify(row));
+}
+
+// --- report -----------------------------------------------------------------------------------------
+const keys = Object.keys(results[ONLY[0]!] ?? {});
+console.log(`\n${NAMES} blocked names, ${SECONDS}s per run, latency at 10k QPS`);
+console.log(["metric", ...ONLY, ...ONLY.filter((s) => s !== "moat").map((s) => `${s}/moat`)].map((s) => s.padEnd(22)).join(""));
+for (const k of keys) {
+  const vals = ONLY.map((s) => results[s]?.[k] ?? NaN);
+  const m = results.moat?.[k] ?? NaN;
+  const ratios = ONLY.filter((s) => s !== "moat").map((s) => ((results[s]?.[k] ?? NaN) / m).toFixed(2));
+  console.log([k, ...vals.map(String), ...ratios].map((s) => s.padEnd(22)).join(""));
+}
+for (const p of procs) p.kill();
+rmSync(dir, { recursive: true, force: true });
+process.exit(0);

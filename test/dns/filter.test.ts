@@ -1,0 +1,72 @@
+// The domain-set engine and regex translation on their own: no false positives, merged group masks,
+// wire-suffix lookups, regex extensions and POSIX classes.
+import { expect, test } from "bun:test";
+import { DomainSet, DomainSetBuilder, hashName } from "../../src/filter/domainset.ts";
+import { compileRegex, regexMatches } from "../../src/filter/regex.ts";
+import { nameToWire, parseQuery, WireError } from "../../src/dns/wire.ts";
+import { encodeQuery } from "./helpers.ts";
+
+const w = (n: string) => nameToWire(n)!;
+
+test("domain set: every member found, no false positives among 200k non-members, masks merge", () => {
+  const b = new DomainSetBuilder(1, 10);
+  const N = 50000;
+  for (let i = 0; i < N; i++) b.add(w(`member${i}.example.com`), i + 1, Uint32Array.of(1));
+  b.add(w("member7.example.com"), 999, Uint32Array.of(2)); // duplicate: masks merge, first list id stays
+  const set = new DomainSet(b.finish());
+  expect(set.size).toBe(N);
+  for (let i = 0; i < N; i++) {
+    const x = w(`member${i}.example.com`);
+    expect(set.find(x, hashName(x))).toBeGreaterThanOrEqual(0);
+  }
+  let fp = 0;
+  for (let i = 0; i < 200000; i++) {
+    const x = w(`other${i}.example.com`);
+    if (set.find(x, hashName(x)) >= 0) fp++;
+  }
+  expect(fp).toBe(0);
+  const m7 = w("member7.example.com");
+  expect(set.match(m7, hashName(m7), Uint32Array.of(2))).toBe(8);
+  expect(set.match(m7, hashName(m7), Uint32Array.of(4))).toBe(-1);
+  expect(set.bytes / N).toBeLessThan(80); // compact: well under a JS Set's ~143 bytes per name
+});
+
+test("regex: POSIX classes, querytype (incl. negated), invert, reply variants, bad input", () => {
+  const r = compileRegex(1, "^ad[[:digit:]]+\\.[[:alpha:]]+$");
+  if (typeof r === "string") throw new Error(r);
+  expect(regexMatches(r, "ad12.com", 1)).toBe(true);
+  expect(regexMatches(r, "adx.com", 1)).toBe(false);
+  const t = compileRegex(2, "^x\\.com$;querytype=!A,AAAA");
+  if (typeof t === "string") throw new Error(t);
+  expect(regexMatches(t, "x.com", 1)).toBe(false);
+  expect(regexMatches(t, "x.com", 16)).toBe(true);
+  const i = compileRegex(3, "^keep\\.com$;invert");
+  if (typeof i === "string") throw new Error(i);
+  expect(regexMatches(i, "keep.com", 1)).toBe(false);
+  expect(regexMatches(i, "other.com", 1)).toBe(true);
+  const two = compileRegex(4, "^y$;reply=1.2.3.4;reply=fe80::1");
+  expect(typeof two !== "string" && two.reply).toEqual({ kind: "ADDR", v4: "1.2.3.4", v6: "fe80::1" });
+  const cn = compileRegex(5, "^z$;reply=CNAME,Target.Example");
+  expect(typeof cn !== "string" && cn.reply).toEqual({ kind: "CNAME", target: "target.example" });
+  expect(typeof compileRegex(6, "(unclosed")).toBe("string");
+  expect(typeof compileRegex(7, "^a$;querytype=BOGUS")).toBe("string");
+});
+
+test("wire: question parsed case-insensitively, bad packets rejected with the right code", () => {
+  const q = parseQuery(encodeQuery("MiXeD.Example.COM", { type: "AAAA", dnssecOk: true, udpSize: 4096 }));
+  expect(q.name).toBe("mixed.example.com");
+  expect([...q.wire]).toEqual([...w("mixed.example.com")]);
+  expect(q.labels).toEqual([0, 6, 14]);
+  expect([q.qtype, q.edns, q.dnssecOk, q.udpSize]).toEqual([28, true, true, 4096]);
+  const bad = encodeQuery("a.b");
+  bad[2] = bad[2]! | 0x80;
+  expect(() => parseQuery(bad)).toThrow(WireError);
+  const op = encodeQuery("a.b");
+  op[2] = (op[2]! & 0x87) | (5 << 3); // opcode UPDATE
+  try {
+    parseQuery(op);
+    throw new Error("accepted");
+  } catch (e) {
+    expect((e as WireError).rcode).toBe(4);
+  }
+});
