@@ -74,7 +74,7 @@ async function dig(port: number, name: string): Promise<boolean> {
   const p = Bun.spawn(["dig", "@127.0.0.1", "-p", String(port), name, "+time=1", "+tries=1", "+short"], { stdout: "pipe", stderr: "ignore" });
   const out = await new Response(p.stdout).text();
   await p.exited;
-  return out.trim().length > 0;
+  return /^\d+\.\d+\.\d+\.\d+$/m.test(out.trim()); // an address, not dig's error text
 }
 async function waitAnswer(port: number, name: string, timeoutS = 300): Promise<number> {
   const t0 = performance.now();
@@ -96,9 +96,11 @@ async function dnsperf(port: number, file: string, extra: string[]): Promise<{ q
   const out = await new Response(p.stdout).text();
   await p.exited;
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
-  const completed = Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  // only NOERROR answers count: a server still loading or refusing does not score
+  const completed = Number(/NOERROR (\d+)/.exec(out)?.[1] ?? 0);
   const lat = verbose ? [...out.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)].map((m) => Number(m[1]) * 1000).sort((a, b) => a - b) : [];
-  return { qps, completed, lat };
+  const sent = Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  return { qps: sent ? (qps * completed) / sent : 0, completed, lat };
 }
 const pct = (a: number[], p: number) => (a.length ? a[Math.min(a.length - 1, Math.floor(a.length * p))]! : NaN);
 
