@@ -17,11 +17,17 @@ customize_root() { # moat-binary
   # Nothing listens but Moat: SSH only when the settings file gives a key; no unattended apt traffic.
   in_root systemctl disable ssh.service ssh.socket wpa_supplicant.service apt-daily.timer apt-daily-upgrade.timer 2>/dev/null || true
   rm -f "$ROOTFS"/etc/ssh/ssh_host_*     # made at first boot when SSH is enabled
+  # systemd's SSH generator would put sshd on AF_VSOCK/AF_UNIX sockets: SSH stays entirely off by default.
+  ln -sf /dev/null "$ROOTFS/etc/systemd/system-generators/systemd-ssh-generator" 2>/dev/null ||
+    { mkdir -p "$ROOTFS/etc/systemd/system-generators" && ln -sf /dev/null "$ROOTFS/etc/systemd/system-generators/systemd-ssh-generator"; }
   : >"$ROOTFS/etc/machine-id"           # made at first boot: every appliance gets its own
   rm -f "$ROOTFS/var/lib/dbus/machine-id"
 
   # The kernel and initrd live on the boot partition; the root keeps only the modules.
+  # So do the device trees and the Pi firmware: their copies in /usr/lib (only used by the kernel upgrade hook;
+  # the appliance is updated by flashing, not by apt) go too.
   rm -f "$ROOTFS"/boot/vmlinuz-* "$ROOTFS"/boot/initrd.img-* "$ROOTFS"/boot/System.map-*
+  rm -rf "$ROOTFS"/usr/lib/linux-image-* "$ROOTFS"/usr/lib/raspi-firmware
   prune_modules
   rm -rf "$ROOTFS"/var/cache/apt/* "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/log/* "$ROOTFS"/tmp/*
   log "root: $(du -sm "$ROOTFS" | cut -f1) MiB"
@@ -42,6 +48,8 @@ split_boot() { # boot-dir
   mkdir -p "$1"
   cp -r "$ROOTFS"/boot/firmware/. "$1/"
   rm -rf "$ROOTFS"/boot/firmware/*
+  # Only the standard GPU firmware (no camera, debug or cut-down variants); no Pi 5 (not supported yet).
+  rm -f "$1"/start{,4}{_,}{cd,db,x}.elf "$1"/fixup{,4}{_,}{cd,db,x}.dat "$1"/bcm2712-*.dtb
   local kver
   kver=$(ls "$ROOTFS/lib/modules" | head -1)
   sed "s/@KVER@/$kver/g" "$IMAGE_DIR/boot/config.txt" >"$1/config.txt"

@@ -33,7 +33,7 @@ start_qemu() { # dir
     -kernel "$1/vmlinuz" -initrd "$1/initrd" -append "$CMDLINE" \
     -drive "file=$1/disk.img,format=raw,if=none,id=disk" -device virtio-blk-pci,drive=disk \
     -netdev "user,id=net,restrict=on,hostfwd=tcp:127.0.0.1:$HTTP_PORT-:80,hostfwd=udp:127.0.0.1:$DNS_PORT-:53,hostfwd=tcp:127.0.0.1:$SSH_PORT-:22" \
-    -device virtio-net-pci,netdev=net -device virtio-rng-pci \
+    -device virtio-net-pci,netdev=net,romfile= -device virtio-rng-pci \
     -display none -monitor none -serial "file:$1/serial.log" &
   QEMU_PID=$!
   log "qemu pid $QEMU_PID: http 127.0.0.1:$HTTP_PORT, dns 127.0.0.1:$DNS_PORT, ssh 127.0.0.1:$SSH_PORT"
