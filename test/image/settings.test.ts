@@ -28,7 +28,7 @@ function bash(script: string, env: Record<string, string> = {}) {
   return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
 }
 
-const VARS = ["S_PASSWORD", "S_UPSTREAMS", "S_ADDRESS", "S_GATEWAY", "S_WIFI_COUNTRY", "S_WIFI_SSID", "S_WIFI_PASSWORD"];
+const VARS = ["S_PASSWORD", "S_UPSTREAMS", "S_ADDRESS", "S_GATEWAY", "S_WIFI_COUNTRY", "S_WIFI_SSID", "S_WIFI_PASSWORD"] as const;
 function parse(text: string) {
   const r = bash(
     `source '${SETTINGS_SH}'; parse_settings '${file(text)}'; ` +
@@ -37,7 +37,7 @@ function parse(text: string) {
   );
   expect(r.code).toBe(0);
   const parts = r.out.split("\0");
-  const values = Object.fromEntries(VARS.map((v, i) => [v, parts[i]]));
+  const values = Object.fromEntries(VARS.map((v, i) => [v, parts[i]])) as Record<(typeof VARS)[number], string>;
   return { ...values, keys: Number(parts[VARS.length]), errors: Number(parts[VARS.length + 1]), log: r.err };
 }
 
