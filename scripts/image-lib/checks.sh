@@ -80,9 +80,9 @@ restarts_after_kill() {
 }
 
 survives_reboot() {
-  guest systemctl reboot || true
-  sleep 10
   local t0; t0=$(date +%s)
+  guest systemctl reboot || true
+  wait_for 300 not dns_up || return 1     # down first, so the answer below comes from the new boot
   wait_dns "$BOOT_TIMEOUT" || return 1
   log "  DNS back $(( $(date +%s) - t0 ))s after the reboot started"
   wait_for 120 login "$password" || return 1
@@ -102,7 +102,7 @@ run_checks() {
   check "SSH enabled by the settings-file key" wait_for 60 guest true
   check "secrets removed from the settings file" settings_applied
   check "bad setting reported in the journal" bad_value_journaled
-  check "data partition grown to the card" data_grown
+  # data partition growth is disabled for now (see README): growing it made systemd unmount /etc/moat at first boot
   check "hostname is moat" hostname_is_moat
   check "time sync enabled" time_sync_enabled
   check "moat runs as its own user with CAP_NET_BIND_SERVICE only" runs_confined
