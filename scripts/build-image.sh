@@ -63,7 +63,7 @@ for d in "$ROOTFS" "$WORK/boot" "$WORK/data"; do find "$d" -exec touch -h -d "@$
 root_mb=$(( $(du -sm "$ROOTFS" | cut -f1) * 115 / 100 + ROOT_HEADROOM_MB ))
 make_fat "$WORK/boot.img" "$BOOT_MB" "$WORK/boot"
 make_ext4 "$WORK/root.img" "$root_mb" rootfs "$ROOT_UUID" "$ROOTFS"
-make_ext4 "$WORK/data.img" "$DATA_MB" moatdata "$DATA_UUID" "$WORK/data"
+make_ext4 "$WORK/data.img" "$DATA_MB" moatdata "$DATA_UUID" "$WORK/data" "$moat_ids"   # /etc/moat itself is moat's
 
 img="$DIST/$IMAGE_NAME.img"
 log "disk image $img"

@@ -2,9 +2,9 @@
 # kernel can mount neither FAT nor partitions). Sourced by build-image.sh.
 
 # Fixed ids and times (SOURCE_DATE_EPOCH) make the filesystems reproducible.
-make_ext4() { # image size-MiB label uuid source-dir
+make_ext4() { # image size-MiB label uuid source-dir [root-owner uid:gid]
   rm -f "$1"
-  E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L "$3" -U "$4" -E "hash_seed=$HASH_SEED,lazy_itable_init=0" -O ^orphan_file -d "$5" "$1" "$2M"
+  E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L "$3" -U "$4" -E "hash_seed=$HASH_SEED,lazy_itable_init=0,root_owner=${6:-0:0}" -O ^orphan_file -d "$5" "$1" "$2M"
 }
 
 make_fat() { # image size-MiB source-dir
