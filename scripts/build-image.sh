@@ -39,8 +39,9 @@ else
     (cd "$runtime" && npm pack --silent "@oven/bun-linux-aarch64@$bun_version" >/dev/null && tar xzf oven-bun-linux-aarch64-*.tgz)
   fi
   moat_bin="$WORK/moat-arm64"
+  # Workers are extra entry points, or the compiled binary cannot start them.
   (cd "$REPO" && "$BUN" build --compile --minify --target=bun-linux-arm64 \
-     --compile-executable-path "$runtime/package/bin/bun" src/main.ts --outfile "$moat_bin") >&2
+     --compile-executable-path "$runtime/package/bin/bun" src/main.ts $(find src -name "*worker.ts" | sort) --outfile "$moat_bin") >&2
 fi
 
 build_base_root
