@@ -12,12 +12,14 @@ const commit = git(["rev-parse", "--short=8", "HEAD"]) || "unknown";
 // Reproducible: the build date is the commit's date, not the wall clock.
 const date = git(["log", "-1", "--format=%cI"]) || new Date(0).toISOString();
 
+// Workers are loaded by URL at run time, so each must be its own entry point of the binary.
+const workers = [...new Bun.Glob("src/**/*worker.ts").scanSync({ cwd: root })].sort().map((f) => join(root, f));
 const outfile = extra.some((a) => a.startsWith("--outfile")) ? [] : ["--outfile", join(root, "dist/moat")];
 const cmd = [
   process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap=none",
   `--define=MOAT_BUILD_COMMIT=${JSON.stringify(commit)}`,
   `--define=MOAT_BUILD_DATE=${JSON.stringify(date)}`,
-  join(root, "src/main.ts"), ...outfile, ...extra,
+  join(root, "src/main.ts"), ...workers, ...outfile, ...extra,
 ];
 const p = Bun.spawnSync(cmd, { cwd: root, stdout: "inherit", stderr: "inherit" });
 process.exit(p.exitCode ?? 1);

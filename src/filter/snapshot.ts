@@ -4,6 +4,7 @@ import { DomainSet } from "./domainset.ts";
 import { compileRegex, type CompiledRegex } from "./regex.ts";
 import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
 import { buildSnapshotData, type RegexEntry, type SnapshotData } from "./build.ts";
+import { workerUrl } from "../core/worker-url.ts";
 
 export interface RegexRule extends CompiledRegex {
   mask: Uint32Array;
@@ -126,7 +127,7 @@ export class FilterEngine {
   private build(): Promise<SnapshotData> {
     if (this.o.worker === false) return Promise.resolve(buildSnapshotData(this.o.dbPath));
     if (!this.worker) {
-      this.worker = new Worker(new URL("./build-worker.ts", import.meta.url).href);
+      this.worker = new Worker(workerUrl("filter/build-worker.ts"));
       this.worker.onmessage = (ev: MessageEvent<{ seq: number; data?: SnapshotData; error?: string }>) => {
         const w = this.waiters.get(ev.data.seq);
         if (!w) return;
