@@ -59,6 +59,10 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     const dns = new DnsServer(runtime);
     await dns.start();
     runtime.dns = dns;
+    runtime.restartDns = async () => {
+      dns.flushCache();
+      await dns.reloadLists();
+    };
     stoppers.push(async () => {
       runtime.dns = null;
       await dns.stop();

@@ -32,6 +32,8 @@ export interface Runtime {
   dnsRunning: () => boolean;
   /** the DNS engine once it listens (upstream stats, cache counters, filter state), else null */
   dns: DnsHandle | null;
+  /** POST /api/action/restartdns: drop the cache and rebuild the filter from the databases */
+  restartDns?: () => Promise<void>;
   /** logs one line to the FTL-style log (and stderr) */
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** the in-memory log FIFOs behind /api/logs/* */
