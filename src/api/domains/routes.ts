@@ -44,7 +44,7 @@ function target(request: Request): Target {
   return { codes: [0, 1, 2, 3], item: rest(0) };
 }
 
-interface Row {
+export interface DomainRow {
   id: number;
   type: number;
   domain: string;
@@ -57,9 +57,14 @@ interface Row {
 function list(rt: Runtime, codes: number[], item: string | null) {
   const db = rt.gravityDb;
   const where = `type IN (${codes.join(",")})` + (item !== null ? " AND domain = ?" : "");
-  const rows = db.query(`SELECT id, type, domain, enabled, comment, date_added, date_modified FROM domainlist WHERE ${where} ORDER BY id`).all(...(item !== null ? [item] : [])) as Row[];
+  const rows = db.query(`SELECT id, type, domain, enabled, comment, date_added, date_modified FROM domainlist WHERE ${where} ORDER BY id`).all(...(item !== null ? [item] : [])) as DomainRow[];
   const groups = groupMap(db, "domainlist_by_group", "domainlist_id");
-  return rows.map((r) => ({
+  return rows.map((r) => domainEntry(r, groups));
+}
+
+/** A domainlist row as the API shows it (also used by /api/search). */
+export function domainEntry(r: DomainRow, groups: Map<number, number[]>) {
+  return {
     domain: r.domain,
     unicode: unicodeOf(r.domain),
     type: typeName(r.type),
@@ -70,7 +75,7 @@ function list(rt: Runtime, codes: number[], item: string | null) {
     id: r.id,
     date_added: r.date_added,
     date_modified: r.date_modified,
-  }));
+  };
 }
 
 function normaliseAll(items: string[], kind: DKind): string[] {

@@ -14,7 +14,7 @@ export const LIST_TYPES = ["block", "allow"] as const;
 type LType = (typeof LIST_TYPES)[number];
 const typeCode = (t: LType) => (t === "block" ? 0 : 1);
 
-interface Row {
+export interface ListRow {
   id: number;
   address: string;
   type: number;
@@ -34,9 +34,14 @@ function list(rt: Runtime, address: string | null, type: LType | undefined) {
   const args: Array<string | number> = [];
   if (address !== null) conds.push("address = ?"), args.push(address);
   if (type) conds.push("type = ?"), args.push(typeCode(type));
-  const rows = rt.gravityDb.query(`SELECT * FROM adlist ${conds.length ? "WHERE " + conds.join(" AND ") : ""} ORDER BY id`).all(...args) as Row[];
+  const rows = rt.gravityDb.query(`SELECT * FROM adlist ${conds.length ? "WHERE " + conds.join(" AND ") : ""} ORDER BY id`).all(...args) as ListRow[];
   const groups = groupMap(rt.gravityDb, "adlist_by_group", "adlist_id");
-  return rows.map((r) => ({
+  return rows.map((r) => listEntry(r, groups));
+}
+
+/** An adlist row as the API shows it (also used by /api/search). */
+export function listEntry(r: ListRow, groups: Map<number, number[]>) {
+  return {
     address: r.address,
     type: (r.type === 1 ? "allow" : "block") as LType,
     comment: r.comment,
@@ -50,7 +55,7 @@ function list(rt: Runtime, address: string | null, type: LType | undefined) {
     invalid_domains: r.invalid_domains,
     abp_entries: r.abp_entries,
     status: r.status,
-  }));
+  };
 }
 
 function requiredType(type: string | undefined): LType {

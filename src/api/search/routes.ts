@@ -4,7 +4,9 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { Errors } from "../core/errors.ts";
 import { groupMap, pathParts } from "../lists/common.ts";
-import { normaliseExact, unicodeOf } from "../domains/validate.ts";
+import { normaliseExact } from "../domains/validate.ts";
+import { domainEntry, type DomainRow } from "../domains/routes.ts";
+import { listEntry, type ListRow } from "../lists/routes.ts";
 import { ApiError } from "../core/errors.ts";
 
 const MAX_N = 10000;
@@ -54,18 +56,7 @@ export function searchRoutes(rt: Runtime) {
         .filter((r) => regexMatches(r.domain, domain))
         .slice(0, N);
       const dGroups = groupMap(db, "domainlist_by_group", "domainlist_id");
-      const domains = [...exactRows, ...regexRows].map((r) => ({
-        domain: r.domain,
-        unicode: unicodeOf(r.domain),
-        type: typeName(r.type),
-        kind: kindName(r.type),
-        comment: r.comment,
-        groups: dGroups.get(r.id) ?? [],
-        enabled: r.enabled === 1,
-        id: r.id,
-        date_added: r.date_added,
-        date_modified: r.date_modified,
-      }));
+      const domains = [...exactRows, ...regexRows].map((r) => domainEntry(r as DomainRow, dGroups));
 
       const aGroups = groupMap(db, "adlist_by_group", "adlist_id");
       const gravityOf = (table: "gravity" | "antigravity", prefix: string) => {
@@ -76,22 +67,7 @@ export function searchRoutes(rt: Runtime) {
           .all(...args, N) as Array<Record<string, any>>;
       };
       const gravityRows = [...gravityOf("gravity", ""), ...gravityOf("antigravity", "@@")];
-      const gravity = gravityRows.map((r) => ({
-        domain: r.domain,
-        address: r.address,
-        comment: r.comment,
-        enabled: r.enabled === 1,
-        id: r.id,
-        type: r.type === 1 ? "allow" : "block",
-        date_added: r.date_added,
-        date_modified: r.date_modified,
-        date_updated: r.date_updated ?? 0,
-        number: r.number,
-        invalid_domains: r.invalid_domains,
-        abp_entries: r.abp_entries,
-        status: r.status,
-        groups: aGroups.get(r.id) ?? [],
-      }));
+      const gravity = gravityRows.map((r) => ({ domain: r.domain as string, ...listEntry(r as ListRow, aGroups) }));
       const allow = gravity.filter((g) => g.type === "allow").length;
       const reply: Record<string, unknown> = {
         domains,
