@@ -43,6 +43,7 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     events,
     blocking: new BlockingSwitch(config, events),
     queries: stats,
+    flushQueries: () => stats.flushQueries(),
     stats,
     logs,
     version: versionInfo(),

@@ -34,6 +34,8 @@ export interface Runtime {
   dns: DnsHandle | null;
   /** POST /api/action/restartdns: drop the cache and rebuild the filter from the databases */
   restartDns?: () => Promise<void>;
+  /** POST /api/action/flush/logs: the statistics forget the queries they hold in memory */
+  flushQueries?: () => void;
   /** logs one line to the FTL-style log (and stderr) */
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** the in-memory log FIFOs behind /api/logs/* */

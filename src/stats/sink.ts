@@ -102,6 +102,14 @@ export class Stats implements QuerySink {
     this.memory.db.close();
   }
 
+  /** POST /api/action/flush/logs: the last 24 h leave memory and the write queue (the caller clears the disk). */
+  flushQueries(): void {
+    this.toMemory = [];
+    this.toDisk = [];
+    this.window.clear();
+    this.memory.prune(Number.MAX_SAFE_INTEGER);
+  }
+
   /** Moves queued records into the in-memory query log and ages out both memory views. */
   syncMemory(): void {
     this.window.expire();

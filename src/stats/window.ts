@@ -99,6 +99,15 @@ export class QueryWindow {
     }
   }
 
+  /** Forgets every record of the window (flush/logs); lifetime counters stay, as Prometheus counters must. */
+  clear(): void {
+    for (let i = this.head; i < this.ring.length; i++) this.count(this.ring[i]!, -1);
+    this.ring = [];
+    this.head = 0;
+    this.slots.clear();
+    this.recentBlocked = [];
+  }
+
   /** Drops records older than 24 h; call before reading. */
   expire(): void {
     const cutoff = this.now() - WINDOW_SECONDS;

@@ -145,6 +145,12 @@ test("sink: privacy levels hide domains (1), clients (2), everything but counter
     expect([...stats.window.domains.keys()].sort()).toEqual(["hidden", "l0.example"]);
     expect(stats.flushDisk()).toBe(true);
     expect((disk.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n).toBe(3);
+    // flush/logs: memory forgets everything, lifetime counters stay.
+    stats.flushQueries();
+    expect(stats.window.total).toBe(0);
+    expect(stats.window.domains.size).toBe(0);
+    expect(queryPage(stats.memory.db, {}).queries).toEqual([]);
+    expect(stats.window.lifetime.total).toBe(4);
     await stats.stop();
   } finally {
     disk.close();
