@@ -92,7 +92,10 @@ test("database variants agree with the live numbers for the same window", async 
   expect(du.upstreams.map((x: any) => [x.ip, x.port, x.count])).toEqual(lu.upstreams.map((x: any) => [x.ip, x.port, x.count]));
   const lh = (await get("/api/history")).history;
   const dh = (await get(`/api/history/database?from=${lh[0].timestamp}&until=${NOW + 60}`)).history;
-  expect(dh.map((s: any) => s.total)).toEqual(lh.map((s: any) => s.total).slice(0, dh.length));
+  // `until` reaches a minute past now, so near a 10-minute boundary the database side has one more (empty) slot.
+  const n = Math.min(dh.length, lh.length);
+  expect(n).toBeGreaterThanOrEqual(144);
+  expect(dh.slice(0, n).map((s: any) => s.total)).toEqual(lh.slice(0, n).map((s: any) => s.total));
   const dc = await get(`/api/history/database/clients?${range}&N=1`);
   expect(dc.clients).toEqual({ "127.0.0.1": { name: null, total: 10 } });
 });
