@@ -18,7 +18,7 @@ mkdir -p "$WORK"
 
 log "host tools"
 missing=()
-for p in mmdebstrap qemu-user-static binfmt-support dosfstools mtools fdisk e2fsprogs xz-utils; do
+for p in mmdebstrap arch-test qemu-user-static binfmt-support dosfstools mtools fdisk e2fsprogs xz-utils; do
   dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
 done
 if ((${#missing[@]})); then

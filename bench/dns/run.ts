@@ -51,7 +51,7 @@ const moatDir = join(dir, "moat");
   db.close();
 }
 writeFileSync(join(dir, "hosts.block"), names.map((n) => `0.0.0.0 ${n}`).join("\n") + "\n");
-writeFileSync(join(dir, "unbound.conf"), `server:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: 1\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  include: "${dir}/unbound.zones"\nforward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
+writeFileSync(join(dir, "unbound.conf"), `server:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: 1\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  local-zone: \"test.\" nodefault\n  include: "${dir}/unbound.zones"\nforward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
 writeFileSync(join(dir, "unbound.zones"), names.map((n) => `  local-zone: "${n}." always_null\n`).join(""));
 const pick = (k: number) => Array.from({ length: k }, () => names[Math.floor(rand() * names.length)]!);
 const files = {

@@ -162,13 +162,12 @@ test("sink: a failed write keeps its records for the next attempt; retention pru
   const { dir, config } = await sinkFixture("[database]\nmaxDBdays = 2\n");
   const disk = openQueryDb(dir);
   try {
-    const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW });
+    const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW, busyTimeoutMs: 0 });
     stats.record(rec({ time: NOW - 5 * 86400, domain: "ancient.example" }));
     stats.record(rec({ time: NOW, domain: "fresh.example" }));
     // An exclusive lock from another connection makes the write fail.
     const other = new Database(join(dir, "pihole-FTL.db"));
     other.exec("PRAGMA busy_timeout = 0");
-    disk.exec("PRAGMA busy_timeout = 0");
     other.exec("BEGIN EXCLUSIVE");
     expect(stats.flushDisk()).toBe(false);
     expect(stats.pendingDisk).toBe(2);

@@ -1,0 +1,33 @@
+// What the statistics thread and the query writer thread say to each other. Results travel through a
+// small shared Int32Array, so the statistics side can read counters at any time and wait for an
+// operation without a message round trip (the main thread cannot receive messages while it waits).
+import type { RecordBatch } from "./record-batch.ts";
+
+/** Slots of the shared state array. */
+export const State = {
+  /** sequence number of the last operation finished */
+  DONE: 0,
+  /** 1 when that operation succeeded */
+  OK: 1,
+  DISK_WRITES: 2,
+  DISK_WRITE_ERRORS: 3,
+  /** records dropped because the long-term database kept failing */
+  DROPPED: 4,
+  /** records waiting for the long-term database */
+  PENDING: 5,
+} as const;
+export const STATE_SLOTS = 6;
+
+export type WriterOp =
+  | { op: "init"; seq: number; state: SharedArrayBuffer; memoryPath: string; diskPath: string; busyTimeoutMs: number }
+  /** into the 24 h log; also queued for the long-term database when toDisk */
+  | { op: "records"; seq: number; batch: RecordBatch; toDisk: boolean }
+  /** write the queue to the long-term database, then delete rows older than keepSeconds (0: queue dropped) */
+  | { op: "flushDisk"; seq: number; keepSeconds: number; now: number }
+  | { op: "pruneMemory"; seq: number; before: number }
+  /** flush/logs: forget the 24 h log and the queue */
+  | { op: "clear"; seq: number }
+  | { op: "stop"; seq: number; keepSeconds: number; now: number };
+
+/** Records kept for the long-term database when it keeps failing, before the oldest are dropped. */
+export const MAX_PENDING = 1_000_000;

@@ -1,0 +1,120 @@
+// The query writer thread: every SQLite write of the query records happens here, so the DNS thread
+// only appends to an array. It keeps the 24 h log (a WAL database on tmpfs that the API reads through
+// its own connection) and the queue for the long-term database, which it writes when told to.
+import { Database } from "bun:sqlite";
+import { QUERY_SCHEMA } from "../db/query-schema.ts";
+import { decodeBatch } from "./record-batch.ts";
+import { QueryStore, type StoredRecord } from "./store.ts";
+import { MAX_PENDING, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
+
+declare const self: Worker;
+
+let state: Int32Array<ArrayBufferLike> = new Int32Array(STATE_SLOTS);
+let memory: QueryStore | null = null;
+let disk: QueryStore | null = null;
+let queue: StoredRecord[] = [];
+let failures = 0;
+
+function report(message: string): void {
+  self.postMessage({ log: message });
+}
+
+function done(seq: number, ok: boolean): void {
+  Atomics.store(state, State.OK, ok ? 1 : 0);
+  Atomics.store(state, State.PENDING, queue.length);
+  Atomics.store(state, State.DONE, seq);
+  Atomics.notify(state, State.DONE);
+}
+
+function openMemory(path: string): QueryStore {
+  const db = new Database(path, { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  // tmpfs: durability buys nothing here
+  db.exec("PRAGMA synchronous = OFF");
+  if (!db.query("SELECT 1 FROM sqlite_master WHERE name = 'query_storage'").get()) db.exec(QUERY_SCHEMA);
+  return new QueryStore(db);
+}
+
+function flushDisk(keepSeconds: number, now: number): boolean {
+  if (!disk) return false;
+  if (keepSeconds <= 0) {
+    queue = [];
+    return true;
+  }
+  if (queue.length) {
+    try {
+      disk.insert(queue);
+      queue = [];
+      Atomics.add(state, State.DISK_WRITES, 1);
+      failures = 0;
+    } catch (e) {
+      Atomics.add(state, State.DISK_WRITE_ERRORS, 1);
+      if (failures++ === 0) report(`writing ${queue.length} queries to the long-term database failed (kept for the next attempt): ${(e as Error).message}`);
+      return false;
+    }
+  }
+  try {
+    disk.prune(now - keepSeconds);
+  } catch (e) {
+    report(`pruning the long-term database failed: ${(e as Error).message}`);
+  }
+  return true;
+}
+
+function handle(m: WriterOp): boolean {
+  switch (m.op) {
+    case "init": {
+      state = new Int32Array(m.state);
+      memory = openMemory(m.memoryPath);
+      const db = new Database(m.diskPath, { strict: true });
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(m.busyTimeoutMs))}`);
+      disk = new QueryStore(db);
+      return true;
+    }
+    case "records": {
+      const records = decodeBatch(m.batch);
+      try {
+        memory?.insert(records);
+      } catch (e) {
+        report(`in-memory query log insert failed: ${(e as Error).message}`);
+      }
+      if (m.toDisk) {
+        if (queue.length + records.length > MAX_PENDING) {
+          // Drop the oldest tenth at once rather than one record per insert.
+          const drop = Math.max(MAX_PENDING / 10, queue.length + records.length - MAX_PENDING);
+          queue.splice(0, drop);
+          Atomics.add(state, State.DROPPED, drop);
+        }
+        for (const r of records) queue.push(r);
+      }
+      return true;
+    }
+    case "flushDisk":
+      return flushDisk(m.keepSeconds, m.now);
+    case "pruneMemory":
+      memory?.prune(m.before);
+      return true;
+    case "clear":
+      queue = [];
+      memory?.prune(Number.MAX_SAFE_INTEGER);
+      return true;
+    case "stop": {
+      const ok = flushDisk(m.keepSeconds, m.now);
+      memory?.db.close();
+      disk?.db.close();
+      memory = disk = null;
+      return ok;
+    }
+  }
+}
+
+self.onmessage = (ev: MessageEvent<WriterOp>) => {
+  const m = ev.data;
+  let ok = false;
+  try {
+    ok = handle(m);
+  } catch (e) {
+    report(`query writer: ${m.op} failed: ${(e as Error).message}`);
+  }
+  done(m.seq, ok);
+};
