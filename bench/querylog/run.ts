@@ -104,4 +104,6 @@ time(`+${perMinute} new rows, then summary (7 days)`, () => {
   return dbSummary(db, week);
 });
 db.close();
-rmSync(dir, { recursive: true, force: true });
+// MOAT_BENCH_KEEP=1 keeps the database for a closer look.
+if (process.env.MOAT_BENCH_KEEP) console.log(`database kept in ${dir}`);
+else rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 // that adds both, so it equals the plain scan of the whole range.
 import type { Database } from "bun:sqlite";
 import { BLOCKED_STATUSES, QUERY_TYPES, Status } from "./enums.ts";
-import { ensureRollups, FORWARDED_SQL, splitRange, type Split } from "./rollup.ts";
+import { DAY, ensureRollups, FORWARDED_SQL, splitRange, type Split } from "./rollup.ts";
 import { SLOT_SECONDS } from "./window.ts";
 
 const BLOCKED = [...BLOCKED_STATUSES].join(",");
@@ -26,12 +26,22 @@ function split(db: Database, r: Range): Split {
  * `rolled` (over a bucket range, two `?`) and `raw` (over an EDGE, three `?`), one for each part
  * the split has, glued with UNION ALL.
  */
-function parts(s: Split, rolled: string, raw: string): { sql: string; args: number[] } {
+function parts(s: Split, rolled: string, raw: string, daily?: string): { sql: string; args: number[] } {
   const sql: string[] = [];
   const args: number[] = [];
-  if (s.full[0] < s.full[1]) {
+  const [a, e] = s.full;
+  const d0 = Math.ceil(a / DAY) * DAY;
+  const d1 = Math.floor(e / DAY) * DAY;
+  if (daily && a < e && d0 < d1) {
+    // whole days from the day rollup, the hours around them from the hourly one
+    for (const [lo, hi, q] of [[a, d0, rolled], [d0, d1, daily], [d1, e, rolled]] as const) {
+      if (!(lo < hi)) continue;
+      sql.push(q);
+      args.push(lo, hi);
+    }
+  } else if (a < e) {
     sql.push(rolled);
-    args.push(...s.full);
+    args.push(a, e);
   }
   for (const [lo, hi] of s.edges) {
     if (!(lo < hi)) continue;
@@ -88,6 +98,7 @@ export function dbTop(db: Database, r: Range, what: "domain" | "client", blocked
     s,
     `SELECT ${what} AS id, ${metric} AS n FROM moat_rollup_${what} WHERE h >= ? AND h < ?`,
     `SELECT ${what} AS id, COUNT(*) AS n FROM query_storage WHERE ${EDGE} AND ${filter} GROUP BY ${what}`,
+    what === "domain" ? `SELECT domain AS id, ${metric} AS n FROM moat_rollup_domain_day WHERE d >= ? AND d < ?` : undefined,
   );
   const rows = db
     .query(

@@ -24,19 +24,21 @@ import type { Database } from "bun:sqlite";
 import { BLOCKED_STATUSES, Status } from "./enums.ts";
 
 export const HOUR = 3600;
+export const DAY = 86400;
 const SLOT = 600;
 /** Bump when a table's shape or meaning changes: the rollups are then rebuilt from scratch. */
-const VERSION = 1;
+const VERSION = 2;
 
 const BLOCKED = [...BLOCKED_STATUSES].join(",");
 export const FORWARDED_SQL = [Status.FORWARDED, Status.RETRIED, Status.RETRIED_DNSSEC].join(",");
 const HOUR_OF = `CAST(timestamp / ${HOUR} AS INTEGER) * ${HOUR}`;
 const SLOT_OF = `CAST(timestamp / ${SLOT} AS INTEGER) * ${SLOT}`;
+const DAY_OF = `CAST(timestamp / ${DAY} AS INTEGER) * ${DAY}`;
 
 interface Spec {
   table: string;
-  /** the bucket column: `h` (hour start) or `slot` (10-minute slot start) */
-  bucket: "h" | "slot";
+  /** the bucket column: `h` (hour start), `slot` (10-minute slot start) or `d` (UTC day start) */
+  bucket: "h" | "slot" | "d";
   columns: string;
   key: string;
   create: string;
@@ -72,6 +74,13 @@ const SPECS: readonly Spec[] = [
     table: "moat_rollup_domain", bucket: "h", columns: "h, domain, n, blocked", key: "h, domain",
     create: "h INTEGER NOT NULL, domain INTEGER NOT NULL, n INTEGER NOT NULL, blocked INTEGER NOT NULL, PRIMARY KEY (h, domain)",
     select: `${HOUR_OF}, domain, COUNT(*), SUM(status IN (${BLOCKED}))`, add: "n = n + excluded.n, blocked = blocked + excluded.blocked",
+  },
+  // Domains barely compress per hour (a long tail of rarely asked names), so whole days are
+  // summed once more: a week reads ~7 day rows per domain instead of ~168 hour rows.
+  {
+    table: "moat_rollup_domain_day", bucket: "d", columns: "d, domain, n, blocked", key: "d, domain",
+    create: "d INTEGER NOT NULL, domain INTEGER NOT NULL, n INTEGER NOT NULL, blocked INTEGER NOT NULL, PRIMARY KEY (d, domain)",
+    select: `${DAY_OF}, domain, COUNT(*), SUM(status IN (${BLOCKED}))`, add: "n = n + excluded.n, blocked = blocked + excluded.blocked",
   },
   {
     table: "moat_rollup_forward", bucket: "h", columns: "h, forward, n, s, s2", key: "h, forward",
@@ -135,9 +144,19 @@ function addRows(db: Database, where: string, args: number[]): void {
   }
 }
 
-/** Removes the rollups of buckets in [from, until). */
+/** Removes the rollups of the hours [from, until). */
 function dropBuckets(db: Database, from: number, until: number): void {
-  for (const s of SPECS) db.query(`DELETE FROM ${s.table} WHERE ${s.bucket} >= ? AND ${s.bucket} < ?`).run(from, until);
+  if (from <= -Number.MAX_VALUE) {
+    for (const s of SPECS) db.exec(`DELETE FROM ${s.table}`);
+    return;
+  }
+  // A day row keeps its other hours: it loses exactly what the dropped hours held.
+  db.query(
+    `INSERT INTO moat_rollup_domain_day (d, domain, n, blocked) SELECT CAST(h / ${DAY} AS INTEGER) * ${DAY}, domain, -SUM(n), -SUM(blocked)
+     FROM moat_rollup_domain WHERE h >= ? AND h < ? GROUP BY 1, 2 ON CONFLICT (d, domain) DO UPDATE SET n = n + excluded.n, blocked = blocked + excluded.blocked`,
+  ).run(from, until);
+  db.query("DELETE FROM moat_rollup_domain_day WHERE d >= ? AND d < ? AND n = 0").run(Math.floor(from / DAY) * DAY, until);
+  for (const s of SPECS) if (s.bucket !== "d") db.query(`DELETE FROM ${s.table} WHERE ${s.bucket} >= ? AND ${s.bucket} < ?`).run(from, until);
 }
 
 function rolledCount(db: Database, h: number): number {

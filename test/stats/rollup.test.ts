@@ -67,7 +67,7 @@ const oracle = {
 };
 
 const NOW = Date.now() / 1000;
-const HOURS = 30;
+const HOURS = 60;
 let dir: string;
 let db: Database;
 let store: QueryStore;
@@ -130,10 +130,12 @@ function ranges(): Range[] {
     { from: h - 3 * 3600, until: h - 3 * 3600 + 1800 },
     { from: h - 2 * 3600, until: h - 6 * 3600 },
     { from: 1, until: NOW + 86400 },
+    { from: NOW - 50 * 3600, until: NOW - 3 * 3600 },
+    { from: Math.floor(NOW / 86400) * 86400 - 86400, until: Math.floor(NOW / 86400) * 86400 },
   ];
   for (let i = 0; i < 25; i++) {
     const a = NOW - rnd() * (HOURS + 2) * 3600;
-    const b = a + rnd() * 20 * 3600;
+    const b = a + rnd() * 40 * 3600;
     out.push({ from: i % 3 ? Math.floor(a) : a, until: i % 4 ? Math.floor(b) : b });
   }
   return out;
@@ -144,7 +146,7 @@ beforeEach(() => {
   db = openQueryDb(dir);
   store = new QueryStore(db);
   nextId = 1;
-  fill(4000, NOW - HOURS * 3600, NOW);
+  fill(6000, NOW - HOURS * 3600, NOW);
 });
 afterEach(() => {
   db.close();
@@ -189,13 +191,15 @@ test("rows written late into rolled hours are added", () => {
 
 test("pruning old rows (maxDBdays) and flushing recent ones (flush/logs) are followed", () => {
   catchUpRollups(db);
-  // pruning: everything before a cut-off inside an hour
-  store.prune(Math.floor(NOW / 3600) * 3600 - 20 * 3600 + 1234);
+  // Cut-offs relative to the UTC day, so that yesterday is a whole day inside the answer and its
+  // day rollup has to follow: pruning ends the day before, flush/logs cuts into yesterday.
+  const today = Math.floor(NOW / 86400) * 86400;
+  store.prune(today - 2 * 86400 + 1234);
   for (const r of ranges().slice(0, 12)) expectSame(r);
-  store.prune(Math.floor(NOW / 3600) * 3600 - 20 * 3600 + 2000);
+  store.prune(today - 2 * 86400 + 5000);
   for (const r of ranges().slice(0, 6)) expectSame(r);
   // flush/logs: everything after a cut-off, then new queries arrive
-  db.run("DELETE FROM query_storage WHERE timestamp >= ?", [NOW - 6.5 * 3600]);
+  db.run("DELETE FROM query_storage WHERE timestamp >= ?", [today - 3.5 * 3600]);
   for (const r of ranges().slice(0, 12)) expectSame(r);
   fill(200, NOW - 60, NOW);
   for (const r of ranges().slice(0, 12)) expectSame(r);
@@ -214,5 +218,5 @@ test("the rollups survive a reopen, and the file still opens as a query database
   expect(ensureRollups(db).ready).toBe(true);
   for (const r of ranges().slice(0, 8)) expectSame(r);
   // Pi-hole's own tables and view are untouched
-  expect(db.query("SELECT COUNT(*) AS n FROM queries").get()).toEqual({ n: 4100 });
+  expect(db.query("SELECT COUNT(*) AS n FROM queries").get()).toEqual({ n: 6100 });
 });
