@@ -2,7 +2,9 @@
 // apply to which groups, as bitsets. Runs in a worker (build-worker.ts) so the DNS thread never waits
 // on SQLite; the result is typed arrays handed over without copying.
 import { Database } from "bun:sqlite";
-import { DomainSetBuilder, transferables, type DomainSetData } from "./domainset.ts";
+import { emptyShape, resolveCombos, transferables, type DomainSetData, type DomainSetShape } from "./domainset.ts";
+import { ComboTable, DomainSetBuilder, WireScratch } from "./domainset-build.ts";
+import { readSnapshotFile, snapshotFileOf, snapshotKey, writeSnapshotFile, type GravitySets } from "./snapshot-file.ts";
 import { nameToWire } from "../dns/wire.ts";
 
 export interface RegexEntry {
@@ -36,7 +38,48 @@ export interface SnapshotData {
 
 type Masks = Map<number, Uint32Array>;
 
-export function buildSnapshotData(dbPath: string): SnapshotData {
+export interface BuildInfo {
+  /** where the gravity sets came from */
+  source: "file" | "database";
+  /** ms spent getting the gravity sets (file load, or SQLite read + build) */
+  gravityMs: number;
+}
+
+/** The four gravity sets from the rows of gravity.db (when the snapshot file is absent or stale). */
+export function gravitySetsFromDb(db: Database): GravitySets {
+  const scratch = new WireScratch();
+  const sets = (table: "gravity" | "antigravity", marker: string) => {
+    const n = db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n ?? 0;
+    const plain = new DomainSetBuilder(new ComboTable(), n);
+    const abp = new DomainSetBuilder(new ComboTable(), 16);
+    for (const r of db.query<{ domain: string; adlist_id: number }, []>(`SELECT domain, adlist_id FROM ${table}`).iterate()) {
+      let d = r.domain;
+      let into = plain;
+      if (d.startsWith(marker) && d.endsWith("^")) {
+        d = d.slice(marker.length, -1);
+        into = abp;
+      }
+      const wire = scratch.encode(d);
+      if (wire) into.add(wire, r.adlist_id);
+    }
+    return [plain.finish(), abp.finish()] as const;
+  };
+  const [gravity, gravityAbp] = sets("gravity", "||");
+  const [antigravity, antigravityAbp] = sets("antigravity", "@@||");
+  return { gravity, gravityAbp, antigravity, antigravityAbp };
+}
+
+export function tableShape(db: Database, table: string): [number, number] {
+  const r = db.query<{ n: number; m: number | null }, []>(`SELECT COUNT(*) AS n, MAX(rowid) AS m FROM ${table}`).get();
+  return [r?.n ?? 0, r?.m ?? 0];
+}
+
+export function readGravityKey(db: Database): string {
+  const get = (p: string) => db.query<{ value: string }, [string]>("SELECT value FROM info WHERE property = ?").get(p)?.value ?? "";
+  return snapshotKey(get("updated"), get("moat_snapshot"), tableShape(db, "gravity"), tableShape(db, "antigravity"));
+}
+
+export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotData {
   const started = performance.now();
   const db = new Database(dbPath, { readonly: true });
   try {
@@ -59,15 +102,14 @@ export function buildSnapshotData(dbPath: string): SnapshotData {
     const adlistMasks = linkMasks("adlist_by_group", "adlist_id");
     const clientMasks = linkMasks("client_by_group", "client_id");
 
-    const exact = (type: number) => {
+    const exact = (type: number): DomainSetData => {
       const rows = db.query<{ id: number; domain: string }, [number]>("SELECT id, domain FROM domainlist WHERE type = ? AND enabled = 1").all(type);
-      const b = new DomainSetBuilder(words, rows.length);
+      const b = new DomainSetBuilder(new ComboTable(), rows.length);
       for (const r of rows) {
-        const m = domainMasks.get(r.id);
-        const w = m && nameToWire(r.domain);
-        if (m && w) b.add(w, r.id, m);
+        const w = domainMasks.has(r.id) && nameToWire(r.domain);
+        if (w) b.add(w, r.id);
       }
-      return b.finish();
+      return resolveCombos(b.finish(), words, (id) => domainMasks.get(id));
     };
     const regex = (type: number): RegexEntry[] =>
       db
@@ -76,28 +118,28 @@ export function buildSnapshotData(dbPath: string): SnapshotData {
         .filter((r) => domainMasks.has(r.id))
         .map((r) => ({ id: r.id, pattern: r.domain, mask: [...domainMasks.get(r.id)!] }));
 
-    const lists = (table: "gravity" | "antigravity", marker: string) => {
-      const enabled = new Set(db.query<{ id: number }, []>("SELECT id FROM adlist WHERE enabled = 1").all().map((r) => r.id));
-      const n = db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n ?? 0;
-      const plain = new DomainSetBuilder(words, n);
-      const abp = new DomainSetBuilder(words, 16);
-      for (const r of db.query<{ domain: string; adlist_id: number }, []>(`SELECT domain, adlist_id FROM ${table}`).iterate()) {
-        if (!enabled.has(r.adlist_id)) continue;
-        const m = adlistMasks.get(r.adlist_id);
-        if (!m) continue;
-        let d = r.domain;
-        let into = plain;
-        if (d.startsWith(marker) && d.endsWith("^")) {
-          d = d.slice(marker.length, -1);
-          into = abp;
-        }
-        const w = nameToWire(d);
-        if (w) into.add(w, r.adlist_id, m);
+    // the gravity sets: from the snapshot file written with this gravity.db, else from its rows
+    const t0 = performance.now();
+    // one read transaction: the key and the rows it describes are the same version of the tables
+    db.run("BEGIN");
+    const key = readGravityKey(db);
+    const file = snapshotFileOf(dbPath);
+    let sets = readSnapshotFile(file, key);
+    const source = sets ? "file" : "database";
+    if (!sets) sets = gravitySetsFromDb(db);
+    db.run("COMMIT");
+    if (source === "database") {
+      try {
+        writeSnapshotFile(file, key, sets);
+      } catch {
+        // a read-only data directory: the next start builds from the database again
       }
-      return [plain.finish(), abp.finish()] as const;
-    };
-    const [gravity, gravityAbp] = lists("gravity", "||");
-    const [antigravity, antigravityAbp] = lists("antigravity", "@@||");
+    }
+    if (info) Object.assign(info, { source, gravityMs: performance.now() - t0 });
+    const enabled = new Set(db.query<{ id: number }, []>("SELECT id FROM adlist WHERE enabled = 1").all().map((r) => r.id));
+    const listMask = (id: number) => (enabled.has(id) ? adlistMasks.get(id) : undefined);
+    const resolve = (s: DomainSetShape) => resolveCombos(s, words, listMask);
+
     const clients = db
       .query<{ id: number; ip: string }, []>("SELECT id, ip FROM client ORDER BY id")
       .all()
@@ -107,10 +149,10 @@ export function buildSnapshotData(dbPath: string): SnapshotData {
       groupBits: [...bitOf.entries()],
       allowExact: exact(0),
       denyExact: exact(1),
-      gravity,
-      antigravity,
-      gravityAbp,
-      antigravityAbp,
+      gravity: resolve(sets.gravity),
+      antigravity: resolve(sets.antigravity),
+      gravityAbp: resolve(sets.gravityAbp),
+      antigravityAbp: resolve(sets.antigravityAbp),
       allowRegex: regex(2),
       denyRegex: regex(3),
       clients,
@@ -121,6 +163,12 @@ export function buildSnapshotData(dbPath: string): SnapshotData {
   }
 }
 
+export function emptySetData(words = 1): DomainSetData {
+  return resolveCombos(emptyShape(), words, () => undefined);
+}
+
+/** Every buffer once (the sets loaded from a file share one). */
 export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
-  return [s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp].flatMap(transferables);
+  const sets = [s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp];
+  return [...new Set(sets.flatMap((d) => [...transferables(d), d.comboMasks.buffer as ArrayBuffer, d.comboIds.buffer as ArrayBuffer]))];
 }

@@ -3,7 +3,7 @@
 import { DomainSet } from "./domainset.ts";
 import { compileRegex, type CompiledRegex } from "./regex.ts";
 import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
-import { buildSnapshotData, type RegexEntry, type SnapshotData } from "./build.ts";
+import { buildSnapshotData, emptySetData, type RegexEntry, type SnapshotData } from "./build.ts";
 import { workerUrl } from "../core/worker-url.ts";
 
 export interface RegexRule extends CompiledRegex {
@@ -39,8 +39,8 @@ export class Snapshot {
   }
 
   static empty(): Snapshot {
-    const empty = { count: 0, words: 1, slots: new Uint32Array(16), hashes: new Uint32Array(0), offsets: new Uint32Array(1), names: new Uint8Array(0), listIds: new Int32Array(0), masks: new Uint32Array(0), bloom: new Uint32Array(2) };
-    return new Snapshot({ words: 1, groupBits: [[0, 0]], allowExact: empty, denyExact: empty, gravity: empty, antigravity: empty, gravityAbp: empty, antigravityAbp: empty, allowRegex: [], denyRegex: [], clients: [], buildMs: 0 }, Date.now());
+    const e = emptySetData();
+    return new Snapshot({ words: 1, groupBits: [[0, 0]], allowExact: e, denyExact: e, gravity: e, antigravity: e, gravityAbp: e, antigravityAbp: e, allowRegex: [], denyRegex: [], clients: [], buildMs: 0 }, Date.now());
   }
 
   get hasAbp(): boolean {

@@ -1,34 +1,54 @@
 // The domain-set engine and regex translation on their own: no false positives, merged group masks,
 // wire-suffix lookups, regex extensions and POSIX classes.
 import { expect, test } from "bun:test";
-import { DomainSet, DomainSetBuilder, hashName } from "../../src/filter/domainset.ts";
+import { DomainSet, hashName, resolveCombos } from "../../src/filter/domainset.ts";
+import { ComboTable, DomainSetBuilder, encodeWire } from "../../src/filter/domainset-build.ts";
 import { compileRegex, regexMatches } from "../../src/filter/regex.ts";
 import { nameToWire, parseQuery, WireError } from "../../src/dns/wire.ts";
 import { encodeQuery } from "./helpers.ts";
 
 const w = (n: string) => nameToWire(n)!;
 
-test("domain set: every member found, no false positives among 200k non-members, masks merge", () => {
-  const b = new DomainSetBuilder(1, 10);
+test("domain set: every member found, no false positives among 200k non-members, lists merge per combo", () => {
+  const b = new DomainSetBuilder(new ComboTable(), 10);
   const N = 50000;
-  for (let i = 0; i < N; i++) b.add(w(`member${i}.example.com`), i + 1, Uint32Array.of(1));
-  b.add(w("member7.example.com"), 999, Uint32Array.of(2)); // duplicate: masks merge, first list id stays
-  const set = new DomainSet(b.finish());
-  expect(set.size).toBe(N);
+  for (let i = 0; i < N; i++) expect(b.add(w(`member${i}.sub${i % 7}.example.com`), 1)).toBe(true);
+  expect(b.add(w("member7.sub0.example.com"), 1)).toBe(false); // same list again: nothing new
+  expect(b.add(w("member7.sub0.example.com"), 2)).toBe(true); // another list: joins the entry
+  expect(b.add(w("example.com"), 3)).toBe(true); // a suffix node can also be an entry
+  const masks = new Map([[1, Uint32Array.of(1)], [2, Uint32Array.of(2)], [3, Uint32Array.of(4)]]);
+  const set = new DomainSet(resolveCombos(b.finish(), 1, (id) => masks.get(id)));
+  expect(set.size).toBe(N + 1);
   for (let i = 0; i < N; i++) {
-    const x = w(`member${i}.example.com`);
+    const x = w(`member${i}.sub${i % 7}.example.com`);
     expect(set.find(x, hashName(x))).toBeGreaterThanOrEqual(0);
   }
   let fp = 0;
   for (let i = 0; i < 200000; i++) {
-    const x = w(`other${i}.example.com`);
+    const x = w(`other${i}.sub${i % 7}.example.com`);
     if (set.find(x, hashName(x)) >= 0) fp++;
+    // same label, other parent; a parent alone; a longer name with the member as its suffix
+    for (const y of [w(`member${i % N}.sub${(i + 1) % 7}.example.com`), w(`sub${i % 7}.example.com`), w(`x.member${i % N}.sub${i % 7}.example.com`)]) if (i < 20000 && set.find(y, hashName(y)) >= 0) fp++;
   }
   expect(fp).toBe(0);
-  const m7 = w("member7.example.com");
-  expect(set.match(m7, hashName(m7), Uint32Array.of(2))).toBe(8);
+  const m7 = w("member7.sub0.example.com");
+  expect(set.match(m7, hashName(m7), Uint32Array.of(2))).toBe(1); // reported as its first list
   expect(set.match(m7, hashName(m7), Uint32Array.of(4))).toBe(-1);
-  expect(set.bytes / N).toBeLessThan(80); // compact: well under a JS Set's ~143 bytes per name
+  const m8 = w("member8.sub1.example.com");
+  expect(set.match(m8, hashName(m8), Uint32Array.of(2))).toBe(-1);
+  const ex = w("example.com");
+  expect(set.match(ex, hashName(ex), Uint32Array.of(4))).toBe(3);
+  // a list without groups (or disabled) makes its entries inert, other lists of the entry still count
+  const only2 = new DomainSet(resolveCombos(b.finish(), 1, (id) => (id === 2 ? masks.get(2) : undefined)));
+  expect(only2.match(m7, hashName(m7), Uint32Array.of(2))).toBe(2);
+  expect(only2.match(m8, hashName(m8), Uint32Array.of(1))).toBe(-1);
+  expect(set.bytes / N).toBeLessThan(30); // compact: shared suffixes, no per-entry masks (a JS Set: ~143)
+});
+
+test("domain set: wire encoding of list names", () => {
+  const out = new Uint8Array(300);
+  for (const n of ["a.b", "Ads.Example.COM", "x-y_z.example.org.", "a".repeat(63) + ".com"]) expect([...out.subarray(0, encodeWire(n, out))]).toEqual([...nameToWire(n)!]);
+  for (const n of ["", ".", "a..b", "a".repeat(64) + ".com", ".a"]) expect(encodeWire(n, out)).toBe(0);
 });
 
 test("regex: POSIX classes, querytype (incl. negated), invert, reply variants, bad input", () => {

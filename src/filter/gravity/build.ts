@@ -1,9 +1,16 @@
 // One gravity run (reference §7.2): download every enabled list, parse it into fresh tables beside
 // the live ones and swap them in with one short transaction. Anything that fails before the swap
 // drops the fresh tables, so the running filter keeps the last good gravity.
+// The parsed names also go straight into the filter's compact sets, which de-duplicate them (only
+// new (domain, list) pairs reach SQLite) and are written as <data dir>/gravity.snapshot keyed by
+// this run, so the DNS engine loads them from that file instead of re-reading the gravity table.
 import type { Database } from "bun:sqlite";
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { fetchList, ListStatus, type Limits } from "./download.ts";
 import { parseList } from "./parse.ts";
+import { ComboTable, DomainSetBuilder, WireScratch } from "../domainset-build.ts";
+import { snapshotKey, writeSnapshotFile } from "../snapshot-file.ts";
 
 export interface GravityResult {
   ok: boolean;
@@ -14,6 +21,9 @@ export interface GravityResult {
   unique: number;
   antigravityRows: number;
   ms: number;
+  /** wall ms per phase (the bench prints them) */
+  phases: Record<string, number>;
+  snapshotBytes: number;
 }
 
 interface ListRow {
@@ -46,6 +56,8 @@ class Inserter {
   private readonly stmt;
   private static readonly ROWS = 400;
   count = 0;
+  /** ms spent inside SQLite */
+  ms = 0;
   constructor(private readonly db: Database, private readonly table: string) {
     this.stmt = db.prepare(`INSERT INTO ${table} (domain, adlist_id) VALUES ${Array(Inserter.ROWS).fill("(?, ?)").join(", ")}`);
   }
@@ -53,17 +65,40 @@ class Inserter {
     this.pending.push(domain, id);
     this.count++;
     if (this.pending.length === Inserter.ROWS * 2) {
+      const t = performance.now();
       this.stmt.run(...this.pending);
+      this.ms += performance.now() - t;
       this.pending = [];
     }
   }
   flush(): void {
     if (this.pending.length === 0) return;
     const rows = this.pending.length / 2;
+    const t = performance.now();
     this.db.prepare(`INSERT INTO ${this.table} (domain, adlist_id) VALUES ${Array(rows).fill("(?, ?)").join(", ")}`).run(...this.pending);
+    this.ms += performance.now() - t;
     this.pending = [];
   }
 }
+
+/** The two sets of one kind of list (plain names and ABP subtrees), fed in list order. */
+class Sets {
+  readonly plain = new DomainSetBuilder(new ComboTable(), 1 << 16);
+  readonly abp = new DomainSetBuilder(new ComboTable(), 16);
+  private readonly scratch = new WireScratch();
+  constructor(private readonly prefix: string) {}
+
+  /** true when (entry, list) is new; parseList hands ABP entries verbatim ("||x^" / "@@||x^") */
+  add(entry: string, id: number): boolean {
+    const abp = entry.charCodeAt(0) === 124 || entry.charCodeAt(0) === 64;
+    const name = abp ? entry.slice(this.prefix.length, -1) : entry;
+    const wire = this.scratch.encode(name);
+    // a name too long for the wire (the DNS never asks for it) is still stored in the table
+    return wire === null || (abp ? this.abp : this.plain).add(wire, id);
+  }
+}
+
+const maxRowid = (db: Database, table: string) => (db.query(`SELECT MAX(rowid) AS m FROM ${table}`).get() as { m: number | null }).m ?? 0;
 
 export async function runGravity(db: Database, dataDir: string, limits: Limits, out: (line: string) => void): Promise<GravityResult> {
   const t0 = performance.now();
@@ -74,30 +109,62 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
   const stats = new Map<number, { status: number; valid: number; invalid: number; abp: number }>();
   const block = new Inserter(db, BUILD.gravity);
   const allow = new Inserter(db, BUILD.antigravity);
+  const blockSets = new Sets("||");
+  const allowSets = new Sets("@@||");
   let abpSeen = false;
+  const phases: Record<string, number> = { fetch: 0, parse: 0, insert: 0, index: 0, snapshot: 0, swap: 0 };
+  let mark = performance.now();
+  const phase = (name: string) => {
+    const now = performance.now();
+    phases[name] = (phases[name] ?? 0) + now - mark;
+    mark = now;
+  };
+  // a fresh build table: losing it in a crash loses nothing, so no syncing until the swap
+  db.exec("PRAGMA synchronous = OFF");
   try {
     for (const l of lists) {
       out(`  [i] Target: ${l.address}`);
+      mark = performance.now();
       const f = await fetchList(dataDir, l.id, l.address, limits);
+      phase("fetch");
       out(`  [${f.status === ListStatus.updated || f.status === ListStatus.unchanged ? "✓" : "✗"}] Status: ${f.message}`);
       if (!f.bytes) {
         stats.set(l.id, { status: f.status, valid: 0, invalid: 0, abp: 0 });
         continue;
       }
       const ins = l.type === 1 ? allow : block;
-      const counts = db.transaction(() => parseList(decoder.decode(f.bytes!), l.type === 1 ? "allow" : "block", (d) => ins.add(d, l.id)))();
+      const sets = l.type === 1 ? allowSets : blockSets;
+      const before = ins.ms;
+      const counts = db.transaction(() => parseList(decoder.decode(f.bytes!), l.type === 1 ? "allow" : "block", (d) => sets.add(d, l.id) && ins.add(d, l.id)))();
       db.transaction(() => ins.flush())();
+      phase("parse");
+      // SQLite time was inside the parse loop
+      phases.parse! -= ins.ms - before;
+      phases.insert! += ins.ms - before;
       if (counts.abp > 0) abpSeen = true;
       stats.set(l.id, { status: f.status, valid: counts.valid, invalid: counts.invalid, abp: counts.abp });
       out(`  [i] Imported ${counts.valid} domains${counts.abp ? ` and ${counts.abp} ABP entries` : ""}, ignoring ${counts.invalid} non-domain entries`);
       if (counts.samples.length) out(`      Sample of non-domain entries: ${counts.samples.join(", ")}`);
     }
+    mark = performance.now();
+    const now = Math.floor(Date.now() / 1000);
+    const token = randomUUID();
+    const gravity = blockSets.plain.finish(false), gravityAbp = blockSets.abp.finish(false);
+    const key = snapshotKey(String(now), token, [block.count, maxRowid(db, BUILD.gravity)], [allow.count, maxRowid(db, BUILD.antigravity)]);
+    const snapshotBytes = writeSnapshotFile(join(dataDir, "gravity.snapshot"), key, {
+      gravity,
+      gravityAbp,
+      antigravity: allowSets.plain.finish(false),
+      antigravityAbp: allowSets.abp.finish(false),
+    });
+    const unique = gravity.count + gravityAbp.count;
+    phase("snapshot");
     out("  [i] Building the index");
     const suffix = Date.now().toString(36);
     db.exec(`CREATE INDEX idx_gravity_${suffix} ON ${BUILD.gravity} (domain, adlist_id)`);
     db.exec(`CREATE INDEX idx_antigravity_${suffix} ON ${BUILD.antigravity} (domain, adlist_id)`);
-    const unique = (db.query(`SELECT COUNT(DISTINCT domain) AS n FROM ${BUILD.gravity}`).get() as { n: number }).n;
-    const now = Math.floor(Date.now() / 1000);
+    phase("index");
+    db.exec("PRAGMA synchronous = NORMAL");
     db.transaction(() => {
       // legacy rename: the views name "gravity" and must not be re-checked while it is absent
       db.exec("PRAGMA legacy_alter_table = ON");
@@ -115,6 +182,8 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       setInfo.run("updated", String(now));
       setInfo.run("gravity_count", String(unique));
       setInfo.run("abp_domains", abpSeen ? "1" : "0");
+      // the snapshot file written above belongs to exactly this table content
+      setInfo.run("moat_snapshot", token);
     })();
     db.exec("PRAGMA legacy_alter_table = OFF");
     try {
@@ -122,15 +191,18 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
     } catch {
       // readers may hold the WAL; it is checkpointed later
     }
-    const result: GravityResult = { ok: true, lists: lists.length, gravityRows: block.count, unique, antigravityRows: allow.count, ms: Math.round(performance.now() - t0) };
+    phase("swap");
+    const result: GravityResult = { ok: true, lists: lists.length, gravityRows: block.count, unique, antigravityRows: allow.count, ms: Math.round(performance.now() - t0), phases, snapshotBytes };
     out(`  [i] Number of gravity domains: ${block.count} (${unique} unique domains)`);
     out(`  [i] Number of allowed domains from allow lists: ${allow.count}`);
+    out(`  [i] Phases (ms): ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}; snapshot file ${(snapshotBytes / 1048576).toFixed(1)} MiB`);
     out(`  [✓] Done in ${(result.ms / 1000).toFixed(1)} s.`);
     return result;
   } catch (e) {
     dropBuildTables(db);
     throw e;
   } finally {
+    db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
   }
 }

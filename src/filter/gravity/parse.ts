@@ -19,7 +19,8 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 const SKIP_FIRST = new Set(["!", "#", ";", "["]);
 const SPACE = /[ \t]+/;
 
-const isAddress = (tok: string) => tok.includes(":") || IPV4.test(tok);
+// the regex only for tokens that start with a digit (a name rarely does)
+const isAddress = (tok: string) => tok.includes(":") || (tok.charCodeAt(0) <= 57 && IPV4.test(tok));
 
 /**
  * Calls `emit` for every entry to store (plain domains lowercased, ABP entries verbatim in lowercase)
@@ -39,9 +40,12 @@ export function parseList(text: string, kind: "block" | "allow", emit: (domain: 
     if (line.length === 0) continue;
     line = line.trimEnd();
     if (line.length === 0 || SKIP_FIRST.has(line[0]!)) continue;
-    if (line.length > 1 && COSMETIC.test(line.slice(1))) continue;
+    // every cosmetic marker contains '#', and the first character is not one (skipped above)
     const hash = line.indexOf("#");
-    if (hash > 0) line = line.slice(0, hash).trimEnd();
+    if (hash > 0) {
+      if (COSMETIC.test(line.slice(1))) continue;
+      line = line.slice(0, hash).trimEnd();
+    }
     line = line.trimStart();
     if (line.length === 0) continue;
     const tokens = line.includes(" ") || line.includes("\t") ? line.split(SPACE) : [line];

@@ -1,0 +1,273 @@
+// Building a DomainSet incrementally, straight into its compact layout (see domainset.ts): the
+// builder is also the de-duplication of a gravity run, so no second copy of the names exists.
+// Build-only extras are a hash per table slot (cheap rehash, and a tag that skips most record
+// comparisons while probing); they are dropped by finish().
+import { BLOOM_BITS_PER_NAME, SLOT_LOAD, bloomAdd, emptyShape, hashName, recordEquals, scale, u24at, u32at, type DomainSetShape } from "./domainset.ts";
+
+const MAX_COMBOS = 1 << 24;
+
+/** The distinct sets of list ids entries come from, and the step "this set plus list id x". */
+export class ComboTable {
+  readonly lists: number[][] = [];
+  private readonly byKey = new Map<string, number>();
+  private readonly steps = new Map<number, number>();
+  private readonly singles = new Map<number, number>();
+
+  /** the combo of one list (every new entry asks) */
+  single(id: number): number {
+    let c = this.singles.get(id);
+    if (c === undefined) this.singles.set(id, (c = this.of([id])));
+    return c;
+  }
+
+  of(ids: number[]): number {
+    const key = ids.join(",");
+    let c = this.byKey.get(key);
+    if (c === undefined) {
+      c = this.lists.length;
+      if (c >= MAX_COMBOS) throw new Error("too many distinct list combinations");
+      this.lists.push(ids);
+      this.byKey.set(key, c);
+    }
+    return c;
+  }
+
+  /** combo `c` with `id` added (c itself when id is already in it) */
+  extend(c: number, id: number): number {
+    const stepKey = c * 2147483648 + id;
+    let next = this.steps.get(stepKey);
+    if (next === undefined) {
+      const ids = this.lists[c]!;
+      next = ids.includes(id) ? c : this.of([...ids, id].sort((a, b) => a - b));
+      this.steps.set(stepKey, next);
+    }
+    return next;
+  }
+}
+
+/** Open-addressing table of byte offsets + 1 with a build-time hash per slot. */
+class Table {
+  slots: Uint32Array;
+  hashes: Uint32Array;
+  count = 0;
+  constructor(expected: number) {
+    const size = Math.max(8, Math.ceil(expected / SLOT_LOAD) + 1);
+    this.slots = new Uint32Array(size);
+    this.hashes = new Uint32Array(size);
+  }
+
+  put(s: number, ref: number, h: number): void {
+    this.slots[s] = ref;
+    this.hashes[s] = h;
+    if (++this.count > this.slots.length * SLOT_LOAD) this.resize(this.slots.length * 2);
+  }
+
+  freeSlot(h: number): number {
+    const size = this.slots.length;
+    let s = scale(h, size);
+    while (this.slots[s] !== 0) if (++s === size) s = 0;
+    return s;
+  }
+
+  resize(size: number): void {
+    const old = this.slots, oldH = this.hashes;
+    this.slots = new Uint32Array(size);
+    this.hashes = new Uint32Array(size);
+    for (let i = 0; i < old.length; i++) {
+      if (old[i] === 0) continue;
+      const s = this.freeSlot(oldH[i]!);
+      this.slots[s] = old[i]!;
+      this.hashes[s] = oldH[i]!;
+    }
+  }
+}
+
+export class DomainSetBuilder {
+  private readonly entries: Table;
+  private readonly nodeTable = new Table(64);
+  private recs: Uint8Array;
+  private recLen = 0;
+  private nodes: Uint8Array;
+  private nodeLen = 0;
+
+  constructor(readonly combos: ComboTable = new ComboTable(), expected = 16) {
+    this.entries = new Table(expected);
+    this.recs = new Uint8Array(Math.max(64, expected * 16));
+    this.nodes = new Uint8Array(4096);
+  }
+
+  get count(): number {
+    return this.entries.count;
+  }
+
+  /**
+   * Adds the wire name (exactly its bytes, ending in the root label) as coming from list `id`.
+   * Returns false when the name was already there from that list (nothing to store anew).
+   */
+  add(wire: Uint8Array, id: number): boolean {
+    const len = wire[0]!;
+    if (len === 0) return false;
+    const h = hashName(wire);
+    const t = this.entries;
+    const size = t.slots.length;
+    let s = scale(h, size);
+    for (;;) {
+      const e = t.slots[s]!;
+      if (e === 0) break;
+      if (t.hashes[s] === h && recordEquals(this.recs, this.nodes, e - 1, wire)) {
+        const at = e + len + 4;
+        const c = u24at(this.recs, at);
+        const next = this.combos.extend(c, id);
+        if (next === c) return false;
+        setU24(this.recs, at, next);
+        return true;
+      }
+      if (++s === size) s = 0;
+    }
+    const parent = this.node(wire, len + 1);
+    if (this.recLen + len + 8 > this.recs.length) this.recs = grow(this.recs, this.recLen + len + 8);
+    const off = this.recLen;
+    for (let i = 0; i <= len; i++) this.recs[off + i] = wire[i]!;
+    setU32(this.recs, off + 1 + len, parent);
+    setU24(this.recs, off + 5 + len, this.combos.single(id));
+    this.recLen += len + 8;
+    t.put(s, off + 1, h);
+    return true;
+  }
+
+  /** The node ref (offset + 1) of the suffix of `wire` at `start`, adding it and its parents. */
+  private node(wire: Uint8Array, start: number): number {
+    const len = wire[start]!;
+    if (len === 0) return 0;
+    // build-only table: a JS hash over the bytes in place (no view, no native call per name)
+    const h = fnv1a(wire, start);
+    const t = this.nodeTable;
+    const size = t.slots.length;
+    let s = scale(h, size);
+    for (;;) {
+      const e = t.slots[s]!;
+      if (e === 0) break;
+      if (t.hashes[s] === h && nodeEquals(this.nodes, e - 1, wire, start)) return e;
+      if (++s === size) s = 0;
+    }
+    const parent = this.node(wire, start + len + 1);
+    if (this.nodeLen + len + 5 > this.nodes.length) this.nodes = grow(this.nodes, this.nodeLen + len + 5);
+    const off = this.nodeLen;
+    for (let i = 0; i <= len; i++) this.nodes[off + i] = wire[start + i]!;
+    setU32(this.nodes, off + 1 + len, parent);
+    this.nodeLen += len + 5;
+    // the recursion may have resized the table: probe again for a free slot
+    t.put(t.freeSlot(h), off + 1, h);
+    return off + 1;
+  }
+
+  /**
+   * The finished set. `copy` = false returns views over the build buffers (for writing to a file
+   * at once, without a second copy); true trims them to fresh arrays (for keeping or transfer).
+   */
+  finish(copy = true): DomainSetShape {
+    const t = this.entries;
+    const n = t.count;
+    if (n === 0) return { ...emptyShape(), combos: this.combos.lists };
+    const want = Math.ceil(n / SLOT_LOAD) + 1;
+    if (t.slots.length > want * 1.3) t.resize(want);
+    const bloom = new Uint32Array(Math.ceil((n * BLOOM_BITS_PER_NAME) / 32));
+    for (let s = 0; s < t.slots.length; s++) if (t.slots[s] !== 0) bloomAdd(bloom, t.hashes[s]!);
+    const recs = this.recs.subarray(0, this.recLen);
+    const nodes = this.nodes.subarray(0, this.nodeLen);
+    return {
+      count: n,
+      slots: t.slots,
+      recs: copy ? recs.slice() : recs,
+      nodes: copy ? nodes.slice() : nodes,
+      bloom,
+      combos: this.combos.lists,
+    };
+  }
+}
+
+function fnv1a(b: Uint8Array, start: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; ; i += b[i]! + 1) {
+    const end = i + b[i]!;
+    for (let j = i; j <= end; j++) h = Math.imul(h ^ b[j]!, 0x01000193);
+    if (b[i] === 0) return h >>> 0;
+  }
+}
+
+function nodeEquals(nodes: Uint8Array, off: number, q: Uint8Array, qi: number): boolean {
+  let p = off + 1;
+  while (p !== 0) {
+    const o = p - 1;
+    const len = nodes[o]!;
+    if (q[qi] !== len) return false;
+    for (let i = 1; i <= len; i++) if (nodes[o + i] !== q[qi + i]) return false;
+    qi += len + 1;
+    p = u32at(nodes, o + 1 + len);
+  }
+  return q[qi] === 0;
+}
+
+function setU32(b: Uint8Array, o: number, v: number): void {
+  b[o] = v & 255;
+  b[o + 1] = (v >>> 8) & 255;
+  b[o + 2] = (v >>> 16) & 255;
+  b[o + 3] = v >>> 24;
+}
+
+function setU24(b: Uint8Array, o: number, v: number): void {
+  b[o] = v & 255;
+  b[o + 1] = (v >>> 8) & 255;
+  b[o + 2] = (v >>> 16) & 255;
+}
+
+function grow(a: Uint8Array, need: number): Uint8Array {
+  const b = new Uint8Array(Math.max(need, Math.ceil(a.length * 1.5)));
+  b.set(a);
+  return b;
+}
+
+/**
+ * A scratch buffer for wire names with a view of every length made up front: creating a view per
+ * name (subarray) costs more than hashing it.
+ */
+export class WireScratch {
+  readonly buf = new Uint8Array(512);
+  private readonly views = Array.from({ length: 257 }, (_, n) => this.buf.subarray(0, n));
+
+  /** the name's wire form (a view reused by the next call), or null when it is not a name */
+  encode(name: string): Uint8Array | null {
+    const len = encodeWire(name, this.buf);
+    return len === 0 ? null : this.views[len]!;
+  }
+}
+
+/** Name to wire form into `out` (lowercase ASCII expected); the length, or 0 when not a name. */
+export function encodeWire(name: string, out: Uint8Array): number {
+  let o = 1;
+  let lenAt = 0;
+  for (let i = 0; i < name.length; i++) {
+    let c = name.charCodeAt(i);
+    if (c === 46) {
+      const len = o - lenAt - 1;
+      if (len === 0 || len > 63) return 0;
+      out[lenAt] = len;
+      lenAt = o++;
+      continue;
+    }
+    if (c > 255 || o >= 255) return 0;
+    if (c >= 65 && c <= 90) c += 32;
+    out[o++] = c;
+  }
+  const len = o - lenAt - 1;
+  if (len > 63) return 0;
+  if (len === 0) {
+    // a trailing dot: the root label is already there
+    if (lenAt === 0) return 0;
+    out[lenAt] = 0;
+    return o;
+  }
+  out[lenAt] = len;
+  out[o++] = 0;
+  return o;
+}

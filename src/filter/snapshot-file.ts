@@ -1,0 +1,132 @@
+// <data dir>/gravity.snapshot: the gravity part of a filter snapshot (the four list sets, in their
+// compact layout) as one file, so a start or a list change loads it in milliseconds instead of
+// re-reading millions of gravity rows. It carries the key of the gravity.db it was made from
+// (info.updated and the run token); any other key means stale, and the caller rebuilds from SQLite.
+// Group masks are not in it (they are resolved at load), so it survives group and list toggles.
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { DomainSetShape } from "./domainset.ts";
+
+export const SET_NAMES = ["gravity", "gravityAbp", "antigravity", "antigravityAbp"] as const;
+export type GravitySets = Record<(typeof SET_NAMES)[number], DomainSetShape>;
+
+const MAGIC = "MOATSNP2";
+const PARTS = ["slots", "recs", "nodes", "bloom"] as const;
+
+interface Header {
+  key: string;
+  sets: Record<string, { count: number; combos: number[][]; parts: Record<string, [number, number]> }>;
+}
+
+export const snapshotFileOf = (gravityDbPath: string) => join(dirname(gravityDbPath), "gravity.snapshot");
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** Written beside and renamed, so a reader never sees half a file. Returns the bytes written. */
+export function writeSnapshotFile(path: string, key: string, sets: GravitySets): number {
+  const header: Header = { key, sets: {} };
+  // offsets are relative to the end of the header; fixed up once its length is known
+  let at = 0;
+  for (const name of SET_NAMES) {
+    const s = sets[name];
+    const parts: Record<string, [number, number]> = {};
+    for (const p of PARTS) {
+      parts[p] = [at, s[p].byteLength];
+      at = align8(at + s[p].byteLength);
+    }
+    header.sets[name] = { count: s.count, combos: s.combos, parts };
+  }
+  let json = Buffer.from(JSON.stringify(header));
+  const base = align8(12 + json.length + 64);
+  for (const set of Object.values(header.sets)) for (const p of Object.values(set.parts)) p[0] += base;
+  json = Buffer.from(JSON.stringify(header));
+  if (12 + json.length > base) throw new Error("snapshot header grew past its space");
+  const head = new Uint8Array(base);
+  head.set(Buffer.from(MAGIC), 0);
+  new DataView(head.buffer).setUint32(8, json.length, true);
+  head.set(json, 12);
+
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, "w");
+  try {
+    writeSync(fd, head);
+    let pos = base;
+    const pad = new Uint8Array(8);
+    for (const name of SET_NAMES) {
+      for (const p of PARTS) {
+        const a = sets[name][p];
+        const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+        writeSync(fd, bytes);
+        pos += bytes.length;
+        if (pos !== align8(pos)) {
+          writeSync(fd, pad.subarray(0, align8(pos) - pos));
+          pos = align8(pos);
+        }
+      }
+    }
+    closeSync(fd);
+    renameSync(tmp, path);
+    return pos;
+  } catch (e) {
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/** The sets, as views over one buffer read at once; null when absent, damaged or of another key. */
+export function readSnapshotFile(path: string, key: string): GravitySets | null {
+  let file: Buffer;
+  try {
+    file = readFileSync(path);
+  } catch {
+    return null;
+  }
+  if (file.length < 12 || file.toString("latin1", 0, 8) !== MAGIC) return null;
+  // typed-array views need an aligned buffer of our own (small reads may share a pool)
+  const buf = file.byteOffset % 8 === 0 && file.buffer.byteLength === file.length ? file.buffer : new Uint8Array(file).buffer;
+  const jsonLen = new DataView(buf).getUint32(8, true);
+  let header: Header;
+  try {
+    header = JSON.parse(Buffer.from(buf, 12, jsonLen).toString("utf8")) as Header;
+  } catch {
+    return null;
+  }
+  if (header.key !== key) return null;
+  const out: Partial<GravitySets> = {};
+  for (const name of SET_NAMES) {
+    const s = header.sets[name];
+    if (!s) return null;
+    const part = (p: string) => {
+      const [off, len] = s.parts[p]!;
+      if (off + len > buf.byteLength) throw new RangeError("truncated snapshot file");
+      return [off, len] as const;
+    };
+    try {
+      const [so, sl] = part("slots"), [ro, rl] = part("recs"), [no, nl] = part("nodes"), [bo, bl] = part("bloom");
+      out[name] = {
+        count: s.count,
+        combos: s.combos,
+        slots: new Uint32Array(buf, so, sl / 4),
+        recs: new Uint8Array(buf, ro, rl),
+        nodes: new Uint8Array(buf, no, nl),
+        bloom: new Uint32Array(buf, bo, bl / 4),
+      };
+    } catch {
+      return null;
+    }
+  }
+  return out as GravitySets;
+}
+
+/**
+ * Which gravity.db content a snapshot file belongs to: info.updated, the token of the gravity run,
+ * and row count + highest rowid of both tables, because rows also change outside gravity runs (a
+ * list deleted through the API, tools and tests writing the table directly).
+ */
+export const snapshotKey = (updated: string, token: string, gravity: [number, number], antigravity: [number, number]) =>
+  `${updated}/${token}/${gravity.join(":")}/${antigravity.join(":")}`;
