@@ -16,6 +16,8 @@ interface Entry {
   reply: number;
   upstream: string | null;
   cnameChain: string[] | null;
+  /** an upstream's own block (EXTERNAL_BLOCKED_*) stays visible on every cache hit */
+  upstreamBlocked: number | null;
   refreshing: boolean;
 }
 
@@ -29,6 +31,8 @@ export interface CacheCounters {
   staleHits: number;
   misses: number;
 }
+
+const EXTERNAL_BLOCKED = new Set([Status.EXTERNAL_BLOCKED_IP, Status.EXTERNAL_BLOCKED_NULL, Status.EXTERNAL_BLOCKED_NXRA, Status.EXTERNAL_BLOCKED_EDE15]);
 
 /** Answers served stale carry this TTL (RFC 8767 suggests 30 s). */
 const STALE_TTL = 30;
@@ -97,7 +101,7 @@ export class DnsCache implements Handler {
       const orig = getU32(e.wire, at);
       setU32(out, at, age < 0 ? Math.min(orig, STALE_TTL) : Math.max(0, orig - age));
     }
-    ctx.status = status;
+    ctx.status = e.upstreamBlocked ?? status;
     ctx.reply = e.reply;
     ctx.upstream = e.upstream;
     ctx.cnameChain = e.cnameChain;
@@ -112,7 +116,8 @@ export class DnsCache implements Handler {
     const ttlAts = m.records.filter((r) => r.type !== TYPE.OPT).map((r) => r.ttlAt);
     if (this.map.has(key)) this.map.delete(key);
     else if (this.map.size >= this.max) this.evictOldest();
-    this.map.set(key, { wire: a.slice(), storedAt: this.now(), ttl, ttlAts, reply: ctx.reply, upstream: ctx.upstream, cnameChain: ctx.cnameChain, refreshing: false });
+    this.map.set(key, { wire: a.slice(), storedAt: this.now(), ttl, ttlAts, reply: ctx.reply, upstream: ctx.upstream, cnameChain: ctx.cnameChain,
+      upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null, refreshing: false });
     this.counters.inserted++;
     return a;
   }

@@ -1,12 +1,16 @@
 // Forwards queries to dns.upstreams over UDP (TCP when the answer is truncated). The upstream with
 // the best recent response time goes first; one that fails or times out drops back and the next is
 // tried; SERVFAIL when every attempt fails. Counts and response times per upstream feed the API.
+// Names a conditional forwarder covers (dns.revServers) go to it alone. Each upstream has its own
+// connected UDP socket: the kernel drops answers from anyone else, and nothing listens openly.
 import type { udp } from "bun";
 import { isIP } from "node:net";
 import { Reply, Status } from "../stats/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, setU16 } from "./reply.ts";
 import { RCODE, TYPE, getU16, readName, walkMessage, type Message } from "./wire.ts";
+import { revServerFor, revServers } from "./rev-servers.ts";
+import { upstreamBlockStatus } from "./upstream-blocked.ts";
 
 export interface UpstreamStats {
   /** "ip#port" */
@@ -30,16 +34,59 @@ class Upstream {
   failed = 0;
   totalMs = 0;
   smoothed = 0;
+  /** queries in flight by the id they were sent with */
+  readonly pending = new Map<number, PendingQuery>();
+  private nextId = Math.floor(Math.random() * 65536);
+  private sock: Promise<udp.ConnectedSocket<"uint8array"> | null> | null = null;
+  closed = false;
   constructor(readonly ip: string, readonly port: number, readonly name: string) {}
-  get family(): 4 | 6 {
-    return isIP(this.ip) === 6 ? 6 : 4;
+
+  /** The socket connected to this server, opened on first use. */
+  socket(): Promise<udp.ConnectedSocket<"uint8array"> | null> {
+    this.sock ??= Bun.udpSocket({
+      hostname: isIP(this.ip) === 6 ? "::" : "0.0.0.0",
+      port: 0,
+      binaryType: "uint8array",
+      connect: { hostname: this.ip, port: this.port },
+      socket: { data: (_s, buf) => this.onAnswer(buf), error: () => {} },
+    }).catch(() => {
+      this.sock = null; // no route now (no IPv6, say): try again next time
+      return null;
+    });
+    return this.sock;
+  }
+
+  freeId(): number {
+    let id = this.nextId;
+    for (let tries = 0; this.pending.has(id) && tries < 65536; tries++) id = (id + 1) & 0xffff;
+    this.nextId = (id + 7919) & 0xffff;
+    return id;
+  }
+
+  private onAnswer(buf: Uint8Array): void {
+    if (buf.length < 12) return;
+    const id = getU16(buf, 0);
+    const p = this.pending.get(id);
+    if (!p) return; // late, or not an answer to us
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    p.resolve(buf.slice());
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.resolve(null);
+    }
+    this.pending.clear();
+    void this.sock?.then((s) => s?.close());
+    this.sock = null;
   }
 }
 
 interface PendingQuery {
   resolve: (a: Uint8Array | null) => void;
-  up: Upstream;
-  qname: string;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -52,34 +99,26 @@ export function parseUpstream(s: string): { ip: string; port: number } | null {
 export class Forwarder implements Handler {
   readonly name = "forward";
   private ups: Upstream[] = [];
-  private sock4: udp.Socket<"uint8array"> | null = null;
-  private sock6: udp.Socket<"uint8array"> | null = null;
-  private readonly pending = new Map<number, PendingQuery>();
-  private nextId = Math.floor(Math.random() * 65536);
+  /** conditional forwarders by "ip#port", kept while they are configured */
+  private conditional = new Map<string, Upstream>();
 
-  constructor(private readonly opts: { timeoutMs: number; attempts: number; log: (l: "warn" | "info", m: string) => void }) {}
+  constructor(private readonly opts: {
+    timeoutMs: number;
+    attempts: number;
+    log: (l: "warn" | "info", m: string) => void;
+    /** dns.revServers, read per query so a change applies at once */
+    revServers?: () => readonly string[];
+  }) {}
 
   async start(): Promise<void> {
-    const data = (_s: unknown, buf: Uint8Array, port: number, addr: string) => this.onAnswer(buf, port, addr);
-    this.sock4 = await Bun.udpSocket({ hostname: "0.0.0.0", port: 0, binaryType: "uint8array", socket: { data, error: () => {} } });
-    try {
-      this.sock6 = await Bun.udpSocket({ hostname: "::", port: 0, binaryType: "uint8array", socket: { data, error: () => {} } });
-    } catch {
-      this.sock6 = null; // no IPv6 on this host
-    }
+    await Promise.all(this.ups.map((u) => u.socket()));
   }
 
   stop(): void {
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.resolve(null);
-    }
-    this.pending.clear();
-    this.sock4?.close();
-    this.sock6?.close();
+    for (const u of [...this.ups, ...this.conditional.values()]) u.close();
   }
 
-  /** Replaces the upstream list, keeping the statistics of servers that stay. */
+  /** Replaces the upstream list, keeping the statistics (and sockets) of servers that stay. */
   setUpstreams(list: readonly string[]): void {
     const old = new Map(this.ups.map((u) => [u.name, u]));
     const next: Upstream[] = [];
@@ -91,12 +130,25 @@ export class Forwarder implements Handler {
       }
       const name = `${p.ip}#${p.port}`;
       next.push(old.get(name) ?? new Upstream(p.ip, p.port, name));
+      old.delete(name);
     }
     this.ups = next;
+    for (const u of old.values()) u.close();
+  }
+
+  /** The servers a query goes to: its conditional forwarder, or the upstreams fastest first. */
+  private route(name: string): Upstream[] {
+    const list = this.opts.revServers?.() ?? [];
+    const rule = revServerFor(revServers(list), name);
+    if (!rule) return [...this.ups].sort((a, b) => score(a) - score(b));
+    const key = `${rule.ip}#${rule.port}`;
+    let up = this.conditional.get(key) ?? this.ups.find((u) => u.name === key);
+    if (!up) this.conditional.set(key, (up = new Upstream(rule.ip, rule.port, key)));
+    return [up];
   }
 
   stats(): UpstreamStats[] {
-    return this.ups.map((u) => ({
+    return [...this.ups, ...this.conditional.values()].map((u) => ({
       name: u.name, ip: u.ip, port: u.port, count: u.count, answered: u.answered, failed: u.failed,
       responseTime: u.answered ? u.totalMs / u.answered : 0, smoothed: u.smoothed,
     }));
@@ -107,7 +159,7 @@ export class Forwarder implements Handler {
   }
 
   private async forward(ctx: QueryContext): Promise<Uint8Array> {
-    const order = [...this.ups].sort((a, b) => score(a) - score(b));
+    const order = this.route(ctx.q.name);
     for (let i = 0; i < Math.min(this.opts.attempts, order.length); i++) {
       const up = order[i]!;
       const t0 = performance.now();
@@ -143,7 +195,7 @@ export class Forwarder implements Handler {
     out[1] = ctx.query[1]!;
     out[2] = out[2]! & ~0x04; // AA: the answer is not ours
     out[3] = out[3]! | 0x80; // RA: we recurse for the client
-    ctx.status = Status.FORWARDED;
+    ctx.status = upstreamBlockStatus(a, m, ctx.q.qtype) ?? Status.FORWARDED;
     ctx.upstream = up.name;
     ctx.upstreamMessage = m;
     ctx.reply = replyType(m);
@@ -159,39 +211,26 @@ export class Forwarder implements Handler {
     return out;
   }
 
-  private viaUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
-    const sock = up.family === 6 ? this.sock6 : this.sock4;
-    if (!sock) return Promise.resolve(null);
-    let id = this.nextId;
-    for (let tries = 0; this.pending.has(id) && tries < 65536; tries++) id = (id + 1) & 0xffff;
-    this.nextId = (id + 7919) & 0xffff;
+  private async viaUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
+    const sock = await up.socket();
+    if (!sock || up.closed) return null;
+    const id = up.freeId();
     const msg = ctx.query.slice();
     setU16(msg, 0, id);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.pending.delete(id);
+        up.pending.delete(id);
         resolve(null);
       }, this.opts.timeoutMs);
-      this.pending.set(id, { resolve, up, qname: ctx.q.name, timer });
+      up.pending.set(id, { resolve, timer });
       try {
-        sock.send(msg, up.port, up.ip);
+        sock.send(msg);
       } catch {
         clearTimeout(timer);
-        this.pending.delete(id);
+        up.pending.delete(id);
         resolve(null);
       }
     });
-  }
-
-  private onAnswer(buf: Uint8Array, port: number, addr: string): void {
-    if (buf.length < 12) return;
-    const id = getU16(buf, 0);
-    const p = this.pending.get(id);
-    // only the server we asked may answer (a spoofed or late reply is ignored)
-    if (!p || p.up.port !== port || normalize(addr) !== p.up.ip) return;
-    this.pending.delete(id);
-    clearTimeout(p.timer);
-    p.resolve(buf.slice());
   }
 
   private async viaTcp(up: Upstream, query: Uint8Array): Promise<Uint8Array | null> {
@@ -233,10 +272,6 @@ export class Forwarder implements Handler {
 function score(u: Upstream): number {
   // untried servers get a chance early, so a fast new one is found
   return u.count === 0 ? 0 : u.smoothed;
-}
-
-function normalize(ip: string): string {
-  return ip.startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip;
 }
 
 function sameQuestion(a: Uint8Array, ctx: QueryContext): boolean {

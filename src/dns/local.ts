@@ -9,6 +9,8 @@ import type { Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, ipv4Bytes, ipv6Bytes, type RR } from "./reply.ts";
 import { localAddressFor, isOwnAddress } from "./iface.ts";
 import { RCODE, TYPE, nameToWire } from "./wire.ts";
+import { ptrToIp } from "../filter/ip.ts";
+import { revServerFor, revServers } from "./rev-servers.ts";
 
 const LOCAL_TTL = 2;
 
@@ -68,10 +70,11 @@ export class LocalHandler implements Handler {
         const ptrName = own ?? (isOwnAddress(ip) || ip === "127.0.0.1" || ip === "::1" ? selfPtr(dns) : null);
         const wire = ptrName && nameToWire(ptrName);
         if (wire) return this.answer(ctx, RCODE.NOERROR, [{ type: TYPE.PTR, ttl: LOCAL_TTL, data: wire }], Reply.DOMAIN);
-        if (dns.bogusPriv && isPrivate(ip)) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+        // a network with a conditional forwarder is the router's to answer
+        if (dns.bogusPriv && isPrivate(ip) && !revServerFor(revServers(dns.revServers), name)) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
       }
     }
-    if (dns.domain.local && t.domain && (name === t.domain || name.endsWith(`.${t.domain}`))) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+    if (dns.domain.local && t.domain && (name === t.domain || name.endsWith(`.${t.domain}`)) && !revServerFor(revServers(dns.revServers), name)) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     if (dns.domainNeeded && name !== "" && !name.includes(".")) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     return next();
   }
@@ -130,36 +133,6 @@ function compile(c: Config): Tables {
   const host = hostname().toLowerCase();
   const self = new Set(["pi.hole", host, domain ? `${host}.${domain}` : host]);
   return { hosts, ptr, cnames, self, domain };
-}
-
-/** "4.3.2.1.in-addr.arpa" → "1.2.3.4"; nibble form for ip6.arpa. */
-export function ptrToIp(name: string): string | null {
-  if (name.endsWith(".in-addr.arpa")) {
-    const parts = name.slice(0, -13).split(".");
-    if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return null;
-    return parts.reverse().join(".");
-  }
-  if (name.endsWith(".ip6.arpa")) {
-    const nibbles = name.slice(0, -9).split(".");
-    if (nibbles.length !== 32 || nibbles.some((n) => !/^[0-9a-f]$/.test(n))) return null;
-    const hex = nibbles.reverse().join("");
-    const groups = hex.match(/.{4}/g)!.map((g) => g.replace(/^0+(?=.)/, ""));
-    return compressV6(groups);
-  }
-  return null;
-}
-
-function compressV6(groups: string[]): string {
-  let best = -1, bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== "0") { i++; continue; }
-    let j = i;
-    while (j < 8 && groups[j] === "0") j++;
-    if (j - i > bestLen && j - i > 1) { best = i; bestLen = j - i; }
-    i = j;
-  }
-  if (best < 0) return groups.join(":");
-  return `${groups.slice(0, best).join(":")}::${groups.slice(best + bestLen).join(":")}`;
 }
 
 function isPrivate(ip: string): boolean {

@@ -12,7 +12,8 @@ import { PolicyHandler } from "./policy.ts";
 import { DnsCache, type CacheCounters } from "./cache.ts";
 import { Forwarder, type UpstreamStats } from "./forwarder.ts";
 import { RateLimiter } from "./ratelimit.ts";
-import { isLocalClient } from "./iface.ts";
+import { addressesOf, isLocalClient } from "./iface.ts";
+import { ecsClient } from "./ecs.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, WireError, parseQuery } from "./wire.ts";
 
@@ -39,8 +40,8 @@ interface TcpState {
 
 export class DnsServer implements DnsHandle {
   port: number;
-  private udp: udp.Socket<"uint8array"> | null = null;
-  private tcp: TCPSocketListener<TcpState> | null = null;
+  private udp: udp.Socket<"uint8array">[] = [];
+  private tcp: TCPSocketListener<TcpState>[] = [];
   readonly filterEngine: FilterEngine;
   private readonly forwarder: Forwarder;
   private readonly cacheH: DnsCache;
@@ -52,7 +53,7 @@ export class DnsServer implements DnsHandle {
     const cfg = rt.config.current.dns;
     this.port = cfg.port;
     this.filterEngine = new FilterEngine({ dbPath: rt.paths.gravityDb, log: rt.log });
-    this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: rt.log });
+    this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: rt.log, revServers: () => rt.config.current.dns.revServers });
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cacheH = new DnsCache(cfg.cache.size, () => rt.config.current.dns.cache.optimizer);
     this.resolve = chain([new LocalHandler(rt.config), new PolicyHandler(rt.config, rt.blocking), this.cacheH, this.forwarder]);
@@ -70,11 +71,15 @@ export class DnsServer implements DnsHandle {
         const d = next.dns, p = prev.dns;
         if (d.upstreams !== p.upstreams) this.forwarder.setUpstreams(d.upstreams);
         if (d.cache.size !== p.cache.size) this.cacheH.resize(d.cache.size);
-        if (d.port !== p.port) void this.rebind(d.port);
+        if (d.port !== p.port || d.listeningMode !== p.listeningMode || d.interface !== p.interface) void this.rebind(d.port);
       }),
     );
   }
 
+  /**
+   * Binds UDP and TCP on every listening address: the wildcard (dual-stack, else IPv4), or with
+   * listeningMode SINGLE/BIND the addresses of dns.interface plus loopback (as dnsmasq adds lo).
+   */
   private async listen(port: number): Promise<void> {
     const onUdp = (sock: udp.Socket<"uint8array">, buf: Uint8Array, rport: number, addr: string) => {
       const client = normalizeIp(addr);
@@ -82,41 +87,67 @@ export class DnsServer implements DnsHandle {
       if (r instanceof Promise) r.then((a) => a && sock.send(a, rport, addr), () => {});
       else if (r) sock.send(r, rport, addr);
     };
-    const bindUdp = (hostname: string) =>
-      Bun.udpSocket({ hostname, port, binaryType: "uint8array", socket: { data: onUdp, error: () => {} } });
     const tcpHandlers = this.tcpHandlers();
-    try {
-      this.udp = await bindUdp("::");
-      this.tcp = Bun.listen<TcpState>({ hostname: "::", port, socket: tcpHandlers });
-    } catch (e) {
-      this.udp?.close();
-      this.udp = null;
-      if (!String((e as Error).message).includes("EADDRINUSE") && !String((e as { code?: string }).code).includes("EADDRINUSE")) {
-        // no IPv6: IPv4 only
-        try {
-          this.udp = await bindUdp("0.0.0.0");
-          this.tcp = Bun.listen<TcpState>({ hostname: "0.0.0.0", port, socket: tcpHandlers });
-        } catch (e2) {
-          this.udp?.close();
-          throw new Error(`cannot listen for DNS on port ${port}: ${(e2 as Error).message}`);
+    const dns = this.rt.config.current.dns;
+    const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
+    const candidates = single ? [...new Set([...addressesOf(dns.interface), "127.0.0.1", "::1"])] : ["::"];
+    const udps: udp.Socket<"uint8array">[] = [], tcps: TCPSocketListener<TcpState>[] = [];
+    const close = () => {
+      for (const u of udps) u.close();
+      for (const t of tcps) t.stop(true);
+    };
+    const bind = async (hostname: string) => {
+      udps.push(await Bun.udpSocket({ hostname, port, binaryType: "uint8array", socket: { data: onUdp, error: () => {} } }));
+      tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcpHandlers }));
+    };
+    const inUse = (e: unknown) => /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`);
+    for (const host of candidates) {
+      try {
+        await bind(host);
+      } catch (e) {
+        if (inUse(e)) {
+          close();
+          throw new Error(`cannot listen for DNS on port ${port}: the port is already in use`);
         }
-      } else throw new Error(`cannot listen for DNS on port ${port}: the port is already in use`);
+        if (host === "::") {
+          // no IPv6 on this host: IPv4 only
+          try {
+            await bind("0.0.0.0");
+          } catch (e2) {
+            close();
+            throw new Error(`cannot listen for DNS on port ${port}: ${(e2 as Error).message}`);
+          }
+        } else this.rt.log("warn", `DNS: cannot listen on ${host}:${port}: ${(e as Error).message}`);
+      }
     }
+    if (!udps.length) throw new Error(`cannot listen for DNS on port ${port}: no address of interface "${dns.interface}" could be bound`);
+    this.udp = udps;
+    this.tcp = tcps;
     this.port = port;
   }
 
   private async rebind(port: number): Promise<void> {
     const oldUdp = this.udp, oldTcp = this.tcp;
+    // the same port: the old sockets must go first or the new ones cannot bind it
+    const samePort = port === this.port;
+    if (samePort) this.closeListeners(oldUdp, oldTcp);
     try {
       await this.listen(port);
-      oldUdp?.close();
-      oldTcp?.stop(true);
+      if (!samePort) this.closeListeners(oldUdp, oldTcp);
       console.log(`moat: DNS listening on udp [::]:${port}/tcp [::]:${port}`);
     } catch (e) {
-      this.udp = oldUdp;
-      this.tcp = oldTcp;
       this.rt.log("error", (e as Error).message);
+      if (samePort) await this.listen(port).catch(() => {});
+      else {
+        this.udp = oldUdp;
+        this.tcp = oldTcp;
+      }
     }
+  }
+
+  private closeListeners(udps: udp.Socket<"uint8array">[], tcps: TCPSocketListener<TcpState>[]): void {
+    for (const u of udps) u.close();
+    for (const t of tcps) t.stop(true);
   }
 
   private tcpHandlers() {
@@ -169,7 +200,8 @@ export class DnsServer implements DnsHandle {
   }
 
   /** One query in, one answer (or nothing) out. Never throws. */
-  handle(buf: Uint8Array, client: string, tcp: boolean): Pending {
+  handle(buf: Uint8Array, source: string, tcp: boolean): Pending {
+    let client = source;
     const start = performance.now();
     const dns = this.rt.config.current.dns;
     if (dns.listeningMode === "LOCAL" && !isLocalClient(client)) return null;
@@ -180,6 +212,7 @@ export class DnsServer implements DnsHandle {
       const rcode = e instanceof WireError ? e.rcode : null;
       return rcode === null ? null : errorFromHeader(buf, rcode);
     }
+    if (dns.EDNS0ECS && q.optAt >= 0) client = ecsClient(buf, q) ?? client;
     if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
     const ctx: QueryContext = {
       query: buf, q, client, tcp, start, snapshot: this.filterEngine.current,
@@ -254,8 +287,7 @@ export class DnsServer implements DnsHandle {
 
   async stop(): Promise<void> {
     for (const u of this.unsub) u();
-    this.udp?.close();
-    this.tcp?.stop(true);
+    this.closeListeners(this.udp, this.tcp);
     this.forwarder.stop();
     this.filterEngine.stop();
   }

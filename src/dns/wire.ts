@@ -27,6 +27,9 @@ export interface Question {
   udpSize: number;
   dnssecOk: boolean;
   checkingDisabled: boolean;
+  /** offset and length of the OPT record's options in the query (-1 without EDNS) */
+  optAt: number;
+  optLen: number;
 }
 
 /** Why a packet could not be used: drop it silently, or answer with this rcode. */
@@ -80,7 +83,7 @@ export function parseQuery(buf: Uint8Array): Question {
   const end = o + 4;
   const q: Question = {
     id: u16(buf, 0), flags, name, wire, labels, qtype, qclass, end,
-    edns: false, udpSize: 512, dnssecOk: false, checkingDisabled: (flags & CD) !== 0,
+    edns: false, udpSize: 512, dnssecOk: false, checkingDisabled: (flags & CD) !== 0, optAt: -1, optLen: 0,
   };
   // additional section: look for OPT
   let p = end;
@@ -95,10 +98,25 @@ export function parseQuery(buf: Uint8Array): Question {
       q.edns = true;
       q.udpSize = Math.max(512, u16(buf, nameEnd + 2));
       q.dnssecOk = (buf[nameEnd + 6]! & 0x80) !== 0;
+      q.optAt = nameEnd + 10;
+      q.optLen = rdlen;
     }
     p = nameEnd + 10 + rdlen;
   }
   return q;
+}
+
+/** The EDNS option `code` of a query as [offset, length] of its data, or null. */
+export function findOption(buf: Uint8Array, q: Question, code: number): [number, number] | null {
+  let o = q.optAt;
+  const end = q.optAt + q.optLen;
+  while (o >= 0 && o + 4 <= end) {
+    const len = u16(buf, o + 2);
+    if (o + 4 + len > end) return null;
+    if (u16(buf, o) === code) return [o + 4, len];
+    o += 4 + len;
+  }
+  return null;
 }
 
 /** Offset after a (possibly compressed) name, or -1 when it runs off the buffer. */

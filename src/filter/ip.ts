@@ -45,3 +45,34 @@ export function inCidr(ip: Uint8Array, c: Cidr): boolean {
   const m = (0xff << (8 - rest)) & 0xff;
   return (ip[full]! & m) === (c.bytes[full]! & m);
 }
+
+/** Eight hex groups ("2001","db8","0",…) → the usual short form, the longest run of zero groups as "::". */
+export function compressV6(groups: string[]): string {
+  let best = -1, bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== "0") { i++; continue; }
+    let j = i;
+    while (j < 8 && groups[j] === "0") j++;
+    if (j - i > bestLen && j - i > 1) { best = i; bestLen = j - i; }
+    i = j;
+  }
+  if (best < 0) return groups.join(":");
+  return `${groups.slice(0, best).join(":")}::${groups.slice(best + bestLen).join(":")}`;
+}
+
+/** "4.3.2.1.in-addr.arpa" → "1.2.3.4"; nibble form for ip6.arpa. */
+export function ptrToIp(name: string): string | null {
+  if (name.endsWith(".in-addr.arpa")) {
+    const parts = name.slice(0, -13).split(".");
+    if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return null;
+    return parts.reverse().join(".");
+  }
+  if (name.endsWith(".ip6.arpa")) {
+    const nibbles = name.slice(0, -9).split(".");
+    if (nibbles.length !== 32 || nibbles.some((n) => !/^[0-9a-f]$/.test(n))) return null;
+    const hex = nibbles.reverse().join("");
+    const groups = hex.match(/.{4}/g)!.map((g) => g.replace(/^0+(?=.)/, ""));
+    return compressV6(groups);
+  }
+  return null;
+}

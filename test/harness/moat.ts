@@ -39,6 +39,8 @@ export interface MoatOptions {
   dataDir?: string;
   /** HTTP bind address (default 127.0.0.1) */
   httpHost?: string;
+  /** the DNS port, set by configToml itself rather than the environment, so the API may change it */
+  dnsPortInConfig?: number;
 }
 
 export class MoatProcess {
@@ -64,7 +66,7 @@ export class MoatProcess {
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       FTLCONF_webserver_port: `${this.opts.httpHost ?? "127.0.0.1"}:${this.httpPort}`,
-      FTLCONF_dns_port: String(this.dnsPort),
+      ...(this.opts.dnsPortInConfig ? {} : { FTLCONF_dns_port: String(this.dnsPort) }),
       ...this.opts.env,
     };
     this.output = "";
@@ -121,7 +123,7 @@ export class MoatProcess {
 export async function startMoat(opts: MoatOptions = {}): Promise<MoatProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "moat-test-"));
   if (opts.configToml !== undefined) await Bun.write(join(dataDir, "pihole.toml"), opts.configToml);
-  const m = new MoatProcess(dataDir, await freePort(), await freePort(), opts);
+  const m = new MoatProcess(dataDir, await freePort(), opts.dnsPortInConfig ?? (await freePort()), opts);
   await m.start();
   return m;
 }

@@ -8,6 +8,11 @@
 //   slow-…              answered after 400 ms
 //   cname-<target>      CNAME <target> plus A of the target
 //   servfail-…          SERVFAIL
+//   null-…              A 0.0.0.0 / AAAA ::  (an upstream that blocks by the null address)
+//   umbrella-…          A 146.112.61.105     (Cisco Umbrella/OpenDNS block page)
+//   nxra-…              NXDOMAIN with RA unset (an upstream that blocks by NXDOMAIN)
+//   ede15-…             NXDOMAIN with EDE 15 "Blocked"
+// Every other answer has RA set, as a recursive upstream's does.
 // Every query is printed as "Q <udp|tcp> <name> <type>" so tests can count what reached it.
 // Usage: bun test/harness/upstream.ts --port N [--addr 192.0.2.1] [--ttl 300] [--neg 30]
 import * as packet from "dns-packet";
@@ -33,12 +38,17 @@ function answer(query: Buffer, addr: string, ttl: number, neg: number, tcp: bool
   const type = question.type;
   const soa = { name: "test", type: "SOA", ttl: 60, data: { mname: "ns.test", rname: "host.test", serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: neg } } as packet.Answer;
   const edns = (q.additionals ?? []).some((a) => a.type === "OPT");
-  const base = { id: q.id, type: "response" as const, flags: packet.AUTHORITATIVE_ANSWER | (q.flags ?? 0) & packet.RECURSION_DESIRED, questions: q.questions, additionals: edns ? [{ type: "OPT", name: ".", udpPayloadSize: 1232 } as packet.Answer] : [] };
+  const ra = lname.startsWith("nxra-") ? 0 : packet.RECURSION_AVAILABLE;
+  const ede15 = lname.startsWith("ede15-") ? [{ code: 15, data: Buffer.from([0, 15, ...Buffer.from("blocked upstream")]) }] : [];
+  const base = { id: q.id, type: "response" as const, flags: packet.AUTHORITATIVE_ANSWER | ra | ((q.flags ?? 0) & packet.RECURSION_DESIRED), questions: q.questions,
+    additionals: edns ? [{ type: "OPT", name: ".", udpPayloadSize: 1232, options: ede15 } as unknown as packet.Answer] : [] };
   const m = /^ttl(\d+)-/.exec(lname);
   const t = m ? Number(m[1]) : ttl;
   const addrs = (n: string): packet.Answer[] =>
     type === "A" ? [{ name: n, type: "A", ttl: t, data: addr }] : type === "AAAA" ? [{ name: n, type: "AAAA", ttl: t, data: "2001:db8::1" }] : type === "TXT" ? [{ name: n, type: "TXT", ttl: t, data: "hello" }] : [];
-  if (lname.startsWith("nx-")) return packet.encode({ ...base, flags: base.flags | 3, answers: [], authorities: [soa] } as packet.Packet);
+  if (lname.startsWith("null-")) return packet.encode({ ...base, answers: type === "A" ? [{ name, type: "A", ttl: t, data: "0.0.0.0" }] : type === "AAAA" ? [{ name, type: "AAAA", ttl: t, data: "::" }] : [] } as packet.Packet);
+  if (lname.startsWith("umbrella-")) return packet.encode({ ...base, answers: type === "A" ? [{ name, type: "A", ttl: t, data: "146.112.61.105" }] : [] } as packet.Packet);
+  if (lname.startsWith("nx-") || lname.startsWith("nxra-") || lname.startsWith("ede15-")) return packet.encode({ ...base, flags: base.flags | 3, answers: [], authorities: [soa] } as packet.Packet);
   if (lname.startsWith("servfail-")) return packet.encode({ ...base, flags: base.flags | 2, answers: [] } as packet.Packet);
   if (lname.startsWith("nodata-")) return packet.encode({ ...base, answers: [], authorities: [soa] } as packet.Packet);
   if (lname.startsWith("big-")) {
