@@ -24,6 +24,31 @@ export interface QueryFilter {
   /** DataTables free-text searches (columns[3] = domain, columns[4] = client) */
   domainSearch?: string;
   clientSearch?: string;
+  /** DataTables ordering: the column's `data` name (time, domain, client.ip, …) and asc/desc */
+  order?: { column: string; dir: string };
+  /** rows to leave out (webserver.api.excludeDomains / excludeClients) */
+  hide?: { domain: (domain: string) => boolean; client: (ip: string, name: string | null) => boolean };
+  /** ip → host name for clients the database has no name for */
+  names?: ReadonlyMap<string, string>;
+}
+
+/** DataTables column names Pi-hole sorts by, and their SQL. Anything else: newest first. */
+const ORDER_COLUMNS: Record<string, string> = {
+  time: "q.timestamp", domain: "d.domain", "client.ip": "c.ip", "client.name": "c.name", upstream: "fw.forward", type: "q.type",
+  status: "q.status", reply: "q.reply_type", "reply.time": "q.reply_time", dnssec: "q.dnssec", list_id: "q.list_id", ede: "q.ede",
+};
+const ORDER_DIRS: Record<string, string> = { asc: "ASC", ascending: "ASC", desc: "DESC", descending: "DESC" };
+
+function orderBy(o: QueryFilter["order"]): string {
+  const col = o && ORDER_COLUMNS[o.column.toLowerCase()];
+  const dir = o && ORDER_DIRS[o.dir.toLowerCase()];
+  // the id breaks ties, so pages stay stable
+  return col && dir ? `${col} ${dir}, q.id DESC` : "q.id DESC";
+}
+
+/** `*` wildcard pattern → a case-insensitive whole-string RegExp (LIKE's semantics for names kept outside SQL). */
+function wildcard(p: string): RegExp {
+  return new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`, "i");
 }
 
 /** A filter value the API rejects with 400 bad_request: message and hint. */
@@ -94,7 +119,12 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
     `(SELECT id FROM ${table} WHERE ${col} LIKE ? ESCAPE '\\')`;
   if (f.domain) add(`q.domain IN ${idSet("domain_by_id", "domain")}`, likePattern(f.domain));
   if (f.client_ip) add(`q.client IN ${idSet("client_by_id", "ip")}`, likePattern(f.client_ip));
-  if (f.client_name) add(`q.client IN ${idSet("client_by_id", "name")}`, likePattern(f.client_name));
+  if (f.client_name) {
+    // names from the network table count too: their addresses join the stored names
+    const re = wildcard(f.client_name);
+    const ips = [...(f.names ?? [])].filter(([, n]) => re.test(n)).map(([ip]) => ip);
+    add(`q.client IN (SELECT id FROM client_by_id WHERE name LIKE ? ESCAPE '\\' OR ip IN (${ips.map(() => "?").join(",")}))`, likePattern(f.client_name), ...ips);
+  }
   if (f.upstream) {
     const u = f.upstream.toLowerCase();
     if (u === "blocklist") where.push(`q.status IN (${BLOCKED_SQL})`);
@@ -113,6 +143,17 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
   if (f.domainSearch) add(`q.domain IN ${idSet("domain_by_id", "domain")}`, `%${likePattern(f.domainSearch)}%`);
   if (f.clientSearch)
     add(`q.client IN (SELECT id FROM client_by_id WHERE ip LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\')`, `%${likePattern(f.clientSearch)}%`, `%${likePattern(f.clientSearch)}%`);
+
+  if (f.hide) {
+    // The lookup tables are small next to query_storage: test each name once, filter by id.
+    const hide = f.hide;
+    const doms = (db.query("SELECT id, domain FROM domain_by_id").all() as Array<{ id: number; domain: string }>).filter((x) => hide.domain(x.domain));
+    if (doms.length) where.push(`q.domain NOT IN (${doms.map((x) => x.id).join(",")})`);
+    const cls = (db.query("SELECT id, ip, name FROM client_by_id").all() as Array<{ id: number; ip: string; name: string | null }>).filter((x) =>
+      hide.client(x.ip, x.name ?? f.names?.get(x.ip) ?? null),
+    );
+    if (cls.length) where.push(`q.client NOT IN (${cls.map((x) => x.id).join(",")})`);
+  }
 
   const largest = (db.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0;
   let cursor = largest;
@@ -136,7 +177,7 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
        LEFT JOIN forward_by_id fw ON fw.id = q.forward
        LEFT JOIN addinfo_by_id a ON a.id = q.additional_info AND a.type = ${ADDINFO_CNAME}
        WHERE ${pageWhere.join(" AND ")}
-       ORDER BY q.id DESC LIMIT ? OFFSET ?`,
+       ORDER BY ${orderBy(f.order)} LIMIT ? OFFSET ?`,
     )
     .all(...args, cursor, length, f.start ?? 0) as Array<Record<string, any>>;
   const recordsTotal = (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n;
@@ -149,7 +190,7 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
       domain: x.domain,
       cname: x.cname ?? null,
       status: QUERY_STATUS[x.status] ?? "UNKNOWN",
-      client: { ip: x.ip, name: x.name ?? null },
+      client: { ip: x.ip, name: x.name ?? f.names?.get(x.ip) ?? null },
       dnssec: DNSSEC_STATUS[x.dnssec ?? 0] ?? "UNKNOWN",
       reply: { type: REPLY_TYPE[x.reply_type ?? 0] ?? "UNKNOWN", time: x.reply_time ?? 0 },
       list_id: x.list_id ?? null,

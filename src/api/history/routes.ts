@@ -4,6 +4,7 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { dbHistory, dbHistoryClients } from "../../stats/dbstats.ts";
 import { topN } from "../../stats/window.ts";
+import { clientNames } from "../stats/clients.ts";
 import { intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
 
 const Slot = t.Object({ timestamp: t.Integer(), total: t.Integer(), cached: t.Integer(), blocked: t.Integer(), forwarded: t.Integer() });
@@ -53,7 +54,7 @@ export function historyRoutes(rt: Runtime) {
       ({ query }) => {
         const w = liveStats(rt).window;
         const chosen = topN(w.clients, clientLimit(query.N, rt), (x) => x.count);
-        return clientHistory(chosen, w.history().map(({ timestamp, slot }) => ({ timestamp, counts: slot?.clients ?? new Map() })));
+        return clientHistory(chosen, w.history().map(({ timestamp, slot }) => ({ timestamp, counts: slot?.clients ?? new Map() })), clientNames(rt));
       },
       { query: t.Object({ N: t.Optional(t.String({ description: "number of clients (0: all)" })) }), response: ClientsReply, detail: detail("Queries per client per 10 minutes") },
     )
@@ -68,12 +69,13 @@ export function historyRoutes(rt: Runtime) {
         const x = dbHistoryClients(liveStats(rt).disk.db, rangeParams(query));
         const totals = new Map<string, { count: number; blocked: number }>();
         const names = new Map<string, string | null>();
+        const known = clientNames(rt);
         const bySlot = new Map<number, Map<string, number>>();
         for (const r of x.rows) {
           const tl = totals.get(r.ip) ?? { count: 0, blocked: 0 };
           tl.count += r.n;
           totals.set(r.ip, tl);
-          names.set(r.ip, r.name);
+          names.set(r.ip, r.name ?? known.get(r.ip) ?? null);
           let m = bySlot.get(r.slot);
           if (!m) bySlot.set(r.slot, (m = new Map()));
           m.set(r.ip, (m.get(r.ip) ?? 0) + r.n);

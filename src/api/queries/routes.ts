@@ -4,6 +4,7 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { FilterError, queryPage, suggestions } from "../../stats/querylog.ts";
 import { Errors } from "../core/errors.ts";
+import { clientNames, excludes } from "../stats/clients.ts";
 import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";
 
 const Str = (description: string) => t.Optional(t.String({ description }));
@@ -24,6 +25,8 @@ const QueriesQuery = t.Object(
     dnssec: Str("DNSSEC status"),
     disk: Str("true: read the long-term database instead of the last 24 h"),
     draw: Str("DataTables draw counter, echoed"),
+    "order[0][column]": Str("DataTables: index N of the column to sort by (its name is columns[N][data]: time, domain, client.ip, client.name, upstream, type, status, reply, reply.time, dnssec, list_id, ede)"),
+    "order[0][dir]": Str("DataTables: asc or desc"),
   },
   { additionalProperties: true },
 );
@@ -59,6 +62,12 @@ export function queriesRoutes(rt: Runtime) {
         }
         // DataTables sends its searches as columns[3][search][value] (domain) and columns[4][…] (client).
         const col = (i: number) => (q[`columns[${i}][search][value]`] ? q[`columns[${i}][search][value]`] : undefined);
+        // Ordering names its column by index: order[0][column]=N, whose name is columns[N][data].
+        const orderCol = q["order[0][column]"];
+        const orderColumn = orderCol !== undefined && /^\d+$/.test(orderCol) ? q[`columns[${orderCol}][data]`] : undefined;
+        const orderDir = q["order[0][dir]"];
+        const ex = excludes(rt, true);
+        const names = clientNames(rt);
         try {
           const page = queryPage(db, {
             from: numParam(q.from),
@@ -76,6 +85,9 @@ export function queriesRoutes(rt: Runtime) {
             dnssec: q.dnssec || undefined,
             domainSearch: col(3),
             clientSearch: col(4),
+            order: orderColumn && orderDir ? { column: orderColumn, dir: orderDir } : undefined,
+            hide: ex.active ? ex : undefined,
+            names,
           });
           return { ...page, draw: intParam(q.draw, 0) };
         } catch (e) {

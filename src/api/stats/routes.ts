@@ -7,6 +7,7 @@ import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../stats/enums.ts";
 import { topN } from "../../stats/window.ts";
 import { boolParam, intParam, liveStats, meanVariance, RangeQuery, rangeParams, splitUpstream } from "./params.ts";
 import { dnsCounters } from "../../stats/dns-view.ts";
+import { clientNames, excludes } from "./clients.ts";
 
 const Counts = (keys: readonly string[]) => t.Object(Object.fromEntries(keys.map((k) => [k, t.Integer()])));
 const TypesObj = Counts(QUERY_TYPES);
@@ -109,7 +110,9 @@ export function statsRoutes(rt: Runtime) {
       ({ query }) => {
         const w = liveStats(rt).window;
         const blocked = boolParam(query.blocked, false);
-        const rows = topN(w.domains, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count - x.blocked);
+        const ex = excludes(rt);
+        const domains = ex.active ? new Map([...w.domains].filter(([d]) => !ex.domain(d))) : w.domains;
+        const rows = topN(domains, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count - x.blocked);
         return { domains: rows.map(([domain, count]) => ({ domain, count })), total_queries: w.total, blocked_queries: w.blocked };
       },
       { query: TopQuery, response: DomainsReply, detail: detail("Most queried (or blocked) domains of the last 24 h") },
@@ -119,8 +122,11 @@ export function statsRoutes(rt: Runtime) {
       ({ query }) => {
         const w = liveStats(rt).window;
         const blocked = boolParam(query.blocked, false);
-        const rows = topN(w.clients, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count);
-        return { clients: rows.map(([ip, count]) => ({ ip, name: null, count })), total_queries: w.total, blocked_queries: w.blocked };
+        const names = clientNames(rt);
+        const ex = excludes(rt);
+        const clients = ex.active ? new Map([...w.clients].filter(([ip]) => !ex.client(ip, names.get(ip) ?? null))) : w.clients;
+        const rows = topN(clients, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count);
+        return { clients: rows.map(([ip, count]) => ({ ip, name: names.get(ip) ?? null, count })), total_queries: w.total, blocked_queries: w.blocked };
       },
       { query: TopQuery, response: ClientsReply, detail: detail("Most active (or most blocked) clients of the last 24 h") },
     )
@@ -165,7 +171,8 @@ export function statsRoutes(rt: Runtime) {
         // Live top_clients counts all queries of a client unless blocked=true; so does this one.
         const blocked = boolParam(query.blocked, false) ? true : null;
         const x = dbTop(liveStats(rt).disk.db, rangeParams(query), "client", blocked, intParam(query.count, 10));
-        return { clients: x.rows.map((c) => ({ ip: c.k, name: c.name, count: c.n })), total_queries: x.total_queries, blocked_queries: x.blocked_queries };
+        const names = clientNames(rt);
+        return { clients: x.rows.map((c) => ({ ip: c.k, name: c.name ?? names.get(c.k) ?? null, count: c.n })), total_queries: x.total_queries, blocked_queries: x.blocked_queries };
       },
       { query: RangeQuery, response: ClientsReply, detail: detail("Top clients over a range of the long-term database") },
     )
