@@ -137,6 +137,9 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       const before = ins.ms;
       const counts = db.transaction(() => parseList(decoder.decode(f.bytes!), l.type === 1 ? "allow" : "block", (d) => sets.add(d, l.id) && ins.add(d, l.id)))();
       db.transaction(() => ins.flush())();
+      // the list's text and its millions of short strings are garbage now: collect before the next
+      // list, so the peak stays near the sets' own size instead of growing with every list
+      Bun.gc(true);
       phase("parse");
       // SQLite time was inside the parse loop
       phases.parse! -= ins.ms - before;
