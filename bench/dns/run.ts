@@ -2,6 +2,7 @@
 // upstream (dnsmasq answering everything with TTL 3600), driven by dnsperf. Loopback only; every run
 // is bounded in time. Usage: bun bench/dns/run.ts [--names 1000000] [--seconds 5] [--only moat,dnsmasq,unbound]
 // [--querylog on|off] (off measures the DNS engine without the statistics writer)
+// [--sizes 100000,3000000|none] (Moat alone: start-up to first answer, snapshot build and RSS per list size)
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -41,15 +42,16 @@ while (names.length < NAMES) {
 }
 seen.clear();
 const moatDir = join(dir, "moat");
-{
-  const db = openGravityDb(moatDir, true);
+function gravityWith(dataDir: string, list: readonly string[]): void {
+  const db = openGravityDb(dataDir, true);
   db.run("INSERT INTO adlist(id, address, enabled, type) VALUES (1, 'bench', 1, 0)");
   const ins = db.prepare("INSERT INTO gravity(domain, adlist_id) VALUES (?, 1)");
   db.transaction(() => {
-    for (const n of names) ins.run(n);
+    for (const n of list) ins.run(n);
   })();
   db.close();
 }
+gravityWith(moatDir, names);
 writeFileSync(join(dir, "hosts.block"), names.map((n) => `0.0.0.0 ${n}`).join("\n") + "\n");
 writeFileSync(join(dir, "unbound.conf"), `server:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: 1\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  local-zone: \"test.\" nodefault\n  include: "${dir}/unbound.zones"\nforward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
 writeFileSync(join(dir, "unbound.zones"), names.map((n) => `  local-zone: "${n}." always_null\n`).join(""));
@@ -105,7 +107,7 @@ async function dnsperf(port: number, file: string, extra: string[]): Promise<{ q
 const pct = (a: number[], p: number) => (a.length ? a[Math.min(a.length - 1, Math.floor(a.length * p))]! : NaN);
 
 // --- run -------------------------------------------------------------------------------------------
-spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(UPSTREAM), "--listen-address=127.0.0.1", "--bind-interfaces", "--address=/#/192.0.2.1", "--local-ttl=3600", "-c", "0", "--dns-forward-max=10000"]);
+spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(UPSTREAM), "--listen-address=127.0.0.1", "--bind-interfaces", "--address=/#/192.0.2.1", "--local-ttl=3600", "-c", "0", "--dns-forward-max=10000", ...(process.getuid?.() === 0 ? ["--user=root"] : [])]);
 await waitAnswer(UPSTREAM, "up.bench.test", 10);
 
 type Row = Record<string, number>;
@@ -120,7 +122,9 @@ for (const server of ONLY) {
       FTLCONF_dns_rateLimit_count: "0", FTLCONF_dns_queryLogging: arg("querylog", "on") === "on" ? "true" : "false",
     });
   } else if (server === "dnsmasq") {
-    p = spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(port), "--listen-address=127.0.0.1", "--bind-interfaces", `--server=127.0.0.1#${UPSTREAM}`, `--addn-hosts=${join(dir, "hosts.block")}`, "-c", "10000", "--dns-forward-max=10000"]);
+    p = spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(port), "--listen-address=127.0.0.1", "--bind-interfaces", `--server=127.0.0.1#${UPSTREAM}`, `--addn-hosts=${join(dir, "hosts.block")}`, "-c", "10000", "--dns-forward-max=10000",
+      // as root dnsmasq drops to "nobody", who cannot read the hosts file in our 0700 temp dir
+      ...(process.getuid?.() === 0 ? ["--user=root"] : [])]);
   } else {
     p = spawn(["unbound", "-d", "-c", join(dir, "unbound.conf")]);
   }
@@ -159,6 +163,40 @@ for (const k of keys) {
   const ratios = ONLY.filter((s) => s !== "moat").map((s) => ((results[s]?.[k] ?? NaN) / m).toFixed(2));
   console.log([k, ...vals.map(String), ...ratios].map((s) => s.padEnd(22)).join(""));
 }
+// --- Moat alone: list sizes -------------------------------------------------------------------------
+const SIZES = arg("sizes", "100000,3000000") === "none" ? [] : arg("sizes", "100000,3000000").split(",").map(Number);
+if (SIZES.length) {
+  // the idle process: no list at all
+  const idleDir = join(dir, "moat-idle");
+  gravityWith(idleDir, []);
+  const sizes: Array<{ names: number; startS: number; snapshotMs: number; rssMb: number }> = [];
+  for (const n of [0, ...SIZES]) {
+    const list = n === 0 ? [] : n <= names.length ? names.slice(0, n) : [...names, ...Array.from({ length: n - names.length }, (_, i) => `x${i}-${word(4, 12)}.${TLDS[i % TLDS.length]}`)];
+    const d = n === 0 ? idleDir : join(dir, `moat-${n}`);
+    if (n) gravityWith(d, list);
+    const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", d], {
+      env: { ...(process.env as Record<string, string>), FTLCONF_dns_port: String(PORTS.moat), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: "127.0.0.1:25710" },
+      stdout: "pipe", stderr: "pipe", cwd: ROOT,
+    });
+    const out = Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]).then((t) => t.join("\n"));
+    const startS = await waitAnswer(PORTS.moat!, n ? list[0]! : "up.bench.test", 600);
+    await Bun.sleep(1000);
+    const rss = rssMb(p.pid);
+    p.kill();
+    await p.exited;
+    const snapshotMs = Number(/filter snapshot \d+: .*\((\d+) ms\)/.exec(await out)?.[1] ?? NaN);
+    sizes.push({ names: n, startS: +startS.toFixed(2), snapshotMs, rssMb: +rss.toFixed(1) });
+    rmSync(d, { recursive: true, force: true });
+  }
+  const idle = sizes[0]!.rssMb;
+  console.log("\nMoat alone by list size (start-up = spawn to first answer; RSS 1 s after it)");
+  console.log(["names", "startup_s", "snapshot_ms", "rss_mb", "mb_per_million_above_idle"].map((h) => h.padEnd(28)).join(""));
+  for (const r of sizes) {
+    const per = r.names ? (((r.rssMb - idle) * 1e6) / r.names).toFixed(1) : "-";
+    console.log([r.names, r.startS, r.snapshotMs, r.rssMb, per].map((v) => String(v).padEnd(28)).join(""));
+  }
+}
+
 for (const p of procs) p.kill();
 rmSync(dir, { recursive: true, force: true });
 process.exit(0);
