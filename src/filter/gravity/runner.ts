@@ -119,6 +119,8 @@ export class GravityService {
   }
 
   startSchedule(): void {
+    // one cheap check a second: notice gravity.db changed by someone else, and start a due run (the
+    // interval can be changed live, down to seconds, so a coarser tick would delay short intervals)
     this.timers.push(
       setInterval(() => {
         const u = readUpdated(this.rt);
@@ -126,10 +128,8 @@ export class GravityService {
           this.lastUpdated = u;
           this.rt.events.emit("gravity-updated", { ok: true });
         }
-      }, 1000),
-      setInterval(() => {
         if (this.due(Date.now())) this.start("schedule");
-      }, 30_000),
+      }, 1000),
     );
   }
 
