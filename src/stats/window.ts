@@ -1,8 +1,11 @@
 // The last 24 h of queries in memory: a time-ordered ring of records plus counters that are
 // incremented when a record enters and decremented when it ages out, so every /api/stats/*
-// request reads ready numbers instead of scanning.
+// request reads ready numbers instead of scanning. The queries themselves wait for their expiry in
+// a columnar ring (ring.ts) whose strings are the counters' own keys: ~40 bytes a query instead of
+// ~250 for a record object with its own strings, which is what decides memory on a busy network.
 import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "./enums.ts";
 import type { QueryRecord } from "./record.ts";
+import { RecordRing, type RingEntry } from "./ring.ts";
 
 export const SLOT_SECONDS = 600;
 export const WINDOW_SECONDS = 24 * 3600;
@@ -10,6 +13,8 @@ export const WINDOW_SECONDS = 24 * 3600;
 export const HISTORY_SLOTS = WINDOW_SECONDS / SLOT_SECONDS + 1;
 
 export interface Tally {
+  /** the key itself: the ring holds this one copy instead of every query's own string */
+  key: string;
   count: number;
   blocked: number;
   /** time of the newest query counted */
@@ -17,6 +22,7 @@ export interface Tally {
 }
 
 export interface UpstreamTally {
+  key: string;
   count: number;
   /** sums of reply times in seconds, for mean and variance */
   sum: number;
@@ -49,8 +55,7 @@ export function isCached(status: number): boolean {
 }
 
 export class QueryWindow {
-  private ring: QueryRecord[] = [];
-  private head = 0;
+  private readonly ring = new RecordRing();
   total = 0;
   blocked = 0;
   forwarded = 0;
@@ -74,12 +79,14 @@ export class QueryWindow {
   constructor(private readonly now: () => number = () => Date.now() / 1000) {}
 
   get size(): number {
-    return this.ring.length - this.head;
+    return this.ring.size;
   }
 
   add(r: QueryRecord): void {
-    this.ring.push(r);
-    this.count(r, 1);
+    // the ring keeps reply times as 32-bit floats: count the same value that will be taken out again
+    const replyTime = Math.fround(r.replyTime);
+    const c = this.count(r.time, r.status, r.type, r.reply, r.domain, r.client, r.upstream, replyTime, 1);
+    this.ring.push({ time: r.time, replyTime, type: r.type, status: r.status, reply: r.reply, domain: c.domain, client: c.client, upstream: c.upstream });
     const lt = this.lifetime;
     lt.total++;
     lt.status[r.status] = (lt.status[r.status] ?? 0) + 1;
@@ -101,9 +108,7 @@ export class QueryWindow {
 
   /** Forgets every record of the window (flush/logs); lifetime counters stay, as Prometheus counters must. */
   clear(): void {
-    for (let i = this.head; i < this.ring.length; i++) this.count(this.ring[i]!, -1);
-    this.ring = [];
-    this.head = 0;
+    for (let e = this.ring.shift(); e; e = this.ring.shift()) this.remove(e);
     this.slots.clear();
     this.recentBlocked = [];
   }
@@ -111,14 +116,7 @@ export class QueryWindow {
   /** Drops records older than 24 h; call before reading. */
   expire(): void {
     const cutoff = this.now() - WINDOW_SECONDS;
-    while (this.head < this.ring.length && this.ring[this.head]!.time < cutoff) {
-      this.count(this.ring[this.head]!, -1);
-      this.head++;
-    }
-    if (this.head > 4096 && this.head * 2 > this.ring.length) {
-      this.ring = this.ring.slice(this.head);
-      this.head = 0;
-    }
+    for (let t = this.ring.oldestTime(); t !== null && t < cutoff; t = this.ring.oldestTime()) this.remove(this.ring.shift()!);
     const oldest = slotOf(cutoff);
     for (const k of this.slots.keys()) if (k < oldest - SLOT_SECONDS) this.slots.delete(k);
   }
@@ -138,40 +136,49 @@ export class QueryWindow {
     return out;
   }
 
-  private count(r: QueryRecord, d: 1 | -1): void {
-    const blocked = isBlocked(r.status);
+  private remove(e: RingEntry): void {
+    this.count(e.time, e.status, e.type, e.reply, e.domain, e.client, e.upstream, e.replyTime, -1);
+  }
+
+  /** Adds (d = 1) or removes (d = -1) one query; returns the shared copies of its strings. */
+  private count(time: number, status: number, type: number, reply: number, domain: string, client: string, upstream: string | null, replyTime: number, d: 1 | -1) {
+    const blocked = isBlocked(status);
+    const forwarded = isForwarded(status), cached = isCached(status);
     this.total += d;
     if (blocked) this.blocked += d;
-    if (isForwarded(r.status)) this.forwarded += d;
-    if (isCached(r.status)) this.cached += d;
-    this.status[r.status] = (this.status[r.status] ?? 0) + d;
-    this.types[typeIndex(r.type)]! += d;
-    this.replies[r.reply] = (this.replies[r.reply] ?? 0) + d;
-    if (r.domain) bump(this.domains, r.domain, d, blocked, r.time);
-    if (r.client) {
-      bump(this.clients, r.client, d, blocked, r.time);
-      if (d > 0) this.clientsEver.add(r.client);
+    if (forwarded) this.forwarded += d;
+    if (cached) this.cached += d;
+    this.status[status] = (this.status[status] ?? 0) + d;
+    this.types[typeIndex(type)]! += d;
+    this.replies[reply] = (this.replies[reply] ?? 0) + d;
+    const shared = { domain, client, upstream };
+    if (domain) shared.domain = bump(this.domains, domain, d, blocked, time);
+    if (client) {
+      shared.client = bump(this.clients, client, d, blocked, time);
+      if (d > 0) this.clientsEver.add(shared.client);
     }
-    if (r.upstream && isForwarded(r.status)) {
-      let u = this.upstreams.get(r.upstream);
-      if (!u) this.upstreams.set(r.upstream, (u = { count: 0, sum: 0, sumSq: 0 }));
-      const s = r.replyTime / 1000;
+    if (upstream && forwarded) {
+      let u = this.upstreams.get(upstream);
+      if (!u) this.upstreams.set(upstream, (u = { key: upstream, count: 0, sum: 0, sumSq: 0 }));
+      shared.upstream = u.key;
+      const s = replyTime / 1000;
       u.count += d;
       u.sum += d * s;
       u.sumSq += d * s * s;
-      if (u.count <= 0) this.upstreams.delete(r.upstream);
+      if (u.count <= 0) this.upstreams.delete(upstream);
     }
-    const key = slotOf(r.time);
+    const key = slotOf(time);
     let slot = this.slots.get(key);
     if (!slot) {
-      if (d < 0) return;
+      if (d < 0) return shared;
       this.slots.set(key, (slot = { total: 0, blocked: 0, cached: 0, forwarded: 0, clients: new Map() }));
     }
     slot.total += d;
     if (blocked) slot.blocked += d;
-    if (isCached(r.status)) slot.cached += d;
-    if (isForwarded(r.status)) slot.forwarded += d;
-    if (r.client) slot.clients.set(r.client, (slot.clients.get(r.client) ?? 0) + d);
+    if (cached) slot.cached += d;
+    if (forwarded) slot.forwarded += d;
+    if (client) slot.clients.set(shared.client, (slot.clients.get(shared.client) ?? 0) + d);
+    return shared;
   }
 }
 
@@ -184,17 +191,19 @@ export function typeIndex(dbType: number): number {
   return dbType >= 1 && dbType <= QUERY_TYPES.length ? dbType - 1 : QUERY_TYPES.indexOf("OTHER");
 }
 
-function bump(m: Map<string, Tally>, key: string, d: number, blocked: boolean, time: number): void {
+/** Counts one query for `key`; returns the map's own copy of the key. */
+function bump(m: Map<string, Tally>, key: string, d: number, blocked: boolean, time: number): string {
   let t = m.get(key);
-  if (!t) m.set(key, (t = { count: 0, blocked: 0 }));
+  if (!t) m.set(key, (t = { key, count: 0, blocked: 0 }));
   t.count += d;
   if (d > 0 && time > (t.last ?? 0)) t.last = time;
   if (blocked) t.blocked += d;
   if (t.count <= 0) m.delete(key);
+  return t.key;
 }
 
 /** The n keys with the largest value of `pick`, largest first (ties by key for stable output). */
-export function topN(m: Map<string, Tally>, n: number, pick: (t: Tally) => number): Array<[string, number]> {
+export function topN<T extends Pick<Tally, "count" | "blocked">>(m: Map<string, T>, n: number, pick: (t: T) => number): Array<[string, number]> {
   const out: Array<[string, number]> = [];
   for (const [k, t] of m) {
     const v = pick(t);
