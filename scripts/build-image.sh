@@ -14,7 +14,7 @@ source "$here/image-lib/assemble.sh"
 [ "$(id -u)" = 0 ] || die "run as root (mmdebstrap, chroot)"
 started=$(date +%s)
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 1735689600)}
-mkdir -p "$WORK"
+mkdir -p "$WORK" "$DIST"
 
 log "host tools"
 missing=()
