@@ -1,8 +1,19 @@
 // Building a DomainSet incrementally, straight into its compact layout (see domainset.ts): the
 // builder is also the de-duplication of a gravity run, so no second copy of the names exists.
+// While building, records use 4-byte refs and 3-byte combos; finish() rewrites them as narrow as
+// the finished set allows, in table order (neighbouring slots then point at neighbouring records).
 // Build-only extras are a hash per table slot (cheap rehash, and a tag that skips most record
 // comparisons while probing); they are dropped by finish().
 import { BLOOM_BITS_PER_NAME, SLOT_LOAD, bloomAdd, emptyShape, hashName, recordEquals, scale, u24at, u32at, type DomainSetShape } from "./domainset.ts";
+
+const BUILD_REF = 4;
+/**
+ * Build records live in fixed chunks (a record never straddles two): growing never copies, and a
+ * million names never need the old and the grown buffer at once. Offset = chunk << 20 | position.
+ */
+const CHUNK_BITS = 20;
+const CHUNK = 1 << CHUNK_BITS;
+const POS = CHUNK - 1;
 
 const MAX_COMBOS = 1 << 24;
 
@@ -85,14 +96,16 @@ class Table {
 export class DomainSetBuilder {
   private readonly entries: Table;
   private readonly nodeTable = new Table(64);
-  private recs: Uint8Array;
-  private recLen = 0;
+  private chunks: Uint8Array[] = [];
+  private chunkLen = CHUNK;
+  /** bytes in all records (for sizing the final buffer) */
+  private recBytes = 0;
   private nodes: Uint8Array;
   private nodeLen = 0;
+  private done: DomainSetShape | null = null;
 
   constructor(readonly combos: ComboTable = new ComboTable(), expected = 16) {
     this.entries = new Table(expected);
-    this.recs = new Uint8Array(Math.max(64, expected * 16));
     this.nodes = new Uint8Array(4096);
   }
 
@@ -114,24 +127,30 @@ export class DomainSetBuilder {
     for (;;) {
       const e = t.slots[s]!;
       if (e === 0) break;
-      if (t.hashes[s] === h && recordEquals(this.recs, this.nodes, e - 1, wire)) {
-        const at = e + len + 4;
-        const c = u24at(this.recs, at);
+      if (t.hashes[s] === h && recordEquals(this.chunks[(e - 1) >>> CHUNK_BITS]!, this.nodes, (e - 1) & POS, wire, BUILD_REF)) {
+        const chunk = this.chunks[(e - 1) >>> CHUNK_BITS]!;
+        const at = ((e - 1) & POS) + 1 + len + 4;
+        const c = u24at(chunk, at);
         const next = this.combos.extend(c, id);
         if (next === c) return false;
-        setU24(this.recs, at, next);
+        setU24(chunk, at, next);
         return true;
       }
       if (++s === size) s = 0;
     }
     const parent = this.node(wire, len + 1);
-    if (this.recLen + len + 8 > this.recs.length) this.recs = grow(this.recs, this.recLen + len + 8);
-    const off = this.recLen;
-    for (let i = 0; i <= len; i++) this.recs[off + i] = wire[i]!;
-    setU32(this.recs, off + 1 + len, parent);
-    setU24(this.recs, off + 5 + len, this.combos.single(id));
-    this.recLen += len + 8;
-    t.put(s, off + 1, h);
+    if (this.chunkLen + len + 8 > CHUNK) {
+      this.chunks.push(new Uint8Array(CHUNK));
+      this.chunkLen = 0;
+    }
+    const chunk = this.chunks[this.chunks.length - 1]!;
+    const pos = this.chunkLen;
+    for (let i = 0; i <= len; i++) chunk[pos + i] = wire[i]!;
+    setU32(chunk, pos + 1 + len, parent);
+    setU24(chunk, pos + 5 + len, this.combos.single(id));
+    this.chunkLen += len + 8;
+    this.recBytes += len + 8;
+    t.put(s, (((this.chunks.length - 1) << CHUNK_BITS) | pos) + 1, h);
     return true;
   }
 
@@ -162,10 +181,12 @@ export class DomainSetBuilder {
   }
 
   /**
-   * The finished set. `copy` = false returns views over the build buffers (for writing to a file
-   * at once, without a second copy); true trims them to fresh arrays (for keeping or transfer).
+   * The finished set, in fresh arrays of exactly its size except `nodes`: with `copy` = false that
+   * is a view over the build buffer (for writing to a file at once, without a second copy).
    */
   finish(copy = true): DomainSetShape {
+    // the rewrite below consumes the build buffers: a second call returns the same set
+    if (this.done) return this.done;
     const t = this.entries;
     const n = t.count;
     if (n === 0) return { ...emptyShape(), combos: this.combos.lists };
@@ -173,17 +194,38 @@ export class DomainSetBuilder {
     if (t.slots.length > want * 1.3) t.resize(want);
     const bloom = new Uint32Array(Math.ceil((n * BLOOM_BITS_PER_NAME) / 32));
     for (let s = 0; s < t.slots.length; s++) if (t.slots[s] !== 0) bloomAdd(bloom, t.hashes[s]!);
-    const recs = this.recs.subarray(0, this.recLen);
+    const refBytes = widthOf(this.nodeLen);
+    const comboBytes = Math.min(3, widthOf(this.combos.lists.length - 1));
+    const recs = new Uint8Array(this.recBytes - n * (BUILD_REF + 3 - refBytes - comboBytes));
+    const slots = t.slots;
+    let at = 0;
+    for (let s = 0; s < slots.length; s++) {
+      const e = slots[s]!;
+      if (e === 0) continue;
+      const chunk = this.chunks[(e - 1) >>> CHUNK_BITS]!;
+      const o = (e - 1) & POS;
+      const len = chunk[o]!;
+      for (let i = 0; i <= len; i++) recs[at + i] = chunk[o + i]!;
+      setUint(recs, at + 1 + len, u32at(chunk, o + 1 + len), refBytes);
+      setUint(recs, at + 1 + len + refBytes, u24at(chunk, o + 5 + len), comboBytes);
+      slots[s] = at + 1;
+      at += len + 1 + refBytes + comboBytes;
+    }
     const nodes = this.nodes.subarray(0, this.nodeLen);
-    return {
-      count: n,
-      slots: t.slots,
-      recs: copy ? recs.slice() : recs,
-      nodes: copy ? nodes.slice() : nodes,
-      bloom,
-      combos: this.combos.lists,
-    };
+    // the build buffer is done with (the slots now point into `recs`)
+    this.chunks = [];
+    this.done = { count: n, slots, recs, nodes: copy ? nodes.slice() : nodes, refBytes, comboBytes, bloom, combos: this.combos.lists };
+    return this.done;
   }
+}
+
+/** bytes needed for values up to `max` */
+function widthOf(max: number): number {
+  return max < 0x100 ? 1 : max < 0x10000 ? 2 : max < 0x1000000 ? 3 : 4;
+}
+
+function setUint(b: Uint8Array, o: number, v: number, n: number): void {
+  for (let i = 0; i < n; i++) b[o + i] = (v >>> (8 * i)) & 255;
 }
 
 function fnv1a(b: Uint8Array, start: number): number {

@@ -4,7 +4,8 @@
 // over the wire bytes, ~0.17 µs); the Bloom bits and the table slot both derive from that hash.
 //
 // Layout (issue 3/4: ≤ 25 MB per million names): names are not stored whole. Each entry is a
-// record [len][label bytes][parent ref u32][combo u24] whose parent is a shared suffix node
+// record [len][label bytes][parent ref][combo] (refs and combos as narrow as the set allows, 1–4
+// and 1–3 bytes little-endian) whose parent is a shared suffix node
 // [len][label bytes][parent ref u32] (ref = node offset + 1, 0 = the root), so "bench12.test" or
 // "doubleclick.net" is stored once for all its children. The table holds record offsets + 1.
 // Which lists an entry came from is a "combo" (a distinct set of list ids, few per set); the group
@@ -17,6 +18,9 @@ export interface DomainSetShape {
   slots: Uint32Array;
   recs: Uint8Array;
   nodes: Uint8Array;
+  /** bytes of a record's parent ref and of its combo index */
+  refBytes: number;
+  comboBytes: number;
   /** Bloom bits (a multiple of 32) */
   bloom: Uint32Array;
   /** the list ids of each combo */
@@ -62,13 +66,22 @@ export function u24at(b: Uint8Array, o: number): number {
   return b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16);
 }
 
+/** An n-byte (1–4) little-endian unsigned integer. */
+export function uintAt(b: Uint8Array, o: number, n: number): number {
+  let v = b[o]!;
+  if (n > 1) v |= b[o + 1]! << 8;
+  if (n > 2) v |= b[o + 2]! << 16;
+  if (n > 3) v = (v | (b[o + 3]! << 24)) >>> 0;
+  return v;
+}
+
 /** Does the record at `off` spell the wire name `q`? Walks the label and then the parent nodes. */
-export function recordEquals(recs: Uint8Array, nodes: Uint8Array, off: number, q: Uint8Array): boolean {
+export function recordEquals(recs: Uint8Array, nodes: Uint8Array, off: number, q: Uint8Array, refBytes: number): boolean {
   let len = recs[off]!;
   if (q[0] !== len) return false;
   for (let i = 1; i <= len; i++) if (recs[off + i] !== q[i]) return false;
   let qi = len + 1;
-  let p = u32at(recs, off + 1 + len);
+  let p = uintAt(recs, off + 1 + len, refBytes);
   while (p !== 0) {
     const o = p - 1;
     len = nodes[o]!;
@@ -125,7 +138,7 @@ export class DomainSet {
     for (;;) {
       const e = d.slots[s]!;
       if (e === 0) return -1;
-      if (recordEquals(d.recs, d.nodes, e - 1, name)) return e - 1;
+      if (recordEquals(d.recs, d.nodes, e - 1, name, d.refBytes)) return e - 1;
       if (++s === size) s = 0;
     }
   }
@@ -135,7 +148,7 @@ export class DomainSet {
     const off = this.find(name, h);
     if (off < 0) return -1;
     const d = this.d;
-    const c = u24at(d.recs, off + 1 + d.recs[off]! + 4);
+    const c = uintAt(d.recs, off + 1 + d.recs[off]! + d.refBytes, d.comboBytes);
     const w = d.words;
     for (let i = 0; i < w; i++) if ((d.comboMasks[c * w + i]! & (groups[i] ?? 0)) !== 0) return Math.max(0, d.comboIds[c]!);
     return -1;
@@ -159,7 +172,7 @@ export function resolveCombos(shape: DomainSetShape, words: number, maskOf: (id:
 }
 
 export function emptyShape(): DomainSetShape {
-  return { count: 0, slots: new Uint32Array(1), recs: new Uint8Array(0), nodes: new Uint8Array(0), bloom: new Uint32Array(1), combos: [] };
+  return { count: 0, slots: new Uint32Array(1), recs: new Uint8Array(0), nodes: new Uint8Array(0), refBytes: 4, comboBytes: 3, bloom: new Uint32Array(1), combos: [] };
 }
 
 export function transferables(d: DomainSetShape): ArrayBuffer[] {

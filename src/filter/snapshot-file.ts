@@ -10,12 +10,12 @@ import type { DomainSetShape } from "./domainset.ts";
 export const SET_NAMES = ["gravity", "gravityAbp", "antigravity", "antigravityAbp"] as const;
 export type GravitySets = Record<(typeof SET_NAMES)[number], DomainSetShape>;
 
-const MAGIC = "MOATSNP2";
+const MAGIC = "MOATSNP3";
 const PARTS = ["slots", "recs", "nodes", "bloom"] as const;
 
 interface Header {
   key: string;
-  sets: Record<string, { count: number; combos: number[][]; parts: Record<string, [number, number]> }>;
+  sets: Record<string, { count: number; refBytes: number; comboBytes: number; combos: number[][]; parts: Record<string, [number, number]> }>;
 }
 
 export const snapshotFileOf = (gravityDbPath: string) => join(dirname(gravityDbPath), "gravity.snapshot");
@@ -34,7 +34,7 @@ export function writeSnapshotFile(path: string, key: string, sets: GravitySets):
       parts[p] = [at, s[p].byteLength];
       at = align8(at + s[p].byteLength);
     }
-    header.sets[name] = { count: s.count, combos: s.combos, parts };
+    header.sets[name] = { count: s.count, refBytes: s.refBytes, comboBytes: s.comboBytes, combos: s.combos, parts };
   }
   let json = Buffer.from(JSON.stringify(header));
   const base = align8(12 + json.length + 64);
@@ -110,6 +110,8 @@ export function readSnapshotFile(path: string, key: string): GravitySets | null 
       const [so, sl] = part("slots"), [ro, rl] = part("recs"), [no, nl] = part("nodes"), [bo, bl] = part("bloom");
       out[name] = {
         count: s.count,
+        refBytes: s.refBytes,
+        comboBytes: s.comboBytes,
         combos: s.combos,
         slots: new Uint32Array(buf, so, sl / 4),
         recs: new Uint8Array(buf, ro, rl),

@@ -112,6 +112,7 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
   const blockSets = new Sets("||");
   const allowSets = new Sets("@@||");
   let abpSeen = false;
+  let lines = 0;
   const phases: Record<string, number> = { fetch: 0, parse: 0, insert: 0, index: 0, snapshot: 0, swap: 0 };
   let mark = performance.now();
   const phase = (name: string) => {
@@ -135,7 +136,11 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       const ins = l.type === 1 ? allow : block;
       const sets = l.type === 1 ? allowSets : blockSets;
       const before = ins.ms;
-      const counts = db.transaction(() => parseList(decoder.decode(f.bytes!), l.type === 1 ? "allow" : "block", (d) => sets.add(d, l.id) && ins.add(d, l.id)))();
+      const counts = db.transaction(() => parseList(decoder.decode(f.bytes!), l.type === 1 ? "allow" : "block", (d) => {
+        if (sets.add(d, l.id)) ins.add(d, l.id);
+        // the parser's short-lived strings pile up faster than the collector runs on its own
+        if (++lines % 16384 === 0) Bun.gc(false);
+      }))();
       db.transaction(() => ins.flush())();
       // the list's text and its millions of short strings are garbage now: collect before the next
       // list, so the peak stays near the sets' own size instead of growing with every list
