@@ -30,8 +30,9 @@ export class QueryStore {
   private forwardIds = new Map<string, number>();
   private addinfoIds = new Map<string, number>();
 
-  constructor(readonly db: Database) {
-    for (const sql of INDEXES) db.exec(sql);
+  /** `lean`: only the domain and client indexes (the 24 h log, where every index costs each insert) */
+  constructor(readonly db: Database, lean = false) {
+    for (const sql of lean ? INDEXES.filter((i) => /_(domain|client) ON/.test(i)) : INDEXES) db.exec(sql);
     for (const r of db.query("SELECT id, domain FROM domain_by_id").all() as Array<{ id: number; domain: string }>) this.domainIds.set(r.domain, r.id);
     for (const r of db.query("SELECT id, ip, name FROM client_by_id").all() as Array<{ id: number; ip: string; name: string | null }>)
       if (!r.name) this.clientIds.set(r.ip, r.id);
@@ -40,11 +41,11 @@ export class QueryStore {
       this.addinfoIds.set(r.content, r.id);
   }
 
-  /** An empty in-memory database with the same schema. */
+  /** An empty in-memory database with the same schema (and the lean indexes of the 24 h log). */
   static memory(): QueryStore {
     const db = new Database(":memory:", { strict: true });
     db.exec(QUERY_SCHEMA);
-    return new QueryStore(db);
+    return new QueryStore(db, true);
   }
 
   maxId(): number {
@@ -58,17 +59,18 @@ export class QueryStore {
     const ins = db.query(
       "INSERT OR IGNORE INTO query_storage (id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     );
+    // Ids learnt inside the transaction are forgotten again if it fails (the rows are rolled back).
+    const learnt: Array<[Map<string, number>, string]> = [];
     const lookup = (map: Map<string, number>, sel: string, insSql: string, key: string, ...args: unknown[]): number => {
       let id = map.get(key);
       if (id === undefined) {
         db.query(insSql).run(...(args as never[]));
         id = (db.query(sel).get(...(args as never[])) as { id: number }).id;
         map.set(key, id);
+        learnt.push([map, key]);
       }
       return id;
     };
-    // Lookup-table ids are remembered only once the transaction commits.
-    const snapshot = [new Map(this.domainIds), new Map(this.clientIds), new Map(this.forwardIds), new Map(this.addinfoIds)] as const;
     try {
       db.transaction(() => {
         for (const { id, r } of batch) {
@@ -81,7 +83,7 @@ export class QueryStore {
         }
       })();
     } catch (e) {
-      [this.domainIds, this.clientIds, this.forwardIds, this.addinfoIds] = snapshot;
+      for (const [map, key] of learnt) map.delete(key);
       throw e;
     }
   }

@@ -32,7 +32,9 @@ function openMemory(path: string): QueryStore {
   // tmpfs: durability buys nothing here
   db.exec("PRAGMA synchronous = OFF");
   if (!db.query("SELECT 1 FROM sqlite_master WHERE name = 'query_storage'").get()) db.exec(QUERY_SCHEMA);
-  return new QueryStore(db);
+  // Indexes for the query log's selective filters only: measured per insert, all five cost 8.3 µs,
+  // these two 3.5 µs; status and upstream filters scan from the newest row, which is fine for 24 h.
+  return new QueryStore(db, true);
 }
 
 function flushDisk(keepSeconds: number, now: number): boolean {
