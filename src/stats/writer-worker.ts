@@ -4,6 +4,7 @@
 import { Database } from "bun:sqlite";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
 import { decodeBatch } from "./record-batch.ts";
+import { catchUpRollups } from "./rollup.ts";
 import { QueryStore, type StoredRecord } from "./store.ts";
 import { MAX_PENDING, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
 
@@ -60,6 +61,9 @@ function flushDisk(keepSeconds: number, now: number): boolean {
   } catch (e) {
     report(`pruning the long-term database failed: ${(e as Error).message}`);
   }
+  // The database statistics' rollups follow every write here, so the API thread (which serves DNS)
+  // finds them current instead of catching up itself.
+  catchUpRollups(disk.db);
   return true;
 }
 
@@ -71,6 +75,7 @@ function handle(m: WriterOp): boolean {
       const db = new Database(m.diskPath, { strict: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(m.busyTimeoutMs))}`);
       disk = new QueryStore(db);
+      catchUpRollups(db);
       return true;
     }
     case "records": {
