@@ -15,7 +15,9 @@ import { RateLimiter } from "./ratelimit.ts";
 import { addressesOf, isLocalClient } from "./iface.ts";
 import { ecsClient } from "./ecs.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
-import { RCODE, WireError, parseQuery } from "./wire.ts";
+import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage } from "./wire.ts";
+import { ClientNames } from "./client-names.ts";
+import { ipToPtr } from "../filter/ip.ts";
 
 /** What the rest of Moat sees of the DNS engine (rt.dns). */
 export interface DnsHandle {
@@ -27,6 +29,8 @@ export interface DnsHandle {
   /** rebuild the filter snapshot now; resolves when it is live */
   reloadLists(): Promise<void>;
   flushCache(): void;
+  /** client address → host name, as far as the PTR lookups found them */
+  clientNames(): Iterable<[string, string]>;
   stop(): Promise<void>;
 }
 
@@ -43,6 +47,8 @@ export class DnsServer implements DnsHandle {
   private udp: udp.Socket<"uint8array">[] = [];
   private tcp: TCPSocketListener<TcpState>[] = [];
   readonly filterEngine: FilterEngine;
+  /** host names of the clients (PTR lookups through our own chain) */
+  readonly names: ClientNames;
   private readonly forwarder: Forwarder;
   private readonly cacheH: DnsCache;
   private readonly resolve: (ctx: QueryContext) => Pending;
@@ -52,7 +58,14 @@ export class DnsServer implements DnsHandle {
   constructor(private readonly rt: Runtime) {
     const cfg = rt.config.current.dns;
     this.port = cfg.port;
-    this.filterEngine = new FilterEngine({ dbPath: rt.paths.gravityDb, log: rt.log });
+    this.names = new ClientNames({
+      config: () => rt.config.current,
+      clients: () => rt.stats?.window.clients.keys() ?? [],
+      lookupPtr: (ip) => this.lookupPtr(ip),
+      db: rt.queryDb,
+      changed: (ip) => this.filterEngine.current.clients.forget(ip),
+    });
+    this.filterEngine = new FilterEngine({ dbPath: rt.paths.gravityDb, log: rt.log, clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) } });
     this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: rt.log, revServers: () => rt.config.current.dns.revServers });
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cacheH = new DnsCache(cfg.cache.size, () => rt.config.current.dns.cache.optimizer);
@@ -64,6 +77,7 @@ export class DnsServer implements DnsHandle {
     await this.filterEngine.start();
     await this.forwarder.start();
     await this.listen(this.port);
+    this.names.start();
     const reload = () => this.filterEngine.requestReload();
     this.unsub.push(this.rt.events.on("lists-changed", reload), this.rt.events.on("gravity-updated", reload));
     this.unsub.push(
@@ -260,6 +274,31 @@ export class DnsServer implements DnsHandle {
     }
   }
 
+  /** A PTR lookup through the resolver chain that records nothing (client names). */
+  async lookupPtr(ip: string): Promise<string | null> {
+    const name = ipToPtr(ip);
+    const wire = name && nameToWire(name);
+    if (!wire) return null;
+    const query = new Uint8Array(12 + wire.length + 4);
+    query[1] = 1; // id 1: answers are handed back in process, never sent
+    query[2] = 0x01; // RD
+    query[5] = 1; // one question
+    query.set(wire, 12);
+    query[12 + wire.length + 1] = TYPE.PTR;
+    query[12 + wire.length + 3] = 1; // IN
+    const q = parseQuery(query);
+    const ctx: QueryContext = {
+      query, q, client: "127.0.0.1", tcp: true, start: performance.now(), snapshot: this.filterEngine.current,
+      status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
+      upstreamMessage: null, cnameChain: null, background: true,
+    };
+    const a = await this.resolve(ctx);
+    const m = a && walkMessage(a);
+    const ptr = m?.rcode === RCODE.NOERROR ? m.records.find((r) => r.section === 0 && r.type === TYPE.PTR) : undefined;
+    const host = ptr ? readName(a!, ptr.rdata) : null;
+    return host ? host.replace(/\.$/, "") : null;
+  }
+
   upstreams(): UpstreamStats[] {
     return this.forwarder.stats();
   }
@@ -285,8 +324,13 @@ export class DnsServer implements DnsHandle {
     this.cacheH.clear();
   }
 
+  clientNames(): Iterable<[string, string]> {
+    return this.names.known();
+  }
+
   async stop(): Promise<void> {
     for (const u of this.unsub) u();
+    this.names.stop();
     this.closeListeners(this.udp, this.tcp);
     this.forwarder.stop();
     this.filterEngine.stop();

@@ -34,6 +34,11 @@ export class ClientResolver {
     this.cidrs.sort((a, b) => b.c.bits - a.c.bits || b.id - a.id);
   }
 
+  /** Drops what was decided for one client (its host name became known). */
+  forget(ip: string): void {
+    this.memo.delete(ip);
+  }
+
   /** The group bitset for a client address (memoised for the life of the snapshot). */
   groupsOf(ip: string): Uint32Array {
     let m = this.memo.get(ip);

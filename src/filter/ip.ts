@@ -76,3 +76,14 @@ export function ptrToIp(name: string): string | null {
   }
   return null;
 }
+
+/** "1.2.3.4" → "4.3.2.1.in-addr.arpa"; IPv6 in nibble form under ip6.arpa. */
+export function ipToPtr(ip: string): string | null {
+  const fam = isIP(ip);
+  if (fam === 4) return `${ip.split(".").reverse().join(".")}.in-addr.arpa`;
+  if (fam !== 6) return null;
+  const b = ipv6Bytes(ip);
+  const nibbles: string[] = [];
+  for (let i = 15; i >= 0; i--) nibbles.push((b[i]! & 0xf).toString(16), (b[i]! >> 4).toString(16));
+  return `${nibbles.join(".")}.ip6.arpa`;
+}

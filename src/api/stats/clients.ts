@@ -48,6 +48,8 @@ export function clientNames(rt: Runtime): Map<string, string> {
       .query("SELECT ip, name FROM network_addresses WHERE name IS NOT NULL AND name != '' ORDER BY lastSeen")
       .all() as Array<{ ip: string; name: string }>)
       out.set(r.ip, r.name);
+    // the names found by PTR lookups since start, also for devices not in the network table yet
+    for (const [ip, name] of rt.dns?.clientNames() ?? []) out.set(ip, name);
   } catch {
     // names are a nicety: a locked or odd database leaves them out
   }

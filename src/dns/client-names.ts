@@ -1,0 +1,102 @@
+// Host names of the clients (resolver.*): each client address seen in the last 24 h is looked up
+// by PTR through Moat's own resolver chain (local records, conditional forwarding to the router,
+// the upstreams), as Pi-hole does. Names feed client entries given as host names, the network
+// table and the statistics. Lookups run in the background; the hot path only reads a Map.
+import type { Database } from "bun:sqlite";
+import { isIP } from "node:net";
+import type { Config } from "../config/index.ts";
+
+/** How often the seen clients are checked for names, and how long a name (or its absence) holds. */
+const SCAN_MS = 2_000;
+const REFRESH_S = 3600;
+/** Lookups per scan at most: a network full of new devices is named over a few scans. */
+const PER_SCAN = 64;
+
+export interface ClientNamesOptions {
+  config: () => Config;
+  /** the addresses seen lately */
+  clients: () => Iterable<string>;
+  /** PTR lookup through the resolver chain, recording nothing */
+  lookupPtr: (ip: string) => Promise<string | null>;
+  /** the long-term database, whose network table keeps the names */
+  db: Database;
+  /** called when a client's name changed */
+  changed: (ip: string) => void;
+}
+
+export class ClientNames {
+  private readonly names = new Map<string, { name: string | null; at: number }>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running = false;
+
+  constructor(private readonly o: ClientNamesOptions) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.scan(), SCAN_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** The host name of a client, when known (hot path: a Map read). */
+  nameOf(ip: string): string | null {
+    return this.names.get(ip)?.name ?? null;
+  }
+
+  /** Every client with a known name. */
+  *known(): Iterable<[string, string]> {
+    for (const [ip, n] of this.names) if (n.name) yield [ip, n.name];
+  }
+
+  /** Looks up the clients that are due; resolves when done (tests wait on it). */
+  async scan(now = Date.now() / 1000): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const r = this.o.config().resolver;
+      const due: string[] = [];
+      for (const ip of this.o.clients()) {
+        const fam = isIP(ip);
+        if (!fam || (fam === 4 && !r.resolveIPv4) || (fam === 6 && !r.resolveIPv6) || ip === "0.0.0.0") continue;
+        const known = this.names.get(ip);
+        if (known && !this.refreshes(known.name, fam, r.refreshNames, now - known.at)) continue;
+        due.push(ip);
+        if (due.length >= PER_SCAN) break;
+      }
+      await Promise.all(due.map((ip) => this.resolve(ip, now)));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private refreshes(name: string | null, fam: number, mode: Config["resolver"]["refreshNames"], age: number): boolean {
+    if (age < REFRESH_S) return false;
+    switch (mode) {
+      case "NONE": return false;
+      case "UNKNOWN": return name === null;
+      case "IPV4_ONLY": return fam === 4;
+      default: return true;
+    }
+  }
+
+  private async resolve(ip: string, now: number): Promise<void> {
+    let name: string | null = null;
+    try {
+      name = await this.o.lookupPtr(ip);
+    } catch {
+      name = null;
+    }
+    const before = this.names.get(ip)?.name ?? null;
+    this.names.set(ip, { name, at: now });
+    if (name === before) return;
+    try {
+      this.o.db.query("UPDATE network_addresses SET name = ?, nameUpdated = ? WHERE ip = ?").run(name, Math.floor(now), ip);
+    } catch {
+      // a locked database: the name is still known in memory
+    }
+    this.o.changed(ip);
+  }
+}
