@@ -31,6 +31,8 @@ export interface DnsHandle {
   flushCache(): void;
   /** client address → host name, as far as the PTR lookups found them */
   clientNames(): Iterable<[string, string]>;
+  /** answers by origin since start (forwarded, unanswered, local, optimized, auth) */
+  replies(): { forwarded: number; unanswered: number; local: number; optimized: number; auth: number };
   stop(): Promise<void>;
 }
 
@@ -252,7 +254,23 @@ export class DnsServer implements DnsHandle {
     return finish(r);
   }
 
+  /** Answers by origin since start, as dnsmasq counts them (/api/info/metrics `replies`). */
+  readonly origins = { forwarded: 0, unanswered: 0, local: 0, optimized: 0, auth: 0 };
+
+  private countOrigin(ctx: QueryContext): void {
+    const o = this.origins;
+    if (ctx.status === Status.CACHE_STALE) o.optimized++;
+    else if (ctx.status === Status.FORWARDED || ctx.status === Status.RETRIED || ctx.status === Status.RETRIED_DNSSEC) {
+      if (ctx.upstream === null) o.unanswered++; // every upstream failed
+      else o.forwarded++;
+    } else if (ctx.upstream !== null) {
+      // a cache hit or an upstream's own block: answered from the cache or forwarded, not local
+      if (ctx.status !== Status.CACHE) o.forwarded++;
+    } else if (ctx.status !== Status.UNKNOWN) o.local++; // local records, blocked names, special domains
+  }
+
   private record(ctx: QueryContext): void {
+    this.countOrigin(ctx);
     if (!this.rt.config.current.dns.queryLogging) return;
     try {
       this.rt.queries.record({
@@ -326,6 +344,10 @@ export class DnsServer implements DnsHandle {
 
   clientNames(): Iterable<[string, string]> {
     return this.names.known();
+  }
+
+  replies() {
+    return { ...this.origins };
   }
 
   async stop(): Promise<void> {

@@ -14,7 +14,7 @@ export function dnsCounters(rt: Runtime): DnsCounters | undefined {
         size: c.max, entries: c.size, inserted: c.inserted, evicted: c.evicted, expired: c.expired,
         immortal: extra?.cache.immortal ?? 0, hits: c.hits + c.staleHits, misses: c.misses,
       },
-      replies: extra?.replies,
+      replies: extra?.replies ?? dns.replies(),
       gravitySize: extra?.gravitySize ?? (() => f.gravity + f.deny),
     };
   } catch {

@@ -50,6 +50,7 @@ test.skipIf(!DNS_WIRED)("forwarded, cached and denylisted queries from three cli
   const deadline = Date.now() + 15_000;
   while ((await dig("blocked.test", "127.0.0.9")) !== "0.0.0.0" && Date.now() < deadline) await Bun.sleep(100);
   const before = (await get("/api/stats/summary")).queries.total;
+  const repliesBefore = (await get("/api/info/metrics")).metrics.dns.replies;
 
   expect(await dig("fwd1.test", "127.0.0.1")).toBe("192.0.2.1");
   expect(await dig("fwd1.test", "127.0.0.2")).toBe("192.0.2.1"); // from the cache
@@ -87,6 +88,12 @@ test.skipIf(!DNS_WIRED)("forwarded, cached and denylisted queries from three cli
   expect(metrics).toMatch(/^moat_queries_total\{status="DENYLIST"\} [1-9]/m);
   expect(metrics).toMatch(/^moat_cache_inserted_total [1-9]/m);
   expect((await get("/api/info/metrics")).metrics.dns.cache.inserted).toBeGreaterThan(0);
+  // answers by origin: two forwarded, two blocked ones answered locally, the cache hit in neither
+  const replies = (await get("/api/info/metrics")).metrics.dns.replies;
+  expect(replies.forwarded - repliesBefore.forwarded).toBe(2);
+  expect(replies.local - repliesBefore.local).toBe(2);
+  expect(replies.unanswered - repliesBefore.unanswered).toBe(0);
+  expect(replies.sum).toBe(replies.forwarded + replies.unanswered + replies.local + replies.optimized + replies.auth);
 });
 
 test.skipIf(!DNS_WIRED)("/metrics is 404 while no token is configured", async () => {
