@@ -202,13 +202,31 @@ function bump(m: Map<string, Tally>, key: string, d: number, blocked: boolean, t
   return t.key;
 }
 
-/** The n keys with the largest value of `pick`, largest first (ties by key for stable output). */
-export function topN<T extends Pick<Tally, "count" | "blocked">>(m: Map<string, T>, n: number, pick: (t: T) => number): Array<[string, number]> {
+/**
+ * The n keys with the largest value of `pick`, largest first (ties by key for stable output); keys
+ * for which `skip` says so are left out. A bounded selection, not a sort of the whole map: the
+ * window may hold millions of domains and this runs on the thread that answers DNS.
+ */
+export function topN<T extends Pick<Tally, "count" | "blocked">>(m: Map<string, T>, n: number, pick: (t: T) => number, skip?: (key: string) => boolean): Array<[string, number]> {
   const out: Array<[string, number]> = [];
+  const before = (k: string, v: number, b: [string, number]) => v > b[1] || (v === b[1] && k < b[0]);
   for (const [k, t] of m) {
     const v = pick(t);
-    if (v > 0) out.push([k, v]);
+    if (v <= 0) continue;
+    if (n > 0 && out.length === n && !before(k, v, out[n - 1]!)) continue;
+    if (skip?.(k)) continue;
+    if (n <= 0) {
+      out.push([k, v]);
+      continue;
+    }
+    // insertion into the short sorted list
+    let i = out.length < n ? out.length : n - 1;
+    while (i > 0 && before(k, v, out[i - 1]!)) {
+      out[i] = out[i - 1]!;
+      i--;
+    }
+    out[i] = [k, v];
   }
-  out.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return n > 0 ? out.slice(0, n) : out;
+  if (n <= 0) out.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return out;
 }

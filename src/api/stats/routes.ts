@@ -111,8 +111,7 @@ export function statsRoutes(rt: Runtime) {
         const w = liveStats(rt).window;
         const blocked = boolParam(query.blocked, false);
         const ex = excludes(rt);
-        const domains = ex.active ? new Map([...w.domains].filter(([d]) => !ex.domain(d))) : w.domains;
-        const rows = topN(domains, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count - x.blocked);
+        const rows = topN(w.domains, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count - x.blocked, ex.active ? ex.domain : undefined);
         return { domains: rows.map(([domain, count]) => ({ domain, count })), total_queries: w.total, blocked_queries: w.blocked };
       },
       { query: TopQuery, response: DomainsReply, detail: detail("Most queried (or blocked) domains of the last 24 h") },
