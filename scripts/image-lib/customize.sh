@@ -12,7 +12,7 @@ customize_root() { # moat-binary
   # A later kernel upgrade regenerates cmdline.txt from this: keep it pointing at our root partition.
   sed -i 's|^#\?ROOTPART=.*|ROOTPART=PARTUUID=6d6f6174-02|' "$ROOTFS/etc/default/raspi-firmware"
 
-  in_root systemctl enable moat.service moat-firstboot.service \
+  in_root systemctl enable moat.service moat-firstboot.service moat-grow-data.service \
     systemd-networkd.service systemd-timesyncd.service
   # Nothing listens but Moat: SSH only when the settings file gives a key; no unattended apt traffic.
   in_root systemctl disable ssh.service ssh.socket wpa_supplicant.service apt-daily.timer apt-daily-upgrade.timer 2>/dev/null || true
