@@ -17,13 +17,23 @@ export interface Ede {
 }
 
 const enc = new TextEncoder();
+/** EDE texts are a handful of reasons ("(gravity)", "(regex)", …): encode each once. */
+const edeCache = new Map<string, Uint8Array>();
+function edeBytes(text: string): Uint8Array {
+  let b = edeCache.get(text);
+  if (!b) {
+    b = enc.encode(text);
+    if (edeCache.size < 256) edeCache.set(text, b);
+  }
+  return b;
+}
 
 /** A reply to `q` with the given rcode and answer/authority records, plus an OPT when the client sent one. */
 export function buildReply(query: Uint8Array, q: Question, rcode: number, answers: RR[] = [], authority: RR[] = [], ede?: Ede | null): Uint8Array {
   let size = q.end + 11;
   for (const r of answers) size += (r.owner?.length ?? 2) + 10 + r.data.length;
   for (const r of authority) size += (r.owner?.length ?? 2) + 10 + r.data.length;
-  const edeText = ede ? enc.encode(ede.text) : null;
+  const edeText = ede ? edeBytes(ede.text) : null;
   if (edeText) size += 6 + edeText.length;
   const out = new Uint8Array(size);
   out.set(query.subarray(0, q.end));

@@ -140,6 +140,9 @@ export class QueryWindow {
     this.count(e.time, e.status, e.type, e.reply, e.domain, e.client, e.upstream, e.replyTime, -1);
   }
 
+  /** The shared copies of the strings of the query count() saw last (no object per query). */
+  private readonly shared: { domain: string; client: string; upstream: string | null } = { domain: "", client: "", upstream: null };
+
   /** Adds (d = 1) or removes (d = -1) one query; returns the shared copies of its strings. */
   private count(time: number, status: number, type: number, reply: number, domain: string, client: string, upstream: string | null, replyTime: number, d: 1 | -1) {
     const blocked = isBlocked(status);
@@ -151,7 +154,10 @@ export class QueryWindow {
     this.status[status] = (this.status[status] ?? 0) + d;
     this.types[typeIndex(type)]! += d;
     this.replies[reply] = (this.replies[reply] ?? 0) + d;
-    const shared = { domain, client, upstream };
+    const shared = this.shared;
+    shared.domain = domain;
+    shared.client = client;
+    shared.upstream = upstream;
     if (domain) shared.domain = bump(this.domains, domain, d, blocked, time);
     if (client) {
       shared.client = bump(this.clients, client, d, blocked, time);
