@@ -73,6 +73,12 @@ class Table {
     if (++this.count > this.slots.length * SLOT_LOAD) this.resize(this.slots.length * 2);
   }
 
+  /** grown at once to hold `n` entries (never shrunk here) */
+  reserve(n: number): void {
+    const size = Math.ceil(n / SLOT_LOAD) + 1;
+    if (size > this.slots.length) this.resize(size);
+  }
+
   freeSlot(h: number): number {
     const size = this.slots.length;
     let s = scale(h, size);
@@ -111,6 +117,11 @@ export class DomainSetBuilder {
 
   get count(): number {
     return this.entries.count;
+  }
+
+  /** sizes the table for `n` entries in one step (doubling would hold the old and new tables at once, several times) */
+  reserve(n: number): void {
+    this.entries.reserve(n);
   }
 
   /**
@@ -282,6 +293,40 @@ export class WireScratch {
     const len = encodeWire(name, this.buf);
     return len === 0 ? null : this.views[len]!;
   }
+
+  /** the same for the lowercase ASCII bytes [start, end) of `b` */
+  encodeBytes(b: Uint8Array, start: number, end: number): Uint8Array | null {
+    const len = encodeWireBytes(b, start, end, this.buf);
+    return len === 0 ? null : this.views[len]!;
+  }
+}
+
+/** encodeWire for a name given as lowercase ASCII bytes (the gravity parser's entries) */
+export function encodeWireBytes(b: Uint8Array, start: number, end: number, out: Uint8Array): number {
+  let o = 1;
+  let lenAt = 0;
+  for (let i = start; i < end; i++) {
+    const c = b[i]!;
+    if (c === 46) {
+      const len = o - lenAt - 1;
+      if (len === 0 || len > 63) return 0;
+      out[lenAt] = len;
+      lenAt = o++;
+      continue;
+    }
+    if (o >= 255) return 0;
+    out[o++] = c;
+  }
+  const len = o - lenAt - 1;
+  if (len > 63) return 0;
+  if (len === 0) {
+    if (lenAt === 0) return 0;
+    out[lenAt] = 0;
+    return o;
+  }
+  out[lenAt] = len;
+  out[o++] = 0;
+  return o;
 }
 
 /** Name to wire form into `out` (lowercase ASCII expected); the length, or 0 when not a name. */

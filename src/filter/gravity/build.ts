@@ -33,7 +33,6 @@ interface ListRow {
 }
 
 const BUILD = { gravity: "gravity_build", antigravity: "antigravity_build" } as const;
-const decoder = new TextDecoder("utf-8");
 
 function createBuildTables(db: Database): void {
   for (const t of Object.values(BUILD)) {
@@ -50,34 +49,41 @@ function dropBuildTables(db: Database): void {
   }
 }
 
-/** Inserts in batches of multi-row statements: far fewer statement steps than one row at a time. */
+/**
+ * Inserts in batches: the entries of one list as a JSON array of strings written straight from the
+ * parser's bytes and expanded by json_each, so no JS string exists per row (entries are validated
+ * names or ABP entries: nothing in them needs escaping).
+ */
 class Inserter {
-  private pending: Array<string | number> = [];
+  private readonly buf = new Uint8Array(1 << 16);
+  private len = 0;
+  private id = 0;
   private readonly stmt;
-  private static readonly ROWS = 400;
   count = 0;
   /** ms spent inside SQLite */
   ms = 0;
-  constructor(private readonly db: Database, private readonly table: string) {
-    this.stmt = db.prepare(`INSERT INTO ${table} (domain, adlist_id) VALUES ${Array(Inserter.ROWS).fill("(?, ?)").join(", ")}`);
+  constructor(db: Database, table: string) {
+    this.stmt = db.prepare(`INSERT INTO ${table} (domain, adlist_id) SELECT value, ? FROM json_each(CAST(? AS TEXT))`);
   }
-  add(domain: string, id: number): void {
-    this.pending.push(domain, id);
+  add(b: Uint8Array, start: number, end: number, id: number): void {
+    if ((id !== this.id && this.len > 0) || this.len + end - start + 4 > this.buf.length) this.flush();
+    this.id = id;
+    const buf = this.buf;
+    // '[' before the first entry, ',' before the others
+    buf[this.len] = this.len === 0 ? 91 : 44;
+    buf[this.len + 1] = 34;
+    this.len += 2;
+    for (let i = start; i < end; i++) buf[this.len++] = b[i]!;
+    buf[this.len++] = 34;
     this.count++;
-    if (this.pending.length === Inserter.ROWS * 2) {
-      const t = performance.now();
-      this.stmt.run(...this.pending);
-      this.ms += performance.now() - t;
-      this.pending = [];
-    }
   }
   flush(): void {
-    if (this.pending.length === 0) return;
-    const rows = this.pending.length / 2;
+    if (this.len === 0) return;
+    this.buf[this.len++] = 93;
     const t = performance.now();
-    this.db.prepare(`INSERT INTO ${this.table} (domain, adlist_id) VALUES ${Array(rows).fill("(?, ?)").join(", ")}`).run(...this.pending);
+    this.stmt.run(this.id, this.buf.subarray(0, this.len));
     this.ms += performance.now() - t;
-    this.pending = [];
+    this.len = 0;
   }
 }
 
@@ -89,13 +95,29 @@ class Sets {
   constructor(private readonly prefix: string) {}
 
   /** true when (entry, list) is new; parseList hands ABP entries verbatim ("||x^" / "@@||x^") */
-  add(entry: string, id: number): boolean {
-    const abp = entry.charCodeAt(0) === 124 || entry.charCodeAt(0) === 64;
-    const name = abp ? entry.slice(this.prefix.length, -1) : entry;
-    const wire = this.scratch.encode(name);
+  add(b: Uint8Array, start: number, end: number, abp: boolean, id: number): boolean {
+    const wire = abp ? this.scratch.encodeBytes(b, start + this.prefix.length, end - 1) : this.scratch.encodeBytes(b, start, end);
     // a name too long for the wire (the DNS never asks for it) is still stored in the table
     return wire === null || (abp ? this.abp : this.plain).add(wire, id);
   }
+
+  /** room for `lines` more plain names, so the table is sized once instead of doubled */
+  reserve(lines: number): void {
+    this.plain.reserve(this.plain.count + lines);
+  }
+}
+
+/** lines in a list: its names, near enough (a hosts line may name several) */
+function lineCount(b: Uint8Array): number {
+  let n = 1;
+  for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+function writeSets(path: string, key: string, block: Sets, allow: Sets): { snapshotBytes: number; unique: number } {
+  const gravity = block.plain.finish(false), gravityAbp = block.abp.finish(false);
+  const snapshotBytes = writeSnapshotFile(path, key, { gravity, gravityAbp, antigravity: allow.plain.finish(false), antigravityAbp: allow.abp.finish(false) });
+  return { snapshotBytes, unique: gravity.count + gravityAbp.count };
 }
 
 const maxRowid = (db: Database, table: string) => (db.query(`SELECT MAX(rowid) AS m FROM ${table}`).get() as { m: number | null }).m ?? 0;
@@ -109,10 +131,9 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
   const stats = new Map<number, { status: number; valid: number; invalid: number; abp: number }>();
   const block = new Inserter(db, BUILD.gravity);
   const allow = new Inserter(db, BUILD.antigravity);
-  const blockSets = new Sets("||");
-  const allowSets = new Sets("@@||");
+  let blockSets: Sets | null = new Sets("||");
+  let allowSets: Sets | null = new Sets("@@||");
   let abpSeen = false;
-  let lines = 0;
   const phases: Record<string, number> = { fetch: 0, parse: 0, insert: 0, index: 0, snapshot: 0, swap: 0 };
   let mark = performance.now();
   const phase = (name: string) => {
@@ -134,16 +155,18 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
         continue;
       }
       const ins = l.type === 1 ? allow : block;
-      const sets = l.type === 1 ? allowSets : blockSets;
+      const sets = (l.type === 1 ? allowSets : blockSets)!;
       const before = ins.ms;
-      const counts = db.transaction(() => parseList(decoder.decode(f.bytes!), l.type === 1 ? "allow" : "block", (d) => {
-        if (sets.add(d, l.id)) ins.add(d, l.id);
-        // the parser's short-lived strings pile up faster than the collector runs on its own
-        if (++lines % 16384 === 0) Bun.gc(false);
-      }))();
-      db.transaction(() => ins.flush())();
-      // the list's text and its millions of short strings are garbage now: collect before the next
-      // list, so the peak stays near the sets' own size instead of growing with every list
+      sets.reserve(lineCount(f.bytes));
+      const counts = db.transaction(() => {
+        const c = parseList(f.bytes!, l.type === 1 ? "allow" : "block", (b, s, e, abp) => {
+          if (sets.add(b, s, e, abp, l.id)) ins.add(b, s, e, l.id);
+        });
+        ins.flush();
+        return c;
+      })();
+      // the list's bytes are garbage now: collect before the next list's arrive
+      f.bytes = null;
       Bun.gc(true);
       phase("parse");
       // SQLite time was inside the parse loop
@@ -157,15 +180,11 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
     mark = performance.now();
     const now = Math.floor(Date.now() / 1000);
     const token = randomUUID();
-    const gravity = blockSets.plain.finish(false), gravityAbp = blockSets.abp.finish(false);
     const key = snapshotKey(String(now), token, [block.count, maxRowid(db, BUILD.gravity)], [allow.count, maxRowid(db, BUILD.antigravity)]);
-    const snapshotBytes = writeSnapshotFile(join(dataDir, "gravity.snapshot"), key, {
-      gravity,
-      gravityAbp,
-      antigravity: allowSets.plain.finish(false),
-      antigravityAbp: allowSets.abp.finish(false),
-    });
-    const unique = gravity.count + gravityAbp.count;
+    // the sets only live to be written: the index below is built without them in memory
+    const { snapshotBytes, unique } = writeSets(join(dataDir, "gravity.snapshot"), key, blockSets, allowSets);
+    blockSets = allowSets = null;
+    Bun.gc(true);
     phase("snapshot");
     out("  [i] Building the index");
     const suffix = Date.now().toString(36);

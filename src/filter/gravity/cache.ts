@@ -15,12 +15,16 @@ export const cacheDir = (dataDir: string) => join(dataDir, "listsCache");
 const file = (dataDir: string, id: number) => join(cacheDir(dataDir), `list.${id}.domains`);
 const metaFile = (dataDir: string, id: number) => join(cacheDir(dataDir), `list.${id}.meta.json`);
 
-export function readCache(dataDir: string, id: number, address: string): { bytes: Uint8Array; meta: CacheMeta } | null {
+/**
+ * The cached copy's metadata; its bytes are read only when asked for (a fresh download usually
+ * replaces them, and holding both copies would double the list's share of gravity's memory).
+ */
+export function readCache(dataDir: string, id: number, address: string): { bytes: () => Uint8Array; meta: CacheMeta } | null {
   try {
     const meta = JSON.parse(readFileSync(metaFile(dataDir, id), "utf8")) as CacheMeta;
     // a list whose address changed has nothing in common with the old copy
     if (meta.address !== address || !existsSync(file(dataDir, id))) return null;
-    return { bytes: readFileSync(file(dataDir, id)), meta };
+    return { bytes: () => readFileSync(file(dataDir, id)), meta };
   } catch {
     return null;
   }

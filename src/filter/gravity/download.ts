@@ -109,7 +109,7 @@ export async function fetchList(dataDir: string, id: number, address: string, li
     } else if (scheme === "http:" || scheme === "https:") {
       const r = await fetchHttp(address, cached?.meta.etag, cached?.meta.lastModified, limits);
       if (r.notModified) {
-        if (cached) return { status: ListStatus.unchanged, bytes: cached.bytes, message: "No changes detected (HTTP 304)" };
+        if (cached) return { status: ListStatus.unchanged, bytes: cached.bytes(), message: "No changes detected (HTTP 304)" };
         throw new FetchFailure("HTTP 304 without a cached copy");
       }
       ({ bytes, etag, lastModified } = r);
@@ -126,7 +126,7 @@ export async function fetchList(dataDir: string, id: number, address: string, li
     return { status: ListStatus.updated, bytes, message: "Retrieval successful" };
   } catch (e) {
     if (!(e instanceof FetchFailure)) throw e;
-    if (cached) return { status: ListStatus.cached, bytes: cached.bytes, message: `Download failed: ${e.message}; using the cached copy` };
+    if (cached) return { status: ListStatus.cached, bytes: cached.bytes(), message: `Download failed: ${e.message}; using the cached copy` };
     return { status: ListStatus.failed, bytes: null, message: `Download failed: ${e.message}; no cached copy available` };
   }
 }

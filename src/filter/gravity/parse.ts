@@ -1,5 +1,9 @@
 // Turns a downloaded list into domains (reference §7.2): hosts files, plain lists and ABP-style
 // `||x^` (block lists) / `@@||x^` (allow lists); comments, BOM, CRLF, inline `# …` tails.
+// Lists are parsed from their bytes: a million-line list would otherwise be a decoded copy of
+// itself plus several short-lived strings per line, which set gravity's peak memory (issue 4).
+// An entry is handed on as a byte range (lowercased into a scratch buffer); a line with any
+// non-ASCII byte takes the string path, so Unicode whitespace is trimmed exactly as before.
 import { validDomain } from "./domain.ts";
 
 export interface ParseCounts {
@@ -10,60 +14,179 @@ export interface ParseCounts {
   samples: string[];
 }
 
+/** An entry to store: bytes [start, end) of `buf` (lowercase ASCII; ABP entries verbatim, `abp` set). */
+export type Emit = (buf: Uint8Array, start: number, end: number, abp: boolean) => void;
+
 const FALSE_POSITIVES = new Set([
   "localhost", "localhost.localdomain", "local", "broadcasthost", "ip6-localhost", "ip6-loopback", "lo0",
   "ip6-localnet", "ip6-mcastprefix", "ip6-allnodes", "ip6-allrouters", "ip6-allhosts",
 ]);
+/** first letters and lengths of the false positives: other tokens need no string made to ask */
+const FP_FIRST = new Set([...FALSE_POSITIVES].map((s) => s.charCodeAt(0)));
+const FP_LENGTHS = new Set([...FALSE_POSITIVES].map((s) => s.length));
 const COSMETIC = /##|#\$#|#@#|#\?#|#%#/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 const SKIP_FIRST = new Set(["!", "#", ";", "["]);
 const SPACE = /[ \t]+/;
+const latin1 = new TextDecoder("latin1");
+// BOMs inside the text are kept, as decoding the whole list at once keeps them
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 // the regex only for tokens that start with a digit (a name rarely does)
 const isAddress = (tok: string) => tok.includes(":") || (tok.charCodeAt(0) <= 57 && IPV4.test(tok));
+
+/** one token of a line: the decision shared by both paths, on a string */
+function takeToken(tok: string, abpPrefix: string, counts: ParseCounts, scratch: Uint8Array, emit: Emit): void {
+  if (tok.length === 0 || isAddress(tok)) return;
+  tok = tok.toLowerCase();
+  if (tok.endsWith(".")) tok = tok.slice(0, -1);
+  if (FALSE_POSITIVES.has(tok)) return;
+  let abp = false;
+  if (validDomain(tok, true)) counts.valid++;
+  else if (tok.startsWith(abpPrefix) && tok.endsWith("^") && validDomain(tok.slice(abpPrefix.length, -1), false)) {
+    counts.abp++;
+    abp = true;
+  } else {
+    counts.invalid++;
+    if (counts.samples.length < 5) counts.samples.push(tok.length > 80 ? tok.slice(0, 80) + "…" : tok);
+    return;
+  }
+  // a valid entry is ASCII and at most 255 + 5 characters
+  for (let i = 0; i < tok.length; i++) scratch[i] = tok.charCodeAt(i);
+  emit(scratch, 0, tok.length, abp);
+}
+
+/** the string path for one line (not trimmed yet) */
+function parseLine(line: string, abpPrefix: string, counts: ParseCounts, scratch: Uint8Array, emit: Emit): void {
+  line = line.trimEnd();
+  if (line.length === 0 || SKIP_FIRST.has(line[0]!)) return;
+  // every cosmetic marker contains '#', and the first character is not one (skipped above)
+  const hash = line.indexOf("#");
+  if (hash > 0) {
+    if (COSMETIC.test(line.slice(1))) return;
+    line = line.slice(0, hash).trimEnd();
+  }
+  line = line.trimStart();
+  if (line.length === 0) return;
+  const tokens = line.includes(" ") || line.includes("\t") ? line.split(SPACE) : [line];
+  for (const tok of tokens) takeToken(tok, abpPrefix, counts, scratch, emit);
+}
+
+// ASCII whitespace as String.prototype.trim sees it: \t \n \v \f \r and space
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+
+/** Pi-hole's valid_domain() on lowercase bytes [s, e) (the same rules as domain.ts) */
+function validBytes(b: Uint8Array, s: number, e: number, fqdnOnly: boolean): boolean {
+  const n = e - s;
+  if (n === 0 || n > 255) return false;
+  let labelStart = s;
+  let labels = 1;
+  for (let i = s; i < e; i++) {
+    const c = b[i]!;
+    if (c === 46) {
+      if (i === labelStart || i - labelStart > 63 || b[i - 1] === 45) return false;
+      labelStart = i + 1;
+      labels++;
+    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95)) return false;
+  }
+  if (e === labelStart || e - labelStart > 63 || b[e - 1] === 45) return false;
+  if (fqdnOnly && labels < 2) return false;
+  return b[labelStart] !== 45;
+}
+
+/** IPV4 on bytes: four groups of 1-3 digits */
+function isIpv4(b: Uint8Array, s: number, e: number): boolean {
+  let groups = 0;
+  let i = s;
+  for (;;) {
+    const g = i;
+    while (i < e && i - g < 4 && b[i]! >= 48 && b[i]! <= 57) i++;
+    if (i === g || i - g > 3) return false;
+    if (++groups === 4) return i === e;
+    if (i >= e || b[i] !== 46) return false;
+    i++;
+  }
+}
+
+/** The common token: a plain name or ABP entry, decided from the bytes without a string. */
+function takeBytes(b: Uint8Array, s: number, e: number, prefix: Uint8Array, abpPrefix: string, counts: ParseCounts, scratch: Uint8Array, emit: Emit): void {
+  if (e - s > 300) return takeToken(latin1.decode(b.subarray(s, e)), abpPrefix, counts, scratch, emit);
+  if (b[s]! <= 57 && isIpv4(b, s, e)) return;
+  let n = 0;
+  for (let i = s; i < e; i++) {
+    const c = b[i]!;
+    // an IPv6 address (isAddress: any ':')
+    if (c === 58) return;
+    scratch[n++] = c >= 65 && c <= 90 ? c + 32 : c;
+  }
+  if (scratch[n - 1] === 46) n--;
+  if (FP_FIRST.has(scratch[0]!) && FP_LENGTHS.has(n) && FALSE_POSITIVES.has(latin1.decode(scratch.subarray(0, n)))) return;
+  if (validBytes(scratch, 0, n, true)) {
+    counts.valid++;
+    return emit(scratch, 0, n, false);
+  }
+  const p = prefix.length;
+  if (n > p && scratch[n - 1] === 94 && prefix.every((c, i) => scratch[i] === c) && validBytes(scratch, p, n - 1, false)) {
+    counts.abp++;
+    return emit(scratch, 0, n, true);
+  }
+  // invalid: rare, and wants its text for the samples
+  takeToken(latin1.decode(b.subarray(s, e)), abpPrefix, counts, scratch, emit);
+}
 
 /**
  * Calls `emit` for every entry to store (plain domains lowercased, ABP entries verbatim in lowercase)
  * and returns the counts. `kind` decides which ABP form is accepted.
  */
-export function parseList(text: string, kind: "block" | "allow", emit: (domain: string) => void): ParseCounts {
+export function parseList(bytes: Uint8Array, kind: "block" | "allow", emit: Emit): ParseCounts {
   const counts: ParseCounts = { valid: 0, invalid: 0, abp: 0, samples: [] };
   const abpPrefix = kind === "block" ? "||" : "@@||";
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  let start = 0;
-  const n = text.length;
+  const prefix = new TextEncoder().encode(abpPrefix);
+  const scratch = new Uint8Array(320);
+  const b = bytes;
+  const n = b.length;
+  const bom = (i: number) => b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf;
+  // the decoder dropped one leading BOM and the string parser a second
+  let start = bom(0) ? (bom(3) ? 6 : 3) : 0;
   while (start < n) {
-    let end = text.indexOf("\n", start);
+    let end = b.indexOf(10, start);
     if (end < 0) end = n;
-    let line = text.slice(start, end);
+    const lineStart = start;
     start = end + 1;
-    if (line.length === 0) continue;
-    line = line.trimEnd();
-    if (line.length === 0 || SKIP_FIRST.has(line[0]!)) continue;
-    // every cosmetic marker contains '#', and the first character is not one (skipped above)
-    const hash = line.indexOf("#");
-    if (hash > 0) {
-      if (COSMETIC.test(line.slice(1))) continue;
-      line = line.slice(0, hash).trimEnd();
-    }
-    line = line.trimStart();
-    if (line.length === 0) continue;
-    const tokens = line.includes(" ") || line.includes("\t") ? line.split(SPACE) : [line];
-    for (let tok of tokens) {
-      if (tok.length === 0 || isAddress(tok)) continue;
-      tok = tok.toLowerCase();
-      if (tok.endsWith(".")) tok = tok.slice(0, -1);
-      if (FALSE_POSITIVES.has(tok)) continue;
-      if (validDomain(tok, true)) {
-        counts.valid++;
-        emit(tok);
-      } else if (tok.startsWith(abpPrefix) && tok.endsWith("^") && validDomain(tok.slice(abpPrefix.length, -1), false)) {
-        counts.abp++;
-        emit(tok);
-      } else {
-        counts.invalid++;
-        if (counts.samples.length < 5) counts.samples.push(tok.length > 80 ? tok.slice(0, 80) + "…" : tok);
+    // the line's extent, whether it is ASCII and where its first '#' is
+    let ascii = true;
+    let hash = -1;
+    let e = end;
+    while (e > lineStart && isSpace(b[e - 1]!)) e--;
+    for (let i = lineStart; i < e; i++) {
+      const c = b[i]!;
+      if (c >= 128) {
+        ascii = false;
+        break;
       }
+      if (c === 35 && hash < 0) hash = i;
+    }
+    if (!ascii) {
+      parseLine(utf8.decode(b.subarray(lineStart, end)), abpPrefix, counts, scratch, emit);
+      continue;
+    }
+    if (e === lineStart) continue;
+    const first = b[lineStart]!;
+    if (first === 33 || first === 35 || first === 59 || first === 91) continue;
+    if (hash > lineStart) {
+      if (COSMETIC.test(latin1.decode(b.subarray(lineStart + 1, e)))) continue;
+      e = hash;
+      while (e > lineStart && isSpace(b[e - 1]!)) e--;
+    }
+    let s = lineStart;
+    while (s < e && isSpace(b[s]!)) s++;
+    // tokens split on runs of spaces and tabs only (other whitespace stays inside a token)
+    while (s < e) {
+      let t = s;
+      while (t < e && b[t] !== 32 && b[t] !== 9) t++;
+      takeBytes(b, s, t, prefix, abpPrefix, counts, scratch, emit);
+      s = t;
+      while (s < e && (b[s] === 32 || b[s] === 9)) s++;
     }
   }
   return counts;
