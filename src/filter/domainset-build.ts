@@ -205,6 +205,9 @@ export class DomainSetBuilder {
     if (t.slots.length > want * 1.3) t.resize(want);
     const bloom = new Uint32Array(Math.ceil((n * BLOOM_BITS_PER_NAME) / 32));
     for (let s = 0; s < t.slots.length; s++) if (t.slots[s] !== 0) bloomAdd(bloom, t.hashes[s]!);
+    // the hashes are done with: let them go before the records are copied (the build's peak)
+    t.hashes = new Uint32Array(0);
+    Bun.gc(true);
     const refBytes = widthOf(this.nodeLen);
     const comboBytes = Math.min(3, widthOf(this.combos.lists.length - 1));
     const recs = new Uint8Array(this.recBytes - n * (BUILD_REF + 3 - refBytes - comboBytes));
