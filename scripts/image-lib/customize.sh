@@ -12,7 +12,7 @@ customize_root() { # moat-binary
   # A later kernel upgrade regenerates cmdline.txt from this: keep it pointing at our root partition.
   sed -i 's|^#\?ROOTPART=.*|ROOTPART=PARTUUID=6d6f6174-02|' "$ROOTFS/etc/default/raspi-firmware"
 
-  in_root systemctl enable moat.service moat-firstboot.service moat-grow-data.service \
+  in_root systemctl enable moat.service moat-firstboot.service \
     systemd-networkd.service systemd-timesyncd.service
   # Nothing listens but Moat: SSH only when the settings file gives a key; no unattended apt traffic.
   in_root systemctl disable ssh.service ssh.socket wpa_supplicant.service apt-daily.timer apt-daily-upgrade.timer 2>/dev/null || true
@@ -21,6 +21,9 @@ customize_root() { # moat-binary
   ln -sf /dev/null "$ROOTFS/etc/systemd/system-generators/systemd-ssh-generator" 2>/dev/null ||
     { mkdir -p "$ROOTFS/etc/systemd/system-generators" && ln -sf /dev/null "$ROOTFS/etc/systemd/system-generators/systemd-ssh-generator"; }
   : >"$ROOTFS/etc/machine-id"           # made at first boot: every appliance gets its own
+  # The initrd again, now with the overlay's hook that grows the data partition at first boot
+  # (raspi-firmware's post-update hook copies it to /boot/firmware).
+  in_root update-initramfs -u -k all >/dev/null
   rm -f "$ROOTFS/var/lib/dbus/machine-id"
 
   # The kernel and initrd live on the boot partition; the root keeps only the modules.
