@@ -21,9 +21,10 @@ customize_root() { # moat-binary
   ln -sf /dev/null "$ROOTFS/etc/systemd/system-generators/systemd-ssh-generator" 2>/dev/null ||
     { mkdir -p "$ROOTFS/etc/systemd/system-generators" && ln -sf /dev/null "$ROOTFS/etc/systemd/system-generators/systemd-ssh-generator"; }
   : >"$ROOTFS/etc/machine-id"           # made at first boot: every appliance gets its own
-  # The initrd again, now with the overlay's hook that grows the data partition at first boot
-  # (raspi-firmware's post-update hook copies it to /boot/firmware).
-  in_root update-initramfs -u -k all >/dev/null
+  # The initrd again, now with the overlay's hook that grows the data partition at first boot. Copied to
+  # /boot/firmware here: raspi-firmware's own post-update hook refuses to run in a chroot without /proc.
+  in_root env INITRAMFS_TOOLS_KERNEL_HOOK=1 update-initramfs -u -k all >/dev/null
+  cp "$ROOTFS"/boot/initrd.img-* "$ROOTFS/boot/firmware/"
   rm -f "$ROOTFS/var/lib/dbus/machine-id"
 
   # The kernel and initrd live on the boot partition; the root keeps only the modules.
