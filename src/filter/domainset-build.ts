@@ -192,8 +192,11 @@ export class DomainSetBuilder {
   }
 
   /**
-   * The finished set, in fresh arrays of exactly its size except `nodes`: with `copy` = false that
-   * is a view over the build buffer (for writing to a file at once, without a second copy).
+   * The finished set. The records are rewritten narrow in place (each shrinks, so the write never
+   * overtakes the read) in insertion order, each one's slot found again by its hash: no second copy
+   * of the records exists while the first is alive (the build's peak). With `copy` the records are
+   * then joined into one array, chunk by chunk; without it (for writing to a file at once) they
+   * stay in `recsParts` and `nodes` is a view over the build buffer.
    */
   finish(copy = true): DomainSetShape {
     // the rewrite below consumes the build buffers: a second call returns the same set
@@ -203,34 +206,73 @@ export class DomainSetBuilder {
     if (n === 0) return { ...emptyShape(), combos: this.combos.lists };
     const want = Math.ceil(n / SLOT_LOAD) + 1;
     if (t.slots.length > want * 1.3) t.resize(want);
-    const bloom = new Uint32Array(Math.ceil((n * BLOOM_BITS_PER_NAME) / 32));
-    for (let s = 0; s < t.slots.length; s++) if (t.slots[s] !== 0) bloomAdd(bloom, t.hashes[s]!);
-    // the hashes are done with: let them go before the records are copied (the build's peak)
+    // the hashes are recomputed per record below: let them go first
     t.hashes = new Uint32Array(0);
-    Bun.gc(true);
+    const bloom = new Uint32Array(Math.ceil((n * BLOOM_BITS_PER_NAME) / 32));
     const refBytes = widthOf(this.nodeLen);
     const comboBytes = Math.min(3, widthOf(this.combos.lists.length - 1));
-    const recs = new Uint8Array(this.recBytes - n * (BUILD_REF + 3 - refBytes - comboBytes));
     const slots = t.slots;
-    let at = 0;
-    for (let s = 0; s < slots.length; s++) {
-      const e = slots[s]!;
-      if (e === 0) continue;
-      const chunk = this.chunks[(e - 1) >>> CHUNK_BITS]!;
-      const o = (e - 1) & POS;
-      const len = chunk[o]!;
-      for (let i = 0; i <= len; i++) recs[at + i] = chunk[o + i]!;
-      setUint(recs, at + 1 + len, u32at(chunk, o + 1 + len), refBytes);
-      setUint(recs, at + 1 + len + refBytes, u24at(chunk, o + 5 + len), comboBytes);
-      slots[s] = at + 1;
-      at += len + 1 + refBytes + comboBytes;
+    const size = slots.length;
+    // slots already pointing at a rewritten record (their values are new offsets, not old refs)
+    const moved = new Uint8Array((size + 7) >>> 3);
+    const chunks = this.chunks;
+    const wire = new Uint8Array(256);
+    // a view per length made up front: one per record would be garbage enough to raise the peak
+    const views = Array.from({ length: 257 }, (_, k) => wire.subarray(0, k));
+    let w = 0;
+    const put = (v: number) => {
+      chunks[w >>> CHUNK_BITS]![w & POS] = v;
+      w++;
+    };
+    for (let ci = 0; ci < chunks.length; ci++) {
+      const chunk = chunks[ci]!;
+      const end = ci === chunks.length - 1 ? this.chunkLen : CHUNK;
+      for (let o = 0; o + 8 <= end; ) {
+        const len = chunk[o]!;
+        if (len === 0) break;
+        const parent = u32at(chunk, o + 1 + len);
+        const combo = u24at(chunk, o + 5 + len);
+        const h = hashName(views[wireOf(chunk, o, len, parent, this.nodes, wire)]!);
+        bloomAdd(bloom, h);
+        const ref = ((ci << CHUNK_BITS) | o) + 1;
+        let sl = scale(h, size);
+        while (slots[sl] !== ref || (moved[sl >>> 3]! & (1 << (sl & 7))) !== 0) if (++sl === size) sl = 0;
+        slots[sl] = w + 1;
+        moved[sl >>> 3]! |= 1 << (sl & 7);
+        for (let i = 0; i <= len; i++) put(chunk[o + i]!);
+        for (let i = 0; i < refBytes; i++) put((parent >>> (8 * i)) & 255);
+        for (let i = 0; i < comboBytes; i++) put((combo >>> (8 * i)) & 255);
+        o += len + 8;
+      }
     }
-    const nodes = this.nodes.subarray(0, this.nodeLen);
-    // the build buffer is done with (the slots now point into `recs`)
+    const parts = chunks.slice(0, Math.ceil(w / CHUNK)).map((c, i) => c.subarray(0, Math.min(CHUNK, w - i * CHUNK)));
     this.chunks = [];
-    this.done = { count: n, slots, recs, nodes: copy ? nodes.slice() : nodes, refBytes, comboBytes, bloom, combos: this.combos.lists };
-    return this.done;
+    const nodes = this.nodes.subarray(0, this.nodeLen);
+    const shape = { count: n, slots, refBytes, comboBytes, bloom, combos: this.combos.lists };
+    if (!copy) return (this.done = { ...shape, recs: new Uint8Array(0), recsParts: parts, nodes });
+    const recs = new Uint8Array(w);
+    // each part let go once copied
+    for (let i = 0; i < parts.length; i++) {
+      recs.set(parts[i]!, i * CHUNK);
+      parts[i] = new Uint8Array(0);
+    }
+    return (this.done = { ...shape, recs, nodes: nodes.slice() });
   }
+}
+
+/** the wire name of the build record at `o` into `out`; returns its length */
+function wireOf(chunk: Uint8Array, o: number, len: number, parent: number, nodes: Uint8Array, out: Uint8Array): number {
+  for (let i = 0; i <= len; i++) out[i] = chunk[o + i]!;
+  let at = len + 1;
+  for (let p = parent; p !== 0; ) {
+    const no = p - 1;
+    const l = nodes[no]!;
+    for (let i = 0; i <= l; i++) out[at + i] = nodes[no + i]!;
+    at += l + 1;
+    p = u32at(nodes, no + 1 + l);
+  }
+  out[at++] = 0;
+  return at;
 }
 
 /** bytes needed for values up to `max` */

@@ -17,6 +17,8 @@ export interface DomainSetShape {
   /** open-addressing table of record offset + 1 (0 = empty); any size, indexed by the hash's high bits */
   slots: Uint32Array;
   recs: Uint8Array;
+  /** set instead of `recs` by a build finished for the file writer: the records as consecutive parts */
+  recsParts?: Uint8Array[];
   nodes: Uint8Array;
   /** bytes of a record's parent ref and of its combo index */
   refBytes: number;

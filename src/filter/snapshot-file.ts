@@ -22,6 +22,8 @@ export const snapshotFileOf = (gravityDbPath: string) => join(dirname(gravityDbP
 
 const align8 = (n: number) => (n + 7) & ~7;
 
+const partsOf = (s: DomainSetShape, p: (typeof PARTS)[number]): ArrayBufferView[] => (p === "recs" && s.recsParts ? s.recsParts : [s[p]]);
+
 /** Written beside and renamed, so a reader never sees half a file. Returns the bytes written. */
 export function writeSnapshotFile(path: string, key: string, sets: GravitySets): number {
   const header: Header = { key, sets: {} };
@@ -31,8 +33,9 @@ export function writeSnapshotFile(path: string, key: string, sets: GravitySets):
     const s = sets[name];
     const parts: Record<string, [number, number]> = {};
     for (const p of PARTS) {
-      parts[p] = [at, s[p].byteLength];
-      at = align8(at + s[p].byteLength);
+      const len = partsOf(s, p).reduce((sum, a) => sum + a.byteLength, 0);
+      parts[p] = [at, len];
+      at = align8(at + len);
     }
     header.sets[name] = { count: s.count, refBytes: s.refBytes, comboBytes: s.comboBytes, combos: s.combos, parts };
   }
@@ -54,10 +57,11 @@ export function writeSnapshotFile(path: string, key: string, sets: GravitySets):
     const pad = new Uint8Array(8);
     for (const name of SET_NAMES) {
       for (const p of PARTS) {
-        const a = sets[name][p];
-        const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-        writeSync(fd, bytes);
-        pos += bytes.length;
+        for (const a of partsOf(sets[name], p)) {
+          const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+          writeSync(fd, bytes);
+          pos += bytes.length;
+        }
         if (pos !== align8(pos)) {
           writeSync(fd, pad.subarray(0, align8(pos) - pos));
           pos = align8(pos);

@@ -8,7 +8,7 @@ import type { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { fetchList, ListStatus, type Limits } from "./download.ts";
-import { parseList } from "./parse.ts";
+import { countLines, parseFile } from "./parse.ts";
 import { ComboTable, DomainSetBuilder, WireScratch } from "../domainset-build.ts";
 import { snapshotKey, writeSnapshotFile } from "../snapshot-file.ts";
 
@@ -107,13 +107,6 @@ class Sets {
   }
 }
 
-/** lines in a list: its names, near enough (a hosts line may name several) */
-function lineCount(b: Uint8Array): number {
-  let n = 1;
-  for (let i = b.indexOf(10); i >= 0; i = b.indexOf(10, i + 1)) n++;
-  return n;
-}
-
 function writeSets(path: string, key: string, block: Sets, allow: Sets): { snapshotBytes: number; unique: number } {
   const gravity = block.plain.finish(false), gravityAbp = block.abp.finish(false);
   const snapshotBytes = writeSnapshotFile(path, key, { gravity, gravityAbp, antigravity: allow.plain.finish(false), antigravityAbp: allow.abp.finish(false) });
@@ -150,23 +143,23 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       const f = await fetchList(dataDir, l.id, l.address, limits);
       phase("fetch");
       out(`  [${f.status === ListStatus.updated || f.status === ListStatus.unchanged ? "✓" : "✗"}] Status: ${f.message}`);
-      if (!f.bytes) {
+      if (!f.file) {
         stats.set(l.id, { status: f.status, valid: 0, invalid: 0, abp: 0 });
         continue;
       }
       const ins = l.type === 1 ? allow : block;
       const sets = (l.type === 1 ? allowSets : blockSets)!;
       const before = ins.ms;
-      sets.reserve(lineCount(f.bytes));
+      const file = f.file;
+      sets.reserve(countLines(file));
       const counts = db.transaction(() => {
-        const c = parseList(f.bytes!, l.type === 1 ? "allow" : "block", (b, s, e, abp) => {
+        const c = parseFile(file, l.type === 1 ? "allow" : "block", (b, s, e, abp) => {
           if (sets.add(b, s, e, abp, l.id)) ins.add(b, s, e, l.id);
         });
         ins.flush();
         return c;
       })();
-      // the list's bytes are garbage now: collect before the next list's arrive
-      f.bytes = null;
+      // the parse's garbage collected before the next list
       Bun.gc(true);
       phase("parse");
       // SQLite time was inside the parse loop

@@ -4,6 +4,7 @@
 // itself plus several short-lived strings per line, which set gravity's peak memory (issue 4).
 // An entry is handed on as a byte range (lowercased into a scratch buffer); a line with any
 // non-ASCII byte takes the string path, so Unicode whitespace is trimmed exactly as before.
+import { closeSync, openSync, readSync } from "node:fs";
 import { validDomain } from "./domain.ts";
 
 export interface ParseCounts {
@@ -139,55 +140,123 @@ function takeBytes(b: Uint8Array, s: number, e: number, prefix: Uint8Array, abpP
  * and returns the counts. `kind` decides which ABP form is accepted.
  */
 export function parseList(bytes: Uint8Array, kind: "block" | "allow", emit: Emit): ParseCounts {
-  const counts: ParseCounts = { valid: 0, invalid: 0, abp: 0, samples: [] };
-  const abpPrefix = kind === "block" ? "||" : "@@||";
-  const prefix = new TextEncoder().encode(abpPrefix);
-  const scratch = new Uint8Array(320);
-  const b = bytes;
-  const n = b.length;
-  const bom = (i: number) => b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf;
-  // the decoder dropped one leading BOM and the string parser a second
-  let start = bom(0) ? (bom(3) ? 6 : 3) : 0;
-  while (start < n) {
-    let end = b.indexOf(10, start);
-    if (end < 0) end = n;
-    const lineStart = start;
-    start = end + 1;
-    // the line's extent, whether it is ASCII and where its first '#' is
-    let ascii = true;
-    let hash = -1;
-    let e = end;
-    while (e > lineStart && isSpace(b[e - 1]!)) e--;
-    for (let i = lineStart; i < e; i++) {
-      const c = b[i]!;
-      if (c >= 128) {
-        ascii = false;
-        break;
+  const p = new Parser(kind, emit);
+  p.lines(bytes, p.skipBom(bytes), bytes.length);
+  return p.counts;
+}
+
+const CHUNK = 1 << 20;
+
+/**
+ * parseList over a file read in 1 MiB chunks, whole lines at a time: a list never needs to be in
+ * memory at once (at a million names it is ~8 MB, the largest share of gravity's peak after the sets).
+ */
+export function parseFile(path: string, kind: "block" | "allow", emit: Emit): ParseCounts {
+  const p = new Parser(kind, emit);
+  let first = true;
+  eachLineChunk(path, (b, n) => {
+    p.lines(b, first ? p.skipBom(b) : 0, n);
+    first = false;
+  });
+  return p.counts;
+}
+
+/** lines in a file: its names, near enough (a hosts line may name several) */
+export function countLines(path: string): number {
+  let lines = 1;
+  eachLineChunk(path, (b, n) => {
+    for (let i = b.indexOf(10); i >= 0 && i < n; i = b.indexOf(10, i + 1)) lines++;
+  });
+  return lines;
+}
+
+/** calls `fn` with buffers whose first `n` bytes are whole lines (the last one maybe unterminated at the end) */
+function eachLineChunk(path: string, fn: (b: Uint8Array, n: number) => void): void {
+  let buf = new Uint8Array(CHUNK);
+  let have = 0;
+  const fd = openSync(path, "r");
+  try {
+    for (;;) {
+      if (have === buf.length) {
+        // a line longer than the buffer
+        const bigger = new Uint8Array(buf.length * 2);
+        bigger.set(buf);
+        buf = bigger;
       }
-      if (c === 35 && hash < 0) hash = i;
+      const got = readSync(fd, buf, have, buf.length - have, null);
+      if (got === 0) break;
+      have += got;
+      const last = buf.lastIndexOf(10, have - 1);
+      if (last < 0) continue;
+      fn(buf, last + 1);
+      buf.copyWithin(0, last + 1, have);
+      have -= last + 1;
     }
-    if (!ascii) {
-      parseLine(utf8.decode(b.subarray(lineStart, end)), abpPrefix, counts, scratch, emit);
-      continue;
-    }
-    if (e === lineStart) continue;
-    const first = b[lineStart]!;
-    if (first === 33 || first === 35 || first === 59 || first === 91) continue;
-    if (hash > lineStart) {
-      if (COSMETIC.test(latin1.decode(b.subarray(lineStart + 1, e)))) continue;
-      e = hash;
+    if (have > 0) fn(buf, have);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+class Parser {
+  readonly counts: ParseCounts = { valid: 0, invalid: 0, abp: 0, samples: [] };
+  private readonly abpPrefix: string;
+  private readonly prefix: Uint8Array;
+  private readonly scratch = new Uint8Array(320);
+  constructor(kind: "block" | "allow", private readonly emit: Emit) {
+    this.abpPrefix = kind === "block" ? "||" : "@@||";
+    this.prefix = new TextEncoder().encode(this.abpPrefix);
+  }
+
+  /** where the text starts: the decoder dropped one leading BOM and the string parser a second */
+  skipBom(b: Uint8Array): number {
+    const bom = (i: number) => b[i] === 0xef && b[i + 1] === 0xbb && b[i + 2] === 0xbf;
+    return bom(0) ? (bom(3) ? 6 : 3) : 0;
+  }
+
+  /** the lines of b[start, n) */
+  lines(b: Uint8Array, start: number, n: number): void {
+    const { counts, abpPrefix, prefix, scratch, emit } = this;
+    while (start < n) {
+      let end = b.indexOf(10, start);
+      if (end < 0 || end > n) end = n;
+      const lineStart = start;
+      start = end + 1;
+      // the line's extent, whether it is ASCII and where its first '#' is
+      let ascii = true;
+      let hash = -1;
+      let e = end;
       while (e > lineStart && isSpace(b[e - 1]!)) e--;
-    }
-    let s = lineStart;
-    while (s < e && isSpace(b[s]!)) s++;
-    // tokens split on runs of spaces and tabs only (other whitespace stays inside a token)
-    while (s < e) {
-      let t = s;
-      while (t < e && b[t] !== 32 && b[t] !== 9) t++;
-      takeBytes(b, s, t, prefix, abpPrefix, counts, scratch, emit);
-      s = t;
-      while (s < e && (b[s] === 32 || b[s] === 9)) s++;
+      for (let i = lineStart; i < e; i++) {
+        const c = b[i]!;
+        if (c >= 128) {
+          ascii = false;
+          break;
+        }
+        if (c === 35 && hash < 0) hash = i;
+      }
+      if (!ascii) {
+        parseLine(utf8.decode(b.subarray(lineStart, end)), abpPrefix, counts, scratch, emit);
+        continue;
+      }
+      if (e === lineStart) continue;
+      const first = b[lineStart]!;
+      if (first === 33 || first === 35 || first === 59 || first === 91) continue;
+      if (hash > lineStart) {
+        if (COSMETIC.test(latin1.decode(b.subarray(lineStart + 1, e)))) continue;
+        e = hash;
+        while (e > lineStart && isSpace(b[e - 1]!)) e--;
+      }
+      let s = lineStart;
+      while (s < e && isSpace(b[s]!)) s++;
+      // tokens split on runs of spaces and tabs only (other whitespace stays inside a token)
+      while (s < e) {
+        let t = s;
+        while (t < e && b[t] !== 32 && b[t] !== 9) t++;
+        takeBytes(b, s, t, prefix, abpPrefix, counts, scratch, emit);
+        s = t;
+        while (s < e && (b[s] === 32 || b[s] === 9)) s++;
+      }
     }
   }
-  return counts;
 }
