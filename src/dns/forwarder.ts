@@ -69,16 +69,21 @@ class Upstream {
     const p = this.pending.get(id);
     if (!p) return; // late, or not an answer to us
     this.pending.delete(id);
-    clearTimeout(p.timer);
     p.resolve(buf.slice());
+  }
+
+  /** Gives up on the queries past their deadline (one sweep for all, not a timer per query). */
+  expire(now: number): void {
+    for (const [id, p] of this.pending) {
+      if (p.deadline > now) continue;
+      this.pending.delete(id);
+      p.resolve(null);
+    }
   }
 
   close(): void {
     this.closed = true;
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.resolve(null);
-    }
+    for (const p of this.pending.values()) p.resolve(null);
     this.pending.clear();
     void this.sock?.then((s) => s?.close());
     this.sock = null;
@@ -87,7 +92,8 @@ class Upstream {
 
 interface PendingQuery {
   resolve: (a: Uint8Array | null) => void;
-  timer: ReturnType<typeof setTimeout>;
+  /** performance.now() after which the query counts as lost */
+  deadline: number;
 }
 
 export function parseUpstream(s: string): { ip: string; port: number } | null {
@@ -115,6 +121,8 @@ export class Forwarder implements Handler {
   }
 
   stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
     for (const u of [...this.ups, ...this.conditional.values()]) u.close();
   }
 
@@ -218,19 +226,34 @@ export class Forwarder implements Handler {
     const msg = ctx.query.slice();
     setU16(msg, 0, id);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        up.pending.delete(id);
-        resolve(null);
-      }, this.opts.timeoutMs);
-      up.pending.set(id, { resolve, timer });
+      up.pending.set(id, { resolve, deadline: performance.now() + this.opts.timeoutMs });
+      this.sweepSoon();
       try {
         sock.send(msg);
       } catch {
-        clearTimeout(timer);
         up.pending.delete(id);
         resolve(null);
       }
     });
+  }
+
+  private sweeper: ReturnType<typeof setInterval> | null = null;
+
+  /** A sweep every 50 ms while queries are in flight: timeouts fire within 50 ms of their deadline. */
+  private sweepSoon(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(() => {
+      const now = performance.now();
+      let inFlight = 0;
+      for (const u of [...this.ups, ...this.conditional.values()]) {
+        u.expire(now);
+        inFlight += u.pending.size;
+      }
+      if (inFlight === 0 && this.sweeper) {
+        clearInterval(this.sweeper);
+        this.sweeper = null;
+      }
+    }, 50);
   }
 
   private async viaTcp(up: Upstream, query: Uint8Array): Promise<Uint8Array | null> {
@@ -277,7 +300,8 @@ function score(u: Upstream): number {
 function sameQuestion(a: Uint8Array, ctx: QueryContext): boolean {
   if (getU16(a, 4) !== 1) return false;
   const name = readName(a, 12);
-  return name !== null && name === ctx.q.name.replace(/\\(\d{3})/g, (_m, d: string) => String.fromCharCode(Number(d)));
+  const asked = ctx.q.name;
+  return name !== null && name === (asked.includes("\\") ? asked.replace(/\\(\d{3})/g, (_m, d: string) => String.fromCharCode(Number(d))) : asked);
 }
 
 export function replyType(m: Message): number {
