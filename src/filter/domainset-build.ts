@@ -56,27 +56,33 @@ export class ComboTable {
   }
 }
 
-/** Open-addressing table of byte offsets + 1 with a build-time hash per slot. */
+/**
+ * Open-addressing table of byte offsets + 1 with a build-time tag per slot (the hash's low byte:
+ * the high bits pick the slot, so they would say little). A resize recomputes each entry's hash
+ * from its record, so no full hash per slot is kept (4 bytes a slot at the build's peak).
+ */
 class Table {
   slots: Uint32Array;
-  hashes: Uint32Array;
+  tags: Uint8Array;
   count = 0;
-  constructor(expected: number) {
+  constructor(expected: number, private readonly hashOf: (ref: number) => number) {
     const size = Math.max(8, Math.ceil(expected / SLOT_LOAD) + 1);
     this.slots = new Uint32Array(size);
-    this.hashes = new Uint32Array(size);
+    this.tags = new Uint8Array(size);
   }
 
   put(s: number, ref: number, h: number): void {
     this.slots[s] = ref;
-    this.hashes[s] = h;
+    this.tags[s] = h & 255;
     if (++this.count > this.slots.length * SLOT_LOAD) this.resize(this.slots.length * 2);
   }
 
-  /** grown at once to hold `n` entries (never shrunk here) */
-  reserve(n: number): void {
+  /** grown at once to hold `n` entries (never shrunk here); true when it grew */
+  reserve(n: number): boolean {
     const size = Math.ceil(n / SLOT_LOAD) + 1;
-    if (size > this.slots.length) this.resize(size);
+    if (size <= this.slots.length) return false;
+    this.resize(size);
+    return true;
   }
 
   freeSlot(h: number): number {
@@ -87,21 +93,25 @@ class Table {
   }
 
   resize(size: number): void {
-    const old = this.slots, oldH = this.hashes;
+    const old = this.slots;
     this.slots = new Uint32Array(size);
-    this.hashes = new Uint32Array(size);
+    this.tags = new Uint8Array(size);
     for (let i = 0; i < old.length; i++) {
-      if (old[i] === 0) continue;
-      const s = this.freeSlot(oldH[i]!);
-      this.slots[s] = old[i]!;
-      this.hashes[s] = oldH[i]!;
+      const ref = old[i]!;
+      if (ref === 0) continue;
+      const h = this.hashOf(ref);
+      const s = this.freeSlot(h);
+      this.slots[s] = ref;
+      this.tags[s] = h & 255;
     }
   }
 }
 
 export class DomainSetBuilder {
   private readonly entries: Table;
-  private readonly nodeTable = new Table(64);
+  private readonly nodeTable = new Table(64, (ref) => fnv1aNode(this.nodes, ref - 1));
+  /** a record's wire name, for rehashing on resize */
+  private readonly scratch = new WireScratch();
   private chunks: Uint8Array[] = [];
   private chunkLen = CHUNK;
   /** bytes in all records (for sizing the final buffer) */
@@ -111,7 +121,7 @@ export class DomainSetBuilder {
   private done: DomainSetShape | null = null;
 
   constructor(readonly combos: ComboTable = new ComboTable(), expected = 16) {
-    this.entries = new Table(expected);
+    this.entries = new Table(expected, (ref) => this.hashOfRecord(ref));
     this.nodes = new Uint8Array(4096);
   }
 
@@ -120,8 +130,15 @@ export class DomainSetBuilder {
   }
 
   /** sizes the table for `n` entries in one step (doubling would hold the old and new tables at once, several times) */
-  reserve(n: number): void {
-    this.entries.reserve(n);
+  reserve(n: number): boolean {
+    return this.entries.reserve(n);
+  }
+
+  private hashOfRecord(ref: number): number {
+    const chunk = this.chunks[(ref - 1) >>> CHUNK_BITS]!;
+    const o = (ref - 1) & POS;
+    const len = chunk[o]!;
+    return hashName(this.scratch.view(wireOf(chunk, o, len, u32at(chunk, o + 1 + len), this.nodes, this.scratch.buf)));
   }
 
   /**
@@ -132,13 +149,14 @@ export class DomainSetBuilder {
     const len = wire[0]!;
     if (len === 0) return false;
     const h = hashName(wire);
+    const tag = h & 255;
     const t = this.entries;
     const size = t.slots.length;
     let s = scale(h, size);
     for (;;) {
       const e = t.slots[s]!;
       if (e === 0) break;
-      if (t.hashes[s] === h && recordEquals(this.chunks[(e - 1) >>> CHUNK_BITS]!, this.nodes, (e - 1) & POS, wire, BUILD_REF)) {
+      if (t.tags[s] === tag && recordEquals(this.chunks[(e - 1) >>> CHUNK_BITS]!, this.nodes, (e - 1) & POS, wire, BUILD_REF)) {
         const chunk = this.chunks[(e - 1) >>> CHUNK_BITS]!;
         const at = ((e - 1) & POS) + 1 + len + 4;
         const c = u24at(chunk, at);
@@ -171,13 +189,14 @@ export class DomainSetBuilder {
     if (len === 0) return 0;
     // build-only table: a JS hash over the bytes in place (no view, no native call per name)
     const h = fnv1a(wire, start);
+    const tag = h & 255;
     const t = this.nodeTable;
     const size = t.slots.length;
     let s = scale(h, size);
     for (;;) {
       const e = t.slots[s]!;
       if (e === 0) break;
-      if (t.hashes[s] === h && nodeEquals(this.nodes, e - 1, wire, start)) return e;
+      if (t.tags[s] === tag && nodeEquals(this.nodes, e - 1, wire, start)) return e;
       if (++s === size) s = 0;
     }
     const parent = this.node(wire, start + len + 1);
@@ -206,8 +225,8 @@ export class DomainSetBuilder {
     if (n === 0) return { ...emptyShape(), combos: this.combos.lists };
     const want = Math.ceil(n / SLOT_LOAD) + 1;
     if (t.slots.length > want * 1.3) t.resize(want);
-    // the hashes are recomputed per record below: let them go first
-    t.hashes = new Uint32Array(0);
+    // the hashes are recomputed per record below: the tags go first
+    t.tags = new Uint8Array(0);
     const bloom = new Uint32Array(Math.ceil((n * BLOOM_BITS_PER_NAME) / 32));
     const refBytes = widthOf(this.nodeLen);
     const comboBytes = Math.min(3, widthOf(this.combos.lists.length - 1));
@@ -293,6 +312,18 @@ function fnv1a(b: Uint8Array, start: number): number {
   }
 }
 
+/** fnv1a of the wire name of the node at `off` (the same bytes, walked along the parent chain) */
+function fnv1aNode(nodes: Uint8Array, off: number): number {
+  let h = 0x811c9dc5;
+  for (let p = off + 1; p !== 0; ) {
+    const o = p - 1;
+    const len = nodes[o]!;
+    for (let j = o; j <= o + len; j++) h = Math.imul(h ^ nodes[j]!, 0x01000193);
+    p = u32at(nodes, o + 1 + len);
+  }
+  return Math.imul(h ^ 0, 0x01000193) >>> 0;
+}
+
 function nodeEquals(nodes: Uint8Array, off: number, q: Uint8Array, qi: number): boolean {
   let p = off + 1;
   while (p !== 0) {
@@ -332,6 +363,11 @@ function grow(a: Uint8Array, need: number): Uint8Array {
 export class WireScratch {
   readonly buf = new Uint8Array(512);
   private readonly views = Array.from({ length: 257 }, (_, n) => this.buf.subarray(0, n));
+
+  /** buf's first `n` bytes */
+  view(n: number): Uint8Array {
+    return this.views[n]!;
+  }
 
   /** the name's wire form (a view reused by the next call), or null when it is not a name */
   encode(name: string): Uint8Array | null {

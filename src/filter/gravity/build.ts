@@ -101,9 +101,9 @@ class Sets {
     return wire === null || (abp ? this.abp : this.plain).add(wire, id);
   }
 
-  /** room for `lines` more plain names, so the table is sized once instead of doubled */
-  reserve(lines: number): void {
-    this.plain.reserve(this.plain.count + lines);
+  /** room for `lines` more plain names, so the table is sized once instead of doubled; true when it grew */
+  reserve(lines: number): boolean {
+    return this.plain.reserve(this.plain.count + lines);
   }
 }
 
@@ -151,7 +151,8 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       const sets = (l.type === 1 ? allowSets : blockSets)!;
       const before = ins.ms;
       const file = f.file;
-      sets.reserve(countLines(file));
+      // the table outgrown by the reserve is let go now, not after the parse (it would be part of the peak)
+      if (sets.reserve(countLines(file))) Bun.gc(true);
       const counts = db.transaction(() => {
         const c = parseFile(file, l.type === 1 ? "allow" : "block", (b, s, e, abp) => {
           if (sets.add(b, s, e, abp, l.id)) ins.add(b, s, e, l.id);
