@@ -269,11 +269,15 @@ export class DomainSetBuilder {
     const nodes = this.nodes.subarray(0, this.nodeLen);
     const shape = { count: n, slots, refBytes, comboBytes, bloom, combos: this.combos.lists };
     if (!copy) return (this.done = { ...shape, recs: new Uint8Array(0), recsParts: parts, nodes });
+    // the build chunks are referenced only from `parts` from here on
+    chunks.length = 0;
     const recs = new Uint8Array(w);
-    // each part let go once copied
+    // each part let go once copied, and collected every few parts: otherwise every chunk stays
+    // alive until the copy ends, beside the whole joined copy
     for (let i = 0; i < parts.length; i++) {
       recs.set(parts[i]!, i * CHUNK);
       parts[i] = new Uint8Array(0);
+      if (i % 4 === 3) Bun.gc(true);
     }
     return (this.done = { ...shape, recs, nodes: nodes.slice() });
   }
