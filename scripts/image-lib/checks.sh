@@ -2,9 +2,9 @@
 
 login() { # -> sets SID; fails on a wrong password or a missing API
   SID=
-  local body
-  body=$(api POST /api/auth "{\"password\":\"$1\"}")
-  SID=$(jq -r '.session.sid // empty' <<<"$body" 2>/dev/null) || SID=
+  # not body=$(api …): API_STATUS set in that subshell would be lost (and every retry a new session)
+  api POST /api/auth "{\"password\":\"$1\"}" >"$T/login.json"
+  SID=$(jq -r '.session.sid // empty' "$T/login.json" 2>/dev/null) || SID=
   [ "$API_STATUS" = 200 ] && [ -n "$SID" ]
 }
 
