@@ -14,6 +14,7 @@ import { Forwarder, type UpstreamStats } from "./forwarder.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { addressesOf, isLocalClient } from "./iface.ts";
 import { ecsClient } from "./ecs.ts";
+import { UdpBatcher } from "./udp-batch.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage } from "./wire.ts";
 import { ClientNames } from "./client-names.ts";
@@ -97,11 +98,16 @@ export class DnsServer implements DnsHandle {
    * listeningMode SINGLE/BIND the addresses of dns.interface plus loopback (as dnsmasq adds lo).
    */
   private async listen(port: number): Promise<void> {
+    const batchers = new WeakMap<udp.Socket<"uint8array">, UdpBatcher>();
     const onUdp = (sock: udp.Socket<"uint8array">, buf: Uint8Array, rport: number, addr: string) => {
       const client = normalizeIp(addr);
       const r = this.handle(buf, client, false);
       if (r instanceof Promise) r.then((a) => a && sock.send(a, rport, addr), () => {});
-      else if (r) sock.send(r, rport, addr);
+      else if (r) {
+        let b = batchers.get(sock);
+        if (!b) batchers.set(sock, (b = new UdpBatcher(sock)));
+        b.send(r, rport, addr);
+      }
     };
     const tcpHandlers = this.tcpHandlers();
     const dns = this.rt.config.current.dns;
