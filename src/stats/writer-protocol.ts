@@ -30,4 +30,4 @@ export type WriterOp =
   | { op: "stop"; seq: number; keepSeconds: number; now: number };
 
 /** Records kept for the long-term database when it keeps failing, before the oldest are dropped. */
-export const MAX_PENDING = 1_000_000;
+export const MAX_PENDING = 250_000;

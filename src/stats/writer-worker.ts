@@ -16,6 +16,8 @@ let memory: QueryStore | null = null;
 let disk: QueryStore | null = null;
 let queue: StoredRecord[] = [];
 let failures = 0;
+/** Queued records that trigger a write before DBinterval is up. */
+const EARLY_WRITE = 50_000;
 
 function report(message: string): void {
   self.postMessage({ log: message });
@@ -39,24 +41,30 @@ function openMemory(path: string): QueryStore {
   return new QueryStore(db, true);
 }
 
+/** Writes the queue to the long-term database; on failure it stays for the next attempt. */
+function writeQueue(): boolean {
+  if (!disk) return false;
+  if (!queue.length) return true;
+  try {
+    disk.insert(queue);
+    queue = [];
+    Atomics.add(state, State.DISK_WRITES, 1);
+    failures = 0;
+    return true;
+  } catch (e) {
+    Atomics.add(state, State.DISK_WRITE_ERRORS, 1);
+    if (failures++ === 0) report(`writing ${queue.length} queries to the long-term database failed (kept for the next attempt): ${(e as Error).message}`);
+    return false;
+  }
+}
+
 function flushDisk(keepSeconds: number, now: number): boolean {
   if (!disk) return false;
   if (keepSeconds <= 0) {
     queue = [];
     return true;
   }
-  if (queue.length) {
-    try {
-      disk.insert(queue);
-      queue = [];
-      Atomics.add(state, State.DISK_WRITES, 1);
-      failures = 0;
-    } catch (e) {
-      Atomics.add(state, State.DISK_WRITE_ERRORS, 1);
-      if (failures++ === 0) report(`writing ${queue.length} queries to the long-term database failed (kept for the next attempt): ${(e as Error).message}`);
-      return false;
-    }
-  }
+  if (!writeQueue()) return false;
   try {
     disk.prune(now - keepSeconds);
   } catch (e) {
@@ -101,6 +109,9 @@ function handle(m: WriterOp): boolean {
           Atomics.add(state, State.DROPPED, drop);
         }
         for (const r of records) queue.push(r);
+        // A busy network fills the queue long before DBinterval: write it early rather than hold
+        // millions of records in memory (~200 bytes each). After a failure the timer retries.
+        if (queue.length >= EARLY_WRITE && failures === 0) writeQueue();
       }
       return true;
     }
