@@ -216,14 +216,15 @@ function bump(m: Map<string, Tally>, key: string, d: number, blocked: boolean, t
 export function topN<T extends Pick<Tally, "count" | "blocked">>(m: Map<string, T>, n: number, pick: (t: T) => number, skip?: (key: string) => boolean): Array<[string, number]> {
   const out: Array<[string, number]> = [];
   const before = (k: string, v: number, b: [string, number]) => v > b[1] || (v === b[1] && k < b[0]);
-  for (const [k, t] of m) {
+  let floor = 0; // the value an entry must reach once `out` is full
+  // forEach, not for…of: no [key, value] array per entry (the map may hold millions)
+  m.forEach((t, k) => {
     const v = pick(t);
-    if (v <= 0) continue;
-    if (n > 0 && out.length === n && !before(k, v, out[n - 1]!)) continue;
-    if (skip?.(k)) continue;
+    if (v <= 0 || (n > 0 && out.length === n && (v < floor || !before(k, v, out[n - 1]!)))) return;
+    if (skip?.(k)) return;
     if (n <= 0) {
       out.push([k, v]);
-      continue;
+      return;
     }
     // insertion into the short sorted list
     let i = out.length < n ? out.length : n - 1;
@@ -232,7 +233,8 @@ export function topN<T extends Pick<Tally, "count" | "blocked">>(m: Map<string, 
       i--;
     }
     out[i] = [k, v];
-  }
+    if (out.length === n) floor = out[n - 1]![1];
+  });
   if (n <= 0) out.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   return out;
 }
