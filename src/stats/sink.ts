@@ -42,9 +42,15 @@ export class Stats implements QuerySink {
     this.writer.toDisk = () => this.keepSeconds() > 0;
   }
 
-  /** The last 24 h as SQL, for /api/queries. Reading it first hands every queued record to the writer. */
+  /** The last 24 h as SQL. Reading it first waits (blocking) until every queued record is in: for tests and tools; the API awaits freshMemory(). */
   get memory(): { readonly db: Database } {
     this.writer.syncMemory();
+    return { db: this.writer.memoryDb };
+  }
+
+  /** The last 24 h as SQL, once the queued records are in; the thread answers DNS meanwhile (the API uses this). */
+  async freshMemory(): Promise<{ readonly db: Database }> {
+    await this.writer.syncMemoryAsync();
     return { db: this.writer.memoryDb };
   }
 

@@ -90,7 +90,24 @@ export class QueryWriter {
   /** Overridden by the owner: whether records go to the long-term database now. */
   toDisk: () => boolean = () => true;
 
-  /** Makes every record added so far readable in memoryDb (waits at most timeoutMs). */
+  /**
+   * The same without blocking the thread: resolves once every record added so far is readable in
+   * memoryDb (or after timeoutMs), while DNS goes on being answered.
+   */
+  async syncMemoryAsync(timeoutMs = 2000): Promise<void> {
+    this.send();
+    const seq = this.recordsSeq;
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const d = Atomics.load(this.state, State.DONE);
+      const left = deadline - performance.now();
+      if (d >= seq || left <= 0) return;
+      const r = Atomics.waitAsync(this.state, State.DONE, d, left);
+      if (r.async) await r.value;
+    }
+  }
+
+  /** Makes every record added so far readable in memoryDb (waits at most timeoutMs, blocking). */
   syncMemory(timeoutMs = 2000): void {
     this.send();
     this.wait(this.recordsSeq, timeoutMs);

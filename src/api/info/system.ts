@@ -102,11 +102,11 @@ export function systemInfoRoutes(rt: Runtime) {
     .get("/info/ftl", () => ({ ftl: ftlInfo(rt) }), { response: t.Object({ ftl: Any }), detail: detail("Moat's process, lists and clients") })
     .get(
       "/info/database",
-      () => {
+      async () => {
         const s = liveStats(rt);
         const f = fileInfo(rt.paths.queryDb);
         const earliest = (db: typeof s.disk.db) => (db.query("SELECT MIN(timestamp) AS t, COUNT(*) AS n FROM query_storage").get() as { t: number | null; n: number });
-        const mem = earliest(s.memory.db);
+        const mem = earliest((await s.freshMemory()).db);
         const disk = earliest(s.disk.db);
         const version = (s.disk.db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
         return {

@@ -50,10 +50,10 @@ export function queriesRoutes(rt: Runtime) {
   return new Elysia({ name: "queries" })
     .get(
       "/queries",
-      ({ query }) => {
+      async ({ query }) => {
         const q = query as Record<string, string | undefined>;
         const s = liveStats(rt);
-        const db = boolParam(q.disk, false) ? s.disk.db : s.memory.db;
+        const db = boolParam(q.disk, false) ? s.disk.db : (await s.freshMemory()).db;
         const cursorRaw = q.cursor;
         let cursor: number | undefined;
         if (cursorRaw !== undefined) {
@@ -101,7 +101,7 @@ export function queriesRoutes(rt: Runtime) {
         detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
       },
     )
-    .get("/queries/suggestions", () => ({ suggestions: suggestions(liveStats(rt).memory.db) }), {
+    .get("/queries/suggestions", async () => ({ suggestions: suggestions((await liveStats(rt).freshMemory()).db) }), {
       response: t.Object({
         suggestions: t.Object({
           domain: t.Array(t.String()), client_ip: t.Array(t.String()), client_name: t.Array(t.String()), upstream: t.Array(t.String()),
