@@ -4,6 +4,7 @@
 // the finished set allows, in table order (neighbouring slots then point at neighbouring records).
 // Build-only extras are a hash per table slot (cheap rehash, and a tag that skips most record
 // comparisons while probing); they are dropped by finish().
+import { noFTL } from "bun:jsc";
 import { BLOOM_BITS_PER_NAME, SLOT_LOAD, bloomAdd, emptyShape, hashName, recordEquals, scale, u24at, u32at, type DomainSetShape } from "./domainset.ts";
 
 const BUILD_REF = 4;
@@ -443,3 +444,7 @@ export function encodeWire(name: string, out: Uint8Array): number {
   out[o++] = 0;
   return o;
 }
+
+// finish() runs once per build: the optimising tier's compile memory (~5 MiB, measured) would be the
+// build's peak, for a loop that barely gains from it.
+noFTL(DomainSetBuilder.prototype.finish);
