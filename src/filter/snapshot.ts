@@ -134,6 +134,11 @@ export class FilterEngine {
         this.waiters.delete(ev.data.seq);
         if (ev.data.data) w.resolve(ev.data.data);
         else w.reject(new Error(ev.data.error ?? "unknown error"));
+        // Rebuilds are rare: the worker (its own heap, grown by the build) goes until the next one.
+        if (this.waiters.size === 0) {
+          this.worker?.terminate();
+          this.worker = null;
+        }
       };
       this.worker.onerror = (ev) => {
         for (const w of this.waiters.values()) w.reject(new Error(ev.message));
