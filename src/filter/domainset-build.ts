@@ -415,34 +415,19 @@ export function encodeWireBytes(b: Uint8Array, start: number, end: number, out: 
   return o;
 }
 
-/** Name to wire form into `out` (lowercase ASCII expected); the length, or 0 when not a name. */
+/** The characters of a name, lowercased, for encodeWireBytes (a name longer than 255 is not one). */
+const nameBytes = new Uint8Array(256);
+
+/** Name to wire form into `out`; the length, or 0 when not a name. */
 export function encodeWire(name: string, out: Uint8Array): number {
-  let o = 1;
-  let lenAt = 0;
+  if (name.length > 255) return 0;
   for (let i = 0; i < name.length; i++) {
     let c = name.charCodeAt(i);
-    if (c === 46) {
-      const len = o - lenAt - 1;
-      if (len === 0 || len > 63) return 0;
-      out[lenAt] = len;
-      lenAt = o++;
-      continue;
-    }
-    if (c > 255 || o >= 255) return 0;
+    if (c > 255) return 0;
     if (c >= 65 && c <= 90) c += 32;
-    out[o++] = c;
+    nameBytes[i] = c;
   }
-  const len = o - lenAt - 1;
-  if (len > 63) return 0;
-  if (len === 0) {
-    // a trailing dot: the root label is already there
-    if (lenAt === 0) return 0;
-    out[lenAt] = 0;
-    return o;
-  }
-  out[lenAt] = len;
-  out[o++] = 0;
-  return o;
+  return encodeWireBytes(nameBytes, 0, name.length, out);
 }
 
 // finish() runs once per build: the optimising tier's compile memory (~5 MiB, measured) would be the

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
-import { knownRecords, seededDataDir } from "./fixture.ts";
+import { getJson, knownRecords, seededDataDir } from "./fixture.ts";
 import { parseProm } from "./prom.ts";
 
 const NOW = Math.floor(Date.now() / 1000);
@@ -20,12 +20,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function get(path: string, status = 200): Promise<Record<string, any>> {
-  const r = await moat.api(path);
-  const body = (await r.json()) as Record<string, any>;
-  if (r.status !== status) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
-  return body;
-}
+const get = (path: string, status = 200) => getJson(moat, path, status);
 const range = `from=${NOW - 86400}&until=${NOW + 60}`;
 
 test("summary: exact totals, every type, status and reply key", async () => {

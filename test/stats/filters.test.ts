@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
-import { knownRecords, seededDataDir } from "./fixture.ts";
+import { getJson, knownRecords, seededDataDir } from "./fixture.ts";
 
 const NOW = Math.floor(Date.now() / 1000);
 let moat: MoatProcess;
@@ -25,12 +25,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function get(path: string, status = 200): Promise<Record<string, any>> {
-  const r = await moat.api(path);
-  const body = (await r.json()) as Record<string, any>;
-  if (r.status !== status) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
-  return body;
-}
+const get = (path: string, status = 200) => getJson(moat, path, status);
 async function setExcludes(excludeDomains: string[], excludeClients: string[]): Promise<void> {
   const r = await moat.api("/api/config", { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ config: { webserver: { api: { excludeDomains, excludeClients } } } }) });
   expect(r.status).toBe(200);

@@ -7,6 +7,7 @@ import { openQueryDb } from "../../src/db/index.ts";
 import { Reply, Status, dbQueryType } from "../../src/stats/enums.ts";
 import type { QueryRecord } from "../../src/stats/record.ts";
 import { QueryStore } from "../../src/stats/store.ts";
+import type { MoatProcess } from "../harness/moat.ts";
 
 export function rec(p: Partial<QueryRecord> & { time: number }): QueryRecord {
   return {
@@ -47,4 +48,12 @@ export function seededDataDir(records: QueryRecord[]): string {
   new QueryStore(db).insert(records.map((r, i) => ({ id: i + 1, r })));
   db.close();
   return dir;
+}
+
+/** GET a JSON reply; throws (with the body) when the status is not the expected one. */
+export async function getJson(moat: MoatProcess, path: string, status = 200): Promise<Record<string, any>> {
+  const r = await moat.api(path);
+  const body = (await r.json()) as Record<string, any>;
+  if (r.status !== status) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
+  return body;
 }
