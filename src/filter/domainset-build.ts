@@ -304,10 +304,6 @@ function widthOf(max: number): number {
   return max < 0x100 ? 1 : max < 0x10000 ? 2 : max < 0x1000000 ? 3 : 4;
 }
 
-function setUint(b: Uint8Array, o: number, v: number, n: number): void {
-  for (let i = 0; i < n; i++) b[o + i] = (v >>> (8 * i)) & 255;
-}
-
 function fnv1a(b: Uint8Array, start: number): number {
   let h = 0x811c9dc5;
   for (let i = start; ; i += b[i]! + 1) {
