@@ -21,6 +21,8 @@ export interface WriterOptions {
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** how long a write waits for a locked long-term database */
   busyTimeoutMs?: number;
+  /** whether records go to the long-term database now (database.maxDBdays > 0) */
+  toDisk: () => boolean;
 }
 
 export class QueryWriter {
@@ -34,6 +36,7 @@ export class QueryWriter {
   /** sequence of the last batch of records sent */
   private recordsSeq = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private started = false;
 
   constructor(private readonly o: WriterOptions) {
     this.dir = makeScratchDir();
@@ -60,7 +63,6 @@ export class QueryWriter {
     if (this.started && !this.timer) this.timer = setTimeout(this.flushSoon, 10);
   }
 
-  private started = false;
   private readonly flushSoon = () => {
     this.timer = null;
     this.send();
@@ -78,7 +80,7 @@ export class QueryWriter {
   }
 
   /** Sends what is queued; `toDisk` says whether the long-term database keeps these records. */
-  send(toDisk = this.toDisk()): void {
+  send(toDisk = this.o.toDisk()): void {
     while (this.pending.length) {
       const part = this.pending.length > BATCH ? this.pending.splice(0, BATCH) : this.pending;
       if (part === this.pending) this.pending = [];
@@ -86,9 +88,6 @@ export class QueryWriter {
       this.recordsSeq = this.post({ op: "records", batch, toDisk }, batchTransferables(batch));
     }
   }
-
-  /** Overridden by the owner: whether records go to the long-term database now. */
-  toDisk: () => boolean = () => true;
 
   /**
    * The same without blocking the thread: resolves once every record added so far is readable in
