@@ -230,7 +230,7 @@ export class DomainSetBuilder {
     t.tags = new Uint8Array(0);
     const bloom = new Uint32Array(Math.ceil((n * BLOOM_BITS_PER_NAME) / 32));
     const refBytes = widthOf(this.nodeLen);
-    const comboBytes = Math.min(3, widthOf(this.combos.lists.length - 1));
+    const comboBytes = this.combos.lists.length <= 1 ? 0 : Math.min(3, widthOf(this.combos.lists.length - 1));
     const slots = t.slots;
     const size = slots.length;
     // slots already pointing at a rewritten record (their values are new offsets, not old refs)
@@ -268,7 +268,9 @@ export class DomainSetBuilder {
     const parts = chunks.slice(0, Math.ceil(w / CHUNK)).map((c, i) => c.subarray(0, Math.min(CHUNK, w - i * CHUNK)));
     this.chunks = [];
     const nodes = this.nodes.subarray(0, this.nodeLen);
-    const shape = { count: n, slots, refBytes, comboBytes, bloom, combos: this.combos.lists };
+    const slotBytes = widthOf(w);
+    const shape = { count: n, slots: narrow(slots, slotBytes), slotBytes, refBytes, comboBytes, bloom, combos: this.combos.lists };
+    this.entries.slots = new Uint32Array(0);
     if (!copy) return (this.done = { ...shape, recs: new Uint8Array(0), recsParts: parts, nodes });
     // the build chunks are referenced only from `parts` from here on
     chunks.length = 0;
@@ -300,6 +302,17 @@ function wireOf(chunk: Uint8Array, o: number, len: number, parent: number, nodes
 }
 
 /** bytes needed for values up to `max` */
+/** The table's slots as `bytes` little-endian bytes each. */
+function narrow(slots: Uint32Array, bytes: number): Uint8Array {
+  if (bytes === 4) return new Uint8Array(slots.buffer, slots.byteOffset, slots.byteLength);
+  const out = new Uint8Array(slots.length * bytes);
+  for (let i = 0, o = 0; i < slots.length; i++, o += bytes) {
+    const v = slots[i]!;
+    for (let k = 0; k < bytes; k++) out[o + k] = (v >>> (8 * k)) & 255;
+  }
+  return out;
+}
+
 function widthOf(max: number): number {
   return max < 0x100 ? 1 : max < 0x10000 ? 2 : max < 0x1000000 ? 3 : 4;
 }

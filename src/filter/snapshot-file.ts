@@ -10,12 +10,12 @@ import type { DomainSetShape } from "./domainset.ts";
 export const SET_NAMES = ["gravity", "gravityAbp", "antigravity", "antigravityAbp"] as const;
 export type GravitySets = Record<(typeof SET_NAMES)[number], DomainSetShape>;
 
-const MAGIC = "MOATSNP3";
+const MAGIC = "MOATSNP4";
 const PARTS = ["slots", "recs", "nodes", "bloom"] as const;
 
 interface Header {
   key: string;
-  sets: Record<string, { count: number; refBytes: number; comboBytes: number; combos: number[][]; parts: Record<string, [number, number]> }>;
+  sets: Record<string, { count: number; slotBytes: number; refBytes: number; comboBytes: number; combos: number[][]; parts: Record<string, [number, number]> }>;
 }
 
 export const snapshotFileOf = (gravityDbPath: string) => join(dirname(gravityDbPath), "gravity.snapshot");
@@ -37,7 +37,7 @@ export function writeSnapshotFile(path: string, key: string, sets: GravitySets):
       parts[p] = [at, len];
       at = align8(at + len);
     }
-    header.sets[name] = { count: s.count, refBytes: s.refBytes, comboBytes: s.comboBytes, combos: s.combos, parts };
+    header.sets[name] = { count: s.count, slotBytes: s.slotBytes, refBytes: s.refBytes, comboBytes: s.comboBytes, combos: s.combos, parts };
   }
   let json = Buffer.from(JSON.stringify(header));
   const base = align8(12 + json.length + 64);
@@ -114,10 +114,11 @@ export function readSnapshotFile(path: string, key: string): GravitySets | null 
       const [so, sl] = part("slots"), [ro, rl] = part("recs"), [no, nl] = part("nodes"), [bo, bl] = part("bloom");
       out[name] = {
         count: s.count,
+        slotBytes: s.slotBytes,
         refBytes: s.refBytes,
         comboBytes: s.comboBytes,
         combos: s.combos,
-        slots: new Uint32Array(buf, so, sl / 4),
+        slots: new Uint8Array(buf, so, sl),
         recs: new Uint8Array(buf, ro, rl),
         nodes: new Uint8Array(buf, no, nl),
         bloom: new Uint32Array(buf, bo, bl / 4),

@@ -2,7 +2,7 @@
 // only appends to an array. It keeps the 24 h log (a WAL database on tmpfs that the API reads through
 // its own connection) and the queue for the long-term database, which it writes when told to.
 import { Database } from "bun:sqlite";
-import { setPriority } from "node:os";
+import { lowerThisThread } from "../core/thread-priority.ts";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
 import { decodeBatch } from "./record-batch.ts";
 import { catchUpRollups } from "./rollup.ts";
@@ -79,13 +79,7 @@ function flushDisk(keepSeconds: number, now: number): boolean {
 function handle(m: WriterOp): boolean {
   switch (m.op) {
     case "init": {
-      // The lowest CPU priority for this thread only (on Linux setpriority(0) names the calling thread):
-      // on a busy machine the DNS thread goes first, and the records simply wait a little longer.
-      try {
-        setPriority(19);
-      } catch {
-        // not permitted here: normal priority
-      }
+      lowerThisThread();
       state = new Int32Array(m.state);
       memory = openMemory(m.memoryPath);
       const db = new Database(m.diskPath, { strict: true });

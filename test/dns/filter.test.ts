@@ -45,6 +45,29 @@ test("domain set: every member found, no false positives among 200k non-members,
   expect(set.bytes / N).toBeLessThan(25); // compact: shared suffixes, no per-entry masks (a JS Set: ~143)
 });
 
+test("domain set: one list stores no combo; slots are as narrow as the records allow, and lookups stay exact", () => {
+  // sizes whose record bytes need 1-, 2- and 3-byte slots
+  for (const [n, slotBytes] of [[10, 1], [2000, 2], [30000, 3]] as const) {
+    for (const lists of [[7], [7, 8]]) {
+      const b = new DomainSetBuilder(new ComboTable(), 4);
+      for (let i = 0; i < n; i++) b.add(w(`n${i}.l${i % 3}.example.org`), lists[i % lists.length]!);
+      const shape = b.finish();
+      expect([shape.slotBytes, shape.comboBytes]).toEqual([slotBytes, lists.length === 1 ? 0 : 1]);
+      expect(shape.slots.length % slotBytes).toBe(0);
+      const masks = new Map([[7, Uint32Array.of(1)], [8, Uint32Array.of(2)]]);
+      const set = new DomainSet(resolveCombos(shape, 1, (id) => masks.get(id)));
+      for (let i = 0; i < n; i++) {
+        const x = w(`n${i}.l${i % 3}.example.org`);
+        const list = lists[i % lists.length]!;
+        expect(set.match(x, hashName(x), Uint32Array.of(list === 7 ? 1 : 2))).toBe(list);
+        expect(set.match(x, hashName(x), Uint32Array.of(list === 7 ? 2 : 1))).toBe(-1);
+        const y = w(`n${i}.l${(i + 1) % 3}.example.org`);
+        expect(set.find(y, hashName(y))).toBe(-1);
+      }
+    }
+  }
+});
+
 test("domain set: wire encoding of list names", () => {
   const out = new Uint8Array(300);
   for (const n of ["a.b", "Ads.Example.COM", "x-y_z.example.org.", "a".repeat(63) + ".com"]) expect([...out.subarray(0, encodeWire(n, out))]).toEqual([...nameToWire(n)!]);

@@ -206,3 +206,33 @@ test("sink: import at start restores the last 24 h with the same ids, and new id
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("sink: the writer thread runs at SCHED_IDLE, so it never takes a core the DNS thread wants", async () => {
+  if (process.platform !== "linux") return;
+  // a fresh process, so no writer thread of another test is still winding down
+  const script = `
+    import { readdirSync, readFileSync } from "node:fs";
+    import { Stats } from "${join(import.meta.dir, "../../src/stats/sink.ts")}";
+    import { ConfigStore } from "${join(import.meta.dir, "../../src/config/index.ts")}";
+    import { openQueryDb } from "${join(import.meta.dir, "../../src/db/index.ts")}";
+    // scheduling policy per thread: field 41 of /proc/<pid>/task/<tid>/stat
+    const policies = () => readdirSync("/proc/self/task").map((t) => Number(readFileSync("/proc/self/task/" + t + "/stat", "utf8").split(") ")[1].split(" ")[38]));
+    const before = policies();
+    const disk = openQueryDb(process.argv[2]);
+    const stats = new Stats({ config: new ConfigStore({ file: process.argv[2] + "/pihole.toml", env: {}, hashPassword: (p) => p }), disk, log: () => {} });
+    const after = policies();
+    await stats.stop();
+    console.log(JSON.stringify({ before: before.filter((p) => p === 5).length, after: after.filter((p) => p === 5).length, self: Number(readFileSync("/proc/thread-self/stat", "utf8").split(") ")[1].split(" ")[38]) }));
+  `;
+  const dir = mkdtempSync(join(tmpdir(), "moat-sched-"));
+  try {
+    await Bun.write(join(dir, "check.ts"), script);
+    const p = Bun.spawn([process.execPath, join(dir, "check.ts"), dir], { stdout: "pipe", stderr: "pipe" });
+    const out = await new Response(p.stdout).text();
+    expect(await p.exited).toBe(0);
+    // one more idle thread (the writer), and the thread that answers DNS keeps the normal policy
+    expect(JSON.parse(out)).toEqual({ before: 0, after: 1, self: 0 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
