@@ -58,7 +58,7 @@ export class DnsCache implements Handler {
   }
 
   handle(ctx: QueryContext, next: Next): Pending {
-    if (this.max === 0) return next();
+    if (this.max === 0) return next(ctx);
     const q = ctx.q;
     const key = `${q.name}|${q.qtype}|${q.qclass}|${q.dnssecOk ? 1 : 0}${q.checkingDisabled ? 1 : 0}${q.edns ? 1 : 0}`;
     const e = this.map.get(key);
@@ -81,7 +81,7 @@ export class DnsCache implements Handler {
       this.counters.expired++;
     }
     this.counters.misses++;
-    const r = next();
+    const r = next(ctx);
     return r instanceof Promise ? r.then((a) => this.store(key, ctx, a)) : this.store(key, ctx, r);
   }
 

@@ -32,20 +32,20 @@ export interface QueryContext {
   background: boolean;
 }
 
-/** Calls the rest of the chain, with this query or a copy of it (background refreshes). */
-export type Next = (ctx?: QueryContext) => Pending;
+/** Calls the rest of the chain with this query (or a copy of it: background refreshes). */
+export type Next = (ctx: QueryContext) => Pending;
 
 export interface Handler {
   readonly name: string;
   handle(ctx: QueryContext, next: Next): Pending;
 }
 
-/** Runs the handlers in order; each decides whether to call the next. */
+/** Runs the handlers in order; each decides whether to call the next. The links are made once, not per query. */
 export function chain(handlers: Handler[]): (ctx: QueryContext) => Pending {
-  const run = (i: number, ctx: QueryContext): Pending => {
-    const h = handlers[i];
-    if (!h) return null;
-    return h.handle(ctx, (c = ctx) => run(i + 1, c));
-  };
-  return (ctx) => run(0, ctx);
+  let link: Next = () => null;
+  for (let i = handlers.length - 1; i >= 0; i--) {
+    const h = handlers[i]!, rest = link;
+    link = (ctx) => h.handle(ctx, rest);
+  }
+  return link;
 }

@@ -11,6 +11,7 @@ import { buildReply, setU16 } from "./reply.ts";
 import { RCODE, TYPE, getU16, readName, walkMessage, type Message } from "./wire.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
 import { upstreamBlockStatus } from "./upstream-blocked.ts";
+import { UdpBatcher } from "./udp-batch.ts";
 
 export interface UpstreamStats {
   /** "ip#port" */
@@ -38,6 +39,8 @@ class Upstream {
   readonly pending = new Map<number, PendingQuery>();
   private nextId = Math.floor(Math.random() * 65536);
   private sock: Promise<udp.ConnectedSocket<"uint8array"> | null> | null = null;
+  /** the open socket's batch of outgoing queries (set once the socket is open) */
+  out: UdpBatcher | null = null;
   closed = false;
   constructor(readonly ip: string, readonly port: number, readonly name: string) {}
 
@@ -49,7 +52,10 @@ class Upstream {
       binaryType: "uint8array",
       connect: { hostname: this.ip, port: this.port },
       socket: { data: (_s, buf) => this.onAnswer(buf), error: () => {} },
-    }).catch(() => {
+    }).then((s) => {
+      this.out = new UdpBatcher((q) => s.sendMany(q as Uint8Array[]), true);
+      return s;
+    }, () => {
       this.sock = null; // no route now (no IPv6, say): try again next time
       return null;
     });
@@ -85,6 +91,8 @@ class Upstream {
     this.closed = true;
     for (const p of this.pending.values()) p.resolve(null);
     this.pending.clear();
+    this.out?.flush();
+    this.out = null;
     void this.sock?.then((s) => s?.close());
     this.sock = null;
   }
@@ -220,20 +228,17 @@ export class Forwarder implements Handler {
   }
 
   private async viaUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
-    const sock = await up.socket();
-    if (!sock || up.closed) return null;
+    // no wait once the socket is open (the common case)
+    if (!up.out && !(await up.socket())) return null;
+    const out = up.out;
+    if (!out || up.closed) return null;
     const id = up.freeId();
     const msg = ctx.query.slice();
     setU16(msg, 0, id);
     return new Promise((resolve) => {
       up.pending.set(id, { resolve, deadline: performance.now() + this.opts.timeoutMs });
       this.sweepSoon();
-      try {
-        sock.send(msg);
-      } catch {
-        up.pending.delete(id);
-        resolve(null);
-      }
+      out.send(msg);
     });
   }
 

@@ -43,7 +43,7 @@ export class LocalHandler implements Handler {
     const name = q.name;
     const t = this.t;
     const dns = this.config.current.dns;
-    if (q.qclass !== 1) return next();
+    if (q.qclass !== 1) return next(ctx);
 
     const cname = t.cnames.get(name);
     if (cname) {
@@ -76,7 +76,7 @@ export class LocalHandler implements Handler {
     }
     if (dns.domain.local && t.domain && (name === t.domain || name.endsWith(`.${t.domain}`)) && !revServerFor(revServers(dns.revServers), name)) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     if (dns.domainNeeded && name !== "" && !name.includes(".")) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
-    return next();
+    return next(ctx);
   }
 
   private addresses(ctx: QueryContext, v4: Uint8Array[], v6: Uint8Array[]): Uint8Array {

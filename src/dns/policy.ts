@@ -19,14 +19,14 @@ export class PolicyHandler implements Handler {
   constructor(private readonly config: ConfigStore, private readonly blocking: BlockingSwitch) {}
 
   handle(ctx: QueryContext, next: Next): Pending {
-    if (!this.blocking.active) return next();
+    if (!this.blocking.active) return next(ctx);
     const dns = this.config.current.dns;
     const snap = ctx.snapshot;
     const groups = snap.clients.groupsOf(ctx.client);
     const { q } = ctx;
     const h = hashName(q.wire);
 
-    if (matchExact(snap.allowExact, q.wire, h, groups) >= 0 || matchRegex(snap.allowRegex, q.name, q.qtype, groups)) return next();
+    if (matchExact(snap.allowExact, q.wire, h, groups) >= 0 || matchRegex(snap.allowRegex, q.name, q.qtype, groups)) return next(ctx);
 
     const special = this.special(q.name, q.qtype, dns.specialDomains);
     if (special !== null) {
@@ -46,9 +46,9 @@ export class PolicyHandler implements Handler {
       ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
       return blockedReply(ctx, dns, v.reason, v.reply);
     }
-    if (v?.allow || !dns.CNAMEdeepInspect) return next();
+    if (v?.allow || !dns.CNAMEdeepInspect) return next(ctx);
 
-    const r = next();
+    const r = next(ctx);
     return r instanceof Promise ? r.then((a) => this.inspect(ctx, a, groups)) : this.inspect(ctx, r, groups);
   }
 

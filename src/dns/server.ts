@@ -99,15 +99,17 @@ export class DnsServer implements DnsHandle {
    */
   private async listen(port: number): Promise<void> {
     const batchers = new WeakMap<udp.Socket<"uint8array">, UdpBatcher>();
+    const batcherOf = (sock: udp.Socket<"uint8array">) => {
+      let b = batchers.get(sock);
+      if (!b) batchers.set(sock, (b = new UdpBatcher((q) => sock.sendMany(q))));
+      return b;
+    };
     const onUdp = (sock: udp.Socket<"uint8array">, buf: Uint8Array, rport: number, addr: string) => {
       const client = normalizeIp(addr);
       const r = this.handle(buf, client, false);
-      if (r instanceof Promise) r.then((a) => a && sock.send(a, rport, addr), () => {});
-      else if (r) {
-        let b = batchers.get(sock);
-        if (!b) batchers.set(sock, (b = new UdpBatcher(sock)));
-        b.send(r, rport, addr);
-      }
+      // forwarded answers come back in bursts too (one upstream datagram batch): they leave batched as well
+      if (r instanceof Promise) r.then((a) => a && batcherOf(sock).send(a, rport, addr), () => {});
+      else if (r) batcherOf(sock).send(r, rport, addr);
     };
     const tcpHandlers = this.tcpHandlers();
     const dns = this.rt.config.current.dns;

@@ -1,19 +1,23 @@
-// UDP answers leave in batches: the answers computed while the event loop works through one burst of
-// datagrams go out in one sendmmsg (Bun's sendMany) instead of one system call each. The batch is
-// flushed at the end of the loop turn, or at once when it is full, so no answer waits longer.
-import type { udp } from "bun";
+// UDP packets leave in batches: the answers (and the queries to upstreams) made while the event loop
+// works through one burst of datagrams go out in one sendmmsg (Bun's sendMany) instead of one system
+// call each. The batch is flushed at the end of the loop turn, or at once when it is full, so no
+// packet waits longer.
 
 const MAX_BATCH = 64;
 
+type Packets = Array<Uint8Array | number | string>;
+
 export class UdpBatcher {
-  private queue: Array<Uint8Array | number | string> = [];
+  private queue: Packets = [];
   private scheduled = false;
 
-  constructor(private readonly sock: udp.Socket<"uint8array">) {}
+  /** `sendMany`: the socket's; `connected`: packets are data alone (a connected socket), else data, port, address */
+  constructor(private readonly sendMany: (packets: Packets) => number, private readonly connected = false) {}
 
-  send(data: Uint8Array, port: number, addr: string): void {
-    this.queue.push(data, port, addr);
-    if (this.queue.length >= MAX_BATCH * 3) this.flush();
+  send(data: Uint8Array, port = 0, addr = ""): void {
+    if (this.connected) this.queue.push(data);
+    else this.queue.push(data, port, addr);
+    if (this.queue.length >= MAX_BATCH * (this.connected ? 1 : 3)) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.flush);
@@ -26,9 +30,9 @@ export class UdpBatcher {
     const q = this.queue;
     this.queue = [];
     try {
-      this.sock.sendMany(q);
+      this.sendMany(q);
     } catch {
-      // a closed socket or an unreachable client: those answers are lost, as a plain send's would be
+      // a closed socket or an unreachable peer: those packets are lost, as a plain send's would be
     }
   };
 }
