@@ -11,48 +11,59 @@ import { RCODE, TYPE, nameToWire } from "./wire.ts";
 const ZERO4 = new Uint8Array(4);
 const ZERO6 = new Uint8Array(16);
 
+/** EDE 15 per reason text, made once (a blocked query must not cost an object for it). */
+const edeOf = new Map<string, Ede>();
+function blockedEde(text: string): Ede {
+  let e = edeOf.get(text);
+  if (!e) edeOf.set(text, (e = { code: 15, text }));
+  return e;
+}
+
 export function blockedReply(ctx: QueryContext, dns: Config["dns"], reason: string, override: RegexReply | null = null): Uint8Array {
-  const { q, query } = ctx;
-  const ttl = dns.blockTTL;
-  const ede: Ede | null = dns.blocking.edns === "NONE" ? null : { code: 15, text: dns.blocking.edns === "TEXT" ? reason : "" };
-  const reply = (rcode: number, answers: RR[], type: number) => {
-    ctx.reply = type;
-    return buildReply(query, q, rcode, answers, [], ede);
-  };
-  const nodata = () => reply(RCODE.NOERROR, [], Reply.NODATA);
-  const nx = () => reply(RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
-  const ip = (v4: Uint8Array | null, v6: Uint8Array | null) => {
-    if (q.qtype === TYPE.A && v4) return reply(RCODE.NOERROR, [{ type: TYPE.A, ttl, data: v4 }], Reply.IP);
-    if (q.qtype === TYPE.AAAA && v6) return reply(RCODE.NOERROR, [{ type: TYPE.AAAA, ttl, data: v6 }], Reply.IP);
-    return nodata();
-  };
-  const own = (fam: 4 | 6): Uint8Array | null => {
-    const b = dns.reply.blocking;
-    if (fam === 4 && b.force4 && b.IPv4) return ipv4Bytes(b.IPv4);
-    if (fam === 6 && b.force6 && b.IPv6) return ipv6Bytes(b.IPv6);
-    const a = localAddressFor(ctx.client, fam);
-    return a ? (fam === 4 ? ipv4Bytes(a) : ipv6Bytes(a)) : null;
-  };
+  const { q } = ctx;
+  const ede = dns.blocking.edns === "NONE" ? null : blockedEde(dns.blocking.edns === "TEXT" ? reason : "");
   if (override) {
     switch (override.kind) {
-      case "NXDOMAIN": return nx();
-      case "NODATA": return nodata();
-      case "REFUSED": return reply(RCODE.REFUSED, [], Reply.REFUSED);
-      case "NONE": return ip(ZERO4, ZERO6);
-      case "IP": return ip(own(4), own(6));
-      case "ADDR": return ip(override.v4 ? ipv4Bytes(override.v4) : null, override.v6 ? ipv6Bytes(override.v6) : null);
+      case "NXDOMAIN": return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
+      case "NODATA": return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+      case "REFUSED": return reply(ctx, ede, RCODE.REFUSED, Reply.REFUSED);
+      case "NONE": return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
+      case "IP": return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
+      case "ADDR": return addressReply(ctx, ede, dns.blockTTL, override.v4 ? ipv4Bytes(override.v4) : null, override.v6 ? ipv6Bytes(override.v6) : null);
       case "CNAME": {
         const target = nameToWire(override.target);
-        if (!target) return nodata();
-        return reply(RCODE.NOERROR, [{ type: TYPE.CNAME, ttl, data: target }], Reply.CNAME);
+        if (!target) return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+        return reply(ctx, ede, RCODE.NOERROR, Reply.CNAME, [{ type: TYPE.CNAME, ttl: dns.blockTTL, data: target }]);
       }
     }
   }
   switch (dns.blocking.mode) {
-    case "NX": return nx();
-    case "NODATA": return nodata();
-    case "IP": return ip(own(4), own(6));
-    case "IP_NODATA_AAAA": return ip(own(4), null);
-    default: return ip(ZERO4, ZERO6);
+    case "NX": return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
+    case "NODATA": return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+    case "IP": return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
+    case "IP_NODATA_AAAA": return addressReply(ctx, ede, dns.blockTTL, q.qtype === TYPE.A ? ownAddress(ctx, dns, 4) : null, null);
+    default: return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
   }
+}
+
+function reply(ctx: QueryContext, ede: Ede | null, rcode: number, type: number, answers?: RR[]): Uint8Array {
+  ctx.reply = type;
+  return buildReply(ctx.query, ctx.q, rcode, answers, undefined, ede);
+}
+
+/** An A or AAAA answer with the address of the query's family, else NODATA. */
+function addressReply(ctx: QueryContext, ede: Ede | null, ttl: number, v4: Uint8Array | null, v6: Uint8Array | null): Uint8Array {
+  const qtype = ctx.q.qtype;
+  if (qtype === TYPE.A && v4) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, [{ type: TYPE.A, ttl, data: v4 }]);
+  if (qtype === TYPE.AAAA && v6) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, [{ type: TYPE.AAAA, ttl, data: v6 }]);
+  return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+}
+
+/** The appliance's own address of a family: the configured one, else the interface the client reaches. */
+function ownAddress(ctx: QueryContext, dns: Config["dns"], fam: 4 | 6): Uint8Array | null {
+  const b = dns.reply.blocking;
+  if (fam === 4 && b.force4 && b.IPv4) return ipv4Bytes(b.IPv4);
+  if (fam === 6 && b.force6 && b.IPv6) return ipv6Bytes(b.IPv6);
+  const a = localAddressFor(ctx.client, fam);
+  return a ? (fam === 4 ? ipv4Bytes(a) : ipv6Bytes(a)) : null;
 }

@@ -35,12 +35,21 @@ export function localAddressFor(client: string, family: 4 | 6): string | null {
   return list.find((a) => !a.internal)?.address ?? list[0]?.address ?? null;
 }
 
+/** isLocalClient's answers for the current address list (asked for every query of every client). */
+let localMemo: { list: IfAddr[]; byClient: Map<string, boolean> } | null = null;
+
 /** Whether a client is loopback or on a subnet of one of our interfaces (listeningMode LOCAL). */
 export function isLocalClient(client: string): boolean {
   if (client.startsWith("127.") || client === "::1") return true;
-  const bytes = ipTo16(client);
-  if (!bytes) return false;
-  return interfaceAddresses().some((a) => a.cidr && inCidr(bytes, a.cidr));
+  const list = interfaceAddresses();
+  if (localMemo?.list !== list) localMemo = { list, byClient: new Map() };
+  let local = localMemo.byClient.get(client);
+  if (local === undefined) {
+    const bytes = ipTo16(client);
+    local = bytes !== null && list.some((a) => a.cidr && inCidr(bytes, a.cidr));
+    if (localMemo.byClient.size < 4096) localMemo.byClient.set(client, local);
+  }
+  return local;
 }
 
 export function isOwnAddress(ip: string): boolean {

@@ -28,25 +28,31 @@ function edeBytes(text: string): Uint8Array {
   return b;
 }
 
+const NO_RECORDS: readonly RR[] = Object.freeze([]);
+
 /** A reply to `q` with the given rcode and answer/authority records, plus an OPT when the client sent one. */
-export function buildReply(query: Uint8Array, q: Question, rcode: number, answers: RR[] = [], authority: RR[] = [], ede?: Ede | null): Uint8Array {
-  let size = q.end + 11;
-  for (const r of answers) size += (r.owner?.length ?? 2) + 10 + r.data.length;
-  for (const r of authority) size += (r.owner?.length ?? 2) + 10 + r.data.length;
-  const edeText = ede ? edeBytes(ede.text) : null;
-  if (edeText) size += 6 + edeText.length;
+export function buildReply(query: Uint8Array, q: Question, rcode: number, answers: readonly RR[] = NO_RECORDS, authority: readonly RR[] = NO_RECORDS, ede?: Ede | null): Uint8Array {
+  // sized exactly and filled without temporary views or arrays: this runs for every local answer
+  let size = q.end;
+  for (let i = 0; i < answers.length; i++) size += rrSize(answers[i]!);
+  for (let i = 0; i < authority.length; i++) size += rrSize(authority[i]!);
+  const edeText = q.edns && ede ? edeBytes(ede.text) : null;
+  if (q.edns) size += 11 + (edeText ? 6 + edeText.length : 0);
   const out = new Uint8Array(size);
-  out.set(query.subarray(0, q.end));
+  for (let i = 0; i < q.end; i++) out[i] = query[i]!;
   out[2] = ((QR | (q.flags & (RD | 0x7800))) >> 8) & 0xff;
   out[3] = (RA | (q.flags & CD) | (rcode & 0xf)) & 0xff;
   setU16(out, 6, answers.length);
   setU16(out, 8, authority.length);
   setU16(out, 10, q.edns ? 1 : 0);
   let o = q.end;
-  for (const r of [...answers, ...authority]) o = writeRR(out, o, r);
-  if (q.edns) o = writeOpt(out, o, q.dnssecOk, ede ?? null, edeText);
-  return out.subarray(0, o);
+  for (let i = 0; i < answers.length; i++) o = writeRR(out, o, answers[i]!);
+  for (let i = 0; i < authority.length; i++) o = writeRR(out, o, authority[i]!);
+  if (q.edns) writeOpt(out, o, q.dnssecOk, edeText ? ede! : null, edeText);
+  return out;
 }
+
+const rrSize = (r: RR) => (r.owner?.length ?? 2) + 10 + r.data.length;
 
 function writeRR(out: Uint8Array, o: number, r: RR): number {
   if (r.owner) {

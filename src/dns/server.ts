@@ -250,16 +250,17 @@ export class DnsServer implements DnsHandle {
       this.rt.log("error", `query ${q.name}: ${(e as Error).message}`);
       r = buildReply(buf, q, RCODE.SERVFAIL);
     }
-    const finish = (a: Answer): Answer => {
-      if (!a) return a;
-      this.record(ctx);
-      return tcp ? a : truncateFor(a, q);
-    };
-    if (r instanceof Promise) return r.then(finish, (e) => {
+    if (r instanceof Promise) return r.then((a) => this.finish(ctx, a), (e) => {
       this.rt.log("error", `query ${q.name}: ${(e as Error).message}`);
       return buildReply(buf, q, RCODE.SERVFAIL);
     });
-    return finish(r);
+    return this.finish(ctx, r);
+  }
+
+  private finish(ctx: QueryContext, a: Answer): Answer {
+    if (!a) return a;
+    this.record(ctx);
+    return ctx.tcp ? a : truncateFor(a, ctx.q);
   }
 
   /** Answers by origin since start, as dnsmasq counts them (/api/info/metrics `replies`). */

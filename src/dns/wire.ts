@@ -42,6 +42,24 @@ export class WireError extends Error {
 const u16 = (b: Uint8Array, o: number) => (b[o]! << 8) | b[o + 1]!;
 const u32 = (b: Uint8Array, o: number) => ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
 
+/** Scratch for a question name's text: labels are ≤ 63 bytes and a name ≤ 255, dots included. */
+const NAME_TEXT = Buffer.alloc(256) as Buffer & { latin1Slice(start: number, end: number): string };
+
+/** The text of the plain-label name at `o`, lowercase, with any byte other than a printable non-dot escaped as \DDD. */
+function escapedName(buf: Uint8Array, o: number): string {
+  let name = "";
+  for (let len = buf[o]!; len !== 0; o += len + 1, len = buf[o]!) {
+    if (name.length) name += ".";
+    for (let i = o + 1; i <= o + len; i++) {
+      let c = buf[i]!;
+      if (c >= 65 && c <= 90) c += 32;
+      // names are mostly plain; other bytes are escaped so a name string is always unambiguous
+      name += c > 32 && c < 127 && c !== 46 && c !== 92 ? String.fromCharCode(c) : `\\${c.toString().padStart(3, "0")}`;
+    }
+  }
+  return name;
+}
+
 /** Parses a query. Throws WireError(null) for packets to drop, WireError(rcode) for ones to refuse. */
 export function parseQuery(buf: Uint8Array): Question {
   if (buf.length < 12) throw new WireError(null);
@@ -54,8 +72,11 @@ export function parseQuery(buf: Uint8Array): Question {
   const arcount = u16(buf, 10);
   // the name: plain labels only (compression in a question is not something resolvers send)
   let o = 12;
-  let name = "";
   const labels: number[] = [];
+  // the name's text is made in one step from NAME_TEXT (a string per character would be ~20
+  // strings a query for the collector); any byte that needs an escape takes the slow path
+  let n = 0;
+  let plain = true;
   for (;;) {
     if (o >= buf.length) throw new WireError(RCODE.FORMERR);
     const len = buf[o]!;
@@ -63,16 +84,17 @@ export function parseQuery(buf: Uint8Array): Question {
     if (len > 63) throw new WireError(RCODE.FORMERR);
     if (o + 1 + len > buf.length) throw new WireError(RCODE.FORMERR);
     labels.push(o - 12);
-    if (name.length) name += ".";
+    if (n) NAME_TEXT[n++] = 46;
     for (let i = o + 1; i <= o + len; i++) {
       let c = buf[i]!;
       if (c >= 65 && c <= 90) c += 32;
-      // names are mostly plain; other bytes are escaped so a name string is always unambiguous
-      name += c > 32 && c < 127 && c !== 46 && c !== 92 ? String.fromCharCode(c) : `\\${c.toString().padStart(3, "0")}`;
+      if (c <= 32 || c >= 127 || c === 46 || c === 92) plain = false;
+      NAME_TEXT[n++] = c;
     }
     o += 1 + len;
     if (o - 12 > 254) throw new WireError(RCODE.FORMERR);
   }
+  const name = plain ? NAME_TEXT.latin1Slice(0, n) : escapedName(buf, 12);
   o++;
   if (o + 4 > buf.length) throw new WireError(RCODE.FORMERR);
   const wire = buf.slice(12, o);

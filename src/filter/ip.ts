@@ -2,9 +2,18 @@
 import { isIP } from "node:net";
 import { ipv4Bytes, ipv6Bytes } from "../dns/reply.ts";
 
+/** Recent results of normalizeIp: a network has few clients, and a new string per query is garbage. */
+const normalized = new Map<string, string>();
+
 /** Strips the IPv4-mapped prefix a dual-stack socket reports ("::ffff:127.0.0.2" → "127.0.0.2"). */
 export function normalizeIp(ip: string): string {
-  return ip.startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip;
+  if (!ip.startsWith("::ffff:")) return ip;
+  let v = normalized.get(ip);
+  if (v === undefined) {
+    if (normalized.size >= 4096) normalized.clear();
+    normalized.set(ip, (v = ip.includes(".") ? ip.slice(7) : ip));
+  }
+  return v;
 }
 
 export function ipTo16(ip: string): Uint8Array | null {

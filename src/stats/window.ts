@@ -56,6 +56,7 @@ export function isCached(status: number): boolean {
 
 export class QueryWindow {
   private readonly ring = new RecordRing();
+  private readonly entry: RingEntry = { time: 0, replyTime: 0, type: 0, status: 0, reply: 0, domain: "", client: "", upstream: null };
   total = 0;
   blocked = 0;
   forwarded = 0;
@@ -86,7 +87,17 @@ export class QueryWindow {
     // the ring keeps reply times as 32-bit floats: count the same value that will be taken out again
     const replyTime = Math.fround(r.replyTime);
     const c = this.count(r.time, r.status, r.type, r.reply, r.domain, r.client, r.upstream, replyTime, 1);
-    this.ring.push({ time: r.time, replyTime, type: r.type, status: r.status, reply: r.reply, domain: c.domain, client: c.client, upstream: c.upstream });
+    // one entry object reused: push copies it into the ring's columns
+    const e = this.entry;
+    e.time = r.time;
+    e.replyTime = replyTime;
+    e.type = r.type;
+    e.status = r.status;
+    e.reply = r.reply;
+    e.domain = c.domain;
+    e.client = c.client;
+    e.upstream = c.upstream;
+    this.ring.push(e);
     const lt = this.lifetime;
     lt.total++;
     lt.status[r.status] = (lt.status[r.status] ?? 0) + 1;

@@ -101,6 +101,13 @@ test("wire: question parsed case-insensitively, bad packets rejected with the ri
   expect([...q.wire]).toEqual([...w("mixed.example.com")]);
   expect(q.labels).toEqual([0, 6, 14]);
   expect([q.qtype, q.edns, q.dnssecOk, q.udpSize]).toEqual([28, true, true, 4096]);
+  // bytes other than printable non-dots are escaped as \DDD, so the text stays unambiguous
+  const odd = encodeQuery("x.example");
+  // the first label "x" becomes the 3 bytes "A", ".", NUL
+  const raw = new Uint8Array([...odd.subarray(0, 12), 3, 0x41, 0x2e, 0x00, ...odd.subarray(14)]);
+  expect(parseQuery(raw).name).toBe("a\\046\\000.example");
+  const spaced = new Uint8Array([...odd.subarray(0, 12), 3, 0x61, 0x20, 0x5c, ...odd.subarray(14)]);
+  expect(parseQuery(spaced).name).toBe("a\\032\\092.example");
   const bad = encodeQuery("a.b");
   bad[2] = bad[2]! | 0x80;
   expect(() => parseQuery(bad)).toThrow(WireError);
