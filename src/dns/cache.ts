@@ -34,6 +34,18 @@ export interface CacheCounters {
 
 const EXTERNAL_BLOCKED = new Set([Status.EXTERNAL_BLOCKED_IP, Status.EXTERNAL_BLOCKED_NULL, Status.EXTERNAL_BLOCKED_NXRA, Status.EXTERNAL_BLOCKED_EDE15]);
 
+/** The key's part after the name, per type/class/flags: made once, so a lookup builds one string. */
+const suffixes = new Map<number, string>();
+function keySuffix(qtype: number, qclass: number, dnssecOk: boolean, cd: boolean, edns: boolean): string {
+  const k = (((qclass * 65536 + qtype) * 2 + (dnssecOk ? 1 : 0)) * 2 + (cd ? 1 : 0)) * 2 + (edns ? 1 : 0);
+  let s = suffixes.get(k);
+  if (s === undefined) {
+    s = `|${qtype}|${qclass}|${dnssecOk ? 1 : 0}${cd ? 1 : 0}${edns ? 1 : 0}`;
+    if (suffixes.size < 4096) suffixes.set(k, s);
+  }
+  return s;
+}
+
 /** Answers served stale carry this TTL (RFC 8767 suggests 30 s). */
 const STALE_TTL = 30;
 
@@ -60,7 +72,7 @@ export class DnsCache implements Handler {
   handle(ctx: QueryContext, next: Next): Pending {
     if (this.max === 0) return next(ctx);
     const q = ctx.q;
-    const key = `${q.name}|${q.qtype}|${q.qclass}|${q.dnssecOk ? 1 : 0}${q.checkingDisabled ? 1 : 0}${q.edns ? 1 : 0}`;
+    const key = q.name + keySuffix(q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns);
     const e = this.map.get(key);
     if (e && !ctx.background) {
       const age = Math.floor((this.now() - e.storedAt) / 1000);
@@ -82,7 +94,12 @@ export class DnsCache implements Handler {
     }
     this.counters.misses++;
     const r = next(ctx);
-    return r instanceof Promise ? r.then((a) => this.store(key, ctx, a)) : this.store(key, ctx, r);
+    return r instanceof Promise ? this.storeLater(key, ctx, r) : this.store(key, ctx, r);
+  }
+
+  // apart from handle(): a closure there would cost every query, hit or not, its captured variables
+  private storeLater(key: string, ctx: QueryContext, r: Promise<Answer>): Promise<Answer> {
+    return r.then((a) => this.store(key, ctx, a));
   }
 
   private refresh(ctx: QueryContext, next: Next, key: string, e: Entry): void {
@@ -113,7 +130,8 @@ export class DnsCache implements Handler {
     if (!a || !m) return a;
     const ttl = cacheTtl(m, a);
     if (ttl === null || ttl <= 0) return a;
-    const ttlAts = m.records.filter((r) => r.type !== TYPE.OPT).map((r) => r.ttlAt);
+    const ttlAts: number[] = [];
+    for (const r of m.records) if (r.type !== TYPE.OPT) ttlAts.push(r.ttlAt);
     if (this.map.has(key)) this.map.delete(key);
     else if (this.map.size >= this.max) this.evictOldest();
     this.map.set(key, { wire: a.slice(), storedAt: this.now(), ttl, ttlAts, reply: ctx.reply, upstream: ctx.upstream, cnameChain: ctx.cnameChain,
@@ -133,8 +151,9 @@ export class DnsCache implements Handler {
 /** How long an answer may be cached: the smallest TTL, or for negative answers the SOA's (RFC 2308). */
 export function cacheTtl(m: Message, a: Uint8Array): number | null {
   if (m.flags & 0x0200) return null; // truncated
-  const answers = m.records.filter((r) => r.section === 0);
-  if (m.rcode === RCODE.NOERROR && answers.length > 0) return Math.min(...answers.map((r) => r.ttl));
+  let min = Infinity;
+  for (const r of m.records) if (r.section === 0 && r.ttl < min) min = r.ttl;
+  if (m.rcode === RCODE.NOERROR && min !== Infinity) return min;
   if (m.rcode !== RCODE.NOERROR && m.rcode !== RCODE.NXDOMAIN) return null;
   const soa = m.records.find((r) => r.section === 1 && r.type === TYPE.SOA);
   if (!soa || soa.rdlen < 22) return null;

@@ -156,7 +156,7 @@ export class Forwarder implements Handler {
   private route(name: string): Upstream[] {
     const list = this.opts.revServers?.() ?? [];
     const rule = revServerFor(revServers(list), name);
-    if (!rule) return [...this.ups].sort((a, b) => score(a) - score(b));
+    if (!rule) return this.ups.length === 1 ? this.ups : [...this.ups].sort((a, b) => score(a) - score(b));
     const key = `${rule.ip}#${rule.port}`;
     let up = this.conditional.get(key) ?? this.ups.find((u) => u.name === key);
     if (!up) this.conditional.set(key, (up = new Upstream(rule.ip, rule.port, key)));
@@ -174,35 +174,42 @@ export class Forwarder implements Handler {
     return this.forward(ctx);
   }
 
-  private async forward(ctx: QueryContext): Promise<Uint8Array> {
-    const order = this.route(ctx.q.name);
-    for (let i = 0; i < Math.min(this.opts.attempts, order.length); i++) {
-      const up = order[i]!;
-      const t0 = performance.now();
-      up.count++;
-      let a = await this.viaUdp(up, ctx);
-      if (a && getU16(a, 2) & 0x0200) a = await this.viaTcp(up, ctx.query);
-      const ms = performance.now() - t0;
-      const m = a && walkMessage(a);
-      if (!a || !m || !sameQuestion(a, ctx)) {
-        up.failed++;
-        up.smoothed = up.smoothed * 0.5 + this.opts.timeoutMs * 0.5 + 1;
-        continue;
-      }
-      if (m.rcode === RCODE.SERVFAIL || m.rcode === RCODE.REFUSED) {
-        // a broken or refusing upstream: try the next one, but remember this answer as a last resort
-        up.answered++;
-        up.totalMs += ms;
-        if (i + 1 < Math.min(this.opts.attempts, order.length)) continue;
-      }
-      up.answered++;
-      up.totalMs += ms;
-      up.smoothed = up.smoothed === 0 ? ms : up.smoothed * 0.8 + ms * 0.2;
-      return this.accept(ctx, a, m, up);
+  private forward(ctx: QueryContext): Promise<Uint8Array> {
+    return this.attempt(ctx, this.route(ctx.q.name), 0);
+  }
+
+  // Promise steps rather than an async loop: an async function keeps its locals in heap scopes,
+  // a dozen objects a query more for the collector.
+  private attempt(ctx: QueryContext, order: Upstream[], i: number): Promise<Uint8Array> {
+    if (i >= Math.min(this.opts.attempts, order.length)) {
+      ctx.status = Status.FORWARDED;
+      ctx.reply = Reply.SERVFAIL;
+      return Promise.resolve(buildReply(ctx.query, ctx.q, RCODE.SERVFAIL));
     }
-    ctx.status = Status.FORWARDED;
-    ctx.reply = Reply.SERVFAIL;
-    return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL);
+    const up = order[i]!;
+    const t0 = performance.now();
+    up.count++;
+    return this.viaUdp(up, ctx).then((a) =>
+      a && getU16(a, 2) & 0x0200 ? this.viaTcp(up, ctx.query).then((t) => this.judged(ctx, order, i, t0, t)) : this.judged(ctx, order, i, t0, a),
+    );
+  }
+
+  /** The answer of attempt `i`: accepted, or the next attempt. */
+  private judged(ctx: QueryContext, order: Upstream[], i: number, t0: number, a: Uint8Array | null): Uint8Array | Promise<Uint8Array> {
+    const up = order[i]!;
+    const ms = performance.now() - t0;
+    const m = a && walkMessage(a);
+    if (!a || !m || !sameQuestion(a, ctx)) {
+      up.failed++;
+      up.smoothed = up.smoothed * 0.5 + this.opts.timeoutMs * 0.5 + 1;
+      return this.attempt(ctx, order, i + 1);
+    }
+    up.answered++;
+    up.totalMs += ms;
+    // a broken or refusing upstream: try the next one; its answer stands only when none is left
+    if ((m.rcode === RCODE.SERVFAIL || m.rcode === RCODE.REFUSED) && i + 1 < Math.min(this.opts.attempts, order.length)) return this.attempt(ctx, order, i + 1);
+    up.smoothed = up.smoothed === 0 ? ms : up.smoothed * 0.8 + ms * 0.2;
+    return this.accept(ctx, a, m, up);
   }
 
   private accept(ctx: QueryContext, a: Uint8Array, m: Message, up: Upstream): Uint8Array {
@@ -215,23 +222,24 @@ export class Forwarder implements Handler {
     ctx.upstream = up.name;
     ctx.upstreamMessage = m;
     ctx.reply = replyType(m);
-    const cnames = m.records.filter((r) => r.section === 0 && r.type === TYPE.CNAME);
-    if (cnames.length) {
-      const chain: string[] = [];
-      for (const r of cnames) {
-        const t = readName(a, r.rdata);
-        if (t) chain.push(t);
-      }
-      ctx.cnameChain = chain;
+    let chain: string[] | null = null;
+    for (const r of m.records) {
+      if (r.section !== 0 || r.type !== TYPE.CNAME) continue;
+      const t = readName(a, r.rdata);
+      if (t) (chain ??= []).push(t);
     }
+    if (chain) ctx.cnameChain = chain;
     return out;
   }
 
-  private async viaUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
+  private viaUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
     // no wait once the socket is open (the common case)
-    if (!up.out && !(await up.socket())) return null;
+    return up.out ? this.sendUdp(up, ctx) : up.socket().then((s) => (s ? this.sendUdp(up, ctx) : null));
+  }
+
+  private sendUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
     const out = up.out;
-    if (!out || up.closed) return null;
+    if (!out || up.closed) return NO_ANSWER;
     const id = up.freeId();
     const msg = ctx.query.slice();
     setU16(msg, 0, id);
@@ -297,16 +305,24 @@ export class Forwarder implements Handler {
   }
 }
 
+const NO_ANSWER: Promise<Uint8Array | null> = Promise.resolve(null);
+
 function score(u: Upstream): number {
   // untried servers get a chance early, so a fast new one is found
   return u.count === 0 ? 0 : u.smoothed;
 }
 
+/** The answer's question is the one asked: the same name (in any case), type and class, byte for byte. */
 function sameQuestion(a: Uint8Array, ctx: QueryContext): boolean {
   if (getU16(a, 4) !== 1) return false;
-  const name = readName(a, 12);
-  const asked = ctx.q.name;
-  return name !== null && name === (asked.includes("\\") ? asked.replace(/\\(\d{3})/g, (_m, d: string) => String.fromCharCode(Number(d))) : asked);
+  const wire = ctx.q.wire; // lowercase
+  if (a.length < 12 + wire.length + 4) return false;
+  for (let i = 0; i < wire.length; i++) {
+    const c = a[12 + i]!;
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== wire[i]) return false;
+  }
+  const o = 12 + wire.length;
+  return getU16(a, o) === ctx.q.qtype && getU16(a, o + 2) === ctx.q.qclass;
 }
 
 export function replyType(m: Message): number {
@@ -318,7 +334,7 @@ export function replyType(m: Message): number {
     case RCODE.NOERROR: break;
     default: return Reply.OTHER;
   }
-  const first = m.records.find((r) => r.section === 0);
+  const first = m.records.length && m.records[0]!.section === 0 ? m.records[0]! : null;
   if (!first) return Reply.NODATA;
   if (first.type === TYPE.CNAME) return Reply.CNAME;
   if (first.type === TYPE.A || first.type === TYPE.AAAA) return Reply.IP;

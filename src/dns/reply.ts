@@ -122,7 +122,7 @@ export function adoptAnswer(answer: Uint8Array, query: Uint8Array, q: Question):
   out[0] = query[0]!;
   out[1] = query[1]!;
   // same question length is guaranteed when the name matched case-insensitively
-  if (getU16(answer, 4) === 1 && out.length >= q.end) out.set(query.subarray(12, q.end), 12);
+  if (getU16(answer, 4) === 1 && out.length >= q.end) for (let i = 12; i < q.end; i++) out[i] = query[i]!;
   return out;
 }
 

@@ -250,11 +250,15 @@ export class DnsServer implements DnsHandle {
       this.rt.log("error", `query ${q.name}: ${(e as Error).message}`);
       r = buildReply(buf, q, RCODE.SERVFAIL);
     }
-    if (r instanceof Promise) return r.then((a) => this.finish(ctx, a), (e) => {
-      this.rt.log("error", `query ${q.name}: ${(e as Error).message}`);
-      return buildReply(buf, q, RCODE.SERVFAIL);
+    return r instanceof Promise ? this.finishLater(ctx, r) : this.finish(ctx, r);
+  }
+
+  // apart from handle(): a closure there would cost every query its captured variables
+  private finishLater(ctx: QueryContext, r: Promise<Answer>): Promise<Answer> {
+    return r.then((a) => this.finish(ctx, a), (e) => {
+      this.rt.log("error", `query ${ctx.q.name}: ${(e as Error).message}`);
+      return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL);
     });
-    return this.finish(ctx, r);
   }
 
   private finish(ctx: QueryContext, a: Answer): Answer {

@@ -11,18 +11,26 @@ export function upstreamBlockStatus(a: Uint8Array, m: Message, qtype: number): n
     if (r.type === TYPE.OPT && hasBlockedEde(a, r.rdata, r.rdlen)) return Status.EXTERNAL_BLOCKED_EDE15;
   }
   if (m.rcode !== RCODE.NOERROR || (qtype !== TYPE.A && qtype !== TYPE.AAAA)) return null;
-  const first = m.records.find((r) => r.section === 0 && r.type === qtype);
+  let first = null;
+  for (const r of m.records) if (r.section === 0 && r.type === qtype) {
+    first = r;
+    break;
+  }
   if (!first) return null;
-  const d = a.subarray(first.rdata, first.rdata + first.rdlen);
-  if (d.every((b) => b === 0)) return Status.EXTERNAL_BLOCKED_NULL;
-  const v4 = d.length === 4 ? d : d.length === 16 && isMapped(d) ? d.subarray(12) : null;
-  if (v4 && v4[0] === 146 && v4[1] === 112 && v4[2] === 61 && v4[3]! >= 104 && v4[3]! <= 110) return Status.EXTERNAL_BLOCKED_IP;
+  // read in place: this runs for every forwarded answer
+  const at = first.rdata, len = first.rdlen;
+  let zero = true;
+  for (let i = at; i < at + len; i++) if (a[i] !== 0) zero = false;
+  if (zero) return Status.EXTERNAL_BLOCKED_NULL;
+  const v4 = len === 4 ? at : len === 16 && isMapped(a, at) ? at + 12 : -1;
+  if (v4 >= 0 && a[v4] === 146 && a[v4 + 1] === 112 && a[v4 + 2] === 61 && a[v4 + 3]! >= 104 && a[v4 + 3]! <= 110) return Status.EXTERNAL_BLOCKED_IP;
   return null;
 }
 
-function isMapped(d: Uint8Array): boolean {
-  for (let i = 0; i < 10; i++) if (d[i] !== 0) return false;
-  return d[10] === 0xff && d[11] === 0xff;
+/** An IPv4-mapped IPv6 address (::ffff:a.b.c.d) at `at`. */
+function isMapped(a: Uint8Array, at: number): boolean {
+  for (let i = 0; i < 10; i++) if (a[at + i] !== 0) return false;
+  return a[at + 10] === 0xff && a[at + 11] === 0xff;
 }
 
 function hasBlockedEde(a: Uint8Array, at: number, len: number): boolean {

@@ -154,24 +154,24 @@ export function skipName(buf: Uint8Array, o: number): number {
   return -1;
 }
 
-/** Reads a (possibly compressed) name as lowercase dotted text; null when malformed. */
+/** Reads a (possibly compressed) name as lowercase dotted text; null when malformed (or over 255 bytes). */
 export function readName(buf: Uint8Array, o: number): string | null {
-  let out = "";
+  let n = 0;
   for (let jumps = 0; jumps < 64; ) {
     if (o >= buf.length) return null;
     const len = buf[o]!;
-    if (len === 0) return out;
+    if (len === 0) return NAME_TEXT.latin1Slice(0, n);
     if ((len & 0xc0) === 0xc0) {
       if (o + 1 >= buf.length) return null;
       o = ((len & 0x3f) << 8) | buf[o + 1]!;
       jumps++;
       continue;
     }
-    if (len > 63 || o + 1 + len > buf.length) return null;
-    if (out.length) out += ".";
+    if (len > 63 || o + 1 + len > buf.length || n + len + 1 > NAME_TEXT.length) return null;
+    if (n) NAME_TEXT[n++] = 46;
     for (let i = o + 1; i <= o + len; i++) {
       const c = buf[i]!;
-      out += String.fromCharCode(c >= 65 && c <= 90 ? c + 32 : c);
+      NAME_TEXT[n++] = c >= 65 && c <= 90 ? c + 32 : c;
     }
     o += 1 + len;
   }
