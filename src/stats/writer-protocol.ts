@@ -11,7 +11,7 @@ export const State = {
   OK: 1,
   DISK_WRITES: 2,
   DISK_WRITE_ERRORS: 3,
-  /** records dropped because the long-term database kept failing */
+  /** records dropped because the long-term database kept failing, or the writer thread fell too far behind */
   DROPPED: 4,
   /** records waiting for the long-term database */
   PENDING: 5,
@@ -31,3 +31,10 @@ export type WriterOp =
 
 /** Records kept for the long-term database when it keeps failing, before the oldest are dropped. */
 export const MAX_PENDING = 250_000;
+
+/**
+ * Records handed to the writer thread and not yet stored, beyond which new ones are dropped. The
+ * thread runs only on a core nothing else wants (SCHED_IDLE): a flood that keeps every core busy
+ * must not grow its queue without bound (~100 bytes a record; 500k = 4 s of 128k QPS here).
+ */
+export const MAX_BACKLOG = 500_000;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { workerUrl } from "../core/worker-url.ts";
 import { batchTransferables, encodeBatch } from "./record-batch.ts";
 import type { StoredRecord } from "./store.ts";
-import { State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
+import { MAX_BACKLOG, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
 
 type Op = WriterOp extends infer T ? (T extends { seq: number } ? Omit<T, "seq"> : never) : never;
 
@@ -23,6 +23,8 @@ export interface WriterOptions {
   busyTimeoutMs?: number;
   /** whether records go to the long-term database now (database.maxDBdays > 0) */
   toDisk: () => boolean;
+  /** records in flight to the thread beyond which new ones are dropped (MAX_BACKLOG) */
+  maxBacklog?: number;
 }
 
 export class QueryWriter {
@@ -35,6 +37,9 @@ export class QueryWriter {
   private seq = 0;
   /** sequence of the last batch of records sent */
   private recordsSeq = 0;
+  /** batches handed over and not yet stored: [sequence, records] */
+  private inFlight: Array<[number, number]> = [];
+  private inFlightRecords = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
 
@@ -81,12 +86,27 @@ export class QueryWriter {
 
   /** Sends what is queued; `toDisk` says whether the long-term database keeps these records. */
   send(toDisk = this.o.toDisk()): void {
+    this.settle();
     while (this.pending.length) {
       const part = this.pending.length > BATCH ? this.pending.splice(0, BATCH) : this.pending;
       if (part === this.pending) this.pending = [];
+      if (this.inFlightRecords + part.length > (this.o.maxBacklog ?? MAX_BACKLOG)) {
+        Atomics.add(this.state, State.DROPPED, part.length);
+        continue;
+      }
       const batch = encodeBatch(part);
       this.recordsSeq = this.post({ op: "records", batch, toDisk }, batchTransferables(batch));
+      this.inFlight.push([this.recordsSeq, part.length]);
+      this.inFlightRecords += part.length;
     }
+  }
+
+  /** Forgets the batches the thread has finished. */
+  private settle(): void {
+    const done = Atomics.load(this.state, State.DONE);
+    let i = 0;
+    while (i < this.inFlight.length && this.inFlight[i]![0] <= done) this.inFlightRecords -= this.inFlight[i++]![1];
+    if (i) this.inFlight.splice(0, i);
   }
 
   /**
