@@ -1,8 +1,9 @@
 // The last 24 h of queries in memory: a time-ordered ring of records plus counters that are
 // incremented when a record enters and decremented when it ages out, so every /api/stats/*
 // request reads ready numbers instead of scanning. The queries themselves wait for their expiry in
-// a columnar ring (ring.ts) whose strings are the counters' own keys: ~40 bytes a query instead of
-// ~250 for a record object with its own strings, which is what decides memory on a busy network.
+// a columnar ring (ring.ts) that names domains, clients and upstreams by ids into the tables here:
+// ~40 bytes a query instead of ~250 for a record object with its own strings, which is what decides
+// memory on a busy network, and nothing per query for the collector to trace.
 import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "./enums.ts";
 import type { QueryRecord } from "./record.ts";
 import { RecordRing, type RingEntry } from "./ring.ts";
@@ -13,12 +14,14 @@ export const WINDOW_SECONDS = 24 * 3600;
 export const HISTORY_SLOTS = WINDOW_SECONDS / SLOT_SECONDS + 1;
 
 export interface Tally {
-  /** the key itself: the ring holds this one copy instead of every query's own string */
+  /** the key itself: one copy, shared by the queries that name it */
   key: string;
+  /** what the ring stores instead of the key (reused once the tally counts nothing) */
+  id: number;
   count: number;
   blocked: number;
   /** time of the newest query counted */
-  last?: number;
+  last: number;
 }
 
 export interface UpstreamTally {
@@ -56,7 +59,12 @@ export function isCached(status: number): boolean {
 
 export class QueryWindow {
   private readonly ring = new RecordRing();
-  private readonly entry: RingEntry = { time: 0, replyTime: 0, type: 0, status: 0, reply: 0, domain: "", client: "", upstream: null };
+  private readonly entry: RingEntry = { time: 0, replyTime: 0, type: 0, status: 0, reply: 0, domain: -1, client: -1, upstream: -1 };
+  private readonly domainIds = new TallyIds();
+  private readonly clientIds = new TallyIds();
+  /** upstream names by ring id (a handful: kept for the life of the process) */
+  private readonly upstreamNames: string[] = [];
+  private readonly upstreamIds = new Map<string, number>();
   total = 0;
   blocked = 0;
   forwarded = 0;
@@ -96,7 +104,7 @@ export class QueryWindow {
     e.reply = r.reply;
     e.domain = c.domain;
     e.client = c.client;
-    e.upstream = c.upstream;
+    e.upstream = r.upstream === null ? -1 : this.upstreamId(r.upstream);
     this.ring.push(e);
     const lt = this.lifetime;
     lt.total++;
@@ -148,13 +156,25 @@ export class QueryWindow {
   }
 
   private remove(e: RingEntry): void {
-    this.count(e.time, e.status, e.type, e.reply, e.domain, e.client, e.upstream, e.replyTime, -1);
+    const domain = e.domain < 0 ? "" : this.domainIds.keyOf(e.domain);
+    const client = e.client < 0 ? "" : this.clientIds.keyOf(e.client);
+    const upstream = e.upstream < 0 ? null : this.upstreamNames[e.upstream]!;
+    this.count(e.time, e.status, e.type, e.reply, domain, client, upstream, e.replyTime, -1);
   }
 
-  /** The shared copies of the strings of the query count() saw last (no object per query). */
-  private readonly shared: { domain: string; client: string; upstream: string | null } = { domain: "", client: "", upstream: null };
+  private upstreamId(name: string): number {
+    let id = this.upstreamIds.get(name);
+    if (id === undefined) {
+      id = this.upstreamNames.push(name) - 1;
+      this.upstreamIds.set(name, id);
+    }
+    return id;
+  }
 
-  /** Adds (d = 1) or removes (d = -1) one query; returns the shared copies of its strings. */
+  /** The ids of the query count() saw last (no object per query). */
+  private readonly shared = { domain: -1, client: -1 };
+
+  /** Adds (d = 1) or removes (d = -1) one query; returns the ids of its domain and client. */
   private count(time: number, status: number, type: number, reply: number, domain: string, client: string, upstream: string | null, replyTime: number, d: 1 | -1) {
     const blocked = isBlocked(status);
     const forwarded = isForwarded(status), cached = isCached(status);
@@ -166,18 +186,17 @@ export class QueryWindow {
     this.types[typeIndex(type)]! += d;
     this.replies[reply] = (this.replies[reply] ?? 0) + d;
     const shared = this.shared;
-    shared.domain = domain;
-    shared.client = client;
-    shared.upstream = upstream;
-    if (domain) shared.domain = bump(this.domains, domain, d, blocked, time);
+    shared.domain = domain ? bump(this.domains, this.domainIds, domain, d, blocked, time).id : -1;
+    let clientKey = client;
     if (client) {
-      shared.client = bump(this.clients, client, d, blocked, time);
-      if (d > 0) this.clientsEver.add(shared.client);
-    }
+      const t = bump(this.clients, this.clientIds, client, d, blocked, time);
+      shared.client = t.id;
+      clientKey = t.key;
+      if (d > 0) this.clientsEver.add(clientKey);
+    } else shared.client = -1;
     if (upstream && forwarded) {
       let u = this.upstreams.get(upstream);
       if (!u) this.upstreams.set(upstream, (u = { key: upstream, count: 0, sum: 0, sumSq: 0 }));
-      shared.upstream = u.key;
       const s = replyTime / 1000;
       u.count += d;
       u.sum += d * s;
@@ -194,7 +213,7 @@ export class QueryWindow {
     if (blocked) slot.blocked += d;
     if (cached) slot.cached += d;
     if (forwarded) slot.forwarded += d;
-    if (client) slot.clients.set(shared.client, (slot.clients.get(shared.client) ?? 0) + d);
+    if (client) slot.clients.set(clientKey, (slot.clients.get(clientKey) ?? 0) + d);
     return shared;
   }
 }
@@ -208,15 +227,40 @@ export function typeIndex(dbType: number): number {
   return dbType >= 1 && dbType <= QUERY_TYPES.length ? dbType - 1 : QUERY_TYPES.indexOf("OTHER");
 }
 
-/** Counts one query for `key`; returns the map's own copy of the key. */
-function bump(m: Map<string, Tally>, key: string, d: number, blocked: boolean, time: number): string {
+/** Tallies by ring id; the id of a tally that counts nothing any more is given to the next new key. */
+class TallyIds {
+  private byId: Array<Tally | undefined> = [];
+  private free: number[] = [];
+
+  take(key: string): Tally {
+    const id = this.free.pop() ?? this.byId.length;
+    const t: Tally = { key, id, count: 0, blocked: 0, last: 0 };
+    this.byId[id] = t;
+    return t;
+  }
+
+  release(t: Tally): void {
+    this.byId[t.id] = undefined;
+    this.free.push(t.id);
+  }
+
+  keyOf(id: number): string {
+    return this.byId[id]?.key ?? "";
+  }
+}
+
+/** Counts one query for `key`; returns its tally (gone from the map once it counts nothing). */
+function bump(m: Map<string, Tally>, ids: TallyIds, key: string, d: number, blocked: boolean, time: number): Tally {
   let t = m.get(key);
-  if (!t) m.set(key, (t = { key, count: 0, blocked: 0 }));
+  if (!t) m.set(key, (t = ids.take(key)));
   t.count += d;
-  if (d > 0 && time > (t.last ?? 0)) t.last = time;
+  if (d > 0 && time > t.last) t.last = time;
   if (blocked) t.blocked += d;
-  if (t.count <= 0) m.delete(key);
-  return t.key;
+  if (t.count <= 0) {
+    m.delete(key);
+    ids.release(t);
+  }
+  return t;
 }
 
 /**

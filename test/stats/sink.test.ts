@@ -49,6 +49,26 @@ test("window: records older than 24 h age out of every counter", () => {
   expect(w.history().reduce((a, s) => a + (s.slot?.total ?? 0), 0)).toBe(1);
 });
 
+test("window: the ring names domains and clients by ids that are reused once free, and each age-out finds its own", () => {
+  let now = NOW;
+  const w = new QueryWindow(() => now);
+  // three generations a few hours apart; each one's domains and clients free their ids for the next
+  for (let g = 0; g < 3; g++) {
+    for (let i = 0; i < 50; i++)
+      w.add(rec({ time: NOW + g * 10000 + i, domain: `g${g}-d${i % 7}.example`, client: `10.${g}.0.${i % 5}`, status: i % 2 ? Status.GRAVITY : Status.FORWARDED, upstream: i % 3 ? "127.0.0.1#53" : null }));
+    now = NOW + g * 10000 + 86400 - 5000; // the previous generation ages out, this one stays
+    w.expire();
+    expect([w.total, w.domains.size, w.clients.size]).toEqual([50, 7, 5]);
+    expect([...w.domains.keys()].every((k) => k.startsWith(`g${g}-`))).toBe(true);
+    expect(w.domains.get(`g${g}-d0.example`)).toMatchObject({ count: 8, blocked: 4 });
+    expect(w.clients.get(`10.${g}.0.1`)).toMatchObject({ count: 10, blocked: 5 });
+    now = NOW + (g + 1) * 10000;
+  }
+  now += 86400 * 2;
+  w.expire();
+  expect([w.total, w.blocked, w.domains.size, w.clients.size, w.upstreams.size]).toEqual([0, 0, 0, 0, 0]);
+});
+
 function memoryWith(records = knownRecords(NOW)) {
   const s = QueryStore.memory();
   s.insert(records.map((r, i) => ({ id: i + 1, r })));
