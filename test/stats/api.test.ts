@@ -215,6 +215,7 @@ test("/metrics: Prometheus text with the bearer token only", async () => {
   expect(h.samples.find((s) => s.name.endsWith("_count"))!.value).toBe(10);
   expect(h.samples.find((s) => s.labels.le === "0.025")!.value).toBe(8);
   expect(val("moat_api_sessions")).toBe(0);
+  expect([fams.get("moat_querylog_dropped_total")?.type, val("moat_querylog_dropped_total")]).toEqual(["counter", 0]);
   expect(val("process_resident_memory_bytes")).toBeGreaterThan(1e6);
   expect(fams.has("moat_gravity_domains")).toBe(true);
 });
