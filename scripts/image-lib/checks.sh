@@ -61,6 +61,14 @@ runs_confined() { # own user, only CAP_NET_BIND_SERVICE
   log "  moat runs as $user; CapEff $(awk '/^CapEff/ {print $2}' <<<"$st")"
   [ "$user" = moat ] && grep -q '^CapEff:.*0000000000000400$' <<<"$st"
 }
+writer_idle() { # the query writer thread runs at SCHED_IDLE, under the service's restrictions too
+  local pid; pid=$(guest systemctl show -P MainPID moat.service) || return 1
+  local stats; stats=$(guest "cat /proc/$pid/task/*/stat") || return 1
+  # field 41 (policy) is the 39th after the ") " that ends the thread name
+  local idle; idle=$(sed 's/.*) //' <<<"$stats" | awk '$39 == 5' | wc -l)
+  log "  threads at SCHED_IDLE: $idle of $(wc -l <<<"$stats")"
+  ((idle >= 1))
+}
 nothing_else_listens() { # moat on 53/80, sshd (enabled by this test) on 22, networkd's DHCP clients
   local ss; ss=$(guest ss -Htulpn) || return 1
   local bad; bad=$(awk '{ n = split($5, a, ":"); p = a[n] }
@@ -107,6 +115,7 @@ run_checks() {
   check "hostname is moat" hostname_is_moat
   check "time sync enabled" time_sync_enabled
   check "moat runs as its own user with CAP_NET_BIND_SERVICE only" runs_confined
+  check "the query writer thread runs at SCHED_IDLE" writer_idle
   check "nothing else listens" nothing_else_listens
   check "service comes back after being killed" restarts_after_kill
   check "reboot keeps the password, local record and deny list" survives_reboot
