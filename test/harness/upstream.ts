@@ -76,21 +76,37 @@ async function serve(): Promise<void> {
       // not a query
     }
   };
-  const udp = await Bun.udpSocket({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      data(s, buf, rport, raddr) {
-        log("udp", buf);
-        const delay = /(^|\.)slow-/i.test(packet.decode(buf).questions?.[0]?.name ?? "") ? 400 : 0;
-        const a = answer(buf, addr, ttl, neg, false);
-        if (a) setTimeout(() => s.send(a, rport, raddr), delay);
+  // UDP and TCP on one port number: the one the system picks for UDP may be taken for TCP (an
+  // outgoing connection's local port, say), so an unasked-for port is tried again with another
+  for (let tries = 0; ; tries++) {
+    const udp = await Bun.udpSocket({
+      hostname: "127.0.0.1",
+      port,
+      socket: {
+        data(s, buf, rport, raddr) {
+          log("udp", buf);
+          const delay = /(^|\.)slow-/i.test(packet.decode(buf).questions?.[0]?.name ?? "") ? 400 : 0;
+          const a = answer(buf, addr, ttl, neg, false);
+          if (a) setTimeout(() => s.send(a, rport, raddr), delay);
+        },
       },
-    },
-  });
+    });
+    try {
+      listenTcp(udp.port, addr, ttl, neg, log);
+    } catch (e) {
+      udp.close();
+      if (port !== 0 || tries >= 50) throw e;
+      continue;
+    }
+    process.stdout.write(`upstream listening on ${udp.port}\n`);
+    return;
+  }
+}
+
+function listenTcp(port: number, addr: string, ttl: number, neg: number, log: (proto: string, buf: Buffer) => void): void {
   Bun.listen<{ buf: Buffer }>({
     hostname: "127.0.0.1",
-    port: udp.port,
+    port,
     socket: {
       open(s) {
         s.data = { buf: Buffer.alloc(0) };
@@ -111,7 +127,6 @@ async function serve(): Promise<void> {
       },
     },
   });
-  process.stdout.write(`upstream listening on ${udp.port}\n`);
 }
 
 /** A running test upstream, seen from the test. */
