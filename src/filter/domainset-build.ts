@@ -302,10 +302,13 @@ function wireOf(chunk: Uint8Array, o: number, len: number, parent: number, nodes
 }
 
 /** bytes needed for values up to `max` */
-/** The table's slots as `bytes` little-endian bytes each. */
+/**
+ * The table's slots as `bytes` little-endian bytes each, rewritten in place (a second array would
+ * raise the build's peak): front to back, slot i's bytes land before any slot not yet read.
+ */
 function narrow(slots: Uint32Array, bytes: number): Uint8Array {
-  if (bytes === 4) return new Uint8Array(slots.buffer, slots.byteOffset, slots.byteLength);
-  const out = new Uint8Array(slots.length * bytes);
+  const out = new Uint8Array(slots.buffer, slots.byteOffset, slots.length * bytes);
+  if (bytes === 4) return out;
   for (let i = 0, o = 0; i < slots.length; i++, o += bytes) {
     const v = slots[i]!;
     for (let k = 0; k < bytes; k++) out[o + k] = (v >>> (8 * k)) & 255;
