@@ -30,14 +30,20 @@ export class QueryStore {
   private forwardIds = new Map<string, number>();
   private addinfoIds = new Map<string, number>();
 
-  /** `lean`: only the domain and client indexes (the 24 h log, where every index costs each insert) */
-  constructor(readonly db: Database, lean = false) {
+  /**
+   * `lean`: only the domain and client indexes (the 24 h log, where every index costs each insert).
+   * `maxIds`: lookup ids kept in memory per table. They are a cache of the *_by_id tables, which
+   * grow with every name seen for as long as the database lives, so it starts again when full
+   * (a miss costs one indexed SELECT).
+   */
+  constructor(readonly db: Database, lean = false, private readonly maxIds = 100_000) {
     for (const sql of lean ? INDEXES.filter((i) => /_(domain|client) ON/.test(i)) : INDEXES) db.exec(sql);
-    for (const r of db.query("SELECT id, domain FROM domain_by_id").all() as Array<{ id: number; domain: string }>) this.domainIds.set(r.domain, r.id);
-    for (const r of db.query("SELECT id, ip, name FROM client_by_id").all() as Array<{ id: number; ip: string; name: string | null }>)
+    // the newest ids first: those are the names still being asked
+    for (const r of db.query("SELECT id, domain FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{ id: number; domain: string }>) this.domainIds.set(r.domain, r.id);
+    for (const r of db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{ id: number; ip: string; name: string | null }>)
       if (!r.name) this.clientIds.set(r.ip, r.id);
-    for (const r of db.query("SELECT id, forward FROM forward_by_id").all() as Array<{ id: number; forward: string }>) this.forwardIds.set(r.forward, r.id);
-    for (const r of db.query("SELECT id, content FROM addinfo_by_id WHERE type = ?").all(ADDINFO_CNAME) as Array<{ id: number; content: string }>)
+    for (const r of db.query("SELECT id, forward FROM forward_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{ id: number; forward: string }>) this.forwardIds.set(r.forward, r.id);
+    for (const r of db.query("SELECT id, content FROM addinfo_by_id WHERE type = ? ORDER BY id DESC LIMIT ?").all(ADDINFO_CNAME, maxIds) as Array<{ id: number; content: string }>)
       this.addinfoIds.set(r.content, r.id);
   }
 
@@ -64,8 +70,10 @@ export class QueryStore {
     const lookup = (map: Map<string, number>, sel: string, insSql: string, key: string, ...args: unknown[]): number => {
       let id = map.get(key);
       if (id === undefined) {
-        db.query(insSql).run(...(args as never[]));
-        id = (db.query(sel).get(...(args as never[])) as { id: number }).id;
+        // looked up first: client_by_id's unique index lets (ip, NULL) repeat, so only a miss inserts
+        const found = db.query(sel).get(...(args as never[])) as { id: number } | null;
+        id = found ? found.id : Number(db.query(insSql).run(...(args as never[])).lastInsertRowid);
+        if (map.size >= this.maxIds) map.clear();
         map.set(key, id);
         learnt.push([map, key]);
       }

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigStore } from "../../src/config/index.ts";
 import { openQueryDb } from "../../src/db/index.ts";
+import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
 import { dbHistory, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/stats/dbstats.ts";
 import { QUERY_TYPES, Status } from "../../src/stats/enums.ts";
 import { FilterError, queryPage } from "../../src/stats/querylog.ts";
@@ -237,6 +238,22 @@ test("writer: a thread that falls too far behind drops new records (counted) ins
     disk.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("store: lookup ids are a bounded cache of the *_by_id tables; every row still names its own domain", () => {
+  const db = new Database(":memory:", { strict: true });
+  db.exec(QUERY_SCHEMA);
+  const store = new QueryStore(db, true, 10);
+  // 40 names cycling through 3 batches: the cache of 10 starts again several times
+  for (let b = 0; b < 3; b++) store.insert(Array.from({ length: 100 }, (_, i) => ({ id: b * 100 + i + 1, r: rec({ time: NOW, domain: `n${(b * 100 + i) % 40}.example`, client: `10.0.0.${i % 13}` }) })));
+  const rows = db.query("SELECT q.id, d.domain, c.ip FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client ORDER BY q.id").all() as Array<{ id: number; domain: string; ip: string }>;
+  expect(rows.length).toBe(300);
+  for (const r of rows) expect([r.domain, r.ip]).toEqual([`n${(r.id - 1) % 40}.example`, `10.0.0.${((r.id - 1) % 100) % 13}`]);
+  expect((db.query("SELECT COUNT(*) AS n FROM domain_by_id").get() as { n: number }).n).toBe(40);
+  expect((db.query("SELECT COUNT(*) AS n FROM client_by_id").get() as { n: number }).n).toBe(13);
+  expect((store as unknown as { domainIds: Map<string, number> }).domainIds.size).toBeLessThanOrEqual(10);
+  // a store opened on the same database starts with the newest ids only
+  expect((new QueryStore(db, true, 5) as unknown as { domainIds: Map<string, number> }).domainIds.size).toBe(5);
 });
 
 test("sink: import at start restores the last 24 h with the same ids, and new ids continue", async () => {
