@@ -25,7 +25,6 @@ export interface Tally {
 }
 
 export interface UpstreamTally {
-  key: string;
   count: number;
   /** sums of reply times in seconds, for mean and variance */
   sum: number;
@@ -60,8 +59,8 @@ export function isCached(status: number): boolean {
 export class QueryWindow {
   private readonly ring = new RecordRing();
   private readonly entry: RingEntry = { time: 0, replyTime: 0, type: 0, status: 0, reply: 0, domain: -1, client: -1, upstream: -1 };
-  private readonly domainIds = new TallyIds();
-  private readonly clientIds = new TallyIds();
+  private readonly domainTallies = new TallyTable();
+  private readonly clientTallies = new TallyTable();
   /** upstream names by ring id (a handful: kept for the life of the process) */
   private readonly upstreamNames: string[] = [];
   private readonly upstreamIds = new Map<string, number>();
@@ -73,8 +72,8 @@ export class QueryWindow {
   /** index 0…15 = QUERY_TYPES order, OTHER collects the rest */
   readonly types = new Array<number>(QUERY_TYPES.length).fill(0);
   readonly replies = new Array<number>(REPLY_TYPE.length).fill(0);
-  readonly domains = new Map<string, Tally>();
-  readonly clients = new Map<string, Tally>();
+  readonly domains = this.domainTallies.byKey;
+  readonly clients = this.clientTallies.byKey;
   /** every client seen since start (Pi-hole's clients.total) */
   readonly clientsEver = new Set<string>();
   readonly upstreams = new Map<string, UpstreamTally>();
@@ -94,7 +93,9 @@ export class QueryWindow {
   add(r: QueryRecord): void {
     // the ring keeps reply times as 32-bit floats: count the same value that will be taken out again
     const replyTime = Math.fround(r.replyTime);
-    const c = this.count(r.time, r.status, r.type, r.reply, r.domain, r.client, r.upstream, replyTime, 1);
+    const domain = r.domain ? this.domainTallies.of(r.domain) : null;
+    const client = r.client ? this.clientTallies.of(r.client) : null;
+    this.count(r.time, r.status, r.type, r.reply, domain, client, r.upstream, replyTime, 1);
     // one entry object reused: push copies it into the ring's columns
     const e = this.entry;
     e.time = r.time;
@@ -102,8 +103,8 @@ export class QueryWindow {
     e.type = r.type;
     e.status = r.status;
     e.reply = r.reply;
-    e.domain = c.domain;
-    e.client = c.client;
+    e.domain = domain ? domain.id : -1;
+    e.client = client ? client.id : -1;
     e.upstream = r.upstream === null ? -1 : this.upstreamId(r.upstream);
     this.ring.push(e);
     const lt = this.lifetime;
@@ -156,8 +157,8 @@ export class QueryWindow {
   }
 
   private remove(e: RingEntry): void {
-    const domain = e.domain < 0 ? "" : this.domainIds.keyOf(e.domain);
-    const client = e.client < 0 ? "" : this.clientIds.keyOf(e.client);
+    const domain = e.domain < 0 ? null : this.domainTallies.byId(e.domain);
+    const client = e.client < 0 ? null : this.clientTallies.byId(e.client);
     const upstream = e.upstream < 0 ? null : this.upstreamNames[e.upstream]!;
     this.count(e.time, e.status, e.type, e.reply, domain, client, upstream, e.replyTime, -1);
   }
@@ -171,11 +172,8 @@ export class QueryWindow {
     return id;
   }
 
-  /** The ids of the query count() saw last (no object per query). */
-  private readonly shared = { domain: -1, client: -1 };
-
-  /** Adds (d = 1) or removes (d = -1) one query; returns the ids of its domain and client. */
-  private count(time: number, status: number, type: number, reply: number, domain: string, client: string, upstream: string | null, replyTime: number, d: 1 | -1) {
+  /** Adds (d = 1) or removes (d = -1) one query. */
+  private count(time: number, status: number, type: number, reply: number, domain: Tally | null, client: Tally | null, upstream: string | null, replyTime: number, d: 1 | -1): void {
     const blocked = isBlocked(status);
     const forwarded = isForwarded(status), cached = isCached(status);
     this.total += d;
@@ -185,18 +183,14 @@ export class QueryWindow {
     this.status[status] = (this.status[status] ?? 0) + d;
     this.types[typeIndex(type)]! += d;
     this.replies[reply] = (this.replies[reply] ?? 0) + d;
-    const shared = this.shared;
-    shared.domain = domain ? bump(this.domains, this.domainIds, domain, d, blocked, time).id : -1;
-    let clientKey = client;
+    if (domain) this.domainTallies.count(domain, d, blocked, time);
     if (client) {
-      const t = bump(this.clients, this.clientIds, client, d, blocked, time);
-      shared.client = t.id;
-      clientKey = t.key;
-      if (d > 0) this.clientsEver.add(clientKey);
-    } else shared.client = -1;
+      this.clientTallies.count(client, d, blocked, time);
+      if (d > 0) this.clientsEver.add(client.key);
+    }
     if (upstream && forwarded) {
       let u = this.upstreams.get(upstream);
-      if (!u) this.upstreams.set(upstream, (u = { key: upstream, count: 0, sum: 0, sumSq: 0 }));
+      if (!u) this.upstreams.set(upstream, (u = { count: 0, sum: 0, sumSq: 0 }));
       const s = replyTime / 1000;
       u.count += d;
       u.sum += d * s;
@@ -206,15 +200,14 @@ export class QueryWindow {
     const key = slotOf(time);
     let slot = this.slots.get(key);
     if (!slot) {
-      if (d < 0) return shared;
+      if (d < 0) return;
       this.slots.set(key, (slot = { total: 0, blocked: 0, cached: 0, forwarded: 0, clients: new Map() }));
     }
     slot.total += d;
     if (blocked) slot.blocked += d;
     if (cached) slot.cached += d;
     if (forwarded) slot.forwarded += d;
-    if (client) slot.clients.set(clientKey, (slot.clients.get(clientKey) ?? 0) + d);
-    return shared;
+    if (client) slot.clients.set(client.key, (slot.clients.get(client.key) ?? 0) + d);
   }
 }
 
@@ -227,40 +220,38 @@ export function typeIndex(dbType: number): number {
   return dbType >= 1 && dbType <= QUERY_TYPES.length ? dbType - 1 : QUERY_TYPES.indexOf("OTHER");
 }
 
-/** Tallies by ring id; the id of a tally that counts nothing any more is given to the next new key. */
-class TallyIds {
-  private byId: Array<Tally | undefined> = [];
+/** Tallies by key (what the API reads) and by ring id; a tally that counts nothing any more leaves both, and its id goes to the next new key. */
+class TallyTable {
+  readonly byKey = new Map<string, Tally>();
+  private ids: Array<Tally | undefined> = [];
   private free: number[] = [];
 
-  take(key: string): Tally {
-    const id = this.free.pop() ?? this.byId.length;
-    const t: Tally = { key, id, count: 0, blocked: 0, last: 0 };
-    this.byId[id] = t;
+  /** The tally of `key`, made when new. */
+  of(key: string): Tally {
+    let t = this.byKey.get(key);
+    if (!t) {
+      const id = this.free.pop() ?? this.ids.length;
+      this.byKey.set(key, (t = { key, id, count: 0, blocked: 0, last: 0 }));
+      this.ids[id] = t;
+    }
     return t;
   }
 
-  release(t: Tally): void {
-    this.byId[t.id] = undefined;
-    this.free.push(t.id);
+  byId(id: number): Tally {
+    return this.ids[id]!;
   }
 
-  keyOf(id: number): string {
-    return this.byId[id]?.key ?? "";
+  /** Counts one query (d = 1) or takes one away (d = -1). */
+  count(t: Tally, d: number, blocked: boolean, time: number): void {
+    t.count += d;
+    if (d > 0 && time > t.last) t.last = time;
+    if (blocked) t.blocked += d;
+    if (t.count <= 0) {
+      this.byKey.delete(t.key);
+      this.ids[t.id] = undefined;
+      this.free.push(t.id);
+    }
   }
-}
-
-/** Counts one query for `key`; returns its tally (gone from the map once it counts nothing). */
-function bump(m: Map<string, Tally>, ids: TallyIds, key: string, d: number, blocked: boolean, time: number): Tally {
-  let t = m.get(key);
-  if (!t) m.set(key, (t = ids.take(key)));
-  t.count += d;
-  if (d > 0 && time > t.last) t.last = time;
-  if (blocked) t.blocked += d;
-  if (t.count <= 0) {
-    m.delete(key);
-    ids.release(t);
-  }
-  return t;
 }
 
 /**
