@@ -2,6 +2,7 @@
 // enough: on a busy 2-core machine the writer still took 65% of a core from the DNS thread and
 // dnsperf (blocked QPS 83k, against 95k with SCHED_IDLE). A SCHED_IDLE thread runs only on a
 // core nothing else wants, and the records simply wait a little longer.
+import { dlopen, FFIType, ptr } from "bun:ffi";
 import { setPriority } from "node:os";
 
 /** Linux's SCHED_IDLE policy (sched.h). */
@@ -20,8 +21,6 @@ export function lowerThisThread(): ThreadPriority {
   }
   if (process.platform !== "linux") return got;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { dlopen, FFIType, ptr } = require("bun:ffi") as typeof import("bun:ffi");
     const libc = dlopen("libc.so.6", { sched_setscheduler: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 } });
     try {
       const param = new Int32Array(1); // struct sched_param { int sched_priority = 0 }

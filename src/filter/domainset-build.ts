@@ -282,7 +282,8 @@ export class DomainSetBuilder {
       parts[i] = new Uint8Array(0);
       if (i % 4 === 3) Bun.gc(true);
     }
-    return (this.done = { ...shape, recs, nodes: nodes.slice() });
+    // narrowed in place, the slots still hold their 4-byte buffer: a set kept in memory gets its own
+    return (this.done = { ...shape, slots: shape.slots.byteLength < shape.slots.buffer.byteLength ? shape.slots.slice() : shape.slots, recs, nodes: nodes.slice() });
   }
 }
 

@@ -54,6 +54,8 @@ test("domain set: one list stores no combo; slots are as narrow as the records a
       const shape = b.finish();
       expect([shape.slotBytes, shape.comboBytes]).toEqual([slotBytes, lists.length === 1 ? 0 : 1]);
       expect(shape.slots.length % slotBytes).toBe(0);
+      // a set kept in memory holds no wider buffer behind its narrowed slots
+      expect(shape.slots.byteLength).toBe(shape.slots.buffer.byteLength);
       const masks = new Map([[7, Uint32Array.of(1)], [8, Uint32Array.of(2)]]);
       const set = new DomainSet(resolveCombos(shape, 1, (id) => masks.get(id)));
       for (let i = 0; i < n; i++) {
