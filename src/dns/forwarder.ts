@@ -212,13 +212,13 @@ export class Forwarder implements Handler {
     return this.accept(ctx, a, m, up);
   }
 
+  /** Makes the upstream's answer ours: `a` is a private copy (onAnswer and viaTcp hand over their own), patched in place. */
   private accept(ctx: QueryContext, a: Uint8Array, m: Message, up: Upstream): Uint8Array {
-    const out = a.slice();
-    out[0] = ctx.query[0]!;
-    out[1] = ctx.query[1]!;
-    out[2] = out[2]! & ~0x04; // AA: the answer is not ours
-    out[3] = out[3]! | 0x80; // RA: we recurse for the client
     ctx.status = upstreamBlockStatus(a, m, ctx.q.qtype) ?? Status.FORWARDED;
+    a[0] = ctx.query[0]!;
+    a[1] = ctx.query[1]!;
+    a[2] = a[2]! & ~0x04; // AA: the answer is not ours
+    a[3] = a[3]! | 0x80; // RA: we recurse for the client
     ctx.upstream = up.name;
     ctx.upstreamMessage = m;
     ctx.reply = replyType(m);
@@ -229,7 +229,7 @@ export class Forwarder implements Handler {
       if (t) (chain ??= []).push(t);
     }
     if (chain) ctx.cnameChain = chain;
-    return out;
+    return a;
   }
 
   private viaUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {

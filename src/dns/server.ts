@@ -16,7 +16,7 @@ import { addressesOf, isLocalClient } from "./iface.ts";
 import { ecsClient } from "./ecs.ts";
 import { UdpBatcher } from "./udp-batch.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
-import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage } from "./wire.ts";
+import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
 import { ClientNames } from "./client-names.ts";
 import { ipToPtr } from "../filter/ip.ts";
 
@@ -238,11 +238,7 @@ export class DnsServer implements DnsHandle {
     }
     if (dns.EDNS0ECS && q.optAt >= 0) client = ecsClient(buf, q) ?? client;
     if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
-    const ctx: QueryContext = {
-      query: buf, q, client, tcp, start, snapshot: this.filterEngine.current,
-      status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
-      upstreamMessage: null, cnameChain: null, background: false,
-    };
+    const ctx = this.context(buf, q, client, tcp, start, false);
     let r: Pending;
     try {
       r = this.resolve(ctx);
@@ -259,6 +255,15 @@ export class DnsServer implements DnsHandle {
       this.rt.log("error", `query ${ctx.q.name}: ${(e as Error).message}`);
       return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL);
     });
+  }
+
+  /** A query's context before any handler has looked at it, judged by the current filter snapshot. */
+  private context(query: Uint8Array, q: Question, client: string, tcp: boolean, start: number, background: boolean): QueryContext {
+    return {
+      query, q, client, tcp, start, snapshot: this.filterEngine.current,
+      status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
+      upstreamMessage: null, cnameChain: null, background,
+    };
   }
 
   private finish(ctx: QueryContext, a: Answer): Answer {
@@ -318,11 +323,7 @@ export class DnsServer implements DnsHandle {
     query[12 + wire.length + 1] = TYPE.PTR;
     query[12 + wire.length + 3] = 1; // IN
     const q = parseQuery(query);
-    const ctx: QueryContext = {
-      query, q, client: "127.0.0.1", tcp: true, start: performance.now(), snapshot: this.filterEngine.current,
-      status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
-      upstreamMessage: null, cnameChain: null, background: true,
-    };
+    const ctx = this.context(query, q, "127.0.0.1", true, performance.now(), true);
     const a = await this.resolve(ctx);
     const m = a && walkMessage(a);
     const ptr = m?.rcode === RCODE.NOERROR ? m.records.find((r) => r.section === 0 && r.type === TYPE.PTR) : undefined;
