@@ -11,6 +11,7 @@ import { applyHeaders } from "./core/reply.ts";
 import { setRequestState } from "./core/request-state.ts";
 import { setRouteTable } from "./info/endpoints.ts";
 import { metricsHandler } from "./metrics/handler.ts";
+import { dashboard } from "../web/index.ts";
 
 /** Largest body Bun will buffer; routes apply their own, smaller limits (JSON 64 KiB). */
 const MAX_BUFFERED_BODY = 64 * 1024 * 1024;
@@ -46,7 +47,7 @@ export function startHttp(rt: Runtime): HttpService {
     } else if (new URL(req.url).pathname === "/metrics") {
       res = metrics(req);
     } else if (!new URL(req.url).pathname.startsWith("/api")) {
-      res = errorResponse(Errors.notFound(new URL(req.url).pathname), req, rt);
+      res = (await dashboard(req)) ?? errorResponse(Errors.notFound(new URL(req.url).pathname), req, rt);
     } else {
       res = await app.handle(req);
     }

@@ -1,0 +1,94 @@
+// Talks to Moat's public API as Pi-hole's web interface does: the session cookie (HttpOnly, set by
+// POST /api/auth) plus the CSRF token in the X-CSRF-Token header. A 401 sends the person to the
+// login page (see session.ts), which brings them back to where they were.
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly key: string,
+    message: string,
+    readonly hint: unknown,
+  ) {
+    super(message);
+  }
+  /** the config key a validation error names ("dns.upstreams: …" → "dns.upstreams") */
+  get field(): string | null {
+    const h = typeof this.hint === "string" ? this.hint : "";
+    const m = /^([A-Za-z0-9_.]+)(:|$)/.exec(h);
+    return m ? m[1]! : null;
+  }
+  /** the message with its hint, as a person should read it */
+  get text(): string {
+    const h = typeof this.hint === "string" && this.hint ? ` (${this.hint})` : "";
+    return this.message + h;
+  }
+}
+
+const CSRF_KEY = "moat.csrf";
+let onUnauthorized: () => void = () => {};
+
+export function setCsrf(token: string | null): void {
+  if (token) localStorage.setItem(CSRF_KEY, token);
+  else localStorage.removeItem(CSRF_KEY);
+}
+
+export function whenUnauthorized(fn: () => void): void {
+  onUnauthorized = fn;
+}
+
+function headers(json: boolean): Record<string, string> {
+  const h: Record<string, string> = {};
+  const csrf = localStorage.getItem(CSRF_KEY);
+  if (csrf) h["X-CSRF-Token"] = csrf;
+  if (json) h["content-type"] = "application/json";
+  return h;
+}
+
+async function fail(res: Response): Promise<never> {
+  let body: { error?: { key?: string; message?: string; hint?: unknown } } = {};
+  try {
+    body = (await res.json()) as typeof body;
+  } catch {
+    // not JSON
+  }
+  const e = body.error;
+  throw new ApiError(res.status, e?.key ?? "http_error", e?.message ?? `${res.status} ${res.statusText}`, e?.hint ?? null);
+}
+
+/** a raw request to /api…; throws ApiError for any non-2xx status */
+export async function request(method: string, path: string, body?: unknown, opts: { auth?: boolean } = {}): Promise<Response> {
+  const isForm = body instanceof FormData;
+  const res = await fetch(`/api${path}`, {
+    method,
+    headers: headers(body !== undefined && !isForm),
+    body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  if (res.status === 401 && opts.auth !== false) {
+    onUnauthorized();
+    await fail(res);
+  }
+  if (!res.ok && res.status !== 410) await fail(res);
+  return res;
+}
+
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await request(method, path, body);
+  if (res.status === 204 || res.status === 410) return {} as T;
+  return (await res.json()) as T;
+}
+
+export const get = <T = any>(path: string) => api<T>("GET", path);
+
+/** PATCH /api/config with a nested object built from a dotted key: patchConfig("dns.upstreams", [...]) */
+export function patchConfig(values: Record<string, unknown>): Promise<unknown> {
+  const config: Record<string, any> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const parts = key.split(".");
+    let o = config;
+    for (const p of parts.slice(0, -1)) o = o[p] ??= {};
+    o[parts.at(-1)!] = value;
+  }
+  return api("PATCH", "/config", { config });
+}
+
+export const enc = encodeURIComponent;

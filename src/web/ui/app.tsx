@@ -1,0 +1,91 @@
+// The frame around every page: header (brand, blocking switch, logout), navigation, and the page
+// for the current route; or the login / first-run setup when those come first.
+import type { ComponentType } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { BlockingControl } from "./blocking.tsx";
+import { ConfirmHost, Loading, Toasts } from "./components.tsx";
+import { Clients } from "./pages/clients.tsx";
+import { Dashboard } from "./pages/dashboard.tsx";
+import { Domains } from "./pages/domains.tsx";
+import { Groups } from "./pages/groups.tsx";
+import { Lists } from "./pages/lists.tsx";
+import { LocalDns } from "./pages/localdns.tsx";
+import { Login } from "./pages/login.tsx";
+import { QueryLog } from "./pages/queries.tsx";
+import { Search } from "./pages/search.tsx";
+import { Settings } from "./pages/settings.tsx";
+import { Setup, useSetupNeeded } from "./pages/setup.tsx";
+import { linkProps, useRoute } from "./router.ts";
+import { checkSession, logout, session } from "./session.ts";
+import { useStore } from "./store.ts";
+import { Theme } from "./theme.tsx";
+
+export const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
+  { path: "/", title: "Dashboard", page: Dashboard },
+  { path: "/queries", title: "Query log", page: QueryLog },
+  { path: "/domains", title: "Domains", page: Domains },
+  { path: "/lists", title: "Lists", page: Lists },
+  { path: "/groups", title: "Groups", page: Groups },
+  { path: "/clients", title: "Clients", page: Clients },
+  { path: "/dns", title: "Local DNS", page: LocalDns },
+  { path: "/search", title: "Search", page: Search },
+  { path: "/settings", title: "Settings", page: Settings },
+];
+
+export function App() {
+  const s = useStore(session);
+  const route = useRoute();
+  const [menu, setMenu] = useState(false);
+  const setup = useSetupNeeded(s.state === "open" || s.state === "in");
+  useEffect(() => void checkSession().catch(() => session.set({ state: "out", totp: false, reason: "Moat did not answer. Is it running?" })), []);
+  useEffect(() => setMenu(false), [route]);
+  const path = route.split("?")[0]!.replace(/\/+$/, "") || "/";
+  const current = PAGES.find((p) => p.path === path) ?? PAGES[0]!;
+  useEffect(() => void (document.title = `${current.title} · Moat`), [current]);
+
+  if (s.state === "checking" || (setup === null && s.state !== "out")) return <Loading />;
+  if (s.state === "out") return <Login totp={s.totp} reason={s.reason} />;
+  if (setup) return <Setup />;
+
+  const Page = current.page;
+  return (
+    <div class={`shell ${menu ? "menu-open" : ""}`}>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <button type="button" class="icon-btn nav-toggle" aria-label="Menu" aria-expanded={menu} onClick={() => setMenu(!menu)}>
+          ☰
+        </button>
+        <a class="brand" {...linkProps("/")}>
+          <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
+            <path d="M12 2 3 6v6c0 5 3.8 9.3 9 10 5.2-.7 9-5 9-10V6z" fill="currentColor" opacity=".9" />
+            <path d="M7 13c1.5 1 3.5 1 5 0s3.5-1 5 0" stroke="var(--bg)" stroke-width="1.6" fill="none" />
+          </svg>
+          Moat
+        </a>
+        <div class="top-right">
+          <BlockingControl />
+          <Theme />
+          {s.state === "in" && (
+            <button type="button" class="btn ghost" onClick={() => void logout()}>
+              Log out
+            </button>
+          )}
+        </div>
+      </header>
+      <nav class="side" aria-label="Pages">
+        {PAGES.map((p) => (
+          <a key={p.path} {...linkProps(p.path)} class={p === current ? "active" : ""} aria-current={p === current ? "page" : undefined}>
+            {p.title}
+          </a>
+        ))}
+      </nav>
+      <div class="scrim" onClick={() => setMenu(false)} />
+      <main id="main" tabIndex={-1}>
+        <h1 class="page-title">{current.title}</h1>
+        <Page key={current.path} />
+      </main>
+      <ConfirmHost />
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+// The blocking switch in the header, on every page: on/off, and off for 5 min, 1 h, a custom time
+// or until switched back, with the time left counting down.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, get } from "./api.ts";
+import { Button, Spinner, toast } from "./components.tsx";
+import { duration } from "./format.ts";
+import { usePoll } from "./poll.ts";
+
+type Blocking = { blocking: boolean | "enabled" | "disabled"; timer: number | null };
+const isOn = (b: Blocking) => b.blocking === true || b.blocking === "enabled";
+
+export function BlockingControl() {
+  const { data, reload } = usePoll(() => get<Blocking>("/dns/blocking"), 30000);
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [custom, setCustom] = useState("10");
+  const [left, setLeft] = useState<number | null>(null);
+  const box = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!data?.timer) return setLeft(null);
+    const until = Date.now() + data.timer * 1000;
+    setLeft(data.timer);
+    const t = setInterval(() => {
+      const s = (until - Date.now()) / 1000;
+      setLeft(s);
+      if (s <= 0) {
+        clearInterval(t);
+        setTimeout(reload, 600);
+      }
+    }, 1000);
+    return () => clearInterval(t);
+  }, [data]);
+
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent) => {
+      if (box.current && !box.current.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener("click", close);
+    return () => document.removeEventListener("click", close);
+  }, [open]);
+
+  const set = async (blocking: boolean, timer: number | null) => {
+    setBusy(true);
+    setOpen(false);
+    try {
+      await api("POST", "/dns/blocking", { blocking, timer });
+      toast(blocking ? "Blocking enabled" : timer ? `Blocking disabled for ${duration(timer)}` : "Blocking disabled");
+      reload();
+    } catch (e) {
+      toast(String((e as Error).message), "error");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!data) return <div class="blocking"><Spinner /></div>;
+  const on = isOn(data);
+  return (
+    <div class="blocking" ref={box}>
+      <span class={`state ${on ? "on" : "off"}`} data-testid="blocking-state">
+        <span class="dot" aria-hidden="true" />
+        {on ? "Blocking" : "Not blocking"}
+        {!on && left !== null && <span class="timer"> · {duration(left)}</span>}
+      </span>
+      {on ? (
+        <Button busy={busy} aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
+          Disable ▾
+        </Button>
+      ) : (
+        <Button kind="primary" busy={busy} onClick={() => set(true, null)}>
+          Enable
+        </Button>
+      )}
+      {open && (
+        <div class="menu" role="menu">
+          <button role="menuitem" onClick={() => set(false, 300)}>For 5 minutes</button>
+          <button role="menuitem" onClick={() => set(false, 3600)}>For 1 hour</button>
+          <form
+            class="menu-custom"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const m = Number(custom);
+              if (m > 0) void set(false, Math.round(m * 60));
+            }}
+          >
+            <label>
+              For
+              <input type="number" min="1" step="1" value={custom} aria-label="minutes" onInput={(e) => setCustom((e.target as HTMLInputElement).value)} />
+              min
+            </label>
+            <button type="submit" class="btn">Go</button>
+          </form>
+          <button role="menuitem" class="danger-text" onClick={() => set(false, null)}>Until I enable it</button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+// Time-series charts with uPlot (canvas, ~50 KB, draws 24 h of bins in well under a millisecond).
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+
+export type Series = { label: string; color: string; values: number[]; bars?: boolean; legend?: (i: number) => string };
+
+function cssVar(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
+}
+
+const resolve = (c: string) => (c.startsWith("var(") ? cssVar(c.slice(4, -1)) : c);
+
+/** x: unix seconds; series drawn in order (a later bar series paints over an earlier one) */
+export function TimeChart({ x, series, height = 220, label }: { x: number[]; series: Series[]; height?: number; label: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const latest = useRef(series);
+  latest.current = series;
+  const shape = series.map((s) => s.label).join("|");
+
+  useEffect(() => {
+    const el = box.current!;
+    const bars = uPlot.paths.bars!({ size: [0.9, 40], gap: 1 });
+    const opts: uPlot.Options = {
+      width: el.clientWidth,
+      height,
+      cursor: { points: { show: false }, drag: { x: false, y: false } },
+      legend: { show: true, live: true },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+      axes: [
+        { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid"), width: 1 }, ticks: { show: false } },
+        { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid"), width: 1 }, ticks: { show: false }, size: 48 },
+      ],
+      series: [
+        { label: "Time", value: (_u, v) => (v == null ? "" : new Date(v * 1000).toLocaleString([], { hour: "2-digit", minute: "2-digit", day: "numeric", month: "short" })) },
+        ...series.map((s, k) => ({
+          label: s.label,
+          stroke: resolve(s.color),
+          fill: s.bars ? resolve(s.color) : undefined,
+          width: s.bars ? 0 : 2,
+          points: { show: false },
+          ...(s.bars ? { paths: bars } : {}),
+          ...(s.legend ? { value: (_u: uPlot, _v: number, _si: number, i: number | null) => (i == null ? "" : (latest.current[k]?.legend?.(i) ?? "")) } : {}),
+        })),
+      ],
+    };
+    plot.current = new uPlot(opts, [x, ...series.map((s) => s.values)], el);
+    const ro = new ResizeObserver(() => plot.current?.setSize({ width: el.clientWidth, height }));
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [shape, height]);
+
+  useEffect(() => {
+    plot.current?.setData([x, ...series.map((s) => s.values)]);
+  }, [x, series]);
+
+  return <div class="chart" ref={box} role="img" aria-label={label} />;
+}

@@ -1,0 +1,178 @@
+// Small building blocks shared by the pages: buttons that show progress, fields that show the API's
+// error beside them, confirmations, toasts.
+import type { ButtonHTMLAttributes, ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError } from "./api.ts";
+import { Store, useStore } from "./store.ts";
+
+export function Spinner({ label }: { label?: string }) {
+  return <span class="spinner" role="status" aria-label={label ?? "working"} />;
+}
+
+type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { busy?: boolean; kind?: "primary" | "danger" | "ghost" | "" };
+export function Button({ busy, kind = "", children, class: cls, disabled, ...rest }: ButtonProps) {
+  return (
+    <button type="button" class={`btn ${kind} ${cls ?? ""}`} disabled={busy || (disabled as boolean)} aria-busy={busy} {...rest}>
+      {busy && <Spinner />}
+      {children}
+    </button>
+  );
+}
+
+export function Field({ label, error, hint, children, id }: { label: string; error?: string | null | undefined; hint?: ComponentChildren; children: ComponentChildren; id?: string }) {
+  return (
+    <div class={`field ${error ? "invalid" : ""}`}>
+      <label for={id}>{label}</label>
+      {children}
+      {hint && !error && <small class="hint">{hint}</small>}
+      {error && (
+        <small class="error" role="alert">
+          {error}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function Card({ title, actions, children, class: cls }: { title?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren; class?: string }) {
+  return (
+    <section class={`card ${cls ?? ""}`}>
+      {(title || actions) && (
+        <header class="card-head">
+          {title && <h2>{title}</h2>}
+          {actions && <div class="card-actions">{actions}</div>}
+        </header>
+      )}
+      {children}
+    </section>
+  );
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text = error instanceof ApiError ? error.text : String((error as Error).message ?? error);
+  return (
+    <p class="note error" role="alert">
+      {text}
+    </p>
+  );
+}
+
+// ---- toasts
+
+type Toast = { id: number; text: string; kind: "ok" | "error" };
+const toasts = new Store<Toast[]>([]);
+let nextToast = 1;
+
+export function toast(text: string, kind: Toast["kind"] = "ok"): void {
+  const t = { id: nextToast++, text, kind };
+  toasts.set([...toasts.get(), t]);
+  setTimeout(() => toasts.set(toasts.get().filter((x) => x !== t)), kind === "error" ? 8000 : 3500);
+}
+
+export function Toasts() {
+  const list = useStore(toasts);
+  return (
+    <div class="toasts" aria-live="polite">
+      {list.map((t) => (
+        <div key={t.id} class={`toast ${t.kind}`}>
+          {t.text}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** runs an action with a busy flag; an error becomes a toast (or is returned for a field) */
+export function useAction(): [boolean, <T>(fn: () => Promise<T>, done?: string) => Promise<T | undefined>] {
+  const [busy, setBusy] = useState(false);
+  const run = async <T,>(fn: () => Promise<T>, done?: string) => {
+    setBusy(true);
+    try {
+      const r = await fn();
+      if (done) toast(done);
+      return r;
+    } catch (e) {
+      toast(e instanceof ApiError ? e.text : String((e as Error).message ?? e), "error");
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return [busy, run];
+}
+
+// ---- confirmation dialog
+
+type Ask = { text: string; action: string; resolve: (ok: boolean) => void } | null;
+const asking = new Store<Ask>(null);
+
+/** asks before anything destructive; resolves true when confirmed */
+export function confirmAction(text: string, action = "Delete"): Promise<boolean> {
+  return new Promise((resolve) => asking.set({ text, action, resolve }));
+}
+
+export function ConfirmHost() {
+  const ask = useStore(asking);
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    if (ask && ref.current && !ref.current.open) ref.current.showModal();
+  }, [ask]);
+  if (!ask) return null;
+  const close = (ok: boolean) => {
+    ref.current?.close();
+    asking.set(null);
+    ask.resolve(ok);
+  };
+  return (
+    <dialog ref={ref} class="dialog" onCancel={() => close(false)} aria-labelledby="confirm-text">
+      <p id="confirm-text">{ask.text}</p>
+      <div class="row end">
+        <Button onClick={() => close(false)}>Cancel</Button>
+        <Button kind="danger" onClick={() => close(true)} autoFocus>
+          {ask.action}
+        </Button>
+      </div>
+    </dialog>
+  );
+}
+
+/** a modal for forms (add/edit) */
+export function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={ref} class="dialog wide" onCancel={(e) => (e.preventDefault(), onClose())} aria-label={title}>
+      <header class="card-head">
+        <h2>{title}</h2>
+        <button type="button" class="icon-btn" aria-label="Close" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      {children}
+    </dialog>
+  );
+}
+
+export function Toggle({ checked, onChange, label, disabled }: { checked: boolean; onChange: (v: boolean) => void; label: string; disabled?: boolean }) {
+  return (
+    <label class="switch" title={label}>
+      <input type="checkbox" role="switch" checked={checked} disabled={disabled} aria-label={label} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />
+      <span class="slider" />
+    </label>
+  );
+}
+
+export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
+  return <span class={`badge ${kind}`}>{children}</span>;
+}
+
+export function Loading() {
+  return (
+    <p class="loading">
+      <Spinner /> Loading…
+    </p>
+  );
+}

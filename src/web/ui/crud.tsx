@@ -1,0 +1,165 @@
+// What the Domains, Lists, Groups, Clients and Local DNS pages share: a table with selection and
+// bulk delete, enable switches, group chips and a group picker.
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import { get } from "./api.ts";
+import { Button, confirmAction, Toggle, useAction } from "./components.tsx";
+import { usePoll } from "./poll.ts";
+
+export type Group = { id: number; name: string; enabled: boolean; comment: string | null };
+
+export function useGroups(): Group[] {
+  return usePoll(() => get<{ groups: Group[] }>("/groups").then((r) => r.groups), 0).data ?? [];
+}
+
+export function GroupChips({ ids, groups }: { ids: number[]; groups: Group[] }) {
+  return (
+    <span class="chips">
+      {ids.map((id) => (
+        <span key={id} class="chip">
+          {groups.find((g) => g.id === id)?.name ?? `#${id}`}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+export function GroupPicker({ groups, value, onChange }: { groups: Group[]; value: number[]; onChange: (v: number[]) => void }) {
+  return (
+    <fieldset class="group-picker">
+      <legend>Groups</legend>
+      {groups.map((g) => (
+        <label key={g.id} class="check">
+          <input type="checkbox" checked={value.includes(g.id)} onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...value, g.id] : value.filter((x) => x !== g.id))} />
+          {g.name}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+export type Column<T> = { title: string; cell: (r: T) => ComponentChildren; class?: string };
+
+export function EntityTable<T>({
+  rows, columns, rowKey, enabled, onToggle, onEdit, onDelete, noun,
+}: {
+  rows: T[];
+  columns: Array<Column<T>>;
+  rowKey: (r: T) => string;
+  enabled?: (r: T) => boolean;
+  onToggle?: (r: T, on: boolean) => Promise<void>;
+  onEdit?: (r: T) => void;
+  onDelete: (rows: T[]) => Promise<void>;
+  noun: string;
+}) {
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [busy, run] = useAction();
+  const chosen = rows.filter((r) => selected.has(rowKey(r)));
+  const del = async (list: T[]) => {
+    if (!(await confirmAction(list.length === 1 ? `Delete ${noun} ${rowKey(list[0]!)}?` : `Delete ${list.length} ${noun}s?`))) return;
+    await run(() => onDelete(list), list.length === 1 ? `Deleted ${rowKey(list[0]!)}` : `Deleted ${list.length} ${noun}s`);
+    setSelected(new Set());
+  };
+  if (!rows.length) return <p class="empty">No {noun}s yet.</p>;
+  const all = chosen.length === rows.length;
+  return (
+    <>
+      <div class="toolbar">
+        <span class="muted">
+          {rows.length} {noun}
+          {rows.length === 1 ? "" : "s"}
+          {chosen.length ? `, ${chosen.length} selected` : ""}
+        </span>
+        <Button kind="danger" busy={busy} disabled={!chosen.length} onClick={() => del(chosen)}>
+          Delete selected
+        </Button>
+      </div>
+      <div class="table-wrap">
+        <table class="table">
+          <thead>
+            <tr>
+              <th class="sel">
+                <input type="checkbox" aria-label="Select all" checked={all} onChange={() => setSelected(all ? new Set() : new Set(rows.map(rowKey)))} />
+              </th>
+              {columns.map((c) => (
+                <th key={c.title} class={c.class}>{c.title}</th>
+              ))}
+              {onToggle && <th>Enabled</th>}
+              <th><span class="sr-only">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => {
+              const k = rowKey(r);
+              return (
+                <tr key={k} data-key={k} class={enabled && !enabled(r) ? "disabled" : ""}>
+                  <td class="sel">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${k}`}
+                      checked={selected.has(k)}
+                      onChange={(e) => {
+                        const s = new Set(selected);
+                        if ((e.target as HTMLInputElement).checked) s.add(k);
+                        else s.delete(k);
+                        setSelected(s);
+                      }}
+                    />
+                  </td>
+                  {columns.map((c) => (
+                    <td key={c.title} class={c.class} data-label={c.title}>
+                      {c.cell(r)}
+                    </td>
+                  ))}
+                  {onToggle && enabled && (
+                    <td data-label="Enabled">
+                      <Toggle checked={enabled(r)} label={`Enable ${k}`} onChange={(on) => void run(() => onToggle(r, on))} />
+                    </td>
+                  )}
+                  <td class="row-actions">
+                    {onEdit && <Button onClick={() => onEdit(r)}>Edit</Button>}
+                    <Button kind="ghost" aria-label={`Delete ${k}`} onClick={() => del([r])}>
+                      Delete
+                    </Button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+/** a form's submit with field errors from the API (the error's hint or message names the field) */
+export function useForm(): {
+  busy: boolean;
+  errors: Record<string, string>;
+  submit: (fn: () => Promise<void>, fieldOf?: (e: unknown) => string) => Promise<boolean>;
+  setErrors: (e: Record<string, string>) => void;
+} {
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const submit = async (fn: () => Promise<void>, fieldOf: (e: unknown) => string = () => "form") => {
+    setBusy(true);
+    setErrors({});
+    try {
+      await fn();
+      return true;
+    } catch (e) {
+      const text = (e as { text?: string }).text ?? String((e as Error).message ?? e);
+      setErrors({ [fieldOf(e)]: text });
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, errors, submit, setErrors };
+}
+
+/** the first error a batch reply (processed.errors) reports, thrown as an Error */
+export function throwProcessed(reply: { processed?: { errors: Array<{ item: string; error: string }> } }): void {
+  const e = reply.processed?.errors?.[0];
+  if (e) throw new Error(`${e.item}: ${e.error}`);
+}

@@ -1,0 +1,31 @@
+// How numbers, times and durations read on the page.
+const nf = new Intl.NumberFormat();
+
+export const num = (n: number | null | undefined): string => (n === null || n === undefined ? "–" : nf.format(n));
+export const pct = (n: number): string => `${n.toFixed(n >= 10 || n === 0 ? 1 : 2)}%`;
+
+export function dateTime(unix: number): string {
+  const d = new Date(unix * 1000);
+  const today = new Date().toDateString() === d.toDateString();
+  return today ? d.toLocaleTimeString() : d.toLocaleString();
+}
+
+export function duration(seconds: number): string {
+  seconds = Math.max(0, Math.round(seconds));
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (d) return `${d}d ${h}h`;
+  if (h) return `${h}h ${m}m`;
+  if (m) return `${m}m ${String(s).padStart(2, "0")}s`;
+  return `${s}s`;
+}
+
+export function bytes(kib: number): string {
+  if (kib >= 1024 * 1024) return `${(kib / 1024 / 1024).toFixed(1)} GiB`;
+  if (kib >= 1024) return `${(kib / 1024).toFixed(0)} MiB`;
+  return `${kib} KiB`;
+}
+
+export const ago = (unix: number): string => (unix ? `${duration(Date.now() / 1000 - unix)} ago` : "never");

@@ -1,0 +1,147 @@
+// Subscribed block and allow lists: status, counts, last update; "Update now" runs gravity and
+// streams its progress here.
+import { useState } from "preact/hooks";
+import { api, enc, get } from "../api.ts";
+import { Badge, Button, Card, Field, Loading, Modal } from "../components.tsx";
+import { EntityTable, GroupChips, GroupPicker, throwProcessed, useForm, useGroups, type Group } from "../crud.tsx";
+import { ago, num } from "../format.ts";
+import { GravityProgress } from "../gravity.tsx";
+import { usePoll } from "../poll.ts";
+
+type List = {
+  id: number; address: string; type: "block" | "allow"; comment: string | null; groups: number[]; enabled: boolean;
+  date_updated: number; number: number; invalid_domains: number; abp_entries: number; status: number;
+};
+
+// adlist.status as gravity leaves it
+const STATUS: Record<number, [string, string]> = {
+  0: ["not updated yet", "info"],
+  1: ["updated", "ok"],
+  2: ["unchanged", "ok"],
+  3: ["unreachable, cached copy used", "warn"],
+  4: ["unreachable, no copy", "bad"],
+};
+
+function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List; onDone: (added: boolean) => void }) {
+  const [address, setAddress] = useState(initial?.address ?? "");
+  const [type, setType] = useState<"block" | "allow">(initial?.type ?? "block");
+  const [comment, setComment] = useState(initial?.comment ?? "");
+  const [sel, setSel] = useState<number[]>(initial?.groups ?? [0]);
+  const f = useForm();
+  const save = (e: Event) => {
+    e.preventDefault();
+    void f
+      .submit(
+        async () => {
+          const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
+          const r = initial
+            ? await api("PUT", `/lists/${enc(initial.address)}?type=${initial.type}`, body)
+            : await api("POST", `/lists?type=${type}`, { ...body, address: address.trim() });
+          throwProcessed(r);
+        },
+        () => "address",
+      )
+      .then((ok) => ok && onDone(!initial));
+  };
+  return (
+    <form class="form" onSubmit={save}>
+      <Field label="Address" id="l-address" error={f.errors.address} hint="http(s):// or file:// URL of a hosts, domains or ABP list">
+        <input id="l-address" type="url" required value={address} disabled={!!initial} placeholder="https://…" onInput={(e) => setAddress((e.target as HTMLInputElement).value)} />
+      </Field>
+      <div class="row wrap">
+        <Field label="Kind" id="l-type">
+          <select id="l-type" value={type} disabled={!!initial} onChange={(e) => setType((e.target as HTMLSelectElement).value as "block" | "allow")}>
+            <option value="block">Block list</option>
+            <option value="allow">Allow list</option>
+          </select>
+        </Field>
+        <Field label="Comment" id="l-comment">
+          <input id="l-comment" value={comment} onInput={(e) => setComment((e.target as HTMLInputElement).value)} />
+        </Field>
+      </div>
+      <GroupPicker groups={groups} value={sel} onChange={setSel} />
+      <div class="row end">
+        <Button type="submit" kind="primary" busy={f.busy}>
+          {initial ? "Save" : "Add"}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export function Lists() {
+  const groups = useGroups();
+  const { data, reload } = usePoll(() => get<{ lists: List[] }>("/lists").then((r) => r.lists), 0);
+  const [editing, setEditing] = useState<List | null>(null);
+  const [updating, setUpdating] = useState(0);
+  const [added, setAdded] = useState(false);
+  const put = (l: List, enabled: boolean) => api("PUT", `/lists/${enc(l.address)}?type=${l.type}`, { comment: l.comment, groups: l.groups, enabled }).then(throwProcessed).then(reload);
+  return (
+    <div class="stack">
+      <Card title="Add a list">
+        <ListForm
+          key={data?.length ?? 0}
+          groups={groups}
+          onDone={() => {
+            reload();
+            setAdded(true);
+          }}
+        />
+        {added && !updating && <p class="note">The new list is used after the next update. <Button onClick={() => setUpdating(updating + 1)}>Update now</Button></p>}
+      </Card>
+      <Card
+        title="Lists"
+        actions={
+          <Button kind="primary" busy={updating > 0 && !data} onClick={() => setUpdating(updating + 1)}>
+            Update now
+          </Button>
+        }
+      >
+        {updating > 0 && (
+          <GravityProgress
+            key={updating}
+            lists={(data ?? []).filter((l) => l.enabled).length}
+            onDone={() => {
+              setAdded(false);
+              reload();
+            }}
+          />
+        )}
+        {!data ? (
+          <Loading />
+        ) : (
+          <EntityTable
+            noun="list"
+            rows={data}
+            rowKey={(l) => l.address}
+            columns={[
+              { title: "Address", class: "domain", cell: (l) => <span class="break">{l.address}</span> },
+              { title: "Kind", cell: (l) => <Badge kind={l.type === "block" ? "bad" : "ok"}>{l.type}</Badge> },
+              { title: "Status", cell: (l) => <Badge kind={STATUS[l.status]?.[1] ?? "info"}>{STATUS[l.status]?.[0] ?? `status ${l.status}`}</Badge> },
+              { title: "Domains", class: "num", cell: (l) => <span title={`${num(l.invalid_domains)} invalid lines`}>{num(l.number)}</span> },
+              { title: "Updated", class: "nowrap", cell: (l) => ago(l.date_updated) },
+              { title: "Comment", cell: (l) => l.comment ?? "" },
+              { title: "Groups", cell: (l) => <GroupChips ids={l.groups} groups={groups} /> },
+            ]}
+            enabled={(l) => l.enabled}
+            onToggle={put}
+            onEdit={setEditing}
+            onDelete={(list) => api("POST", "/lists:batchDelete", list.map((l) => ({ item: l.address, type: l.type }))).then(reload)}
+          />
+        )}
+      </Card>
+      {editing && (
+        <Modal title="Edit list" onClose={() => setEditing(null)}>
+          <ListForm
+            groups={groups}
+            initial={editing}
+            onDone={() => {
+              setEditing(null);
+              reload();
+            }}
+          />
+        </Modal>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+// Local DNS: A/AAAA records (dns.hosts, "ip name…") and CNAMEs (dns.cnameRecords,
+// "alias[,alias…],target[,ttl]"), answered by Moat itself.
+import { useState } from "preact/hooks";
+import { get, patchConfig } from "../api.ts";
+import { Button, Card, Field, Loading, Modal } from "../components.tsx";
+import { EntityTable, useForm } from "../crud.tsx";
+import { usePoll } from "../poll.ts";
+
+type Dns = { hosts: string[]; cnameRecords: string[] };
+
+function useLocalDns() {
+  return usePoll(() => get<{ config: { dns: Dns } }>("/config/dns").then((r) => ({ hosts: r.config.dns.hosts, cnameRecords: r.config.dns.cnameRecords })), 0);
+}
+
+function RecordForm({ kind, initial, all, onDone }: { kind: "hosts" | "cnameRecords"; initial?: string; all: string[]; onDone: () => void }) {
+  const host = kind === "hosts";
+  const parts = initial ? (host ? initial.trim().split(/\s+/) : initial.split(",")) : [];
+  const [a, setA] = useState(host ? (parts.slice(1).join(" ") ?? "") : (parts.slice(0, -1).filter((p) => !/^\d+$/.test(p)).join(",") ?? ""));
+  const [b, setB] = useState(host ? (parts[0] ?? "") : (parts.filter((p) => !/^\d+$/.test(p)).at(-1) ?? ""));
+  const f = useForm();
+  const save = (e: Event) => {
+    e.preventDefault();
+    const entry = host ? `${b.trim()} ${a.trim()}` : `${a.trim()},${b.trim()}`;
+    const next = initial ? all.map((x) => (x === initial ? entry : x)) : [...all, entry];
+    void f.submit(() => patchConfig({ [`dns.${kind}`]: next }).then(() => undefined), () => "entry").then((ok) => ok && onDone());
+  };
+  return (
+    <form class="form row wrap" onSubmit={save}>
+      <Field label={host ? "Domain" : "Alias"} id={`${kind}-a`} hint={host ? "several names: separate with spaces" : "several aliases: separate with commas"}>
+        <input id={`${kind}-a`} required value={a} placeholder={host ? "nas.lan" : "files.lan"} onInput={(e) => setA((e.target as HTMLInputElement).value)} />
+      </Field>
+      <Field label={host ? "IP address" : "Target"} id={`${kind}-b`} error={f.errors.entry}>
+        <input id={`${kind}-b`} required value={b} placeholder={host ? "192.168.1.10" : "nas.lan"} onInput={(e) => setB((e.target as HTMLInputElement).value)} />
+      </Field>
+      <Button type="submit" kind="primary" busy={f.busy} class="align-end">
+        {initial ? "Save" : "Add"}
+      </Button>
+    </form>
+  );
+}
+
+function Records({ kind, data, reload }: { kind: "hosts" | "cnameRecords"; data: Dns; reload: () => void }) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const all = data[kind];
+  const host = kind === "hosts";
+  return (
+    <Card title={host ? "A / AAAA records" : "CNAME records"}>
+      <RecordForm key={all.length} kind={kind} all={all} onDone={reload} />
+      <EntityTable
+        noun={host ? "record" : "CNAME"}
+        rows={all}
+        rowKey={(r) => r}
+        columns={
+          host
+            ? [
+                { title: "Domain", class: "domain", cell: (r) => r.trim().split(/\s+/).slice(1).join(" ") },
+                { title: "IP address", cell: (r) => <code>{r.trim().split(/\s+/)[0]}</code> },
+              ]
+            : [
+                { title: "Alias", class: "domain", cell: (r) => r.split(",").filter((p) => !/^\d+$/.test(p)).slice(0, -1).join(", ") },
+                { title: "Target", cell: (r) => <code>{r.split(",").filter((p) => !/^\d+$/.test(p)).at(-1)}</code> },
+              ]
+        }
+        onEdit={setEditing}
+        onDelete={(rows) => patchConfig({ [`dns.${kind}`]: all.filter((x) => !rows.includes(x)) }).then(reload)}
+      />
+      {editing && (
+        <Modal title="Edit record" onClose={() => setEditing(null)}>
+          <RecordForm
+            kind={kind}
+            all={all}
+            initial={editing}
+            onDone={() => {
+              setEditing(null);
+              reload();
+            }}
+          />
+        </Modal>
+      )}
+    </Card>
+  );
+}
+
+export function LocalDns() {
+  const { data, reload } = useLocalDns();
+  if (!data) return <Loading />;
+  return (
+    <div class="stack">
+      <Records kind="hosts" data={data} reload={reload} />
+      <Records kind="cnameRecords" data={data} reload={reload} />
+    </div>
+  );
+}

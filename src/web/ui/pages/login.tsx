@@ -1,0 +1,43 @@
+// The login: password, and the 2FA code when TOTP is on.
+import { useState } from "preact/hooks";
+import { ApiError } from "../api.ts";
+import { Button, Field } from "../components.tsx";
+import { login } from "../session.ts";
+
+export function Login({ totp, reason }: { totp: boolean; reason?: string | undefined }) {
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await login(password, code.trim());
+    } catch (err) {
+      setError(err instanceof ApiError ? (err.status === 401 ? (totp ? "Wrong password or code" : "Wrong password") : err.text) : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="login">
+      <form class="card login-card" onSubmit={submit}>
+        <h1>Moat</h1>
+        {reason && <p class="note">{reason}</p>}
+        <Field label="Password" id="password" error={error}>
+          <input id="password" type="password" autoComplete="current-password" autoFocus required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+        </Field>
+        {totp && (
+          <Field label="Two-factor code" id="totp" hint="The 6-digit code from your authenticator app">
+            <input id="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onInput={(e) => setCode((e.target as HTMLInputElement).value)} />
+          </Field>
+        )}
+        <Button type="submit" kind="primary" busy={busy} class="wide">
+          Log in
+        </Button>
+      </form>
+    </main>
+  );
+}

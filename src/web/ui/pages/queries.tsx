@@ -1,0 +1,233 @@
+// The query log: newest first, filtered by the API (wildcards with *), paged with its cursor, and
+// a live tail that polls for the newest page. Each row can allow or deny its domain in one step and
+// explain why it was blocked.
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, enc, get } from "../api.ts";
+import { Badge, Button, ErrorNote, Loading, toast, Toggle } from "../components.tsx";
+import { dateTime, num } from "../format.ts";
+import { usePoll } from "../poll.ts";
+import { navigate, useRoute } from "../router.ts";
+import { BLOCKED, Why, type QueryRow } from "../why.tsx";
+
+type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
+type Suggestions = { suggestions: Record<string, string[]> };
+const FILTERS = ["domain", "client_ip", "status", "type", "upstream", "from", "until"] as const;
+type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
+const LENGTH = 50;
+
+function toLocalInput(unix: string | undefined): string {
+  if (!unix) return "";
+  const d = new Date(Number(unix) * 1000);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+}
+
+function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filters) => void }) {
+  const [f, setF] = useState<Filters>(filters);
+  const { data: sug } = usePoll(() => get<Suggestions>("/queries/suggestions"), 0);
+  useEffect(() => setF(filters), [JSON.stringify(filters)]);
+  const input = (key: keyof Filters, label: string, placeholder: string, list?: string[]) => (
+    <label class="filter">
+      <span>{label}</span>
+      <input name={key} value={f[key] ?? ""} placeholder={placeholder} list={list ? `sug-${key}` : undefined} onInput={(e) => setF({ ...f, [key]: (e.target as HTMLInputElement).value })} />
+      {list && (
+        <datalist id={`sug-${key}`}>
+          {list.map((v) => (
+            <option key={v} value={v} />
+          ))}
+        </datalist>
+      )}
+    </label>
+  );
+  const s = sug?.suggestions ?? {};
+  return (
+    <form
+      class="filters"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onApply(f);
+      }}
+    >
+      {input("domain", "Domain", "*.example.com", s.domain)}
+      {input("client_ip", "Client", "192.168.1.*", s.client_ip)}
+      <label class="filter">
+        <span>Status</span>
+        <select name="status" value={f.status ?? ""} onChange={(e) => setF({ ...f, status: (e.target as HTMLSelectElement).value })}>
+          <option value="">any</option>
+          {(s.status ?? []).map((v) => (
+            <option key={v} value={v}>{v}</option>
+          ))}
+        </select>
+      </label>
+      <label class="filter">
+        <span>Type</span>
+        <select name="type" value={f.type ?? ""} onChange={(e) => setF({ ...f, type: (e.target as HTMLSelectElement).value })}>
+          <option value="">any</option>
+          {(s.type ?? []).map((v) => (
+            <option key={v} value={v}>{v}</option>
+          ))}
+        </select>
+      </label>
+      <label class="filter">
+        <span>Upstream</span>
+        <select name="upstream" value={f.upstream ?? ""} onChange={(e) => setF({ ...f, upstream: (e.target as HTMLSelectElement).value })}>
+          <option value="">any</option>
+          <option value="blocklist">blocked</option>
+          <option value="permitted">permitted</option>
+          <option value="cache">cache</option>
+          {(s.upstream ?? []).map((v) => (
+            <option key={v} value={v}>{v}</option>
+          ))}
+        </select>
+      </label>
+      <label class="filter">
+        <span>From</span>
+        <input type="datetime-local" name="from" value={toLocalInput(f.from)} onInput={(e) => setF({ ...f, from: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || "") })} />
+      </label>
+      <label class="filter">
+        <span>Until</span>
+        <input type="datetime-local" name="until" value={toLocalInput(f.until)} onInput={(e) => setF({ ...f, until: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || "") })} />
+      </label>
+      <div class="filter-actions">
+        <button type="submit" class="btn primary">Filter</button>
+        <button type="button" class="btn ghost" onClick={() => onApply({})}>Clear</button>
+      </div>
+    </form>
+  );
+}
+
+function statusKind(s: string): string {
+  if (BLOCKED.has(s)) return "bad";
+  if (s === "CACHE" || s === "CACHE_STALE") return "info";
+  return "ok";
+}
+
+function RowActions({ row, onWhy }: { row: QueryRow; onWhy: () => void }) {
+  const [busy, setBusy] = useState<string | null>(null);
+  const list = async (type: "allow" | "deny") => {
+    setBusy(type);
+    try {
+      await api("POST", `/domains/${type}/exact`, { domain: row.domain, comment: "added from the query log" }).catch((e: unknown) => {
+        if (!(e instanceof ApiError && /UNIQUE|already/i.test(e.message + JSON.stringify(e.hint)))) throw e;
+      });
+      // one step: the opposite exact entry would win or conflict, so it goes
+      await api("DELETE", `/domains/${type === "deny" ? "allow" : "deny"}/exact/${enc(row.domain)}`).catch(() => undefined);
+      toast(`${row.domain} ${type === "deny" ? "denied" : "allowed"}`);
+    } catch (e) {
+      toast(e instanceof ApiError ? e.text : String(e), "error");
+    } finally {
+      setBusy(null);
+    }
+  };
+  const blocked = BLOCKED.has(row.status);
+  return (
+    <div class="row-actions">
+      {blocked ? (
+        <Button busy={busy === "allow"} onClick={() => list("allow")} title={`Allow ${row.domain}`}>Allow</Button>
+      ) : (
+        <Button busy={busy === "deny"} onClick={() => list("deny")} title={`Deny ${row.domain}`}>Deny</Button>
+      )}
+      <Button kind="ghost" onClick={onWhy} title="Why was this blocked or allowed?">Why?</Button>
+    </div>
+  );
+}
+
+export function QueryLog() {
+  const route = useRoute();
+  const params = new URLSearchParams(route.split("?")[1] ?? "");
+  const filters: Filters = {};
+  for (const k of FILTERS) if (params.get(k)) filters[k] = params.get(k)!;
+  const [pageNo, setPageNo] = useState(0);
+  const [cursor, setCursor] = useState<number | null>(null);
+  const [live, setLive] = useState(true);
+  const [why, setWhy] = useState<QueryRow | null>(null);
+  const key = JSON.stringify(filters);
+  useEffect(() => {
+    setPageNo(0);
+    setCursor(null);
+  }, [key]);
+
+  const tail = live && pageNo === 0;
+  const { data, error } = usePoll(
+    async () => {
+      const q = new URLSearchParams({ ...filters, length: String(LENGTH), start: String(pageNo * LENGTH) });
+      if (!tail && cursor !== null) q.set("cursor", String(cursor));
+      const page = await get<Page>(`/queries?${q}`);
+      if (pageNo === 0) setCursor(page.cursor);
+      return page;
+    },
+    tail ? 2000 : 0,
+    [key, pageNo, tail],
+  );
+
+  const apply = (f: Filters) => {
+    const q = new URLSearchParams(Object.entries(f).filter(([, v]) => v) as Array<[string, string]>).toString();
+    navigate(`/queries${q ? `?${q}` : ""}`);
+  };
+  const pages = data ? Math.max(1, Math.ceil(data.recordsFiltered / LENGTH)) : 1;
+  return (
+    <div class="stack">
+      <FilterBar filters={filters} onApply={apply} />
+      <div class="toolbar">
+        <span class="muted" data-testid="query-count">
+          {data ? `${num(data.recordsFiltered)} of ${num(data.recordsTotal)} queries` : ""}
+        </span>
+        <label class="row">
+          <Toggle checked={live} onChange={setLive} label="Live" /> Live
+        </label>
+      </div>
+      <ErrorNote error={error} />
+      {!data ? (
+        <Loading />
+      ) : data.queries.length === 0 ? (
+        <p class="empty">No queries match.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table queries">
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>Type</th>
+                <th>Domain</th>
+                <th>Client</th>
+                <th>Status</th>
+                <th>Reply</th>
+                <th><span class="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.queries.map((r) => (
+                <tr key={r.id} class={BLOCKED.has(r.status) ? "blocked" : ""} data-domain={r.domain}>
+                  <td class="nowrap" data-label="Time">{dateTime(r.time)}</td>
+                  <td data-label="Type">{r.type}</td>
+                  <td class="domain" data-label="Domain">
+                    {r.domain}
+                    {r.cname && <small class="muted"> → {r.cname}</small>}
+                  </td>
+                  <td data-label="Client">{r.client.name ?? r.client.ip}</td>
+                  <td data-label="Status">
+                    <Badge kind={statusKind(r.status)}>{r.status}</Badge>
+                    {r.upstream && !BLOCKED.has(r.status) && r.status !== "CACHE" && <small class="muted block">{r.upstream}</small>}
+                  </td>
+                  <td class="nowrap" data-label="Reply">
+                    {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
+                  </td>
+                  <td>
+                    <RowActions row={r} onWhy={() => setWhy(r)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div class="pager">
+        <Button disabled={pageNo === 0} onClick={() => setPageNo(pageNo - 1)}>← Newer</Button>
+        <span>
+          Page {pageNo + 1} of {pages}
+        </span>
+        <Button disabled={pageNo + 1 >= pages} onClick={() => setPageNo(pageNo + 1)}>Older →</Button>
+      </div>
+      {why && <Why row={why} onClose={() => setWhy(null)} />}
+    </div>
+  );
+}

@@ -1,0 +1,150 @@
+// First-run setup, shown while no password or no upstream is set (until done or skipped): a
+// password, the upstream resolvers from a few presets, and a first block list.
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, get, patchConfig } from "../api.ts";
+import { Button, Field } from "../components.tsx";
+import { GravityProgress } from "../gravity.tsx";
+import { LIST_PRESETS, UPSTREAM_PRESETS } from "../presets.ts";
+import { login, session } from "../session.ts";
+import { Store, useStore } from "../store.ts";
+
+const DONE_KEY = "moat.setup.done";
+const needed = new Store<boolean | null>(null);
+
+/** null while finding out; true when the setup should show */
+export function useSetupNeeded(active: boolean): boolean | null {
+  const v = useStore(needed);
+  useEffect(() => {
+    if (!active) return;
+    if (localStorage.getItem(DONE_KEY)) return needed.set(false);
+    get<{ config: { dns: { upstreams: string[] } } }>("/config/dns/upstreams")
+      .then((r) => needed.set(session.get().state === "open" || r.config.dns.upstreams.length === 0))
+      .catch(() => needed.set(false));
+  }, [active]);
+  return active ? v : false;
+}
+
+function finish(): void {
+  localStorage.setItem(DONE_KEY, "1");
+  needed.set(false);
+}
+
+export function Setup() {
+  const open = session.get().state === "open";
+  const [password, setPassword] = useState("");
+  const [password2, setPassword2] = useState("");
+  const [chosen, setChosen] = useState<string[]>(["Quad9"]);
+  const [custom, setCustom] = useState("");
+  const [ipv6, setIpv6] = useState(false);
+  const [list, setList] = useState(true);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const [gravity, setGravity] = useState(false);
+
+  const upstreams = () => [
+    ...UPSTREAM_PRESETS.filter((p) => chosen.includes(p.name)).flatMap((p) => [...p.v4, ...(ipv6 ? p.v6 : [])]),
+    ...custom.split(/[\s,;]+/).filter(Boolean),
+  ];
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const errs: Record<string, string> = {};
+    if (open && password !== password2) errs.password2 = "The passwords differ";
+    if (upstreams().length === 0) errs.upstreams = "Choose at least one upstream";
+    setErrors(errs);
+    if (Object.keys(errs).length) return;
+    setBusy(true);
+    try {
+      await patchConfig({ "dns.upstreams": upstreams() }).catch((err: unknown) => {
+        throw Object.assign(err as Error, { field: "upstreams" });
+      });
+      if (list) {
+        for (const l of LIST_PRESETS) {
+          await api("POST", "/lists?type=block", { address: l.address, comment: l.name, enabled: true }).catch((err: unknown) => {
+            // already subscribed is fine
+            if (!(err instanceof ApiError && /UNIQUE|already/i.test(JSON.stringify(err.hint) + err.message))) throw err;
+          });
+        }
+      }
+      if (open && password) {
+        await patchConfig({ "webserver.api.password": password }).catch((err: unknown) => {
+          throw Object.assign(err as Error, { field: "password" });
+        });
+        await login(password, "");
+      }
+      if (list) setGravity(true);
+      else finish();
+    } catch (err) {
+      const field = (err as { field?: string }).field ?? "form";
+      setErrors({ [field]: err instanceof ApiError ? err.text : String((err as Error).message) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main class="login setup">
+      <form class="card setup-card" onSubmit={save}>
+        <h1>Welcome to Moat</h1>
+        <p>Three things and your network is protected. Everything can be changed later under Settings.</p>
+        {open && (
+          <fieldset>
+            <legend>1. A password for this dashboard</legend>
+            <p class="muted">Without one, anyone on your network can change Moat's settings.</p>
+            <Field label="Password" id="setup-pw" error={errors.password}>
+              <input id="setup-pw" type="password" autoComplete="new-password" value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+            </Field>
+            <Field label="Password again" id="setup-pw2" error={errors.password2}>
+              <input id="setup-pw2" type="password" autoComplete="new-password" value={password2} onInput={(e) => setPassword2((e.target as HTMLInputElement).value)} />
+            </Field>
+          </fieldset>
+        )}
+        <fieldset>
+          <legend>{open ? "2." : "1."} Upstream DNS servers</legend>
+          <p class="muted">Moat asks these for every name it does not block.</p>
+          <div class="presets">
+            {UPSTREAM_PRESETS.map((p) => (
+              <label key={p.name} class="check">
+                <input type="checkbox" checked={chosen.includes(p.name)} onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, p.name] : chosen.filter((c) => c !== p.name))} />
+                <span>
+                  <strong>{p.name}</strong> <small class="muted">{p.note}</small>
+                </span>
+              </label>
+            ))}
+            <label class="check">
+              <input type="checkbox" checked={ipv6} onChange={(e) => setIpv6((e.target as HTMLInputElement).checked)} /> also their IPv6 addresses
+            </label>
+          </div>
+          <Field label="Other servers (optional)" id="setup-custom" error={errors.upstreams} hint="IP or IP#port, separated by spaces, e.g. 192.168.1.1">
+            <input id="setup-custom" value={custom} onInput={(e) => setCustom((e.target as HTMLInputElement).value)} />
+          </Field>
+        </fieldset>
+        <fieldset>
+          <legend>{open ? "3." : "2."} A first block list</legend>
+          <label class="check">
+            <input type="checkbox" checked={list} onChange={(e) => setList((e.target as HTMLInputElement).checked)} />
+            <span>{LIST_PRESETS[0]!.name}</span>
+          </label>
+        </fieldset>
+        {errors.form && <p class="note error">{errors.form}</p>}
+        {gravity ? (
+          <>
+            <GravityProgress lists={1} onDone={() => undefined} />
+            <Button kind="primary" onClick={finish}>
+              Go to the dashboard
+            </Button>
+          </>
+        ) : (
+          <div class="row end">
+            <Button kind="ghost" onClick={finish}>
+              Skip for now
+            </Button>
+            <Button type="submit" kind="primary" busy={busy}>
+              Save and start
+            </Button>
+          </div>
+        )}
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,59 @@
+// Who is looking: "open" (no password set, no login), "in" (a session), "out" (login needed).
+// A 401 from any request remembers the page and shows the login; logging in returns to it.
+import { ApiError, request, setCsrf, whenUnauthorized } from "./api.ts";
+import { currentPath, navigate } from "./router.ts";
+import { Store } from "./store.ts";
+
+export type Session = { state: "checking" | "open" | "in" | "out"; totp: boolean; reason?: string };
+export const session = new Store<Session>({ state: "checking", totp: false });
+
+const BACK_KEY = "moat.back";
+
+function loggedOut(reason?: string): void {
+  if (session.get().state === "out") return;
+  const here = currentPath();
+  if (!here.startsWith("/login")) sessionStorage.setItem(BACK_KEY, here);
+  setCsrf(null);
+  session.set({ state: "out", totp: session.get().totp, ...(reason ? { reason } : {}) });
+}
+
+whenUnauthorized(() => loggedOut("Your session has expired. Please log in again."));
+
+type AuthReply = { session: { valid: boolean; totp: boolean; sid: string | null; csrf?: string; message: string } };
+
+export async function checkSession(): Promise<void> {
+  const res = await request("GET", "/auth", undefined, { auth: false }).catch((e: unknown) => {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
+  });
+  if (!res) {
+    // a 401 carries whether 2FA is on; it was consumed by request(), so ask for it once more
+    const r = await fetch("/api/auth", { credentials: "same-origin" });
+    const body = (await r.json().catch(() => ({}))) as Partial<AuthReply>;
+    session.set({ state: "out", totp: body.session?.totp ?? false });
+    return;
+  }
+  const body = (await res.json()) as AuthReply;
+  if (body.session.sid === null) session.set({ state: "open", totp: false });
+  else {
+    if (body.session.csrf) setCsrf(body.session.csrf);
+    session.set({ state: "in", totp: body.session.totp });
+  }
+}
+
+export async function login(password: string, totp: string): Promise<void> {
+  const res = await request("POST", "/auth", { password, ...(totp ? { totp } : {}) }, { auth: false });
+  const body = (await res.json()) as AuthReply;
+  setCsrf(body.session.csrf ?? null);
+  session.set({ state: body.session.sid === null ? "open" : "in", totp: body.session.totp });
+  const back = sessionStorage.getItem(BACK_KEY);
+  sessionStorage.removeItem(BACK_KEY);
+  navigate(back && !back.startsWith("/login") ? back : "/", true);
+}
+
+export async function logout(): Promise<void> {
+  await request("DELETE", "/auth", undefined, { auth: false }).catch(() => undefined);
+  setCsrf(null);
+  sessionStorage.removeItem(BACK_KEY);
+  session.set({ state: "out", totp: session.get().totp });
+}

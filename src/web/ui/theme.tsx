@@ -1,0 +1,26 @@
+// Light, dark, or as the system says; remembered in this browser.
+import { useEffect, useState } from "preact/hooks";
+
+const KEY = "moat.theme";
+type Mode = "auto" | "light" | "dark";
+
+export function applyTheme(mode: Mode): void {
+  if (mode === "auto") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = mode;
+}
+applyTheme((localStorage.getItem(KEY) as Mode | null) ?? "auto");
+
+export function Theme() {
+  const [mode, setMode] = useState<Mode>((localStorage.getItem(KEY) as Mode | null) ?? "auto");
+  useEffect(() => {
+    applyTheme(mode);
+    localStorage.setItem(KEY, mode);
+  }, [mode]);
+  const next: Record<Mode, Mode> = { auto: "light", light: "dark", dark: "auto" };
+  const label = { auto: "◐", light: "☀", dark: "☾" }[mode];
+  return (
+    <button type="button" class="icon-btn" title={`Theme: ${mode}`} aria-label={`Theme: ${mode}, switch to ${next[mode]}`} onClick={() => setMode(next[mode])}>
+      {label}
+    </button>
+  );
+}

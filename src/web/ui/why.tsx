@@ -1,0 +1,104 @@
+// "Why was this blocked (or allowed)?": the query's status and list id, the matching domain entries
+// and list lines from GET /api/search, and the groups that tie them to the client.
+import { useEffect, useState } from "preact/hooks";
+import { enc, get } from "./api.ts";
+import { Loading, Modal } from "./components.tsx";
+
+export type QueryRow = {
+  id: number; time: number; type: string; domain: string; cname: string | null; status: string;
+  client: { ip: string; name: string | null }; reply: { type: string; time: number }; list_id: number | null; upstream: string | null;
+  ede: { code: number; text: string | null };
+};
+
+type Group = { id: number; name: string };
+type DomainEntry = { id: number; domain: string; type: string; kind: string; groups: number[]; enabled: boolean; comment: string | null };
+type ListEntry = { id: number; address: string; type: string; groups: number[]; enabled: boolean; comment: string | null; domain?: string };
+type SearchReply = { search: { domains: DomainEntry[]; gravity: ListEntry[] } };
+
+export const BLOCKED = new Set([
+  "GRAVITY", "REGEX", "DENYLIST", "EXTERNAL_BLOCKED_IP", "EXTERNAL_BLOCKED_NULL", "EXTERNAL_BLOCKED_NXRA", "GRAVITY_CNAME",
+  "REGEX_CNAME", "DENYLIST_CNAME", "DBBUSY", "SPECIAL_DOMAIN", "EXTERNAL_BLOCKED_EDE15",
+]);
+
+const STATUS_TEXT: Record<string, string> = {
+  GRAVITY: "Blocked: the domain is on a subscribed block list.",
+  GRAVITY_CNAME: "Blocked: the answer's CNAME target is on a subscribed block list.",
+  DENYLIST: "Blocked: the domain is on your deny list (exact).",
+  DENYLIST_CNAME: "Blocked: the answer's CNAME target is on your deny list.",
+  REGEX: "Blocked: the domain matches a deny regex.",
+  REGEX_CNAME: "Blocked: the answer's CNAME target matches a deny regex.",
+  EXTERNAL_BLOCKED_IP: "Blocked by the upstream server (it answered with a block-page address).",
+  EXTERNAL_BLOCKED_NULL: "Blocked by the upstream server (it answered 0.0.0.0 / ::).",
+  EXTERNAL_BLOCKED_NXRA: "Blocked by the upstream server (NXDOMAIN without recursion).",
+  EXTERNAL_BLOCKED_EDE15: "Blocked by the upstream server (Extended DNS Error 15).",
+  SPECIAL_DOMAIN: "Blocked: a special domain Moat answers itself (for example Firefox's DNS-over-HTTPS canary).",
+  DBBUSY: "Blocked because the filter was not ready.",
+  FORWARDED: "Permitted: answered by an upstream server.",
+  CACHE: "Permitted: answered from Moat's cache.",
+  CACHE_STALE: "Permitted: answered from the cache with a stale record while refreshing.",
+  RETRIED: "Permitted: forwarded again after a retry.",
+};
+
+const isRuleStatus = (s: string) => /^(DENYLIST|REGEX)/.test(s);
+
+export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
+  const [data, setData] = useState<{ search: SearchReply["search"]; groups: Group[]; clientGroups: number[] | null } | { error: string } | null>(null);
+  useEffect(() => {
+    const name = row.cname && /_CNAME$/.test(row.status) ? row.cname : row.domain;
+    Promise.all([
+      get<SearchReply>(`/search/${enc(name)}?N=50`),
+      get<{ groups: Group[] }>("/groups"),
+      get<{ clients: Array<{ client: string; groups: number[] }> }>("/clients"),
+    ])
+      .then(([s, g, c]) => setData({ search: s.search, groups: g.groups, clientGroups: c.clients.find((x) => x.client === row.client.ip)?.groups ?? null }))
+      .catch((e: Error) => setData({ error: e.message }));
+  }, [row.id]);
+  const groupNames = (ids: number[], groups: Group[]) => ids.map((id) => groups.find((g) => g.id === id)?.name ?? `#${id}`).join(", ") || "none";
+  return (
+    <Modal title={`Why: ${row.domain}`} onClose={onClose}>
+      <p data-testid="why-status">
+        <strong>{STATUS_TEXT[row.status] ?? `Status ${row.status}.`}</strong>
+        {row.ede.code >= 0 && <> EDE {row.ede.code}{row.ede.text ? ` (${row.ede.text})` : ""}.</>}
+      </p>
+      {!data ? (
+        <Loading />
+      ) : "error" in data ? (
+        <p class="note error">{data.error}</p>
+      ) : (
+        <div class="why" data-testid="why-details">
+          <p class="muted">
+            Client {row.client.name ?? row.client.ip} is in the groups: {data.clientGroups ? groupNames(data.clientGroups, data.groups) : "Default (no client entry)"}.
+          </p>
+          {data.search.domains.length > 0 && (
+            <>
+              <h3>Domain rules that match</h3>
+              <ul>
+                {data.search.domains.map((d) => (
+                  <li key={d.id} class={isRuleStatus(row.status) && d.id === row.list_id ? "hit" : ""}>
+                    <code>{d.domain}</code> ({d.type} {d.kind}{d.enabled ? "" : ", disabled"}) in groups {groupNames(d.groups, data.groups)}
+                    {isRuleStatus(row.status) && d.id === row.list_id && <strong> ← this rule</strong>}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {data.search.gravity.length > 0 && (
+            <>
+              <h3>Lists that contain it</h3>
+              <ul>
+                {data.search.gravity.map((l, i) => (
+                  <li key={`${l.id}-${i}`} class={/^GRAVITY/.test(row.status) && l.id === row.list_id ? "hit" : ""}>
+                    <code>{l.domain}</code> on {l.type} list <span class="break">{l.address}</span>
+                    {l.enabled ? "" : " (disabled)"} in groups {groupNames(l.groups, data.groups)}
+                    {/^GRAVITY/.test(row.status) && l.id === row.list_id && <strong> ← this list</strong>}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {data.search.domains.length === 0 && data.search.gravity.length === 0 && <p>No domain rule or list matches this name now.</p>}
+        </div>
+      )}
+    </Modal>
+  );
+}
