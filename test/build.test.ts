@@ -39,6 +39,11 @@ test("the compiled binary serves the API, the docs and filtered DNS on its own",
   const asset = await fetch(`${base}/api/docs/assets/scalar.js`);
   expect(asset.status).toBe(200);
   expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100000);
+  const admin = await fetch(`${base}/admin/`);
+  expect(admin.status).toBe(200);
+  const script = /src="(\/admin\/assets\/[^"]+\.js)"/.exec(await admin.text())?.[1];
+  expect(script).toBeDefined();
+  expect((await fetch(base + script)).status).toBe(200);
   const v = (await (await fetch(`${base}/api/info/version`)).json()) as { version: { moat: { commit: string } } };
   expect(v.version.moat.commit).toMatch(/^[0-9a-f]{8}$|^unknown$/);
 

@@ -10,10 +10,10 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-  /** the config key a validation error names ("dns.upstreams: …" → "dns.upstreams") */
+  /** the config key a validation error names ("dns.upstreams[0]: …" → "dns.upstreams") */
   get field(): string | null {
     const h = typeof this.hint === "string" ? this.hint : "";
-    const m = /^([A-Za-z0-9_.]+)(:|$)/.exec(h);
+    const m = /^([A-Za-z]\w*(?:\.\w+)+)/.exec(h);
     return m ? m[1]! : null;
   }
   /** the message with its hint, as a person should read it */

@@ -66,7 +66,7 @@ export function App() {
           <BlockingControl />
           <Theme />
           {s.state === "in" && (
-            <button type="button" class="btn ghost" onClick={() => void logout()}>
+            <button type="button" class="btn ghost top-logout" onClick={() => void logout()}>
               Log out
             </button>
           )}
@@ -78,6 +78,11 @@ export function App() {
             {p.title}
           </a>
         ))}
+        {s.state === "in" && (
+          <button type="button" class="nav-logout" onClick={() => void logout()}>
+            Log out
+          </button>
+        )}
       </nav>
       <div class="scrim" onClick={() => setMenu(false)} />
       <main id="main" tabIndex={-1}>

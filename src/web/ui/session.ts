@@ -1,6 +1,6 @@
 // Who is looking: "open" (no password set, no login), "in" (a session), "out" (login needed).
 // A 401 from any request remembers the page and shows the login; logging in returns to it.
-import { ApiError, request, setCsrf, whenUnauthorized } from "./api.ts";
+import { request, setCsrf, whenUnauthorized } from "./api.ts";
 import { currentPath, navigate } from "./router.ts";
 import { Store } from "./store.ts";
 
@@ -22,18 +22,16 @@ whenUnauthorized(() => loggedOut("Your session has expired. Please log in again.
 type AuthReply = { session: { valid: boolean; totp: boolean; sid: string | null; csrf?: string; message: string } };
 
 export async function checkSession(): Promise<void> {
-  const res = await request("GET", "/auth", undefined, { auth: false }).catch((e: unknown) => {
-    if (e instanceof ApiError && e.status === 401) return null;
-    throw e;
-  });
-  if (!res) {
-    // a 401 carries whether 2FA is on; it was consumed by request(), so ask for it once more
-    const r = await fetch("/api/auth", { credentials: "same-origin" });
-    const body = (await r.json().catch(() => ({}))) as Partial<AuthReply>;
-    session.set({ state: "out", totp: body.session?.totp ?? false });
-    return;
+  // not through request(): a 401 here is the answer (logged out, and whether 2FA is on), not an expiry
+  const res = await fetch("/api/auth", { credentials: "same-origin" });
+  const body = (await res.json().catch(() => ({}))) as Partial<AuthReply>;
+  if (res.status === 401 || !body.session) {
+    setCsrf(null);
+    const here = currentPath();
+    if (here === "/") sessionStorage.removeItem(BACK_KEY);
+    else sessionStorage.setItem(BACK_KEY, here);
+    return session.set({ state: "out", totp: body.session?.totp ?? false, ...(session.get().reason ? { reason: session.get().reason } : {}) });
   }
-  const body = (await res.json()) as AuthReply;
   if (body.session.sid === null) session.set({ state: "open", totp: false });
   else {
     if (body.session.csrf) setCsrf(body.session.csrf);
@@ -54,6 +52,8 @@ export async function login(password: string, totp: string): Promise<void> {
 export async function logout(): Promise<void> {
   await request("DELETE", "/auth", undefined, { auth: false }).catch(() => undefined);
   setCsrf(null);
-  sessionStorage.removeItem(BACK_KEY);
+  sessionStorage.setItem(BACK_KEY, currentPath());
   session.set({ state: "out", totp: session.get().totp });
+  // learn whether the next login needs a 2FA code (it may just have been turned on)
+  await checkSession().catch(() => undefined);
 }
