@@ -73,7 +73,9 @@ export function resolvePaths(o: CliOptions) {
 
 export function loadConfig(o: CliOptions, env: Record<string, string | undefined> = process.env): ConfigStore {
   const paths = resolvePaths(o);
-  return new ConfigStore({ file: paths.configFile, env, profile: o.dev ? DEV_PROFILE : {}, hashPassword });
+  // The database paths shown under files.* are where this instance really keeps them.
+  const where = { "files.database": paths.queryDb, "files.gravity": paths.gravityDb, "files.macvendor": join(paths.dataDir, "macvendor.db") };
+  return new ConfigStore({ file: paths.configFile, env, profile: { ...where, ...(o.dev ? DEV_PROFILE : {}) }, hashPassword });
 }
 
 async function readStdin(): Promise<string> {

@@ -11,6 +11,11 @@ export interface LeafFlags {
   readonly sessionReset?: boolean;
   /** never shown in replies (secrets) */
   readonly writeOnly?: boolean;
+  /**
+   * Moat's own setting, which Pi-hole does not have: in the TOML file and the API's default mode,
+   * left out of /api/config in Pi-hole compatibility mode (clients there expect Pi-hole's tree).
+   */
+  readonly moatOnly?: boolean;
 }
 
 export interface Leaf<T> {

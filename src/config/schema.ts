@@ -1,12 +1,31 @@
-// The one tree of settings, with Pi-hole v6's key names and defaults (reference §3.1, §8.3).
+// The one tree of settings: every section and key of Pi-hole v6's tree, with its names, types and
+// defaults, plus Moat's own keys (flagged moatOnly).
 // Everything else (types, the TOML file, environment variables, the config API, the docs) derives from it.
 import { bool, float, int, oneOf, secret, str, strings, uint, type Leaf, type AnyLeaf, isLeaf } from "./leaf.ts";
 import * as v from "./validators.ts";
 
 const restart = { flags: { restart: true } } as const;
+/** Moat's own settings: absent from Pi-hole's tree, so hidden from /api/config in compatibility mode. */
+const moat = { flags: { moatOnly: true } } as const;
+/** Accepted and stored so a Pi-hole configuration round-trips; Moat has no use for the value. */
+const COMPAT = "(kept for Pi-hole compatibility; Moat does not use it)";
 
 export const BLOCKING_MODES = ["NULL", "IP_NODATA_AAAA", "IP", "NX", "NODATA"] as const;
 export const LISTENING_MODES = ["LOCAL", "ALL", "SINGLE", "BIND", "NONE"] as const;
+export const WEB_THEMES = ["default-auto", "default-light", "default-dark", "default-darker", "high-contrast", "high-contrast-dark", "lcars"] as const;
+
+/** Pi-hole's debug switches, one boolean each; `all` turns every one on. */
+const DEBUG_FLAGS = [
+  "database", "networking", "locks", "queries", "flags", "shmem", "gc", "arp", "regex", "api", "tls", "overtime", "status", "caps",
+  "dnssec", "vectors", "resolver", "edns0", "clients", "aliasclients", "events", "helper", "config", "inotify", "webserver", "extra",
+  "reserved", "ntp", "netlink", "timing", "all",
+] as const;
+
+function debugFlags(): { [K in (typeof DEBUG_FLAGS)[number]]: Leaf<boolean> } {
+  const out: Record<string, Leaf<boolean>> = {};
+  for (const name of DEBUG_FLAGS) out[name] = bool(false, name === "all" ? "Log every kind of debug detail" : `Log debug detail about ${name} ${COMPAT}`);
+  return out as { [K in (typeof DEBUG_FLAGS)[number]]: Leaf<boolean> };
+}
 
 export const schema = {
   dns: {
@@ -23,20 +42,25 @@ export const schema = {
     hosts: strings([], "Local DNS records: 'IP HOSTNAME [HOSTNAME ...]'", { each: v.hostsLine }),
     domainNeeded: bool(false, "Never forward names without a dot", restart),
     expandHosts: bool(false, "Add the local domain to plain names of local records", restart),
+    domain: {
+      name: str("lan", "Local domain name", { check: (s) => (s === "" || v.isHostname(s) ? null : "not a valid domain"), ...restart }),
+      local: bool(true, "Never forward names of the local domain", restart),
+    },
     bogusPriv: bool(true, "Never forward reverse lookups of private ranges", restart),
     dnssec: bool(false, "Ask upstreams for DNSSEC validation (DO bit)", restart),
     interface: str("", "Interface used by the SINGLE and BIND listening modes", restart),
-    hostRecord: str("", "Extra host record (accepted for compatibility)"),
+    hostRecord: str("", `Extra host record ${COMPAT}`),
     listeningMode: oneOf(LISTENING_MODES, "LOCAL", "Which clients are answered", restart),
     queryLogging: bool(true, "Record every query"),
-    cnameRecords: strings([], "Local CNAME records: '<cname>,<target>[,<TTL>]'", { each: v.cnameRecord }),
+    cnameRecords: strings([], "Local CNAME records: '<cname>[,<cname>...],<target>[,<TTL>]'", { each: v.cnameRecord }),
     port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
-    revServers: strings([], "Conditional forwarding: '<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]'", { each: v.revServer, ...restart }),
+    localise: bool(true, `Answer a local name with several addresses with those on the asking client's subnet ${COMPAT}`, restart),
     cache: {
       size: uint(10000, "DNS cache entries", restart),
       optimizer: int(3600, "Serve expired answers up to this many seconds while refreshing them (negative disables)"),
       upstreamBlockedTTL: uint(86400, "How long answers blocked upstream are remembered, seconds"),
     },
+    revServers: strings([], "Conditional forwarding: '<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]'", { each: v.revServer, ...restart }),
     blocking: {
       active: bool(true, "Whether blocking is on"),
       mode: oneOf(BLOCKING_MODES, "NULL", "How blocked queries are answered"),
@@ -65,13 +89,41 @@ export const schema = {
       count: uint(1000, "Queries a client may send per interval (0 disables)"),
       interval: uint(60, "Rate-limit interval, seconds (0 disables)"),
     },
-    domain: {
-      name: str("lan", "Local domain name", { check: (s) => (s === "" || v.isHostname(s) ? null : "not a valid domain"), ...restart }),
-      local: bool(true, "Never forward names of the local domain", restart),
-    },
   },
   dhcp: {
-    active: bool(false, "DHCP server (accepted for compatibility; Moat does not serve DHCP)"),
+    active: bool(false, "Serve DHCP on the local network", restart),
+    start: str("", "First address of the DHCP range", { check: v.ipv4OrEmpty, ...restart }),
+    end: str("", "Last address of the DHCP range", { check: v.ipv4OrEmpty, ...restart }),
+    router: str("", "Gateway handed to DHCP clients", { check: v.ipv4OrEmpty, ...restart }),
+    netmask: str("", "Netmask handed to DHCP clients (empty: the interface's)", { check: v.netmaskOrEmpty, ...restart }),
+    leaseTime: str("", "Lease time, e.g. '45m', '1h', '2d', 'infinite' (empty: 24h, IPv6 1d)", restart),
+    ipv6: bool(false, "Also serve DHCPv6 and router advertisements", restart),
+    rapidCommit: bool(false, "Answer DHCPv4 with Rapid Commit (RFC 4039)", restart),
+    multiDNS: bool(false, "Hand out the DNS server several times so clients keep using it", restart),
+    logging: bool(false, "Log every DHCP event", restart),
+    ignoreUnknownClients: bool(false, "Only serve clients named in dhcp.hosts", restart),
+    hosts: strings([], "Static leases: '<MAC>[,<IP>][,<hostname>][,<lease time>]'", restart),
+  },
+  ntp: {
+    ipv4: {
+      active: bool(true, "Serve NTP over IPv4", restart),
+      address: str("", "IPv4 address the NTP server listens on (empty: all)", { check: v.ipv4OrEmpty, ...restart }),
+    },
+    ipv6: {
+      active: bool(true, "Serve NTP over IPv6", restart),
+      address: str("", "IPv6 address the NTP server listens on (empty: all)", { check: v.ipv6OrEmpty, ...restart }),
+    },
+    sync: {
+      active: bool(true, "Set the system clock from an upstream NTP server", restart),
+      server: str("pool.ntp.org", "Upstream NTP server", restart),
+      interval: uint(3600, "Seconds between synchronisations", restart),
+      count: uint(8, "Samples taken per synchronisation", restart),
+      rtc: {
+        set: bool(false, "Also set the hardware real-time clock", restart),
+        device: str("", "RTC device (empty: found automatically)", restart),
+        utc: bool(true, "The RTC keeps UTC", restart),
+      },
+    },
   },
   resolver: {
     resolveIPv4: bool(true, "Resolve client IPv4 addresses to names"),
@@ -91,9 +143,9 @@ export const schema = {
   },
   webserver: {
     domain: str("pi.hole", "Domain name of the web interface"),
-    acl: str("", "Access control list (accepted for compatibility)"),
+    acl: str("", `Access control list ${COMPAT}`),
     port: str("80", "HTTP ports: comma-separated [address:]port entries", { check: v.webPorts, ...restart }),
-    threads: uint(50, "Worker threads (accepted for compatibility)"),
+    threads: uint(50, `Worker threads ${COMPAT}`),
     headers: strings(
       [
         "X-DNS-Prefetch-Control: off",
@@ -106,14 +158,24 @@ export const schema = {
       "Headers added to every HTTP reply",
       { each: (h) => (/^[A-Za-z0-9-]+:\s*\S/.test(h) ? null : "not a valid header (expected 'Name: value')") },
     ),
-    serve_all: bool(false, "Serve files outside the web root (accepted for compatibility)"),
+    serve_all: bool(false, `Serve files outside the web root ${COMPAT}`),
+    advancedOpts: strings([], `Extra options of Pi-hole's web server (CivetWeb) ${COMPAT}`),
     session: {
       timeout: uint(1800, "Seconds of inactivity after which a session ends", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
       restore: bool(true, "Keep sessions across restarts"),
     },
     tls: {
-      cert: str("", "TLS certificate file (not yet used by Moat)"),
+      cert: str("", "TLS certificate file (PEM)"),
       validity: uint(47, "Validity of a generated certificate, days"),
+    },
+    paths: {
+      webroot: str("/var/www/html", `Root directory of the web server ${COMPAT}`, { check: v.filePath }),
+      webhome: str("/admin/", `Path of the web interface below the root ${COMPAT}`, { check: v.webPath }),
+      prefix: str("", `Path prefix added by a reverse proxy ${COMPAT}`, { check: v.filePathOrEmpty }),
+    },
+    interface: {
+      boxed: bool(true, "Boxed layout of the web interface"),
+      theme: oneOf(WEB_THEMES, "default-auto", "Theme of the web interface"),
     },
     api: {
       max_sessions: uint(16, "Concurrent API sessions", { max: 65535, ...restart }),
@@ -130,31 +192,50 @@ export const schema = {
       maxClients: uint(10, "Clients shown in the client history by default"),
       client_history_global_max: bool(true, "Use the global maximum in the client history"),
       allow_destructive: bool(true, "Allow restartdns and the flush actions"),
-      loginRateLimit: uint(3, "Login attempts per second before 429 rate_limiting (0 disables)"),
-      piholeCompat: bool(false, "Behave like Pi-hole FTL where it differs from the Moat API spec"),
-      metricsToken: str("", "Bearer token for /metrics (empty: /metrics is disabled)", { flags: { writeOnly: true } }),
       temp: {
         limit: float(60, "Temperature warning limit"),
         unit: oneOf(["C", "F", "K"] as const, "C", "Temperature unit"),
       },
+      loginRateLimit: uint(3, "Login attempts per second before 429 rate_limiting (0 disables)", moat),
+      piholeCompat: bool(false, "Behave like Pi-hole FTL where it differs from the Moat API spec", moat),
+      metricsToken: str("", "Bearer token for /metrics (empty: /metrics is disabled)", { flags: { writeOnly: true, moatOnly: true } }),
     },
   },
-  gravity: {
-    updateInterval: uint(604800, "Seconds between scheduled gravity updates (default weekly; 0 disables the schedule)"),
-    downloadTimeout: uint(60, "Seconds one list download may take", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
-    maxListSize: uint(256, "Largest list accepted, MiB", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
+  files: {
+    pid: str("/run/pihole-FTL.pid", `Process id file ${COMPAT}`, { check: v.filePath, ...restart }),
+    database: str("/etc/pihole/pihole-FTL.db", "Long-term query database (Moat keeps it in --data-dir; another value is not used)", { check: v.filePath, ...restart }),
+    gravity: str("/etc/pihole/gravity.db", "Database of lists, domains, groups and clients (Moat keeps it in --data-dir; another value is not used)", { check: v.filePath, ...restart }),
+    gravity_tmp: str("/tmp", `Scratch directory of gravity runs ${COMPAT}`, { check: v.filePath, ...restart }),
+    macvendor: str("/etc/pihole/macvendor.db", `Database of network card vendors ${COMPAT}`, { check: v.filePath, ...restart }),
+    pcap: str("", `Capture file of DNS traffic (empty: none) ${COMPAT}`, { check: v.filePathOrEmpty, ...restart }),
+    log: {
+      ftl: str("/var/log/pihole/FTL.log", `Log file of the service ${COMPAT}`, { check: v.filePath, ...restart }),
+      dnsmasq: str("/var/log/pihole/pihole.log", `Log file of DNS queries ${COMPAT}`, { check: v.filePath, ...restart }),
+      webserver: str("/var/log/pihole/webserver.log", `Log file of HTTP requests ${COMPAT}`, { check: v.filePath, ...restart }),
+    },
   },
   misc: {
     privacylevel: uint(0, "0: show everything, 1: hide domains, 2: hide domains and clients, 3: anonymous", { max: 3 }),
     delay_startup: uint(0, "Seconds to wait before starting", { max: 300 }),
-    nice: int(-10, "Process priority (accepted for compatibility)"),
-    readOnly: bool(false, "Refuse every configuration change through the API"),
+    nice: int(-10, `Process priority (-999: leave unchanged) ${COMPAT}`),
+    addr2line: bool(true, `Translate crash addresses into source lines ${COMPAT}`),
+    etc_dnsmasq_d: bool(false, `Read extra dnsmasq files from /etc/dnsmasq.d ${COMPAT}`, restart),
+    dnsmasq_lines: strings([], `Extra dnsmasq option lines ${COMPAT}`, restart),
     extraLogging: bool(false, "Log more detail"),
+    readOnly: bool(false, "Refuse every configuration change through the API"),
+    normalizeCPU: bool(true, "Divide CPU use by the number of cores"),
+    hide_dnsmasq_warn: bool(false, "Hide warnings of the DNS server from the messages"),
     check: {
       load: bool(true, "Warn when the load is high"),
       shmem: uint(90, "Warn when memory use passes this percentage", { max: 100 }),
       disk: uint(90, "Warn when disk use passes this percentage", { max: 100 }),
     },
+  },
+  debug: debugFlags(),
+  gravity: {
+    updateInterval: uint(604800, "Seconds between scheduled gravity updates (default weekly; 0 disables the schedule)", moat),
+    downloadTimeout: uint(60, "Seconds one list download may take", { check: (n) => (n < 1 ? "must be at least 1" : null), ...moat }),
+    maxListSize: uint(256, "Largest list accepted, MiB", { check: (n) => (n < 1 ? "must be at least 1" : null), ...moat }),
   },
 } as const;
 

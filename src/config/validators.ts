@@ -33,15 +33,25 @@ export function hostsLine(s: string): string | null {
   return null;
 }
 
-/** `<cname>,<target>[,<TTL>]` */
+/** `<cname>[,<cname>…],<target>[,<TTL>]`: one or more aliases of one target, as dnsmasq's cname= takes them. */
 export function cnameRecord(s: string): string | null {
+  if (/[\r\n]/.test(s)) return "contains newline characters";
   const parts = s.split(",").map((p) => p.trim());
+  const empty = parts.indexOf("");
+  if (empty >= 0) return `contains an empty string at position ${empty}`;
   if (parts.length < 2) return "not a valid CNAME definition (too few elements)";
-  if (parts.length > 3) return "not a valid CNAME definition (too many elements)";
-  const [a, b, ttl] = parts as [string, string, string | undefined];
-  if (!isHostname(toAsciiName(a)) || !isHostname(toAsciiName(b))) return "not a valid CNAME definition (invalid domain)";
-  if (ttl !== undefined && !/^\d+$/.test(ttl)) return "not a valid CNAME definition (invalid TTL)";
+  const ttl = parts.length > 2 && /^\d+$/.test(parts[parts.length - 1]!) ? parts.pop() : undefined;
+  if (ttl !== undefined && parts.length < 2) return "not a valid CNAME definition (too few elements)";
+  if (!parts.every((name) => isHostname(toAsciiName(name)))) return "not a valid CNAME definition (invalid domain)";
   return null;
+}
+
+/** The names and target of a CNAME record line (checked by cnameRecord): every alias points at the target. */
+export function parseCnameRecord(s: string): { aliases: string[]; target: string; ttl: number | undefined } {
+  const parts = s.split(",").map((p) => p.trim());
+  const ttl = parts.length > 2 && /^\d+$/.test(parts[parts.length - 1]!) ? Number(parts.pop()) : undefined;
+  const target = parts.pop()!;
+  return { aliases: parts, target, ttl };
 }
 
 /** `<enabled>,<ip-address>[/<prefix-len>],<server>[#<port>][,<domain>]` */
@@ -103,4 +113,31 @@ export function toAsciiName(name: string): string {
   } catch {
     return name;
   }
+}
+
+const FILE_PATH = /^[A-Za-z0-9/._ -]*$/;
+
+/** A file path as Pi-hole accepts it: letters, digits, '/', '.', '-', '_' and spaces only. */
+export function filePath(s: string): string | null {
+  return s !== "" && FILE_PATH.test(s) ? null : `not a valid file path (${JSON.stringify(s)})`;
+}
+
+/** A file path, or empty to switch the feature off. */
+export function filePathOrEmpty(s: string): string | null {
+  return s === "" ? null : filePath(s);
+}
+
+/** A URL path below the web root, which must start and end with a slash (`/admin/`). */
+export function webPath(s: string): string | null {
+  if (!s.startsWith("/") || !s.endsWith("/")) return `file path does not start and end with a slash (${JSON.stringify(s)})`;
+  return filePath(s);
+}
+
+/** An IPv4 netmask whose one-bits are contiguous and leading; empty (or 0.0.0.0) takes the interface's. */
+export function netmaskOrEmpty(s: string): string | null {
+  if (s === "") return null;
+  if (isIP(s) !== 4) return "not a valid IPv4 address";
+  const n = s.split(".").reduce((acc, o) => acc * 256 + Number(o), 0);
+  const host = ~n >>> 0;
+  return (host & (host + 1)) >>> 0 === 0 ? null : `not a valid netmask (${JSON.stringify(s)}), the one-bits are not contiguous`;
 }

@@ -3,7 +3,7 @@
 // local domain, bogus private PTRs and plain names that must never reach an upstream.
 import { hostname } from "node:os";
 import { isIP } from "node:net";
-import type { Config, ConfigStore } from "../config/index.ts";
+import { parseCnameRecord, type Config, type ConfigStore } from "../config/index.ts";
 import { Reply, Status } from "../stats/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, ipv4Bytes, ipv6Bytes, type RR } from "./reply.ts";
@@ -127,8 +127,8 @@ function compile(c: Config): Tables {
   }
   const cnames = new Map<string, { target: string; ttl: number }>();
   for (const line of dns.cnameRecords) {
-    const [a, b, ttl] = line.split(",").map((s) => s.trim().toLowerCase());
-    if (a && b) cnames.set(a, { target: b, ttl: ttl ? Number(ttl) : LOCAL_TTL });
+    const { aliases, target, ttl } = parseCnameRecord(line.toLowerCase());
+    for (const alias of aliases) cnames.set(alias, { target, ttl: ttl ?? LOCAL_TTL });
   }
   const host = hostname().toLowerCase();
   const self = new Set(["pi.hole", host, domain ? `${host}.${domain}` : host]);

@@ -1,5 +1,5 @@
 // Turning API input into ConfigStore changes, and who may make them at all.
-import { coerce, getIn, isLeaf, schema, type ConfigStore } from "../../config/index.ts";
+import { LEAVES, coerce, getIn, isLeaf, schema, type ConfigStore } from "../../config/index.ts";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { requestState } from "../core/request-state.ts";
@@ -13,23 +13,19 @@ export interface Change {
 const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /**
- * Walks a partial tree such as `{dns:{upstreams:[…]}}`. Keys Moat does not know are skipped, as
- * Pi-hole does, so that a full config copied from a Pi-hole (sync tools) applies. A secret sent
- * back as its mask, and a value equal to the current one, are no change at all: this is what lets
- * a client PATCH back what GET gave it, env-forced items included.
+ * Walks a partial tree such as `{dns:{upstreams:[…]}}`. A secret sent back as its mask, and a
+ * value equal to the current one, are no change at all: this is what lets a client PATCH back
+ * what GET gave it, env-forced items included. A key or section Moat does not know is an error
+ * naming it (a typo must not look like success), with the nearest known key as a suggestion.
  */
-export function changesFromTree(store: ConfigStore, tree: Record<string, unknown>): { changes: Change[]; ignored: string[] } {
+export function changesFromTree(store: ConfigStore, tree: Record<string, unknown>): Change[] {
   const changes: Change[] = [];
-  const ignored: string[] = [];
   const walk = (node: Record<string, unknown>, input: Record<string, unknown>, prefix: string[]) => {
     for (const [key, value] of Object.entries(input)) {
       const segs = [...prefix, key];
       const path = segs.join(".");
       const child = Object.hasOwn(node, key) ? node[key] : undefined;
-      if (child === undefined) {
-        ignored.push(path);
-        continue;
-      }
+      if (child === undefined) throw Errors.badRequest("Config item is invalid", `${path}: unknown config item${suggestion(path)}`);
       if (isLeaf(child)) {
         if (isWriteOnly(child) && value === MASK) continue;
         const c = coerce(child, value);
@@ -42,7 +38,36 @@ export function changesFromTree(store: ConfigStore, tree: Record<string, unknown
     }
   };
   walk(schema as unknown as Record<string, unknown>, tree, []);
-  return { changes, ignored };
+  return changes;
+}
+
+/** ` (did you mean "dns.upstreams"?)` for a key a few letters away from a known one, else "". */
+function suggestion(path: string): string {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(path.length / 5)) + 1;
+  for (const e of LEAVES) {
+    const d = editDistance(path.toLowerCase(), e.path.toLowerCase(), bestDistance);
+    if (d < bestDistance) [best, bestDistance] = [e.path, d];
+  }
+  return best ? ` (did you mean "${best}"?)` : "";
+}
+
+/** Levenshtein distance, giving up (returning `limit`) once it cannot stay below `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) >= limit) return limit;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row.push(v);
+      rowMin = Math.min(rowMin, v);
+    }
+    if (rowMin >= limit) return limit;
+    prev = row;
+  }
+  return Math.min(prev[b.length]!, limit);
 }
 
 /** Applies changes all or nothing, mapping the store's problem to Pi-hole's 400 bad_request. */

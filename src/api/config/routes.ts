@@ -50,6 +50,13 @@ function arrayItem(request: Request, method: "PUT" | "DELETE"): { path: string; 
   return { path: segments.join("."), segments, leaf: node, item: segs[segs.length - 1]! };
 }
 
+function patchConfig(rt: Runtime, request: Request, config: unknown, segments: string[]) {
+  assertMayChangeConfig(rt, request);
+  if (!isObject(config)) throw noConfig();
+  applyChanges(rt, changesFromTree(rt.config, config));
+  return reply(rt, isKnownPath(segments) ? segments : [], false);
+}
+
 export function configRoutes(rt: Runtime) {
   return new Elysia({ name: "config" })
     .get("/config", ({ query }) => reply(rt, [], truthy(query.detailed)), {
@@ -70,23 +77,20 @@ export function configRoutes(rt: Runtime) {
         detail: { tags: ["Config"], summary: "Get a subtree of the configuration, e.g. /api/config/dns/upstreams" },
       },
     )
-    .patch(
-      "/config",
-      ({ body, request }) => {
-        assertMayChangeConfig(rt, request);
-        if (!isObject(body.config)) throw noConfig();
-        const { changes, ignored } = changesFromTree(rt.config, body.config);
-        if (ignored.length) rt.log("info", `config: ignoring unknown setting(s) ${ignored.join(", ")}`);
-        applyChanges(rt, changes);
-        return reply(rt, [], false);
-      },
-      {
-        body: PatchBody,
-        query: ConfigQuery,
-        response: ConfigReply,
-        detail: { tags: ["Config"], summary: "Change settings with a partial tree {config:{…}}; applied live, all or nothing" },
-      },
-    )
+    .patch("/config", ({ body, request }) => patchConfig(rt, request, body.config, []), {
+      body: PatchBody,
+      query: ConfigQuery,
+      response: ConfigReply,
+      detail: { tags: ["Config"], summary: "Change settings with a partial tree {config:{…}}; applied live, all or nothing" },
+    })
+    // Pi-hole matches /api/config by prefix: the body is applied whatever the path, and the reply
+    // is the subtree the path names (clients set e.g. /api/config/webserver/api/password this way).
+    .patch("/config/*", ({ body, request }) => patchConfig(rt, request, body.config, pathSegments(request)), {
+      body: PatchBody,
+      query: ConfigQuery,
+      response: ConfigReply,
+      detail: { tags: ["Config"], summary: "Same as PATCH /api/config; the reply is the subtree under the path" },
+    })
     .put(
       "/config/*",
       ({ request, set }) => {

@@ -72,12 +72,25 @@ export function nodeAt(segments: readonly string[]): unknown {
   return getIn(schema, segments);
 }
 
-/** `{ dns: { upstreams: [...] } }` for ["dns","upstreams"]; the whole tree for []. */
+const isMoatOnly = (e: LeafEntry) => e.leaf.flags.moatOnly === true;
+
+/** Whether every leaf at or below `prefix` is Moat's own (asking for it by name shows it even in compatibility mode). */
+function onlyMoatBelow(prefix: string): boolean {
+  const under = LEAVES.filter((e) => e.path === prefix || e.path.startsWith(`${prefix}.`));
+  return under.length > 0 && under.every(isMoatOnly);
+}
+
+/**
+ * `{ dns: { upstreams: [...] } }` for ["dns","upstreams"]; the whole tree for []. In Pi-hole
+ * compatibility mode Moat's own keys are left out, unless the path asks for them by name.
+ */
 export function configTree(store: ConfigStore, segments: readonly string[], detailed: boolean): Record<string, unknown> {
   const prefix = segments.join(".");
+  const hideMoat = store.current.webserver.api.piholeCompat && !(prefix !== "" && onlyMoatBelow(prefix));
   const out: Record<string, unknown> = {};
   for (const e of LEAVES) {
     if (prefix !== "" && e.path !== prefix && !e.path.startsWith(`${prefix}.`)) continue;
+    if (hideMoat && isMoatOnly(e)) continue;
     setIn(out, e.segments, detailed ? detail(store, e) : shown(e.leaf, getIn(store.current, e.segments)));
   }
   return out;
@@ -92,11 +105,14 @@ export function isKnownPath(segments: readonly string[]): boolean {
 /** Extra members of the detailed reply (Pi-hole shows them to its settings pages). */
 export const TOPICS = [
   { name: "dns", title: "DNS", description: "DNS server, upstreams, local records and blocking" },
-  { name: "dhcp", title: "DHCP", description: "Accepted for compatibility: Moat does not serve DHCP" },
+  { name: "dhcp", title: "DHCP", description: "DHCP server and static leases" },
+  { name: "ntp", title: "NTP", description: "Time server and clock synchronisation" },
   { name: "resolver", title: "Resolver", description: "How client addresses are turned into names" },
   { name: "database", title: "Database", description: "Long-term query database" },
   { name: "webserver", title: "Web server and API", description: "HTTP ports, sessions and API options" },
+  { name: "files", title: "Files", description: "Where databases and logs are kept" },
   { name: "misc", title: "Miscellaneous", description: "Privacy level, read-only mode, checks" },
+  { name: "debug", title: "Debugging", description: "Extra logging switches" },
 ];
 
 export const DNS_SERVERS = [
