@@ -135,7 +135,7 @@ test("multi-alias CNAME records are accepted and every alias answers with the ta
     expect(reply.msg.questions?.[0]?.name).toBe(alias);
     const cname = reply.answers.find((a) => a.type === "CNAME");
     expect(cname).toMatchObject({ name: alias, data: "nas.lan" });
-    if (ttl !== undefined) expect(cname!.ttl).toBe(ttl);
+    if (ttl !== undefined) expect((cname as { ttl?: number }).ttl).toBe(ttl);
     expect(reply.answers.find((a) => a.type === "A")).toMatchObject({ name: "nas.lan", data: "10.7.7.7" });
   }
 });
