@@ -1,7 +1,8 @@
 // Restoring settings from a backup's pihole.toml (ours or Pi-hole's). Like Pi-hole, the backup
 // replaces the whole configuration: a setting the file does not name returns to its default.
-// Settings Moat does not know are skipped; so are settings forced by environment variables, and
-// values Moat cannot use (each named in `skipped`), so that one odd value does not lose the rest.
+// Settings Moat does not know are skipped; so are settings forced by environment variables, this
+// instance's database paths, and values Moat cannot use (each named in `skipped`), so that one odd
+// value does not lose the rest.
 import { LEAVES, coerce, getIn, type ConfigStore } from "../config/index.ts";
 
 export class BackupConfigError extends Error {}
@@ -22,6 +23,8 @@ export function planConfig(store: ConfigStore, text: string): ConfigPlan {
   const skipped: string[] = [];
   for (const e of LEAVES) {
     if (e.leaf.kind === "password" || store.envForced.has(e.path)) continue;
+    // Where this instance keeps its databases (set by --data-dir) is not the backed-up machine's.
+    if (e.path.startsWith("files.") && JSON.stringify(store.defaultOf(e.path)) !== JSON.stringify(e.leaf.default)) continue;
     const raw = getIn(parsed, e.segments);
     if (raw === undefined) {
       changes.push({ path: e.path, value: store.defaultOf(e.path) });
