@@ -35,7 +35,7 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     authRoutes(rt, auth),
     blockingRoutes(rt),
     infoRoutes(rt),
-    endpointsRoutes(),
+    endpointsRoutes(rt),
     configRoutes(rt),
     teleporterRoutes(rt),
     actionRoutes(rt),

@@ -1,5 +1,6 @@
 // /api/clients/{client}: IP, CIDR subnet, MAC, hostname or `:interface` entries with their groups
 // (reference §2.8, §6.3), and suggestions of devices seen on the network but not configured yet.
+import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
 import type { Runtime } from "../../core/runtime.ts";
@@ -109,8 +110,8 @@ export function clientRoutes(rt: Runtime) {
         detail: { tags, summary: "Devices seen on the network that are not configured as clients" },
       },
     )
-    .get("/clients", get, { response: ClientsReply, detail: { tags, summary: "All clients" } })
-    .get("/clients/*", get, { response: ClientsReply, detail: { tags, summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)" } })
+    .get("/clients", get, { response: ClientsReply, detail: piholeParams("/{client}", { tags, summary: "All clients" }) })
+    .get("/clients/*", get, { response: ClientsReply, detail: piholeParams("/{client}", { tags, summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)" }) })
     .post(
       "/clients",
       ({ request, body }) => {
@@ -148,7 +149,7 @@ export function clientRoutes(rt: Runtime) {
     )
     .post("/clients/*", () => {
       throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-    }, { detail: { tags, summary: "(rejected: the client belongs in the body)" } })
+    }, { detail: { tags, summary: "(rejected: the client belongs in the body)", hide: true } })
     .put(
       "/clients/*",
       ({ request, body }) => {
@@ -168,7 +169,7 @@ export function clientRoutes(rt: Runtime) {
       {
         body: t.Object({ comment: t.Optional(t.Union([t.String(), t.Null()])), groups: t.Optional(t.Array(t.Integer())) }, { additionalProperties: true }),
         response: ClientsReply,
-        detail: { tags, summary: "Create or replace a client" },
+        detail: piholeParams("/{client}", { tags, summary: "Create or replace a client" }),
       },
     )
     .delete(
@@ -180,7 +181,7 @@ export function clientRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { detail: { tags, summary: "Delete a client (204; 404 when absent)" } },
+      { detail: piholeParams("/{client}", { tags, summary: "Delete a client (204; 404 when absent)" }) },
     )
     .post(
       "/clients:batchDelete",

@@ -1,6 +1,7 @@
 // /api/config: read the settings tree (or any subtree), change it with a partial tree, and add or
 // remove single items of array settings (reference §2.13). Changes go through the ConfigStore,
 // whose subscribers (DNS, auth) apply them live.
+import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { getIn, isLeaf, type AnyLeaf } from "../../config/index.ts";
 import type { Runtime } from "../../core/runtime.ts";
@@ -68,13 +69,17 @@ export function configRoutes(rt: Runtime) {
       "/config/*",
       ({ query, request }) => {
         const segs = pathSegments(request);
-        if (!isKnownPath(segs)) throw Errors.notFound(new URL(request.url).pathname);
+        // Pi-hole answers a path it does not know with an empty tree; Moat's own mode says 404.
+        if (!isKnownPath(segs)) {
+          if (rt.config.current.webserver.api.piholeCompat) return { config: {} };
+          throw Errors.notFound(new URL(request.url).pathname);
+        }
         return reply(rt, segs, truthy(query.detailed));
       },
       {
         query: ConfigQuery,
         response: ConfigReply,
-        detail: { tags: ["Config"], summary: "Get a subtree of the configuration, e.g. /api/config/dns/upstreams" },
+        detail: piholeParams("/{element}", { tags: ["Config"], summary: "Get a subtree of the configuration, e.g. /api/config/dns/upstreams" }),
       },
     )
     .patch("/config", ({ body, request }) => patchConfig(rt, request, body.config, []), {
@@ -89,7 +94,7 @@ export function configRoutes(rt: Runtime) {
       body: PatchBody,
       query: ConfigQuery,
       response: ConfigReply,
-      detail: { tags: ["Config"], summary: "Same as PATCH /api/config; the reply is the subtree under the path" },
+      detail: piholeParams("", { tags: ["Config"], summary: "Same as PATCH /api/config; the reply is the subtree under the path" }),
     })
     .put(
       "/config/*",
@@ -104,7 +109,7 @@ export function configRoutes(rt: Runtime) {
       },
       {
         query: ConfigQuery,
-        detail: { tags: ["Config"], summary: "Add an item to an array setting, e.g. PUT /api/config/dns/hosts/10.1.2.3%20nas.lan" },
+        detail: piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Add an item to an array setting, e.g. PUT /api/config/dns/hosts/10.1.2.3%20nas.lan" }),
       },
     )
     .delete(
@@ -119,7 +124,7 @@ export function configRoutes(rt: Runtime) {
       },
       {
         query: ConfigQuery,
-        detail: { tags: ["Config"], summary: "Remove an item from an array setting" },
+        detail: piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Remove an item from an array setting" }),
       },
     );
 }

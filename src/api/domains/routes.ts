@@ -1,5 +1,6 @@
 // /api/domains: single allow/deny entries, exact names and regexes (reference §2.6, §5). The item
 // is read from the raw path so that `/`, `+` and spaces arrive as Pi-hole decodes them.
+import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
@@ -143,8 +144,8 @@ export function domainRoutes(rt: Runtime) {
   };
 
   return new Elysia({ name: "domains" })
-    .get("/domains", get, { response: DomainsReply, detail: { tags, summary: "All domain entries" } })
-    .get("/domains/*", get, { response: DomainsReply, detail: { tags, summary: "Domain entries of a list (/allow, /deny/regex, …), or one entry" } })
+    .get("/domains", get, { response: DomainsReply, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "All domain entries" }) })
+    .get("/domains/*", get, { response: DomainsReply, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Domain entries of a list (/allow, /deny/regex, …), or one entry" }) })
     .post(
       "/domains/*",
       ({ request, body }) => {
@@ -176,7 +177,7 @@ export function domainRoutes(rt: Runtime) {
         const last = items[items.length - 1]!;
         return createdReply(rt, request, reply(tg, last, processed), `/api/domains/${tg.type}/${tg.kind}/${encodeItem(last)}`);
       },
-      { body: PostBody, detail: { tags, summary: "Add one or more entries to a list (201 + Location)" } },
+      { body: PostBody, detail: piholeParams("/{type}/{kind}", { tags, summary: "Add one or more entries to a list (201 + Location)" }) },
     )
     .put(
       "/domains/*",
@@ -226,7 +227,7 @@ export function domainRoutes(rt: Runtime) {
         });
         return reply(tg, item!, processed);
       },
-      { body: PutBody, response: DomainsReply, detail: { tags, summary: "Create or replace an entry; body type+kind name its current list to move it" } },
+      { body: PutBody, response: DomainsReply, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Create or replace an entry; body type+kind name its current list to move it" }) },
     )
     .delete(
       "/domains/*",
@@ -238,7 +239,7 @@ export function domainRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { detail: { tags, summary: "Delete an entry (204; 404 when absent)" } },
+      { detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Delete an entry (204; 404 when absent)" }) },
     )
     .post(
       "/domains:batchDelete",

@@ -1,5 +1,6 @@
 // /api/groups/{name}: groups addressed by name (seed), rename through PUT, batch delete; group 0
 // "Default" is re-created by the schema's trigger whenever it is deleted (reference §2.7, §6.1).
+import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
@@ -45,8 +46,8 @@ export function groupRoutes(rt: Runtime) {
     return { groups };
   };
   return new Elysia({ name: "groups" })
-    .get("/groups", get, { response: GroupsReply, detail: { tags, summary: "All groups" } })
-    .get("/groups/*", get, { response: GroupsReply, detail: { tags, summary: "One group by name" } })
+    .get("/groups", get, { response: GroupsReply, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
+    .get("/groups/*", get, { response: GroupsReply, detail: piholeParams("/{name}", { tags, summary: "One group by name" }) })
     .post(
       "/groups",
       ({ request, body }) => {
@@ -83,7 +84,7 @@ export function groupRoutes(rt: Runtime) {
     )
     .post("/groups/*", () => {
       throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-    }, { detail: { tags, summary: "(rejected: the name belongs in the body)" } })
+    }, { detail: { tags, summary: "(rejected: the name belongs in the body)", hide: true } })
     .put(
       "/groups/*",
       ({ request, body }) => {
@@ -116,7 +117,7 @@ export function groupRoutes(rt: Runtime) {
           { additionalProperties: true },
         ),
         response: GroupsReply,
-        detail: { tags, summary: "Create or update a group; body name renames it" },
+        detail: piholeParams("/{name}", { tags, summary: "Create or update a group; body name renames it" }),
       },
     )
     .delete(
@@ -128,7 +129,7 @@ export function groupRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { detail: { tags, summary: "Delete a group (204; 404 when absent). Deleting Default re-creates it empty" } },
+      { detail: piholeParams("/{name}", { tags, summary: "Delete a group (204; 404 when absent). Deleting Default re-creates it empty" }) },
     )
     .post(
       "/groups:batchDelete",

@@ -1,5 +1,6 @@
 // /api/lists/{address}?type=block|allow: subscribed lists (Pi-hole's adlists, reference §2.9, §6.2).
 // The lists' contents arrive with the next gravity run; deleting a list removes its rows at once.
+import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Database } from "bun:sqlite";
 import type { Runtime } from "../../core/runtime.ts";
@@ -110,8 +111,8 @@ export function listRoutes(rt: Runtime) {
     return { lists };
   };
   return new Elysia({ name: "lists" })
-    .get("/lists", get, { query: TypeQuery, response: ListsReply, detail: { tags, summary: "All subscribed lists (?type filters)" } })
-    .get("/lists/*", get, { query: TypeQuery, response: ListsReply, detail: { tags, summary: "One list by URL-encoded address" } })
+    .get("/lists", get, { query: TypeQuery, response: ListsReply, detail: piholeParams("/{list}", { tags, summary: "All subscribed lists (?type filters)" }) })
+    .get("/lists/*", get, { query: TypeQuery, response: ListsReply, detail: piholeParams("/{list}", { tags, summary: "One list by URL-encoded address" }) })
     .post(
       "/lists",
       ({ request, body, query }) => {
@@ -153,7 +154,7 @@ export function listRoutes(rt: Runtime) {
     )
     .post("/lists/*", () => {
       throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-    }, { detail: { tags, summary: "(rejected: the address belongs in the body)" } })
+    }, { detail: { tags, summary: "(rejected: the address belongs in the body)", hide: true } })
     .put(
       "/lists/*",
       ({ request, body, query }) => {
@@ -178,7 +179,7 @@ export function listRoutes(rt: Runtime) {
           { additionalProperties: true },
         ),
         response: ListsReply,
-        detail: { tags, summary: "Create or replace a list (?type required)" },
+        detail: piholeParams("/{list}", { tags, summary: "Create or replace a list (?type required)" }),
       },
     )
     .delete(
@@ -191,7 +192,7 @@ export function listRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { query: TypeQuery, detail: { tags, summary: "Delete a list and its domains (?type required; 204, 404 when absent)" } },
+      { query: TypeQuery, detail: piholeParams("/{list}", { tags, summary: "Delete a list and its domains (?type required; 204, 404 when absent)" }) },
     )
     .post(
       "/lists:batchDelete",

@@ -1,9 +1,10 @@
 // GET /api/search/{domain}: which domain entries and which lists match a name (reference §2.17),
 // exactly or as a substring, with the punycode and ABP patterns used when `debug` is set.
+import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { Errors } from "../core/errors.ts";
-import { groupMap, pathParts } from "../lists/common.ts";
+import { compat, groupMap, pathParts } from "../lists/common.ts";
 import { normaliseExact } from "../domains/validate.ts";
 import { domainEntry, type DomainRow } from "../domains/routes.ts";
 import { listEntry, type ListRow } from "../lists/routes.ts";
@@ -44,6 +45,8 @@ export function searchRoutes(rt: Runtime) {
         domain = normaliseExact(item.trim());
       } catch (e) {
         if (partial && /^[a-z0-9._-]+$/i.test(item)) domain = item.toLowerCase();
+        // Pi-hole searches any term (its checker asks for the literal template /api/search/{domain}): nothing matches.
+        else if (e instanceof ApiError && compat(rt)) domain = item.trim().toLowerCase();
         else if (e instanceof ApiError) throw Errors.badRequest("Invalid request: Invalid domain name", e.hint);
         else throw e;
       }
@@ -93,7 +96,7 @@ export function searchRoutes(rt: Runtime) {
         { partial: t.Optional(t.BooleanString()), N: t.Optional(t.Numeric({ minimum: 1 })), debug: t.Optional(t.BooleanString()) },
         { additionalProperties: true },
       ),
-      detail: { tags: ["Search"], summary: "Find a domain in the domain entries and the lists (exact or partial)" },
+      detail: piholeParams("/{domain}", { tags: ["Search"], summary: "Find a domain in the domain entries and the lists (exact or partial)" }),
     },
   );
 }
