@@ -5,6 +5,8 @@ export interface MoatEvents {
   "lists-changed": { reason: string };
   /** a gravity run finished and swapped gravity.db */
   "gravity-updated": { ok: boolean };
+  /** <data-dir>/dhcp.leases was replaced (a backup was restored): the DHCP server reloads it */
+  "dhcp-leases-changed": { reason: string };
   /** blocking was switched on or off (by API, timer or config) */
   "blocking-changed": { active: boolean };
 }

@@ -47,16 +47,40 @@ export interface ExportSources {
   gravityDb: Database;
   queryDb: Database;
   dataDir: string;
+  /** Moat's version, named in the Pi-hole-style header of the exported pihole.toml (compat mode) */
+  version?: string;
+}
+
+/** Where the DHCP server keeps its leases (dnsmasq's lease-file format); a backup carries the file as it is. */
+export const leasesFile = (dataDir: string) => join(dataDir, "dhcp.leases");
+
+/**
+ * The settings file as exported. In Pi-hole compatibility mode its comment header is Pi-hole's, which
+ * Pi-hole's tools look for at the start of a backup's pihole.toml; the settings are the same bytes.
+ */
+function exportedConfig(src: ExportSources, now: Date): Uint8Array {
+  const text = existsSync(src.config.file) ? readFileSync(src.config.file, "utf8") : "";
+  if (!src.config.current.webserver.api.piholeCompat) return new TextEncoder().encode(text);
+  const body = text.replace(/^(?:#[^\n]*\n|\s*\n)*/, "");
+  const header = [
+    `# Pi-hole configuration file (${src.version ?? "v6"})`,
+    "# Encoding: UTF-8",
+    "# This file is managed by Moat (Pi-hole v6 compatible)",
+    `# Last updated on ${now.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}`,
+    "",
+  ].join("\n");
+  return new TextEncoder().encode(`${header}\n${body}`);
 }
 
 export function exportArchive(src: ExportSources, now = new Date()): Uint8Array {
   const enc = new TextEncoder();
-  const configText = existsSync(src.config.file) ? readFileSync(src.config.file) : enc.encode("");
+  const leases = leasesFile(src.dataDir);
   const entries: ZipEntry[] = [
     { name: ENTRY.gravity, data: snapshotDb(src.gravityDb, src.dataDir, "gravity") },
-    { name: ENTRY.config, data: new Uint8Array(configText) },
+    { name: ENTRY.config, data: exportedConfig(src, now) },
     { name: ENTRY.queryDb, data: snapshotDb(src.queryDb, src.dataDir, "ftl") },
     { name: ENTRY.hosts, data: enc.encode(hostsFile(src.config.current.dns.hosts)) },
+    { name: ENTRY.leases, data: existsSync(leases) ? new Uint8Array(readFileSync(leases)) : new Uint8Array(0) },
   ];
   return writeZip(entries, now);
 }

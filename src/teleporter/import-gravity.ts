@@ -62,7 +62,7 @@ export function importGravity(live: Database, file: string, parts: ReadonlySet<G
   live.run("ATTACH DATABASE ? AS teleporter", [file]);
   try {
     const backupTables = tablesOf(live, "teleporter");
-    const done: string[] = [];
+    const done: GravityPart[] = [];
     const copy = (table: string, where = "", orReplace = false) => {
       const mine = columnsOf(live, "main", table);
       const theirs = new Set(columnsOf(live, "teleporter", table));
@@ -70,29 +70,34 @@ export function importGravity(live: Database, file: string, parts: ReadonlySet<G
       live.run(`INSERT ${orReplace ? "OR REPLACE" : "OR IGNORE"} INTO main.${q(table)} (${cols}) SELECT ${cols} FROM teleporter.${q(table)} ${where}`);
     };
     live.transaction(() => {
+      // gravity rows point at their lists (no cascade): they leave before the lists and come back
+      // with the backup's lists, so blocking works before the next gravity run
+      const lists = parts.has("adlist") && backupTables.has("adlist");
+      if (lists) for (const t of ["gravity", "antigravity"]) live.run(`DELETE FROM main.${t}`);
       for (const part of MAIN) {
         if (!parts.has(part) || !backupTables.has(part)) continue;
         live.run(`DELETE FROM main.${q(part)}`);
         // Group 0 ("Default") is re-created by a trigger when deleted; the backup's version wins.
         copy(part, "", part === "group");
         if (part === "adlist") {
-          // The downloaded domains belong to the lists: keep them in step, so blocking works before the next gravity run.
-          for (const t of ["gravity", "antigravity"]) {
-            live.run(`DELETE FROM main.${t}`);
-            if (backupTables.has(t)) copy(t, `WHERE adlist_id IN (SELECT id FROM main.adlist)`);
-          }
+          for (const t of ["gravity", "antigravity"]) if (backupTables.has(t)) copy(t, `WHERE adlist_id IN (SELECT id FROM main.adlist)`);
+          // the rows are the backup's gravity: its date and count come along, and the snapshot file
+          // (whose key may match the new rows' count by chance) no longer describes them
+          live.run(`INSERT OR REPLACE INTO main.info (property, value) SELECT property, value FROM teleporter.info WHERE property IN ('updated', 'gravity_count', 'abp_domains')`);
+          live.run("DELETE FROM main.info WHERE property = 'moat_snapshot'");
         }
-        done.push(`${entryName}->${part}`);
+        done.push(part);
       }
       for (const [link, { owner, column }] of Object.entries(LINKS)) {
         if (!parts.has(link as GravityPart) || !backupTables.has(link)) continue;
         // Inserting the owners added default-group links (triggers); the backup's links replace them.
         live.run(`DELETE FROM main.${link} WHERE ${column} IN (SELECT id FROM main.${owner})`);
         copy(link, `WHERE ${column} IN (SELECT id FROM main.${owner}) AND group_id IN (SELECT id FROM main."group")`);
-        done.push(`${entryName}->${link}`);
+        done.push(link as GravityPart);
       }
     })();
-    return done;
+    // reported in Pi-hole's order (each table followed by its group links)
+    return GRAVITY_PARTS.filter((p) => done.includes(p)).map((p) => `${entryName}->${p}`);
   } finally {
     live.run("DETACH DATABASE teleporter");
   }

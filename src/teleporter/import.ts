@@ -1,9 +1,9 @@
 // Teleporter import: checks the whole archive before touching anything, then restores the
 // gravity parts in one transaction and the settings in one config update.
 import type { Database } from "bun:sqlite";
-import { rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ConfigStore } from "../config/index.ts";
-import { ENTRY, scratchFile } from "./export.ts";
+import { ENTRY, leasesFile, scratchFile } from "./export.ts";
 import { applyConfig, planConfig, BackupConfigError } from "./import-config.ts";
 import { BackupDbError, GRAVITY_PARTS, checkBackupDb, importGravity, type GravityPart } from "./import-gravity.ts";
 import { readZip, ZipError } from "./zip.ts";
@@ -39,7 +39,7 @@ export interface ImportResult {
   skipped: string[];
 }
 
-const READ = new Set<string>([ENTRY.gravity, ENTRY.config]);
+const READ = new Set<string>([ENTRY.gravity, ENTRY.config, ENTRY.leases]);
 
 export function importArchive(t: ImportTargets, archive: Uint8Array, sel: ImportSelection = {}): ImportResult {
   if (archive.byteLength > MAX_ARCHIVE) throw new TeleporterError("ZIP archive too large", `at most ${MAX_ARCHIVE} bytes`);
@@ -66,23 +66,34 @@ export function importArchive(t: ImportTargets, archive: Uint8Array, sel: Import
     }
   }
 
+  // The leases file is staged beside its place first, so a failure below leaves the old one.
+  const leases = sel.dhcp_leases !== false ? files.get(ENTRY.leases) : undefined;
+  const stagedLeases = leases ? `${leasesFile(t.dataDir)}.import-${process.pid}` : undefined;
+  if (stagedLeases) writeFileSync(stagedLeases, leases!, { mode: 0o644 });
+
   const done: string[] = [];
-  if (wantGravity) {
-    const tmp = scratchFile(t.dataDir, "import");
-    try {
-      writeFileSync(tmp, files.get(ENTRY.gravity)!, { mode: 0o600 });
-      checkBackupDb(tmp);
-      done.push(...importGravity(t.gravityDb, tmp, parts, ENTRY.gravity));
-    } catch (e) {
-      if (e instanceof BackupDbError) throw new TeleporterError("Invalid file", `${ENTRY.gravity}: ${e.message}`);
-      throw e;
-    } finally {
-      for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(tmp + suffix, { force: true });
-    }
+  try {
+    if (wantGravity) done.push(...restoreGravity(t, files.get(ENTRY.gravity)!, parts));
+  } catch (e) {
+    if (stagedLeases) rmSync(stagedLeases, { force: true });
+    throw e;
   }
-  if (plan) {
-    applyConfig(t.config, plan);
-    done.unshift(ENTRY.config);
+  if (plan) applyConfig(t.config, plan);
+  if (stagedLeases) renameSync(stagedLeases, leasesFile(t.dataDir));
+  // Pi-hole's order: settings, leases, then the gravity tables
+  return { files: [...(plan ? [ENTRY.config] : []), ...(stagedLeases ? [ENTRY.leases] : []), ...done], skipped: plan?.skipped ?? [] };
+}
+
+function restoreGravity(t: ImportTargets, db: Uint8Array, parts: ReadonlySet<GravityPart>): string[] {
+  const tmp = scratchFile(t.dataDir, "import");
+  try {
+    writeFileSync(tmp, db, { mode: 0o600 });
+    checkBackupDb(tmp);
+    return importGravity(t.gravityDb, tmp, parts, ENTRY.gravity);
+  } catch (e) {
+    if (e instanceof BackupDbError) throw new TeleporterError("Invalid file", `${ENTRY.gravity}: ${e.message}`);
+    throw e;
+  } finally {
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(tmp + suffix, { force: true });
   }
-  return { files: done, skipped: plan?.skipped ?? [] };
 }

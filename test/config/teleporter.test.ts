@@ -103,12 +103,13 @@ test("a backup in Pi-hole's layout restores settings, lists and the Balloon pass
   expect(r.status).toBe(200);
   expect(r.body.files).toEqual([
     "etc/pihole/pihole.toml",
+    "etc/pihole/dhcp.leases",
     "etc/pihole/gravity.db->group",
     "etc/pihole/gravity.db->adlist",
-    "etc/pihole/gravity.db->domainlist",
-    "etc/pihole/gravity.db->client",
     "etc/pihole/gravity.db->adlist_by_group",
+    "etc/pihole/gravity.db->domainlist",
     "etc/pihole/gravity.db->domainlist_by_group",
+    "etc/pihole/gravity.db->client",
     "etc/pihole/gravity.db->client_by_group",
   ]);
   // the Pi-hole password now protects the API, and works
@@ -157,7 +158,7 @@ test("round trip: export from one Moat, import into another, same lists, setting
   expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="pi-hole_.+_teleporter_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d\.zip"$/);
   const zip = new Uint8Array(await res.arrayBuffer());
   const entries = readZip(zip);
-  expect([...entries.keys()]).toEqual(["etc/pihole/gravity.db", "etc/pihole/pihole.toml", "etc/pihole/pihole-FTL.db", "etc/hosts"]);
+  expect([...entries.keys()]).toEqual(["etc/pihole/gravity.db", "etc/pihole/pihole.toml", "etc/pihole/pihole-FTL.db", "etc/hosts", "etc/pihole/dhcp.leases"]);
   expect(new TextDecoder().decode(entries.get("etc/hosts"))).toContain("192.168.1.10 nas.lan");
   // `unzip` (what a Pi-hole user has) reads our archive
   const dir = mkdtempSync(join(tmpdir(), "moat-unzip-"));

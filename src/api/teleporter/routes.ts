@@ -2,7 +2,7 @@
 // multipart form data (the JSON body parser steps aside for them, see app.ts).
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { archiveName, exportArchive } from "../../teleporter/export.ts";
+import { ENTRY, archiveName, exportArchive } from "../../teleporter/export.ts";
 import { MAX_ARCHIVE, TeleporterError, importArchive, type ImportSelection } from "../../teleporter/import.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { assertMayChangeConfig } from "../config/changes.ts";
@@ -42,7 +42,7 @@ export function teleporterRoutes(rt: Runtime) {
         const now = new Date();
         let zip: Uint8Array;
         try {
-          zip = exportArchive({ config: rt.config, gravityDb: rt.gravityDb, queryDb: rt.queryDb, dataDir: rt.paths.dataDir }, now);
+          zip = exportArchive({ config: rt.config, gravityDb: rt.gravityDb, queryDb: rt.queryDb, dataDir: rt.paths.dataDir, version: rt.version.version }, now);
         } catch (e) {
           rt.log("error", `teleporter export failed: ${(e as Error).message}`);
           throw new ApiError(500, "compression_error", "Failed to create the ZIP archive", (e as Error).message);
@@ -51,7 +51,7 @@ export function teleporterRoutes(rt: Runtime) {
           headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${archiveName(now)}"` },
         });
       },
-      { detail: { tags: ["Teleporter"], summary: "Download a backup: gravity.db, pihole.toml, pihole-FTL.db and hosts in Pi-hole's zip layout" } },
+      { detail: { tags: ["Teleporter"], summary: "Download a backup: gravity.db, pihole.toml, pihole-FTL.db, hosts and dhcp.leases in Pi-hole's zip layout" } },
     )
     .post(
       "/teleporter",
@@ -68,6 +68,7 @@ export function teleporterRoutes(rt: Runtime) {
           rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
           for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
           rt.events.emit("lists-changed", { reason: "teleporter" });
+          if (r.files.includes(ENTRY.leases)) rt.events.emit("dhcp-leases-changed", { reason: "teleporter" });
           return r.skipped.length ? r : { files: r.files };
         } catch (e) {
           if (e instanceof TeleporterError) throw Errors.badRequest(e.message, e.hint);
