@@ -61,6 +61,12 @@ export function createApp(rt: Runtime, auth: Authenticator) {
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
       if (error instanceof ApiError) return errorResponse(error, request, rt);
+      if (code === "VALIDATION" && (error as ValidationError).type === "response") {
+        // A reply that breaks its documented shape is Moat's bug, not the client's: logged, and sent as it is.
+        const st = requestState(request);
+        rt.log("error", `API ${request.method} ${new URL(request.url).pathname}: reply does not match its schema: ${(error as Error).message.slice(0, 300)}`);
+        return jsonResponse((error as ValidationError).value as Record<string, unknown>, 200, st.started, rt.config.current.webserver.api.prettyJSON, st.replyHeaders);
+      }
       if (code === "VALIDATION") return errorResponse(validationToApiError(error as ValidationError), request, rt);
       if (code === "NOT_FOUND") return errorResponse(Errors.notFound(new URL(request.url).pathname), request, rt);
       if (code === "PARSE") return errorResponse(Errors.invalidJson(String((error as Error).message ?? "")), request, rt);

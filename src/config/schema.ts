@@ -193,7 +193,7 @@ export const schema = {
       client_history_global_max: bool(true, "Use the global maximum in the client history"),
       allow_destructive: bool(true, "Allow restartdns and the flush actions"),
       temp: {
-        limit: float(60, "Temperature warning limit"),
+        limit: float(60, "Temperature warning limit, °C"),
         unit: oneOf(["C", "F", "K"] as const, "C", "Temperature unit"),
       },
       loginRateLimit: uint(3, "Login attempts per second before 429 rate_limiting (0 disables)", moat),

@@ -32,21 +32,22 @@ function maskBits(hexMask: string): number {
   return bits;
 }
 
+/** A route as Pi-hole lists it: keys the kernel has no value for are left out, not null. */
 export interface Route {
-  gateway: string | null;
+  gateway?: string;
   family: "inet" | "inet6";
   table: number;
-  protocol: string | null;
-  scope: string | null;
+  protocol?: string;
+  scope?: string;
   type: string;
   flags: string[];
   oif: string;
-  iif: string | null;
+  iif?: string;
   dst: string;
-  src: string | null;
-  prefsrc: string | null;
+  src?: string;
+  prefsrc?: string;
   priority: number;
-  pref: string | null;
+  pref?: string;
 }
 
 export function routes(): Route[] {
@@ -57,12 +58,10 @@ export function routes(): Route[] {
     if (f.length < 11) continue;
     const [iface, dst, gw, flags, , , metric, mask] = f as [string, string, string, string, string, string, string, string];
     const fl = parseInt(flags, 16);
-    const gateway = fl & 2 ? hexToIPv4(gw) : null;
     const bits = maskBits(mask);
-    out.push({
-      gateway, family: "inet", table: 254, protocol: null, scope: gateway ? "universe" : "link", type: "unicast", flags: [],
-      oif: iface, iif: null, dst: bits === 0 ? "default" : `${hexToIPv4(dst)}/${bits}`, src: null, prefsrc: null, priority: Number(metric), pref: null,
-    });
+    const r: Route = { family: "inet", table: 254, scope: fl & 2 ? "universe" : "link", type: "unicast", flags: [], oif: iface, dst: bits === 0 ? "default" : `${hexToIPv4(dst)}/${bits}`, priority: Number(metric) };
+    if (fl & 2) r.gateway = hexToIPv4(gw);
+    out.push(r);
   }
   for (const line of (read("/proc/net/ipv6_route") ?? "").split("\n")) {
     const f = line.trim().split(/\s+/);
@@ -71,12 +70,28 @@ export function routes(): Route[] {
     const gw = f[4]!;
     const iface = f[9]!;
     if (iface === "lo" && bits === 128) continue;
-    out.push({
-      gateway: /^0+$/.test(gw) ? null : hexToIPv6(gw), family: "inet6", table: 254, protocol: null, scope: null, type: "unicast", flags: [],
-      oif: iface, iif: null, dst: bits === 0 ? "default" : `${hexToIPv6(f[0]!)}/${bits}`, src: null, prefsrc: null, priority: parseInt(f[5]!, 16), pref: null,
-    });
+    const r: Route = { family: "inet6", table: 254, type: "unicast", flags: [], oif: iface, dst: bits === 0 ? "default" : `${hexToIPv6(f[0]!)}/${bits}`, priority: parseInt(f[5]!, 16) };
+    if (!/^0+$/.test(gw)) r.gateway = hexToIPv6(gw);
+    out.push(r);
   }
   return out;
+}
+
+/** A byte count as Pi-hole shows it: a value with an SI prefix ("" for bytes, "K", "M", "G", …). */
+export function siSize(bytes: number): { value: number; unit: string } {
+  const prefixes = ["", "K", "M", "G", "T", "P", "E"];
+  let value = bytes;
+  let i = 0;
+  while (value >= 1000 && i < prefixes.length - 1) {
+    value /= 1000;
+    i++;
+  }
+  return { value, unit: prefixes[i]! };
+}
+
+/** Copies the entries of `o` whose value is known (Pi-hole leaves a key out rather than send null). */
+function known<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]?: Exclude<T[K], null> };
 }
 
 export function gateways() {
@@ -103,18 +118,20 @@ export function interfaces() {
     };
     const flags = num("flags");
     const stat = (s: string) => num(`statistics/${s}`);
+    const bytes = (s: string) => {
+      const n = stat(s);
+      return n === null ? null : siSize(n);
+    };
     return {
       name,
-      speed: num("speed"),
-      carrier: num("carrier") === null ? null : num("carrier") === 1,
-      type: trim(`${base}/type`) === "772" ? "loopback" : trim(`${base}/type`) === "1" ? "ether" : trim(`${base}/type`),
+      ...known({
+        speed: num("speed"),
+        carrier: num("carrier") === null ? null : num("carrier") === 1,
+        type: trim(`${base}/type`) === "772" ? "loopback" : trim(`${base}/type`) === "1" ? "ether" : trim(`${base}/type`),
+      }),
       flags: flags === null ? [] : [["up", 1], ["broadcast", 2], ["loopback", 8], ["pointopoint", 16], ["running", 64], ["multicast", 4096]].filter(([, b]) => flags & (b as number)).map(([n]) => n as string),
-      state: trim(`${base}/operstate`),
-      proto_down: num("proto_down") === null ? null : num("proto_down") === 1,
-      address: trim(`${base}/address`),
-      broadcast: trim(`${base}/broadcast`),
-      perm_address: null,
-      stats: { rx_bytes: stat("rx_bytes"), tx_bytes: stat("tx_bytes"), rx_packets: stat("rx_packets"), tx_packets: stat("tx_packets"), rx_errors: stat("rx_errors"), tx_errors: stat("tx_errors"), rx_dropped: stat("rx_dropped"), tx_dropped: stat("tx_dropped"), multicast: stat("multicast"), collisions: stat("collisions") },
+      ...known({ state: trim(`${base}/operstate`), proto_down: num("proto_down") === null ? null : num("proto_down") === 1, address: trim(`${base}/address`), broadcast: trim(`${base}/broadcast`) }),
+      stats: known({ rx_bytes: bytes("rx_bytes"), tx_bytes: bytes("tx_bytes"), rx_packets: stat("rx_packets"), tx_packets: stat("tx_packets"), rx_errors: stat("rx_errors"), tx_errors: stat("tx_errors"), rx_dropped: stat("rx_dropped"), tx_dropped: stat("tx_dropped"), multicast: stat("multicast"), collisions: stat("collisions") }),
       addresses: (ifs[name] ?? []).map((a) => ({ address: a.address, family: a.family === "IPv4" ? "inet" : "inet6", prefixlen: Number(a.cidr?.split("/")[1] ?? 0), scope: a.internal ? "host" : "global", netmask: a.netmask })),
     };
   });

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
+import { RateWindow } from "./rate-window.ts";
 
 function read(path: string): string | null {
   try {
@@ -26,7 +27,7 @@ export function memInfo(): Record<string, number> {
   return out;
 }
 
-export function systemInfo() {
+export function systemInfo(normalizeCpu = false) {
   const m = memInfo();
   const total = m.MemTotal ?? Math.round(os.totalmem() / 1024);
   const free = m.MemFree ?? Math.round(os.freemem() / 1024);
@@ -43,14 +44,15 @@ export function systemInfo() {
       ram: { total, free, used, available, "%used": total ? (100 * used) / total : 0 },
       swap: { total: swapTotal, free: swapFree, used: swapTotal - swapFree, "%used": swapTotal ? (100 * (swapTotal - swapFree)) / swapTotal : 0 },
     },
-    procs: Number.isFinite(procs) ? procs : null,
+    procs: Number.isFinite(procs) ? procs : 0,
     cpu: { nprocs, "%cpu": cpuPercent(), load: { raw: load, percent: load.map((l) => (100 * l) / nprocs) } },
-    ftl: processUsage(),
+    ftl: processUsage(normalizeCpu),
   };
 }
 
-// Machine-wide CPU use between two calls of cpuPercent (Pi-hole samples /proc/stat the same way).
-let lastCpu: { busy: number; total: number } | null = null;
+// CPU shares over ten seconds, as Pi-hole reports them (its "%cpu" is a ten-second average).
+const CPU_SPAN = 10;
+
 function cpuTimes(): { busy: number; total: number } | null {
   const line = read("/proc/stat")?.split("\n")[0];
   if (!line?.startsWith("cpu ")) return null;
@@ -59,32 +61,35 @@ function cpuTimes(): { busy: number; total: number } | null {
   const total = v.reduce((a, b) => a + b, 0);
   return { busy: total - idle, total };
 }
+
+const now = () => performance.now() / 1000;
+const machine = new RateWindow(CPU_SPAN, () => ({ part: 0, whole: 0, at: now() - os.uptime() }));
+
+/** Machine-wide CPU use, in percent of all cores. */
 export function cpuPercent(): number {
-  const now = cpuTimes();
-  if (!now) return 0;
-  const prev = lastCpu;
-  lastCpu = now;
-  if (!prev || now.total === prev.total) return now.total ? (100 * now.busy) / now.total : 0;
-  return (100 * (now.busy - prev.busy)) / (now.total - prev.total);
+  const t = cpuTimes();
+  return t ? machine.percent({ part: t.busy, whole: t.total, at: now() }) : 0;
 }
 
-// This process's CPU share between calls.
-let lastProc: { cpu: number; at: number } | null = null;
-export function processUsage(): { "%mem": number; "%cpu": number } {
+const ownCpu = new RateWindow(CPU_SPAN, () => ({ part: 0, whole: 0, at: now() - process.uptime() }));
+
+/**
+ * Memory and CPU of this process. `%cpu` is a share of one core, or of the whole machine when
+ * `normalize` (Pi-hole's misc.normalizeCPU) divides it by the number of cores.
+ */
+export function processUsage(normalize = false): { "%mem": number; "%cpu": number } {
   const u = process.cpuUsage();
-  const cpu = (u.user + u.system) / 1e6;
-  const at = performance.now() / 1000;
-  const prev = lastProc ?? { cpu: 0, at: process.uptime() > 0 ? at - process.uptime() : at };
-  lastProc = { cpu, at };
-  const pct = at > prev.at ? (100 * (cpu - prev.cpu)) / (at - prev.at) : 0;
-  return { "%mem": (100 * process.memoryUsage().rss) / os.totalmem(), "%cpu": pct };
+  const at = now();
+  const pct = ownCpu.percent({ part: (u.user + u.system) / 1e6, whole: at, at });
+  const cores = os.availableParallelism?.() ?? os.cpus().length;
+  return { "%mem": (100 * process.memoryUsage().rss) / os.totalmem(), "%cpu": normalize ? pct / cores : pct };
 }
 
 export function hostInfo() {
   const dmi = (f: string) => readTrim(`/sys/class/dmi/id/${f}`);
   return {
     uname: {
-      domainname: readTrim("/proc/sys/kernel/domainname"),
+      domainname: readTrim("/proc/sys/kernel/domainname") ?? "(none)",
       machine: os.machine(),
       nodename: os.hostname(),
       release: os.release(),
@@ -108,8 +113,8 @@ export interface Sensor {
   temps: Array<{ name: string | null; value: number; max: number | null; crit: number | null; sensor: string }>;
 }
 
-/** Temperatures from /sys/class/hwmon and /sys/class/thermal, in °C. */
-export function sensorsInfo(unit: string) {
+/** Temperatures from /sys/class/hwmon and /sys/class/thermal in `unit`; `hotLimit` is the warning limit in °C. */
+export function sensorsInfo(unit: string, hotLimit: number) {
   const list: Sensor[] = [];
   const hw = "/sys/class/hwmon";
   if (existsSync(hw)) {
@@ -146,7 +151,7 @@ export function sensorsInfo(unit: string) {
   }
   const cpu = list.find((s) => /cpu|coretemp|k10temp|soc/i.test(s.name ?? ""))?.temps[0]?.value ?? list[0]?.temps[0]?.value ?? null;
   const conv = (c: number | null) => (c === null ? null : unit === "F" ? c * 1.8 + 32 : unit === "K" ? c + 273.15 : c);
-  return { list, cpu_temp: conv(cpu), hot_limit: null as number | null, unit };
+  return { list, cpu_temp: conv(cpu), hot_limit: conv(hotLimit)!, unit };
 }
 
 /** Owner and times of a file, as /api/info/database reports them. */

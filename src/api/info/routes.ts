@@ -1,39 +1,44 @@
 // GET /api/info/version, /api/info/login and /api/info/client (the latter two are public).
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { requestState } from "../core/request-state.ts";
 
-const Local = t.Object({ branch: t.String(), version: t.String(), hash: t.String(), date: t.Optional(t.String()) });
-const Remote = t.Object({ version: t.Union([t.String(), t.Null()]), hash: t.Union([t.String(), t.Null()]) });
+const Local = t.Object({ branch: t.String(), version: t.String(), hash: t.String() });
+const Remote = t.Object({ version: t.Union([t.String(), t.Null()]), hash: t.Union([t.String(), t.Null()]) }, { description: "null: Moat does not look for updates" });
+const Component = t.Object({ local: Local, remote: Remote });
+const MoatBuild = t.Object(
+  { version: t.String(), commit: t.String(), date: t.String(), runtime: t.String() },
+  { description: "Moat's own build (left out in Pi-hole compatibility mode)", "x-moat-only": true },
+);
+export const VersionReply = t.Object({
+  core: Component,
+  web: Component,
+  ftl: t.Object({ local: t.Object({ branch: t.String(), version: t.String(), hash: t.String(), date: t.String() }), remote: Remote }),
+  docker: t.Object({ local: t.Null(), remote: t.Null() }, { description: "null: not running in Pi-hole's Docker image" }),
+  moat: t.Optional(MoatBuild),
+});
+
+/** What /api/info/version (and /api/padd) report: Pi-hole clients read core/web/ftl, and Moat is all three in one binary. */
+export function versionInfo(rt: Runtime): Static<typeof VersionReply> {
+  const v = rt.version;
+  const local = { branch: v.branch, version: v.version, hash: v.commit };
+  const remote = { version: null, hash: null };
+  const out: Static<typeof VersionReply> = {
+    core: { local, remote },
+    web: { local, remote },
+    ftl: { local: { ...local, date: v.date }, remote },
+    docker: { local: null, remote: null },
+  };
+  if (!rt.config.current.webserver.api.piholeCompat) out.moat = { version: v.version, commit: v.commit, date: v.date, runtime: `${v.runtime.name} ${v.runtime.version}` };
+  return out;
+}
 
 export function infoRoutes(rt: Runtime) {
-  const v = rt.version;
   return new Elysia({ name: "info" })
-    .get(
-      "/info/version",
-      () => ({
-        version: {
-          // Pi-hole clients read core/web/ftl; Moat is all three in one binary.
-          core: { local: { branch: v.branch, version: v.version, hash: v.commit }, remote: { version: null, hash: null } },
-          web: { local: { branch: v.branch, version: v.version, hash: v.commit }, remote: { version: null, hash: null } },
-          ftl: { local: { branch: v.branch, version: v.version, hash: v.commit, date: v.date }, remote: { version: null, hash: null } },
-          docker: { local: null, remote: null },
-          moat: { version: v.version, commit: v.commit, date: v.date, runtime: `${v.runtime.name} ${v.runtime.version}` },
-        },
-      }),
-      {
-        response: t.Object({
-          version: t.Object({
-            core: t.Object({ local: Local, remote: Remote }),
-            web: t.Object({ local: Local, remote: Remote }),
-            ftl: t.Object({ local: Local, remote: Remote }),
-            docker: t.Object({ local: t.Null(), remote: t.Null() }),
-            moat: t.Object({ version: t.String(), commit: t.String(), date: t.String(), runtime: t.String() }),
-          }),
-        }),
-        detail: { tags: ["Info"], summary: "Version of Moat, its build and its runtime" },
-      },
-    )
+    .get("/info/version", () => ({ version: versionInfo(rt) }), {
+      response: t.Object({ version: VersionReply }),
+      detail: { tags: ["Info"], summary: "Version of Moat, its build and its runtime" },
+    })
     .get("/info/login", () => ({ https_port: 0, dns: rt.dnsRunning() }), {
       response: t.Object({ https_port: t.Integer({ description: "0: Moat serves no HTTPS yet" }), dns: t.Boolean() }),
       detail: { tags: ["Info"], summary: "What the login page needs (public)" },

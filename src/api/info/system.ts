@@ -9,8 +9,107 @@ import { frequency } from "../stats/routes.ts";
 import { liveStats } from "../stats/params.ts";
 import { dnsCounters } from "../../stats/dns-view.ts";
 
-const Any = t.Any();
 const N = t.Union([t.Number(), t.Null()]);
+const S = t.Union([t.String(), t.Null()]);
+const Int = t.Integer();
+
+export const SystemReply = t.Object({
+  uptime: t.Integer({ description: "seconds since the machine booted" }),
+  memory: t.Object({
+    ram: t.Object({ total: Int, free: Int, used: Int, available: Int, "%used": t.Number() }, { description: "KiB" }),
+    swap: t.Object({ total: Int, free: Int, used: Int, "%used": t.Number() }, { description: "KiB" }),
+  }),
+  procs: Int,
+  cpu: t.Object({ nprocs: Int, "%cpu": t.Number(), load: t.Object({ raw: t.Array(t.Number()), percent: t.Array(t.Number()) }) }),
+  ftl: t.Object({ "%mem": t.Number(), "%cpu": t.Number() }, { description: "this process" }),
+});
+
+export const SensorsReply = t.Object({
+  list: t.Array(
+    t.Object({
+      name: S,
+      path: t.String(),
+      source: t.String(),
+      temps: t.Array(t.Object({ name: S, value: t.Number(), max: N, crit: N, sensor: t.String() })),
+    }),
+  ),
+  cpu_temp: t.Union([t.Number(), t.Null()], { description: "null when no sensor can be told to be the CPU's" }),
+  hot_limit: t.Number({ description: "webserver.api.temp.limit in the configured unit" }),
+  unit: t.String(),
+});
+
+const HostReply = t.Object({
+  uname: t.Object({ domainname: t.String(), machine: t.String(), nodename: t.String(), release: t.String(), sysname: t.String(), version: t.String() }),
+  model: S,
+  dmi: t.Object({
+    bios: t.Object({ vendor: S }),
+    board: t.Object({ name: S, vendor: S, version: S }),
+    product: t.Object({ name: S, family: S, version: S }),
+    sys: t.Object({ vendor: S }),
+  }),
+});
+
+const Counted = t.Object({ total: Int, enabled: Int });
+/** dnsmasq's counters as Pi-hole reports them; the DHCP ones are zero while Moat serves no DHCP. */
+const DNSMASQ_COUNTERS = [
+  "dns_cache_inserted", "dns_cache_live_freed", "dns_queries_forwarded", "dns_auth_answered", "dns_local_answered", "dns_stale_answered",
+  "dns_unanswered", "bootp", "pxe", "dhcp_ack", "dhcp_decline", "dhcp_discover", "dhcp_inform", "dhcp_nak", "dhcp_offer", "dhcp_release",
+  "dhcp_request", "noanswer", "leases_allocated_4", "leases_pruned_4", "leases_allocated_6", "leases_pruned_6", "tcp_connections",
+  "dnssec_max_crypto_use", "dnssec_max_sig_fail", "dnssec_max_work",
+] as const;
+
+const FtlReply = t.Object({
+  database: t.Object({
+    gravity: Int,
+    groups: Int,
+    lists: Int,
+    clients: Int,
+    domains: t.Object({ allowed: Counted, denied: Counted }),
+    regex: t.Object({ allowed: Counted, denied: Counted }),
+  }),
+  privacy_level: Int,
+  query_frequency: t.Number({ description: "queries per second over the last minutes" }),
+  clients: t.Object({ total: Int, active: Int }),
+  pid: Int,
+  uptime: t.Number({ description: "milliseconds since Moat started" }),
+  "%mem": t.Number(),
+  "%cpu": t.Number(),
+  allow_destructive: t.Boolean(),
+  dnsmasq: t.Object(Object.fromEntries(DNSMASQ_COUNTERS.map((k) => [k, Int])) as Record<(typeof DNSMASQ_COUNTERS)[number], typeof Int>),
+});
+
+const DatabaseReply = t.Object({
+  size: Int,
+  type: t.String(),
+  mode: t.String(),
+  atime: Int,
+  mtime: Int,
+  ctime: Int,
+  owner: t.Object({ user: t.Object({ uid: Int, name: t.String(), info: t.String() }), group: t.Object({ gid: Int, name: t.String() }) }),
+  queries: Int,
+  earliest_timestamp: t.Number(),
+  queries_disk: Int,
+  earliest_timestamp_disk: t.Number(),
+  sqlite_version: t.String(),
+});
+
+const MetricsReply = t.Object({
+  dns: t.Object({
+    cache: t.Object({
+      size: Int,
+      inserted: Int,
+      evicted: Int,
+      expired: Int,
+      immortal: Int,
+      content: t.Array(t.Object({ type: Int, name: t.String(), count: t.Object({ valid: Int, stale: Int }) })),
+    }),
+    replies: t.Object({ forwarded: Int, unanswered: Int, local: Int, optimized: Int, auth: Int, sum: Int }),
+  }),
+  dhcp: t.Object({
+    ack: Int, nak: Int, decline: Int, offer: Int, discover: Int, inform: Int, request: Int, release: Int, noanswer: Int, bootp: Int, pxe: Int,
+    leases: t.Object({ allocated_4: Int, pruned_4: Int, allocated_6: Int, pruned_6: Int }),
+  }),
+});
 
 function count(rt: Runtime, sql: string): number {
   try {
@@ -26,8 +125,19 @@ export function ftlInfo(rt: Runtime) {
     total: count(rt, `SELECT COUNT(*) AS n FROM domainlist WHERE type = ${type}`),
     enabled: count(rt, `SELECT COUNT(*) AS n FROM domainlist WHERE type = ${type} AND enabled = 1`),
   });
-  const use = processUsage();
+  const cfg = rt.config.current;
   const c = dnsCounters(rt);
+  // dnsmasq's own counters in Pi-hole; Moat's resolver reports its equivalents (0 for what it does not do)
+  const dnsmasq = Object.fromEntries(DNSMASQ_COUNTERS.map((k) => [k, 0])) as Record<(typeof DNSMASQ_COUNTERS)[number], number>;
+  Object.assign(dnsmasq, {
+    dns_cache_inserted: c?.cache.inserted ?? 0,
+    dns_cache_live_freed: c?.cache.evicted ?? 0,
+    dns_queries_forwarded: c?.replies?.forwarded ?? 0,
+    dns_auth_answered: c?.replies?.auth ?? 0,
+    dns_local_answered: c?.replies?.local ?? 0,
+    dns_stale_answered: w?.status[17] ?? 0,
+    dns_unanswered: c?.replies?.unanswered ?? 0,
+  });
   return {
     database: {
       gravity: count(rt, "SELECT COUNT(*) AS n FROM gravity"),
@@ -37,24 +147,14 @@ export function ftlInfo(rt: Runtime) {
       domains: { allowed: dl(0), denied: dl(1) },
       regex: { allowed: dl(2), denied: dl(3) },
     },
-    privacy_level: rt.config.current.misc.privacylevel,
+    privacy_level: cfg.misc.privacylevel,
     query_frequency: frequency(rt),
     clients: { total: w?.clientsEver.size ?? 0, active: w?.clients.size ?? 0 },
     pid: process.pid,
-    uptime: Math.floor((Date.now() - rt.startedAt) / 1000),
-    "%mem": use["%mem"],
-    "%cpu": use["%cpu"],
-    allow_destructive: rt.config.current.webserver.api.allow_destructive,
-    // Pi-hole shows dnsmasq's own counters here; Moat's resolver reports its equivalents.
-    dnsmasq: {
-      dns_cache_inserted: c?.cache.inserted ?? null,
-      dns_cache_live_freed: c?.cache.evicted ?? null,
-      dns_queries_forwarded: c?.replies?.forwarded ?? null,
-      dns_auth_answered: c?.replies?.auth ?? null,
-      dns_local_answered: c?.replies?.local ?? null,
-      dns_stale_answered: w?.status[17] ?? null,
-      dns_unanswered: c?.replies?.unanswered ?? null,
-    },
+    uptime: Date.now() - rt.startedAt,
+    ...processUsage(cfg.misc.normalizeCPU),
+    allow_destructive: cfg.webserver.api.allow_destructive,
+    dnsmasq,
   };
 }
 
@@ -64,20 +164,20 @@ export function metricsInfo(rt: Runtime) {
   return {
     dns: {
       cache: {
-        size: c?.cache.size ?? null,
-        inserted: c?.cache.inserted ?? null,
-        evicted: c?.cache.evicted ?? null,
-        expired: c?.cache.expired ?? null,
-        immortal: c?.cache.immortal ?? null,
-        content: [] as unknown[],
+        size: c?.cache.size ?? rt.config.current.dns.cache.size,
+        inserted: c?.cache.inserted ?? 0,
+        evicted: c?.cache.evicted ?? 0,
+        expired: c?.cache.expired ?? 0,
+        immortal: c?.cache.immortal ?? 0,
+        content: [] as Array<{ type: number; name: string; count: { valid: number; stale: number } }>,
       },
       replies: {
-        forwarded: r?.forwarded ?? null,
-        unanswered: r?.unanswered ?? null,
-        local: r?.local ?? null,
-        optimized: r?.optimized ?? null,
-        auth: r?.auth ?? null,
-        sum: r ? r.forwarded + r.unanswered + r.local + r.optimized + r.auth : null,
+        forwarded: r?.forwarded ?? 0,
+        unanswered: r?.unanswered ?? 0,
+        local: r?.local ?? 0,
+        optimized: r?.optimized ?? 0,
+        auth: r?.auth ?? 0,
+        sum: r ? r.forwarded + r.unanswered + r.local + r.optimized + r.auth : 0,
       },
     },
     dhcp: { ack: 0, nak: 0, decline: 0, offer: 0, discover: 0, inform: 0, request: 0, release: 0, noanswer: 0, bootp: 0, pxe: 0, leases: { allocated_4: 0, pruned_4: 0, allocated_6: 0, pruned_6: 0 } },
@@ -93,13 +193,16 @@ function messages(rt: Runtime) {
 export function systemInfoRoutes(rt: Runtime) {
   const detail = (summary: string) => ({ tags: ["Info"], summary });
   return new Elysia({ name: "info-system" })
-    .get("/info/system", () => ({ system: systemInfo() }), { response: t.Object({ system: Any }), detail: detail("Uptime, memory, CPU and load of the machine") })
-    .get("/info/host", () => ({ host: hostInfo() }), { response: t.Object({ host: Any }), detail: detail("Kernel, model and DMI data of the machine") })
-    .get("/info/sensors", () => ({ sensors: sensorsInfo(rt.config.current.webserver.api.temp.unit) }), {
-      response: t.Object({ sensors: t.Object({ list: t.Array(Any), cpu_temp: N, hot_limit: N, unit: t.String() }) }),
+    .get("/info/system", () => ({ system: systemInfo(rt.config.current.misc.normalizeCPU) }), {
+      response: t.Object({ system: SystemReply }),
+      detail: detail("Uptime, memory, CPU and load of the machine"),
+    })
+    .get("/info/host", () => ({ host: hostInfo() }), { response: t.Object({ host: HostReply }), detail: detail("Kernel, model and DMI data of the machine") })
+    .get("/info/sensors", () => ({ sensors: sensorsInfo(rt.config.current.webserver.api.temp.unit, rt.config.current.webserver.api.temp.limit) }), {
+      response: t.Object({ sensors: SensorsReply }),
       detail: detail("Temperature sensors"),
     })
-    .get("/info/ftl", () => ({ ftl: ftlInfo(rt) }), { response: t.Object({ ftl: Any }), detail: detail("Moat's process, lists and clients") })
+    .get("/info/ftl", () => ({ ftl: ftlInfo(rt) }), { response: t.Object({ ftl: FtlReply }), detail: detail("Moat's process, lists and clients") })
     .get(
       "/info/database",
       async () => {
@@ -109,13 +212,18 @@ export function systemInfoRoutes(rt: Runtime) {
         const mem = earliest((await s.freshMemory()).db);
         const disk = earliest(s.disk.db);
         const version = (s.disk.db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
+        // a file that cannot be stat'ed (not yet written) reads as empty, owned by this process
+        const uid = process.getuid?.() ?? 0;
+        const gid = process.getgid?.() ?? 0;
+        const user = f?.owner.user ?? { uid, name: null, info: null };
+        const group = f?.owner.group ?? { gid, name: null };
         return {
-          size: f?.size ?? 0, type: f?.type ?? "file", mode: f?.mode ?? null, atime: f?.atime ?? null, mtime: f?.mtime ?? null, ctime: f?.ctime ?? null,
-          owner: f?.owner ?? null,
+          size: f?.size ?? 0, type: f?.type ?? "file", mode: f?.mode ?? "0000", atime: f?.atime ?? 0, mtime: f?.mtime ?? 0, ctime: f?.ctime ?? 0,
+          owner: { user: { uid: user.uid, name: user.name ?? String(user.uid), info: user.info ?? "" }, group: { gid: group.gid, name: group.name ?? String(group.gid) } },
           queries: mem.n, earliest_timestamp: mem.t ?? 0, queries_disk: disk.n, earliest_timestamp_disk: disk.t ?? 0, sqlite_version: version,
         };
       },
-      { response: Any, detail: detail("The long-term query database") },
+      { response: DatabaseReply, detail: detail("The long-term query database") },
     )
     .get("/info/messages", () => ({ messages: messages(rt) }), {
       response: t.Object({ messages: t.Array(t.Object({ id: t.Integer(), timestamp: t.Number(), type: t.String(), plain: t.String(), html: t.String() })) }),
@@ -137,7 +245,7 @@ export function systemInfoRoutes(rt: Runtime) {
       },
       { params: t.Object({ message_id: t.String() }), detail: detail("Delete messages by id (comma-separated)") },
     )
-    .get("/info/metrics", () => ({ metrics: metricsInfo(rt) }), { response: t.Object({ metrics: Any }), detail: detail("Cache and reply counters") });
+    .get("/info/metrics", () => ({ metrics: metricsInfo(rt) }), { response: t.Object({ metrics: MetricsReply }), detail: detail("Cache and reply counters") });
 }
 
 /** Raises a message (type e.g. "LIST", "RATE_LIMIT") for /api/info/messages; used by other services. */

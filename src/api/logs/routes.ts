@@ -8,14 +8,14 @@ const Reply = t.Object({
   log: t.Array(t.Object({ timestamp: t.Number(), message: t.String(), prio: t.Union([t.String(), t.Null()]) })),
   nextID: t.Integer(),
   pid: t.Integer(),
-  file: t.Union([t.String(), t.Null()]),
+  file: t.String({ description: "Pi-hole's log file; empty: Moat keeps its logs in memory (and on standard error)" }),
 });
 
 export function logsRoutes(rt: Runtime) {
   const route = (name: LogName) => ({ query }: { query: { nextID?: string } }) => {
     const buf = rt.logs?.buffers[name];
     const { lines, nextID } = buf ? buf.since(Math.max(0, intParam(query.nextID, 0))) : { lines: [], nextID: 0 };
-    return { log: lines.map((l) => ({ timestamp: l.timestamp, message: l.message, prio: l.prio })), nextID, pid: process.pid, file: null };
+    return { log: lines.map((l) => ({ timestamp: l.timestamp, message: l.message, prio: l.prio })), nextID, pid: process.pid, file: "" };
   };
   const opts = (what: string) => ({
     query: t.Object({ nextID: t.Optional(t.String({ description: "first line id to return (from the previous reply)" })) }),

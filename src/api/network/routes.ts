@@ -1,6 +1,6 @@
 // /api/network/*: devices seen (the neighbour table joined with the clients of the query log,
 // kept in pihole-FTL.db's network tables), and the host's gateway, routes and interfaces.
-import { Elysia, t } from "elysia";
+import { Elysia, t, type TSchema } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { gateways, interfaces, neighbours, routes } from "../../stats/network.ts";
 import { ApiError, Errors } from "../core/errors.ts";
@@ -44,6 +44,48 @@ const Device = t.Object({
   ips: t.Array(t.Object({ ip: t.String(), name: t.Union([t.String(), t.Null()]), lastSeen: t.Integer(), nameUpdated: t.Union([t.Integer(), t.Null()]) })),
 });
 const Detailed = t.Object({ detailed: t.Optional(t.String()) });
+/** A key left out when the kernel has no value for it (as Pi-hole does), never null. */
+const Opt = <T extends TSchema>(x: T) => t.Optional(x);
+const RouteReply = t.Object({
+  gateway: Opt(t.String()),
+  family: t.String({ description: '"inet" or "inet6"' }),
+  table: t.Integer(),
+  protocol: Opt(t.String()),
+  scope: Opt(t.String()),
+  type: t.String(),
+  flags: t.Array(t.String()),
+  oif: t.String(),
+  iif: Opt(t.String()),
+  dst: t.String(),
+  src: Opt(t.String()),
+  prefsrc: Opt(t.String()),
+  priority: t.Integer(),
+  pref: Opt(t.String()),
+});
+const Size = t.Object({ value: t.Number(), unit: t.String({ description: 'SI prefix: "", "K", "M", "G", …' }) });
+const Counter = Opt(t.Integer());
+const InterfaceReply = t.Object({
+  name: t.String(),
+  speed: Opt(t.Integer({ description: "Mbit/s" })),
+  carrier: Opt(t.Boolean()),
+  type: Opt(t.String()),
+  flags: t.Array(t.String()),
+  state: Opt(t.String()),
+  proto_down: Opt(t.Boolean()),
+  address: Opt(t.String()),
+  broadcast: Opt(t.String()),
+  perm_address: Opt(t.String()),
+  stats: t.Object({
+    rx_bytes: Opt(Size), tx_bytes: Opt(Size), rx_packets: Counter, tx_packets: Counter, rx_errors: Counter, tx_errors: Counter,
+    rx_dropped: Counter, tx_dropped: Counter, multicast: Counter, collisions: Counter,
+  }),
+  addresses: t.Array(t.Object({ address: t.String(), family: t.String(), prefixlen: t.Integer(), scope: t.String(), netmask: t.String() })),
+});
+const GatewayReply = t.Object({
+  gateway: t.Array(t.Object({ family: t.String(), interface: t.String(), address: t.String(), local: t.Array(t.String()) })),
+  routes: t.Optional(t.Array(RouteReply, { description: "with detailed=true" })),
+  interfaces: t.Optional(t.Array(InterfaceReply, { description: "with detailed=true" })),
+});
 
 export function networkRoutes(rt: Runtime) {
   const detail = (summary: string) => ({ tags: ["Network"], summary });
@@ -86,8 +128,12 @@ export function networkRoutes(rt: Runtime) {
     .get(
       "/network/gateway",
       ({ query }) => ({ gateway: gateways(), ...(boolParam(query.detailed, false) ? { routes: routes(), interfaces: interfaces() } : {}) }),
-      { query: Detailed, detail: detail("Default gateways (detailed: also routes and interfaces)") },
+      { query: Detailed, response: GatewayReply, detail: detail("Default gateways (detailed: also routes and interfaces)") },
     )
-    .get("/network/routes", () => ({ routes: routes() }), { query: Detailed, detail: detail("The routing table") })
-    .get("/network/interfaces", () => ({ interfaces: interfaces() }), { query: Detailed, detail: detail("Network interfaces with addresses and counters") });
+    .get("/network/routes", () => ({ routes: routes() }), { query: Detailed, response: t.Object({ routes: t.Array(RouteReply) }), detail: detail("The routing table") })
+    .get("/network/interfaces", () => ({ interfaces: interfaces() }), {
+      query: Detailed,
+      response: t.Object({ interfaces: t.Array(InterfaceReply) }),
+      detail: detail("Network interfaces with addresses and counters"),
+    });
 }

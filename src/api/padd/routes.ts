@@ -1,39 +1,67 @@
-// GET /api/padd: everything the PADD console dashboard reads, in one call.
-import { Elysia, t } from "elysia";
+// GET /api/padd: everything the PADD console dashboard reads, in one call. `?full=false` (PADD's
+// refresh between full redraws) leaves out only the interfaces and the versions.
+import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { gateways, interfaces } from "../../stats/network.ts";
+import { gateways, interfaces, siSize } from "../../stats/network.ts";
 import { hostInfo, processUsage, sensorsInfo, systemInfo } from "../../stats/system.ts";
 import { topN } from "../../stats/window.ts";
 import { boolParam, liveStats } from "../stats/params.ts";
 import { gravityCount } from "../stats/routes.ts";
 import { dnsCounters } from "../../stats/dns-view.ts";
+import { VersionReply, versionInfo } from "../info/routes.ts";
+import { SensorsReply, SystemReply } from "../info/system.ts";
 
-/** Bytes → PADD's {value, unit} with binary prefixes. */
-function human(bytes: number | null): { value: number; unit: string } | null {
-  if (bytes === null) return null;
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return { value: Math.round(v * 10) / 10, unit: units[i]! };
-}
+const NullableString = t.Union([t.String(), t.Null()]);
+const Size = t.Object({ value: t.Number(), unit: t.String({ description: 'SI prefix: "", "K", "M", "G", …' }) });
+const Iface = {
+  addr: t.Union([t.String(), t.Null()], { description: "first address of the family, null when there is none" }),
+  num_addrs: t.Integer(),
+  name: t.String({ description: "interface of the default route (else the first with an address of the family); empty when there is none" }),
+  gw_addr: t.Union([t.String(), t.Null()]),
+};
+
+const Fast = {
+  recent_blocked: NullableString,
+  top_domain: NullableString,
+  top_blocked: NullableString,
+  top_client: NullableString,
+  active_clients: t.Integer(),
+  gravity_size: t.Integer(),
+  blocking: t.String({ description: '"enabled" or "disabled"' }),
+  queries: t.Object({ total: t.Integer(), blocked: t.Integer(), percent_blocked: t.Number() }),
+  cache: t.Object({ size: t.Integer(), inserted: t.Integer(), evicted: t.Integer() }),
+  node_name: t.String(),
+  host_model: NullableString,
+  config: t.Object({
+    dhcp_active: t.Boolean(),
+    dhcp_start: t.String(),
+    dhcp_end: t.String(),
+    dhcp_ipv6: t.Boolean(),
+    dns_domain: t.String(),
+    dns_port: t.Integer(),
+    dns_num_upstreams: t.Integer(),
+    dns_dnssec: t.Boolean(),
+    dns_revServer_active: t.Boolean(),
+    privacy_level: t.Integer(),
+  }),
+  "%cpu": t.Number({ description: "CPU of this process over the last ten seconds" }),
+  "%mem": t.Number(),
+  pid: t.Integer(),
+  sensors: t.Object({ cpu_temp: SensorsReply.properties.cpu_temp, hot_limit: t.Number(), unit: t.String() }),
+  system: SystemReply,
+};
+const PaddReply = t.Object({
+  ...Fast,
+  iface: t.Optional(t.Object({ v4: t.Object({ ...Iface, rx_bytes: Size, tx_bytes: Size }), v6: t.Object(Iface) }, { description: "left out with full=false" })),
+  version: t.Optional(VersionReply),
+});
 
 function ifaceSummary(family: "inet" | "inet6") {
   const gw = gateways().find((g) => g.family === family);
   const ifs = interfaces();
   const it = ifs.find((i) => i.name === gw?.interface) ?? ifs.find((i) => i.type !== "loopback" && i.addresses.some((a) => a.family === family));
   const addrs = it?.addresses.filter((a) => a.family === family) ?? [];
-  return {
-    addr: addrs[0]?.address ?? null,
-    num_addrs: addrs.length,
-    name: it?.name ?? null,
-    gw_addr: gw?.address ?? null,
-    rx_bytes: human(it?.stats.rx_bytes ?? null),
-    tx_bytes: human(it?.stats.tx_bytes ?? null),
-  };
+  return { addr: addrs[0]?.address ?? null, num_addrs: addrs.length, name: it?.name ?? "", gw_addr: gw?.address ?? null, stats: it?.stats };
 }
 
 export function paddRoutes(rt: Runtime) {
@@ -41,54 +69,53 @@ export function paddRoutes(rt: Runtime) {
     "/padd",
     ({ query }) => {
       const w = liveStats(rt).window;
-      const full = boolParam(query.full, true);
       const cfg = rt.config.current;
-      const sys = systemInfo();
-      const use = processUsage();
-      const topDomain = topN(w.domains, 1, (x) => x.count - x.blocked)[0]?.[0] ?? null;
-      const topBlocked = topN(w.domains, 1, (x) => x.blocked)[0]?.[0] ?? null;
-      const topClient = topN(w.clients, 1, (x) => x.count)[0]?.[0] ?? null;
       const cache = dnsCounters(rt)?.cache;
       const host = hostInfo();
-      const sensors = sensorsInfo(cfg.webserver.api.temp.unit);
-      const base = {
+      const sensors = sensorsInfo(cfg.webserver.api.temp.unit, cfg.webserver.api.temp.limit);
+      const reply: Static<typeof PaddReply> = {
         recent_blocked: w.recentBlockedDomains(1)[0] ?? null,
-        top_domain: topDomain,
-        top_blocked: topBlocked,
-        top_client: topClient,
+        top_domain: topN(w.domains, 1, (x) => x.count - x.blocked)[0]?.[0] ?? null,
+        top_blocked: topN(w.domains, 1, (x) => x.blocked)[0]?.[0] ?? null,
+        top_client: topN(w.clients, 1, (x) => x.count)[0]?.[0] ?? null,
         active_clients: w.clients.size,
         gravity_size: gravityCount(rt),
         blocking: rt.blocking.active ? "enabled" : "disabled",
         queries: { total: w.total, blocked: w.blocked, percent_blocked: w.total ? (100 * w.blocked) / w.total : 0 },
-        cache: { size: cache?.size ?? null, inserted: cache?.inserted ?? null, evicted: cache?.evicted ?? null },
-        "%cpu": use["%cpu"],
-        "%mem": use["%mem"],
-        pid: process.pid,
-      };
-      if (!full) return base;
-      return {
-        ...base,
-        iface: { v4: ifaceSummary("inet"), v6: ifaceSummary("inet6") },
+        cache: { size: cache?.size ?? cfg.dns.cache.size, inserted: cache?.inserted ?? 0, evicted: cache?.evicted ?? 0 },
         node_name: host.uname.nodename,
         host_model: host.model,
         config: {
           dhcp_active: cfg.dhcp.active,
-          dhcp_start: null,
-          dhcp_end: null,
-          dhcp_ipv6: false,
+          dhcp_start: cfg.dhcp.start,
+          dhcp_end: cfg.dhcp.end,
+          dhcp_ipv6: cfg.dhcp.ipv6,
           dns_domain: cfg.dns.domain.name,
           dns_port: cfg.dns.port,
           dns_num_upstreams: cfg.dns.upstreams.length,
           dns_dnssec: cfg.dns.dnssec,
-          dns_revServer_active: cfg.dns.revServers.length > 0,
+          dns_revServer_active: cfg.dns.revServers.some((r) => r.split(",")[0]?.trim() === "true"),
+          privacy_level: cfg.misc.privacylevel,
         },
+        ...processUsage(cfg.misc.normalizeCPU),
+        pid: process.pid,
         sensors: { cpu_temp: sensors.cpu_temp, hot_limit: sensors.hot_limit, unit: sensors.unit },
-        system: { uptime: sys.uptime, memory: { ram: sys.memory.ram, swap: sys.memory.swap }, cpu: sys.cpu },
-        version: { core: { local: { version: rt.version.version, hash: rt.version.commit } }, web: { local: { version: rt.version.version, hash: rt.version.commit } }, ftl: { local: { version: rt.version.version, hash: rt.version.commit, date: rt.version.date } } },
+        system: systemInfo(cfg.misc.normalizeCPU),
       };
+      if (boolParam(query.full, true)) {
+        const v4 = ifaceSummary("inet");
+        const v6 = ifaceSummary("inet6");
+        reply.iface = {
+          v4: { addr: v4.addr, num_addrs: v4.num_addrs, name: v4.name, gw_addr: v4.gw_addr, rx_bytes: v4.stats?.rx_bytes ?? siSize(0), tx_bytes: v4.stats?.tx_bytes ?? siSize(0) },
+          v6: { addr: v6.addr, num_addrs: v6.num_addrs, name: v6.name, gw_addr: v6.gw_addr },
+        };
+        reply.version = versionInfo(rt);
+      }
+      return reply;
     },
     {
-      query: t.Object({ full: t.Optional(t.String({ description: "false: only the fast-changing numbers" })) }),
+      query: t.Object({ full: t.Optional(t.String({ description: "false: leave out the interfaces and the versions" })) }),
+      response: PaddReply,
       detail: { tags: ["PADD"], summary: "Everything the PADD dashboard shows, in one call" },
     },
   );
