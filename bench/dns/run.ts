@@ -153,7 +153,7 @@ for (const server of ONLY) {
     }
   }
   if (server === "moat") {
-    // the same blocked load while a dashboard polls the statistics every second (issue 5: the DNS
+    // the same blocked load while a dashboard polls the statistics every second (the DNS
     // answer rate must not change)
     let polls = 0, pollMs = 0, stop = false;
     const paths = ["/api/stats/summary", "/api/history", "/api/stats/top_domains", "/api/stats/top_clients", "/api/stats/upstreams", "/api/queries?length=100", "/api/padd"];

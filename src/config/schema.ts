@@ -197,7 +197,7 @@ export const schema = {
         unit: oneOf(["C", "F", "K"] as const, "C", "Temperature unit"),
       },
       loginRateLimit: uint(3, "Login attempts per second before 429 rate_limiting (0 disables)", moat),
-      piholeCompat: bool(false, "Behave like Pi-hole FTL where it differs from the Moat API spec", moat),
+      piholeCompat: bool(false, "Behave like Pi-hole FTL where it differs from Moat's API (docs/pihole-differences.md)", moat),
       metricsToken: str("", "Bearer token for /metrics (empty: /metrics is disabled)", { flags: { writeOnly: true, moatOnly: true } }),
     },
   },

@@ -1,5 +1,5 @@
 // The global blocking switch: persisted as dns.blocking.active, with an in-memory timer that flips
-// it back (reference §9). The DNS engine reads `active` on every query, so it is a plain field.
+// it back. The DNS engine reads `active` on every query, so it is a plain field.
 import type { ConfigStore } from "../config/index.ts";
 import type { EventBus } from "./events.ts";
 

@@ -1,5 +1,5 @@
 // Moat's logs: every line goes to stderr (journald on the appliance) and into a bounded in-memory
-// FIFO per log, which /api/logs/* tails with nextID (reference §2.11).
+// FIFO per log, which /api/logs/* tails with nextID.
 
 export type LogName = "ftl" | "dnsmasq" | "webserver";
 export type Level = "info" | "warn" | "error";

@@ -1,4 +1,4 @@
-// The gravity database in Pi-hole's v6 layout (reference §7.1, info.version = 20), so that a Pi-hole
+// The gravity database in Pi-hole's v6 layout (info.version = 20, pi-hole/pi-hole's advanced/Templates/gravity.db.sql), so that a Pi-hole
 // gravity.db opens as-is and ours opens in Pi-hole. Written from the documented schema.
 
 export const GRAVITY_SCHEMA_VERSION = 20;

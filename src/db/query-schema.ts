@@ -1,4 +1,4 @@
-// The long-term query database (pihole-FTL.db) in Pi-hole's layout (reference §8.5, version 21),
+// The long-term query database (pihole-FTL.db) in Pi-hole's layout (version 21),
 // so tools that read Pi-hole's database read ours.
 
 export const QUERY_DB_VERSION = 21;

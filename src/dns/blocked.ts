@@ -1,4 +1,4 @@
-// Replies to blocked queries (reference §8.2): the blocking mode decides the answer, `;reply=` of a
+// Replies to blocked queries, as Pi-hole gives them: the blocking mode decides the answer, `;reply=` of a
 // regex overrides it, dns.blockTTL is the TTL, and dns.blocking.edns adds EDE 15 with the reason.
 import type { Config } from "../config/index.ts";
 import { Reply } from "../stats/enums.ts";

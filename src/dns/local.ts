@@ -1,4 +1,4 @@
-// Answers the appliance knows itself (reference §8.3): dns.hosts, dns.cnameRecords, pi.hole and the
+// Answers the appliance knows itself: dns.hosts, dns.cnameRecords, pi.hole and the
 // host name (with the address of the interface facing the client), PTR for our own addresses, and the
 // local domain, bogus private PTRs and plain names that must never reach an upstream.
 import { hostname } from "node:os";

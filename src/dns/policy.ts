@@ -1,4 +1,4 @@
-// The filtering step, in the order of reference §8.1: allow exact → allow regex → special domains →
+// The filtering step, in Pi-hole FTL's order (docs/pihole-differences.md): allow exact → allow regex → special domains →
 // deny exact → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer comes back,
 // every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect).
 import type { ConfigStore } from "../config/index.ts";
@@ -117,7 +117,7 @@ function matchRegex(rules: RegexRule[], name: string, qtype: number, groups: Uin
   return null;
 }
 
-/** Steps 4–8 of §8.1 for one name (the query name, or a name of a CNAME chain). */
+/** Deny exact → antigravity → gravity → deny regex for one name (the query name, or a name of a CNAME chain). */
 function judge(snap: Snapshot, wire: Uint8Array, labels: number[], h: number, name: string, qtype: number, groups: Uint32Array, _cname: boolean): Verdict {
   let id = matchExact(snap.denyExact, wire, h, groups);
   if (id >= 0) return { allow: false, status: Status.DENYLIST, reason: "denylist", listId: id, reply: null };

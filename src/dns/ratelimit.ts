@@ -1,4 +1,4 @@
-// Per-client rate limit (reference §8.4): dns.rateLimit.count queries per dns.rateLimit.interval
+// Per-client rate limit, as in Pi-hole: dns.rateLimit.count queries per dns.rateLimit.interval
 // seconds; above it the client gets REFUSED and its queries are not recorded. One log line per episode.
 export class RateLimiter {
   private counts = new Map<string, number>();

@@ -1,4 +1,4 @@
-// Answers by which an upstream says it blocked a name itself (reference §8.1): the null address,
+// Answers by which an upstream says it blocked a name itself (Pi-hole's EXTERNAL_BLOCKED_* statuses): the null address,
 // the block-page addresses of Cisco Umbrella/OpenDNS, NXDOMAIN without RA, or EDE 15 "Blocked".
 import { Status } from "../stats/enums.ts";
 import { RA, RCODE, TYPE, type Message } from "./wire.ts";

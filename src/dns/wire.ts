@@ -1,6 +1,6 @@
 // DNS wire format on the hot path: a hand parse of the header, question and EDNS OPT record, and a
-// walker over answer records. Replies are built by patching the query's own bytes (dns-packet costs
-// ~40% of throughput, measured in issue 3), so the question goes back exactly as asked (0x20 case).
+// walker over answer records. Replies are built by patching the query's own bytes (dns-packet cost
+// ~40% of throughput when measured with bench/dns/run.ts), so the question goes back exactly as asked (0x20 case).
 
 export const QR = 0x8000, AA = 0x0400, TC = 0x0200, RD = 0x0100, RA = 0x0080, CD = 0x0010;
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;

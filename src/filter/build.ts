@@ -1,4 +1,4 @@
-// Compiles gravity.db into the data of one filter snapshot (reference §6.4, §7.3): which entries
+// Compiles gravity.db into the data of one filter snapshot, with Pi-hole's rules: which entries
 // apply to which groups, as bitsets. Runs in a worker (build-worker.ts) so the DNS thread never waits
 // on SQLite; the result is typed arrays handed over without copying.
 import { Database } from "bun:sqlite";

@@ -1,4 +1,4 @@
-// Which groups a client is in (reference §6.3): IP or subnet (longest prefix wins, ties to the highest
+// Which groups a client is in, as Pi-hole decides it: IP or subnet (longest prefix wins, ties to the highest
 // id), then MAC from the kernel's neighbour table, then hostname, then the interface, else group 0.
 import { networkInterfaces } from "node:os";
 import { readFileSync } from "node:fs";

@@ -3,7 +3,7 @@
 // positives, and a lookup allocates nothing. The name is hashed once natively (Bun.hash.cityHash32
 // over the wire bytes, ~0.17 µs); the Bloom bits and the table slot both derive from that hash.
 //
-// Layout (issue 3/4: ≤ 25 MB per million names): names are not stored whole. Each entry is a
+// Layout (the budget is ≤ 25 MB per million names, bench/gravity/gravity.bench.ts): names are not stored whole. Each entry is a
 // record [len][label bytes][parent ref][combo] (refs and combos as narrow as the set allows, 1–4
 // and 1–3 bytes little-endian) whose parent is a shared suffix node
 // [len][label bytes][parent ref u32] (ref = node offset + 1, 0 = the root), so "bench12.test" or

@@ -1,4 +1,4 @@
-// Pi-hole regex entries (reference §5): a POSIX extended regex, case-insensitive, with the
+// Pi-hole regex entries: a POSIX extended regex, case-insensitive, with the
 // extensions ;querytype=, ;invert and ;reply= after the pattern. POSIX bracket classes such as
 // [[:digit:]] are translated to their JavaScript equivalents.
 import { isIP } from "node:net";

@@ -1,4 +1,4 @@
-// The enums of the query records (reference §8.6–8.8): the position in each list is the value stored
+// The enums of the query records, as Pi-hole FTL numbers them: the position in each list is the value stored
 // in the database, the string is what the API shows. One source for DNS, statistics and the API.
 
 export const QUERY_STATUS = [

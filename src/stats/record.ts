@@ -1,4 +1,4 @@
-// One answered query, as the DNS engine hands it to the statistics (reference §8.5 columns).
+// One answered query, as the DNS engine hands it to the statistics (the columns of Pi-hole's `queries` table, src/db/query-schema.ts).
 export interface QueryRecord {
   /** unix time, seconds with fraction */
   time: number;

@@ -1,5 +1,5 @@
 // Teleporter export: everything a user needs to move to another Moat or to Pi-hole, in Pi-hole's
-// archive layout (reference §2.15).
+// archive layout (test/config/teleporter.test.ts checks it).
 import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";

@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 
 export class BackupDbError extends Error {}
 
-/** Pi-hole's import selection keys (reference §2.15), in the order rows must arrive. */
+/** Pi-hole's import selection keys (Pi-hole's teleporter.yaml), in the order rows must arrive. */
 export const GRAVITY_PARTS = ["group", "adlist", "adlist_by_group", "domainlist", "domainlist_by_group", "client", "client_by_group"] as const;
 export type GravityPart = (typeof GRAVITY_PARTS)[number];
 

@@ -78,7 +78,7 @@ describe("no password set", () => {
 describe("webserver.api.piholeCompat = true", () => {
   const s = server({ env: { FTLCONF_webserver_api_password: PW, FTLCONF_webserver_api_piholeCompat: "true" } });
 
-  test("wrong password: 401 with the session object (reference §3.5 item 8)", async () => {
+  test("wrong password: 401 with the session object (Pi-hole's reply)", async () => {
     const r = await login(s.m, "wrong");
     expect(r.status).toBe(401);
     expect(r.body!.session).toEqual({ valid: false, totp: false, sid: null, validity: -1, message: "password incorrect" });

@@ -1,5 +1,5 @@
-// Session authentication against the real server (seed spec: session table, POST/DELETE /api/auth
-// rules, the four SID channels; reference §3 for what the seed leaves out). One server with a
+// Session authentication against the real server (README "Authentication": session table,
+// login and logout rules, the SID channels, docs/pihole-differences.md). One server with a
 // password and a small session table; every test gives its sessions back.
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
@@ -140,7 +140,7 @@ test("precedence: body, then header sid, then X-FTL-SID, then cookie, then query
   // sid header beats X-FTL-SID
   expect((await blocking({ headers: { sid: s.sid, "X-FTL-SID": bad } })).status).toBe(200);
   expect((await blocking({ headers: { sid: bad, "X-FTL-SID": s.sid } })).status).toBe(401);
-  // X-FTL-SID beats a cookie sent without CSRF (clients that store the cookie, reference §15.3)
+  // X-FTL-SID beats a cookie sent without CSRF (clients that store the cookie, docs/pihole-differences.md)
   expect((await blocking({ headers: { "X-FTL-SID": s.sid, cookie: `sid=${bad}` } })).status).toBe(200);
   expect((await blocking({ headers: { "X-FTL-SID": bad, cookie: `sid=${s.sid}`, "X-FTL-CSRF": s.csrf } })).status).toBe(401);
   // cookie beats query
@@ -238,7 +238,7 @@ test("GET /api/auth/sessions lists the slots with Pi-hole's fields", async () =>
   expectUnauthorized(await call(moat, "/api/auth/sessions"));
 });
 
-test("DELETE /api/auth/session/{id}: the 400 cases of reference §3.2", async () => {
+test("DELETE /api/auth/session/{id}: the 400 cases", async () => {
   const s = await session();
   const del = (id: string) => call(moat, `/api/auth/session/${id}`, { method: "DELETE", headers: { sid: s.sid } });
   const msg = async (id: string) => {

@@ -1,4 +1,4 @@
-// /api/config against the real server: every validation message of reference §4, round trips,
+// /api/config against the real server: every validation message Pi-hole gives, round trips,
 // env-forced items, array items with percent-encoded values, detailed metadata, write-only
 // secrets, app/CLI sessions, sessions ended by a password change, and read-only mode.
 import { afterAll, beforeAll, expect, test } from "bun:test";

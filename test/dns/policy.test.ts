@@ -1,4 +1,4 @@
-// Every step of the decision order (reference §8.1), per-client groups, regex extensions, CNAME
+// Every step of the decision order (docs/pihole-differences.md), per-client groups, regex extensions, CNAME
 // inspection, blocking modes with EDE, the blocking switch and a reload under load, against the real
 // server with gravity data written straight into gravity.db.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 // /api/domains through real HTTP: CRUD, aggregates, IDN, validation and regex errors, duplicates
-// (spec and piholeCompat replies), moving between lists, batch delete, path decoding.
+// (Moat's and piholeCompat replies), moving between lists, batch delete, path decoding.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -91,7 +91,7 @@ describe("domains", () => {
     expect(ok.json.processed.success).toHaveLength(4);
   });
 
-  test("duplicate add: the spec's 400 database_error with hint {argument, enabled, sql_msg}; nothing half-added", async () => {
+  test("duplicate add: Moat's 400 database_error with hint {argument, enabled, sql_msg}; nothing half-added", async () => {
     const r = await call(moat, "POST", "/api/domains/deny/exact", { domain: ["new-one.example", "ads.example.com"], enabled: false });
     expectError(r, 400, "database_error", "Could not add to gravity database", {
       argument: "ads.example.com",

@@ -1,5 +1,5 @@
 // POST /api/action/gravity: runs the gravity update and streams its progress as text/plain while
-// it runs (reference §2.16, §7.2). A request during a run follows that run instead of starting one.
+// it runs, as Pi-hole's does. A request during a run follows that run instead of starting one.
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { gravityService } from "../../filter/gravity/runner.ts";

@@ -1,4 +1,4 @@
-// /api/action/restartdns and the flush actions (reference §2.16), gated by
+// /api/action/restartdns and the flush actions, gated by
 // webserver.api.allow_destructive. POST /api/action/gravity lives with the lists (action/gravity.ts).
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";

@@ -1,4 +1,4 @@
-// Session authentication (seed spec "Authentication", reference §3): who may call the API, how a
+// Session authentication (README "Authentication"): who may call the API, how a
 // password becomes a session, and how a request proves it holds one.
 import { timingSafeEqual } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { SessionTable, type NewSession, type Session } from "./sessions.ts";
 import { csrfHeader, findSid } from "./sid.ts";
 import { base32Decode, totpMatches } from "./totp.ts";
 
-/** Config keys whose change ends every session (reference §3.1). */
+/** Config keys whose change ends every session, as in Pi-hole. */
 const SESSION_RESET_KEYS = ["webserver.api.pwhash", "webserver.api.password", "webserver.api.totp_secret", "webserver.api.app_pwhash"];
 
 export const AuthErrors = {
@@ -34,7 +34,7 @@ export type LoginKind = "password" | "app" | "cli";
 
 export class AuthService implements Authenticator {
   readonly sessions: SessionTable;
-  /** the CLI password of this run (reference §3.9), or null when `webserver.api.cli_pw` is off */
+  /** the CLI password of this run (<data-dir>/cli_pw), or null when `webserver.api.cli_pw` is off */
   readonly cliPassword: string | null = null;
   private failures: number[] = [];
   private lastTotp: number | null = null;
@@ -100,7 +100,7 @@ export class AuthService implements Authenticator {
       if (!csrf) return { reason: "Cookie authentication without CSRF token" };
       if (csrf !== s.csrf) return { reason: "CSRF token mismatch" };
     }
-    // the seed binds a session to its client address; Pi-hole no longer does
+    // Moat binds a session to its client address; Pi-hole no longer does (docs/pihole-differences.md)
     if (!this.compat && s.remoteAddr !== ip) return { reason: "session unknown" };
     return { session: s };
   }

@@ -1,5 +1,5 @@
-// The /api/auth route group: login, status, logout (seed "POST/DELETE /api/auth rules", reference
-// §3.2–§3.8), the session list, and the TOTP and app-password generators.
+// The /api/auth route group: login, status, logout (README "Authentication",
+// test/api/auth.test.ts), the session list, and the TOTP and app-password generators.
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { errorResponse } from "../app.ts";
@@ -23,7 +23,7 @@ const SessionObject = t.Object({
 const SessionReply = t.Object({ session: SessionObject });
 
 const LoginBody = t.Object({
-  // checked in the handler so the two messages of the seed's rules 3 and 4 come out with hint null
+  // checked in the handler so the two messages for a missing and a non-string password come out with hint null
   password: t.Optional(t.Unknown({ description: "string: the password, the application password or the CLI password" })),
   totp: t.Optional(t.Union([t.String(), t.Number(), t.Null()], { description: "the 2FA token when 2FA is enabled (string or number)" })),
   sid: t.Optional(t.String({ description: "an existing session, reused when password is empty" })),
@@ -93,7 +93,7 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
         if (body.password === undefined) throw Errors.badRequest("No password found in JSON payload");
         if (typeof body.password !== "string") throw Errors.badRequest("Field password has to be of type 'string'");
         const password = body.password;
-        // an empty password with a valid session returns that session (reference §3.5 item 3)
+        // an empty password with a valid session returns that session, as in Pi-hole
         if (password === "" && auth.passwordSet) {
           const r = auth.check(request, url, body, st.ip, false);
           if ("session" in r) return reply(request, validSession(r.session, "correct password"), 200, auth.refresh(r.session, isTls(request)));

@@ -1,4 +1,4 @@
-// Where a request carries its SID, in Pi-hole's order (reference §3.3, §15.3): body `sid` → header
+// Where a request carries its SID, in Pi-hole's order (docs/pihole-differences.md): body `sid` → header
 // `sid` → header `X-FTL-SID` → cookie `sid` (with a CSRF header) → query `?sid=`. The first channel
 // present is the one checked; a bad SID there is not rescued by a later channel.
 
@@ -35,7 +35,7 @@ export function findSid(request: Request, url: URL, body: unknown): FoundSid | n
   return null;
 }
 
-/** The CSRF token sent with a cookie: `X-FTL-CSRF` (the seed) or `X-CSRF-Token` (Pi-hole's clients). */
+/** The CSRF token sent with a cookie: `X-FTL-CSRF` (Moat's API) or `X-CSRF-Token` (Pi-hole's clients). */
 export function csrfHeader(request: Request): string | null {
   return request.headers.get("x-ftl-csrf") ?? request.headers.get("x-csrf-token");
 }

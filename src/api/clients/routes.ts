@@ -1,5 +1,5 @@
 // /api/clients/{client}: IP, CIDR subnet, MAC, hostname or `:interface` entries with their groups
-// (reference §2.8, §6.3), and suggestions of devices seen on the network but not configured yet.
+// (as in Pi-hole), and suggestions of devices seen on the network but not configured yet.
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";

@@ -83,7 +83,7 @@ interface SessionFlags {
   cli: boolean;
 }
 
-/** The auth module's session object carries `app`/`cli` flags (reference §3.2); anything else is a normal session. */
+/** The auth module's session object carries `app`/`cli` flags; anything else is a normal session. */
 export function sessionFlags(request: Request): SessionFlags {
   const s = requestState(request).session as { app?: unknown; cli?: unknown } | null | undefined;
   return { app: s?.app === true, cli: s?.cli === true };
@@ -91,7 +91,7 @@ export function sessionFlags(request: Request): SessionFlags {
 
 /**
  * Whether this request may change the configuration (PATCH/PUT/DELETE /api/config, teleporter
- * import): app sessions only with app_sudo, CLI sessions never (reference §3.7, §3.9), and nobody
+ * import): app sessions only with app_sudo, CLI sessions never (as in Pi-hole), and nobody
  * while misc.readOnly is set.
  */
 export function assertMayChangeConfig(rt: Runtime, request: Request): void {

@@ -1,5 +1,5 @@
 // /api/config: read the settings tree (or any subtree), change it with a partial tree, and add or
-// remove single items of array settings (reference §2.13). Changes go through the ConfigStore,
+// remove single items of array settings, as Pi-hole's config endpoints do. Changes go through the ConfigStore,
 // whose subscribers (DNS, auth) apply them live.
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";

@@ -19,7 +19,7 @@ const bodySids = new WeakMap<Request, string>();
 
 /**
  * Remembers the body's `sid` member as parsed: route schemas strip members they do not declare
- * before the auth check runs, and the seed lets any request carry its SID in the body.
+ * before the auth check runs, and any request may carry its SID in the body.
  */
 export function rememberBodySid<T>(request: Request, body: T): T {
   if (body && typeof body === "object" && !Array.isArray(body)) {
@@ -36,5 +36,5 @@ export function bodyForAuth(request: Request, body: unknown): unknown {
   return { ...(body && typeof body === "object" && !Array.isArray(body) ? body : {}), sid };
 }
 
-/** Routes answered without a session (reference §2: router require_auth = false). */
+/** Routes answered without a session (public in Pi-hole's router too). */
 export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/api/auth", "/api/info/client", "/api/info/login", "/api/docs", "/api/docs/json", "/api/docs/assets/*"]);

@@ -1,5 +1,5 @@
-// Request bodies are JSON whatever their Content-Type (curl -d labels JSON as form data, reference
-// §15.1), at most 64 KiB. A lone form-encoded `sid=` (Pi-hole accepts it) becomes { sid }.
+// Request bodies are JSON whatever their Content-Type (curl -d labels JSON as form data,
+// docs/pihole-differences.md), at most 64 KiB. A lone form-encoded `sid=` (Pi-hole accepts it) becomes { sid }.
 import { Errors } from "./errors.ts";
 
 export const MAX_JSON_BODY = 64 * 1024;

@@ -1,4 +1,4 @@
-// The spec's error envelope and the one place error keys and messages are spelled.
+// The error envelope ({error: {key, message, hint}, took}) and the one place error keys and messages are spelled.
 
 export class ApiError extends Error {
   constructor(

@@ -1,12 +1,12 @@
-// GET/POST /api/dns/blocking. The spec's reply field is a boolean; with webserver.api.piholeCompat
-// it is Pi-hole's string enum (reference §9).
+// GET/POST /api/dns/blocking. Moat's reply field is a boolean; with webserver.api.piholeCompat
+// it is Pi-hole's string enum (docs/pihole-differences.md).
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError } from "../core/errors.ts";
 
 const BlockingReply = t.Object({
   blocking: t.Union([t.Boolean(), t.Union([t.Literal("enabled"), t.Literal("disabled"), t.Literal("failure"), t.Literal("unknown")])], {
-    description: "true/false (spec); \"enabled\"/\"disabled\"/\"failure\"/\"unknown\" with webserver.api.piholeCompat",
+    description: "true/false; \"enabled\"/\"disabled\"/\"failure\"/\"unknown\" with webserver.api.piholeCompat",
   }),
   timer: t.Union([t.Number(), t.Null()], { description: "seconds until the state flips back, or null" }),
 });

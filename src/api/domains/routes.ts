@@ -1,4 +1,4 @@
-// /api/domains: single allow/deny entries, exact names and regexes (reference §2.6, §5). The item
+// /api/domains: single allow/deny entries, exact names and regexes (Pi-hole's domains.yaml). The item
 // is read from the raw path so that `/`, `+` and spaces arrive as Pi-hole decodes them.
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";

@@ -1,4 +1,4 @@
-// Checking what users type as domain-list entries (reference §5): exact names become lowercase
+// Checking what users type as domain-list entries, with Pi-hole's messages: exact names become lowercase
 // punycode, regexes are compiled with Pi-hole's `;querytype=`, `;invert` and `;reply=` extensions.
 import { domainToASCII, domainToUnicode } from "node:url";
 import { isIP } from "node:net";
@@ -8,7 +8,7 @@ import { validDomain } from "../../filter/gravity/domain.ts";
 
 export { validDomain };
 
-/** Unicode or ASCII input → the stored form (lowercase punycode), or the §5 error. */
+/** Unicode or ASCII input → the stored form (lowercase punycode), or Pi-hole's error. */
 export function normaliseExact(item: string): string {
   let ascii = item;
   // Pure ASCII skips IDNA so that already-punycoded names stay as typed (FTL#2837).

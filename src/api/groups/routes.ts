@@ -1,5 +1,5 @@
-// /api/groups/{name}: groups addressed by name (seed), rename through PUT, batch delete; group 0
-// "Default" is re-created by the schema's trigger whenever it is deleted (reference §2.7, §6.1).
+// /api/groups/{name}: groups addressed by name, rename through PUT, batch delete; group 0
+// "Default" is re-created by the schema's trigger whenever it is deleted, as in Pi-hole.
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";

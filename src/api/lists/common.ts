@@ -1,6 +1,6 @@
 // What the four list resources (domains, groups, clients, lists) share: reading the item from the
 // raw path the way Pi-hole decodes it, the per-item `processed` report, group links, the duplicate
-// reply of the spec (or of Pi-hole with webserver.api.piholeCompat), and batch-delete bodies.
+// reply of Moat (or of Pi-hole with webserver.api.piholeCompat, docs/pihole-differences.md), and batch-delete bodies.
 import type { Database } from "bun:sqlite";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
@@ -14,7 +14,7 @@ export interface Processed {
 
 export const newProcessed = (): Processed => ({ success: [], errors: [] });
 
-/** Pi-hole's router decodes the path in form mode: `+` is a space, `%2F` a slash (reference §1). */
+/** Pi-hole's router decodes the path in form mode: `+` is a space, `%2F` a slash (as Pi-hole's web server does). */
 export function formDecode(raw: string): string {
   try {
     return decodeURIComponent(raw.replace(/\+/g, " "));
@@ -98,7 +98,7 @@ export const isUniqueViolation = (e: unknown) => e instanceof Error && /UNIQUE c
 /** the SQLite message without bun's prefix, e.g. "UNIQUE constraint failed: domainlist.domain, domainlist.type" */
 export const sqlMessage = (e: unknown) => (e instanceof Error ? e.message.replace(/^SQLiteError:\s*/, "") : String(e));
 
-/** The spec's reply to adding an entry that exists (seed: hint {argument, enabled, sql_msg}). */
+/** Moat's reply to adding an entry that exists: 400 with hint {argument, enabled, sql_msg} (docs/pihole-differences.md). */
 export function duplicateError(item: string, enabled: boolean, e: unknown): ApiError {
   return Errors.database("Could not add to gravity database", { argument: item, enabled, sql_msg: sqlMessage(e) });
 }
@@ -116,7 +116,7 @@ export interface BatchItem {
   kind?: string;
 }
 
-/** `[{item, ...}]` with the exact messages of reference §4 */
+/** `[{item, ...}]` with Pi-hole's exact messages */
 export function batchItems(body: unknown, needTypeKind: "none" | "type" | "type+kind"): BatchItem[] {
   if (body === null || body === undefined) throw Errors.noBody();
   if (!Array.isArray(body) || body.length === 0 || !body.every((x) => x && typeof x === "object" && !Array.isArray(x)))
@@ -132,13 +132,13 @@ export function batchItems(body: unknown, needTypeKind: "none" | "type" | "type+
   });
 }
 
-/** 201 + Location for creations, as the spec's method table says (built here: the core maps only bodies) */
+/** 201 + Location for creations, as Moat's API defines it (built here: the core maps only bodies) */
 export function createdReply(rt: Runtime, request: Request, body: Record<string, unknown>, location: string): Response {
   const st = requestState(request);
   return jsonResponse(body, 201, st.started, rt.config.current.webserver.api.prettyJSON, { ...st.replyHeaders, location });
 }
 
-/** GET of an item that is absent: 404 (spec), or Pi-hole's 200 with an empty array (compat). */
+/** GET of an item that is absent: 404, or Pi-hole's 200 with an empty array (compat). */
 export function absent(rt: Runtime, request: Request): void {
   if (!compat(rt)) throw Errors.notFound(new URL(request.url).pathname);
 }

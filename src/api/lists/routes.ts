@@ -1,4 +1,4 @@
-// /api/lists/{address}?type=block|allow: subscribed lists (Pi-hole's adlists, reference §2.9, §6.2).
+// /api/lists/{address}?type=block|allow: subscribed lists (Pi-hole's adlists).
 // The lists' contents arrive with the next gravity run; deleting a list removes its rows at once.
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";

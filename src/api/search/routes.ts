@@ -1,4 +1,4 @@
-// GET /api/search/{domain}: which domain entries and which lists match a name (reference §2.17),
+// GET /api/search/{domain}: which domain entries and which lists match a name (Pi-hole's search.yaml),
 // exactly or as a substring, with the punycode and ABP patterns used when `debug` is set.
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";

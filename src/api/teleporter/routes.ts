@@ -1,4 +1,4 @@
-// /api/teleporter: download a backup zip, or restore one (reference §2.15). Uploads arrive as
+// /api/teleporter: download a backup zip, or restore one, in Pi-hole's format. Uploads arrive as
 // multipart form data (the JSON body parser steps aside for them, see app.ts).
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";

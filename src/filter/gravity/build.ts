@@ -1,4 +1,4 @@
-// One gravity run (reference §7.2): download every enabled list, parse it into fresh tables beside
+// One gravity run, as Pi-hole's gravity.sh does it: download every enabled list, parse it into fresh tables beside
 // the live ones and swap them in with one short transaction. Anything that fails before the swap
 // drops the fresh tables, so the running filter keeps the last good gravity.
 // The parsed names also go straight into the filter's compact sets, which de-duplicate them (only

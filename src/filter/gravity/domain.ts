@@ -1,4 +1,4 @@
-// Pi-hole's valid_domain() (reference §5, §7.2): the one definition of a syntactically valid name,
+// Pi-hole's valid_domain() (pi-hole/FTL): the one definition of a syntactically valid name,
 // shared by the API (exact entries) and the list parser.
 
 /** [A-Za-z0-9._-], labels of 1..63, name ≤ 255, no label ending in '-', last label not starting with it. */

@@ -1,5 +1,5 @@
 // Fetching one list: HTTP(S) with ETag / If-Modified-Since against the cached copy, redirects, a
-// time and a size limit; file:// from disk. Decides the list's status (reference §6.2):
+// time and a size limit; file:// from disk. Decides the list's status (Pi-hole's adlist.status):
 // 1 updated, 2 unchanged, 3 failed but cached copy used, 4 failed without a copy.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";

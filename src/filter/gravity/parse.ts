@@ -1,7 +1,7 @@
-// Turns a downloaded list into domains (reference §7.2): hosts files, plain lists and ABP-style
+// Turns a downloaded list into domains, as Pi-hole's gravity.sh does: hosts files, plain lists and ABP-style
 // `||x^` (block lists) / `@@||x^` (allow lists); comments, BOM, CRLF, inline `# …` tails.
 // Lists are parsed from their bytes: a million-line list would otherwise be a decoded copy of
-// itself plus several short-lived strings per line, which set gravity's peak memory (issue 4).
+// itself plus several short-lived strings per line, which set gravity's peak memory (bench/gravity/gravity.bench.ts).
 // An entry is handed on as a byte range (lowercased into a scratch buffer); a line with any
 // non-ASCII byte takes the string path, so Unicode whitespace is trimmed exactly as before.
 import { closeSync, openSync, readSync } from "node:fs";
