@@ -11,8 +11,6 @@ import { requestState } from "./core/request-state.ts";
 import { validationToApiError } from "./core/validation.ts";
 import { routeGroups } from "./routes.ts";
 
-export type ApiApp = ReturnType<typeof createApp>;
-
 function isPublic(route: string): boolean {
   return PUBLIC_ROUTES.has(route) || route.startsWith("/api/docs");
 }

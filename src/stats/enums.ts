@@ -22,7 +22,6 @@ export type ReplyType = (typeof REPLY_TYPE)[number];
 export const Reply = Object.fromEntries(REPLY_TYPE.map((s, i) => [s, i])) as { readonly [K in ReplyType]: number };
 
 export const DNSSEC_STATUS = ["UNKNOWN", "SECURE", "INSECURE", "BOGUS", "ABANDONED", "TRUNCATED"] as const;
-export type DnssecStatus = (typeof DNSSEC_STATUS)[number];
 
 /** Query types the API counts by name; the database stores them as 1…16, anything else as 100 + qtype. */
 export const QUERY_TYPES = ["A", "AAAA", "ANY", "SRV", "SOA", "PTR", "TXT", "NAPTR", "MX", "DS", "RRSIG", "DNSKEY", "NS", "OTHER", "SVCB", "HTTPS"] as const;

@@ -119,6 +119,20 @@ describe("domains", () => {
     expectError(r, 404, "not_found", "Not found");
   });
 
+  test("search matches regex entries as the filter reads them (POSIX classes, ;invert)", async () => {
+    await call(moat, "POST", "/api/domains/deny/regex", { domain: "^tracker[[:digit:]]+\\.search\\.test$" });
+    await call(moat, "POST", "/api/domains/deny/regex", { domain: "search\\.test$;invert" });
+    const hit = await call(moat, "GET", "/api/search/tracker7.search.test");
+    expect(hit.status).toBe(200);
+    const found = hit.json.search.domains.map((d: any) => d.domain);
+    expect(found).toContain("^tracker[[:digit:]]+\\.search\\.test$");
+    expect(found).not.toContain("search\\.test$;invert");
+    const inverted = await call(moat, "GET", "/api/search/other.example");
+    expect(inverted.json.search.domains.map((d: any) => d.domain)).toContain("search\\.test$;invert");
+    await call(moat, "DELETE", "/api/domains/deny/regex/" + encodeURIComponent("^tracker[[:digit:]]+\\.search\\.test$"));
+    await call(moat, "DELETE", "/api/domains/deny/regex/" + encodeURIComponent("search\\.test$;invert"));
+  });
+
   test("percent-encoded items: %2F and + decode like Pi-hole", async () => {
     const re = "^a/b+c$";
     let r = await call(moat, "POST", "/api/domains/deny/regex", { domain: re });

@@ -9,6 +9,7 @@ import { normaliseExact } from "../domains/validate.ts";
 import { domainEntry, type DomainRow } from "../domains/routes.ts";
 import { listEntry, type ListRow } from "../lists/routes.ts";
 import { ApiError } from "../core/errors.ts";
+import { compileRegex } from "../../filter/regex.ts";
 
 const MAX_N = 10000;
 
@@ -18,17 +19,10 @@ function abpPatterns(domain: string, prefix: string): string[] {
   return labels.map((_, i) => `${prefix}||${labels.slice(i).join(".")}^`);
 }
 
-const typeName = (c: number) => (c % 2 === 0 ? "allow" : "deny");
-const kindName = (c: number) => (c >= 2 ? "regex" : "exact");
-
+/** Whether a regex entry matches the name, as the filter reads it (POSIX classes, `;invert`). */
 function regexMatches(entry: string, domain: string): boolean {
-  const pattern = entry.split(";")[0]!;
-  const invert = entry.split(";").includes("invert");
-  try {
-    return new RegExp(pattern, "i").test(domain) !== invert;
-  } catch {
-    return false;
-  }
+  const compiled = compileRegex(0, entry);
+  return typeof compiled !== "string" && compiled.re.test(domain) !== compiled.invert;
 }
 
 export function searchRoutes(rt: Runtime) {
