@@ -31,7 +31,7 @@ export function startHttp(rt: Runtime): HttpService {
   const app = createApp(rt, auth);
   // GET /metrics lives outside /api and uses its own bearer token, never a session.
   const metrics = metricsHandler(rt, () => (auth as { sessions?: { list(): unknown[] } }).sessions?.list().length ?? 0);
-  const routes = app.routes.map((r) => ({ method: r.method, path: r.path, detail: r.hooks?.detail, re: routeMatcher(r.path) }));
+  const routes = app.routes.map((r) => ({ method: r.method, path: r.path, detail: r.hooks?.detail, response: r.hooks?.response, re: routeMatcher(r.path) }));
   setRouteTable(() => routes);
 
   const handle = async (req: Request, server: Server<unknown>): Promise<Response> => {

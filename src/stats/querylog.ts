@@ -105,6 +105,16 @@ function typeClause(name: string): { sql: string; value: number } {
   throw new FilterError("Requested type is invalid", name);
 }
 
+/** The time of the oldest query a query database holds (0 when empty); the timestamp index answers it. */
+export function earliestQuery(db: Database): number {
+  return (db.query("SELECT MIN(timestamp) AS t FROM query_storage").get() as { t: number | null }).t ?? 0;
+}
+
+/** How many queries a query database holds, and the time of its oldest. */
+export function storedQueries(db: Database): { count: number; earliest: number } {
+  return { count: (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n, earliest: earliestQuery(db) };
+}
+
 export function queryPage(db: Database, f: QueryFilter): QueryPage {
   const where: string[] = [];
   const args: Array<string | number> = [];

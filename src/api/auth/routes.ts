@@ -219,6 +219,21 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
         return reply(request, { totp }, 200, requestState(request).replyHeaders);
       },
       {
+        response: {
+          200: t.Object({
+            totp: t.Object({
+              type: t.String(),
+              account: t.String(),
+              issuer: t.String(),
+              algorithm: t.String(),
+              digits: t.Integer(),
+              period: t.Integer(),
+              offset: t.Integer(),
+              secret: t.String({ description: "Base32" }),
+              codes: t.Array(t.Integer(), { description: "the codes of the previous, current and next three periods" }),
+            }),
+          }),
+        },
         detail: {
           tags: ["Authentication"],
           summary: "Suggest a new TOTP secret",

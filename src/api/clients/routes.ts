@@ -91,6 +91,8 @@ const Client = t.Object({
 });
 const Processed = t.Object({ success: t.Array(t.Object({ item: t.String() })), errors: t.Array(t.Object({ item: t.String(), error: t.String() })) });
 const ClientsReply = t.Object({ clients: t.Array(Client), processed: t.Optional(Processed) });
+/** What a GET answers (writes add `processed`). */
+const ClientsList = t.Object({ clients: t.Array(Client) });
 const tags = ["Client management"];
 const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
@@ -107,11 +109,22 @@ export function clientRoutes(rt: Runtime) {
       ({ query }) => ({ clients: suggestions(rt, query.count ?? 50, query.ipv4_only ?? true) }),
       {
         query: t.Object({ count: t.Optional(t.Numeric({ minimum: 1 })), ipv4_only: t.Optional(t.BooleanString()) }),
+        response: t.Object({
+          clients: t.Array(
+            t.Object({
+              hwaddr: t.String(),
+              macVendor: t.Union([t.String(), t.Null()]),
+              lastQuery: t.Integer(),
+              addresses: t.String({ description: "comma-separated" }),
+              names: t.String({ description: "comma-separated" }),
+            }),
+          ),
+        }),
         detail: { tags, summary: "Devices seen on the network that are not configured as clients" },
       },
     )
-    .get("/clients", get, { response: ClientsReply, detail: piholeParams("/{client}", { tags, summary: "All clients" }) })
-    .get("/clients/*", get, { response: ClientsReply, detail: piholeParams("/{client}", { tags, summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)" }) })
+    .get("/clients", get, { response: ClientsList, detail: piholeParams("/{client}", { tags, summary: "All clients" }) })
+    .get("/clients/*", get, { response: ClientsList, detail: piholeParams("/{client}", { tags, summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)" }) })
     .post(
       "/clients",
       ({ request, body }) => {

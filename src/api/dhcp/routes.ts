@@ -6,7 +6,17 @@ import { Errors } from "../core/errors.ts";
 export function dhcpRoutes() {
   return new Elysia({ name: "dhcp" })
     .get("/dhcp/leases", () => ({ leases: [] as never[] }), {
-      response: t.Object({ leases: t.Array(t.Any()) }),
+      response: t.Object({
+        leases: t.Array(
+          t.Object({
+            expires: t.Integer({ description: "Unix time the lease ends (0: never)" }),
+            name: t.String({ description: '"*" when the client sent none' }),
+            hwaddr: t.String(),
+            ip: t.String(),
+            clientid: t.String({ description: '"*" when the client sent none' }),
+          }),
+        ),
+      }),
       detail: { tags: ["DHCP"], summary: "Active DHCP leases (empty: Moat serves no DHCP yet)" },
     })
     .delete(

@@ -91,7 +91,7 @@ function normaliseAll(items: string[], kind: DKind): string[] {
 const writable = (tg: Target): tg is Target & { type: DType; kind: DKind } => tg.type !== undefined && tg.kind !== undefined;
 const uriError = (message: string) => new ApiError(400, "uri_error", message, null);
 
-const DomainEntry = t.Object({
+export const DomainEntry = t.Object({
   domain: t.String({ description: "as stored: lowercase punycode for exact entries" }),
   unicode: t.String(),
   type: t.Union([t.Literal("allow"), t.Literal("deny")]),
@@ -108,6 +108,8 @@ const ProcessedSchema = t.Object({
   errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
 });
 const DomainsReply = t.Object({ domains: t.Array(DomainEntry), processed: t.Optional(ProcessedSchema) });
+/** What a GET answers (writes add `processed`). */
+const DomainsList = t.Object({ domains: t.Array(DomainEntry) });
 const PostBody = t.Object(
   {
     domain: t.Optional(t.Unknown({ description: "one domain/regex (string) or several (array)" })),
@@ -144,8 +146,8 @@ export function domainRoutes(rt: Runtime) {
   };
 
   return new Elysia({ name: "domains" })
-    .get("/domains", get, { response: DomainsReply, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "All domain entries" }) })
-    .get("/domains/*", get, { response: DomainsReply, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Domain entries of a list (/allow, /deny/regex, …), or one entry" }) })
+    .get("/domains", get, { response: DomainsList, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "All domain entries" }) })
+    .get("/domains/*", get, { response: DomainsList, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Domain entries of a list (/allow, /deny/regex, …), or one entry" }) })
     .post(
       "/domains/*",
       ({ request, body }) => {

@@ -35,6 +35,8 @@ const Group = t.Object({
 });
 const Processed = t.Object({ success: t.Array(t.Object({ item: t.String() })), errors: t.Array(t.Object({ item: t.String(), error: t.String() })) });
 const GroupsReply = t.Object({ groups: t.Array(Group), processed: t.Optional(Processed) });
+/** What a GET answers (writes add `processed`). */
+const GroupsList = t.Object({ groups: t.Array(Group) });
 const tags = ["Group management"];
 const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
@@ -46,8 +48,8 @@ export function groupRoutes(rt: Runtime) {
     return { groups };
   };
   return new Elysia({ name: "groups" })
-    .get("/groups", get, { response: GroupsReply, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
-    .get("/groups/*", get, { response: GroupsReply, detail: piholeParams("/{name}", { tags, summary: "One group by name" }) })
+    .get("/groups", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
+    .get("/groups/*", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "One group by name" }) })
     .post(
       "/groups",
       ({ request, body }) => {

@@ -11,6 +11,8 @@ export interface RouteEntry {
   method: string;
   path: string;
   detail?: unknown;
+  /** the route's reply schema(s), as given to Elysia */
+  response?: unknown;
 }
 
 let table: () => readonly RouteEntry[] = () => [];
@@ -18,6 +20,10 @@ let table: () => readonly RouteEntry[] = () => [];
 /** Called once the app is assembled, so the listing is the real table. */
 export function setRouteTable(get: () => readonly RouteEntry[]): void {
   table = get;
+}
+
+export function routeTable(): readonly RouteEntry[] {
+  return table();
 }
 
 const Endpoint = t.Object({ uri: t.String(), parameters: t.String() });

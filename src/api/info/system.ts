@@ -8,6 +8,7 @@ import { ApiError, Errors } from "../core/errors.ts";
 import { frequency } from "../stats/routes.ts";
 import { liveStats } from "../stats/params.ts";
 import { dnsCounters } from "../../stats/dns-view.ts";
+import { storedQueries } from "../../stats/querylog.ts";
 
 const N = t.Union([t.Number(), t.Null()]);
 const S = t.Union([t.String(), t.Null()]);
@@ -208,9 +209,8 @@ export function systemInfoRoutes(rt: Runtime) {
       async () => {
         const s = liveStats(rt);
         const f = fileInfo(rt.paths.queryDb);
-        const earliest = (db: typeof s.disk.db) => (db.query("SELECT MIN(timestamp) AS t, COUNT(*) AS n FROM query_storage").get() as { t: number | null; n: number });
-        const mem = earliest((await s.freshMemory()).db);
-        const disk = earliest(s.disk.db);
+        const mem = storedQueries((await s.freshMemory()).db);
+        const disk = storedQueries(s.disk.db);
         const version = (s.disk.db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
         // a file that cannot be stat'ed (not yet written) reads as empty, owned by this process
         const uid = process.getuid?.() ?? 0;
@@ -220,7 +220,7 @@ export function systemInfoRoutes(rt: Runtime) {
         return {
           size: f?.size ?? 0, type: f?.type ?? "file", mode: f?.mode ?? "0000", atime: f?.atime ?? 0, mtime: f?.mtime ?? 0, ctime: f?.ctime ?? 0,
           owner: { user: { uid: user.uid, name: user.name ?? String(user.uid), info: user.info ?? "" }, group: { gid: group.gid, name: group.name ?? String(group.gid) } },
-          queries: mem.n, earliest_timestamp: mem.t ?? 0, queries_disk: disk.n, earliest_timestamp_disk: disk.t ?? 0, sqlite_version: version,
+          queries: mem.count, earliest_timestamp: mem.earliest, queries_disk: disk.count, earliest_timestamp_disk: disk.earliest, sqlite_version: version,
         };
       },
       { response: DatabaseReply, detail: detail("The long-term query database") },

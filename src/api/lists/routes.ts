@@ -82,7 +82,7 @@ export function deleteLists(db: Database, dataDir: string, items: Array<{ addres
   return n;
 }
 
-const ListEntry = t.Object({
+export const ListEntry = t.Object({
   address: t.String(),
   type: t.Union([t.Literal("block"), t.Literal("allow")]),
   comment: t.Union([t.String(), t.Null()]),
@@ -99,6 +99,8 @@ const ListEntry = t.Object({
 });
 const Processed = t.Object({ success: t.Array(t.Object({ item: t.String() })), errors: t.Array(t.Object({ item: t.String(), error: t.String() })) });
 const ListsReply = t.Object({ lists: t.Array(ListEntry), processed: t.Optional(Processed) });
+/** What a GET answers (writes add `processed`). */
+const ListsList = t.Object({ lists: t.Array(ListEntry) });
 const TypeQuery = t.Object({ type: t.Optional(t.String({ description: "block or allow" })) }, { additionalProperties: true });
 const tags = ["List management"];
 const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
@@ -111,8 +113,8 @@ export function listRoutes(rt: Runtime) {
     return { lists };
   };
   return new Elysia({ name: "lists" })
-    .get("/lists", get, { query: TypeQuery, response: ListsReply, detail: piholeParams("/{list}", { tags, summary: "All subscribed lists (?type filters)" }) })
-    .get("/lists/*", get, { query: TypeQuery, response: ListsReply, detail: piholeParams("/{list}", { tags, summary: "One list by URL-encoded address" }) })
+    .get("/lists", get, { query: TypeQuery, response: ListsList, detail: piholeParams("/{list}", { tags, summary: "All subscribed lists (?type filters)" }) })
+    .get("/lists/*", get, { query: TypeQuery, response: ListsList, detail: piholeParams("/{list}", { tags, summary: "One list by URL-encoded address" }) })
     .post(
       "/lists",
       ({ request, body, query }) => {

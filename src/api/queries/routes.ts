@@ -2,7 +2,7 @@
 // in-memory copy of the last 24 h or (disk=true) from the long-term database.
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { FilterError, queryPage, suggestions } from "../../stats/querylog.ts";
+import { FilterError, earliestQuery, queryPage, suggestions } from "../../stats/querylog.ts";
 import { Errors } from "../core/errors.ts";
 import { clientNames, excludes } from "../stats/clients.ts";
 import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";
@@ -53,7 +53,8 @@ export function queriesRoutes(rt: Runtime) {
       async ({ query }) => {
         const q = query as Record<string, string | undefined>;
         const s = liveStats(rt);
-        const db = boolParam(q.disk, false) ? s.disk.db : (await s.freshMemory()).db;
+        const memory = (await s.freshMemory()).db;
+        const db = boolParam(q.disk, false) ? s.disk.db : memory;
         const cursorRaw = q.cursor;
         let cursor: number | undefined;
         if (cursorRaw !== undefined) {
@@ -89,7 +90,7 @@ export function queriesRoutes(rt: Runtime) {
             hide: ex.active ? ex : undefined,
             names,
           });
-          return { ...page, draw: intParam(q.draw, 0) };
+          return { ...page, draw: intParam(q.draw, 0), earliest_timestamp: earliestQuery(memory), earliest_timestamp_disk: earliestQuery(s.disk.db) };
         } catch (e) {
           if (e instanceof FilterError) throw Errors.badRequest(e.message, e.hint);
           throw Errors.database("Could not read from in-memory database", (e as Error).message, 500);
@@ -97,7 +98,15 @@ export function queriesRoutes(rt: Runtime) {
       },
       {
         query: QueriesQuery,
-        response: t.Object({ queries: t.Array(Row), cursor: t.Integer(), recordsTotal: t.Integer(), recordsFiltered: t.Integer(), draw: t.Integer() }),
+        response: t.Object({
+          queries: t.Array(Row),
+          cursor: t.Integer(),
+          recordsTotal: t.Integer(),
+          recordsFiltered: t.Integer(),
+          draw: t.Integer(),
+          earliest_timestamp: t.Number({ description: "time of the oldest query of the last 24 h (0: none)" }),
+          earliest_timestamp_disk: t.Number({ description: "time of the oldest query in the long-term database (0: none)" }),
+        }),
         detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
       },
     )

@@ -1,13 +1,13 @@
 // GET /api/search/{domain}: which domain entries and which lists match a name (Pi-hole's search.yaml),
 // exactly or as a substring, with the punycode and ABP patterns used when `debug` is set.
 import { piholeParams } from "../core/route-meta.ts";
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { Errors } from "../core/errors.ts";
 import { compat, groupMap, pathParts } from "../lists/common.ts";
 import { normaliseExact } from "../domains/validate.ts";
-import { domainEntry, type DomainRow } from "../domains/routes.ts";
-import { listEntry, type ListRow } from "../lists/routes.ts";
+import { DomainEntry, domainEntry, type DomainRow } from "../domains/routes.ts";
+import { ListEntry, listEntry, type ListRow } from "../lists/routes.ts";
 import { ApiError } from "../core/errors.ts";
 import { compileRegex } from "../../filter/regex.ts";
 
@@ -24,6 +24,27 @@ function regexMatches(entry: string, domain: string): boolean {
   const compiled = compileRegex(0, entry);
   return typeof compiled !== "string" && compiled.re.test(domain) !== compiled.invert;
 }
+
+const Int = t.Integer();
+const SearchReply = t.Object({
+  search: t.Object({
+    domains: t.Array(DomainEntry, { description: "allow/deny entries (exact ones equal to the domain, regexes matching it)" }),
+    gravity: t.Array(t.Composite([t.Object({ domain: t.String() }), ListEntry]), { description: "list entries covering the domain, with their list" }),
+    results: t.Object({ domains: t.Object({ exact: Int, regex: Int }), gravity: t.Object({ allow: Int, block: Int }), total: Int }),
+    parameters: t.Object({ N: Int, partial: t.Boolean(), domain: t.String(), debug: t.Boolean() }),
+    debug: t.Optional(
+      t.Object(
+        {
+          domain: t.String(),
+          punycode: t.String(),
+          abp_pattern: t.Object({ gravity: t.Array(t.String()), antigravity: t.Array(t.String()) }),
+          regex_ids: t.Array(Int),
+        },
+        { description: "with debug=true" },
+      ),
+    ),
+  }),
+});
 
 export function searchRoutes(rt: Runtime) {
   return new Elysia({ name: "search" }).get(
@@ -66,7 +87,7 @@ export function searchRoutes(rt: Runtime) {
       const gravityRows = [...gravityOf("gravity", ""), ...gravityOf("antigravity", "@@")];
       const gravity = gravityRows.map((r) => ({ domain: r.domain as string, ...listEntry(r as ListRow, aGroups) }));
       const allow = gravity.filter((g) => g.type === "allow").length;
-      const reply: Record<string, unknown> = {
+      const reply: Static<typeof SearchReply>["search"] = {
         domains,
         gravity,
         results: {
@@ -90,6 +111,7 @@ export function searchRoutes(rt: Runtime) {
         { partial: t.Optional(t.BooleanString()), N: t.Optional(t.Numeric({ minimum: 1 })), debug: t.Optional(t.BooleanString()) },
         { additionalProperties: true },
       ),
+      response: SearchReply,
       detail: piholeParams("/{domain}", { tags: ["Search"], summary: "Find a domain in the domain entries and the lists (exact or partial)" }),
     },
   );
