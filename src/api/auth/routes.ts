@@ -1,5 +1,6 @@
 // The /api/auth route group: login, status, logout (README "Authentication",
 // test/api/auth.test.ts), the session list, and the TOTP and app-password generators.
+import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { errorResponse } from "../app.ts";
@@ -39,7 +40,7 @@ const SessionInfo = t.Object({
   login_at: t.Integer(),
   last_active: t.Integer(),
   valid_until: t.Integer(),
-  remote_addr: t.String(),
+  remote_addr: IpAddress(),
   user_agent: t.Union([t.String(), t.Null()]),
   x_forwarded_for: t.Union([t.String(), t.Null()]),
 });

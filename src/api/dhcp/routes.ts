@@ -1,4 +1,5 @@
 // /api/dhcp/leases: Moat serves no DHCP yet, so the lease list is empty and every delete is 404.
+import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
 import { Errors } from "../core/errors.ts";
@@ -12,7 +13,7 @@ export function dhcpRoutes() {
             expires: t.Integer({ description: "Unix time the lease ends (0: never)" }),
             name: t.String({ description: '"*" when the client sent none' }),
             hwaddr: t.String(),
-            ip: t.String(),
+            ip: IpAddress(),
             clientid: t.String({ description: '"*" when the client sent none' }),
           }),
         ),

@@ -1,4 +1,5 @@
 // GET /api/info/version, /api/info/login and /api/info/client (the latter two are public).
+import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { requestState } from "../core/request-state.ts";
@@ -53,7 +54,7 @@ export function infoRoutes(rt: Runtime) {
       }),
       {
         response: t.Object({
-          remote_addr: t.String(),
+          remote_addr: IpAddress(),
           http_version: t.String(),
           method: t.String(),
           headers: t.Array(t.Object({ name: t.String(), value: t.String() })),

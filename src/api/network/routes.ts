@@ -1,5 +1,6 @@
 // /api/network/*: devices seen (the neighbour table joined with the clients of the query log,
 // kept in pihole-FTL.db's network tables), and the host's gateway, routes and interfaces.
+import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type TSchema } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { gateways, interfaces, neighbours, routes } from "../../stats/network.ts";
@@ -41,7 +42,7 @@ export function refreshDevices(rt: Runtime): void {
 const Device = t.Object({
   id: t.Integer(), hwaddr: t.String(), interface: t.String(), firstSeen: t.Integer(), lastQuery: t.Integer(), numQueries: t.Integer(),
   macVendor: t.Union([t.String(), t.Null()]),
-  ips: t.Array(t.Object({ ip: t.String(), name: t.Union([t.String(), t.Null()]), lastSeen: t.Integer(), nameUpdated: t.Union([t.Integer(), t.Null()]) })),
+  ips: t.Array(t.Object({ ip: IpAddress(), name: t.Union([t.String(), t.Null()]), lastSeen: t.Integer(), nameUpdated: t.Union([t.Integer(), t.Null()]) })),
 });
 const Detailed = t.Object({ detailed: t.Optional(t.String()) });
 /** A key left out when the kernel has no value for it (as Pi-hole does), never null. */
@@ -79,10 +80,10 @@ const InterfaceReply = t.Object({
     rx_bytes: Opt(Size), tx_bytes: Opt(Size), rx_packets: Counter, tx_packets: Counter, rx_errors: Counter, tx_errors: Counter,
     rx_dropped: Counter, tx_dropped: Counter, multicast: Counter, collisions: Counter,
   }),
-  addresses: t.Array(t.Object({ address: t.String(), family: t.String(), prefixlen: t.Integer(), scope: t.String(), netmask: t.String() })),
+  addresses: t.Array(t.Object({ address: IpAddress(), family: t.String(), prefixlen: t.Integer(), scope: t.String(), netmask: t.String() })),
 });
 const GatewayReply = t.Object({
-  gateway: t.Array(t.Object({ family: t.String(), interface: t.String(), address: t.String(), local: t.Array(t.String()) })),
+  gateway: t.Array(t.Object({ family: t.String(), interface: t.String(), address: IpAddress(), local: t.Array(IpAddress()) })),
   routes: t.Optional(t.Array(RouteReply, { description: "with detailed=true" })),
   interfaces: t.Optional(t.Array(InterfaceReply, { description: "with detailed=true" })),
 });

@@ -1,5 +1,6 @@
 // GET /api/padd: everything the PADD console dashboard reads, in one call. `?full=false` (PADD's
 // refresh between full redraws) leaves out only the interfaces and the versions.
+import { Ipv4, Ipv6 } from "../core/address.ts";
 import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { gateways, interfaces, siSize } from "../../stats/network.ts";
@@ -13,12 +14,12 @@ import { SensorsReply, SystemReply } from "../info/system.ts";
 
 const NullableString = t.Union([t.String(), t.Null()]);
 const Size = t.Object({ value: t.Number(), unit: t.String({ description: 'SI prefix: "", "K", "M", "G", …' }) });
-const Iface = {
-  addr: t.Union([t.String(), t.Null()], { description: "first address of the family, null when there is none" }),
+const iface = (ip: typeof Ipv4) => ({
+  addr: t.Union([ip(), t.Null()], { description: "first address of the family, null when there is none" }),
   num_addrs: t.Integer(),
   name: t.String({ description: "interface of the default route (else the first with an address of the family); empty when there is none" }),
-  gw_addr: t.Union([t.String(), t.Null()]),
-};
+  gw_addr: t.Union([ip(), t.Null()]),
+});
 
 const Fast = {
   recent_blocked: NullableString,
@@ -52,7 +53,7 @@ const Fast = {
 };
 const PaddReply = t.Object({
   ...Fast,
-  iface: t.Optional(t.Object({ v4: t.Object({ ...Iface, rx_bytes: Size, tx_bytes: Size }), v6: t.Object(Iface) }, { description: "left out with full=false" })),
+  iface: t.Optional(t.Object({ v4: t.Object({ ...iface(Ipv4), rx_bytes: Size, tx_bytes: Size }), v6: t.Object(iface(Ipv6)) }, { description: "left out with full=false" })),
   version: t.Optional(VersionReply),
 });
 

@@ -1,5 +1,6 @@
 // /api/queries: the query log with every filter of Pi-hole's API, newest first, from the
 // in-memory copy of the last 24 h or (disk=true) from the long-term database.
+import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { FilterError, earliestQuery, queryPage, suggestions } from "../../stats/querylog.ts";
@@ -38,7 +39,7 @@ const Row = t.Object({
   domain: t.String(),
   cname: t.Union([t.String(), t.Null()]),
   status: t.String(),
-  client: t.Object({ ip: t.String(), name: t.Union([t.String(), t.Null()]) }),
+  client: t.Object({ ip: IpAddress(), name: t.Union([t.String(), t.Null()]) }),
   dnssec: t.String(),
   reply: t.Object({ type: t.String(), time: t.Number() }),
   list_id: t.Union([t.Integer(), t.Null()]),

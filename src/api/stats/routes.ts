@@ -1,5 +1,6 @@
 // /api/stats/*: the live numbers of the last 24 h (from the in-memory window, no scans) and the
 // /api/stats/database/* variants over a from/until range of the long-term database.
+import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../stats/dbstats.ts";
@@ -21,7 +22,7 @@ const Upstream = t.Object({
 const UpstreamsReply = t.Object({ upstreams: t.Array(Upstream), forwarded_queries: t.Integer(), total_queries: t.Integer() });
 const DomainsReply = t.Object({ domains: t.Array(t.Object({ domain: t.String(), count: t.Integer() })), total_queries: t.Integer(), blocked_queries: t.Integer() });
 const ClientsReply = t.Object({
-  clients: t.Array(t.Object({ ip: t.String(), name: t.Union([t.String(), t.Null()]), count: t.Integer() })),
+  clients: t.Array(t.Object({ ip: IpAddress(), name: t.Union([t.String(), t.Null()]), count: t.Integer() })),
   total_queries: t.Integer(),
   blocked_queries: t.Integer(),
 });
