@@ -1,4 +1,4 @@
-// `npm run build`: one self-contained binary, dist/moat, with the docs assets embedded.
+// `npm run build`: one self-contained binary, dist/moat, with the dashboard embedded.
 // Extra arguments go to `bun build` (e.g. --target=bun-linux-arm64 --outfile dist/moat-arm64).
 import { join, resolve } from "node:path";
 

@@ -35,10 +35,7 @@ test("the compiled binary serves the API, the docs and filtered DNS on its own",
   expect(up).toBe(true);
   const docs = await fetch(`${base}/api/docs`);
   expect(docs.status).toBe(200);
-  expect(await docs.text()).toContain("/api/docs/assets/scalar.js");
-  const asset = await fetch(`${base}/api/docs/assets/scalar.js`);
-  expect(asset.status).toBe(200);
-  expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100000);
+  expect(await docs.text()).toContain("<code>/api/auth</code>");
   const admin = await fetch(`${base}/admin/`);
   expect(admin.status).toBe(200);
   const script = /src="(\/admin\/assets\/[^"]+\.js)"/.exec(await admin.text())?.[1];

@@ -10,6 +10,7 @@ import { emptyResponse, jsonResponse } from "./core/reply.ts";
 import { requestState } from "./core/request-state.ts";
 import { validationToApiError } from "./core/validation.ts";
 import { routeGroups } from "./routes.ts";
+import { setDocRoutes } from "./docs/plugin.ts";
 
 function isPublic(route: string): boolean {
   return PUBLIC_ROUTES.has(route) || route.startsWith("/api/docs");
@@ -37,17 +38,17 @@ export function createApp(rt: Runtime, auth: Authenticator) {
         return null;
       }
     })
-    .onTransform({ as: "global" }, ({ request }) => {
-      const e = requestState(request).bodyError;
-      if (e) throw e;
-    })
-    .onBeforeHandle({ as: "global" }, ({ request, route, body }) => {
-      if (isPublic(route)) return;
+    // Authentication runs before the request is validated, so a caller without a session learns
+    // nothing but 401 (as in Pi-hole), whatever it sent.
+    .onTransform({ as: "global" }, ({ request, route, body }) => {
       const st = requestState(request);
-      const r = auth.authenticate({ request, url: new URL(request.url), body: bodyForAuth(request, body), ip: st.ip });
-      if (r instanceof ApiError) return errorResponse(r, request, rt);
-      st.session = r.session;
-      st.replyHeaders = r.headers;
+      if (!isPublic(route)) {
+        const r = auth.authenticate({ request, url: new URL(request.url), body: bodyForAuth(request, body), ip: st.ip });
+        if (r instanceof ApiError) throw r;
+        st.session = r.session;
+        st.replyHeaders = r.headers;
+      }
+      if (st.bodyError) throw st.bodyError;
     })
     .mapResponse({ as: "global" }, ({ response, request, set }) => {
       if (response instanceof Response) return response;
@@ -74,5 +75,6 @@ export function createApp(rt: Runtime, auth: Authenticator) {
 
   let app = new Elysia({ prefix: "/api" }).use(core);
   for (const group of routeGroups(rt, auth)) app = app.use(group) as unknown as typeof app;
+  setDocRoutes(() => app.routes);
   return app;
 }

@@ -1,5 +1,6 @@
 // POST /api/action/gravity: runs the gravity update and streams its progress as text/plain while
 // it runs, as Pi-hole's does. A request during a run follows that run instead of starting one.
+import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { gravityService } from "../../filter/gravity/runner.ts";
@@ -13,7 +14,7 @@ export function gravityActionRoutes(rt: Runtime) {
     },
     {
       query: t.Object({ color: t.Optional(t.String({ description: "accepted for compatibility; output has no colours" })) }, { additionalProperties: true }),
-      detail: { tags: ["Actions"], summary: "Update gravity: download the lists and rebuild the filter, streaming progress as text/plain" },
+      detail: documented({ tags: ["Actions"], summary: "Update gravity: download the lists and rebuild the filter, streaming progress as text/plain" }, { responses: { 200: "The progress, line by line, until the run ends" }, replyType: "text/plain" }),
     },
   );
 }

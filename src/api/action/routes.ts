@@ -1,5 +1,6 @@
 // /api/action/restartdns and the flush actions, gated by
 // webserver.api.allow_destructive. POST /api/action/gravity lives with the lists (action/gravity.ts).
+import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
@@ -31,7 +32,7 @@ export function actionRoutes(rt: Runtime) {
         rt.events.emit("lists-changed", { reason: "restartdns" });
         return { status: "success" as const };
       },
-      { response: Success, detail: { tags: ["Actions"], summary: "Reload the lists and restart the DNS service (the API stays up)" } },
+      { response: Success, detail: documented({ tags: ["Actions"], summary: "Reload the lists and restart the DNS service (the API stays up)" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }) },
     )
     .post(
       "/action/flush/logs",
@@ -48,15 +49,15 @@ export function actionRoutes(rt: Runtime) {
         rt.log("info", "flush/logs: queries of the last 24 hours removed");
         return { status: "success" as const };
       },
-      { response: Success, detail: { tags: ["Actions"], summary: "Forget the queries of the last 24 hours" } },
+      { response: Success, detail: documented({ tags: ["Actions"], summary: "Forget the queries of the last 24 hours" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }) },
     )
     .post("/action/flush/network", () => flushNetwork(rt), {
       response: Success,
-      detail: { tags: ["Actions"], summary: "Empty the network table (devices and their addresses)" },
+      detail: documented({ tags: ["Actions"], summary: "Empty the network table (devices and their addresses)" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }),
     })
     .post("/action/flush/arp", () => flushNetwork(rt), {
       response: Success,
-      detail: { tags: ["Actions"], summary: "Same as flush/network (Pi-hole's alias)" },
+      detail: documented({ tags: ["Actions"], summary: "Same as flush/network (Pi-hole's alias)" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }),
     });
 }
 

@@ -5,7 +5,8 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { errorResponse } from "../app.ts";
 import type { Authenticator } from "../core/auth-hook.ts";
-import { Errors } from "../core/errors.ts";
+import { ErrorReply, Errors } from "../core/errors.ts";
+import { documented } from "../docs/meta.ts";
 import { emptyResponse, jsonResponse, JSON_TYPE } from "../core/reply.ts";
 import { requestState } from "../core/request-state.ts";
 import { AuthErrors, AuthService, type LoginKind } from "./index.ts";
@@ -25,7 +26,7 @@ const SessionReply = t.Object({ session: SessionObject });
 
 const LoginBody = t.Object({
   // checked in the handler so the two messages for a missing and a non-string password come out with hint null
-  password: t.Optional(t.Unknown({ description: "string: the password, the application password or the CLI password" })),
+  password: t.Optional(t.Unknown({ description: "the password, the application password or the CLI password (a string)", examples: ["correct horse battery staple"] })),
   totp: t.Optional(t.Union([t.String(), t.Number(), t.Null()], { description: "the 2FA token when 2FA is enabled (string or number)" })),
   sid: t.Optional(t.String({ description: "an existing session, reused when password is empty" })),
 });
@@ -78,11 +79,21 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
       },
       {
         response: { 200: SessionReply, 401: SessionReply },
-        detail: {
-          tags: ["Authentication"],
-          summary: "Session status",
-          description: "The session carried by the request (any SID channel; the cookie needs no CSRF header here). No password set: valid with sid null.",
-        },
+        detail: documented(
+          {
+            tags: ["Authentication"],
+            summary: "Session status",
+            description: "The session carried by the request (any SID channel; the cookie needs no CSRF header here). No password set: valid with sid null.",
+          },
+          {
+            responses: { 200: "A valid session, or no password set", 401: "No valid session: the session object says why" },
+            examples: [
+              { summary: "with a session", session: true, status: 200, response: { session: { valid: true, totp: false, sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=", csrf: "Ux87YTIiMOf/GKCefVIOMw=", validity: 1800, message: "correct password" } } },
+              { summary: "without a session", status: 401, response: { session: { valid: false, totp: false, sid: null, validity: -1, message: "no SID provided" } } },
+              { summary: "no password set", passwordSet: false, status: 200, response: { session: { valid: true, totp: false, sid: null, validity: -1, message: "no password set" } } },
+            ],
+          },
+        ),
       },
     )
     .post(
@@ -123,13 +134,29 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
       },
       {
         body: LoginBody,
-        response: { 200: SessionReply },
-        detail: {
-          tags: ["Authentication"],
-          summary: "Log in",
-          description:
-            "Exchanges the password (or the app or CLI password) and, with 2FA, `totp` for a session. 400 bad_request, 401 unauthorized, 429 rate_limiting or api_seats_exceeded.",
-        },
+        response: { 200: SessionReply, 401: t.Union([ErrorReply, SessionReply]) },
+        detail: documented(
+          {
+            tags: ["Authentication"],
+            summary: "Log in",
+            description: "Exchanges the password (or the app or CLI password) and, with 2FA, `totp` for a session. The cookie `sid` is set too.",
+          },
+          {
+            responses: {
+              200: "Logged in (with no password set: valid, sid null, \"no password set\")",
+              400: "No password, a password that is not a string, or no 2FA token when 2FA is on",
+              401: "Wrong password or 2FA token: the error envelope (with webserver.api.piholeCompat: the session object, valid false)",
+              429: "rate_limiting: too many failed logins in one second; api_seats_exceeded: every session slot is taken",
+            },
+            examples: [
+              { summary: "log in", body: { password: "correct horse battery staple" }, status: 200, response: { session: { valid: true, totp: false, sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=", csrf: "Ux87YTIiMOf/GKCefVIOMw=", validity: 1800, message: "password correct" } } },
+              { summary: "wrong password", body: { password: "wrong" }, status: 401, response: { error: { key: "unauthorized", message: "Unauthorized", hint: null } } },
+              { summary: "wrong password (piholeCompat)", compat: true, body: { password: "wrong" }, status: 401, response: { session: { valid: false, totp: false, sid: null, validity: -1, message: "password incorrect" } } },
+              { summary: "no password", body: {}, status: 400, response: { error: { key: "bad_request", message: "No password found in JSON payload", hint: null } } },
+              { summary: "password not a string", body: { password: 1234 }, status: 400, response: { error: { key: "bad_request", message: "Field password has to be of type 'string'", hint: null } } },
+            ],
+          },
+        ),
       },
     )
     .delete(
@@ -148,11 +175,22 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
         return done();
       },
       {
-        detail: {
-          tags: ["Authentication"],
-          summary: "Log out",
-          description: "Ends the session: 410 with no body (204 with webserver.api.piholeCompat). Without a valid session: 401.",
-        },
+        response: { 401: t.Union([ErrorReply, SessionReply]) },
+        detail: documented(
+          { tags: ["Authentication"], summary: "Log out", description: "Ends the session of the request and deletes the cookie." },
+          {
+            responses: {
+              204: "Logged out, with webserver.api.piholeCompat (no content)",
+              410: "Logged out (no content)",
+              401: "No valid session: the error envelope (with webserver.api.piholeCompat: the session object)",
+            },
+            examples: [
+              { summary: "log out", session: true, status: 410 },
+              { summary: "log out (piholeCompat)", compat: true, session: true, status: 204 },
+              { summary: "without a session", status: 401, response: { error: { key: "unauthorized", message: "Unauthorized", hint: null } } },
+            ],
+          },
+        ),
       },
     )
     .get(
@@ -197,7 +235,10 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
       },
       {
         params: t.Object({ id: t.String() }),
-        detail: { tags: ["Authentication"], summary: "End the session with this id (slot number)" },
+        detail: documented(
+          { tags: ["Authentication"], summary: "End the session with this id (slot number)" },
+          { responses: { 204: "The session ended", 400: "Not a session id, out of bounds, or not in use" } },
+        ),
       },
     )
     .get(

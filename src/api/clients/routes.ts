@@ -1,5 +1,6 @@
 // /api/clients/{client}: IP, CIDR subnet, MAC, hostname or `:interface` entries with their groups
 // (as in Pi-hole), and suggestions of devices seen on the network but not configured yet.
+import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
@@ -157,7 +158,7 @@ export function clientRoutes(rt: Runtime) {
           },
           { additionalProperties: true },
         ),
-        detail: { tags, summary: "Add one or more clients (201 + Location)" },
+        detail: documented({ tags, summary: "Add one or more clients" }, { responses: { 201: "Created (Location names the last item)", 400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)" } }),
       },
     )
     .post("/clients/*", () => {
@@ -205,6 +206,6 @@ export function clientRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { body: t.Unknown({ description: '[{"item":"<client>"}]' }), detail: { tags, summary: "Delete several clients" } },
+      { body: t.Unknown({ description: '[{"item":"<client>"}]' }), detail: documented({ tags, summary: "Delete several clients" }, { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } }) },
     );
 }

@@ -1,6 +1,7 @@
 // /api/config: read the settings tree (or any subtree), change it with a partial tree, and add or
 // remove single items of array settings, as Pi-hole's config endpoints do. Changes go through the ConfigStore,
 // whose subscribers (DNS, auth) apply them live.
+import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { getIn, isLeaf, type AnyLeaf } from "../../config/index.ts";
@@ -86,7 +87,7 @@ export function configRoutes(rt: Runtime) {
       body: PatchBody,
       query: ConfigQuery,
       response: ConfigReply,
-      detail: { tags: ["Config"], summary: "Change settings with a partial tree {config:{…}}; applied live, all or nothing" },
+      detail: documented({ tags: ["Config"], summary: "Change settings with a partial tree {config:{…}}; applied live, all or nothing" }, { responses: { 200: "Changed: the reply is the new tree", 400: "An unknown key or a bad value (nothing changed)", 403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)" } }),
     })
     // Pi-hole matches /api/config by prefix: the body is applied whatever the path, and the reply
     // is the subtree the path names (clients set e.g. /api/config/webserver/api/password this way).
@@ -109,7 +110,10 @@ export function configRoutes(rt: Runtime) {
       },
       {
         query: ConfigQuery,
-        detail: piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Add an item to an array setting, e.g. PUT /api/config/dns/hosts/10.1.2.3%20nas.lan" }),
+        detail: documented(piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Add an item to an array setting, e.g. PUT /api/config/dns/hosts/10.1.2.3%20nas.lan" }), {
+          responses: { 201: "Added", 400: "Not an array setting, a bad value, or the item is already there", 403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)" },
+          examples: [{ summary: "add a local record", path: "/api/config/dns/hosts/10.1.2.3%20nas.lan", status: 201, response: {} }],
+        }),
       },
     )
     .delete(
@@ -124,7 +128,7 @@ export function configRoutes(rt: Runtime) {
       },
       {
         query: ConfigQuery,
-        detail: piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Remove an item from an array setting" }),
+        detail: documented(piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Remove an item from an array setting" }), { responses: { 204: "Removed", 400: "Not an array setting", 403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)", 404: "The item is not there" } }),
       },
     );
 }

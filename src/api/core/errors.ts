@@ -1,4 +1,5 @@
 // The error envelope ({error: {key, message, hint}, took}) and the one place error keys and messages are spelled.
+import { t } from "elysia";
 
 export class ApiError extends Error {
   constructor(
@@ -24,3 +25,12 @@ export const Errors = {
   internal: (message = "Internal server error", hint: string | null = null) => new ApiError(500, "internal_error", message, hint),
   database: (message: string, hint: unknown = null, status = 400) => new ApiError(status, "database_error", message, hint),
 } as const;
+
+/** The error envelope as a schema, for the routes' documented replies. */
+export const ErrorReply = t.Object({
+  error: t.Object({
+    key: t.String({ description: "machine-readable reason, e.g. bad_request, unauthorized, not_found" }),
+    message: t.String({ description: "what went wrong, in words" }),
+    hint: t.Unknown({ description: "more detail: a string, an object or null" }),
+  }),
+});

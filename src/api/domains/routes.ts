@@ -1,5 +1,6 @@
 // /api/domains: single allow/deny entries, exact names and regexes (Pi-hole's domains.yaml). The item
 // is read from the raw path so that `/`, `+` and spaces arrive as Pi-hole decodes them.
+import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
@@ -179,7 +180,10 @@ export function domainRoutes(rt: Runtime) {
         const last = items[items.length - 1]!;
         return createdReply(rt, request, reply(tg, last, processed), `/api/domains/${tg.type}/${tg.kind}/${encodeItem(last)}`);
       },
-      { body: PostBody, detail: piholeParams("/{type}/{kind}", { tags, summary: "Add one or more entries to a list (201 + Location)" }) },
+      { body: PostBody, detail: documented(piholeParams("/{type}/{kind}", { tags, summary: "Add one or more entries to a list" }), {
+        responses: { 201: "Created (Location names the last entry)", 400: "Bad request, a bad domain or regex, or a duplicate (database_error; with webserver.api.piholeCompat: 201 with processed.errors)" },
+        examples: [{ summary: "deny a domain", path: "/api/domains/deny/exact", body: { domain: "ads.example.com", comment: "from the docs" }, status: 201 }],
+      }) },
     )
     .put(
       "/domains/*",
@@ -255,6 +259,6 @@ export function domainRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { body: t.Unknown({ description: '[{"item","type":"allow|deny","kind":"exact|regex"}]' }), detail: { tags, summary: "Delete several entries in one transaction" } },
+      { body: t.Unknown({ description: '[{"item","type":"allow|deny","kind":"exact|regex"}]' }), detail: documented({ tags, summary: "Delete several entries in one transaction" }, { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } }) },
     );
 }

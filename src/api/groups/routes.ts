@@ -1,5 +1,6 @@
 // /api/groups/{name}: groups addressed by name, rename through PUT, batch delete; group 0
 // "Default" is re-created by the schema's trigger whenever it is deleted, as in Pi-hole.
+import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
@@ -81,7 +82,7 @@ export function groupRoutes(rt: Runtime) {
           },
           { additionalProperties: true },
         ),
-        detail: { tags, summary: "Create one or more groups (201 + Location)" },
+        detail: documented({ tags, summary: "Create one or more groups" }, { responses: { 201: "Created (Location names the last item)", 400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)" } }),
       },
     )
     .post("/groups/*", () => {
@@ -119,7 +120,7 @@ export function groupRoutes(rt: Runtime) {
           { additionalProperties: true },
         ),
         response: GroupsReply,
-        detail: piholeParams("/{name}", { tags, summary: "Create or update a group; body name renames it" }),
+        detail: documented(piholeParams("/{name}", { tags, summary: "Create or update a group; body name renames it" }), { responses: { 400: "Bad request, or the new name is taken", 404: "Renaming a group that does not exist" } }),
       },
     )
     .delete(
@@ -142,6 +143,6 @@ export function groupRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { body: t.Unknown({ description: '[{"item":"<name>"}]' }), detail: { tags, summary: "Delete several groups" } },
+      { body: t.Unknown({ description: '[{"item":"<name>"}]' }), detail: documented({ tags, summary: "Delete several groups" }, { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } }) },
     );
 }

@@ -1,5 +1,6 @@
 // /api/lists/{address}?type=block|allow: subscribed lists (Pi-hole's adlists).
 // The lists' contents arrive with the next gravity run; deleting a list removes its rows at once.
+import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Database } from "bun:sqlite";
@@ -151,7 +152,7 @@ export function listRoutes(rt: Runtime) {
           },
           { additionalProperties: true },
         ),
-        detail: { tags, summary: "Subscribe to one or more lists (?type=block|allow required; 201 + Location)" },
+        detail: documented({ tags, summary: "Subscribe to one or more lists (?type=block|allow required)" }, { responses: { 201: "Created (Location names the last item)", 400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)" } }),
       },
     )
     .post("/lists/*", () => {
@@ -205,6 +206,6 @@ export function listRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { body: t.Unknown({ description: '[{"item":"<address>","type":"block|allow"}]' }), detail: { tags, summary: "Delete several lists" } },
+      { body: t.Unknown({ description: '[{"item":"<address>","type":"block|allow"}]' }), detail: documented({ tags, summary: "Delete several lists" }, { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } }) },
     );
 }

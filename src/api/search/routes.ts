@@ -1,5 +1,6 @@
 // GET /api/search/{domain}: which domain entries and which lists match a name (Pi-hole's search.yaml),
 // exactly or as a substring, with the punycode and ABP patterns used when `debug` is set.
+import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
@@ -112,7 +113,7 @@ export function searchRoutes(rt: Runtime) {
         { additionalProperties: true },
       ),
       response: SearchReply,
-      detail: piholeParams("/{domain}", { tags: ["Search"], summary: "Find a domain in the domain entries and the lists (exact or partial)" }),
+      detail: documented(piholeParams("/{domain}", { tags: ["Search"], summary: "Find a domain in the domain entries and the lists (exact or partial)" }), { responses: { 400: "No search term, an invalid domain, or N too large" } }),
     },
   );
 }

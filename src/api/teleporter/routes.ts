@@ -1,5 +1,6 @@
 // /api/teleporter: download a backup zip, or restore one, in Pi-hole's format. Uploads arrive as
 // multipart form data (the JSON body parser steps aside for them, see app.ts).
+import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ENTRY, archiveName, exportArchive } from "../../teleporter/export.ts";
@@ -51,7 +52,7 @@ export function teleporterRoutes(rt: Runtime) {
           headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${archiveName(now)}"` },
         });
       },
-      { detail: { tags: ["Teleporter"], summary: "Download a backup: gravity.db, pihole.toml, pihole-FTL.db, hosts and dhcp.leases in Pi-hole's zip layout" } },
+      { detail: documented({ tags: ["Teleporter"], summary: "Download a backup: gravity.db, pihole.toml, pihole-FTL.db, hosts and dhcp.leases in Pi-hole's zip layout" }, { responses: { 200: "The archive (application/zip)" }, replyType: "application/zip" }) },
     )
     .post(
       "/teleporter",
@@ -78,7 +79,7 @@ export function teleporterRoutes(rt: Runtime) {
       {
         body: ImportForm,
         response: ImportReply,
-        detail: { tags: ["Teleporter"], summary: "Restore a backup (multipart: file, optional import selection); all or nothing" },
+        detail: documented({ tags: ["Teleporter"], summary: "Restore a backup (multipart: file, optional import selection); all or nothing" }, { responses: { 200: "Restored: the files and settings taken", 400: "Not a usable archive (nothing changed)", 403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)" }, bodyType: "multipart/form-data" }),
       },
     );
 }
