@@ -50,6 +50,10 @@ export function createApp(rt: Runtime, auth: Authenticator) {
       }
       if (st.bodyError) throw st.bodyError;
     })
+    // read-your-writes: a change answers once DNS applies it (a new filter snapshot is live)
+    .onAfterHandle({ as: "global" }, async ({ request }) => {
+      if (request.method !== "GET") await rt.events.settled();
+    })
     .mapResponse({ as: "global" }, ({ response, request, set }) => {
       if (response instanceof Response) return response;
       const st = requestState(request);

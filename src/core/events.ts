@@ -11,10 +11,12 @@ export interface MoatEvents {
   "blocking-changed": { active: boolean };
 }
 
-type Handler<T> = (payload: T) => void;
+/** A handler may return a promise: the change is in force once it resolves. */
+type Handler<T> = (payload: T) => void | Promise<unknown>;
 
 export class EventBus {
   private handlers = new Map<keyof MoatEvents, Set<Handler<never>>>();
+  private inFlight = new Set<Promise<unknown>>();
 
   on<K extends keyof MoatEvents>(name: K, fn: Handler<MoatEvents[K]>): () => void {
     let set = this.handlers.get(name);
@@ -23,13 +25,31 @@ export class EventBus {
     return () => set!.delete(fn as Handler<never>);
   }
 
-  emit<K extends keyof MoatEvents>(name: K, payload: MoatEvents[K]): void {
+  /** Tells every handler; resolves when all of them have applied the change (never rejects). */
+  emit<K extends keyof MoatEvents>(name: K, payload: MoatEvents[K]): Promise<void> {
+    const pending: Promise<unknown>[] = [];
     for (const fn of this.handlers.get(name) ?? []) {
       try {
-        (fn as Handler<MoatEvents[K]>)(payload);
+        const r = (fn as Handler<MoatEvents[K]>)(payload);
+        if (r instanceof Promise) pending.push(this.track(name, r));
       } catch (e) {
         console.error(`event ${name}: handler failed: ${(e as Error).message}`);
       }
     }
+    return pending.length ? Promise.all(pending).then(() => undefined) : Promise.resolve();
+  }
+
+  /**
+   * Resolves once every change announced so far is in force (read-your-writes: the API answers a
+   * write only after this, so a client that asks DNS next sees its change).
+   */
+  settled(): Promise<void> {
+    return this.inFlight.size ? Promise.all(this.inFlight).then(() => undefined) : Promise.resolve();
+  }
+
+  private track(name: string, p: Promise<unknown>): Promise<unknown> {
+    const t = p.catch((e) => console.error(`event ${name}: handler failed: ${(e as Error).message}`)).finally(() => this.inFlight.delete(t));
+    this.inFlight.add(t);
+    return t;
   }
 }

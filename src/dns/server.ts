@@ -81,7 +81,8 @@ export class DnsServer implements DnsHandle {
     await this.forwarder.start();
     await this.listen(this.port);
     this.names.start();
-    const reload = () => this.filterEngine.requestReload();
+    // the promise tells the API when the new snapshot answers queries (read-your-writes)
+    const reload = () => this.filterEngine.rebuild();
     this.unsub.push(this.rt.events.on("lists-changed", reload), this.rt.events.on("gravity-updated", reload));
     this.unsub.push(
       this.rt.config.subscribe((next, prev) => {

@@ -74,7 +74,6 @@ export class FilterEngine {
   private seq = 0;
   private building: Promise<void> | null = null;
   private again = false;
-  private debounce: ReturnType<typeof setTimeout> | undefined;
   private readonly waiters = new Map<number, { resolve: (d: SnapshotData) => void; reject: (e: Error) => void }>();
 
   constructor(private readonly o: FilterEngineOptions) {}
@@ -84,13 +83,10 @@ export class FilterEngine {
     await this.rebuild();
   }
 
-  /** Asks for a rebuild soon; bursts of changes collapse into one build. */
-  requestReload(delayMs = 100): void {
-    clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => void this.rebuild(), delayMs);
-  }
-
-  /** Rebuilds now (or right after the build in progress) and resolves once the new snapshot is live. */
+  /**
+   * Rebuilds now (or right after the build in progress) and resolves once the new snapshot is live.
+   * Changes that arrive during a build collapse into one more build.
+   */
   async rebuild(): Promise<void> {
     if (this.building) {
       this.again = true;
@@ -119,7 +115,6 @@ export class FilterEngine {
   }
 
   stop(): void {
-    clearTimeout(this.debounce);
     this.worker?.terminate();
     this.worker = null;
   }

@@ -95,18 +95,19 @@ export class GravityService {
       }
       if (buf) run.push(buf);
     };
-    void Promise.all([pump(proc.stdout), pump(proc.stderr), proc.exited]).then(([, , code]) => {
+    void Promise.all([pump(proc.stdout), pump(proc.stderr), proc.exited]).then(async ([, , code]) => {
       run.exitCode = code;
-      this.afterRun(code === 0);
+      // the reply ends once the new lists answer queries
+      await this.afterRun(code === 0);
       run.push(null);
     });
     return run;
   }
 
-  private afterRun(ok: boolean): void {
+  private afterRun(ok: boolean): Promise<void> {
     this.rt.log(ok ? "info" : "warn", `gravity update ${ok ? "finished" : "failed, previous lists kept"}`);
     this.lastUpdated = readUpdated(this.rt);
-    this.rt.events.emit("gravity-updated", { ok });
+    return this.rt.events.emit("gravity-updated", { ok });
   }
 
   /** due when the last run is older than gravity.updateInterval (never run: 5 minutes after start) */
