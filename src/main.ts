@@ -3,8 +3,8 @@
 import { resolve, join } from "node:path";
 import { ConfigError, ConfigStore } from "./config/index.ts";
 import { DbError } from "./db/index.ts";
-import { hashPassword } from "./api/auth/password.ts";
-import { currentTotp } from "./api/auth/totp.ts";
+import { hashPassword, randomBytes } from "./api/auth/password.ts";
+import { base32Encode, currentTotp, TOTP_DIGITS, TOTP_PERIOD } from "./api/auth/totp.ts";
 import { startServices } from "./services.ts";
 import { versionInfo } from "./core/version.ts";
 import { teleporterCommand } from "./teleporter/cli.ts";
@@ -16,7 +16,8 @@ commands:
   serve               run the DNS server and the API
   gravity             download the subscribed lists and rebuild the filter (progress on stdout)
   password [PASS]     set the API password (read from stdin when PASS is absent; empty removes it)
-  totp                print the current 2FA code of webserver.api.totp_secret
+  totp [enable|disable]
+                      print the current 2FA code; enable makes a new secret, disable turns 2FA off
   version             print the version
   teleporter export|import FILE
                       write a backup zip (Pi-hole layout) or restore one (while Moat is stopped)
@@ -83,6 +84,36 @@ async function readStdin(): Promise<string> {
   return text.replace(/\r?\n$/, "");
 }
 
+/** Changes one setting in the config file; a running Moat applies it as soon as the file is written. */
+function change(store: ConfigStore, path: string, value: unknown): void {
+  const r = store.update([{ path, value }]);
+  if (!r.ok) throw new ConfigError(`${r.problem.message}: ${r.problem.hint}`);
+}
+
+/** `moat totp [code|enable|disable]`: two-factor authentication of the API. */
+function totpCommand(o: CliOptions): number {
+  const sub = o.args[0] ?? "code";
+  // the code comes from the settings in force (environment included); changes go to the file
+  const store = sub === "code" ? loadConfig(o) : loadConfig(o, {});
+  if (sub === "enable") {
+    const secret = base32Encode(randomBytes(20));
+    change(store, "webserver.api.totp_secret", secret);
+    const account = encodeURIComponent(store.current.webserver.domain);
+    console.log(`2FA enabled (every session ended). Add this secret to your authenticator app:\n  ${secret}\n  otpauth://totp/Moat%20API:${account}?secret=${secret}&issuer=Moat%20API&algorithm=SHA1&digits=${TOTP_DIGITS}&period=${TOTP_PERIOD}\ncurrent code: ${currentTotp(secret)}`);
+    return 0;
+  }
+  if (sub === "disable") {
+    change(store, "webserver.api.totp_secret", "");
+    console.log("2FA disabled");
+    return 0;
+  }
+  if (sub !== "code") throw new ConfigError(`unknown totp command "${sub}" (code, enable or disable)`);
+  const code = currentTotp(store.current.webserver.api.totp_secret);
+  if (code === null) throw new ConfigError("2FA is off (webserver.api.totp_secret is not set); turn it on with: moat totp enable");
+  console.log(code);
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
   switch (o.command) {
@@ -100,17 +131,12 @@ async function main(argv: string[]): Promise<number> {
     case "password": {
       const store = loadConfig(o, {});
       const plain = o.args.length ? o.args.join(" ") : await readStdin();
-      const r = store.update([{ path: "webserver.api.password", value: plain }]);
-      if (!r.ok) throw new ConfigError(`${r.problem.message}: ${r.problem.hint}`);
-      console.log(plain === "" ? "password removed: the API is open" : `password set in ${store.file}`);
+      change(store, "webserver.api.password", plain);
+      console.log(plain === "" ? `password removed from ${store.file}: the API is open` : `password set in ${store.file}`);
       return 0;
     }
-    case "totp": {
-      const code = currentTotp(loadConfig(o).current.webserver.api.totp_secret);
-      if (code === null) throw new ConfigError("webserver.api.totp_secret is not set (2FA is off)");
-      console.log(code);
-      return 0;
-    }
+    case "totp":
+      return totpCommand(o);
     case "gravity":
       return gravityCommand(resolvePaths(o), loadConfig(o));
     case "teleporter":

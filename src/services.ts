@@ -53,6 +53,14 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     log,
   };
 
+  // the command line and editors change the file while Moat runs: apply what they wrote at once
+  stoppers.push(
+    config.watch((r) => {
+      if (!r.ok) log("error", `${r.problem.message}: ${r.problem.hint}`);
+      else if (r.changed.length) log("info", `${config.file} changed: applied ${r.changed.join(", ")}`);
+    }),
+  );
+
   try {
     const gravity = gravityService(runtime);
     gravity.startSchedule();

@@ -1,10 +1,12 @@
 // The running configuration: defaults ← profile ← file ← environment, validated as one, with
-// change notification and atomic writes of the file layer.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
-import { dirname } from "node:path";
+// change notification and atomic writes of the file layer. The file is shared: the command line
+// and people with an editor change it while the server runs. Every write first takes in what
+// others wrote (under a lock), and the server applies their changes as soon as they land, so no
+// writer silently undoes another's change.
 import { coerce } from "./leaf.ts";
 import { LEAVES, LEAF_BY_PATH, defaults, getIn, setIn, type Config, type LeafEntry } from "./schema.ts";
-import { parseToml, writeToml } from "./toml.ts";
+import { writeToml } from "./toml.ts";
+import { lineOfKey, parseWithLine, readText, watchFile, withFileLock, writeAtomically } from "./file.ts";
 
 export class ConfigError extends Error {}
 
@@ -27,7 +29,7 @@ export interface ConfigOptions {
 }
 
 const FILE_HEADER = `# Moat configuration (Pi-hole v6 key names).
-# Edit while Moat is stopped, or change settings through the API (/api/config) while it runs.
+# A running Moat applies changes to this file as soon as it is saved; the API (/api/config) keeps them.
 # Environment variables FTLCONF_<section>_<key> or MOAT_<SECTION>_<KEY> override this file.`;
 
 /** Maps `FTLCONF_webserver_api_max_sessions` and `MOAT_WEBSERVER_API_MAX_SESSIONS` to their leaf. */
@@ -48,6 +50,8 @@ function deepFreeze<T>(o: T): T {
 
 export class ConfigStore {
   private fileLayer: Record<string, unknown> = {};
+  /** the file's text as this store last read or wrote it (null: no file) */
+  private fileText: string | null = null;
   private envLayer: Record<string, unknown> = {};
   private base: Config;
   private value: Config;
@@ -59,10 +63,14 @@ export class ConfigStore {
   constructor(private readonly opts: ConfigOptions) {
     this.base = defaults();
     for (const [k, v] of Object.entries(opts.profile ?? {})) setIn(this.base as unknown as Record<string, unknown>, k.split("."), v);
-    this.loadFile();
+    const text = readText(opts.file);
+    const read = this.layerFrom(text);
+    this.fileLayer = read.layer;
+    this.fileText = text;
     this.loadEnv(opts.env ?? {});
     this.value = this.compose();
-    if (!existsSync(opts.file)) this.save();
+    // a plain password written into the file by hand is hashed, and the file no longer holds it
+    if (text === null || read.hashedPlain) this.save();
   }
 
   get current(): Config {
@@ -106,6 +114,51 @@ export class ConfigStore {
       }
       staged.push({ entry, value: c.value });
     }
+    return withFileLock(this.opts.file, () => {
+      const synced = this.syncFromFile();
+      if (!synced.ok) return synced;
+      return this.apply(staged);
+    });
+  }
+
+  /**
+   * Takes in the file as it is on disk now, when someone else changed it, and tells the
+   * subscribers. A file that cannot be used changes nothing and is reported (and left alone).
+   */
+  reload(): { ok: true; changed: string[] } | { ok: false; problem: ConfigProblem } {
+    return withFileLock(this.opts.file, () => this.syncFromFile());
+  }
+
+  /** Applies changes of the file as soon as they land, until the returned function is called. */
+  watch(onResult: (r: ReturnType<ConfigStore["reload"]>) => void): () => void {
+    return watchFile(this.opts.file, () => onResult(this.reload()));
+  }
+
+  private syncFromFile(): { ok: true; changed: string[] } | { ok: false; problem: ConfigProblem } {
+    const text = readText(this.opts.file);
+    if (text === this.fileText) return { ok: true, changed: [] };
+    // a deleted file must not reset the settings (the password above all): it is written again
+    if (text === null) {
+      this.writeFile();
+      return { ok: true, changed: [] };
+    }
+    let read: { layer: Record<string, unknown>; hashedPlain: boolean };
+    try {
+      read = this.layerFrom(text);
+    } catch (e) {
+      return { ok: false, problem: { message: "The config file was changed and cannot be used; fix it first (nothing was changed)", hint: (e as Error).message } };
+    }
+    const prev = this.value;
+    this.fileLayer = read.layer;
+    this.fileText = text;
+    this.value = this.compose();
+    if (read.hashedPlain) this.writeFile();
+    const changed = LEAVES.filter((e) => JSON.stringify(getIn(prev, e.segments)) !== JSON.stringify(getIn(this.value, e.segments))).map((e) => e.path);
+    if (changed.length) for (const fn of this.listeners) fn(this.value, prev, changed);
+    return { ok: true, changed };
+  }
+
+  private apply(staged: ReadonlyArray<{ entry: LeafEntry; value: unknown }>): { ok: true; changed: string[] } {
     const prev = this.value;
     const changed: string[] = [];
     for (const { entry, value } of staged) {
@@ -121,53 +174,48 @@ export class ConfigStore {
     }
     if (changed.length === 0) return { ok: true, changed };
     this.value = this.compose();
-    this.save();
+    this.writeFile();
     for (const fn of this.listeners) fn(this.value, prev, changed);
     return { ok: true, changed };
   }
 
-  /** Writes the file layer atomically: a crash mid-write leaves the old file whole. */
+  /** Writes the file layer (under the lock that every writer of the file takes). */
   save(): void {
+    withFileLock(this.opts.file, () => this.writeFile());
+  }
+
+  private writeFile(): void {
     const text = writeToml(this.fileLayer, FILE_HEADER);
-    const dir = dirname(this.opts.file);
-    mkdirSync(dir, { recursive: true });
-    const tmp = `${this.opts.file}.tmp-${process.pid}`;
     try {
-      writeFileSync(tmp, text, { mode: 0o640 });
-      const fd = openSync(tmp, "r");
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, this.opts.file);
+      writeAtomically(this.opts.file, text);
     } catch (e) {
       throw new ConfigError(`cannot write config file ${this.opts.file}: ${(e as Error).message}`);
     }
+    this.fileText = text;
   }
 
-  private loadFile(): void {
-    if (!existsSync(this.opts.file)) return;
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = parseToml(readFileSync(this.opts.file, "utf8"));
-    } catch (e) {
-      throw new ConfigError(`config file ${this.opts.file} is not valid TOML: ${(e as Error).message}`);
-    }
+  /** The file layer a text describes; a problem throws ConfigError naming the file, line and key. */
+  private layerFrom(text: string | null): { layer: Record<string, unknown>; hashedPlain: boolean } {
+    const layer: Record<string, unknown> = {};
+    if (text === null) return { layer, hashedPlain: false };
+    const file = this.opts.file;
+    const parsed = parseWithLine(text);
+    if (!parsed.ok) throw new ConfigError(`${file}, line ${parsed.line}: not valid TOML: ${parsed.reason}`);
     for (const entry of LEAVES) {
-      const raw = getIn(parsed, entry.segments);
+      const raw = getIn(parsed.tree, entry.segments);
       if (raw === undefined) continue;
       const c = coerce(entry.leaf, raw);
-      if (!c.ok) throw new ConfigError(`invalid value for ${entry.path} in ${this.opts.file}: ${entry.path}${c.reason.startsWith("[") ? "" : ": "}${c.reason}`);
+      if (!c.ok) {
+        const line = lineOfKey(text, entry.segments);
+        throw new ConfigError(`${file}${line ? `, line ${line}` : ""}: ${entry.path}${c.reason.startsWith("[") ? "" : ": "}${c.reason}`);
+      }
       if (entry.leaf.kind === "password") continue;
-      setIn(this.fileLayer, entry.segments, c.value);
+      setIn(layer, entry.segments, c.value);
     }
-    // A plain password in the file (as a user may write it by hand) is hashed and removed from the file.
-    const plain = getIn(parsed, ["webserver", "api", "password"]);
-    if (typeof plain === "string" && plain !== "" && plain !== "********") {
-      setIn(this.fileLayer, ["webserver", "api", "pwhash"], this.opts.hashPassword(plain));
-      this.save();
-    }
+    const plain = getIn(parsed.tree, ["webserver", "api", "password"]);
+    if (typeof plain !== "string" || plain === "" || plain === "********") return { layer, hashedPlain: false };
+    setIn(layer, ["webserver", "api", "pwhash"], this.opts.hashPassword(plain));
+    return { layer, hashedPlain: true };
   }
 
   private loadEnv(env: Record<string, string | undefined>): void {

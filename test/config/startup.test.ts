@@ -38,9 +38,10 @@ test("a bad environment value stops start-up with one line naming the key", asyn
 test("a bad value in the TOML file and broken TOML each give one clear line", async () => {
   const d = tmp();
   writeFileSync(join(d, "pihole.toml"), "[dns]\nport = 70000\n");
-  expect(await serveFails(d, {})).toContain("invalid value for dns.port");
-  writeFileSync(join(d, "pihole.toml"), "[dns\nport = 1\n");
-  expect(await serveFails(d, {})).toContain("is not valid TOML");
+  // the file, the line and the key once, with the reason
+  expect(await serveFails(d, {})).toBe(`moat: ${join(d, "pihole.toml")}, line 2: dns.port: must be at most 65535`);
+  writeFileSync(join(d, "pihole.toml"), "[dns]\nport = 1\nblockTTL = = 2\n");
+  expect(await serveFails(d, {})).toMatch(/pihole\.toml, line 3: not valid TOML: /);
 });
 
 test("a taken HTTP port is one clear line, not a stack trace", async () => {

@@ -1,0 +1,150 @@
+// The config file on disk, shared by the running server, the command line and people with an
+// editor: reading it with line numbers in errors, writing it atomically under a lock so two writers
+// never interleave, and watching it so the server applies what others wrote.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync, writeSync, type FSWatcher } from "node:fs";
+import { basename, dirname } from "node:path";
+import { parseToml } from "./toml.ts";
+
+/** The file's text, or null when it does not exist. */
+export function readText(file: string): string | null {
+  return existsSync(file) ? readFileSync(file, "utf8") : null;
+}
+
+/**
+ * Parses TOML; a syntax error names its line. Bun's parser does not say where it failed, so the
+ * line is found as the first one from which every longer prefix of the file fails to parse (a
+ * prefix that ends inside a multi-line array fails too, but a longer one succeeds again).
+ */
+export function parseWithLine(text: string): { ok: true; tree: Record<string, unknown> } | { ok: false; line: number; reason: string } {
+  try {
+    return { ok: true, tree: parseToml(text) };
+  } catch (e) {
+    const reason = (e as Error).message.replace(/^TOML Parse error:\s*/, "");
+    const lines = text.split("\n");
+    let line = lines.length;
+    while (line > 1 && !parses(lines.slice(0, line - 1).join("\n"))) line--;
+    return { ok: false, line, reason };
+  }
+}
+
+const parses = (text: string) => {
+  try {
+    parseToml(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The line (1-based) where `a.b.c = …` is set, as `[a.b]` + `c =` or a dotted key; 0 when not found. */
+export function lineOfKey(text: string, segments: readonly string[]): number {
+  const lines = text.split("\n");
+  let table = "";
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!.trim();
+    const header = /^\[([^\]]+)\]/.exec(l);
+    if (header) {
+      table = header[1]!.replace(/\s+/g, "");
+      continue;
+    }
+    const key = /^([A-Za-z0-9_.\-"]+)\s*=/.exec(l)?.[1]?.replace(/"/g, "");
+    if (key && [table, key].filter(Boolean).join(".") === segments.join(".")) return i + 1;
+  }
+  return 0;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/**
+ * Runs `fn` holding `<file>.lock` (created exclusively, holding our pid), so the server and a
+ * command line writing at the same moment take turns. A lock whose owner died is taken over.
+ */
+export function withFileLock<T>(file: string, fn: () => T, waitMs = 5000): T {
+  const lock = `${file}.lock`;
+  mkdirSync(dirname(file), { recursive: true });
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const fd = openSync(lock, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const pid = Number(readText(lock)?.trim());
+      if (!(pid > 0 && alive(pid))) rmSync(lock, { force: true });
+      else if (Date.now() > deadline) throw new Error(`${lock} is held by process ${pid}`);
+      else Bun.sleepSync(5);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** Replaces the file atomically: a crash mid-write leaves the old file whole. */
+export function writeAtomically(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, text, { mode: 0o640 });
+  const fd = openSync(tmp, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/**
+ * Calls `changed` soon after the file is replaced or written: inotify on its directory (an atomic
+ * rename replaces the file's inode, so the file itself cannot be watched), and a check of its
+ * modification time once a second for filesystems without notifications.
+ */
+export function watchFile(file: string, changed: () => void): () => void {
+  const stamp = () => {
+    try {
+      const s = statSync(file);
+      return `${s.ino}:${s.size}:${s.mtimeMs}`;
+    } catch {
+      return "absent";
+    }
+  };
+  let last = stamp();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const check = () => {
+    const now = stamp();
+    if (now === last) return;
+    last = now;
+    changed();
+  };
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(check, 20);
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    const name = basename(file);
+    watcher = watch(dirname(file), (_event, f) => {
+      if (f === name) soon();
+    });
+  } catch {
+    // no notifications here: the poll below still notices
+  }
+  const poll = setInterval(check, 1000);
+  (poll as unknown as { unref?: () => void }).unref?.();
+  return () => {
+    clearTimeout(timer);
+    clearInterval(poll);
+    watcher?.close();
+  };
+}
