@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds Moat's Raspberry Pi SD-card image (arm64: Pi 3/3+/4/400/CM4, Zero 2 W) from this repository:
 #   dist/moat-<version>-arm64.img.xz and its .sha256
-# Runs as root on Debian (installs the tools it needs). Nothing is mounted: filesystems are built from
+# Runs as root on Debian straight after git clone: installs the Debian tools it needs and the project's
+# own dependencies (npm ci). Nothing is mounted: filesystems are built from
 # directories. What goes into the image lives in image/; the steps live in scripts/image-lib/.
 #   MOAT_BINARY=path   use this arm64 moat binary instead of compiling src/main.ts (pipeline work only)
 set -euo pipefail
@@ -24,6 +25,13 @@ done
 if ((${#missing[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The project's own dependencies (bun among them), as a fresh clone has none: npm ci installs exactly the lock file.
+if [ ! -x "$BUN" ]; then
+  command -v npm >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+  log "project dependencies: npm ci"
+  (cd "$REPO" && npm ci --no-audit --no-fund --loglevel=error) >&2
+  [ -x "$BUN" ] || die "npm ci did not install $BUN"
 fi
 update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
 [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || die "binfmt for qemu-aarch64 is not active"
