@@ -75,7 +75,7 @@ class Upstream {
     const p = this.pending.get(id);
     if (!p) return; // late, or not an answer to us
     this.pending.delete(id);
-    p.resolve(buf.slice());
+    p.resolve(new Uint8Array(buf)); // a copy of its own: accept() patches it
   }
 
   /** Gives up on the queries past their deadline (one sweep for all, not a timer per query). */
@@ -241,7 +241,8 @@ export class Forwarder implements Handler {
     const out = up.out;
     if (!out || up.closed) return NO_ANSWER;
     const id = up.freeId();
-    const msg = ctx.query.slice();
+    // a copy whatever the query's type (a Buffer's slice() is a view: the new ID would land in the client's query)
+    const msg = new Uint8Array(ctx.query);
     setU16(msg, 0, id);
     return new Promise((resolve) => {
       up.pending.set(id, { resolve, deadline: performance.now() + this.opts.timeoutMs });

@@ -1,7 +1,7 @@
 // The DNS service: UDP and TCP listeners on dns.port (dual-stack), access and rate checks, the
 // resolver chain (local → policy → cache → forwarder), truncation, and one query record per answer.
 // Settings apply live: upstreams, cache size, the port and the local records.
-import type { udp, TCPSocketListener, Socket } from "bun";
+import type { udp, TCPSocketListener } from "bun";
 import type { Runtime } from "../core/runtime.ts";
 import { Reply, Status, dbQueryType } from "../stats/enums.ts";
 import { FilterEngine } from "../filter/snapshot.ts";
@@ -18,6 +18,7 @@ import { UdpBatcher } from "./udp-batch.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
 import { ClientNames } from "./client-names.ts";
+import { tcpHandlers, type TcpState } from "./tcp-listener.ts";
 import { ipToPtr } from "../filter/ip.ts";
 
 /** What the rest of Moat sees of the DNS engine (rt.dns). */
@@ -37,13 +38,7 @@ export interface DnsHandle {
   stop(): Promise<void>;
 }
 
-const TCP_IDLE_SECONDS = 10;
 const UPSTREAM_TIMEOUT_MS = 1500;
-
-interface TcpState {
-  buf: Uint8Array;
-  out: Uint8Array[];
-}
 
 export class DnsServer implements DnsHandle {
   port: number;
@@ -112,7 +107,7 @@ export class DnsServer implements DnsHandle {
       if (r instanceof Promise) r.then((a) => a && batcherOf(sock).send(a, rport, addr), () => {});
       else if (r) batcherOf(sock).send(r, rport, addr);
     };
-    const tcpHandlers = this.tcpHandlers();
+    const tcp = tcpHandlers((msg, client) => this.handle(msg, client, true));
     const dns = this.rt.config.current.dns;
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
     const candidates = single ? [...new Set([...addressesOf(dns.interface), "127.0.0.1", "::1"])] : ["::"];
@@ -123,7 +118,7 @@ export class DnsServer implements DnsHandle {
     };
     const bind = async (hostname: string) => {
       udps.push(await Bun.udpSocket({ hostname, port, binaryType: "uint8array", socket: { data: onUdp, error: () => {} } }));
-      tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcpHandlers }));
+      tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcp }));
     };
     const inUse = (e: unknown) => /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`);
     for (const host of candidates) {
@@ -173,55 +168,6 @@ export class DnsServer implements DnsHandle {
   private closeListeners(udps: udp.Socket<"uint8array">[], tcps: TCPSocketListener<TcpState>[]): void {
     for (const u of udps) u.close();
     for (const t of tcps) t.stop(true);
-  }
-
-  private tcpHandlers() {
-    const flush = (s: Socket<TcpState>) => {
-      while (s.data.out.length) {
-        const chunk = s.data.out[0]!;
-        const n = s.write(chunk);
-        if (n < chunk.length) {
-          s.data.out[0] = chunk.subarray(Math.max(0, n));
-          return;
-        }
-        s.data.out.shift();
-      }
-    };
-    const send = (s: Socket<TcpState>, a: Answer) => {
-      if (!a) return;
-      const framed = new Uint8Array(a.length + 2);
-      framed[0] = a.length >> 8;
-      framed[1] = a.length & 0xff;
-      framed.set(a, 2);
-      s.data.out.push(framed);
-      if (s.data.out.length === 1) flush(s);
-    };
-    return {
-      open: (s: Socket<TcpState>) => {
-        s.data = { buf: new Uint8Array(0), out: [] };
-        s.timeout(TCP_IDLE_SECONDS);
-      },
-      data: (s: Socket<TcpState>, chunk: Uint8Array) => {
-        s.timeout(TCP_IDLE_SECONDS);
-        let buf = s.data.buf.length ? concat(s.data.buf, chunk) : chunk;
-        const client = normalizeIp(s.remoteAddress);
-        // pipelining: answer every complete message; answers may go out of order (ids tell them apart)
-        while (buf.length >= 2) {
-          const len = (buf[0]! << 8) | buf[1]!;
-          if (buf.length < 2 + len) break;
-          const msg = buf.slice(2, 2 + len);
-          buf = buf.subarray(2 + len);
-          const r = this.handle(msg, client, true);
-          if (r instanceof Promise) r.then((a) => send(s, a), () => {});
-          else send(s, r);
-        }
-        s.data.buf = buf.length ? buf.slice() : new Uint8Array(0);
-      },
-      drain: (s: Socket<TcpState>) => flush(s),
-      timeout: (s: Socket<TcpState>) => void s.end(),
-      error: () => {},
-      close: () => {},
-    };
   }
 
   /** One query in, one answer (or nothing) out. Never throws. */
@@ -372,11 +318,4 @@ export class DnsServer implements DnsHandle {
     this.forwarder.stop();
     this.filterEngine.stop();
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -97,9 +97,13 @@ export function parseQuery(buf: Uint8Array): Question {
   const name = plain ? NAME_TEXT.latin1Slice(0, n) : escapedName(buf, 12);
   o++;
   if (o + 4 > buf.length) throw new WireError(RCODE.FORMERR);
-  const wire = buf.slice(12, o);
+  // a copy of its own (a Buffer's slice() would be a view: lowercasing it would rewrite the query)
   // length bytes are ≤ 63, so every byte in A–Z is a letter
-  for (let i = 0; i < wire.length; i++) if (wire[i]! >= 65 && wire[i]! <= 90) wire[i]! += 32;
+  const wire = new Uint8Array(o - 12);
+  for (let i = 0; i < wire.length; i++) {
+    const c = buf[12 + i]!;
+    wire[i] = c >= 65 && c <= 90 ? c + 32 : c;
+  }
   const qtype = u16(buf, o);
   const qclass = u16(buf, o + 2);
   const end = o + 4;
