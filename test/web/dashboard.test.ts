@@ -245,6 +245,13 @@ test("every page, on a desktop and on a phone: no errors, nothing fetched from o
   await phone.page.click("button[aria-label=Menu]");
   await phone.page.click("nav.side >> text=Query log");
   await phone.page.waitForSelector("h1.page-title:text('Query log')");
+  // its filters are folded on a phone, so the log is in view, and open on request
+  expect(await phone.page.isVisible("#query-filters")).toBe(false);
+  await phone.page.click("button.filters-toggle");
+  expect(await phone.page.isVisible("#query-filters input[name=domain]")).toBe(true);
+  await w.page.goto(`${moat.base}/admin/queries`);
+  await w.page.waitForSelector("#query-filters input[name=domain]");
+  expect(await w.page.isVisible("button.filters-toggle")).toBe(false); // a desktop shows them unasked
   await phone.page.reload();
   await phone.page.waitForSelector("h1.page-title");
   await phone.page.keyboard.press("Tab"); // keyboard: the skip link comes first

@@ -39,59 +39,68 @@ function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filter
     </label>
   );
   const s = sug?.suggestions ?? {};
+  const active = Object.values(filters).filter(Boolean).length;
+  // On a phone the seven fields would push the log below the fold: folded until asked for or in use.
+  const [open, setOpen] = useState(active > 0);
   return (
-    <form
-      class="filters"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onApply(f);
-      }}
-    >
-      {input("domain", "Domain", "*.example.com", s.domain)}
-      {input("client_ip", "Client", "192.168.1.*", s.client_ip)}
-      <label class="filter">
-        <span>Status</span>
-        <select name="status" value={f.status ?? ""} onChange={(e) => setF({ ...f, status: (e.target as HTMLSelectElement).value })}>
-          <option value="">any</option>
-          {(s.status ?? []).map((v) => (
-            <option key={v} value={v}>{v}</option>
-          ))}
-        </select>
-      </label>
-      <label class="filter">
-        <span>Type</span>
-        <select name="type" value={f.type ?? ""} onChange={(e) => setF({ ...f, type: (e.target as HTMLSelectElement).value })}>
-          <option value="">any</option>
-          {(s.type ?? []).map((v) => (
-            <option key={v} value={v}>{v}</option>
-          ))}
-        </select>
-      </label>
-      <label class="filter">
-        <span>Upstream</span>
-        <select name="upstream" value={f.upstream ?? ""} onChange={(e) => setF({ ...f, upstream: (e.target as HTMLSelectElement).value })}>
-          <option value="">any</option>
-          <option value="blocklist">blocked</option>
-          <option value="permitted">permitted</option>
-          <option value="cache">cache</option>
-          {(s.upstream ?? []).map((v) => (
-            <option key={v} value={v}>{v}</option>
-          ))}
-        </select>
-      </label>
-      <label class="filter">
-        <span>From</span>
-        <input type="datetime-local" name="from" value={toLocalInput(f.from)} onInput={(e) => setF({ ...f, from: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || "") })} />
-      </label>
-      <label class="filter">
-        <span>Until</span>
-        <input type="datetime-local" name="until" value={toLocalInput(f.until)} onInput={(e) => setF({ ...f, until: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || "") })} />
-      </label>
-      <div class="filter-actions">
-        <button type="submit" class="btn primary">Filter</button>
-        <button type="button" class="btn ghost" onClick={() => onApply({})}>Clear</button>
-      </div>
-    </form>
+    <>
+      <button type="button" class="btn ghost filters-toggle" aria-expanded={open} aria-controls="query-filters" onClick={() => setOpen(!open)}>
+        {open ? "Hide filters" : active ? `Filters (${active} in use)` : "Filters"}
+      </button>
+      <form
+        id="query-filters"
+        class={open ? "filters" : "filters folded"}
+        onSubmit={(e) => {
+          e.preventDefault();
+          onApply(f);
+        }}
+      >
+        {input("domain", "Domain", "*.example.com", s.domain)}
+        {input("client_ip", "Client", "192.168.1.*", s.client_ip)}
+        <label class="filter">
+          <span>Status</span>
+          <select name="status" value={f.status ?? ""} onChange={(e) => setF({ ...f, status: (e.target as HTMLSelectElement).value })}>
+            <option value="">any</option>
+            {(s.status ?? []).map((v) => (
+              <option key={v} value={v}>{v}</option>
+            ))}
+          </select>
+        </label>
+        <label class="filter">
+          <span>Type</span>
+          <select name="type" value={f.type ?? ""} onChange={(e) => setF({ ...f, type: (e.target as HTMLSelectElement).value })}>
+            <option value="">any</option>
+            {(s.type ?? []).map((v) => (
+              <option key={v} value={v}>{v}</option>
+            ))}
+          </select>
+        </label>
+        <label class="filter">
+          <span>Upstream</span>
+          <select name="upstream" value={f.upstream ?? ""} onChange={(e) => setF({ ...f, upstream: (e.target as HTMLSelectElement).value })}>
+            <option value="">any</option>
+            <option value="blocklist">blocked</option>
+            <option value="permitted">permitted</option>
+            <option value="cache">cache</option>
+            {(s.upstream ?? []).map((v) => (
+              <option key={v} value={v}>{v}</option>
+            ))}
+          </select>
+        </label>
+        <label class="filter">
+          <span>From</span>
+          <input type="datetime-local" name="from" value={toLocalInput(f.from)} onInput={(e) => setF({ ...f, from: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || "") })} />
+        </label>
+        <label class="filter">
+          <span>Until</span>
+          <input type="datetime-local" name="until" value={toLocalInput(f.until)} onInput={(e) => setF({ ...f, until: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || "") })} />
+        </label>
+        <div class="filter-actions">
+          <button type="submit" class="btn primary">Filter</button>
+          <button type="button" class="btn ghost" onClick={() => onApply({})}>Clear</button>
+        </div>
+      </form>
+    </>
   );
 }
 
