@@ -1,0 +1,200 @@
+// The realistic-mix benchmark: Moat beside unbound and dnsmasq in one run, the same lists and the same
+// loopback upstream (dnsmasq answering every name). Moat loads the lists through its API
+// (POST /api/lists + POST /api/action/gravity); the peers get them as local zones / hosts files.
+// Per server: load time and RSS, throughput (dnsperf -q 200) with CPU per answered query, latency
+// at a fixed rate (dnsperf -Q), then a fill run of --fill queries for the memory each kept query
+// costs (RSS + the tmpfs query log, against the loaded server). RSS + tmpfs is sampled every second.
+// Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
+//   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
+//   [--only moat,unbound,dnsmasq] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
+//   memory cgroup of --mem 512 MiB when /sys/fs/cgroup/memory is writable)
+// Quick run: bun bench/mix/run.ts --list 100000 --queries 200000 --popular 20000 --fill 200000 --seconds 4
+import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import { makeMix } from "./data.ts";
+import { cpuSeconds, dnsperf, MemorySampler, pct, rssMb } from "./measure.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const arg = (n: string, d: string) => {
+  const i = process.argv.indexOf(`--${n}`);
+  return i > 0 ? process.argv[i + 1]! : d;
+};
+const flag = (n: string) => process.argv.includes(`--${n}`);
+const SECONDS = Number(arg("seconds", "8"));
+const QPS = Number(arg("qps", "10000"));
+const FILL = Number(arg("fill", "1000000"));
+const ONLY = arg("only", "moat,unbound,dnsmasq").split(",");
+const PI = flag("pi");
+const MEM_MB = Number(arg("mem", "512"));
+const dir = mkdtempSync(join(tmpdir(), "moat-mix-"));
+const UPSTREAM = 25800, HTTP = 25810;
+const PORTS: Record<string, number> = { moat: 25801, dnsmasq: 25802, unbound: 25803 };
+const SERVER_CPU = PI ? "0" : undefined, PERF_CPU = PI ? "1" : undefined;
+
+console.log(`generating the mix in ${dir}`);
+const mix = makeMix(dir, {
+  list: Number(arg("list", "1000000")), queries: Number(arg("queries", "1000000")), popular: Number(arg("popular", "100000")),
+  hostsPool: Number(arg("hosts-pool", "150000")), abpPool: Number(arg("abp-pool", "60000")),
+});
+console.log(`${mix.hostsNames.length} hosts + ${mix.abpNames.length} ABP entries; query file: ${arg("queries", "1000000")} lines, ${mix.distinct} distinct names`);
+
+// --- peers' configuration --------------------------------------------------------------------------
+const zones = [...mix.hostsNames, ...mix.abpNames].map((n) => `  local-zone: "${n}." always_null\n`).join("");
+writeFileSync(join(dir, "unbound.conf"), `server:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: 1\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  local-zone: "test." nodefault\n${zones}forward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
+writeFileSync(join(dir, "hosts.block"), mix.hostsNames.map((n) => `0.0.0.0 ${n}`).join("\n") + "\n");
+writeFileSync(join(dir, "dnsmasq-abp.conf"), mix.abpNames.map((n) => `address=/${n}/0.0.0.0`).join("\n") + "\n");
+const asRoot = process.getuid?.() === 0 ? ["--user=root"] : [];
+
+// --- processes -------------------------------------------------------------------------------------
+const procs: Subprocess[] = [];
+function spawn(cmd: string[], env: Record<string, string> = {}, cpu = SERVER_CPU): Subprocess {
+  const p = Bun.spawn(cpu ? ["taskset", "-c", cpu, ...cmd] : cmd, { env: { ...(process.env as Record<string, string>), ...env }, stdout: "ignore", stderr: "pipe", cwd: ROOT });
+  procs.push(p);
+  return p;
+}
+async function dig(port: number, name: string): Promise<string> {
+  const p = Bun.spawn(["dig", "@127.0.0.1", "-p", String(port), name, "+time=1", "+tries=1", "+short"], { stdout: "pipe", stderr: "ignore" });
+  const out = await new Response(p.stdout).text();
+  await p.exited;
+  return out.trim();
+}
+async function waitAnswer(port: number, name: string, want: RegExp, timeoutS = 600): Promise<number> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < timeoutS * 1000) {
+    if (want.test(await dig(port, name))) return (performance.now() - t0) / 1000;
+    await Bun.sleep(200);
+  }
+  throw new Error(`no answer for ${name} on ${port} within ${timeoutS}s`);
+}
+
+/** A memory cgroup (v1) of MEM_MB for Moat in the Pi-sized run; tmpfs pages it writes are charged to it. */
+function memoryCgroup(): string | null {
+  const base = "/sys/fs/cgroup/memory";
+  if (!PI || !existsSync(base)) return null;
+  const cg = join(base, `moat-mix-${process.pid}`);
+  try {
+    mkdirSync(cg);
+    writeFileSync(join(cg, "memory.limit_in_bytes"), String(MEM_MB * 1048576));
+    return cg;
+  } catch (e) {
+    console.log(`no memory cgroup (${(e as Error).message}); the Pi-sized run is pinned only`);
+    return null;
+  }
+}
+
+async function startMoat(): Promise<Subprocess> {
+  const data = join(dir, "moat");
+  const env = {
+    FTLCONF_dns_port: String(PORTS.moat), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
+    FTLCONF_dns_rateLimit_count: "0", FTLCONF_gravity_maxListSize: "1024",
+  };
+  const cg = memoryCgroup();
+  const cmd = [process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", data];
+  const p = cg ? spawn(["sh", "-c", `echo $$ > ${cg}/cgroup.procs && exec "$@"`, "sh", ...(SERVER_CPU ? ["taskset", "-c", SERVER_CPU] : []), ...cmd], env, undefined) : spawn(cmd, env);
+  if (cg) cgroupDir = cg;
+  await waitAnswer(PORTS.moat!, mix.probeForwarded, /^192\.0\.2\.1$/m, 60);
+  const api = (path: string, init?: RequestInit) => fetch(`http://127.0.0.1:${HTTP}/api${path}`, { ...init, headers: { "content-type": "application/json" } });
+  const r = await api("/lists?type=block", { method: "POST", body: JSON.stringify({ address: [`file://${mix.hostsFile}`, `file://${mix.abpFile}`] }) });
+  if (r.status !== 201) throw new Error(`POST /api/lists: ${r.status} ${await r.text()}`);
+  const g = await (await api("/action/gravity", { method: "POST" })).text();
+  console.log(`moat gravity: ${g.trim().split("\n").slice(-3).join(" | ")}`);
+  return p;
+}
+let cgroupDir: string | null = null;
+
+// --- run -------------------------------------------------------------------------------------------
+spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(UPSTREAM), "--listen-address=127.0.0.1", "--bind-interfaces", "--address=/#/192.0.2.1", "--local-ttl=3600", "-c", "0", "--dns-forward-max=10000", ...asRoot], {}, PERF_CPU);
+await waitAnswer(UPSTREAM, "up.bench.test", /^192\.0\.2\.1$/, 10);
+
+type Row = Record<string, number>;
+const results: Record<string, Row> = {};
+const timelines: Record<string, string> = {};
+const out = join(dir, "dnsperf.out");
+for (const server of ONLY) {
+  const port = PORTS[server]!;
+  const t0 = performance.now();
+  let p: Subprocess;
+  if (server === "moat") p = await startMoat();
+  else if (server === "dnsmasq") p = spawn(["dnsmasq", "-k", "-C", join(dir, "dnsmasq-abp.conf"), "--no-resolv", "--no-hosts", "-p", String(port), "--listen-address=127.0.0.1", "--bind-interfaces", `--server=127.0.0.1#${UPSTREAM}`, `--addn-hosts=${join(dir, "hosts.block")}`, "-c", "10000", "--dns-forward-max=10000", ...asRoot]);
+  else p = spawn(["unbound", "-d", "-c", join(dir, "unbound.conf")]);
+  // the server's own pid (Moat in a cgroup runs under sh → taskset → exec)
+  const pid = p.pid;
+  const row: Row = {};
+  await waitAnswer(port, mix.probeBlocked, /^0\.0\.0\.0$/m);
+  row.load_s = +((performance.now() - t0) / 1000).toFixed(1);
+  await Bun.sleep(1000);
+  const mem = new MemorySampler(pid);
+  const loaded = mem.take();
+  mem.mark("loaded");
+  row.rss_loaded_mib = +loaded.rss.toFixed(1);
+  await dnsperf(port, mix.queryFile, out, ["-l", "2", "-q", "100"], PERF_CPU); // warm caches and the heap
+  mem.mark("throughput");
+  let c0 = cpuSeconds(pid);
+  const thr = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-q", "200"], PERF_CPU);
+  row.qps = Math.round(thr.qps);
+  row.cpu_us_per_q = +(((cpuSeconds(pid) - c0) / Math.max(1, thr.answered)) * 1e6).toFixed(1);
+  mem.mark("latency");
+  c0 = cpuSeconds(pid);
+  const lat = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-Q", String(QPS), "-q", "500", "-v"], PERF_CPU);
+  row.cpu_us_per_q_at_rate = +(((cpuSeconds(pid) - c0) / Math.max(1, lat.answered)) * 1e6).toFixed(1);
+  row.p50_ms = +pct(lat.lat, 0.5).toFixed(3);
+  row.p99_ms = +pct(lat.lat, 0.99).toFixed(3);
+  row.p999_ms = +pct(lat.lat, 0.999).toFixed(3);
+  row.lost_at_rate = lat.lost;
+  let sent = thr.sent + lat.sent;
+  if (FILL > 0) {
+    mem.mark("fill");
+    const f = await dnsperf(port, mix.queryFile, out, ["-n", "1", "-q", "200"], PERF_CPU);
+    sent += f.sent;
+  }
+  await Bun.sleep(3000); // the query writer catches up
+  mem.mark("end");
+  const end = mem.take();
+  mem.stop();
+  row.rss_end_mib = +end.rss.toFixed(1);
+  row.tmpfs_end_mib = +end.tmpfs.toFixed(1);
+  if (server === "moat") {
+    const s = (await (await fetch(`http://127.0.0.1:${HTTP}/api/stats/summary`)).json()) as { queries: { total: number } };
+    row.queries_kept = s.queries.total;
+    row.bytes_per_query = Math.round(((end.rss + end.tmpfs - loaded.rss - loaded.tmpfs) * 1048576) / Math.max(1, s.queries.total));
+    const info = (await (await fetch(`http://127.0.0.1:${HTTP}/api/info/messages`)).json()) as { messages: Array<{ type: string; plain: string }> };
+    for (const m of info.messages) console.log(`moat message: ${m.type}: ${m.plain}`);
+  } else row.queries_kept = sent;
+  if (cgroupDir && server === "moat") {
+    const read = async (f: string) => Number((await Bun.file(join(cgroupDir!, f)).text()).trim());
+    row.cgroup_peak_mib = +((await read("memory.max_usage_in_bytes")) / 1048576).toFixed(1);
+    row.cgroup_limit_hits = await read("memory.failcnt");
+  }
+  row.alive = rssMb(pid) > 0 ? 1 : 0;
+  timelines[server] = mem.summary();
+  results[server] = row;
+  p.kill();
+  await p.exited;
+  console.log(server, JSON.stringify(row));
+}
+
+// --- report ----------------------------------------------------------------------------------------
+const keys = Object.keys(results[ONLY[0]!] ?? {});
+console.log(`\nmix: ${arg("list", "1000000")} list entries, ${SECONDS}s per run, latency at ${QPS} QPS${PI ? `, Pi-sized (server on core 0, ${MEM_MB} MiB cgroup for Moat)` : ""}`);
+const peers = ONLY.filter((s) => s !== "moat");
+console.log(["metric", ...ONLY, ...peers.map((s) => `moat/${s}`)].map((s) => s.padEnd(20)).join(""));
+for (const k of keys) {
+  const m = results.moat?.[k] ?? NaN;
+  const ratios = peers.map((s) => (m / (results[s]?.[k] ?? NaN)).toFixed(2));
+  console.log([k, ...ONLY.map((s) => String(results[s]?.[k] ?? "")), ...ratios].map((s) => s.padEnd(20)).join(""));
+}
+for (const [s, t] of Object.entries(timelines)) console.log(`\n${s}: RSS and tmpfs over time\n${t}`);
+
+for (const p of procs) p.kill();
+await Promise.all(procs.map((p) => p.exited));
+if (cgroupDir) {
+  try {
+    rmdirSync(cgroupDir);
+  } catch {
+    // a process still in it: the kernel frees it once that one ends
+  }
+}
+rmSync(dir, { recursive: true, force: true });
+process.exit(0);
