@@ -12,6 +12,7 @@ import { startHttp } from "./api/server.ts";
 import { DnsServer } from "./dns/server.ts";
 import { gravityService } from "./filter/gravity/runner.ts";
 import { Stats } from "./stats/sink.ts";
+import { startFleet } from "./fleet/fleet.ts";
 
 export interface RunningServices {
   runtime: Runtime;
@@ -77,6 +78,12 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
       await dns.stop();
     });
     console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
+    // after DNS listens: the fleet only ever changes what DNS already answers with
+    const fleet = startFleet(runtime);
+    if (fleet) {
+      runtime.fleet = fleet;
+      stoppers.push(() => fleet.stop());
+    }
     const http = startHttp(runtime);
     stoppers.push(() => http.stop());
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);

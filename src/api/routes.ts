@@ -25,6 +25,7 @@ import { logsRoutes } from "./logs/routes.ts";
 import { networkRoutes } from "./network/routes.ts";
 import { dhcpRoutes } from "./dhcp/routes.ts";
 import { paddRoutes } from "./padd/routes.ts";
+import { fleetRoutes } from "./fleet/routes.ts";
 
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins.
 type Plugin = Elysia<any, any, any, any, any, any, any>;
@@ -53,5 +54,6 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     listRoutes(rt),
     searchRoutes(rt),
     gravityActionRoutes(rt),
+    fleetRoutes(rt),
   ];
 }

@@ -232,6 +232,17 @@ export const schema = {
     },
   },
   debug: debugFlags(),
+  fleet: {
+    redis: str("", "Valkey/Redis URL shared by the nodes of a fleet, e.g. redis://:password@10.0.0.5:6379 (rediss:// for TLS); read at start; empty: this node runs alone (src/fleet/README.md)", {
+      check: v.redisUrlOrEmpty,
+      flags: { writeOnly: true, moatOnly: true },
+    }),
+    postgres: str("", "PostgreSQL URL where the nodes of a fleet keep one query history, e.g. postgres://moat:pw@10.0.0.5/moat; read at start; empty: local history only", {
+      check: v.postgresUrlOrEmpty,
+      flags: { writeOnly: true, moatOnly: true },
+    }),
+    node: str("", "This node's name in the fleet (empty: the host name and the API port); read at start", moat),
+  },
   gravity: {
     updateInterval: uint(604800, "Seconds between scheduled gravity updates (default weekly; 0 disables the schedule)", moat),
     downloadTimeout: uint(60, "Seconds one list download may take", { check: (n) => (n < 1 ? "must be at least 1" : null), ...moat }),

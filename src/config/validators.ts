@@ -141,3 +141,20 @@ export function netmaskOrEmpty(s: string): string | null {
   const host = ~n >>> 0;
   return (host & (host + 1)) >>> 0 === 0 ? null : `not a valid netmask (${JSON.stringify(s)}), the one-bits are not contiguous`;
 }
+
+function urlWithScheme(s: string, schemes: readonly string[], what: string): string | null {
+  if (s === "") return null;
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return `not a valid ${what} URL (${schemes.map((x) => `${x}//host:port`).join(" or ")})`;
+  }
+  if (!schemes.includes(u.protocol)) return `not a ${what} URL: the scheme must be ${schemes.join(" or ")}`;
+  return u.hostname ? null : `not a valid ${what} URL: no host`;
+}
+
+/** A Valkey/Redis URL (redis://, rediss:// for TLS), or empty to run alone. */
+export const redisUrlOrEmpty = (s: string) => urlWithScheme(s, ["redis:", "rediss:"], "Redis");
+/** A PostgreSQL URL, or empty for local history only. */
+export const postgresUrlOrEmpty = (s: string) => urlWithScheme(s, ["postgres:", "postgresql:"], "PostgreSQL");

@@ -8,6 +8,7 @@ import type { BlockingSwitch } from "./blocking.ts";
 import type { EventBus } from "./events.ts";
 import type { VersionInfo } from "./version.ts";
 import type { DnsHandle } from "../dns/server.ts";
+import type { Fleet } from "../fleet/fleet.ts";
 
 export interface Paths {
   dataDir: string;
@@ -44,6 +45,8 @@ export interface Runtime {
   stats?: Stats;
   /** extra counters beyond DnsHandle (reply origins); the statistics read `dns` first, then this */
   dnsCounters?: DnsCounters;
+  /** this node's link to the fleet (src/fleet/), when fleet.redis is set */
+  fleet?: Fleet | null;
 }
 
 /** What the DNS engine exposes for /api/info/metrics, /api/padd and /metrics. */

@@ -1,0 +1,166 @@
+// The fleet service: started by `serve` only when fleet.redis is set. It hooks the event bus and
+// the config store (local changes -> publish), listens for the fleet's announcements (-> apply),
+// and once a second retries what failed, catches up if a notification was missed and tells the
+// fleet it is alive. Nothing here is on the DNS path: DNS keeps the snapshot it has, whatever
+// Redis does.
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import type { Runtime } from "../core/runtime.ts";
+import { configKind } from "./config-state.ts";
+import { listsKind } from "./lists-state.ts";
+import { isSharedKey } from "./shared-keys.ts";
+import { RedisLink } from "./redis-link.ts";
+import { Replica, type ReplicaRecord, type ReplicaStatus } from "./replica.ts";
+
+const TICK_MS = 1000;
+/** a node not heard from for this long is reported as down */
+export const NODE_STALE_MS = 10_000;
+
+interface SavedState {
+  /** the store these records belong to: another URL is another fleet */
+  redis: string;
+  kinds: Record<string, ReplicaRecord>;
+}
+
+export interface FleetNode {
+  node: string;
+  /** ms since epoch of its last heartbeat */
+  seen: number;
+  healthy: boolean;
+  versions: Record<string, number>;
+  pending: string[];
+  api: string;
+}
+
+export interface FleetStatus {
+  node: string;
+  connected: boolean;
+  error: string | null;
+  kinds: Record<string, ReplicaStatus>;
+  nodes: FleetNode[];
+}
+
+export function defaultNodeName(rt: Runtime): string {
+  return rt.config.current.fleet.node || `${hostname()}:${rt.config.current.webserver.port.split(",")[0]!.trim()}`;
+}
+
+export class Fleet {
+  readonly node: string;
+  private readonly link: RedisLink;
+  private readonly replicas = new Map<string, Replica>();
+  private readonly stateFile: string;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private unsub: Array<() => void> = [];
+  private stopped = false;
+
+  constructor(private readonly rt: Runtime, private readonly url: string) {
+    this.node = defaultNodeName(rt);
+    this.stateFile = join(rt.paths.dataDir, "fleet-state.json");
+    this.link = new RedisLink(url, (kind, version) => void this.replicas.get(kind)?.remoteChange(version));
+    const saved = this.load();
+    for (const kind of [listsKind(rt.gravityDb, rt.events), configKind(rt.config)])
+      this.replicas.set(kind.name, new Replica(kind, this.link, this.node, saved[kind.name] ?? null, () => this.save(), rt.log));
+  }
+
+  start(): void {
+    this.unsub.push(
+      this.rt.events.on("lists-changed", ({ reason }) => {
+        if (reason !== "fleet") void this.replicas.get("lists")!.localChange();
+      }),
+      this.rt.config.subscribe((_next, _prev, changed) => {
+        if (changed.some(isSharedKey)) void this.replicas.get("config")!.localChange();
+      }),
+    );
+    this.timer = setInterval(() => void this.tick(), TICK_MS);
+    // changes made while this node was away (or killed before it published) go out first
+    for (const r of this.replicas.values()) void r.localChange();
+    this.rt.log("info", `fleet: node ${this.node} joining through ${redactUrl(this.url)}`);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.link.ensure();
+    } catch {
+      return; // Redis away: DNS answers with what it has; the changes wait here
+    }
+    for (const r of this.replicas.values()) if (r.needsSync) void r.sync();
+    const versions: Record<string, number> = {};
+    const pending: string[] = [];
+    for (const [name, r] of this.replicas) {
+      const s = r.status();
+      versions[name] = s.version;
+      if (s.pending) pending.push(name);
+    }
+    await this.link.heartbeat(this.node, { seen: Date.now(), versions, pending, api: this.rt.config.current.webserver.port }).catch(() => undefined);
+  }
+
+  /** Resolves when every kind has done one sync (tests, start-up). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.replicas.values()].map((r) => r.sync()));
+  }
+
+  async status(): Promise<FleetStatus> {
+    const kinds: Record<string, ReplicaStatus> = {};
+    for (const [name, r] of this.replicas) kinds[name] = r.status();
+    let nodes: FleetNode[] = [];
+    try {
+      const now = Date.now();
+      nodes = Object.entries(await this.link.nodes()).map(([node, v]) => ({
+        node,
+        seen: Number(v.seen ?? 0),
+        healthy: now - Number(v.seen ?? 0) < NODE_STALE_MS,
+        versions: (v.versions ?? {}) as Record<string, number>,
+        pending: (v.pending ?? []) as string[],
+        api: String(v.api ?? ""),
+      }));
+    } catch {
+      // Redis away: only this node's own view
+    }
+    return { node: this.node, connected: this.link.connected, error: this.link.lastError, kinds, nodes };
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const u of this.unsub) u();
+    this.link.close();
+  }
+
+  private load(): Record<string, ReplicaRecord> {
+    try {
+      const s = JSON.parse(readFileSync(this.stateFile, "utf8")) as SavedState;
+      return s.redis === redactUrl(this.url) ? s.kinds : {};
+    } catch {
+      return {};
+    }
+  }
+
+  private save(): void {
+    const kinds: Record<string, ReplicaRecord> = {};
+    for (const [name, r] of this.replicas) if (r.saved) kinds[name] = r.saved;
+    const tmp = `${this.stateFile}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ redis: redactUrl(this.url), kinds } satisfies SavedState));
+    renameSync(tmp, this.stateFile);
+  }
+}
+
+/** The URL without its password, for logs and the state file. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+export function startFleet(rt: Runtime): Fleet | null {
+  const url = rt.config.current.fleet.redis;
+  if (!url) return null;
+  const fleet = new Fleet(rt, url);
+  fleet.start();
+  return fleet;
+}

@@ -1,0 +1,190 @@
+// One replicated kind of state on this node: what it last agreed with the fleet (`base`, at
+// `version`), and the sync that brings the two sides together. Local changes are written first
+// (the API has answered already) and marked pending; the sync publishes them, merging with
+// whatever the fleet published meanwhile, and keeps retrying while Redis is away. What this node
+// agreed on is kept in <data-dir>/fleet-state.json, so after a restart (or kill -9 between the
+// local write and the publish) it still knows which changes are its own and not yet published.
+import { hashOf, merge3, type StateMap } from "./state-map.ts";
+import type { Head, RedisLink } from "./redis-link.ts";
+
+export interface ReplicatedKind {
+  name: string;
+  /** this node's state now; `base` supplies values this node has no say over */
+  read(base: StateMap): StateMap;
+  /** makes this node's state `next` (and in force for DNS when the promise resolves) */
+  apply(next: StateMap): void | Promise<void>;
+  /** adjusts local before a merge (e.g. rows both sides added under one id) */
+  prepareMerge?(base: StateMap, local: StateMap, remote: StateMap): StateMap;
+  /** repairs a merged map (e.g. unique names) */
+  tidy?(merged: StateMap): StateMap;
+}
+
+export interface ReplicaRecord {
+  version: number;
+  base: StateMap;
+  /** hash of this node's own state right after it last agreed with the fleet */
+  appliedHash: string;
+  /** who published `version`, and when */
+  node: string;
+  at: number;
+}
+
+export interface ReplicaStatus {
+  version: number;
+  node: string;
+  at: number;
+  /** the fleet's latest version as last seen */
+  latest: number;
+  /** local changes not yet published */
+  pending: boolean;
+  lastSync: number | null;
+  error: string | null;
+}
+
+const MAX_ATTEMPTS = 8;
+
+export class Replica {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private latest = 0;
+  private pending = false;
+  private lastSync: number | null = null;
+  private error: string | null = null;
+
+  constructor(
+    readonly kind: ReplicatedKind,
+    private readonly link: RedisLink,
+    private readonly node: string,
+    private record: ReplicaRecord | null,
+    private readonly save: () => void,
+    private readonly log: (level: "info" | "warn" | "error", message: string) => void,
+  ) {
+    this.latest = record?.version ?? 0;
+  }
+
+  get saved(): ReplicaRecord | null {
+    return this.record;
+  }
+
+  status(): ReplicaStatus {
+    return { version: this.record?.version ?? 0, node: this.record?.node ?? "", at: this.record?.at ?? 0, latest: this.latest, pending: this.pending, lastSync: this.lastSync, error: this.error };
+  }
+
+  /** A local change happened: publish it (now or when Redis is back). */
+  localChange(): Promise<void> {
+    this.pending = true;
+    return this.sync();
+  }
+
+  /** The fleet announced `version`: catch up if it is newer. */
+  remoteChange(version: number): Promise<void> {
+    if (version > this.latest) this.latest = version;
+    if (version <= (this.record?.version ?? 0)) return Promise.resolve();
+    return this.sync();
+  }
+
+  /** Runs one sync, or one more after the running one; resolves when this node is in step (or failed). */
+  sync(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.syncOnce();
+          this.error = null;
+          this.lastSync = Date.now();
+        } catch (e) {
+          this.error = (e as Error).message;
+        }
+      } while (this.again && this.error === null);
+    })().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  /** Whether this node has its own changes or is behind the fleet (a retry is due). */
+  get needsSync(): boolean {
+    return this.pending || this.error !== null || this.latest > (this.record?.version ?? 0);
+  }
+
+  private async syncOnce(): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const base = this.record?.base ?? {};
+      const local = this.kind.read(base);
+      const localHash = hashOf(local);
+      const head = await this.link.head(this.kind.name);
+      if (head) this.latest = head.version;
+      const rec = this.record;
+      if (!rec) {
+        // joining: the fleet's state wins; the first node of a new fleet seeds it
+        if (head) {
+          if (await this.adopt(localHash)) return;
+          continue;
+        }
+        if (await this.publish(local, local, localHash, 0)) return;
+        continue;
+      }
+      // a store that lost its data (restarted without persistence) gets this node's state again
+      const reset = !head || head.version < rec.version;
+      const dirty = localHash !== rec.appliedHash || reset;
+      if (!dirty) {
+        this.pending = false;
+        if (head.version === rec.version) return;
+        if (await this.adopt(localHash)) return;
+        continue;
+      }
+      let merged = local;
+      let expected = head?.version ?? 0;
+      if (head && head.version !== rec.version) {
+        const remote = await this.link.fetch(this.kind.name);
+        if (!remote) continue;
+        expected = remote.version;
+        const prepared = this.kind.prepareMerge ? this.kind.prepareMerge(rec.base, local, remote.data) : local;
+        merged = merge3(rec.base, prepared, remote.data);
+        if (this.kind.tidy) merged = this.kind.tidy(merged);
+      }
+      if (await this.publish(merged, local, localHash, expected)) return;
+    }
+    throw new Error(`${this.kind.name}: the fleet kept changing, ${MAX_ATTEMPTS} attempts`);
+  }
+
+  /** Takes the fleet's state; false when a local change slipped in meanwhile (then merge instead). */
+  private async adopt(localHash: string): Promise<boolean> {
+    const remote = await this.link.fetch(this.kind.name);
+    if (!remote) return false;
+    const base = this.record?.base ?? {};
+    // no await between this check and the apply: a local write cannot slip in between
+    if (this.record && hashOf(this.kind.read(base)) !== localHash) return false;
+    await this.kind.apply(remote.data);
+    this.agree(remote, remote.data, hashOf(this.kind.read(remote.data)));
+    this.log("info", `fleet: ${this.kind.name} version ${remote.version} from ${remote.node} applied`);
+    return true;
+  }
+
+  private async publish(merged: StateMap, local: StateMap, localHash: string, expected: number): Promise<boolean> {
+    const head = await this.link.publish(this.kind.name, expected, this.node, merged);
+    if (!head) return false;
+    const base = this.record?.base ?? {};
+    const current = this.kind.read(base);
+    if (hashOf(current) === localHash) {
+      // someone else's change came in with the merge: it applies here too
+      if (hashOf(merged) !== localHash) await this.kind.apply(merged);
+      this.agree(head, merged, hashOf(this.kind.read(merged)));
+    } else {
+      // a local change landed while publishing: keep it on top of what was published, publish it next
+      await this.kind.apply(merge3(local, current, merged));
+      this.agree(head, merged, hashOf(merged));
+      this.again = true;
+    }
+    this.pending = false;
+    return true;
+  }
+
+  private agree(head: Head, data: StateMap, appliedHash: string): void {
+    this.record = { version: head.version, base: data, appliedHash, node: head.node, at: head.at };
+    this.latest = head.version;
+    this.save();
+  }
+}
