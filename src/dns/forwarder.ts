@@ -1,9 +1,8 @@
 // Forwards queries to dns.upstreams over UDP (TCP when the answer is truncated). The upstream with
 // the best recent response time goes first; one that fails or times out drops back and the next is
 // tried; SERVFAIL when every attempt fails. Counts and response times per upstream feed the API.
-// Names a conditional forwarder covers (dns.revServers) go to it alone. Each upstream has its own
-// connected UDP socket: the kernel drops answers from anyone else, and nothing listens openly.
-import type { udp } from "bun";
+// Names a conditional forwarder covers (dns.revServers) go to it alone. upstream.ts sends the UDP
+// queries and checks their answers (RFC 5452: random IDs and ports, the question byte for byte).
 import { isIP } from "node:net";
 import { Reply, Status } from "../stats/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
@@ -11,7 +10,8 @@ import { buildReply, setU16 } from "./reply.ts";
 import { RCODE, TYPE, getU16, readName, walkMessage, type Message } from "./wire.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
 import { upstreamBlockStatus } from "./upstream-blocked.ts";
-import { UdpBatcher } from "./udp-batch.ts";
+import { Upstream } from "./upstream.ts";
+import { randomU16 } from "./random.ts";
 
 export interface UpstreamStats {
   /** "ip#port" */
@@ -27,81 +27,6 @@ export interface UpstreamStats {
   responseTime: number;
   /** smoothed response time used for the ordering, ms */
   smoothed: number;
-}
-
-class Upstream {
-  count = 0;
-  answered = 0;
-  failed = 0;
-  totalMs = 0;
-  smoothed = 0;
-  /** queries in flight by the id they were sent with */
-  readonly pending = new Map<number, PendingQuery>();
-  private nextId = Math.floor(Math.random() * 65536);
-  private sock: Promise<udp.ConnectedSocket<"uint8array"> | null> | null = null;
-  /** the open socket's batch of outgoing queries (set once the socket is open) */
-  out: UdpBatcher | null = null;
-  closed = false;
-  constructor(readonly ip: string, readonly port: number, readonly name: string) {}
-
-  /** The socket connected to this server, opened on first use. */
-  socket(): Promise<udp.ConnectedSocket<"uint8array"> | null> {
-    this.sock ??= Bun.udpSocket({
-      hostname: isIP(this.ip) === 6 ? "::" : "0.0.0.0",
-      port: 0,
-      binaryType: "uint8array",
-      connect: { hostname: this.ip, port: this.port },
-      socket: { data: (_s, buf) => this.onAnswer(buf), error: () => {} },
-    }).then((s) => {
-      this.out = new UdpBatcher((q) => s.sendMany(q as Uint8Array[]), true);
-      return s;
-    }, () => {
-      this.sock = null; // no route now (no IPv6, say): try again next time
-      return null;
-    });
-    return this.sock;
-  }
-
-  freeId(): number {
-    let id = this.nextId;
-    for (let tries = 0; this.pending.has(id) && tries < 65536; tries++) id = (id + 1) & 0xffff;
-    this.nextId = (id + 7919) & 0xffff;
-    return id;
-  }
-
-  private onAnswer(buf: Uint8Array): void {
-    if (buf.length < 12) return;
-    const id = getU16(buf, 0);
-    const p = this.pending.get(id);
-    if (!p) return; // late, or not an answer to us
-    this.pending.delete(id);
-    p.resolve(new Uint8Array(buf)); // a copy of its own: accept() patches it
-  }
-
-  /** Gives up on the queries past their deadline (one sweep for all, not a timer per query). */
-  expire(now: number): void {
-    for (const [id, p] of this.pending) {
-      if (p.deadline > now) continue;
-      this.pending.delete(id);
-      p.resolve(null);
-    }
-  }
-
-  close(): void {
-    this.closed = true;
-    for (const p of this.pending.values()) p.resolve(null);
-    this.pending.clear();
-    this.out?.flush();
-    this.out = null;
-    void this.sock?.then((s) => s?.close());
-    this.sock = null;
-  }
-}
-
-interface PendingQuery {
-  resolve: (a: Uint8Array | null) => void;
-  /** performance.now() after which the query counts as lost */
-  deadline: number;
 }
 
 export function parseUpstream(s: string): { ip: string; port: number } | null {
@@ -125,7 +50,7 @@ export class Forwarder implements Handler {
   }) {}
 
   async start(): Promise<void> {
-    await Promise.all(this.ups.map((u) => u.socket()));
+    await Promise.all(this.ups.map((u) => u.start()));
   }
 
   stop(): void {
@@ -233,22 +158,11 @@ export class Forwarder implements Handler {
   }
 
   private viaUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
-    // no wait once the socket is open (the common case)
-    return up.out ? this.sendUdp(up, ctx) : up.socket().then((s) => (s ? this.sendUdp(up, ctx) : null));
-  }
-
-  private sendUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
-    const out = up.out;
-    if (!out || up.closed) return NO_ANSWER;
-    const id = up.freeId();
-    // a copy whatever the query's type (a Buffer's slice() is a view: the new ID would land in the client's query)
-    const msg = new Uint8Array(ctx.query);
-    setU16(msg, 0, id);
-    return new Promise((resolve) => {
-      up.pending.set(id, { resolve, deadline: performance.now() + this.opts.timeoutMs });
-      this.sweepSoon();
-      out.send(msg);
-    });
+    if (up.closed) return NO_ANSWER;
+    this.sweepSoon();
+    // no wait once the sockets are open (the common case)
+    if (up.open) return up.send(ctx.query, ctx.q.end, this.opts.timeoutMs);
+    return up.start().then((ok) => (ok ? up.send(ctx.query, ctx.q.end, this.opts.timeoutMs) : null));
   }
 
   private sweeper: ReturnType<typeof setInterval> | null = null;
@@ -259,10 +173,7 @@ export class Forwarder implements Handler {
     this.sweeper = setInterval(() => {
       const now = performance.now();
       let inFlight = 0;
-      for (const u of [...this.ups, ...this.conditional.values()]) {
-        u.expire(now);
-        inFlight += u.pending.size;
-      }
+      for (const u of [...this.ups, ...this.conditional.values()]) inFlight += u.expire(now);
       if (inFlight === 0 && this.sweeper) {
         clearInterval(this.sweeper);
         this.sweeper = null;
@@ -282,9 +193,12 @@ export class Forwarder implements Handler {
         resolve(v);
       };
       const timer = setTimeout(() => finish(null), this.opts.timeoutMs * 2);
+      // a random ID here too, and the answer must carry it and the question
+      const id = randomU16();
       const framed = new Uint8Array(query.length + 2);
       setU16(framed, 0, query.length);
       framed.set(query, 2);
+      setU16(framed, 2, id);
       Bun.connect({
         hostname: up.ip,
         port: up.port,
@@ -295,7 +209,9 @@ export class Forwarder implements Handler {
             n.set(buf);
             n.set(chunk, buf.length);
             buf = n;
-            if (buf.length >= 2 && buf.length >= 2 + getU16(buf, 0)) finish(buf.slice(2, 2 + getU16(buf, 0)), s);
+            if (buf.length < 2 || buf.length < 2 + getU16(buf, 0)) return;
+            const a = buf.slice(2, 2 + getU16(buf, 0));
+            finish(a.length >= 12 && getU16(a, 0) === id ? a : null, s);
           },
           close: () => finish(null),
           error: () => finish(null),

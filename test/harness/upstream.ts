@@ -12,8 +12,13 @@
 //   umbrella-…          A 146.112.61.105     (Cisco Umbrella/OpenDNS block page)
 //   nxra-…              NXDOMAIN with RA unset (an upstream that blocks by NXDOMAIN)
 //   ede15-…             NXDOMAIN with EDE 15 "Blocked"
+//   lower-…             the answer's question is lowercased (an upstream that does not keep 0x20 case)
+//   spoof-…             forged answers first (wrong ID; right ID but another question; right ID and
+//                       question from another source port, and to every other port the querier used),
+//                       all with A 6.6.6.6, then the real answer 100 ms later (UDP only)
 // Every other answer has RA set, as a recursive upstream's does.
-// Every query is printed as "Q <udp|tcp> <name> <type>" so tests can count what reached it.
+// Every query is printed as "Q <udp|tcp> <name> <type> <id> <source port> <name as sent>" so tests
+// can count what reached it and see the IDs, ports and letter case it came with.
 // Usage: bun test/harness/upstream.ts --port N [--addr 192.0.2.1] [--ttl 300] [--neg 30]
 import * as packet from "dns-packet";
 import type { Subprocess } from "bun";
@@ -46,6 +51,7 @@ function answer(query: Buffer, addr: string, ttl: number, neg: number, tcp: bool
   const t = m ? Number(m[1]) : ttl;
   const addrs = (n: string): packet.Answer[] =>
     type === "A" ? [{ name: n, type: "A", ttl: t, data: addr }] : type === "AAAA" ? [{ name: n, type: "AAAA", ttl: t, data: "2001:db8::1" }] : type === "TXT" ? [{ name: n, type: "TXT", ttl: t, data: "hello" }] : [];
+  if (lname.startsWith("lower-")) return packet.encode({ ...base, questions: q.questions!.map((x) => ({ ...x, name: lname })), answers: addrs(lname) } as packet.Packet);
   if (lname.startsWith("null-")) return packet.encode({ ...base, answers: type === "A" ? [{ name, type: "A", ttl: t, data: "0.0.0.0" }] : type === "AAAA" ? [{ name, type: "AAAA", ttl: t, data: "::" }] : [] } as packet.Packet);
   if (lname.startsWith("umbrella-")) return packet.encode({ ...base, answers: type === "A" ? [{ name, type: "A", ttl: t, data: "146.112.61.105" }] : [] } as packet.Packet);
   if (lname.startsWith("nx-") || lname.startsWith("nxra-") || lname.startsWith("ede15-")) return packet.encode({ ...base, flags: base.flags | 3, answers: [], authorities: [soa] } as packet.Packet);
@@ -63,15 +69,42 @@ function answer(query: Buffer, addr: string, ttl: number, neg: number, tcp: bool
   return packet.encode({ ...base, answers: addrs(name) } as packet.Packet);
 }
 
+/** Forged answers to a query, each wrong in one way a resolver must check (RFC 5452). */
+async function spoof(s: { send(d: Buffer, port: number, addr: string): boolean }, query: Buffer, rport: number, raddr: string, seenPorts: Set<number>): Promise<void> {
+  const q = packet.decode(query);
+  const forged = (id: number, name = q.questions![0]!.name) =>
+    packet.encode({ id, type: "response", flags: packet.RECURSION_AVAILABLE | packet.RECURSION_DESIRED, questions: [{ ...q.questions![0]!, name }],
+      answers: [{ name, type: "A", ttl: 300, data: "6.6.6.6" }] } as packet.Packet);
+  const id = q.id ?? 0;
+  // a port closed since reports ECONNREFUSED on a later send: that forgery is simply lost
+  const send = (d: Buffer, port: number) => {
+    try {
+      s.send(d, port, raddr);
+    } catch {
+      // see above
+    }
+  };
+  send(forged(id ^ 0x5555), rport);
+  send(forged((id + 1) & 0xffff), rport);
+  send(forged(id, "spoofed.evil.test"), rport);
+  for (const p of seenPorts) if (p !== rport) send(forged(id), p);
+  // right ID and question, but from a port the query did not go to
+  const other = await Bun.udpSocket({ hostname: "127.0.0.1", port: 0 });
+  other.send(forged(id), rport, raddr);
+  other.close();
+}
+
 async function serve(): Promise<void> {
+  const seenPorts = new Set<number>();
   const port = Number(arg("port", "0"));
   const addr = arg("addr", "192.0.2.1");
   const ttl = Number(arg("ttl", "300"));
   const neg = Number(arg("neg", "30"));
-  const log = (proto: string, buf: Buffer) => {
+  const log = (proto: string, buf: Buffer, rport = 0) => {
     try {
-      const q = packet.decode(buf).questions?.[0];
-      if (q) process.stdout.write(`Q ${proto} ${q.name.toLowerCase()} ${q.type}\n`);
+      const m = packet.decode(buf);
+      const q = m.questions?.[0];
+      if (q) process.stdout.write(`Q ${proto} ${q.name.toLowerCase()} ${q.type} ${m.id} ${rport} ${q.name}\n`);
     } catch {
       // not a query
     }
@@ -83,11 +116,26 @@ async function serve(): Promise<void> {
       hostname: "127.0.0.1",
       port,
       socket: {
+        // ICMP errors for forgeries sent to closed ports: nothing to do
+        error() {},
         data(s, buf, rport, raddr) {
-          log("udp", buf);
-          const delay = /(^|\.)slow-/i.test(packet.decode(buf).questions?.[0]?.name ?? "") ? 400 : 0;
+          log("udp", buf, rport);
+          const qname = packet.decode(buf).questions?.[0]?.name ?? "";
+          let delay = /(^|\.)slow-/i.test(qname) ? 400 : 0;
+          if (/^spoof-/i.test(qname)) {
+            void spoof(s, buf, rport, raddr, seenPorts);
+            delay = 100;
+          }
+          seenPorts.add(rport);
+          if (seenPorts.size > 64) seenPorts.delete(seenPorts.values().next().value!);
           const a = answer(buf, addr, ttl, neg, false);
-          if (a) setTimeout(() => s.send(a, rport, raddr), delay);
+          if (a) setTimeout(() => {
+            try {
+              s.send(a, rport, raddr);
+            } catch {
+              // ECONNREFUSED left over from a forgery to a closed port
+            }
+          }, delay);
         },
       },
     });
@@ -143,6 +191,13 @@ export class Upstream {
       const [, p, n] = l.split(" ");
       return n === name && (!proto || p === proto);
     }).length;
+  }
+  /** the queries that reached the upstream: protocol, name (lowercase), type, ID, source port, name as sent */
+  queries(): Array<{ proto: string; name: string; type: string; id: number; port: number; sent: string }> {
+    return this.lines.filter((l) => l.startsWith("Q ")).map((l) => {
+      const [, proto, name, type, id, port, sent] = l.split(" ") as string[];
+      return { proto: proto!, name: name!, type: type!, id: Number(id), port: Number(port), sent: sent! };
+    });
   }
   async stop(): Promise<void> {
     this.proc.kill();
