@@ -13,6 +13,7 @@ import { DnsServer } from "./dns/server.ts";
 import { gravityService } from "./filter/gravity/runner.ts";
 import { Stats } from "./stats/sink.ts";
 import { startFleet } from "./fleet/fleet.ts";
+import { startDhcpService } from "./dhcp/service.ts";
 
 export interface RunningServices {
   runtime: Runtime;
@@ -84,6 +85,9 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
       runtime.fleet = fleet;
       stoppers.push(() => fleet.stop());
     }
+    const dhcp = startDhcpService(runtime);
+    runtime.dhcp = dhcp.handle;
+    stoppers.push(() => dhcp.stop());
     const http = startHttp(runtime);
     stoppers.push(() => http.stop());
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);

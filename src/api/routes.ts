@@ -46,7 +46,7 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     systemInfoRoutes(rt),
     logsRoutes(rt),
     networkRoutes(rt),
-    dhcpRoutes(),
+    dhcpRoutes(rt),
     paddRoutes(rt),
     domainRoutes(rt),
     groupRoutes(rt),

@@ -9,6 +9,7 @@ import type { EventBus } from "./events.ts";
 import type { VersionInfo } from "./version.ts";
 import type { DnsHandle } from "../dns/server.ts";
 import type { Fleet } from "../fleet/fleet.ts";
+import type { DhcpHandle } from "../dhcp/service.ts";
 
 export interface Paths {
   dataDir: string;
@@ -43,6 +44,8 @@ export interface Runtime {
   logs?: Logs;
   /** statistics and query log (the same object as `queries` when the sink is running) */
   stats?: Stats;
+  /** the DHCP leases and counters (the lease database is read even while DHCP is off) */
+  dhcp?: DhcpHandle;
   /** extra counters beyond DnsHandle (reply origins); the statistics read `dns` first, then this */
   dnsCounters?: DnsCounters;
   /** this node's link to the fleet (src/fleet/), when fleet.redis is set */

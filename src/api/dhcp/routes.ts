@@ -1,31 +1,41 @@
-// /api/dhcp/leases: Moat serves no DHCP yet, so the lease list is empty and every delete is 404.
+// /api/dhcp/leases: the DHCP server's leases (read from the lease database even while DHCP is off).
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
 import { Errors } from "../core/errors.ts";
+import type { Runtime } from "../../core/runtime.ts";
+import { numberToIp } from "../../dhcp/packet.ts";
 
-export function dhcpRoutes() {
+export function dhcpRoutes(rt: Runtime) {
   return new Elysia({ name: "dhcp" })
-    .get("/dhcp/leases", () => ({ leases: [] as never[] }), {
-      response: t.Object({
-        leases: t.Array(
-          t.Object({
-            expires: t.Integer({ description: "Unix time the lease ends (0: never)" }),
-            name: t.String({ description: '"*" when the client sent none' }),
-            hwaddr: t.String(),
-            ip: IpAddress(),
-            clientid: t.String({ description: '"*" when the client sent none' }),
-          }),
-        ),
+    .get(
+      "/dhcp/leases",
+      () => ({
+        leases: (rt.dhcp?.leases() ?? []).map((l) => ({ expires: l.expires, name: l.hostname, hwaddr: l.mac, ip: numberToIp(l.ip), clientid: l.clientId })),
       }),
-      detail: { tags: ["DHCP"], summary: "Active DHCP leases (empty: Moat serves no DHCP yet)" },
-    })
+      {
+        response: t.Object({
+          leases: t.Array(
+            t.Object({
+              expires: t.Integer({ description: "Unix time the lease ends (0: never)" }),
+              name: t.String({ description: '"*" when the client sent none' }),
+              hwaddr: t.String(),
+              ip: IpAddress(),
+              clientid: t.String({ description: '"*" when the client sent none' }),
+            }),
+          ),
+        }),
+        detail: { tags: ["DHCP"], summary: "Active DHCP leases" },
+      },
+    )
     .delete(
       "/dhcp/leases/:ip",
       ({ params }) => {
         if (!isIP(params.ip)) throw Errors.badRequest("The provided IP address is invalid", params.ip);
-        throw Errors.notFound(`/api/dhcp/leases/${params.ip}`);
+        // only IPv4 leases are kept: an IPv6 address never names one
+        if (isIP(params.ip) !== 4 || !rt.dhcp?.remove(params.ip)) throw Errors.notFound(`/api/dhcp/leases/${params.ip}`);
+        return undefined;
       },
-      { params: t.Object({ ip: t.String() }), detail: { tags: ["DHCP"], summary: "Remove a lease" } },
+      { params: t.Object({ ip: t.String() }), detail: { tags: ["DHCP"], summary: "Remove a lease (204; 404 when absent)" } },
     );
 }

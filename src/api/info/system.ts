@@ -1,5 +1,6 @@
 // GET /api/info/system, host, sensors, ftl, database, metrics and the message list: real values
 // from /proc, /sys, the process and the databases (null where the machine has none).
+import { newCounters } from "../../dhcp/counters.ts";
 import { Elysia, t } from "elysia";
 
 import type { Runtime } from "../../core/runtime.ts";
@@ -51,7 +52,7 @@ const HostReply = t.Object({
 });
 
 const Counted = t.Object({ total: Int, enabled: Int });
-/** dnsmasq's counters as Pi-hole reports them; the DHCP ones are zero while Moat serves no DHCP. */
+/** dnsmasq's counters as Pi-hole reports them (the DHCP ones from src/dhcp). */
 const DNSMASQ_COUNTERS = [
   "dns_cache_inserted", "dns_cache_live_freed", "dns_queries_forwarded", "dns_auth_answered", "dns_local_answered", "dns_stale_answered",
   "dns_unanswered", "bootp", "pxe", "dhcp_ack", "dhcp_decline", "dhcp_discover", "dhcp_inform", "dhcp_nak", "dhcp_offer", "dhcp_release",
@@ -139,6 +140,13 @@ export function ftlInfo(rt: Runtime) {
     dns_stale_answered: w?.status[17] ?? 0,
     dns_unanswered: c?.replies?.unanswered ?? 0,
   });
+  const d = rt.dhcp?.counters;
+  if (d)
+    Object.assign(dnsmasq, {
+      bootp: d.bootp, pxe: d.pxe, dhcp_ack: d.ack, dhcp_decline: d.decline, dhcp_discover: d.discover, dhcp_inform: d.inform,
+      dhcp_nak: d.nak, dhcp_offer: d.offer, dhcp_release: d.release, dhcp_request: d.request, noanswer: d.noanswer,
+      leases_allocated_4: d.leases.allocated_4, leases_pruned_4: d.leases.pruned_4, leases_allocated_6: d.leases.allocated_6, leases_pruned_6: d.leases.pruned_6,
+    });
   return {
     database: {
       gravity: count(rt, "SELECT COUNT(*) AS n FROM gravity"),
@@ -181,7 +189,7 @@ export function metricsInfo(rt: Runtime) {
         sum: r ? r.forwarded + r.unanswered + r.local + r.optimized + r.auth : 0,
       },
     },
-    dhcp: { ack: 0, nak: 0, decline: 0, offer: 0, discover: 0, inform: 0, request: 0, release: 0, noanswer: 0, bootp: 0, pxe: 0, leases: { allocated_4: 0, pruned_4: 0, allocated_6: 0, pruned_6: 0 } },
+    dhcp: rt.dhcp ? { ...rt.dhcp.counters, leases: { ...rt.dhcp.counters.leases } } : newCounters(),
   };
 }
 

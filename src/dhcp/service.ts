@@ -1,0 +1,97 @@
+// The DHCP service as `moat serve` runs it: the lease database (always, so the API and DNS see the
+// leases), and the DHCPv4 server while `dhcp.active` is on, restarted when a dhcp.* setting
+// changes. An interface that holds the pool's network may come up late: it is looked for again.
+import { leasesFile } from "../teleporter/export.ts";
+import type { Runtime } from "../core/runtime.ts";
+import { newCounters, type DhcpCounters } from "./counters.ts";
+import { LeaseStore, type Lease } from "./leases.ts";
+import { ipToNumber } from "./packet.ts";
+import { DhcpServer, type Probe } from "./server.ts";
+import { dhcpSettings, interfacesForPool } from "./settings.ts";
+
+/** What the API and the statistics read. */
+export interface DhcpHandle {
+  leases(): Lease[];
+  /** removes the lease of an IPv4 address; false when there is none */
+  remove(ip: string): boolean;
+  counters: DhcpCounters;
+  /** the interfaces served right now (empty while DHCP is off) */
+  interfaces(): string[];
+}
+
+const RETRY_MS = 10_000;
+const PRUNE_MS = 60_000;
+
+export function startDhcpService(rt: Runtime, probe: Probe | null = null): { handle: DhcpHandle; stop(): Promise<void> } {
+  const store = new LeaseStore(leasesFile(rt.paths.dataDir));
+  store.load();
+  const counters = newCounters();
+  let server: DhcpServer | null = null;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  let lastProblem = "";
+  let chain = Promise.resolve();
+
+  const problem = (msg: string) => {
+    if (msg !== lastProblem) rt.log("warn", `DHCP: ${msg}`);
+    lastProblem = msg;
+  };
+
+  const open = () => {
+    retry = null;
+    const c = rt.config.current;
+    if (!c.dhcp.active) return;
+    const s = dhcpSettings(c, (m) => rt.log("warn", m));
+    if (typeof s === "string") return problem(`not serving: ${s}`);
+    const ifaces = interfacesForPool(s);
+    if (!ifaces.length) {
+      problem(`not serving yet: no interface has an IPv4 network holding ${c.dhcp.start}-${c.dhcp.end}`);
+      retry = setTimeout(open, RETRY_MS);
+      return;
+    }
+    const srv = new DhcpServer(s, store, counters, rt.log, probe);
+    try {
+      srv.start(ifaces);
+    } catch (e) {
+      problem(`not serving: ${(e as Error).message}`);
+      retry = setTimeout(open, RETRY_MS);
+      return;
+    }
+    server = srv;
+    lastProblem = "";
+    rt.log("info", `DHCP: serving ${c.dhcp.start}-${c.dhcp.end} on ${srv.interfaces.join(", ")}`);
+  };
+
+  const close = async () => {
+    if (retry) clearTimeout(retry), (retry = null);
+    const s = server;
+    server = null;
+    if (s) await s.stop();
+  };
+
+  /** restarts are queued so two quick changes never open the sockets twice */
+  const restart = () => (chain = chain.then(close).then(open));
+
+  const unsubscribe = rt.config.subscribe((_next, _prev, changed) => {
+    if (changed.some((p) => p.startsWith("dhcp.") || p === "dns.domain.name")) void restart();
+  });
+  const offEvent = rt.events.on("dhcp-leases-changed", () => store.load());
+  const pruner = setInterval(() => (counters.leases.pruned_4 += store.prune()), PRUNE_MS);
+  open();
+
+  const handle: DhcpHandle = {
+    leases: () => store.all(),
+    remove: (ip) => store.remove(ipToNumber(ip)),
+    counters,
+    interfaces: () => server?.interfaces ?? [],
+  };
+  return {
+    handle,
+    async stop() {
+      unsubscribe();
+      offEvent();
+      clearInterval(pruner);
+      await chain;
+      await close();
+    },
+  };
+}
