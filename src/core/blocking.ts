@@ -31,18 +31,39 @@ export class BlockingSwitch {
    * only (re)sets the timer, whose target is then always "enabled" (Pi-hole's behaviour).
    */
   set(active: boolean, timerSeconds: number | null): void {
+    const same = active === this.active;
+    this.restore(active, timerSeconds !== null && timerSeconds > 0 ? Date.now() + timerSeconds * 1000 : null, same ? true : !active);
+  }
+
+  /** When the timer ends (ms since epoch), or null. */
+  get timerEnd(): number | null {
+    return this.timerEndsAt ?? null;
+  }
+
+  /** The state the timer switches to, or null without a timer. */
+  get timerTarget(): boolean | null {
+    return this.timerEndsAt === undefined ? null : this.targetAfterTimer;
+  }
+
+  /**
+   * Sets the state and a timer that ends at `endsAt` (ms since epoch) switching to `after`: how
+   * another node's switch and timer are taken over as they are.
+   */
+  restore(active: boolean, endsAt: number | null, after: boolean): void {
     this.clearTimer();
     const same = active === this.active;
     if (!same) this.write(active);
-    if (timerSeconds !== null && timerSeconds > 0) {
-      this.targetAfterTimer = same ? true : !active;
-      this.timerEndsAt = Date.now() + timerSeconds * 1000;
+    if (endsAt !== null && endsAt > Date.now()) {
+      this.targetAfterTimer = after;
+      this.timerEndsAt = endsAt;
       this.timer = setTimeout(() => {
         this.timer = undefined;
         this.timerEndsAt = undefined;
         this.write(this.targetAfterTimer);
-      }, timerSeconds * 1000);
+      }, endsAt - Date.now());
     }
+    // a timer set or cleared without a change of state is news too (the fleet shares it)
+    if (same) this.events.emit("blocking-changed", { active });
   }
 
   stop(): void {

@@ -9,6 +9,8 @@ export interface MoatEvents {
   "dhcp-leases-changed": { reason: string };
   /** blocking was switched on or off (by API, timer or config) */
   "blocking-changed": { active: boolean };
+  /** the DNS cache was flushed and the lists reloaded (POST /api/action/restartdns, or from the fleet) */
+  "dns-restarted": { origin: "api" | "fleet" };
 }
 
 /** A handler may return a promise: the change is in force once it resolves. */

@@ -12,6 +12,8 @@ import { listsKind } from "./lists-state.ts";
 import { isSharedKey } from "./shared-keys.ts";
 import { RedisLink } from "./redis-link.ts";
 import { Replica, type ReplicaRecord, type ReplicaStatus } from "./replica.ts";
+import { blockingKind } from "./live.ts";
+import { GravityShare } from "./gravity-share.ts";
 
 const TICK_MS = 1000;
 /** a node not heard from for this long is reported as down */
@@ -39,6 +41,7 @@ export interface FleetStatus {
   error: string | null;
   kinds: Record<string, ReplicaStatus>;
   nodes: FleetNode[];
+  gravity: { version: number; leader: string | null; error: string | null };
 }
 
 export function defaultNodeName(rt: Runtime): string {
@@ -49,6 +52,7 @@ export class Fleet {
   readonly node: string;
   private readonly link: RedisLink;
   private readonly replicas = new Map<string, Replica>();
+  readonly gravity: GravityShare;
   private readonly stateFile: string;
   private timer: ReturnType<typeof setInterval> | undefined;
   private unsub: Array<() => void> = [];
@@ -57,9 +61,14 @@ export class Fleet {
   constructor(private readonly rt: Runtime, private readonly url: string) {
     this.node = defaultNodeName(rt);
     this.stateFile = join(rt.paths.dataDir, "fleet-state.json");
-    this.link = new RedisLink(url, (kind, version) => void this.replicas.get(kind)?.remoteChange(version));
+    this.link = new RedisLink(
+      url,
+      (kind, version) => (kind === "gravity" ? void this.gravity.tick() : void this.replicas.get(kind)?.remoteChange(version)),
+      (action, node) => void this.onAction(action, node),
+    );
+    this.gravity = new GravityShare(rt, this.link, this.node);
     const saved = this.load();
-    for (const kind of [listsKind(rt.gravityDb, rt.events), configKind(rt.config)])
+    for (const kind of [listsKind(rt.gravityDb, rt.events), configKind(rt.config), blockingKind(rt.blocking)])
       this.replicas.set(kind.name, new Replica(kind, this.link, this.node, saved[kind.name] ?? null, () => this.save(), rt.log));
   }
 
@@ -70,6 +79,13 @@ export class Fleet {
       }),
       this.rt.config.subscribe((_next, _prev, changed) => {
         if (changed.some(isSharedKey)) void this.replicas.get("config")!.localChange();
+      }),
+      this.rt.events.on("blocking-changed", () => void this.replicas.get("blocking")!.localChange()),
+      this.rt.events.on("gravity-updated", ({ ok }) => {
+        if (ok) this.gravity.localRun();
+      }),
+      this.rt.events.on("dns-restarted", ({ origin }) => {
+        if (origin === "api") this.link.announce("restartdns", this.node).catch((e) => this.rt.log("warn", `fleet: restartdns not announced: ${(e as Error).message}`));
       }),
     );
     this.timer = setInterval(() => void this.tick(), TICK_MS);
@@ -86,6 +102,7 @@ export class Fleet {
       return; // Redis away: DNS answers with what it has; the changes wait here
     }
     for (const r of this.replicas.values()) if (r.needsSync) void r.sync();
+    await this.gravity.tick();
     const versions: Record<string, number> = {};
     const pending: string[] = [];
     for (const [name, r] of this.replicas) {
@@ -94,6 +111,13 @@ export class Fleet {
       if (s.pending) pending.push(name);
     }
     await this.link.heartbeat(this.node, { seen: Date.now(), versions, pending, api: this.rt.config.current.webserver.port }).catch(() => undefined);
+  }
+
+  private async onAction(action: string, from: string): Promise<void> {
+    if (from === this.node || action !== "restartdns") return;
+    this.rt.log("info", `fleet: restartdns from ${from}: flushing the cache and reloading the lists`);
+    await this.rt.restartDns?.();
+    await this.rt.events.emit("dns-restarted", { origin: "fleet" });
   }
 
   /** Resolves when every kind has done one sync (tests, start-up). */
@@ -118,7 +142,9 @@ export class Fleet {
     } catch {
       // Redis away: only this node's own view
     }
-    return { node: this.node, connected: this.link.connected, error: this.link.lastError, kinds, nodes };
+    const leader = await this.link.leaseHolder("gravity").catch(() => null);
+    const gravity = { version: this.gravity.version, leader, error: this.gravity.error };
+    return { node: this.node, connected: this.link.connected, error: this.link.lastError, kinds, nodes, gravity };
   }
 
   stop(): void {

@@ -9,6 +9,8 @@ import { canonical, hashOf, type StateMap } from "./state-map.ts";
 
 export const PREFIX = "moat:fleet:";
 export const CHANNEL = `${PREFIX}changes`;
+/** one-off actions ("restartdns <node>"), announced to the nodes listening now */
+export const ACTIONS = `${PREFIX}actions`;
 const COUNTER = `${PREFIX}version`;
 const NODES = `${PREFIX}nodes`;
 const LOG = `${PREFIX}log`;
@@ -20,6 +22,19 @@ local v = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'version', v, 'node', ARGV[2], 'at', ARGV[3], 'hash', ARGV[4], 'data', ARGV[5])
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', '1000', '*', 'kind', ARGV[6], 'version', v, 'node', ARGV[2], 'at', ARGV[3])
 redis.call('PUBLISH', KEYS[4], ARGV[6] .. ' ' .. v .. ' ' .. ARGV[2])
+return v`;
+
+const GRAVITY = `${PREFIX}gravity`;
+
+const LEASE = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0`;
+
+const PUBLISH_GRAVITY = `
+local v = redis.call('INCR', KEYS[2])
+redis.call('HSET', KEYS[1], 'version', v, 'node', ARGV[1], 'at', ARGV[2], 'hash', ARGV[3], 'updated', ARGV[4], 'data', ARGV[5])
+redis.call('PUBLISH', KEYS[3], 'gravity ' .. v .. ' ' .. ARGV[1])
 return v`;
 
 export interface Head {
@@ -48,6 +63,8 @@ export class RedisLink {
     private readonly url: string,
     /** a notification: `kind` reached `version` (published by `node`) */
     private readonly onChange: (kind: string, version: number, node: string) => void,
+    /** another node announced an action */
+    private readonly onAction: (action: string, node: string) => void = () => {},
   ) {}
 
   get connected(): boolean {
@@ -75,6 +92,10 @@ export class RedisLink {
         await this.sub.subscribe(CHANNEL, (message) => {
           const [kind, version, node] = message.split(" ");
           if (kind && version) this.onChange(kind, Number(version), node ?? "");
+        });
+        await this.sub.subscribe(ACTIONS, (message) => {
+          const [action, node] = message.split(" ");
+          if (action) this.onAction(action, node ?? "");
         });
       }
       this.lastError = null;
@@ -115,6 +136,40 @@ export class RedisLink {
     const hash = hashOf(data);
     const v = Number(await this.send("EVAL", [PUBLISH, "4", `${PREFIX}kind:${kind}`, COUNTER, LOG, CHANNEL, String(expected), node, String(at), hash, canonical(data), kind]));
     return v > 0 ? { version: v, node, at, hash } : 0;
+  }
+
+  /** Takes or renews a lease named `name`; true while this node holds it. */
+  async lease(name: string, node: string, ms: number): Promise<boolean> {
+    return Number(await this.send("EVAL", [LEASE, "1", `${PREFIX}lease:${name}`, node, String(ms)])) === 1;
+  }
+
+  async leaseHolder(name: string): Promise<string | null> {
+    return ((await this.send("GET", [`${PREFIX}lease:${name}`])) as string | null) ?? null;
+  }
+
+  async gravityHead(): Promise<{ version: number; updated: string; node: string } | null> {
+    const [version, updated, node] = (await this.send("HMGET", [GRAVITY, "version", "updated", "node"])) as Array<string | null>;
+    return version ? { version: Number(version), updated: updated ?? "", node: node ?? "" } : null;
+  }
+
+  /** Stores a finished gravity package (gzip bytes) as the next version; returns it. */
+  async publishGravity(node: string, updated: string, data: Uint8Array): Promise<number> {
+    const hash = new Bun.CryptoHasher("sha256").update(data).digest("hex");
+    const b64 = Buffer.from(data).toString("base64");
+    return Number(await this.send("EVAL", [PUBLISH_GRAVITY, "3", GRAVITY, COUNTER, CHANNEL, node, String(Date.now()), hash, updated, b64]));
+  }
+
+  /** The stored gravity package, checked against its hash. */
+  async fetchGravity(): Promise<{ version: number; node: string; data: Uint8Array<ArrayBuffer> } | null> {
+    const [version, node, hash, b64] = (await this.send("HMGET", [GRAVITY, "version", "node", "hash", "data"])) as Array<string | null>;
+    if (!version || b64 == null) return null;
+    const data = new Uint8Array(Buffer.from(b64, "base64"));
+    if (new Bun.CryptoHasher("sha256").update(data).digest("hex") !== hash) throw new HashMismatch(`fleet gravity version ${version}: stored package does not match its hash`);
+    return { version: Number(version), node: node ?? "", data };
+  }
+
+  async announce(action: string, node: string): Promise<void> {
+    await this.send("PUBLISH", [ACTIONS, `${action} ${node}`]);
   }
 
   /** Tells the fleet this node is alive and where it stands. */

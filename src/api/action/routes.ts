@@ -30,6 +30,7 @@ export function actionRoutes(rt: Runtime) {
         rt.log("info", "restartdns: reloading lists and DNS service");
         await hooks.restartDns?.();
         rt.events.emit("lists-changed", { reason: "restartdns" });
+        rt.events.emit("dns-restarted", { origin: "api" });
         return { status: "success" as const };
       },
       { response: Success, detail: documented({ tags: ["Actions"], summary: "Reload the lists and restart the DNS service (the API stays up)" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }) },

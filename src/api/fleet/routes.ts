@@ -34,6 +34,11 @@ const FleetReply = t.Object({
     error: t.Union([t.String(), t.Null()], { description: "the store's last error" }),
     kinds: t.Record(t.String(), KindState),
     nodes: t.Array(NodeState),
+    gravity: t.Object({
+      version: t.Integer({ description: "version of the shared gravity package this node holds (0: none)" }),
+      leader: t.Union([t.String(), t.Null()], { description: "the node holding the gravity lease: it runs the scheduled updates" }),
+      error: t.Union([t.String(), t.Null()], { description: "why the last gravity exchange failed, or null" }),
+    }),
   }),
 });
 
@@ -41,7 +46,7 @@ export function fleetRoutes(rt: Runtime) {
   return new Elysia({ name: "fleet" }).get(
     "/fleet",
     async () => {
-      if (!rt.fleet) return { fleet: { enabled: false, node: null, connected: false, error: null, kinds: {}, nodes: [] } };
+      if (!rt.fleet) return { fleet: { enabled: false, node: null, connected: false, error: null, kinds: {}, nodes: [], gravity: { version: 0, leader: null, error: null } } };
       const s = await rt.fleet.status();
       const latest: Record<string, number> = {};
       const kinds: Record<string, typeof KindState.static> = {};
@@ -56,14 +61,14 @@ export function fleetRoutes(rt: Runtime) {
           lag: Object.entries(latest).reduce((sum, [name, v]) => sum + Math.max(0, v - (n.versions[name] ?? 0)), 0),
         }))
         .sort((a, b) => a.node.localeCompare(b.node));
-      return { fleet: { enabled: true, node: s.node, connected: s.connected, error: s.error, kinds, nodes } };
+      return { fleet: { enabled: true, node: s.node, connected: s.connected, error: s.error, kinds, nodes, gravity: s.gravity } };
     },
     {
       response: FleetReply,
       detail: moatOnly(
         documented(
           { tags: ["Fleet"], summary: "The nodes of the fleet, the versions they hold, their lag and health" },
-          { examples: [{ summary: "A single node (fleet.redis not set)", status: 200, response: { fleet: { enabled: false, node: null, connected: false, error: null, kinds: {}, nodes: [] } } }] },
+          { examples: [{ summary: "A single node (fleet.redis not set)", status: 200, response: { fleet: { enabled: false, node: null, connected: false, error: null, kinds: {}, nodes: [], gravity: { version: 0, leader: null, error: null } } } }] },
         ),
       ),
     },

@@ -114,6 +114,8 @@ export class GravityService {
   private due(now: number): boolean {
     const interval = this.rt.config.current.gravity.updateInterval;
     if (interval === 0 || this.running) return false;
+    // in a fleet only the holder of the gravity lease runs the schedule; the others take its result
+    if (this.rt.fleet && !this.rt.fleet.gravity.mayRunSchedule()) return false;
     const last = Number(this.lastUpdated ?? 0) * 1000;
     const from = last > 0 ? last : this.startedAt + 300_000 - interval * 1000;
     return now >= from + interval * 1000;
