@@ -48,7 +48,7 @@ export function buildReply(query: Uint8Array, q: Question, rcode: number, answer
   let o = q.end;
   for (let i = 0; i < answers.length; i++) o = writeRR(out, o, answers[i]!);
   for (let i = 0; i < authority.length; i++) o = writeRR(out, o, authority[i]!);
-  if (q.edns) writeOpt(out, o, q.dnssecOk, edeText ? ede! : null, edeText);
+  if (q.edns) writeOpt(out, o, q.dnssecOk, edeText ? ede! : null, edeText, rcode >> 4);
   return out;
 }
 
@@ -70,11 +70,12 @@ function writeRR(out: Uint8Array, o: number, r: RR): number {
   return o + 10 + r.data.length;
 }
 
-function writeOpt(out: Uint8Array, o: number, dnssecOk: boolean, ede: Ede | null, text: Uint8Array | null): number {
+/** `extRcode`: the upper 8 bits of a 12-bit rcode (BADVERS = 16 → 1), RFC 6891 §6.1.3 */
+function writeOpt(out: Uint8Array, o: number, dnssecOk: boolean, ede: Ede | null, text: Uint8Array | null, extRcode = 0): number {
   out[o++] = 0;
   setU16(out, o, 41);
   setU16(out, o + 2, OUR_UDP_SIZE);
-  out[o + 4] = 0; // extended rcode
+  out[o + 4] = extRcode;
   out[o + 5] = 0; // version
   out[o + 6] = dnssecOk ? 0x80 : 0;
   out[o + 7] = 0;

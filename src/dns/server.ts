@@ -183,6 +183,8 @@ export class DnsServer implements DnsHandle {
       const rcode = e instanceof WireError ? e.rcode : null;
       return rcode === null ? null : errorFromHeader(buf, rcode);
     }
+    // a version we do not speak: BADVERS with our version (0) in the OPT (RFC 6891 §6.1.3)
+    if (q.ednsVersion > 0) return buildReply(buf, q, RCODE.BADVERS);
     if (dns.EDNS0ECS && q.optAt >= 0) client = ecsClient(buf, q) ?? client;
     if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
     const ctx = this.context(buf, q, client, tcp, start, false);

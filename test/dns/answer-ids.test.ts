@@ -142,3 +142,20 @@ test("dig +tcp accepts forwarded, cached and local answers (no ID mismatch)", as
   expect(out).not.toContain("mismatch");
   expect(out).toContain("ANSWER: 40");
 });
+
+test("EDNS version 1 gets BADVERS (extended rcode 16) with OPT version 0, over UDP and TCP, and is not answered otherwise", async () => {
+  for (const tcp of [false, true]) {
+    const id = 0x4242 + (tcp ? 1 : 0);
+    const bytes = packet.encode({ type: "query", id, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name: "Vers.Ids.Test", class: "IN" }],
+      additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232, ednsVersion: 1 } as packet.Answer] });
+    const raw = tcp ? (await sendTcp(moat.dnsPort, [bytes]))[0] : await sendUdp(moat.dnsPort, bytes);
+    expect(raw).toBeTruthy();
+    const r = decodeReply(raw!);
+    const opt = r.msg.additionals!.find((a) => a.type === "OPT") as unknown as { extendedRcode: number; ednsVersion: number };
+    expect({ id: r.msg.id, q: r.msg.questions, low: raw![3]! & 0xf, ext: opt.extendedRcode, version: opt.ednsVersion, answers: r.answers.length })
+      .toEqual({ id, q: [{ name: "Vers.Ids.Test", type: "A", class: "IN" }], low: 0, ext: 1, version: 0, answers: 0 } as never);
+  }
+  expect(up.count("vers.ids.test")).toBe(0);
+  const dig = await runDig(["+edns=1", "+noednsnegotiation", "+tries=1", "+time=5", "@127.0.0.1", "-p", String(moat.dnsPort), "vers.ids.test"]);
+  expect(dig).toContain("status: BADVERS");
+});
