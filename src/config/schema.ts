@@ -32,7 +32,10 @@ export const schema = {
     upstreams: strings([], "Upstream DNS servers: IP or IP#port", { each: v.upstream, ...restart }),
     CNAMEdeepInspect: bool(true, "Check every name of a CNAME chain in answers against the lists"),
     blockESNI: bool(true, "Also check _esni.<domain> queries against the lists"),
-    EDNS0ECS: bool(true, "An EDNS0 client subnet in a query replaces the client address"),
+    EDNS0ECS: bool(true, "An EDNS0 client subnet in a query replaces the client address (only from dns.ecs.trustedSources)"),
+    ecs: {
+      trustedSources: strings([], "Senders (IP or CIDR, e.g. a router or DNS proxy in front of Moat) whose EDNS0 client subnet names the client; from anyone else it is ignored, so a client cannot pose as another", { each: v.ipOrCidr, ...moat }),
+    },
     ignoreLocalhost: bool(false, "Hide queries from the appliance itself"),
     showDNSSEC: bool(true, "Show internally generated DNSSEC queries"),
     analyzeOnlyAandAAAA: bool(false, "Only count A and AAAA queries"),

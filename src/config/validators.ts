@@ -70,6 +70,15 @@ export function revServer(s: string): string | null {
   return null;
 }
 
+/** An address or a network: "192.168.1.1", "192.168.1.0/24", "fd00::/8". */
+export function ipOrCidr(s: string): string | null {
+  const [ip, prefix, extra] = s.split("/");
+  const fam = isIP(ip ?? "");
+  if (!fam || extra !== undefined) return "not a valid IP address or CIDR network";
+  if (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > (fam === 4 ? 32 : 128))) return "not a valid prefix length";
+  return null;
+}
+
 export function ipv4OrEmpty(s: string): string | null {
   return s === "" || isIP(s) === 4 ? null : "not a valid IPv4 address";
 }

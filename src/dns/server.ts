@@ -13,7 +13,7 @@ import { DnsCache, type CacheCounters } from "./cache.ts";
 import { Forwarder, type UpstreamStats } from "./forwarder.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { addressesOf, isLocalClient } from "./iface.ts";
-import { ecsClient } from "./ecs.ts";
+import { EcsTrust, ecsClient } from "./ecs.ts";
 import { UdpBatcher } from "./udp-batch.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
@@ -51,6 +51,7 @@ export class DnsServer implements DnsHandle {
   private readonly cacheH: DnsCache;
   private readonly resolve: (ctx: QueryContext) => Pending;
   private readonly limiter: RateLimiter;
+  private readonly ecsTrust: EcsTrust;
   private unsub: Array<() => void> = [];
 
   constructor(private readonly rt: Runtime) {
@@ -68,6 +69,7 @@ export class DnsServer implements DnsHandle {
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cacheH = new DnsCache(cfg.cache.size, () => rt.config.current.dns.cache.optimizer);
     this.resolve = chain([new LocalHandler(rt.config), new PolicyHandler(rt.config, rt.blocking), this.cacheH, this.forwarder]);
+    this.ecsTrust = new EcsTrust(() => rt.config.current.dns.ecs.trustedSources);
     this.limiter = new RateLimiter(() => rt.config.current.dns.rateLimit, (m) => rt.log("warn", m));
   }
 
@@ -185,7 +187,7 @@ export class DnsServer implements DnsHandle {
     }
     // a version we do not speak: BADVERS with our version (0) in the OPT (RFC 6891 §6.1.3)
     if (q.ednsVersion > 0) return buildReply(buf, q, RCODE.BADVERS);
-    if (dns.EDNS0ECS && q.optAt >= 0) client = ecsClient(buf, q) ?? client;
+    if (dns.EDNS0ECS && q.optAt >= 0 && this.ecsTrust.trusts(client)) client = ecsClient(buf, q) ?? client;
     if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
     const ctx = this.context(buf, q, client, tcp, start, false);
     let r: Pending;

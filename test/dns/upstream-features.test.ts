@@ -90,7 +90,10 @@ function queryWithEcs(name: string, ip: string, prefix: number): Uint8Array {
   });
 }
 
-test("EDNS0ECS: a /32 client subnet is the client; a wider subnet, or the setting off, keeps the sender", async () => {
+test("EDNS0ECS: from a trusted sender a /32 client subnet is the client; a wider subnet, the setting off, or an untrusted sender keeps the sender", async () => {
+  await sendUdp(moat.dnsPort, queryWithEcs("ecs-untrusted.test", "127.0.0.76", 32));
+  expect((await logged("ecs-untrusted.test")).client.ip).toBe("127.0.0.1");
+  await setConfig({ dns: { ecs: { trustedSources: ["127.0.0.0/30"] } } });
   const a = decodeReply((await sendUdp(moat.dnsPort, queryWithEcs("ecs-host.test", "127.0.0.77", 32)))!);
   expect(firstAddress(a)).toBe("192.0.2.40");
   expect((await logged("ecs-host.test")).client.ip).toBe("127.0.0.77");
@@ -99,7 +102,7 @@ test("EDNS0ECS: a /32 client subnet is the client; a wider subnet, or the settin
   await setConfig({ dns: { EDNS0ECS: false } });
   await sendUdp(moat.dnsPort, queryWithEcs("ecs-off.test", "127.0.0.78", 32));
   expect((await logged("ecs-off.test")).client.ip).toBe("127.0.0.1");
-  await setConfig({ dns: { EDNS0ECS: true } });
+  await setConfig({ dns: { EDNS0ECS: true, ecs: { trustedSources: [] } } });
 });
 
 test("listening modes and the port change live: BIND on lo answers on its addresses only; a new port takes over", async () => {
