@@ -88,7 +88,7 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     const dhcp = startDhcpService(runtime);
     runtime.dhcp = dhcp.handle;
     stoppers.push(() => dhcp.stop());
-    const http = startHttp(runtime);
+    const http = await startHttp(runtime);
     stoppers.push(() => http.stop());
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);
   } catch (e) {

@@ -4,13 +4,31 @@
 import { Elysia, ValidationError } from "elysia";
 import type { Runtime } from "../core/runtime.ts";
 import { bodyForAuth, PUBLIC_ROUTES, rememberBodySid, type Authenticator } from "./core/auth-hook.ts";
-import { parseJsonBody } from "./core/body.ts";
+import { parseJsonBody, readBodyBounded } from "./core/body.ts";
 import { ApiError, Errors } from "./core/errors.ts";
 import { emptyResponse, jsonResponse } from "./core/reply.ts";
 import { requestState } from "./core/request-state.ts";
 import { validationToApiError } from "./core/validation.ts";
 import { routeGroups } from "./routes.ts";
+import { MAX_ARCHIVE } from "../teleporter/import.ts";
 import { setDocRoutes } from "./docs/plugin.ts";
+
+/** An upload's largest form: the archive plus room for the form's other fields and boundaries. */
+const MAX_UPLOAD = MAX_ARCHIVE + 64 * 1024;
+
+/** A multipart body read up to `limit` bytes, as Elysia's own form parser gives it (name → value). */
+async function readForm(request: Request, limit: number): Promise<Record<string, unknown>> {
+  const bytes = await readBodyBounded(request, limit);
+  let form: Awaited<ReturnType<Response["formData"]>>;
+  try {
+    form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+  } catch {
+    throw Errors.badRequest("Invalid form request", "the multipart/form-data body could not be read");
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of form.entries()) out[k] = v;
+  return out;
+}
 
 function isPublic(route: string): boolean {
   return PUBLIC_ROUTES.has(route) || route.startsWith("/api/docs");
@@ -23,14 +41,28 @@ export function errorResponse(err: ApiError, request: Request, rt: Runtime): Res
 }
 
 export function createApp(rt: Runtime, auth: Authenticator) {
+  /** Checks the session of a protected route once per request; throws the 401. */
+  const authenticateOnce = (request: Request, route: string, body: unknown): void => {
+    const st = requestState(request);
+    if (st.authenticated || isPublic(route)) return;
+    const r = auth.authenticate({ request, url: new URL(request.url), body: bodyForAuth(request, body), ip: st.ip });
+    if (r instanceof ApiError) throw r;
+    st.session = r.session;
+    st.replyHeaders = r.headers;
+    st.authenticated = true;
+  };
+
   const core = new Elysia({ name: "core" })
     // A throw inside a parser reaches onError as Elysia's generic PARSE error, so a body problem is
     // kept aside and raised from the transform hook, which runs before validation.
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
-      // File uploads (POST /api/teleporter) go to Elysia's form parser; Bun caps any body at 64 MiB
-      // and the route checks its own limit.
-      if (contentType.toLowerCase().startsWith("multipart/form-data")) return;
+    .onParse({ as: "global" }, async ({ request, contentType, route }) => {
       try {
+        // File uploads (POST /api/teleporter): the session is checked before a byte of the body is
+        // read (an upload cannot carry its SID inside), then the form is read up to its limit.
+        if (contentType.toLowerCase().startsWith("multipart/form-data")) {
+          authenticateOnce(request, route, null);
+          return await readForm(request, MAX_UPLOAD);
+        }
         return rememberBodySid(request, await parseJsonBody(request));
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
@@ -42,12 +74,7 @@ export function createApp(rt: Runtime, auth: Authenticator) {
     // nothing but 401 (as in Pi-hole), whatever it sent.
     .onTransform({ as: "global" }, ({ request, route, body }) => {
       const st = requestState(request);
-      if (!isPublic(route)) {
-        const r = auth.authenticate({ request, url: new URL(request.url), body: bodyForAuth(request, body), ip: st.ip });
-        if (r instanceof ApiError) throw r;
-        st.session = r.session;
-        st.replyHeaders = r.headers;
-      }
+      authenticateOnce(request, route, body);
       if (st.bodyError) throw st.bodyError;
     })
     // read-your-writes: a change answers once DNS applies it (a new filter snapshot is live)

@@ -7,6 +7,7 @@
 // the right JSON type, null only where allowed, no Moat-only parts.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readZip } from "../../src/teleporter/zip.ts";
+import { getWithBody } from "../harness/get-with-body.ts";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { runDig, until } from "../dns/helpers.ts";
@@ -17,8 +18,8 @@ import { PIHOLE_REPLIES, compareWithPihole } from "./pihole-replies.ts";
 
 const PASSWORD = "conformance";
 const SEED = Number(process.env.CONFORMANCE_SEED ?? Date.now() % 1_000_000);
-/** GET bodies reach the API only with the new HTTP layer; until then the body channel is not among the choices. */
-const GET_BODY_CHANNEL = false;
+/** The SID in a GET's JSON body: how Pi-hole's own checker sends its first request. */
+const GET_BODY_CHANNEL = true;
 
 let lists: ReturnType<typeof Bun.serve>;
 let up: Upstream;
@@ -46,13 +47,12 @@ const CHANNELS: Channel[] = ["header sid", "header X-FTL-SID", "cookie+csrf", "q
 function get(path: string, channel: Channel): Promise<Response> {
   const headers: Record<string, string> = {};
   let url = path;
-  let body: string | undefined;
   if (channel === "header sid") headers.sid = session.sid;
   else if (channel === "header X-FTL-SID") headers["X-FTL-SID"] = session.sid;
   else if (channel === "cookie+csrf") Object.assign(headers, { cookie: `sid=${session.sid}`, "X-FTL-CSRF": session.csrf });
   else if (channel === "query") url += `${path.includes("?") ? "&" : "?"}sid=${encodeURIComponent(session.sid)}`;
-  else body = JSON.stringify({ sid: session.sid });
-  return m.api(url, { method: "GET", headers, body });
+  else return getWithBody(m.base + url, JSON.stringify({ sid: session.sid }));
+  return m.api(url, { method: "GET", headers });
 }
 
 async function api(method: string, path: string, body?: unknown): Promise<Response> {

@@ -1,5 +1,6 @@
 // POST /api/action/gravity: runs the gravity update and streams its progress as text/plain while
 // it runs, as Pi-hole's does. A request during a run follows that run instead of starting one.
+import { streamedResponse } from "../../http/adapter.ts";
 import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
@@ -10,7 +11,7 @@ export function gravityActionRoutes(rt: Runtime) {
     "/action/gravity",
     () => {
       const run = gravityService(rt).start("API");
-      return new Response(run.stream(), { status: 200, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+      return streamedResponse(new Response(run.stream(), { status: 200, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } }));
     },
     {
       query: t.Object({ color: t.Optional(t.String({ description: "accepted for compatibility; output has no colours" })) }, { additionalProperties: true }),

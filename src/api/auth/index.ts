@@ -4,7 +4,7 @@ import { timingSafeEqual } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Runtime } from "../../core/runtime.ts";
-import type { AuthRequest, Authenticator } from "../core/auth-hook.ts";
+import { bodyForAuth, type AuthRequest, type Authenticator } from "../core/auth-hook.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { hashPasswordAsync, randomBytes, verificationPending, verificationsInFlight, verifyPasswordAsync, verifyPasswordFast, type Verdict } from "./password.ts";
 import { SessionTable, type NewSession, type Session } from "./sessions.ts";
@@ -91,7 +91,8 @@ export class AuthService implements Authenticator {
    * the cookie without one (GET/POST /api/auth, which only report or reuse the session).
    */
   check(request: Request, url: URL, body: unknown, ip: string, requireCsrf = true): CheckResult {
-    const found = findSid(request, url, body);
+    // the body's SID as parsed: a GET's body reaches no route schema, and schemas strip `sid`
+    const found = findSid(request, url, bodyForAuth(request, body));
     if (!found) return { reason: "no SID provided" };
     const s = this.sessions.lookup(found.sid);
     if (typeof s === "string") return { reason: s };

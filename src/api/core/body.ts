@@ -1,15 +1,41 @@
 // Request bodies are JSON whatever their Content-Type (curl -d labels JSON as form data,
 // docs/pihole-differences.md), at most 64 KiB. A lone form-encoded `sid=` (Pi-hole accepts it) becomes { sid }.
+// Bodies are read as streams and given up as soon as they pass their limit, so a large body never
+// sits in memory.
 import { Errors } from "./errors.ts";
 
 export const MAX_JSON_BODY = 64 * 1024;
 
-/** null stands for "no body" so that routes without a body schema accept an empty POST. */
-export async function parseJsonBody(request: Request, limit = MAX_JSON_BODY): Promise<unknown> {
+/** The whole body, or 413 as soon as it (or its declared length) passes `limit`. */
+export async function readBodyBounded(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw Errors.bodyTooLarge(limit);
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > limit) throw Errors.bodyTooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw Errors.bodyTooLarge(limit);
+    }
+    parts.push(value);
+  }
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** null stands for "no body" so that routes without a body schema accept an empty POST. */
+export function decodeJsonBody(bytes: Uint8Array): unknown {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -24,6 +50,10 @@ export async function parseJsonBody(request: Request, limit = MAX_JSON_BODY): Pr
     if (form) return { sid: decodeURIComponent(form[1]!.replace(/\+/g, " ")).replace(/ /g, "+") };
     throw Errors.invalidJson(jsonErrorPosition(text, e as Error));
   }
+}
+
+export async function parseJsonBody(request: Request, limit = MAX_JSON_BODY): Promise<unknown> {
+  return decodeJsonBody(await readBodyBounded(request, limit));
 }
 
 function jsonErrorPosition(text: string, e: Error): string {

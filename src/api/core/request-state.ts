@@ -6,6 +6,8 @@ export interface RequestState {
   started: number;
   /** the client's IP address as seen by the socket */
   ip: string;
+  /** whether the auth hook has checked this request's session */
+  authenticated?: boolean;
   /** set by the auth hook on protected routes */
   session?: unknown;
   /** headers the auth hook wants on the reply (refreshed cookie) */
