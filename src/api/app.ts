@@ -5,7 +5,7 @@ import { Elysia, ValidationError } from "elysia";
 import type { Runtime } from "../core/runtime.ts";
 import { bodyForAuth, PUBLIC_ROUTES, rememberBodySid, type Authenticator } from "./core/auth-hook.ts";
 import { parseJsonBody, readBodyBounded } from "./core/body.ts";
-import { ApiError, Errors } from "./core/errors.ts";
+import { ApiError, Errors, isDiskFull } from "./core/errors.ts";
 import { emptyResponse, jsonResponse } from "./core/reply.ts";
 import { requestState } from "./core/request-state.ts";
 import { validationToApiError } from "./core/validation.ts";
@@ -32,6 +32,17 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
 
 function isPublic(route: string): boolean {
   return PUBLIC_ROUTES.has(route) || route.startsWith("/api/docs");
+}
+
+/** The reply for an error no route expected: a full disk says so; anything else is logged with its stack. */
+export function unexpected(rt: Runtime, request: Request, error: unknown): ApiError {
+  const where = `${request.method} ${new URL(request.url).pathname}`;
+  if (isDiskFull(error)) {
+    rt.log("error", `API ${where}: the disk is full (${(error as Error).message})`);
+    return Errors.diskFull((error as Error).message);
+  }
+  rt.log("error", `API ${where} failed: ${(error as Error)?.stack ?? String(error)}`);
+  return Errors.internal();
 }
 
 export function errorResponse(err: ApiError, request: Request, rt: Runtime): Response {
@@ -100,8 +111,7 @@ export function createApp(rt: Runtime, auth: Authenticator) {
       if (code === "VALIDATION") return errorResponse(validationToApiError(error as ValidationError), request, rt);
       if (code === "NOT_FOUND") return errorResponse(Errors.notFound(new URL(request.url).pathname), request, rt);
       if (code === "PARSE") return errorResponse(Errors.invalidJson(String((error as Error).message ?? "")), request, rt);
-      rt.log("error", `API ${request.method} ${new URL(request.url).pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
-      return errorResponse(Errors.internal(), request, rt);
+      return errorResponse(unexpected(rt, request, error), request, rt);
     });
 
   let app = new Elysia({ prefix: "/api" }).use(core);

@@ -7,7 +7,7 @@ import type { Runtime } from "../core/runtime.ts";
 import type { Arrival, EarlyReply, Handler } from "../http/adapter.ts";
 import { listen, type HttpListener } from "../http/listen.ts";
 import { prefixRouter } from "../http/router.ts";
-import { createApp, errorResponse } from "./app.ts";
+import { createApp, errorResponse, unexpected } from "./app.ts";
 import { createAuth } from "./auth/index.ts";
 import { rememberBodySid } from "./core/auth-hook.ts";
 import { decodeJsonBody } from "./core/body.ts";
@@ -69,8 +69,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
         res = await route(req, arrival);
       }
     } catch (e) {
-      rt.log("error", `HTTP ${req.method} ${new URL(req.url).pathname} failed: ${(e as Error)?.stack ?? String(e)}`);
-      res = errorResponse(e instanceof ApiError ? e : Errors.internal(), req, rt);
+      res = errorResponse(e instanceof ApiError ? e : unexpected(rt, req, e), req, rt);
     }
     applyHeaders(res, rt.config.current.webserver.headers);
     return res;

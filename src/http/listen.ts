@@ -46,6 +46,13 @@ export function listen(hostname: string, port: number, handle: Handler, early: E
       () => socket.destroy(),
     );
   });
+  // CONNECT (a proxy tunnel) is not served; node hands it to this event and would otherwise drop the socket.
+  server.on("connect", (_req: unknown, socket: Socket) => {
+    void rawBytes(early(405, "bad_request", "Method CONNECT is not served", null, performance.now())).then(
+      (bytes) => socket.end(bytes),
+      () => socket.destroy(),
+    );
+  });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => {

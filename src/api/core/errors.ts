@@ -24,7 +24,16 @@ export const Errors = {
   bodyTooLarge: (limit: number) => new ApiError(413, "payload_too_large", `Request body larger than ${limit} bytes`, `limit: ${limit} bytes`),
   internal: (message = "Internal server error", hint: string | null = null) => new ApiError(500, "internal_error", message, hint),
   database: (message: string, hint: unknown = null, status = 400) => new ApiError(status, "database_error", message, hint),
+  diskFull: (cause: string) => new ApiError(507, "database_error", "The disk is full: no space left to save the change", cause),
 } as const;
+
+/** SQLite's SQLITE_FULL and the file system's ENOSPC: the disk (or the database's quota) is full. */
+export function isDiskFull(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  if (!err || typeof err !== "object") return false;
+  if (err.code === "SQLITE_FULL" || err.code === "ENOSPC") return true;
+  return typeof err.message === "string" && /database or disk is full|no space left on device/i.test(err.message);
+}
 
 /** The error envelope as a schema, for the routes' documented replies. */
 export const ErrorReply = t.Object({
