@@ -24,7 +24,7 @@ export function callFrom(
   localAddress: string,
   path: string,
   opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: Json | null }> {
+): Promise<{ status: number; body: Json | null; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: "127.0.0.1", port: m.httpPort, path, method: opts.method ?? "GET", headers: opts.headers, localAddress },
@@ -32,7 +32,7 @@ export function callFrom(
         let data = "";
         res.setEncoding("utf8");
         res.on("data", (c) => (data += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data ? JSON.parse(data) : null }));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data ? JSON.parse(data) : null, headers: res.headers }));
       },
     );
     req.on("error", reject);

@@ -6,7 +6,9 @@ import { join } from "node:path";
 import type { Runtime } from "../../core/runtime.ts";
 import { bodyForAuth, type AuthRequest, type Authenticator } from "../core/auth-hook.ts";
 import { ApiError, Errors } from "../core/errors.ts";
-import { hashPasswordAsync, randomBytes, verificationPending, verificationsInFlight, verifyPasswordAsync, verifyPasswordFast, type Verdict } from "./password.ts";
+import { clientKey } from "./client-key.ts";
+import { LoginLimiter } from "./login-limit.ts";
+import { hashPasswordAsync, randomBytes, verifyPasswordAsync, verifyPasswordFast, type Verdict } from "./password.ts";
 import { SessionTable, type NewSession, type Session } from "./sessions.ts";
 import { csrfHeader, findSid } from "./sid.ts";
 import { base32Decode, totpMatches } from "./totp.ts";
@@ -36,9 +38,11 @@ export class AuthService implements Authenticator {
   readonly sessions: SessionTable;
   /** the CLI password of this run (<data-dir>/cli_pw), or null when `webserver.api.cli_pw` is off */
   readonly cliPassword: string | null = null;
-  private failures: number[] = [];
+  /** failed and running password checks per client (webserver.api.loginRateLimit) */
+  readonly loginLimiter = new LoginLimiter(() => this.rt.config.current.webserver.api.loginRateLimit);
   private lastTotp: number | null = null;
-  private lastTotpCheck = 0;
+  /** when each client (clientKey) last had a 2FA token checked: one check a second per client */
+  private readonly totpChecks = new Map<string, number>();
   /** set while Moat itself rewrites pwhash (legacy upgrade), which must not end sessions */
   private upgrading = false;
 
@@ -126,30 +130,8 @@ export class AuthService implements Authenticator {
     return { session: r.session, headers: this.refresh(r.session, req.url.protocol === "https:") };
   }
 
-  /**
-   * Whether a new password check must be refused: failed attempts in the last second plus Balloon
-   * runs under way (each a pending attempt) against `webserver.api.loginRateLimit`.
-   */
-  rateLimited(): boolean {
-    const limit = this.cfg.api.loginRateLimit;
-    if (limit === 0) return false;
-    const t = performance.now();
-    this.failures = this.failures.filter((f) => t - f < 1000);
-    return this.failures.length + verificationsInFlight() >= limit;
-  }
-
-  recordFailure(): void {
-    this.failures.push(performance.now());
-  }
-
   private async checkHash(password: string, stored: string): Promise<Verdict> {
-    const fast = verifyPasswordFast(password, stored);
-    if (fast !== null) return fast;
-    if (!verificationPending(password, stored) && this.rateLimited()) {
-      await Bun.sleep(250);
-      throw AuthErrors.rateLimited();
-    }
-    return verifyPasswordAsync(password, stored);
+    return verifyPasswordFast(password, stored) ?? verifyPasswordAsync(password, stored);
   }
 
   /** Which password this is: CLI first, then the main password, then the app password. */
@@ -175,12 +157,14 @@ export class AuthService implements Authenticator {
   }
 
   /** Checks the 2FA token of a main-password login; throws the reply for a bad one. */
-  checkTotp(totp: unknown): void {
+  checkTotp(totp: unknown, ip: string): void {
     const secret = base32Decode(this.cfg.api.totp_secret);
     if (totp === undefined || totp === null || totp === "") throw AuthErrors.noTotp();
     const t = Date.now() / 1000;
-    if (t - this.lastTotpCheck < 1) throw AuthErrors.totpRateLimited();
-    this.lastTotpCheck = t;
+    const key = clientKey(ip);
+    if (t - (this.totpChecks.get(key) ?? 0) < 1) throw AuthErrors.totpRateLimited();
+    if (this.totpChecks.size >= 4096) for (const [k, at] of this.totpChecks) if (t - at >= 1) this.totpChecks.delete(k);
+    this.totpChecks.set(key, t);
     const code = typeof totp === "number" ? totp : /^\s*\d{1,10}\s*$/.test(String(totp)) ? Number(totp) : NaN;
     if (code === this.lastTotp) throw AuthErrors.reusedTotp();
     if (!secret || !Number.isInteger(code) || !totpMatches(secret, code, t)) throw AuthErrors.invalidTotp();

@@ -111,17 +111,26 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           if ("session" in r) return reply(request, validSession(r.session, "correct password"), 200, auth.refresh(r.session, isTls(request)));
         }
         if (!auth.passwordSet) return reply(request, noPassword(compat && password !== "" ? "password incorrect" : "no password set"));
-        if (auth.rateLimited()) {
+        // per client address: one address guessing passwords never locks out another
+        const wait = auth.loginLimiter.retryAfter(st.ip);
+        if (wait) {
           await Bun.sleep(250);
-          throw AuthErrors.rateLimited();
+          const res = errorResponse(AuthErrors.rateLimited(), request, rt);
+          res.headers.set("retry-after", String(wait));
+          return res;
         }
-        const kind = await auth.verify(password);
+        const checked = auth.loginLimiter.begin(st.ip);
+        let kind: LoginKind | null = null;
+        try {
+          kind = await auth.verify(password);
+        } finally {
+          checked(kind === null);
+        }
         if (!kind) {
-          auth.recordFailure();
           const res = compat ? reply(request, invalidSession("password incorrect"), 401) : errorResponse(Errors.unauthorized(), request, rt);
           return withDeletedCookie(res);
         }
-        if (kind === "password" && auth.totpEnabled) auth.checkTotp(body.totp);
+        if (kind === "password" && auth.totpEnabled) auth.checkTotp(body.totp, st.ip);
         const s = auth.open({
           remoteAddr: st.ip,
           userAgent: request.headers.get("user-agent")?.slice(0, 127) ?? null,

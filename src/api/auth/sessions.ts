@@ -2,6 +2,7 @@
 // session id), each holding one SID/CSRF pair with a sliding expiry. Sessions are written through to
 // the `session` table of pihole-FTL.db so that a restart keeps them (`webserver.session.restore`).
 import type { Database } from "bun:sqlite";
+import { clientKey } from "./client-key.ts";
 import { randomBytes } from "./password.ts";
 
 export interface Session {
@@ -121,7 +122,13 @@ export class SessionTable {
     if (s.validUntil - this.persisted[s.id]! >= 1) this.write(s);
   }
 
-  /** Creates a session in a free slot; null when every slot holds a live session. */
+  /**
+   * Creates a session in a free slot. A full table gives way to a fair share: a login from a client
+   * holding fewer seats than the biggest holder has, less one (an address holding none always
+   * qualifies), takes the least recently used seat of that biggest holder; so does a CLI login,
+   * always. One client can therefore fill the table only while nobody else wants a seat. Null (429)
+   * when the table is full and this client already holds its share.
+   */
   create(info: NewSession, timeout: number): Session | null {
     const t = now();
     let free = -1;
@@ -130,13 +137,39 @@ export class SessionTable {
       if (s && s.validUntil <= t) this.remove(i);
       if (!this.slots[i] && free < 0) free = i;
     }
-    if (free < 0) return null;
+    if (free < 0) {
+      const victim = this.seatToGive(clientKey(info.remoteAddr), info.cli);
+      if (!victim) return null;
+      this.log("info", `API seats full: the least recently used session of ${victim.remoteAddr} gives way to a login from ${info.remoteAddr}`);
+      this.remove(victim.id);
+      free = victim.id;
+    }
     let sid = newToken();
     while (this.bySid.has(sid)) sid = newToken();
     const s: Session = { id: free, sid, csrf: newToken(), loginAt: Math.floor(t), validUntil: t + timeout, tlsMixed: false, ...info };
     this.put(s);
     this.write(s);
     return s;
+  }
+
+  /** The seat a newcomer may take from the biggest holder (its least recently used), or null. */
+  private seatToGive(newcomer: string, cli: boolean): Session | null {
+    const byClient = new Map<string, Session[]>();
+    for (const s of this.slots) {
+      if (!s) continue;
+      const k = clientKey(s.remoteAddr);
+      const list = byClient.get(k);
+      if (list) list.push(s);
+      else byClient.set(k, [s]);
+    }
+    let biggest: Session[] = [];
+    for (const list of byClient.values()) if (list.length > biggest.length) biggest = list;
+    const mine = byClient.get(newcomer)?.length ?? 0;
+    if (biggest.length === 0) return null;
+    if (!cli && biggest.length <= mine + 1) return null;
+    // a CLI session gives way last: it is the local administrator's
+    const candidates = biggest.some((s) => !s.cli) ? biggest.filter((s) => !s.cli) : biggest;
+    return candidates.reduce((a, b) => (b.validUntil < a.validUntil ? b : a));
   }
 
   get(id: number): Session | null {
