@@ -1,6 +1,6 @@
 // Teleporter export: everything a user needs to move to another Moat or to Pi-hole, in Pi-hole's
 // archive layout (test/config/teleporter.test.ts checks it).
-import type { Database } from "bun:sqlite";
+import { Database as DatabaseFile, type Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -26,16 +26,38 @@ export function scratchFile(dataDir: string, tag: string): string {
   return join(scratchDir(dataDir), `${tag}-${process.pid}-${crypto.randomUUID()}.db`);
 }
 
-/** A consistent copy of a live database (VACUUM INTO runs in one read transaction). */
-export function snapshotDb(db: Database, dataDir: string, tag: string): Uint8Array {
+/**
+ * A consistent copy of a live database (VACUUM INTO runs in one read transaction), without the rows
+ * of `secretTables`: emptied in the copy, with secure_delete and a final VACUUM so that no page of
+ * the file keeps their bytes.
+ */
+export function snapshotDb(db: Database, dataDir: string, tag: string, secretTables: readonly string[] = []): Uint8Array {
   const file = scratchFile(dataDir, tag);
   try {
     db.run("VACUUM INTO ?", [file]);
+    if (secretTables.length) {
+      const copy = new DatabaseFile(file);
+      try {
+        copy.run("PRAGMA secure_delete = ON");
+        for (const t of secretTables) copy.run(`DELETE FROM "${t}"`);
+        copy.run("VACUUM");
+      } finally {
+        copy.close();
+      }
+    }
     return new Uint8Array(readFileSync(file));
   } finally {
     rmSync(file, { force: true });
   }
 }
+
+/**
+ * What a backup leaves out of pihole-FTL.db: the live API sessions (their SIDs and CSRF tokens would
+ * let whoever holds the file act as the logged-in users). What a restore needs stays, as in Pi-hole:
+ * pihole.toml keeps the password hash, the app password hash and the 2FA secret, so the restored
+ * machine asks for the same password.
+ */
+export const SECRET_TABLES = ["session"] as const;
 
 /** dns.hosts as a hosts file, which is where Pi-hole users expect local records. */
 function hostsFile(lines: readonly string[]): string {
@@ -78,7 +100,7 @@ export function exportArchive(src: ExportSources, now = new Date()): Uint8Array 
   const entries: ZipEntry[] = [
     { name: ENTRY.gravity, data: snapshotDb(src.gravityDb, src.dataDir, "gravity") },
     { name: ENTRY.config, data: exportedConfig(src, now) },
-    { name: ENTRY.queryDb, data: snapshotDb(src.queryDb, src.dataDir, "ftl") },
+    { name: ENTRY.queryDb, data: snapshotDb(src.queryDb, src.dataDir, "ftl", SECRET_TABLES) },
     { name: ENTRY.hosts, data: enc.encode(hostsFile(src.config.current.dns.hosts)) },
     { name: ENTRY.leases, data: existsSync(leases) ? new Uint8Array(readFileSync(leases)) : new Uint8Array(0) },
   ];
