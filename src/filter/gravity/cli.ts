@@ -9,6 +9,27 @@ import { acquireGravityLock } from "./lock.ts";
 
 export const EXIT_BUSY = 3;
 
+/**
+ * Set by the server for its gravity child, whose stdin is then a pipe the server never writes to.
+ * The kernel closes it when the server dies, even by kill -9, and the child stops instead of running
+ * on as an orphan that downloads and writes gravity.db for nobody.
+ */
+export const PARENT_PIPE_ENV = "MOAT_GRAVITY_PARENT_PIPE";
+
+function stopWhenParentGone(stop: () => void): void {
+  if (process.env[PARENT_PIPE_ENV] !== "1") return;
+  void (async () => {
+    try {
+      for await (const _ of Bun.stdin.stream()) {
+        // the server writes nothing; only the end matters
+      }
+    } catch {
+      // a broken pipe ends the same way
+    }
+    stop();
+  })();
+}
+
 export async function gravityCommand(paths: Paths, config: ConfigStore): Promise<number> {
   const release = acquireGravityLock(paths.dataDir);
   if (!release) {
@@ -17,6 +38,12 @@ export async function gravityCommand(paths: Paths, config: ConfigStore): Promise
   }
   const c = config.current.gravity;
   const db = openGravityDb(paths.dataDir, config.current.database.useWAL);
+  stopWhenParentGone(() => {
+    console.log("  [✗] The server that started this update is gone; stopping, the previous lists stay active");
+    release();
+    // an open write transaction is rolled back by SQLite when the process ends
+    process.exit(1);
+  });
   try {
     const r = await runGravity(db, paths.dataDir, { timeoutMs: c.downloadTimeout * 1000, maxBytes: c.maxListSize * 1024 * 1024 }, (l) => console.log(l));
     return r.ok ? 0 : 1;

@@ -3,6 +3,7 @@
 // another), runs it on a schedule, and tells the DNS engine when gravity.db changed, whoever changed
 // it (the server, the CLI, an imported database): info.updated is polled once a second as FTL does.
 import type { Runtime } from "../../core/runtime.ts";
+import { PARENT_PIPE_ENV } from "./cli.ts";
 
 export class GravityRun {
   readonly lines: string[] = [];
@@ -76,11 +77,12 @@ export class GravityService {
     this.current = run;
     this.rt.log("info", `gravity update started (${reason})`);
     const p = this.rt.paths;
+    // stdin is a pipe this process never writes: it closes when the server dies, and the child stops
     const proc = Bun.spawn([...moatCommand(), "gravity", "--data-dir", p.dataDir, "--config", p.configFile], {
-      stdin: "ignore",
+      stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
-      env: process.env as Record<string, string>,
+      env: { ...(process.env as Record<string, string>), [PARENT_PIPE_ENV]: "1" },
     });
     const pump = async (s: ReadableStream<Uint8Array>) => {
       const dec = new TextDecoder();
@@ -96,6 +98,7 @@ export class GravityService {
       if (buf) run.push(buf);
     };
     void Promise.all([pump(proc.stdout), pump(proc.stderr), proc.exited]).then(async ([, , code]) => {
+      void proc.stdin.end();
       run.exitCode = code;
       // the reply ends once the new lists answer queries
       await this.afterRun(code === 0);
