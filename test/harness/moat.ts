@@ -10,10 +10,14 @@ import type { Subprocess } from "bun";
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BUN = process.execPath;
 
-/** A port free for both TCP and UDP on 127.0.0.1 (DNS needs both). */
+/**
+ * A port free for both TCP and UDP on 127.0.0.1 (DNS needs both). Drawn below Linux's ephemeral range
+ * (/proc/sys/net/ipv4/ip_local_port_range, 32768-60999), where the kernel hands out the source ports of
+ * outgoing connections and upstream queries, so a port found free stays free until the server binds it.
+ */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20000 + Math.floor(Math.random() * 40000);
+    const port = 10000 + Math.floor(Math.random() * 22000);
     const tcpOk = await new Promise<boolean>((res) => {
       const s = createServer();
       s.once("error", () => res(false));
@@ -123,9 +127,18 @@ export class MoatProcess {
 export async function startMoat(opts: MoatOptions = {}): Promise<MoatProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "moat-test-"));
   if (opts.configToml !== undefined) await Bun.write(join(dataDir, "pihole.toml"), opts.configToml);
-  const m = new MoatProcess(dataDir, await freePort(), opts.dnsPortInConfig ?? (await freePort()), opts);
-  await m.start();
-  return m;
+  // Test files of several checkouts may run at once: a port taken between the check and the bind is
+  // drawn again rather than failing the test.
+  for (let attempt = 1; ; attempt++) {
+    const m = new MoatProcess(dataDir, await freePort(), opts.dnsPortInConfig ?? (await freePort()), opts);
+    try {
+      await m.start();
+      return m;
+    } catch (e) {
+      await m.stop();
+      if (attempt >= 3 || !/in use|EADDRINUSE/i.test(m.output)) throw e;
+    }
+  }
 }
 
 /** Runs a command and returns its exit code and output (for CLI tests). */
