@@ -26,13 +26,7 @@ if ((${#missing[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# The project's own dependencies (bun among them), as a fresh clone has none: npm ci installs exactly the lock file.
-if [ ! -x "$BUN" ]; then
-  command -v npm >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
-  log "project dependencies: npm ci"
-  (cd "$REPO" && npm ci --no-audit --no-fund --loglevel=error) >&2
-  [ -x "$BUN" ] || die "npm ci did not install $BUN"
-fi
+project_deps
 update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
 [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || die "binfmt for qemu-aarch64 is not active"
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Boots the built image (dist/moat-<version>-arm64.img.xz) in qemu-system-aarch64 -M virt and checks it from
 # outside, through ports forwarded to 127.0.0.1 only: first-boot settings, API password, DNS (local record,
-# a domain blocked through the API), restart after a kill, data kept across a reboot, nothing else listening.
+# a domain blocked through the API), restart after a kill, data kept across a reboot, nothing else listening,
+# the dashboard in Chromium; then a second card whose first boots lose power while the data partition grows.
 # The guest's network is restricted: it reaches nothing but the forwarded ports (no traffic leaves this machine).
 # Prints the boot-to-first-DNS-answer time and "N passed, N failed"; exits non-zero when a check failed.
 set -euo pipefail
@@ -10,17 +11,20 @@ source "$here/image-lib/common.sh"
 source "$here/image-lib/qemu.sh"
 
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}   # seconds; software emulation of a 2-core arm64 on a busy host is slow
+CARD=${CARD:-16G}                   # a real card's size (a sparse file): first boot grows the data partition into it
 T="$WORK/test"
 img_xz="$DIST/$IMAGE_NAME.img.xz"
 [ -f "$img_xz" ] || die "$img_xz not found: run scripts/build-image.sh first"
 
 missing=()
-for p in qemu-system-arm mtools bind9-dnsutils curl jq openssh-client xz-utils; do
+for p in qemu-system-arm mtools bind9-dnsutils curl jq openssh-client xz-utils e2fsprogs fdisk chromium; do
   dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
 done
 if ((${#missing[@]})); then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+project_deps   # bun and playwright-core for the dashboard check
 
 passed=0 failed=0 failures=()
 check() { # name command...
@@ -33,7 +37,7 @@ log "verifying and unpacking $img_xz"
 (cd "$DIST" && sha256sum -c --quiet "$IMAGE_NAME.img.xz.sha256")
 rm -rf "$T" && mkdir -p "$T"
 xz -dc "$img_xz" >"$T/disk.img"
-truncate -s 2G "$T/disk.img"        # a bigger "card": first boot grows the data partition into it
+truncate -s "$CARD" "$T/disk.img"
 
 password="test-$(od -An -tx8 -N8 /dev/urandom | tr -d ' ')"
 ssh-keygen -q -t ed25519 -N '' -C moat-image-test -f "$T/ssh_key"
@@ -63,7 +67,10 @@ else
 fi
 
 source "$here/image-lib/checks.sh"
+source "$here/image-lib/powercut.sh"
 run_checks
+stop_qemu || true
+power_cut_checks "$CARD"
 
 log "boot to first DNS answer: ${first_answer}s (qemu-system-aarch64 -M virt, TCG)"
 ((failed == 0)) || log "failed: ${failures[*]}"

@@ -1,10 +1,12 @@
 # Filesystems from directories and the disk image from them, without mounting anything (the build machine's
 # kernel can mount neither FAT nor partitions). Sourced by build-image.sh.
 
-# Fixed ids and times (SOURCE_DATE_EPOCH) make the filesystems reproducible.
+# Fixed ids and times (SOURCE_DATE_EPOCH) make the filesystems reproducible. 4 KiB blocks and an inode per
+# 16 KiB even for the small data filesystem (mke2fs would pick 1 KiB blocks and an inode per 4 KiB), as it
+# grows to fill a card at first boot.
 make_ext4() { # image size-MiB label uuid source-dir [root-owner uid:gid]
   rm -f "$1"
-  E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -L "$3" -U "$4" -E "hash_seed=$HASH_SEED,lazy_itable_init=0,root_owner=${6:-0:0}" -O ^orphan_file -d "$5" "$1" "$2M"
+  E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH mkfs.ext4 -q -F -b 4096 -i 16384 -L "$3" -U "$4" -E "hash_seed=$HASH_SEED,lazy_itable_init=0,root_owner=${6:-0:0}" -O ^orphan_file -d "$5" "$1" "$2M"
 }
 
 make_fat() { # image size-MiB source-dir

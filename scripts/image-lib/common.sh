@@ -26,3 +26,13 @@ BUN="$REPO/node_modules/.bin/bun"
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# The project's own dependencies (bun, playwright-core), as a fresh clone has none: npm ci installs exactly
+# the lock file (and Debian's nodejs and npm first when the machine has no npm).
+project_deps() {
+  [ -x "$BUN" ] && [ -d "$REPO/node_modules/playwright-core" ] && return 0
+  command -v npm >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+  log "project dependencies: npm ci"
+  (cd "$REPO" && npm ci --no-audit --no-fund --loglevel=error) >&2
+  [ -x "$BUN" ] || die "npm ci did not install $BUN"
+}

@@ -26,7 +26,7 @@ for _ in range(3):
 print(*[s.getsockname()[1] for s in ps])')
 }
 
-start_qemu() { # dir
+start_qemu() { # dir [serial-log-name]
   QEMU_STARTED=$(date +%s)
   # Not restrict=on: libslirp then drops every UDP packet from the guest before looking up its socket,
   # so the answers to the forwarded DNS port never come back (TCP forwards still work). Nothing leaves
@@ -37,20 +37,34 @@ start_qemu() { # dir
     -drive "file=$1/disk.img,format=raw,if=none,id=disk" -device virtio-blk-pci,drive=disk \
     -netdev "user,id=net,hostfwd=tcp:127.0.0.1:$HTTP_PORT-:80,hostfwd=udp:127.0.0.1:$DNS_PORT-:53,hostfwd=tcp:127.0.0.1:$SSH_PORT-:22" \
     -device virtio-net-pci,netdev=net,romfile= -device virtio-rng-pci \
-    -display none -monitor none -serial "file:$1/serial.log" &
+    -display none -monitor none -serial "file:$1/${2:-serial.log}" &
   QEMU_PID=$!
   log "qemu pid $QEMU_PID: http 127.0.0.1:$HTTP_PORT, dns 127.0.0.1:$DNS_PORT, ssh 127.0.0.1:$SSH_PORT"
 }
 
-stop_qemu() {
+stop_qemu() { # [seconds to wait for the guest's poweroff]; fails when qemu had to be killed
   [ -n "${QEMU_PID:-}" ] || return 0
+  local killed=0
   if kill -0 "$QEMU_PID" 2>/dev/null; then
-    guest poweroff >/dev/null 2>&1 || true
-    for _ in $(seq 60); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
-    kill "$QEMU_PID" 2>/dev/null || true
+    guest_once poweroff >/dev/null 2>&1 || true
+    for _ in $(seq "${1:-60}"); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
+    kill "$QEMU_PID" 2>/dev/null && { killed=1; log "qemu killed: the guest did not power off"; }
   fi
   wait "$QEMU_PID" 2>/dev/null || true
   QEMU_PID=
+  return "$killed"
+}
+
+cut_power_at() { # serial-log pattern timeout-seconds: kills qemu (no shutdown) once the console shows pattern
+  local deadline=$(( $(date +%s) + $3 ))
+  while ! grep -q "$2" "$1" 2>/dev/null; do
+    kill -0 "$QEMU_PID" 2>/dev/null || { log "qemu exited before '$2'"; return 1; }
+    (( $(date +%s) < deadline )) || { log "no '$2' on the console after $3 s"; kill -9 "$QEMU_PID"; wait "$QEMU_PID" 2>/dev/null; QEMU_PID=; return 1; }
+    sleep 0.1
+  done
+  kill -9 "$QEMU_PID"; wait "$QEMU_PID" 2>/dev/null || true
+  QEMU_PID=
+  log "  power cut at '$2'; the console's last grow lines: $(grep -o 'moat: [a-z].*' "$1" | tr -d '\r' | tail -3 | paste -sd'|')"
 }
 
 dns() { # name [type] -> dig's short answer; fails when no reply came
@@ -79,13 +93,25 @@ wait_for() { # timeout-seconds command...
 
 api() { # method path [json] -> body; HTTP status in $API_STATUS
   local out
-  out=$(curl -s -m 20 -X "$1" -w '\n%{http_code}' -H 'Content-Type: application/json' \
+  out=$(curl -s -m 60 -X "$1" -w '\n%{http_code}' -H 'Content-Type: application/json' \
     ${SID:+-H "X-FTL-SID: $SID"} ${3:+--data "$3"} "http://127.0.0.1:$HTTP_PORT$2") || { API_STATUS=000; return 0; }
   API_STATUS=${out##*$'\n'}
   printf '%s' "${out%$'\n'*}"
 }
 
-guest() { # command run as root in the guest over SSH (enabled by the test's settings file)
+# A command run as root in the guest over SSH (enabled by the test's settings file). guest retries when
+# ssh itself fails (exit 255: the emulated guest, busy, was slow to take the connection): for commands
+# that can run twice; guest_once for the rest (kill, reboot, poweroff).
+guest() {
+  local try rc
+  for try in 1 2 3; do
+    guest_once "$@" && return 0
+    rc=$?; [ "$rc" = 255 ] || return "$rc"
+    sleep 3
+  done
+  return 255
+}
+guest_once() {
   ssh -q -i "$T/ssh_key" -p "$SSH_PORT" -o BatchMode=yes -o StrictHostKeyChecking=no \
     -o UserKnownHostsFile=/dev/null -o ConnectTimeout=15 root@127.0.0.1 "$@"
 }
