@@ -6,7 +6,7 @@
 // costs (RSS + the tmpfs query log, against the loaded server). RSS + tmpfs is sampled every second.
 // Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
 //   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
-//   [--only moat,unbound,dnsmasq] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
+//   [--only moat,unbound,dnsmasq] [--moat-env KEY=VALUE,...] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
 //   memory cgroup of --mem 512 MiB when /sys/fs/cgroup/memory is writable)
 // Quick run: bun bench/mix/run.ts --list 100000 --queries 200000 --popular 20000 --fill 200000 --seconds 4
 import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
@@ -89,6 +89,8 @@ async function startMoat(): Promise<Subprocess> {
   const env = {
     FTLCONF_dns_port: String(PORTS.moat), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
     FTLCONF_dns_rateLimit_count: "0", FTLCONF_gravity_maxListSize: "1024",
+    // --moat-env KEY=VALUE,KEY=VALUE: settings to compare (e.g. FTLCONF_dns_queryLogging=false)
+    ...Object.fromEntries(arg("moat-env", "").split(",").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
   };
   const cg = memoryCgroup();
   const cmd = [process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", data];

@@ -24,6 +24,15 @@ const INDEXES = [
   "CREATE INDEX IF NOT EXISTS moat_idx_qs_range ON query_storage (timestamp, status, type, client)",
 ];
 
+/**
+ * A string with storage of its own. The writer thread's records are slices of their batch's one
+ * text (record-batch.ts), and a slice keeps its whole parent alive: a cached id key would hold every
+ * batch it came from (measured: most of the writer thread's memory on a busy network).
+ */
+function ownCopy(s: string): string {
+  return Buffer.from(s, "utf8").toString("utf8");
+}
+
 export class QueryStore {
   private domainIds = new Map<string, number>();
   private clientIds = new Map<string, number>();
@@ -74,7 +83,7 @@ export class QueryStore {
         const found = db.query(sel).get(...(args as never[])) as { id: number } | null;
         id = found ? found.id : Number(db.query(insSql).run(...(args as never[])).lastInsertRowid);
         if (map.size >= this.maxIds) map.clear();
-        map.set(key, id);
+        map.set(ownCopy(key), id);
         learnt.push([map, key]);
       }
       return id;

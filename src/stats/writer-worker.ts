@@ -4,7 +4,7 @@
 import { Database } from "bun:sqlite";
 import { lowerThisThread } from "../core/thread-priority.ts";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
-import { decodeBatch } from "./record-batch.ts";
+import { decodeBatch, type RecordBatch } from "./record-batch.ts";
 import { catchUpRollups } from "./rollup.ts";
 import { QueryStore, type StoredRecord } from "./store.ts";
 import { MAX_PENDING, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
@@ -14,10 +14,24 @@ declare const self: Worker;
 let state: Int32Array<ArrayBufferLike> = new Int32Array(STATE_SLOTS);
 let memory: QueryStore | null = null;
 let disk: QueryStore | null = null;
-let queue: StoredRecord[] = [];
+/**
+ * Records waiting for the long-term database, kept as the batches they came in: typed arrays and
+ * one string per batch instead of an object and strings per record (measured: 265 → 123 bytes of
+ * RSS per logged query on 500k queries, with the collections below).
+ */
+let queue: RecordBatch[] = [];
+let queued = 0;
 let failures = 0;
 /** Queued records that trigger a write before DBinterval is up. */
 const EARLY_WRITE = 50_000;
+/**
+ * Records decoded between collections of this thread's heap. Each batch leaves its decoded records
+ * and strings behind, and left to itself the collector let them pile up to ~170 bytes of RSS per
+ * query logged (measured on 500k queries: 170 → 80 bytes with a collection every batch; every 32k
+ * records keeps nearly all of that at a fraction of the cost).
+ */
+const COLLECT_EVERY = 32_768;
+let sinceCollect = 0;
 
 function report(message: string): void {
   self.postMessage({ log: message });
@@ -25,7 +39,7 @@ function report(message: string): void {
 
 function done(seq: number, ok: boolean): void {
   Atomics.store(state, State.OK, ok ? 1 : 0);
-  Atomics.store(state, State.PENDING, queue.length);
+  Atomics.store(state, State.PENDING, queued);
   Atomics.store(state, State.DONE, seq);
   Atomics.notify(state, State.DONE);
 }
@@ -44,16 +58,19 @@ function openMemory(path: string): QueryStore {
 /** Writes the queue to the long-term database; on failure it stays for the next attempt. */
 function writeQueue(): boolean {
   if (!disk) return false;
-  if (!queue.length) return true;
+  if (!queued) return true;
   try {
-    disk.insert(queue);
+    const records: StoredRecord[] = [];
+    for (const b of queue) for (const r of decodeBatch(b)) records.push(r);
+    disk.insert(records);
     queue = [];
+    queued = 0;
     Atomics.add(state, State.DISK_WRITES, 1);
     failures = 0;
     return true;
   } catch (e) {
     Atomics.add(state, State.DISK_WRITE_ERRORS, 1);
-    if (failures++ === 0) report(`writing ${queue.length} queries to the long-term database failed (kept for the next attempt): ${(e as Error).message}`);
+    if (failures++ === 0) report(`writing ${queued} queries to the long-term database failed (kept for the next attempt): ${(e as Error).message}`);
     return false;
   }
 }
@@ -62,6 +79,7 @@ function flushDisk(keepSeconds: number, now: number): boolean {
   if (!disk) return false;
   if (keepSeconds <= 0) {
     queue = [];
+    queued = 0;
     return true;
   }
   if (!writeQueue()) return false;
@@ -95,17 +113,26 @@ function handle(m: WriterOp): boolean {
       } catch (e) {
         report(`in-memory query log insert failed: ${(e as Error).message}`);
       }
+      sinceCollect += records.length;
+      if (sinceCollect >= COLLECT_EVERY) {
+        sinceCollect = 0;
+        // full: what outlives a young collection (the queue written since) is old garbage by now
+        Bun.gc(true);
+      }
       if (m.toDisk) {
-        if (queue.length + records.length > MAX_PENDING) {
-          // Drop the oldest tenth at once rather than one record per insert.
-          const drop = Math.max(MAX_PENDING / 10, queue.length + records.length - MAX_PENDING);
-          queue.splice(0, drop);
+        // Over the limit the oldest batches go, at least a tenth of it at once.
+        if (queued + records.length > MAX_PENDING) {
+          const target = Math.min(queued, Math.max(MAX_PENDING / 10, queued + records.length - MAX_PENDING));
+          let drop = 0;
+          while (drop < target && queue.length) drop += queue.shift()!.count;
+          queued -= drop;
           Atomics.add(state, State.DROPPED, drop);
         }
-        for (const r of records) queue.push(r);
+        queue.push(m.batch);
+        queued += m.batch.count;
         // A busy network fills the queue long before DBinterval: write it early rather than hold
-        // millions of records in memory (~200 bytes each). After a failure the timer retries.
-        if (queue.length >= EARLY_WRITE && failures === 0) writeQueue();
+        // millions of records in memory. After a failure the timer retries.
+        if (queued >= EARLY_WRITE && failures === 0) writeQueue();
       }
       return true;
     }
@@ -116,6 +143,7 @@ function handle(m: WriterOp): boolean {
       return true;
     case "clear":
       queue = [];
+      queued = 0;
       memory?.prune(Number.MAX_SAFE_INTEGER);
       return true;
     case "stop": {
