@@ -139,6 +139,7 @@ export const schema = {
     maxDBdays: int(91, "Days of queries kept in the long-term database (0 disables it)"),
     DBinterval: uint(60, "Seconds between writes of queries to the long-term database", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
     useWAL: bool(true, "Use SQLite's write-ahead log", restart),
+    queryLogMemory: uint(0, "MiB of memory the 24 h query log may use (it lives on tmpfs; 0: a tenth of the machine's memory). Beyond it the details of the oldest queries go first (statistics keep counting them) and a message says so", moat),
     network: {
       parseARPcache: bool(true, "Learn devices from the neighbour table"),
       expire: uint(91, "Days before unseen devices are removed"),

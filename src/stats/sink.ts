@@ -38,7 +38,10 @@ export class Stats implements QuerySink {
     this.window = new QueryWindow(this.now);
     this.disk = { db: o.disk };
     this.nextId = ((o.disk.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0) + 1;
-    this.writer = new QueryWriter({ diskPath: o.disk.filename, log: o.log, busyTimeoutMs: o.busyTimeoutMs, toDisk: () => this.keepSeconds() > 0 });
+    this.writer = new QueryWriter({
+      diskPath: o.disk.filename, log: o.log, busyTimeoutMs: o.busyTimeoutMs, toDisk: () => this.keepSeconds() > 0,
+      budgetMiB: () => o.config.current.database.queryLogMemory,
+    });
   }
 
   /** The last 24 h as SQL. Reading it first waits (blocking) until every queued record is in: for tests and tools; the API awaits freshMemory(). */

@@ -105,6 +105,21 @@ export class QueryStore {
     }
   }
 
+  /** Deletes the names no query mentions any more, and forgets the cached ids (some may be gone). */
+  pruneNames(): void {
+    const db = this.db;
+    db.transaction(() => {
+      db.exec("DELETE FROM domain_by_id WHERE id NOT IN (SELECT domain FROM query_storage)");
+      db.exec("DELETE FROM client_by_id WHERE id NOT IN (SELECT client FROM query_storage)");
+      db.exec("DELETE FROM forward_by_id WHERE id NOT IN (SELECT forward FROM query_storage WHERE forward IS NOT NULL)");
+      db.exec("DELETE FROM addinfo_by_id WHERE id NOT IN (SELECT additional_info FROM query_storage WHERE additional_info IS NOT NULL)");
+    })();
+    this.domainIds.clear();
+    this.clientIds.clear();
+    this.forwardIds.clear();
+    this.addinfoIds.clear();
+  }
+
   /** Deletes queries older than `before` (unix seconds). */
   prune(before: number): number {
     return this.db.query("DELETE FROM query_storage WHERE timestamp < ?").run(before).changes;

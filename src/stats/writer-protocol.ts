@@ -15,13 +15,15 @@ export const State = {
   DROPPED: 4,
   /** records waiting for the long-term database */
   PENDING: 5,
+  /** queries whose detail left the 24 h log early to keep it within its memory budget (log-budget.ts) */
+  SHED: 6,
 } as const;
-export const STATE_SLOTS = 6;
+export const STATE_SLOTS = 7;
 
 export type WriterOp =
   | { op: "init"; seq: number; state: SharedArrayBuffer; memoryPath: string; diskPath: string; busyTimeoutMs: number }
   /** into the 24 h log; also queued for the long-term database when toDisk */
-  | { op: "records"; seq: number; batch: RecordBatch; toDisk: boolean }
+  | { op: "records"; seq: number; batch: RecordBatch; toDisk: boolean; budgetBytes: number; budgetMiB: number }
   /** write the queue to the long-term database, then delete rows older than keepSeconds (0: queue dropped) */
   | { op: "flushDisk"; seq: number; keepSeconds: number; now: number }
   | { op: "pruneMemory"; seq: number; before: number }

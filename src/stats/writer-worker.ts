@@ -4,6 +4,7 @@
 import { Database } from "bun:sqlite";
 import { lowerThisThread } from "../core/thread-priority.ts";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
+import { logBytes, shedOldest } from "./log-budget.ts";
 import { decodeBatch, type RecordBatch } from "./record-batch.ts";
 import { catchUpRollups } from "./rollup.ts";
 import { QueryStore, type StoredRecord } from "./store.ts";
@@ -49,6 +50,8 @@ function openMemory(path: string): QueryStore {
   db.exec("PRAGMA journal_mode = WAL");
   // tmpfs: durability buys nothing here
   db.exec("PRAGMA synchronous = OFF");
+  // the write-ahead log is tmpfs too: back to 4 MiB after each checkpoint instead of its largest size
+  db.exec("PRAGMA journal_size_limit = 4194304");
   if (!db.query("SELECT 1 FROM sqlite_master WHERE name = 'query_storage'").get()) db.exec(QUERY_SCHEMA);
   // Indexes for the query log's selective filters only: measured per insert, all five cost 8.3 µs,
   // these two 3.5 µs; status and upstream filters scan from the newest row, which is fine for 24 h.
@@ -72,6 +75,29 @@ function writeQueue(): boolean {
     Atomics.add(state, State.DISK_WRITE_ERRORS, 1);
     if (failures++ === 0) report(`writing ${queued} queries to the long-term database failed (kept for the next attempt): ${(e as Error).message}`);
     return false;
+  }
+}
+
+/** Time of the last budget message: one an hour at most, however often the log sheds. */
+let lastShedMessage = 0;
+
+function keepWithinBudget(budgetBytes: number, budgetMiB: number): void {
+  if (!memory) return;
+  const shed = shedOldest(memory.db, budgetBytes, logBytes(memory.db));
+  if (!shed) return;
+  Atomics.add(state, State.SHED, shed.rows);
+  // the names only those queries used are part of what the budget counts
+  memory.pruneNames();
+  const now = Date.now() / 1000;
+  if (now - lastShedMessage < 3600) return;
+  lastShedMessage = now;
+  const setting = budgetMiB > 0 ? `${budgetMiB} MiB` : `${Math.round(budgetBytes / 1048576)} MiB, a tenth of this machine's memory`;
+  const since = shed.oldest === null ? "now" : new Date(shed.oldest * 1000).toISOString();
+  const text = `The query log reached its memory budget (database.queryLogMemory: ${setting}): the details of the oldest queries are being dropped, so the query log starts at ${since} instead of 24 hours ago. Statistics still count every query.`;
+  try {
+    disk?.db.query("INSERT INTO message (timestamp, type, message, blob1) VALUES (?, 'SHMEM', ?, ?)").run(now, text, shed.rows);
+  } catch (e) {
+    report(`could not store the memory budget message: ${(e as Error).message}`);
   }
 }
 
@@ -110,6 +136,7 @@ function handle(m: WriterOp): boolean {
       const records = decodeBatch(m.batch);
       try {
         memory?.insert(records);
+        keepWithinBudget(m.budgetBytes, m.budgetMiB);
       } catch (e) {
         report(`in-memory query log insert failed: ${(e as Error).message}`);
       }
@@ -139,7 +166,8 @@ function handle(m: WriterOp): boolean {
     case "flushDisk":
       return flushDisk(m.keepSeconds, m.now);
     case "pruneMemory":
-      memory?.prune(m.before);
+      // names no query in the log mentions any more: the 24 h log would otherwise keep every name ever seen
+      if (memory && memory.prune(m.before) > 0) memory.pruneNames();
       return true;
     case "clear":
       queue = [];

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { workerUrl } from "../core/worker-url.ts";
+import { logBudgetBytes } from "./log-budget.ts";
 import { batchTransferables, encodeBatch } from "./record-batch.ts";
 import type { StoredRecord } from "./store.ts";
 import { MAX_BACKLOG, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
@@ -25,6 +26,8 @@ export interface WriterOptions {
   toDisk: () => boolean;
   /** records in flight to the thread beyond which new ones are dropped (MAX_BACKLOG) */
   maxBacklog?: number;
+  /** database.queryLogMemory (MiB, 0 = sized from the machine's memory): the 24 h log's budget */
+  budgetMiB?: () => number;
 }
 
 export class QueryWriter {
@@ -76,7 +79,7 @@ export class QueryWriter {
   /** Counters the writer keeps up to date. */
   get counters() {
     const s = this.state;
-    return { diskWrites: s[State.DISK_WRITES]!, diskWriteErrors: s[State.DISK_WRITE_ERRORS]!, dropped: s[State.DROPPED]! };
+    return { diskWrites: s[State.DISK_WRITES]!, diskWriteErrors: s[State.DISK_WRITE_ERRORS]!, dropped: s[State.DROPPED]!, shed: s[State.SHED]! };
   }
 
   /** Records queued for the long-term database (handed over or not). */
@@ -87,6 +90,7 @@ export class QueryWriter {
   /** Sends what is queued; `toDisk` says whether the long-term database keeps these records. */
   send(toDisk = this.o.toDisk()): void {
     this.settle();
+    const budgetMiB = this.o.budgetMiB?.() ?? 0, budgetBytes = logBudgetBytes(budgetMiB);
     while (this.pending.length) {
       const part = this.pending.length > BATCH ? this.pending.splice(0, BATCH) : this.pending;
       if (part === this.pending) this.pending = [];
@@ -95,7 +99,7 @@ export class QueryWriter {
         continue;
       }
       const batch = encodeBatch(part);
-      this.recordsSeq = this.post({ op: "records", batch, toDisk }, batchTransferables(batch));
+      this.recordsSeq = this.post({ op: "records", batch, toDisk, budgetBytes, budgetMiB }, batchTransferables(batch));
       this.inFlight.push([this.recordsSeq, part.length]);
       this.inFlightRecords += part.length;
     }

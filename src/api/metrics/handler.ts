@@ -51,6 +51,7 @@ export function renderMetrics(rt: Runtime, sessions: () => number): string {
   e.metric("moat_querydb_pending", "gauge", "Queries waiting to be written to the long-term database", s?.pendingDisk ?? 0);
   e.metric("moat_querydb_write_errors_total", "counter", "Failed writes to the long-term database", s?.counters.diskWriteErrors ?? 0);
   e.metric("moat_querylog_dropped_total", "counter", "Query records dropped: the long-term database kept failing, or the writer thread fell too far behind", s?.counters.dropped ?? 0);
+  e.metric("moat_querylog_shed_total", "counter", "Queries whose details left the 24 h query log early to keep it within database.queryLogMemory (statistics still count them)", s?.counters.shed ?? 0);
   const mem = process.memoryUsage();
   const cpu = process.cpuUsage();
   e.metric("process_resident_memory_bytes", "gauge", "Resident memory size in bytes", mem.rss);
