@@ -100,3 +100,31 @@ export class MemorySampler {
     return lines.map((s) => `${s.t.toFixed(0).padStart(5)}s ${s.label.padEnd(12)} rss ${s.rss.toFixed(0).padStart(5)} MiB  tmpfs ${s.tmpfs.toFixed(0).padStart(4)} MiB`).join("\n");
   }
 }
+
+/** CPU seconds per thread of a process, by thread id (with the thread's name). */
+export function threadCpu(pid: number): Map<number, { name: string; s: number }> {
+  const out = new Map<number, { name: string; s: number }>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")"));
+      const f = st.slice(st.lastIndexOf(")") + 2).split(" ");
+      out.set(Number(tid), { name, s: (Number(f[11]) + Number(f[12])) / 100 });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** The threads that used the most CPU between two threadCpu() readings, as "name µs/query" text. */
+export function threadShare(before: Map<number, { name: string; s: number }>, after: Map<number, { name: string; s: number }>, queries: number): string {
+  const rows = [...after].map(([tid, a]) => ({ name: `${a.name}/${tid}`, s: a.s - (before.get(tid)?.s ?? 0) })).filter((r) => r.s > 0).sort((x, y) => y.s - x.s);
+  return rows.slice(0, 6).map((r) => `${r.name} ${((r.s / Math.max(1, queries)) * 1e6).toFixed(1)}`).join(", ");
+}
