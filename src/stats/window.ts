@@ -7,6 +7,7 @@
 import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "./enums.ts";
 import type { QueryRecord } from "./record.ts";
 import { RecordRing, type RingEntry } from "./ring.ts";
+import { CompactTallies, TallyTable } from "./tallies.ts";
 
 export const SLOT_SECONDS = 600;
 export const WINDOW_SECONDS = 24 * 3600;
@@ -59,7 +60,7 @@ export function isCached(status: number): boolean {
 export class QueryWindow {
   private readonly ring = new RecordRing();
   private readonly entry: RingEntry = { time: 0, replyTime: 0, type: 0, status: 0, reply: 0, domain: -1, client: -1, upstream: -1 };
-  private readonly domainTallies = new TallyTable();
+  private readonly domainTallies = new CompactTallies();
   private readonly clientTallies = new TallyTable();
   /** upstream names by ring id (a handful: kept for the life of the process) */
   private readonly upstreamNames: string[] = [];
@@ -72,7 +73,7 @@ export class QueryWindow {
   /** index 0…15 = QUERY_TYPES order, OTHER collects the rest */
   readonly types = new Array<number>(QUERY_TYPES.length).fill(0);
   readonly replies = new Array<number>(REPLY_TYPE.length).fill(0);
-  readonly domains = this.domainTallies.byKey;
+  readonly domains = this.domainTallies;
   readonly clients = this.clientTallies.byKey;
   /** every client seen since start (Pi-hole's clients.total) */
   readonly clientsEver = new Set<string>();
@@ -93,7 +94,7 @@ export class QueryWindow {
   add(r: QueryRecord): void {
     // the ring keeps reply times as 32-bit floats: count the same value that will be taken out again
     const replyTime = Math.fround(r.replyTime);
-    const domain = r.domain ? this.domainTallies.of(r.domain) : null;
+    const domain = r.domain ? this.domainTallies.of(r.domain) : -1;
     const client = r.client ? this.clientTallies.of(r.client) : null;
     this.count(r.time, r.status, r.type, r.reply, domain, client, r.upstream, replyTime, 1);
     // one entry object reused: push copies it into the ring's columns
@@ -103,7 +104,7 @@ export class QueryWindow {
     e.type = r.type;
     e.status = r.status;
     e.reply = r.reply;
-    e.domain = domain ? domain.id : -1;
+    e.domain = domain;
     e.client = client ? client.id : -1;
     e.upstream = r.upstream === null ? -1 : this.upstreamId(r.upstream);
     this.ring.push(e);
@@ -157,10 +158,9 @@ export class QueryWindow {
   }
 
   private remove(e: RingEntry): void {
-    const domain = e.domain < 0 ? null : this.domainTallies.byId(e.domain);
     const client = e.client < 0 ? null : this.clientTallies.byId(e.client);
     const upstream = e.upstream < 0 ? null : this.upstreamNames[e.upstream]!;
-    this.count(e.time, e.status, e.type, e.reply, domain, client, upstream, e.replyTime, -1);
+    this.count(e.time, e.status, e.type, e.reply, e.domain, client, upstream, e.replyTime, -1);
   }
 
   private upstreamId(name: string): number {
@@ -173,7 +173,8 @@ export class QueryWindow {
   }
 
   /** Adds (d = 1) or removes (d = -1) one query. */
-  private count(time: number, status: number, type: number, reply: number, domain: Tally | null, client: Tally | null, upstream: string | null, replyTime: number, d: 1 | -1): void {
+  /** `domain` is an id of domainTallies, -1 for none. */
+  private count(time: number, status: number, type: number, reply: number, domain: number, client: Tally | null, upstream: string | null, replyTime: number, d: 1 | -1): void {
     const blocked = isBlocked(status);
     const forwarded = isForwarded(status), cached = isCached(status);
     this.total += d;
@@ -183,7 +184,7 @@ export class QueryWindow {
     this.status[status] = (this.status[status] ?? 0) + d;
     this.types[typeIndex(type)]! += d;
     this.replies[reply] = (this.replies[reply] ?? 0) + d;
-    if (domain) this.domainTallies.count(domain, d, blocked, time);
+    if (domain >= 0) this.domainTallies.count(domain, d, blocked, time);
     if (client) {
       this.clientTallies.count(client, d, blocked, time);
       if (d > 0) this.clientsEver.add(client.key);
@@ -220,46 +221,12 @@ export function typeIndex(dbType: number): number {
   return dbType >= 1 && dbType <= QUERY_TYPES.length ? dbType - 1 : QUERY_TYPES.indexOf("OTHER");
 }
 
-/** Tallies by key (what the API reads) and by ring id; a tally that counts nothing any more leaves both, and its id goes to the next new key. */
-class TallyTable {
-  readonly byKey = new Map<string, Tally>();
-  private ids: Array<Tally | undefined> = [];
-  private free: number[] = [];
-
-  /** The tally of `key`, made when new. */
-  of(key: string): Tally {
-    let t = this.byKey.get(key);
-    if (!t) {
-      const id = this.free.pop() ?? this.ids.length;
-      this.byKey.set(key, (t = { key, id, count: 0, blocked: 0, last: 0 }));
-      this.ids[id] = t;
-    }
-    return t;
-  }
-
-  byId(id: number): Tally {
-    return this.ids[id]!;
-  }
-
-  /** Counts one query (d = 1) or takes one away (d = -1). */
-  count(t: Tally, d: number, blocked: boolean, time: number): void {
-    t.count += d;
-    if (d > 0 && time > t.last) t.last = time;
-    if (blocked) t.blocked += d;
-    if (t.count <= 0) {
-      this.byKey.delete(t.key);
-      this.ids[t.id] = undefined;
-      this.free.push(t.id);
-    }
-  }
-}
-
 /**
  * The n keys with the largest value of `pick`, largest first (ties by key for stable output); keys
  * for which `skip` says so are left out. A bounded selection, not a sort of the whole map: the
  * window may hold millions of domains and this runs on the thread that answers DNS.
  */
-export function topN<T extends Pick<Tally, "count" | "blocked">>(m: Map<string, T>, n: number, pick: (t: T) => number, skip?: (key: string) => boolean): Array<[string, number]> {
+export function topN<T extends Pick<Tally, "count" | "blocked">>(m: { forEach(fn: (t: T, key: string) => void): void }, n: number, pick: (t: T) => number, skip?: (key: string) => boolean): Array<[string, number]> {
   const out: Array<[string, number]> = [];
   const before = (k: string, v: number, b: [string, number]) => v > b[1] || (v === b[1] && k < b[0]);
   let floor = 0; // the value an entry must reach once `out` is full
