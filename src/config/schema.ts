@@ -33,6 +33,10 @@ export const schema = {
     CNAMEdeepInspect: bool(true, "Check every name of a CNAME chain in answers against the lists"),
     blockESNI: bool(true, "Also check _esni.<domain> queries against the lists"),
     EDNS0ECS: bool(true, "An EDNS0 client subnet in a query replaces the client address (only from dns.ecs.trustedSources)"),
+    tcp: {
+      maxConnections: uint(256, "Open DNS-over-TCP connections at most; a new one replaces an idle or slow one (0: no limit)", moat),
+      maxConnectionsPerClient: uint(16, "Open DNS-over-TCP connections at most from one client address (IPv6: one /64) (0: no limit)", moat),
+    },
     ecs: {
       trustedSources: strings([], "Senders (IP or CIDR, e.g. a router or DNS proxy in front of Moat) whose EDNS0 client subnet names the client; from anyone else it is ignored, so a client cannot pose as another", { each: v.ipOrCidr, ...moat }),
     },

@@ -18,7 +18,7 @@ import { UdpBatcher } from "./udp-batch.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
 import { ClientNames } from "./client-names.ts";
-import { tcpHandlers, type TcpState } from "./tcp-listener.ts";
+import { TcpConnections, type TcpState } from "./tcp-listener.ts";
 import { ipToPtr } from "../filter/ip.ts";
 
 /** What the rest of Moat sees of the DNS engine (rt.dns). */
@@ -52,6 +52,7 @@ export class DnsServer implements DnsHandle {
   private readonly resolve: (ctx: QueryContext) => Pending;
   private readonly limiter: RateLimiter;
   private readonly ecsTrust: EcsTrust;
+  private readonly tcpConns: TcpConnections;
   private unsub: Array<() => void> = [];
 
   constructor(private readonly rt: Runtime) {
@@ -69,6 +70,7 @@ export class DnsServer implements DnsHandle {
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cacheH = new DnsCache(cfg.cache.size, () => rt.config.current.dns.cache.optimizer);
     this.resolve = chain([new LocalHandler(rt.config), new PolicyHandler(rt.config, rt.blocking), this.cacheH, this.forwarder]);
+    this.tcpConns = new TcpConnections((msg, client) => this.handle(msg, client, true), () => rt.config.current.dns.tcp);
     this.ecsTrust = new EcsTrust(() => rt.config.current.dns.ecs.trustedSources);
     this.limiter = new RateLimiter(() => rt.config.current.dns.rateLimit, (m) => rt.log("warn", m));
   }
@@ -109,7 +111,7 @@ export class DnsServer implements DnsHandle {
       if (r instanceof Promise) r.then((a) => a && batcherOf(sock).send(a, rport, addr), () => {});
       else if (r) batcherOf(sock).send(r, rport, addr);
     };
-    const tcp = tcpHandlers((msg, client) => this.handle(msg, client, true));
+    const tcp = this.tcpConns.handlers();
     const dns = this.rt.config.current.dns;
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
     const candidates = single ? [...new Set([...addressesOf(dns.interface), "127.0.0.1", "::1"])] : ["::"];
@@ -319,6 +321,7 @@ export class DnsServer implements DnsHandle {
     for (const u of this.unsub) u();
     this.names.stop();
     this.closeListeners(this.udp, this.tcp);
+    this.tcpConns.stop();
     this.forwarder.stop();
     this.filterEngine.stop();
   }

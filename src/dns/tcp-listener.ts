@@ -1,59 +1,184 @@
 // The DNS-over-TCP side of the listener: framing (tcp-frames.ts), pipelined queries answered as
 // they resolve (out of order; the IDs tell them apart, RFC 7766 §6.2.1.1), writes that wait for
-// the socket to drain, and the idle timeout.
+// the socket to drain, and limits so that connections cannot exhaust the process's file
+// descriptors (which the API needs too): at most dns.tcp.maxConnections in all and
+// dns.tcp.maxConnectionsPerClient from one client (an IPv4 address or an IPv6 /64), as unbound's
+// incoming-num-tcp. At the total limit a new connection takes the place of an idle one (oldest
+// first), else of the slowest (the partial message that began longest ago); when every connection
+// waits for answers it is refused. A message must arrive whole within MESSAGE_SECONDS of its first
+// byte, and a connection idle for IDLE_SECONDS is closed.
 import type { Socket, SocketHandler } from "bun";
 import { normalizeIp } from "../filter/ip.ts";
 import type { Answer, Pending } from "./context.ts";
 import { FrameReader } from "./tcp-frames.ts";
 
-const TCP_IDLE_SECONDS = 10;
+const IDLE_SECONDS = 10;
+const MESSAGE_SECONDS = 10;
+
+export interface TcpLimits {
+  maxConnections: number;
+  maxConnectionsPerClient: number;
+}
 
 export interface TcpState {
   reader: FrameReader;
   out: Uint8Array[];
   client: string;
+  /** the key the per-client limit counts by */
+  group: string;
+  /** queries read and not answered yet */
+  inFlight: number;
+  /** performance.now() when the partial message now arriving began (0: none) */
+  partialSince: number;
+  closed: boolean;
 }
 
-/** `handle`: one query (a Uint8Array of its own) from `client` in, its answer or nothing out. */
-export function tcpHandlers(handle: (msg: Uint8Array, client: string) => Pending): SocketHandler<TcpState> {
-  const flush = (s: Socket<TcpState>) => {
-    while (s.data.out.length) {
-      const chunk = s.data.out[0]!;
-      const n = s.write(chunk);
-      if (n < chunk.length) {
-        s.data.out[0] = chunk.subarray(Math.max(0, n));
-        return;
-      }
-      s.data.out.shift();
+/** An IPv4 address stands for itself; an IPv6 address for its /64 (one host has a whole /64). */
+function clientGroup(ip: string): string {
+  if (!ip.includes(":")) return ip;
+  const parts = ip.split("::")[0]!.split(":");
+  return parts.length >= 4 ? parts.slice(0, 4).join(":") : ip;
+}
+
+export class TcpConnections {
+  /** open connections, oldest first */
+  private readonly open = new Set<Socket<TcpState>>();
+  private readonly perGroup = new Map<string, number>();
+  private sweeper: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly handle: (msg: Uint8Array, client: string) => Pending, private readonly limits: () => TcpLimits) {}
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** Handlers for Bun.listen; every listener shares the one set of limits. */
+  handlers(): SocketHandler<TcpState> {
+    return {
+      open: (s) => this.onOpen(s),
+      data: (s, chunk) => this.onData(s, chunk),
+      drain: (s) => this.flush(s),
+      timeout: (s) => this.drop(s),
+      error: () => {},
+      close: (s) => this.forget(s),
+    };
+  }
+
+  private onOpen(s: Socket<TcpState>): void {
+    const client = normalizeIp(s.remoteAddress);
+    const state: TcpState = { reader: null as unknown as FrameReader, out: [], client, group: clientGroup(client), inFlight: 0, partialSince: 0, closed: false };
+    state.reader = new FrameReader((msg) => this.onMessage(s, msg));
+    s.data = state;
+    const { maxConnections, maxConnectionsPerClient } = this.limits();
+    const mine = this.perGroup.get(state.group) ?? 0;
+    if (maxConnectionsPerClient > 0 && mine >= maxConnectionsPerClient) {
+      const victim = this.victim(state.group);
+      if (!victim) return void this.refuse(s);
+      this.drop(victim);
+    } else if (maxConnections > 0 && this.open.size >= maxConnections) {
+      const victim = this.victim(null);
+      if (!victim) return void this.refuse(s);
+      this.drop(victim);
     }
-  };
-  const send = (s: Socket<TcpState>, a: Answer) => {
-    if (!a) return;
+    this.open.add(s);
+    this.perGroup.set(state.group, (this.perGroup.get(state.group) ?? 0) + 1);
+    s.timeout(IDLE_SECONDS);
+    this.sweeper ??= setInterval(() => this.sweep(), 1000);
+  }
+
+  /** The connection to close for a new one: the oldest idle one, else the slowest partial message. */
+  private victim(group: string | null): Socket<TcpState> | null {
+    let slowest: Socket<TcpState> | null = null;
+    for (const c of this.open) {
+      const d = c.data;
+      if (group !== null && d.group !== group) continue;
+      if (d.inFlight === 0 && d.partialSince === 0 && d.out.length === 0) return c;
+      if (d.partialSince > 0 && (slowest === null || d.partialSince < slowest.data.partialSince)) slowest = c;
+    }
+    return slowest;
+  }
+
+  private refuse(s: Socket<TcpState>): void {
+    s.data.closed = true;
+    s.terminate();
+  }
+
+  private onData(s: Socket<TcpState>, chunk: Uint8Array): void {
+    const d = s.data;
+    if (d.closed) return;
+    s.timeout(IDLE_SECONDS);
+    d.reader.push(chunk);
+    if (!d.reader.partial) d.partialSince = 0;
+    else if (d.partialSince === 0) d.partialSince = performance.now();
+  }
+
+  private onMessage(s: Socket<TcpState>, msg: Uint8Array): void {
+    const d = s.data;
+    // the partial message (if any) after this one starts now
+    d.partialSince = 0;
+    const r = this.handle(msg, d.client);
+    if (r instanceof Promise) {
+      d.inFlight++;
+      r.then((a) => this.answered(s, a), () => this.answered(s, null));
+    } else this.send(s, r);
+  }
+
+  private answered(s: Socket<TcpState>, a: Answer): void {
+    s.data.inFlight--;
+    this.send(s, a);
+  }
+
+  private send(s: Socket<TcpState>, a: Answer): void {
+    if (!a || s.data.closed) return;
     const framed = new Uint8Array(a.length + 2);
     framed[0] = a.length >> 8;
     framed[1] = a.length & 0xff;
     framed.set(a, 2);
     s.data.out.push(framed);
-    if (s.data.out.length === 1) flush(s);
-  };
-  return {
-    open: (s) => {
-      const state: TcpState = { reader: null as unknown as FrameReader, out: [], client: normalizeIp(s.remoteAddress) };
-      state.reader = new FrameReader((msg) => {
-        const r = handle(msg, state.client);
-        if (r instanceof Promise) r.then((a) => send(s, a), () => {});
-        else send(s, r);
-      });
-      s.data = state;
-      s.timeout(TCP_IDLE_SECONDS);
-    },
-    data: (s, chunk) => {
-      s.timeout(TCP_IDLE_SECONDS);
-      s.data.reader.push(chunk);
-    },
-    drain: (s) => flush(s),
-    timeout: (s) => void s.end(),
-    error: () => {},
-    close: () => {},
-  };
+    if (s.data.out.length === 1) this.flush(s);
+  }
+
+  private flush(s: Socket<TcpState>): void {
+    const out = s.data.out;
+    while (out.length) {
+      const chunk = out[0]!;
+      const n = s.write(chunk);
+      if (n < chunk.length) {
+        out[0] = chunk.subarray(Math.max(0, n));
+        return;
+      }
+      out.shift();
+    }
+  }
+
+  /** Closes slow messages: a connection that trickles bytes keeps its idle timer alive, not its place. */
+  private sweep(): void {
+    const limit = performance.now() - MESSAGE_SECONDS * 1000;
+    for (const c of this.open) if (c.data.partialSince > 0 && c.data.partialSince < limit) this.drop(c);
+    if (this.open.size === 0 && this.sweeper) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
+  }
+
+  private drop(s: Socket<TcpState>): void {
+    this.forget(s);
+    s.terminate();
+  }
+
+  private forget(s: Socket<TcpState>): void {
+    const d = s.data;
+    if (!d || d.closed) return;
+    d.closed = true;
+    d.out.length = 0;
+    if (!this.open.delete(s)) return;
+    const n = (this.perGroup.get(d.group) ?? 1) - 1;
+    if (n > 0) this.perGroup.set(d.group, n);
+    else this.perGroup.delete(d.group);
+  }
+
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
 }
