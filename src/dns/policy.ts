@@ -5,7 +5,7 @@ import type { ConfigStore } from "../config/index.ts";
 import type { BlockingSwitch } from "../core/blocking.ts";
 import { Status, Reply } from "../stats/enums.ts";
 import { hashName, type DomainSet } from "../filter/domainset.ts";
-import { regexMatches, type RegexReply } from "../filter/regex.ts";
+import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
 import type { RegexRule, Snapshot } from "../filter/snapshot.ts";
 import type { Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
 import { blockedReply } from "./blocked.ts";
@@ -26,7 +26,7 @@ export class PolicyHandler implements Handler {
     const { q } = ctx;
     const h = hashName(q.wire);
 
-    if (matchExact(snap.allowExact, q.wire, h, groups) >= 0 || matchRegex(snap.allowRegex, q.name, q.qtype, groups)) return next(ctx);
+    if (matchExact(snap.allowExact, q.wire, h, groups) >= 0 || matchRegex(snap.allowRegex, snap.allowRegexAny, q.name, q.qtype, groups)) return next(ctx);
 
     const special = this.special(q.name, q.qtype, dns.specialDomains);
     if (special !== null) {
@@ -69,7 +69,7 @@ export class PolicyHandler implements Handler {
       const labels: number[] = [];
       for (let o = 0; wire[o] !== 0; o += wire[o]! + 1) labels.push(o);
       const h = hashName(wire);
-      if (matchExact(snap.allowExact, wire, h, groups) >= 0 || matchRegex(snap.allowRegex, name, ctx.q.qtype, groups)) return a;
+      if (matchExact(snap.allowExact, wire, h, groups) >= 0 || matchRegex(snap.allowRegex, snap.allowRegexAny, name, ctx.q.qtype, groups)) return a;
       const v = judge(snap, wire, labels, h, name, ctx.q.qtype, groups, true);
       if (v?.allow) return a;
       if (v && !hit) {
@@ -108,8 +108,12 @@ function matchSubtree(set: DomainSet, wire: Uint8Array, labels: number[], h0: nu
   return -1;
 }
 
-function matchRegex(rules: RegexRule[], name: string, qtype: number, groups: Uint32Array): RegexRule | null {
+/** `any`: the union of the non-inverted rules; when it does not hit, only inverted rules can. */
+function matchRegex(rules: RegexRule[], any: NameMatcher | null, name: string, qtype: number, groups: Uint32Array): RegexRule | null {
+  if (rules.length === 0) return null;
+  const hit = any === null || any.test(name);
   for (const r of rules) {
+    if (!hit && !r.invert) continue;
     let applies = false;
     for (let i = 0; i < r.mask.length; i++) if ((r.mask[i]! & (groups[i] ?? 0)) !== 0) applies = true;
     if (applies && regexMatches(r, name, qtype)) return r;
@@ -125,7 +129,7 @@ function judge(snap: Snapshot, wire: Uint8Array, labels: number[], h: number, na
   id = matchExact(snap.gravity, wire, h, groups);
   if (id < 0) id = matchSubtree(snap.gravityAbp, wire, labels, h, groups);
   if (id >= 0) return { allow: false, status: Status.GRAVITY, reason: "gravity", listId: id, reply: null };
-  const r = matchRegex(snap.denyRegex, name, qtype, groups);
+  const r = matchRegex(snap.denyRegex, snap.denyRegexAny, name, qtype, groups);
   if (r) return { allow: false, status: Status.REGEX, reason: "regex", listId: r.id, reply: r.reply };
   return null;
 }

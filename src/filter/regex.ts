@@ -1,7 +1,12 @@
 // Pi-hole regex entries: a POSIX extended regex, case-insensitive, with the
 // extensions ;querytype=, ;invert and ;reply= after the pattern. POSIX bracket classes such as
-// [[:digit:]] are translated to their JavaScript equivalents.
+// [[:digit:]] are translated to plain ranges. Patterns run on re2js, a port of RE2: its time is
+// linear in the name's length whatever the pattern, where a backtracking engine (JavaScript's
+// RegExp) takes exponential time on patterns like ^(a+)+b$ and would stall every query on the DNS
+// thread. RE2 has no backreferences or lookaround (neither has POSIX ERE lookaround): such a
+// pattern is reported as invalid. bench/filter/regex.ts measures the cost per lookup.
 import { isIP } from "node:net";
+import { RE2JS } from "re2js";
 
 const QTYPE_NUM: Record<string, number> = {
   A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, HINFO: 13, MX: 15, TXT: 16, AAAA: 28, SRV: 33, NAPTR: 35, DS: 43, RRSIG: 46,
@@ -13,9 +18,16 @@ export type RegexReply =
   | { kind: "ADDR"; v4?: string; v6?: string }
   | { kind: "CNAME"; target: string };
 
+/** A compiled pattern: does it match somewhere in the name. */
+export interface NameMatcher {
+  test(name: string): boolean;
+}
+
 export interface CompiledRegex {
   id: number;
-  re: RegExp;
+  re: NameMatcher;
+  /** the pattern as re2js reads it */
+  source: string;
   invert: boolean;
   /** allowed query types, or null for all */
   types: Set<number> | null;
@@ -35,13 +47,14 @@ export function translatePosix(pattern: string): string {
 
 export function compileRegex(id: number, text: string): CompiledRegex | string {
   const [pattern = "", ...exts] = splitExtensions(text);
-  let re: RegExp;
+  const source = translatePosix(pattern);
+  let re: NameMatcher;
   try {
-    re = new RegExp(translatePosix(pattern), "i");
+    re = RE2JS.compile(source, RE2JS.CASE_INSENSITIVE);
   } catch (e) {
     return (e as Error).message;
   }
-  const out: CompiledRegex = { id, re, invert: false, types: null, typesNegated: false, reply: null };
+  const out: CompiledRegex = { id, re, source, invert: false, types: null, typesNegated: false, reply: null };
   for (const ext of exts) {
     const [key, value = ""] = ext.split(/=(.*)/s) as [string, string?];
     if (key === "invert") out.invert = true;
@@ -75,6 +88,22 @@ function parseReply(v: string, prev: RegexReply | null): RegexReply | string {
   if (!fam) return `invalid reply "${v}"`;
   const base = prev?.kind === "ADDR" ? prev : { kind: "ADDR" as const };
   return fam === 4 ? { ...base, v4: v } : { ...base, v6: v };
+}
+
+/**
+ * One matcher for the union of the rules that match by a hit (not the inverted ones): most names
+ * match no rule, and one pass of RE2's DFA over the union costs about what one rule costs, so the
+ * rules are tried one by one only after it hits (bench/filter/regex.ts). Null when there is no
+ * such rule or the union is too large for RE2.
+ */
+export function unionOf(rules: readonly CompiledRegex[]): NameMatcher | null {
+  const parts = rules.filter((r) => !r.invert).map((r) => `(?:${r.source})`);
+  if (parts.length < 2) return null;
+  try {
+    return RE2JS.compile(parts.join("|"), RE2JS.CASE_INSENSITIVE);
+  } catch {
+    return null;
+  }
 }
 
 /** Whether the regex decides this query. */

@@ -1,7 +1,7 @@
 // The filter engine: one immutable Snapshot of every list, shared by all queries, rebuilt in a
 // worker when the lists change and swapped in one assignment, so no query ever sees half a set.
 import { DomainSet } from "./domainset.ts";
-import { compileRegex, type CompiledRegex } from "./regex.ts";
+import { compileRegex, unionOf, type CompiledRegex, type NameMatcher } from "./regex.ts";
 import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
 import { buildSnapshotData, emptySetData, type RegexEntry, type SnapshotData } from "./build.ts";
 import { workerUrl } from "../core/worker-url.ts";
@@ -19,6 +19,9 @@ export class Snapshot {
   readonly antigravityAbp: DomainSet;
   readonly allowRegex: RegexRule[];
   readonly denyRegex: RegexRule[];
+  /** the union of each list's non-inverted rules: no hit, no need to try them one by one */
+  readonly allowRegexAny: NameMatcher | null;
+  readonly denyRegexAny: NameMatcher | null;
   readonly clients: ClientResolver;
   readonly problems: string[] = [];
 
@@ -31,6 +34,8 @@ export class Snapshot {
     this.antigravityAbp = new DomainSet(data.antigravityAbp);
     this.allowRegex = this.compile(data.allowRegex);
     this.denyRegex = this.compile(data.denyRegex);
+    this.allowRegexAny = unionOf(this.allowRegex);
+    this.denyRegexAny = unionOf(this.denyRegex);
     // unknown clients are in group 0 (Default) when it is enabled
     const fallback = new Uint32Array(data.words);
     const bit0 = data.groupBits.find(([id]) => id === 0)?.[1];

@@ -1,5 +1,6 @@
 // Checking what users type as domain-list entries, with Pi-hole's messages: exact names become lowercase
 // punycode, regexes are compiled with Pi-hole's `;querytype=`, `;invert` and `;reply=` extensions.
+import { compileRegex } from "../../filter/regex.ts";
 import { domainToASCII, domainToUnicode } from "node:url";
 import { isIP } from "node:net";
 import { QUERY_TYPES } from "../../stats/enums.ts";
@@ -49,6 +50,9 @@ export function validateRegex(entry: string): void {
   } catch (e) {
     throw regexError(treMessage((e as Error).message));
   }
+  // the DNS side runs rules on RE2 (linear time), which has no backreferences or lookaround
+  const compiled = compileRegex(0, pattern!);
+  if (typeof compiled === "string") throw regexError(`Not supported by the linear-time regex engine: ${compiled}`);
   for (const ext of exts) {
     if (ext === "invert") continue;
     const [key, value = ""] = ext.split(/=(.*)/s) as [string, string?];
