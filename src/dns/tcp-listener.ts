@@ -3,9 +3,10 @@
 // the socket to drain, and limits so that connections cannot exhaust the process's file
 // descriptors (which the API needs too): at most dns.tcp.maxConnections in all and
 // dns.tcp.maxConnectionsPerClient from one client (an IPv4 address or an IPv6 /64), as unbound's
-// incoming-num-tcp. At the total limit a new connection takes the place of an idle one (oldest
-// first), else of the slowest (the partial message that began longest ago); when every connection
-// waits for answers it is refused. A message must arrive whole within MESSAGE_SECONDS of its first
+// incoming-num-tcp. At the limit a new connection takes the place of the one that has kept its
+// place longest without use: idle since longest, or with a partial message begun longest ago
+// (one that trickles bytes makes no progress by that measure); when every connection waits for
+// answers it is refused. A message must arrive whole within MESSAGE_SECONDS of its first
 // byte, and a connection idle for IDLE_SECONDS is closed.
 import type { Socket, SocketHandler } from "bun";
 import { normalizeIp } from "../filter/ip.ts";
@@ -30,6 +31,8 @@ export interface TcpState {
   inFlight: number;
   /** performance.now() when the partial message now arriving began (0: none) */
   partialSince: number;
+  /** performance.now() of the last complete message or answer (or the connection's start) */
+  lastUsed: number;
   closed: boolean;
 }
 
@@ -66,7 +69,7 @@ export class TcpConnections {
 
   private onOpen(s: Socket<TcpState>): void {
     const client = normalizeIp(s.remoteAddress);
-    const state: TcpState = { reader: null as unknown as FrameReader, out: [], client, group: clientGroup(client), inFlight: 0, partialSince: 0, closed: false };
+    const state: TcpState = { reader: null as unknown as FrameReader, out: [], client, group: clientGroup(client), inFlight: 0, partialSince: 0, lastUsed: performance.now(), closed: false };
     state.reader = new FrameReader((msg) => this.onMessage(s, msg));
     s.data = state;
     const { maxConnections, maxConnectionsPerClient } = this.limits();
@@ -86,16 +89,19 @@ export class TcpConnections {
     this.sweeper ??= setInterval(() => this.sweep(), 1000);
   }
 
-  /** The connection to close for a new one: the oldest idle one, else the slowest partial message. */
+  /** The connection to close for a new one: of those not waiting for us, the one unused longest. */
   private victim(group: string | null): Socket<TcpState> | null {
-    let slowest: Socket<TcpState> | null = null;
+    let best: Socket<TcpState> | null = null, bestSince = Infinity;
     for (const c of this.open) {
       const d = c.data;
-      if (group !== null && d.group !== group) continue;
-      if (d.inFlight === 0 && d.partialSince === 0 && d.out.length === 0) return c;
-      if (d.partialSince > 0 && (slowest === null || d.partialSince < slowest.data.partialSince)) slowest = c;
+      if ((group !== null && d.group !== group) || d.inFlight > 0 || d.out.length > 0) continue;
+      const since = d.partialSince > 0 ? d.partialSince : d.lastUsed;
+      if (since < bestSince) {
+        best = c;
+        bestSince = since;
+      }
     }
-    return slowest;
+    return best;
   }
 
   private refuse(s: Socket<TcpState>): void {
@@ -116,6 +122,7 @@ export class TcpConnections {
     const d = s.data;
     // the partial message (if any) after this one starts now
     d.partialSince = 0;
+    d.lastUsed = performance.now();
     const r = this.handle(msg, d.client);
     if (r instanceof Promise) {
       d.inFlight++;
@@ -125,6 +132,7 @@ export class TcpConnections {
 
   private answered(s: Socket<TcpState>, a: Answer): void {
     s.data.inFlight--;
+    s.data.lastUsed = performance.now();
     this.send(s, a);
   }
 

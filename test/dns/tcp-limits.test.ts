@@ -83,6 +83,15 @@ test("hundreds of trickling connections from 50 addresses: the server keeps at m
   for (let a = 0; a < 10; a++) attackers.push(await connect(`127.0.4.${a + 1}`, new Uint8Array([0])));
   await tcpQuery("Legit-2.Tcp.Test", "127.0.0.9");
   expect(stillOpen(attackers)).toBeLessThanOrEqual(MAX);
+  // a real client that connects and asks a moment later keeps its place while new attackers arrive
+  const slowStarter = await connect("127.0.0.10");
+  for (let a = 0; a < 20; a++) attackers.push(await connect(`127.0.8.${a + 1}`, new Uint8Array([0])));
+  const q = encodeQuery("Late-Asker.Tcp.Test");
+  slowStarter.sock!.write(new Uint8Array([q.length >> 8, q.length & 0xff, ...q]));
+  await until(async () => slowStarter.data.length > 0 || slowStarter.closed, 8000, "the late asker's answer");
+  expect(slowStarter.closed).toBe(false);
+  expect(decodeReply(slowStarter.data[0]!.subarray(2)).msg.questions![0]!.name).toBe("Late-Asker.Tcp.Test");
+  slowStarter.sock!.terminate();
   for (const c of attackers) c.sock?.terminate();
 });
 
