@@ -12,6 +12,7 @@ import { revServerFor, revServers } from "./rev-servers.ts";
 import { upstreamBlockStatus } from "./upstream-blocked.ts";
 import { Upstream } from "./upstream.ts";
 import { randomU16 } from "./random.ts";
+import { FrameReader } from "./tcp-frames.ts";
 
 export interface UpstreamStats {
   /** "ip#port" */
@@ -183,8 +184,10 @@ export class Forwarder implements Handler {
 
   private async viaTcp(up: Upstream, query: Uint8Array): Promise<Uint8Array | null> {
     return new Promise((resolve) => {
-      let buf = new Uint8Array(0);
       let done = false;
+      let sock: { end(): void } | undefined;
+      // the answer is read once into its own buffer, however it is chunked (tcp-frames.ts)
+      const reader = new FrameReader((a) => finish(a.length >= 12 && getU16(a, 0) === id ? a : null, sock));
       const finish = (v: Uint8Array | null, s?: { end(): void }) => {
         if (done) return;
         done = true;
@@ -205,13 +208,8 @@ export class Forwarder implements Handler {
         socket: {
           open: (s) => void s.write(framed),
           data: (s, chunk) => {
-            const n = new Uint8Array(buf.length + chunk.length);
-            n.set(buf);
-            n.set(chunk, buf.length);
-            buf = n;
-            if (buf.length < 2 || buf.length < 2 + getU16(buf, 0)) return;
-            const a = buf.slice(2, 2 + getU16(buf, 0));
-            finish(a.length >= 12 && getU16(a, 0) === id ? a : null, s);
+            sock = s;
+            if (!done) reader.push(chunk);
           },
           close: () => finish(null),
           error: () => finish(null),
