@@ -125,7 +125,9 @@ export class Upstream {
     p.mixed = mixCase;
     slot.pending.set(id, p);
     slot.out.send(msg);
-    if (++slot.sent >= ROTATE_AFTER) this.retire(slot);
+    // the last open socket stays until its replacements are open (a burst must not find none)
+    if (++slot.sent >= ROTATE_AFTER && this.slots.length > 1) this.retire(slot);
+    else if (slot.sent >= ROTATE_AFTER && this.opening === 0 && !this.closed) void this.openSlot();
   }
 
   /** Takes a socket out of use; it closes once its queries are answered or expired. */
