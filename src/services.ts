@@ -12,7 +12,8 @@ import { startHttp } from "./api/server.ts";
 import { DnsServer } from "./dns/server.ts";
 import { gravityService } from "./filter/gravity/runner.ts";
 import { Stats } from "./stats/sink.ts";
-import { startFleet } from "./fleet/fleet.ts";
+import { defaultNodeName, startFleet } from "./fleet/fleet.ts";
+import { FleetHistory } from "./fleet/pg-history.ts";
 import { startDhcpService } from "./dhcp/service.ts";
 
 export interface RunningServices {
@@ -54,6 +55,15 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     dns: null,
     log,
   };
+
+  // the fleet's query history: every record also goes to PostgreSQL, in batches off the DNS path
+  const pg = config.current.fleet.postgres;
+  if (pg) {
+    const history = new FleetHistory(pg, defaultNodeName(runtime), config, log);
+    runtime.fleetHistory = history;
+    runtime.queries = { record: (r) => (stats.record(r), history.record(r)) };
+    stoppers.push(() => history.stop());
+  }
 
   // the command line and editors change the file while Moat runs: apply what they wrote at once
   stoppers.push(

@@ -9,6 +9,7 @@ import type { EventBus } from "./events.ts";
 import type { VersionInfo } from "./version.ts";
 import type { DnsHandle } from "../dns/server.ts";
 import type { Fleet } from "../fleet/fleet.ts";
+import type { FleetHistory } from "../fleet/pg-history.ts";
 import type { DhcpHandle } from "../dhcp/service.ts";
 
 export interface Paths {
@@ -50,6 +51,8 @@ export interface Runtime {
   dnsCounters?: DnsCounters;
   /** this node's link to the fleet (src/fleet/), when fleet.redis is set */
   fleet?: Fleet | null;
+  /** the fleet's shared query history in PostgreSQL, when fleet.postgres is set */
+  fleetHistory?: FleetHistory | null;
 }
 
 /** What the DNS engine exposes for /api/info/metrics, /api/padd and /metrics. */

@@ -44,7 +44,7 @@ export interface FleetStatus {
   gravity: { version: number; leader: string | null; error: string | null };
 }
 
-export function defaultNodeName(rt: Runtime): string {
+export function defaultNodeName(rt: Pick<Runtime, "config">): string {
   return rt.config.current.fleet.node || `${hostname()}:${rt.config.current.webserver.port.split(",")[0]!.trim()}`;
 }
 

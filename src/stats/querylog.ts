@@ -214,7 +214,7 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
 }
 
 /** RFC 8914 texts of the EDE codes Moat sets. */
-const EDE_TEXT: Record<number, string> = {
+export const EDE_TEXT: Record<number, string> = {
   0: "Other", 1: "Unsupported DNSKEY Algorithm", 2: "Unsupported DS Digest Type", 3: "Stale Answer", 4: "Forged Answer",
   5: "DNSSEC Indeterminate", 6: "DNSSEC Bogus", 7: "Signature Expired", 8: "Signature Not Yet Valid", 9: "DNSKEY Missing",
   10: "RRSIGs Missing", 11: "No Zone Key Bit Set", 12: "NSEC Missing", 13: "Cached Error", 14: "Not Ready", 15: "Blocked",

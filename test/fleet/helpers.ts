@@ -3,7 +3,7 @@ import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { runDig, until } from "../dns/helpers.ts";
 import { call } from "../lists/helpers.ts";
 
-export function fleetToml(opts: { redis: string; node: string; upstream: string; extra?: string }): string {
+export function fleetToml(opts: { redis: string; node: string; upstream: string; postgres?: string; extra?: string }): string {
   return `[dns]
   upstreams = ["${opts.upstream}"]
 [dns.rateLimit]
@@ -11,10 +11,10 @@ export function fleetToml(opts: { redis: string; node: string; upstream: string;
 [fleet]
   redis = "${opts.redis}"
   node = "${opts.node}"
-${opts.extra ?? ""}`;
+${opts.postgres ? `  postgres = "${opts.postgres}"\n` : ""}${opts.extra ?? ""}`;
 }
 
-export function startNode(opts: { redis: string; node: string; upstream: string; dataDir?: string }): Promise<MoatProcess> {
+export function startNode(opts: { redis: string; node: string; upstream: string; postgres?: string; dataDir?: string }): Promise<MoatProcess> {
   return startMoat({ configToml: fleetToml(opts), dataDir: opts.dataDir });
 }
 

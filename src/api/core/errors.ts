@@ -25,6 +25,8 @@ export const Errors = {
   internal: (message = "Internal server error", hint: string | null = null) => new ApiError(500, "internal_error", message, hint),
   database: (message: string, hint: unknown = null, status = 400) => new ApiError(status, "database_error", message, hint),
   diskFull: (cause: string) => new ApiError(507, "database_error", "The disk is full: no space left to save the change", cause),
+  fleetUnavailable: (hint: string) =>
+    new ApiError(503, "fleet_unavailable", "The fleet's query history (PostgreSQL) cannot be reached; node=local answers from this node's own log", hint),
 } as const;
 
 /** SQLite's SQLITE_FULL and the file system's ENOSPC: the disk (or the database's quota) is full. */

@@ -6,6 +6,7 @@ import { dbHistory, dbHistoryClients } from "../../stats/dbstats.ts";
 import { topN } from "../../stats/window.ts";
 import { clientNames } from "../stats/clients.ts";
 import { intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
+import { Errors } from "../core/errors.ts";
 
 const Slot = t.Object({ timestamp: t.Integer(), total: t.Integer(), cached: t.Integer(), blocked: t.Integer(), forwarded: t.Integer() });
 const ClientsReply = t.Object({
@@ -42,12 +43,29 @@ export function historyRoutes(rt: Runtime) {
   return new Elysia({ name: "history" })
     .get(
       "/history",
-      () => ({
-        history: liveStats(rt).window.history().map(({ timestamp, slot }) => ({
-          timestamp, total: slot?.total ?? 0, cached: slot?.cached ?? 0, blocked: slot?.blocked ?? 0, forwarded: slot?.forwarded ?? 0,
-        })),
-      }),
-      { response: t.Object({ history: t.Array(Slot) }), detail: detail("Queries per 10 minutes over the last 24 h (145 slots)") },
+      async ({ query }) => {
+        const slots = liveStats(rt).window.history();
+        if (rt.fleetHistory && query.node !== "local") {
+          try {
+            return { history: await rt.fleetHistory.history(slots[0]!.timestamp, slots[slots.length - 1]!.timestamp, query.node || undefined) };
+          } catch (e) {
+            throw Errors.fleetUnavailable((e as Error).message);
+          }
+        }
+        return {
+          history: slots.map(({ timestamp, slot }) => ({
+            timestamp, total: slot?.total ?? 0, cached: slot?.cached ?? 0, blocked: slot?.blocked ?? 0, forwarded: slot?.forwarded ?? 0,
+          })),
+        };
+      },
+      {
+        query: t.Object(
+          { node: t.Optional(t.String({ description: "with fleet.postgres: one node (its fleet.node name), 'local' for this node; absent: the whole fleet" })) },
+          { additionalProperties: true },
+        ),
+        response: t.Object({ history: t.Array(Slot) }),
+        detail: detail("Queries per 10 minutes over the last 24 h (145 slots)"),
+      },
     )
     .get(
       "/history/clients",

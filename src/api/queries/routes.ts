@@ -7,6 +7,32 @@ import { FilterError, earliestQuery, queryPage, suggestions } from "../../stats/
 import { Errors } from "../core/errors.ts";
 import { clientNames, excludes } from "../stats/clients.ts";
 import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";
+import type { FleetHistory } from "../../fleet/pg-history.ts";
+
+/** The whole fleet's log (or node=<name>'s) from PostgreSQL, in the same shape as this node's. */
+async function fleetQueries(h: FleetHistory, q: Record<string, string | undefined>) {
+  let page;
+  try {
+    page = await h.queries({
+      node: q.node || undefined,
+      from: numParam(q.from),
+      until: numParam(q.until),
+      length: q.length === undefined ? undefined : intParam(q.length, 100),
+      start: Math.max(0, intParam(q.start, 0)),
+      cursor: q.cursor !== undefined && /^\d+$/.test(q.cursor) ? Number(q.cursor) : undefined,
+      domain: q.domain || undefined,
+      client_ip: q.client_ip || undefined,
+      upstream: q.upstream || undefined,
+      type: q.type || undefined,
+      status: q.status || undefined,
+    });
+  } catch (e) {
+    if (e instanceof RangeError) throw Errors.badRequest(e.message);
+    throw Errors.fleetUnavailable((e as Error).message);
+  }
+  const { earliest, ...rest } = page;
+  return { ...rest, draw: intParam(q.draw, 0), earliest_timestamp: earliest, earliest_timestamp_disk: earliest };
+}
 
 const Str = (description: string) => t.Optional(t.String({ description }));
 const QueriesQuery = t.Object(
@@ -25,6 +51,7 @@ const QueriesQuery = t.Object(
     reply: Str("reply type (IP, NXDOMAIN, …)"),
     dnssec: Str("DNSSEC status"),
     disk: Str("true: read the long-term database instead of the last 24 h"),
+    node: Str("with fleet.postgres: one node's queries (its fleet.node name), 'local' for this node's own log; absent: the whole fleet"),
     draw: Str("DataTables draw counter, echoed"),
     "order[0][column]": Str("DataTables: index N of the column to sort by (its name is columns[N][data]: time, domain, client.ip, client.name, upstream, type, status, reply, reply.time, dnssec, list_id, ede)"),
     "order[0][dir]": Str("DataTables: asc or desc"),
@@ -53,6 +80,7 @@ export function queriesRoutes(rt: Runtime) {
       "/queries",
       async ({ query }) => {
         const q = query as Record<string, string | undefined>;
+        if (rt.fleetHistory && q.node !== "local" && !boolParam(q.disk, false)) return fleetQueries(rt.fleetHistory, q);
         const s = liveStats(rt);
         const memory = (await s.freshMemory()).db;
         const db = boolParam(q.disk, false) ? s.disk.db : memory;
