@@ -94,6 +94,7 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     if (fleet) {
       runtime.fleet = fleet;
       stoppers.push(() => fleet.stop());
+      await fleet.ready(3000);
     }
     const dhcp = startDhcpService(runtime);
     runtime.dhcp = dhcp.handle;

@@ -101,7 +101,7 @@ export class Fleet {
     } catch {
       return; // Redis away: DNS answers with what it has; the changes wait here
     }
-    for (const r of this.replicas.values()) if (r.needsSync) void r.sync();
+    for (const r of this.replicas.values()) void r.check().catch(() => undefined);
     await this.gravity.tick();
     const versions: Record<string, number> = {};
     const pending: string[] = [];
@@ -120,6 +120,14 @@ export class Fleet {
     await this.rt.events.emit("dns-restarted", { origin: "fleet" });
   }
 
+  /**
+   * Resolves once this node has joined (every kind synced once) or after `ms`: the API opens with
+   * the fleet's state rather than the node's own, unless Redis cannot be reached.
+   */
+  async ready(ms: number): Promise<void> {
+    await Promise.race([this.settle(), Bun.sleep(ms)]);
+  }
+
   /** Resolves when every kind has done one sync (tests, start-up). */
   async settle(): Promise<void> {
     await Promise.all([...this.replicas.values()].map((r) => r.sync()));
@@ -134,7 +142,7 @@ export class Fleet {
       nodes = Object.entries(await this.link.nodes()).map(([node, v]) => ({
         node,
         seen: Number(v.seen ?? 0),
-        healthy: now - Number(v.seen ?? 0) < NODE_STALE_MS,
+        healthy: v.stopped !== true && now - Number(v.seen ?? 0) < NODE_STALE_MS,
         versions: (v.versions ?? {}) as Record<string, number>,
         pending: (v.pending ?? []) as string[],
         api: String(v.api ?? ""),
@@ -147,10 +155,12 @@ export class Fleet {
     return { node: this.node, connected: this.link.connected, error: this.link.lastError, kinds, nodes, gravity };
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     for (const u of this.unsub) u();
+    // a node that leaves says so (one that crashes is noticed when its heartbeat stops)
+    await Promise.race([this.link.heartbeat(this.node, { seen: Date.now(), stopped: true, versions: {}, pending: [], api: "" }).catch(() => undefined), Bun.sleep(500)]);
     this.link.close();
   }
 

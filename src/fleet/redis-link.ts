@@ -14,15 +14,20 @@ export const ACTIONS = `${PREFIX}actions`;
 const COUNTER = `${PREFIX}version`;
 const NODES = `${PREFIX}nodes`;
 const LOG = `${PREFIX}log`;
+const EPOCH = `${PREFIX}epoch`;
 
+// The epoch names one life of the store: a store that restarted empty starts counting again, and
+// the epoch tells its version 4 from the version 4 a node agreed on before.
 const PUBLISH = `
 local cur = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if cur ~= tonumber(ARGV[1]) then return 0 end
+local e = redis.call('GET', KEYS[5])
+if not e then e = ARGV[7]; redis.call('SET', KEYS[5], e) end
 local v = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'version', v, 'node', ARGV[2], 'at', ARGV[3], 'hash', ARGV[4], 'data', ARGV[5])
+redis.call('HSET', KEYS[1], 'version', v, 'node', ARGV[2], 'at', ARGV[3], 'hash', ARGV[4], 'data', ARGV[5], 'epoch', e)
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', '1000', '*', 'kind', ARGV[6], 'version', v, 'node', ARGV[2], 'at', ARGV[3])
 redis.call('PUBLISH', KEYS[4], ARGV[6] .. ' ' .. v .. ' ' .. ARGV[2])
-return v`;
+return {v, e}`;
 
 const GRAVITY = `${PREFIX}gravity`;
 
@@ -43,6 +48,8 @@ export interface Head {
   /** ms since epoch */
   at: number;
   hash: string;
+  /** the life of the store this version belongs to */
+  epoch: string;
 }
 
 export interface Entry extends Head {
@@ -116,26 +123,28 @@ export class RedisLink {
   }
 
   async head(kind: string): Promise<Head | null> {
-    const [version, node, at, hash] = (await this.send("HMGET", [`${PREFIX}kind:${kind}`, "version", "node", "at", "hash"])) as Array<string | null>;
+    const [version, node, at, hash, epoch] = (await this.send("HMGET", [`${PREFIX}kind:${kind}`, "version", "node", "at", "hash", "epoch"])) as Array<string | null>;
     if (!version) return null;
-    return { version: Number(version), node: node ?? "", at: Number(at ?? 0), hash: hash ?? "" };
+    return { version: Number(version), node: node ?? "", at: Number(at ?? 0), hash: hash ?? "", epoch: epoch ?? "" };
   }
 
   /** The stored state of a kind, checked against its hash. */
   async fetch(kind: string): Promise<Entry | null> {
-    const [version, node, at, hash, data] = (await this.send("HMGET", [`${PREFIX}kind:${kind}`, "version", "node", "at", "hash", "data"])) as Array<string | null>;
+    const [version, node, at, hash, data, epoch] = (await this.send("HMGET", [`${PREFIX}kind:${kind}`, "version", "node", "at", "hash", "data", "epoch"])) as Array<string | null>;
     if (!version || data == null) return null;
     const map = JSON.parse(data) as StateMap;
     if (hashOf(map) !== hash) throw new HashMismatch(`fleet ${kind} version ${version}: stored data does not match its hash`);
-    return { version: Number(version), node: node ?? "", at: Number(at ?? 0), hash: hash ?? "", data: map };
+    return { version: Number(version), node: node ?? "", at: Number(at ?? 0), hash: hash ?? "", epoch: epoch ?? "", data: map };
   }
 
   /** Publishes `data` as the next version if the stored one is still `expected`; returns the new version, or 0. */
   async publish(kind: string, expected: number, node: string, data: StateMap): Promise<Head | 0> {
     const at = Date.now();
     const hash = hashOf(data);
-    const v = Number(await this.send("EVAL", [PUBLISH, "4", `${PREFIX}kind:${kind}`, COUNTER, LOG, CHANNEL, String(expected), node, String(at), hash, canonical(data), kind]));
-    return v > 0 ? { version: v, node, at, hash } : 0;
+    const r = (await this.send("EVAL", [PUBLISH, "5", `${PREFIX}kind:${kind}`, COUNTER, LOG, CHANNEL, EPOCH, String(expected), node, String(at), hash, canonical(data), kind, crypto.randomUUID()])) as
+      | number
+      | [number, string];
+    return Array.isArray(r) && Number(r[0]) > 0 ? { version: Number(r[0]), node, at, hash, epoch: String(r[1]) } : 0;
   }
 
   /** Takes or renews a lease named `name`; true while this node holds it. */

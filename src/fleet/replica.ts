@@ -21,6 +21,8 @@ export interface ReplicatedKind {
 
 export interface ReplicaRecord {
   version: number;
+  /** the store's life that version belongs to (a store that restarted empty counts again) */
+  epoch?: string;
   base: StateMap;
   /** hash of this node's own state right after it last agreed with the fleet */
   appliedHash: string;
@@ -104,6 +106,16 @@ export class Replica {
     return this.running;
   }
 
+  /**
+   * The once-a-second check: syncs when this node has work, or when the store holds another
+   * version than the one agreed on (a missed notification, or a store that restarted empty).
+   */
+  async check(): Promise<void> {
+    if (this.needsSync) return this.sync();
+    const head = await this.link.head(this.kind.name);
+    if (head?.version !== this.record?.version || head?.epoch !== this.record?.epoch) return this.sync();
+  }
+
   /** Whether this node has its own changes or is behind the fleet (a retry is due). */
   get needsSync(): boolean {
     return this.pending || this.error !== null || this.latest > (this.record?.version ?? 0);
@@ -127,7 +139,7 @@ export class Replica {
         continue;
       }
       // a store that lost its data (restarted without persistence) gets this node's state again
-      const reset = !head || head.version < rec.version;
+      const reset = !head || head.epoch !== rec.epoch;
       const dirty = localHash !== rec.appliedHash || reset;
       if (!dirty) {
         this.pending = false;
@@ -137,7 +149,7 @@ export class Replica {
       }
       let merged = local;
       let expected = head?.version ?? 0;
-      if (head && head.version !== rec.version) {
+      if (head && (reset || head.version !== rec.version)) {
         const remote = await this.link.fetch(this.kind.name);
         if (!remote) continue;
         expected = remote.version;
@@ -183,7 +195,7 @@ export class Replica {
   }
 
   private agree(head: Head, data: StateMap, appliedHash: string): void {
-    this.record = { version: head.version, base: data, appliedHash, node: head.node, at: head.at };
+    this.record = { version: head.version, epoch: head.epoch, base: data, appliedHash, node: head.node, at: head.at };
     this.latest = head.version;
     this.save();
   }

@@ -14,8 +14,27 @@ export function fleetToml(opts: { redis: string; node: string; upstream: string;
 ${opts.postgres ? `  postgres = "${opts.postgres}"\n` : ""}${opts.extra ?? ""}`;
 }
 
-export function startNode(opts: { redis: string; node: string; upstream: string; postgres?: string; dataDir?: string }): Promise<MoatProcess> {
-  return startMoat({ configToml: fleetToml(opts), dataDir: opts.dataDir });
+export async function startNode(opts: { redis: string; node: string; upstream: string; postgres?: string; dataDir?: string }): Promise<MoatProcess> {
+  // a free port can be taken by another process between the check and the start: one more try
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await startMoat({ configToml: fleetToml(opts), dataDir: opts.dataDir });
+    } catch (e) {
+      if (attempt > 0 || !/already in use/.test((e as Error).message)) throw e;
+    }
+  }
+}
+
+/** Starts the named nodes; on failure stops those that started, so no process outlives the test. */
+export async function startNodes(names: string[], opts: { redis: string; upstream: string; postgres?: string }): Promise<MoatProcess[]> {
+  const started = await Promise.allSettled(names.map((node) => startNode({ ...opts, node })));
+  const ok = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const failed = started.find((r) => r.status === "rejected");
+  if (failed) {
+    await Promise.all(ok.map((n) => n.dispose()));
+    throw (failed as PromiseRejectedResult).reason;
+  }
+  return ok;
 }
 
 /** The first address dig gets for `name` from the node (one try), or "" when none. */
@@ -27,9 +46,11 @@ export async function dig(node: MoatProcess, name: string): Promise<string> {
 /** Waits until dig on `node` answers `name` with `addr`. */
 export async function untilDig(node: MoatProcess, name: string, addr: string, timeoutMs = 8000): Promise<void> {
   let last = "";
-  await until(async () => (last = await dig(node, name)) === addr, timeoutMs, `${name} -> ${addr} on ${node.dnsPort} (last answer ${JSON.stringify(last)})`).catch((e) => {
-    throw new Error(`${(e as Error).message}`);
-  });
+  try {
+    await until(async () => (last = await dig(node, name)) === addr, timeoutMs, `${name} -> ${addr} on port ${node.dnsPort}`);
+  } catch (e) {
+    throw new Error(`${(e as Error).message} (last answer ${JSON.stringify(last)})`);
+  }
 }
 
 export async function fleetView(node: MoatProcess): Promise<any> {

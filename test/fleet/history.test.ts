@@ -9,7 +9,7 @@ import { startRedis, type RedisServer } from "../harness/redis.ts";
 import { startPostgres, type PostgresServer } from "../harness/postgres.ts";
 import { call } from "../lists/helpers.ts";
 import { until } from "../dns/helpers.ts";
-import { dig, startNode } from "./helpers.ts";
+import { dig, startNodes } from "./helpers.ts";
 
 const FWD = "192.0.2.73";
 let redis: RedisServer;
@@ -20,7 +20,7 @@ const NAMES = ["n1", "n2", "n3"];
 
 beforeAll(async () => {
   [redis, pg, up] = await Promise.all([startRedis(), startPostgres(), startUpstream({ addr: FWD })]);
-  nodes = await Promise.all(NAMES.map((node) => startNode({ redis: redis.url, postgres: pg.url, node, upstream: up.address })));
+  nodes = await startNodes(NAMES, { redis: redis.url, postgres: pg.url, upstream: up.address });
 }, 60000);
 afterAll(async () => {
   await Promise.all([...nodes.map((n) => n.dispose()), up?.stop(), redis?.dispose(), pg?.dispose()]);

@@ -8,7 +8,7 @@ import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { startRedis, type RedisServer } from "../harness/redis.ts";
 import { call } from "../lists/helpers.ts";
 import { until } from "../dns/helpers.ts";
-import { dig, fleetView, startNode, untilDig } from "./helpers.ts";
+import { dig, fleetView, startNodes, untilDig } from "./helpers.ts";
 import { join } from "node:path";
 import { buildSnapshotData, type BuildInfo } from "../../src/filter/build.ts";
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
     },
   });
   [redis, up] = await Promise.all([startRedis(), startUpstream({ addr: FWD })]);
-  nodes = await Promise.all(["n1", "n2", "n3"].map((node) => startNode({ redis: redis.url, node, upstream: up.address })));
+  nodes = await startNodes(["n1", "n2", "n3"], { redis: redis.url, upstream: up.address });
 }, 60000);
 afterAll(async () => {
   await Promise.all([...nodes.map((n) => n.dispose()), up?.stop(), redis?.dispose()]);

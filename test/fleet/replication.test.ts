@@ -8,7 +8,7 @@ import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { startRedis, type RedisServer } from "../harness/redis.ts";
 import { call } from "../lists/helpers.ts";
 import { until } from "../dns/helpers.ts";
-import { dig, fleetView, startNode, untilDig } from "./helpers.ts";
+import { dig, fleetView, startNodes, untilDig } from "./helpers.ts";
 
 const FWD = "192.0.2.71";
 let redis: RedisServer;
@@ -17,7 +17,7 @@ let nodes: MoatProcess[] = [];
 
 beforeAll(async () => {
   [redis, up] = await Promise.all([startRedis(), startUpstream({ addr: FWD })]);
-  nodes = await Promise.all(["n1", "n2", "n3"].map((node) => startNode({ redis: redis.url, node, upstream: up.address })));
+  nodes = await startNodes(["n1", "n2", "n3"], { redis: redis.url, upstream: up.address });
 }, 60000);
 afterAll(async () => {
   await Promise.all([...nodes.map((n) => n.dispose()), up?.stop(), redis?.dispose()]);
@@ -85,4 +85,22 @@ test("GET /api/fleet: every node, its versions and who published the state in fo
   expect(f.kinds.lists.pending).toBe(false);
   expect(Math.abs(f.kinds.lists.at - Date.now() / 1000)).toBeLessThan(120);
   await until(async () => (await fleetView(n1)).nodes.every((x: any) => x.lag === 0), 8000, "no lag");
+});
+
+test("a teleporter import on one node reaches all", async () => {
+  const [n1, n2, n3] = nodes as [MoatProcess, MoatProcess, MoatProcess];
+  expect((await call(n1, "POST", "/api/domains/deny/exact", { domain: "saved.fleet.test" })).status).toBe(201);
+  await untilDig(n3, "saved.fleet.test", "0.0.0.0");
+  const backup = new Uint8Array(await (await n1.api("/api/teleporter")).arrayBuffer());
+  expect((await call(n1, "DELETE", "/api/domains/deny/exact/saved.fleet.test")).status).toBe(204);
+  await untilDig(n3, "saved.fleet.test", FWD);
+  const fd = new FormData();
+  fd.set("file", new Blob([backup], { type: "application/zip" }), "backup.zip");
+  const r = await n2.api("/api/teleporter", { method: "POST", body: fd });
+  expect(r.status).toBe(200);
+  await r.arrayBuffer();
+  await Promise.all([untilDig(n1, "saved.fleet.test", "0.0.0.0"), untilDig(n3, "saved.fleet.test", "0.0.0.0")]);
+  // the shared settings of the backup came along; the importing node stays itself in the fleet
+  expect((await call(n3, "GET", "/api/config/dns/hosts")).json.config.dns.hosts).toContain("10.9.8.7 printer.fleet.test");
+  expect(await Bun.file(`${n2.dataDir}/pihole.toml`).text()).toContain('node = "n2"');
 });
