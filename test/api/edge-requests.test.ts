@@ -76,3 +76,12 @@ test("an absolute-form request target is served by its path", async () => {
   const r = await rawHttp(m.httpPort, req("GET http://elsewhere.example/api/info/login HTTP/1.1"));
   expect(r.status).toBe(200);
 });
+
+test("numbers past what SQLite binds as an integer are clamped, not a 500 (found by test/fuzz/api)", async () => {
+  const r = await m.api("/api/queries?start=99999999999999999999&length=99999999999999999999");
+  expect(r.status).toBe(200);
+  expect(((await r.json()) as { queries: unknown[] }).queries).toEqual([]);
+  for (const path of ["/api/stats/top_domains?count=1e300", "/api/history/database?from=-1e300&until=1e300", "/api/queries?from=1e300&until=-1e300&length=-99999999999999999999"]) {
+    expect((await m.api(path)).status, path).toBeLessThan(500);
+  }
+});

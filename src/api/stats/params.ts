@@ -16,7 +16,8 @@ export function boolParam(v: string | undefined, dflt: boolean): boolean {
 export function intParam(v: string | undefined, dflt: number): number {
   if (v === undefined || v.trim() === "") return dflt;
   const n = Number(v);
-  return Number.isFinite(n) ? Math.trunc(n) : dflt;
+  // clamped to what SQLite binds as an integer: 1e20 as LIMIT/OFFSET was "datatype mismatch" (500)
+  return Number.isFinite(n) ? Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Math.trunc(n))) : dflt;
 }
 
 export function numParam(v: string | undefined): number | undefined {
