@@ -9,25 +9,8 @@ import { startServices } from "./services.ts";
 import { versionInfo } from "./core/version.ts";
 import { teleporterCommand } from "./teleporter/cli.ts";
 import { gravityCommand } from "./filter/gravity/cli.ts";
-
-const USAGE = `usage: moat <command> [options]
-
-commands:
-  serve               run the DNS server and the API
-  gravity             download the subscribed lists and rebuild the filter (progress on stdout)
-  password [PASS]     set the API password (read from stdin when PASS is absent; empty removes it)
-  totp [enable|disable]
-                      print the current 2FA code; enable makes a new secret, disable turns 2FA off
-  version             print the version
-  teleporter export|import FILE
-                      write a backup zip (Pi-hole layout) or restore one (while Moat is stopped)
-
-options:
-  --config FILE       config file (default: <data-dir>/pihole.toml)
-  --data-dir DIR      where gravity.db, pihole-FTL.db and the config live
-                      (default: /etc/moat; with --dev: ./.moat-data)
-  --dev               development profile: DNS on 5353, HTTP on 8080, data in ./.moat-data
-`;
+import { commandHelp, usage } from "./commands.ts";
+import { checkConfigFile, prepareDataDir, StartError } from "./core/start-errors.ts";
 
 export interface CliOptions {
   command: string;
@@ -35,10 +18,14 @@ export interface CliOptions {
   config?: string;
   dataDir?: string;
   dev: boolean;
+  /** --init: a --config file that does not exist yet may be created */
+  init: boolean;
+  /** --help/-h after a command: that command's help */
+  help: boolean;
 }
 
 export function parseArgs(argv: string[]): CliOptions {
-  const o: CliOptions = { command: "", args: [], dev: false };
+  const o: CliOptions = { command: "", args: [], dev: false, init: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -51,7 +38,9 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === "--data-dir") o.dataDir = value();
     else if (a.startsWith("--data-dir=")) o.dataDir = a.slice(11);
     else if (a === "--dev") o.dev = true;
-    else if (a === "-h" || a === "--help") o.command = "help";
+    else if (a === "--init") o.init = true;
+    else if (a === "-h" || a === "--help") o.help = true;
+    else if (a === "-v" || a === "--version") o.command ||= "version";
     else if (a.startsWith("--")) throw new ConfigError(`unknown option ${a}`);
     else if (!o.command) o.command = a;
     else o.args.push(a);
@@ -60,7 +49,8 @@ export function parseArgs(argv: string[]): CliOptions {
 }
 
 /** The development profile's defaults: unprivileged ports so `npm start` works as a normal user. */
-const DEV_PROFILE = { "webserver.port": "8080", "dns.port": 5353 };
+// DNS on 1053, not 5353: that is mDNS's port, which avahi holds on most Linux desktops.
+export const DEV_PROFILE = { "webserver.port": "8080", "dns.port": 1053 };
 
 export function resolvePaths(o: CliOptions) {
   const dataDir = resolve(o.dataDir ?? (o.dev ? ".moat-data" : "/etc/moat"));
@@ -114,8 +104,30 @@ function totpCommand(o: CliOptions): number {
   return 0;
 }
 
+/** The data directory and config file are usable (or refused in a sentence) before anything opens them. */
+function preparePaths(o: CliOptions): void {
+  const paths = resolvePaths(o);
+  prepareDataDir(paths.dataDir);
+  if (o.config !== undefined) checkConfigFile(paths.configFile, o.init);
+}
+
 async function main(argv: string[]): Promise<number> {
   const o = parseArgs(argv);
+  if (o.help || o.command === "help") {
+    const name = o.command !== "help" ? o.command : (o.args[0] ?? (o.help ? "help" : undefined));
+    if (!name) {
+      console.log(usage());
+      return 0;
+    }
+    const text = commandHelp(name);
+    if (text === null) {
+      console.error(`moat: unknown command "${name}"\n\n${usage()}`);
+      return 2;
+    }
+    console.log(text);
+    return 0;
+  }
+  if (["serve", "password", "totp", "gravity", "teleporter"].includes(o.command)) preparePaths(o);
   switch (o.command) {
     case "serve": {
       const services = await startServices(o, resolvePaths(o), loadConfig(o));
@@ -146,12 +158,11 @@ async function main(argv: string[]): Promise<number> {
       console.log(`moat ${v.version} (${v.commit}, ${v.date}) on ${v.runtime.name} ${v.runtime.version}`);
       return 0;
     }
-    case "help":
     case "":
-      console.log(USAGE);
-      return o.command === "help" ? 0 : 2;
+      console.error(usage());
+      return 2;
     default:
-      console.error(`moat: unknown command "${o.command}"\n${USAGE}`);
+      console.error(`moat: unknown command "${o.command}"\n\n${usage()}`);
       return 2;
   }
 }
@@ -161,7 +172,7 @@ if (import.meta.main) {
     const code = await main(process.argv.slice(2));
     if (code >= 0) process.exit(code);
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof DbError) {
+    if (e instanceof ConfigError || e instanceof DbError || e instanceof StartError) {
       console.error(`moat: ${e.message}`);
       process.exit(1);
     }

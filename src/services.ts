@@ -88,7 +88,6 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
       runtime.dns = null;
       await dns.stop();
     });
-    console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
     // after DNS listens: the fleet only ever changes what DNS already answers with
     const fleet = startFleet(runtime);
     if (fleet) {
@@ -101,6 +100,8 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     stoppers.push(() => dhcp.stop());
     const http = await startHttp(runtime);
     stoppers.push(() => http.stop());
+    // said once every listener is up: a port that fails after DNS started must not read as a success
+    console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);
   } catch (e) {
     for (const s of stoppers.reverse()) await s();

@@ -17,6 +17,7 @@ import { setRequestState } from "./core/request-state.ts";
 import { setRouteTable } from "./info/endpoints.ts";
 import { metricsHandler } from "./metrics/handler.ts";
 import { dashboard } from "../web/index.ts";
+import { listenFailure } from "../core/start-errors.ts";
 
 export interface HttpService {
   urls: string[];
@@ -101,7 +102,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
         continue;
       }
       await Promise.all(listeners.map((l) => l.close()));
-      throw new Error(`cannot listen for HTTP on ${hostname}:${p.port}: ${(e as Error).message}`);
+      throw new Error(listenFailure("HTTP", `${hostname}:${p.port}`, p.port, e, "webserver.port"));
     }
   }
   return {

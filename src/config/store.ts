@@ -207,7 +207,7 @@ export class ConfigStore {
       const c = coerce(entry.leaf, raw);
       if (!c.ok) {
         const line = lineOfKey(text, entry.segments);
-        throw new ConfigError(`${file}${line ? `, line ${line}` : ""}: ${entry.path}${c.reason.startsWith("[") ? "" : ": "}${c.reason}`);
+        throw new ConfigError(`${file}${line ? `, line ${line}` : ""}: ${entry.path}${c.reason.startsWith("[") ? "" : ": "}${withChoices(entry.leaf, c.reason)}`);
       }
       if (entry.leaf.kind === "password") continue;
       setIn(layer, entry.segments, c.value);
@@ -227,7 +227,7 @@ export class ConfigStore {
         continue;
       }
       const c = coerce(entry.leaf, raw, true);
-      if (!c.ok) throw new ConfigError(`invalid value for ${entry.path} (from ${name}): ${entry.path}${c.reason.startsWith("[") ? "" : ": "}${c.reason}`);
+      if (!c.ok) throw new ConfigError(`invalid value in ${name}: ${withChoices(entry.leaf, c.reason)}`);
       if (entry.path === "webserver.api.password") {
         setIn(this.envLayer, ["webserver", "api", "pwhash"], raw === "" ? "" : this.opts.hashPassword(raw));
         this.envForced.add("webserver.api.pwhash");
@@ -249,4 +249,9 @@ export class ConfigStore {
     }
     return deepFreeze(out as unknown as Config);
   }
+}
+
+/** A start-up message about an enum names the values it takes (the API keeps Pi-hole's short hint). */
+function withChoices(leaf: { allowed?: readonly string[] }, reason: string): string {
+  return reason === "invalid option" && leaf.allowed ? `${reason}; valid values: ${leaf.allowed.join(", ")}` : reason;
 }

@@ -20,6 +20,7 @@ import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, 
 import { ClientNames } from "./client-names.ts";
 import { TcpConnections, type TcpState } from "./tcp-listener.ts";
 import { ipToPtr } from "../filter/ip.ts";
+import { listenFailure } from "../core/start-errors.ts";
 
 /** What the rest of Moat sees of the DNS engine (rt.dns). */
 export interface DnsHandle {
@@ -131,7 +132,7 @@ export class DnsServer implements DnsHandle {
       } catch (e) {
         if (inUse(e)) {
           close();
-          throw new Error(`cannot listen for DNS on port ${port}: the port is already in use`);
+          throw new Error(listenFailure("DNS", `port ${port}`, port, e, "dns.port"));
         }
         if (host === "::") {
           // no IPv6 on this host: IPv4 only
@@ -139,7 +140,7 @@ export class DnsServer implements DnsHandle {
             await bind("0.0.0.0");
           } catch (e2) {
             close();
-            throw new Error(`cannot listen for DNS on port ${port}: ${(e2 as Error).message}`);
+            throw new Error(listenFailure("DNS", `port ${port}`, port, e2, "dns.port"));
           }
         } else this.rt.log("warn", `DNS: cannot listen on ${host}:${port}: ${(e as Error).message}`);
       }

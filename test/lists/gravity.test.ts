@@ -2,13 +2,14 @@
 // streamed progress, a failed update that keeps blocking, a 500k-line list, and real DNS answers.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import type { TCPSocketListener } from "bun";
 import { join } from "node:path";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { call } from "./helpers.ts";
 
 let moat: MoatProcess;
 let lists: ReturnType<typeof Bun.serve>;
-let truncated: ReturnType<typeof Bun.listen>;
+let truncated: TCPSocketListener;
 const hits: Record<string, number> = {};
 let goodBroken = false;
 

@@ -78,7 +78,7 @@ export class GravityService {
     this.rt.log("info", `gravity update started (${reason})`);
     const p = this.rt.paths;
     // stdin is a pipe this process never writes: it closes when the server dies, and the child stops
-    const proc = Bun.spawn([...moatCommand(), "gravity", "--data-dir", p.dataDir, "--config", p.configFile], {
+    const proc = Bun.spawn([...moatCommand(), "gravity", "--data-dir", p.dataDir, "--config", p.configFile, "--init"], {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",

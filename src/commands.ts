@@ -1,0 +1,96 @@
+// The command line's commands and options in one table: `moat --help`, `moat <command> --help` and the
+// README's command list (checked by test/cli/help.test.ts) are all written from it.
+
+export interface CommandDoc {
+  name: string;
+  /** what follows the name, e.g. "export|import FILE" */
+  args: string;
+  /** one line for the list of commands */
+  summary: string;
+  /** the paragraph `moat <command> --help` adds */
+  details: string;
+}
+
+export const COMMANDS: readonly CommandDoc[] = [
+  {
+    name: "serve",
+    args: "",
+    summary: "run DNS and the API",
+    details:
+      "Runs the DNS server and the API until stopped (SIGINT/SIGTERM). It prints one line per listener when\n" +
+      "ready, and one sentence and a non-zero exit when it cannot start. A running server applies changes to\n" +
+      "the config file as soon as they are saved.",
+  },
+  {
+    name: "gravity",
+    args: "",
+    summary: "download the subscribed lists and rebuild the filter",
+    details:
+      "Downloads every enabled list, stores its domains in gravity.db and builds the filter snapshot, with\n" +
+      "progress on stdout. A running server picks up the new snapshot.",
+  },
+  {
+    name: "password",
+    args: "[PASS]",
+    summary: "set the API password (stdin when absent; empty removes it)",
+    details:
+      "Stores the password's hash in the config file; a running server applies it at once and ends every\n" +
+      "session. Without PASS the password is read from stdin (`echo 'pass' | moat password`).",
+  },
+  {
+    name: "totp",
+    args: "[enable|disable]",
+    summary: "print the current 2FA code; enable makes a new secret, disable turns 2FA off",
+    details:
+      "Without an argument: prints the current code of webserver.api.totp_secret. enable: makes a new\n" +
+      "secret and prints it with its otpauth:// URL for an authenticator app. disable: removes the secret.",
+  },
+  {
+    name: "teleporter",
+    args: "export|import FILE",
+    summary: "write a backup zip, or restore one",
+    details:
+      "export FILE: writes a backup in Pi-hole's Teleporter layout (config, gravity.db, DHCP leases).\n" +
+      "import FILE: restores one; stop Moat first.",
+  },
+  {
+    name: "version",
+    args: "",
+    summary: "print the version (also --version, -v)",
+    details: "Prints the version, the commit and build date, and the runtime.",
+  },
+  {
+    name: "help",
+    args: "[COMMAND]",
+    summary: "print this help, or a command's (also --help, -h)",
+    details: "Prints the list of commands, or what COMMAND does and its options.",
+  },
+];
+
+/** The options every command that uses the data directory takes. */
+export const OPTIONS = `options:
+  --dev               development profile: data in ./.moat-data, DNS on port 1053, HTTP on 8080
+  --data-dir DIR      where gravity.db, pihole-FTL.db and the config live (default: /etc/moat)
+  --config FILE       the config file (default: <data-dir>/pihole.toml); it must exist unless --init
+  --init              create the file given by --config if it does not exist yet`;
+
+/** Commands that take no data directory, hence no options. */
+const PLAIN = new Set(["version", "help"]);
+
+const synopsis = (c: CommandDoc) => `moat ${c.name}${c.args ? ` ${c.args}` : ""}`;
+
+/** The README's block: one line per command. */
+export function commandList(): string {
+  const width = Math.max(...COMMANDS.map((c) => synopsis(c).length)) + 2;
+  return COMMANDS.map((c) => synopsis(c).padEnd(width) + c.summary).join("\n");
+}
+
+export function usage(): string {
+  return `usage: moat <command> [options]\n\n${commandList()}\n\n${OPTIONS}\n\n\`moat <command> --help\` explains a command.`;
+}
+
+export function commandHelp(name: string): string | null {
+  const c = COMMANDS.find((x) => x.name === name);
+  if (!c) return null;
+  return `usage: ${synopsis(c)}${PLAIN.has(c.name) ? "" : " [options]"}\n\n${c.summary}.\n\n${c.details}${PLAIN.has(c.name) ? "" : `\n\n${OPTIONS}`}`;
+}
