@@ -67,7 +67,8 @@ export class LocalHandler implements Handler {
       const ip = ptrToIp(name);
       if (ip) {
         const own = t.ptr.get(ip);
-        const ptrName = own ?? (isOwnAddress(ip) || ip === "127.0.0.1" || ip === "::1" ? selfPtr(dns) : null);
+        // loopback is localhost, as /etc/hosts names it (and Pi-hole's clients list shows it)
+        const ptrName = own ?? (ip === "127.0.0.1" || ip === "::1" ? "localhost" : isOwnAddress(ip) ? selfPtr(dns) : null);
         const wire = ptrName && nameToWire(ptrName);
         if (wire) return this.answer(ctx, RCODE.NOERROR, [{ type: TYPE.PTR, ttl: LOCAL_TTL, data: wire }], Reply.DOMAIN);
         // a network with a conditional forwarder is the router's to answer

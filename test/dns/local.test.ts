@@ -52,7 +52,8 @@ test("dns.cnameRecords: CNAME plus the target's address", async () => {
 
 test("pi.hole, own PTR, bogus private PTR and the local domain stay local", async () => {
   expect(firstAddress(await ask(moat.dnsPort, "pi.hole"))).toBe("127.0.0.1");
-  expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "-x", "127.0.0.1", "+short"])).trim()).toBe("pi.hole.");
+  expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "-x", "127.0.0.1", "+short"])).trim()).toBe("localhost.");
+  expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "-x", "::1", "+short"])).trim()).toBe("localhost.");
   expect((await ask(moat.dnsPort, "9.9.168.192.in-addr.arpa", { type: "PTR" })).rcode).toBe("NXDOMAIN");
   expect((await ask(moat.dnsPort, "unknown.lan")).rcode).toBe("NXDOMAIN");
   expect(up.count("9.9.168.192.in-addr.arpa") + up.count("unknown.lan")).toBe(0);
