@@ -9,6 +9,7 @@ import { Logs } from "./core/log.ts";
 import type { Paths, Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
+import { addMessage } from "./api/info/system.ts";
 import { DnsServer } from "./dns/server.ts";
 import { gravityService } from "./filter/gravity/runner.ts";
 import { Stats } from "./stats/sink.ts";
@@ -98,6 +99,7 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     const dhcp = startDhcpService(runtime);
     runtime.dhcp = dhcp.handle;
     stoppers.push(() => dhcp.stop());
+    stoppers.push(noticeMissingUpstreams(runtime));
     const http = await startHttp(runtime);
     stoppers.push(() => http.stop());
     // said once every listener is up: a port that fails after DNS started must not read as a success
@@ -117,4 +119,26 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
       queryDb.close();
     },
   };
+}
+
+/** Pi-hole's wording (dnsmasq's warning, shown as a DNSMASQ_WARN message) for a resolver with nowhere to forward. */
+const NO_UPSTREAM = "no upstream servers configured";
+
+/**
+ * With no upstream, every name Moat cannot answer itself gets SERVFAIL: say so in the log at start and
+ * in /api/info/messages (once), and take the message back as soon as upstreams are set.
+ */
+function noticeMissingUpstreams(rt: Runtime): () => void {
+  const find = rt.queryDb.query("SELECT id FROM message WHERE type = 'DNSMASQ_WARN' AND message = ?");
+  const check = (atStart: boolean) => {
+    const none = rt.config.current.dns.upstreams.length === 0;
+    const raised = find.get(NO_UPSTREAM) !== null;
+    if (none && (atStart || !raised)) rt.log("warn", `${NO_UPSTREAM} (dns.upstreams): names Moat cannot answer itself get SERVFAIL; set them in the dashboard, with PATCH /api/config/dns/upstreams or in ${rt.config.file}`);
+    if (none && !raised) addMessage(rt, "DNSMASQ_WARN", NO_UPSTREAM);
+    if (!none && raised) rt.queryDb.query("DELETE FROM message WHERE type = 'DNSMASQ_WARN' AND message = ?").run(NO_UPSTREAM);
+  };
+  check(true);
+  return rt.config.subscribe((_next, _prev, changed) => {
+    if (changed.includes("dns.upstreams")) check(false);
+  });
 }

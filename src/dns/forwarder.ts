@@ -6,7 +6,7 @@
 import { isIP } from "node:net";
 import { Reply, Status } from "../stats/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
-import { buildReply, setU16 } from "./reply.ts";
+import { buildReply, setU16, type Ede } from "./reply.ts";
 import { RCODE, TYPE, getU16, readName, walkMessage, type Message } from "./wire.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
 import { upstreamBlockStatus } from "./upstream-blocked.ts";
@@ -35,6 +35,9 @@ export function parseUpstream(s: string): { ip: string; port: number } | null {
   if (!isIP(ip)) return null;
   return { ip, port: port ? Number(port) : 53 };
 }
+
+/** The SERVFAIL of a name with nowhere to go says why (RFC 8914, 22: No Reachable Authority). */
+const NO_UPSTREAM: Ede = { code: 22, text: "no upstream configured" };
 
 export class Forwarder implements Handler {
   readonly name = "forward";
@@ -110,7 +113,7 @@ export class Forwarder implements Handler {
     if (i >= Math.min(this.opts.attempts, order.length)) {
       ctx.status = Status.FORWARDED;
       ctx.reply = Reply.SERVFAIL;
-      return Promise.resolve(buildReply(ctx.query, ctx.q, RCODE.SERVFAIL));
+      return Promise.resolve(buildReply(ctx.query, ctx.q, RCODE.SERVFAIL, undefined, undefined, order.length ? null : NO_UPSTREAM));
     }
     const up = order[i]!;
     const t0 = performance.now();
