@@ -71,6 +71,10 @@ export interface DnsCounters {
   };
   /** answers by origin since start */
   replies?: { forwarded: number; unanswered: number; local: number; optimized: number; auth: number };
-  /** gravity + deny entries in the active domain set (/api/padd gravity_size, /metrics) */
+  /**
+   * The unique domains on the block lists, as the filter in force holds them (= COUNT(DISTINCT domain)
+   * of the gravity table, Pi-hole's gravity_count): domains_being_blocked, gravity_size, /api/info/ftl
+   * database.gravity and /metrics all show this one number. Deny entries are counted apart.
+   */
   gravitySize?: () => number;
 }

@@ -106,7 +106,7 @@ export class FilterEngine {
           for (const p of snap.problems) this.o.log("warn", p);
           this.current = snap;
           this.generation++;
-          this.o.log("info", `filter snapshot ${this.generation}: ${data.gravity.count} gravity, ${data.antigravity.count} antigravity, ${data.denyExact.count + data.allowExact.count} exact, ${data.denyRegex.length + data.allowRegex.length} regex (${data.buildMs.toFixed(0)} ms)`);
+          this.o.log("info", `filter snapshot ${this.generation}: ${snap.gravity.size + snap.gravityAbp.size} unique domains on block lists, ${snap.antigravity.size + snap.antigravityAbp.size} on allow lists, ${data.denyExact.count + data.allowExact.count} exact and ${data.denyRegex.length + data.allowRegex.length} regex entries (${data.buildMs.toFixed(0)} ms)`);
         } catch (e) {
           this.o.log("error", `filter snapshot build failed, keeping the previous one: ${(e as Error).message}`);
         }

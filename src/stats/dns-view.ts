@@ -15,7 +15,7 @@ export function dnsCounters(rt: Runtime): DnsCounters | undefined {
         immortal: extra?.cache.immortal ?? 0, hits: c.hits + c.staleHits, misses: c.misses,
       },
       replies: extra?.replies ?? dns.replies(),
-      gravitySize: extra?.gravitySize ?? (() => f.gravity + f.deny),
+      gravitySize: extra?.gravitySize ?? (() => f.gravity),
     };
   } catch {
     return extra;

@@ -160,8 +160,9 @@ test("info, padd, logs, network and dhcp answer with real shapes", async () => {
   expect(ftl).toMatchObject({ pid: expect.any(Number), privacy_level: 0, clients: { total: 3, active: 3 } });
   expect(ftl.pid).not.toBe(process.pid);
   expect(await get("/api/info/database")).toMatchObject({ queries: 20, queries_disk: 20, sqlite_version: expect.any(String) });
-  expect((await get("/api/info/messages")).messages).toEqual([]);
-  expect((await get("/api/info/messages/count")).count).toBe(0);
+  // this server has no upstream, which is its one message
+  expect((await get("/api/info/messages")).messages).toEqual([{ id: 1, timestamp: expect.any(Number), type: "DNSMASQ_WARN", plain: "no upstream servers configured", html: "no upstream servers configured" }]);
+  expect((await get("/api/info/messages/count")).count).toBe(1);
   let r = await moat.api("/api/info/messages/7", { method: "DELETE" });
   expect(r.status).toBe(404);
   r = await moat.api("/api/info/messages/abc", { method: "DELETE" });

@@ -6,7 +6,7 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { fileInfo, hostInfo, processUsage, sensorsInfo, systemInfo } from "../../stats/system.ts";
 import { ApiError, Errors } from "../core/errors.ts";
-import { frequency } from "../stats/routes.ts";
+import { frequency, gravityCount } from "../stats/routes.ts";
 import { liveStats } from "../stats/params.ts";
 import { dnsCounters } from "../../stats/dns-view.ts";
 import { storedQueries } from "../../stats/querylog.ts";
@@ -149,7 +149,7 @@ export function ftlInfo(rt: Runtime) {
     });
   return {
     database: {
-      gravity: count(rt, "SELECT COUNT(*) AS n FROM gravity"),
+      gravity: gravityCount(rt),
       groups: count(rt, 'SELECT COUNT(*) AS n FROM "group"'),
       lists: count(rt, "SELECT COUNT(*) AS n FROM adlist"),
       clients: count(rt, "SELECT COUNT(*) AS n FROM client"),

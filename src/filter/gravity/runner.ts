@@ -107,10 +107,13 @@ export class GravityService {
     return run;
   }
 
-  private afterRun(ok: boolean): Promise<void> {
-    this.rt.log(ok ? "info" : "warn", `gravity update ${ok ? "finished" : "failed, previous lists kept"}`);
+  private async afterRun(ok: boolean): Promise<void> {
     this.lastUpdated = readUpdated(this.rt);
-    return this.rt.events.emit("gravity-updated", { ok });
+    await this.rt.events.emit("gravity-updated", { ok });
+    // said once the filter holds the new lists, with the number the API shows
+    const unique = this.rt.dns?.filter().gravity;
+    if (!ok) this.rt.log("warn", "gravity update failed, previous lists kept");
+    else this.rt.log("info", `gravity update finished${unique === undefined ? "" : `: ${unique} unique domains on block lists`}`);
   }
 
   /** due when the last run is older than gravity.updateInterval (never run: 5 minutes after start) */
