@@ -88,7 +88,7 @@ async function startMoat(): Promise<Subprocess> {
   const data = join(dir, "moat");
   const env = {
     FTLCONF_dns_port: String(PORTS.moat), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
-    FTLCONF_dns_rateLimit_count: "0", FTLCONF_gravity_maxListSize: "1024",
+    FTLCONF_dns_rateLimit_count: "0", FTLCONF_gravity_maxListSize: "1024", FTLCONF_webserver_api_metricsToken: "bench",
     // --moat-env KEY=VALUE,KEY=VALUE: settings to compare (e.g. FTLCONF_dns_queryLogging=false)
     ...Object.fromEntries(arg("moat-env", "").split(",").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
   };
@@ -171,6 +171,10 @@ for (const server of ONLY) {
     const s = (await (await fetch(`http://127.0.0.1:${HTTP}/api/stats/summary`)).json()) as { queries: { total: number } };
     row.queries_kept = s.queries.total;
     row.bytes_per_query = Math.round(((end.rss + end.tmpfs - loaded.rss - loaded.tmpfs) * 1048576) / Math.max(1, s.queries.total));
+    // queries the 24 h log lost: dropped (the idle-priority writer fell behind) or shed (memory budget)
+    const metrics = await (await fetch(`http://127.0.0.1:${HTTP}/metrics`, { headers: { authorization: "Bearer bench" } })).text();
+    row.log_dropped = Number(/^moat_querylog_dropped_total (\d+)/m.exec(metrics)?.[1] ?? NaN);
+    row.log_shed = Number(/^moat_querylog_shed_total (\d+)/m.exec(metrics)?.[1] ?? NaN);
     const info = (await (await fetch(`http://127.0.0.1:${HTTP}/api/info/messages`)).json()) as { messages: Array<{ type: string; plain: string }> };
     for (const m of info.messages) console.log(`moat message: ${m.type}: ${m.plain}`);
   } else row.queries_kept = sent;
