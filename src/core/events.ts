@@ -7,6 +7,8 @@ export interface MoatEvents {
   "gravity-updated": { ok: boolean };
   /** <data-dir>/dhcp.leases was replaced (a backup was restored): the DHCP server reloads it */
   "dhcp-leases-changed": { reason: string };
+  /** the DHCP clients' names changed: DNS answers them (`<name>.<domain>` A and PTR) */
+  "dhcp-names-changed": { names: Array<{ ip: string; name: string }> };
   /** blocking was switched on or off (by API, timer or config) */
   "blocking-changed": { active: boolean };
   /** the DNS cache was flushed and the lists reloaded (POST /api/action/restartdns, or from the fleet) */

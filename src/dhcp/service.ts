@@ -5,7 +5,7 @@ import { leasesFile } from "../teleporter/export.ts";
 import type { Runtime } from "../core/runtime.ts";
 import { newCounters, type DhcpCounters } from "./counters.ts";
 import { LeaseStore, type Lease } from "./leases.ts";
-import { ipToNumber } from "./packet.ts";
+import { ipToNumber, numberToIp } from "./packet.ts";
 import { DhcpServer, type Probe } from "./server.ts";
 import { dhcpSettings, interfacesForPool } from "./settings.ts";
 
@@ -24,6 +24,14 @@ const PRUNE_MS = 60_000;
 
 export function startDhcpService(rt: Runtime, probe: Probe | null = null): { handle: DhcpHandle; stop(): Promise<void> } {
   const store = new LeaseStore(leasesFile(rt.paths.dataDir));
+  // DNS answers the clients' names; a name changes only with a lease, so tell it on each change
+  let lastNames = "";
+  store.onChange = () => {
+    const names = store.all().filter((l) => l.hostname !== "*").map((l) => ({ ip: numberToIp(l.ip), name: l.hostname }));
+    const key = JSON.stringify(names);
+    if (key !== lastNames) void rt.events.emit("dhcp-names-changed", { names });
+    lastNames = key;
+  };
   store.load();
   const counters = newCounters();
   let server: DhcpServer | null = null;

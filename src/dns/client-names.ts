@@ -46,6 +46,11 @@ export class ClientNames {
     return this.names.get(ip)?.name ?? null;
   }
 
+  /** Looks the address up again at the next scan when it has no name yet. */
+  forgetIfUnnamed(ip: string): void {
+    if (this.names.get(ip)?.name === null) this.names.delete(ip);
+  }
+
   /** Every client with a known name. */
   *known(): Iterable<[string, string]> {
     for (const [ip, n] of this.names) if (n.name) yield [ip, n.name];

@@ -27,15 +27,46 @@ interface Tables {
   domain: string;
 }
 
+/** Names of DHCP clients (src/dhcp), answered after dns.hosts: `<name>` and `<name>.<domain>`. */
+interface LeaseTables {
+  hosts: Map<string, HostEntry>;
+  ptr: Map<string, string>;
+}
+
 export class LocalHandler implements Handler {
   readonly name = "local";
   private t: Tables;
+  private leases: LeaseTables = { hosts: new Map(), ptr: new Map() };
+  private leaseNames: ReadonlyArray<{ ip: string; name: string }> = [];
 
   constructor(private readonly config: ConfigStore) {
     this.t = compile(config.current);
     config.subscribe((next, _prev, paths) => {
-      if (paths.some((p) => p.startsWith("dns.hosts") || p.startsWith("dns.cnameRecords") || p.startsWith("dns.domain") || p === "dns.expandHosts")) this.t = compile(next);
+      if (paths.some((p) => p.startsWith("dns.hosts") || p.startsWith("dns.cnameRecords") || p.startsWith("dns.domain") || p === "dns.expandHosts")) {
+        this.t = compile(next);
+        this.setLeaseNames(this.leaseNames); // under the new domain
+      }
     });
+  }
+
+  /** Replaces the DHCP names (built off the hot path, swapped in one step). */
+  setLeaseNames(names: ReadonlyArray<{ ip: string; name: string }>): void {
+    this.leaseNames = names;
+    const hosts = new Map<string, HostEntry>();
+    const ptr = new Map<string, string>();
+    const domain = this.t.domain;
+    for (const { ip, name } of names) {
+      if (isIP(ip) !== 4) continue;
+      const n = name.toLowerCase();
+      const fqdn = domain ? `${n}.${domain}` : n;
+      for (const key of new Set([n, fqdn])) {
+        let e = hosts.get(key);
+        if (!e) hosts.set(key, (e = { v4: [], v6: [] }));
+        e.v4.push(ipv4Bytes(ip));
+      }
+      ptr.set(ip, fqdn);
+    }
+    this.leases = { hosts, ptr };
   }
 
   handle(ctx: QueryContext, next: Next): Pending {
@@ -55,7 +86,7 @@ export class LocalHandler implements Handler {
         return this.answer(ctx, RCODE.NOERROR, answers, Reply.CNAME);
       }
     }
-    const host = t.hosts.get(name);
+    const host = t.hosts.get(name) ?? this.leases.hosts.get(name);
     if (host) return this.addresses(ctx, host.v4, host.v6);
     if (t.self.has(name)) {
       const hr = dns.reply.host;
@@ -66,7 +97,7 @@ export class LocalHandler implements Handler {
     if (q.qtype === TYPE.PTR) {
       const ip = ptrToIp(name);
       if (ip) {
-        const own = t.ptr.get(ip);
+        const own = t.ptr.get(ip) ?? this.leases.ptr.get(ip);
         // loopback is localhost, as /etc/hosts names it (and Pi-hole's clients list shows it)
         const ptrName = own ?? (ip === "127.0.0.1" || ip === "::1" ? "localhost" : isOwnAddress(ip) ? selfPtr(dns) : null);
         const wire = ptrName && nameToWire(ptrName);

@@ -51,6 +51,7 @@ export class DnsServer implements DnsHandle {
   private readonly forwarder: Forwarder;
   private readonly cacheH: DnsCache;
   private readonly resolve: (ctx: QueryContext) => Pending;
+  private readonly local: LocalHandler;
   private readonly limiter: RateLimiter;
   private readonly ecsTrust: EcsTrust;
   private readonly tcpConns: TcpConnections;
@@ -70,7 +71,8 @@ export class DnsServer implements DnsHandle {
     this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: rt.log, revServers: () => rt.config.current.dns.revServers });
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cacheH = new DnsCache(cfg.cache.size, () => rt.config.current.dns.cache.optimizer);
-    this.resolve = chain([new LocalHandler(rt.config), new PolicyHandler(rt.config, rt.blocking), this.cacheH, this.forwarder]);
+    this.local = new LocalHandler(rt.config);
+    this.resolve = chain([this.local, new PolicyHandler(rt.config, rt.blocking), this.cacheH, this.forwarder]);
     this.tcpConns = new TcpConnections((msg, client) => this.handle(msg, client, true), () => rt.config.current.dns.tcp);
     this.ecsTrust = new EcsTrust(() => rt.config.current.dns.ecs.trustedSources);
     this.limiter = new RateLimiter(() => rt.config.current.dns.rateLimit, (m) => rt.log("warn", m));
@@ -83,6 +85,13 @@ export class DnsServer implements DnsHandle {
     this.names.start();
     // the promise tells the API when the new snapshot answers queries (read-your-writes)
     const reload = () => this.filterEngine.rebuild();
+    this.unsub.push(
+      this.rt.events.on("dhcp-names-changed", ({ names }) => {
+        this.local.setLeaseNames(names);
+        // a device named by its new lease should not wait an hour for its name in the statistics
+        for (const { ip } of names) this.names.forgetIfUnnamed(ip);
+      }),
+    );
     this.unsub.push(this.rt.events.on("lists-changed", reload), this.rt.events.on("gravity-updated", reload));
     this.unsub.push(
       this.rt.config.subscribe((next, prev) => {
