@@ -16,6 +16,7 @@ import { Stats } from "./stats/sink.ts";
 import { defaultNodeName, startFleet } from "./fleet/fleet.ts";
 import { FleetHistory } from "./fleet/pg-history.ts";
 import { startDhcpService } from "./dhcp/service.ts";
+import { startNtpService } from "./ntp/server.ts";
 
 export interface RunningServices {
   runtime: Runtime;
@@ -100,6 +101,8 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     runtime.dhcp = dhcp.handle;
     stoppers.push(() => dhcp.stop());
     stoppers.push(noticeMissingUpstreams(runtime));
+    const ntp = startNtpService(runtime);
+    stoppers.push(() => ntp.stop());
     const http = await startHttp(runtime);
     stoppers.push(() => http.stop());
     // said once every listener is up: a port that fails after DNS started must not read as a success
