@@ -216,6 +216,36 @@ describe("firstboot", () => {
     expect(r.calls()).not.toContain("password");
   });
 
+  test("MOAT_DHCP_RANGE turns the DHCP server on in the address's network, and off again with 'off'", () => {
+    const r = scratchRoot("MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=192.168.7.100-192.168.7.199\n");
+    const out = r.run();
+    expect(out.code).toBe(0);
+    expect(out.err).toContain("DHCP server on: 192.168.7.100-192.168.7.199");
+    const toml = Bun.TOML.parse(r.read("etc/moat/pihole.toml")) as any;
+    expect(toml.dhcp).toMatchObject({ active: true, start: "192.168.7.100", end: "192.168.7.199", router: "192.168.7.1" });
+    expect(toml.dns.upstreams).toEqual(["9.9.9.9", "149.112.112.112"]); // the rest of the file as it was
+
+    writeFileSync(join(r.root, "boot/firmware/moat-settings.txt"), "MOAT_DHCP_RANGE=off\n");
+    expect(r.run().code).toBe(0);
+    const after = Bun.TOML.parse(r.read("etc/moat/pihole.toml")) as any;
+    expect(after.dhcp).toMatchObject({ active: false, start: "192.168.7.100", end: "192.168.7.199" });
+  });
+
+  test("a DHCP range without a fixed address, outside its network or malformed leaves DHCP off", () => {
+    for (const [text, message] of [
+      ["MOAT_DHCP_RANGE=192.168.7.100-192.168.7.199\n", "MOAT_DHCP_RANGE rejected: it needs MOAT_ADDRESS"],
+      ["MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=10.0.0.10-10.0.0.20\n", "must lie in its network"],
+      ["MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=192.168.7.200-192.168.7.100\n", "is not a range like"],
+      ["MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=192.168.7.100\n", "is not a range like"],
+    ] as const) {
+      const r = scratchRoot(text);
+      const out = r.run();
+      expect(out.code).toBe(0);
+      expect(out.err).toContain(message);
+      expect((Bun.TOML.parse(r.read("etc/moat/pihole.toml")) as any).dhcp?.active ?? false).toBe(false);
+    }
+  });
+
   test("an edited settings file is applied again (a new password)", () => {
     const r = scratchRoot("MOAT_PASSWORD=first-pw\n");
     expect(r.run().code).toBe(0);

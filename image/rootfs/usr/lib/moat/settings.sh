@@ -13,6 +13,9 @@ S_WIFI_COUNTRY=""
 S_WIFI_SSID=""
 S_WIFI_PASSWORD=""   # empty with an SSID: open network
 S_SSH_KEYS=()        # public keys; none: SSH stays off
+S_DHCP_START=""      # DHCP pool (MOAT_DHCP_RANGE=start-end, needs MOAT_ADDRESS); empty: leave DHCP as it is
+S_DHCP_END=""
+S_DHCP_OFF=""        # "1": MOAT_DHCP_RANGE=off
 SETTINGS_ERRORS=0
 
 _settings_msg() { # priority line-number text
@@ -57,6 +60,13 @@ is_ssh_key() {
   [[ $1 =~ ^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com)\ [A-Za-z0-9+/]{40,}={0,3}(\ [^[:cntrl:]]*)?$ ]]
 }
 
+_ip_number() { local IFS=. a b c d; read -r a b c d <<<"$1"; echo $(((a << 24) | (b << 16) | (c << 8) | d)); }
+_same_network() { # address prefix start end
+  local mask=$(((0xffffffff << (32 - $2)) & 0xffffffff)) net
+  net=$(($(_ip_number "$1") & mask))
+  (( ($(_ip_number "$3") & mask) == net && ($(_ip_number "$4") & mask) == net ))
+}
+
 _settings_set() { # line-number key value
   local n=$1 key=$2 v=$3
   case $key in
@@ -87,6 +97,12 @@ _settings_set() { # line-number key value
       if [[ $v =~ ^[0-9A-Fa-f]{64}$ ]] || { ((${#v} >= 8 && ${#v} <= 63)) && [[ $v =~ ^[[:print:]]+$ && $v != *\"* ]]; }; then
         S_WIFI_PASSWORD=$v
       else _settings_reject "$n" "$key" "a WPA passphrase has 8-63 printable characters (no double quote) or 64 hex digits"; fi ;;
+    MOAT_DHCP_RANGE)
+      local start=${v%%-*} end=${v#*-}
+      if [[ ${v,,} == off ]]; then S_DHCP_OFF=1
+      elif [[ $v != *-* ]] || ! is_ipv4 "$start" || ! is_ipv4 "$end" || [ "${start%.*}" != "${end%.*}" ] || ((${start##*.} > ${end##*.})); then
+        _settings_reject "$n" "$key" "'$v' is not a range like 192.168.1.100-192.168.1.200 (or off)"
+      else S_DHCP_START=$start; S_DHCP_END=$end; fi ;;
     MOAT_SSH_KEY)
       if is_ssh_key "$v"; then S_SSH_KEYS+=("$v"); else _settings_reject "$n" "$key" "not an OpenSSH public key (ssh-ed25519 AAAA... comment)"; fi ;;
     *)
@@ -116,6 +132,11 @@ parse_settings() { # file
     _settings_msg 3 "-" "MOAT_ADDRESS rejected: MOAT_GATEWAY is missing; keeping DHCP"
     S_ADDRESS=""; SETTINGS_ERRORS=$((SETTINGS_ERRORS + 1))
   fi
+  # a DHCP server must keep its address: the pool needs the fixed one, and must lie in its network
+  if [ -n "$S_DHCP_START" ] && { [ -z "$S_ADDRESS" ] || ! _same_network "${S_ADDRESS%/*}" "${S_ADDRESS#*/}" "$S_DHCP_START" "$S_DHCP_END"; }; then
+    _settings_msg 3 "-" "MOAT_DHCP_RANGE rejected: it needs MOAT_ADDRESS and must lie in its network; DHCP stays off"
+    S_DHCP_START=""; S_DHCP_END=""; SETTINGS_ERRORS=$((SETTINGS_ERRORS + 1))
+  fi
   if [ -n "$S_WIFI_PASSWORD" ] && [ -z "$S_WIFI_SSID" ]; then
     _settings_msg 4 "-" "MOAT_WIFI_PASSWORD given without MOAT_WIFI_SSID, ignored"
   fi
@@ -133,6 +154,21 @@ redact_settings() { # file
       printf '%s\n' "$line"
     fi
   done <"$1"
+}
+
+# Sets single-line keys of one [table] in Moat's TOML config ("key = value" arguments, values in TOML
+# syntax), replacing those keys where they are and leaving every other line alone. Prints the new file.
+toml_set_keys() { # file table "key = value"...
+  local file=$1 table=$2; shift 2
+  local lines; lines=$(printf '%s\n' "$@")
+  awk -v table="[$table]" -v lines="$lines" '
+    function flush() { if (!done) { printf "%s\n", lines; done = 1 } }
+    BEGIN { n = split(lines, l, "\n"); for (i = 1; i <= n; i++) { k = l[i]; sub(/[[:space:]]*=.*/, "", k); if (k != "") keys[k] = 1 } }
+    /^[[:space:]]*\[/ { if (intable) flush(); h = $0; gsub(/[[:space:]]/, "", h); intable = (h == table) }
+    intable { k = $0; sub(/^[[:space:]]*/, "", k); sub(/[[:space:]]*=.*/, "", k); if (k in keys) next }
+    { print }
+    END { if (intable) flush(); else if (!done) { printf "\n%s\n", table; flush() } }
+  ' "$file"
 }
 
 # Sets dns.upstreams in Moat's TOML config (the file Moat writes: one [table] per branch, arrays possibly
