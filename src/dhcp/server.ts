@@ -32,6 +32,8 @@ export class DhcpServer {
   private worker: Worker | null = null;
   private stopFlag = new SharedArrayBuffer(4);
   private held = new HeldAddresses();
+  /** transaction ids of our own probes for other servers: not requests to answer */
+  readonly ownXids = new Set<number>();
 
   constructor(
     private readonly s: DhcpSettings,
@@ -43,6 +45,10 @@ export class DhcpServer {
 
   get interfaces(): string[] {
     return [...this.served.values()].map((i) => i.name);
+  }
+
+  get servedInterfaces(): ServedInterface[] {
+    return [...this.served.values()].map(({ name, address, netmask, mac }) => ({ name, address, netmask, mac }));
   }
 
   /** Opens the sockets (throws with the reason when one cannot be opened) and starts listening. */
@@ -89,7 +95,7 @@ export class DhcpServer {
     const iface = this.served.get(m.fd);
     if (!iface || m.port !== CLIENT_PORT) return;
     const req = parseRequest(m.data);
-    if (!req) return;
+    if (!req || this.ownXids.has(req.xid)) return;
     try {
       switch (req.type) {
         case MSG.DISCOVER:

@@ -8,6 +8,8 @@ import { LeaseStore, type Lease } from "./leases.ts";
 import { ipToNumber, numberToIp } from "./packet.ts";
 import { DhcpServer, type Probe } from "./server.ts";
 import { dhcpSettings, interfacesForPool } from "./settings.ts";
+import { pingProbe } from "./probe.ts";
+import { otherDhcpServers } from "./detect.ts";
 
 /** What the API and the statistics read. */
 export interface DhcpHandle {
@@ -22,7 +24,7 @@ export interface DhcpHandle {
 const RETRY_MS = 10_000;
 const PRUNE_MS = 60_000;
 
-export function startDhcpService(rt: Runtime, probe: Probe | null = null): { handle: DhcpHandle; stop(): Promise<void> } {
+export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): { handle: DhcpHandle; stop(): Promise<void> } {
   const store = new LeaseStore(leasesFile(rt.paths.dataDir));
   // DNS answers the clients' names; a name changes only with a lease, so tell it on each change
   let lastNames = "";
@@ -67,6 +69,24 @@ export function startDhcpService(rt: Runtime, probe: Probe | null = null): { han
     server = srv;
     lastProblem = "";
     rt.log("info", `DHCP: serving ${c.dhcp.start}-${c.dhcp.end} on ${srv.interfaces.join(", ")}`);
+    void lookForRivals(srv);
+  };
+
+  /** Pi-hole warns when it is not the only DHCP server: so do we, in the log and the API's messages. */
+  const lookForRivals = async (srv: DhcpServer) => {
+    for (const iface of srv.servedInterfaces) {
+      const others = await otherDhcpServers(iface, srv.ownXids);
+      if (!others.length || server !== srv) continue;
+      const text = `Another DHCP server answers on ${iface.name}: ${others.join(", ")}. Two DHCP servers on one network hand out conflicting addresses: switch one of them off.`;
+      rt.log("warn", `DHCP: ${text}`);
+      try {
+        rt.queryDb
+          .query("INSERT INTO message (timestamp, type, message, blob1, blob2) VALUES (?, 'DNSMASQ_WARN', ?, ?, ?)")
+          .run(Date.now() / 1000, text, iface.name, others.join(","));
+      } catch {
+        // the log line stays
+      }
+    }
   };
 
   const close = async () => {

@@ -34,6 +34,8 @@ export interface ServedInterface {
   name: string;
   address: number;
   netmask: number;
+  /** hardware address, "aa:bb:cc:dd:ee:ff" */
+  mac: string;
 }
 
 const UNITS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
@@ -104,7 +106,7 @@ export function interfacesForPool(s: DhcpSettings): ServedInterface[] {
       const mask = ipToNumber(a.netmask);
       const net = (address & mask) >>> 0;
       if (((s.start & mask) >>> 0) === net && ((s.end & mask) >>> 0) === net) {
-        out.push({ name, address, netmask: mask });
+        out.push({ name, address, netmask: mask, mac: a.mac });
         break;
       }
     }
