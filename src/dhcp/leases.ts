@@ -1,7 +1,9 @@
 // The lease database: in memory for the server, on disk as `<data-dir>/dhcp.leases` in dnsmasq's
 // format (`<expiry epoch> <mac> <ip> <hostname|*> <client-id|*>`, expiry 0 = never), which is what
-// Pi-hole's Teleporter carries. Every change is written at once to a temporary file, synced and
-// renamed over the old one, so a power cut leaves either the old or the new database, never half.
+// Pi-hole's Teleporter carries. Changes are written to a temporary file, synced and renamed over
+// the old one, so a power cut leaves either the old or the new database, never half. Writes are
+// grouped: the changes made while one write is pending share it, and `committed()` resolves once
+// they are on disk (the server acknowledges a lease only then, RFC 2131 §4.3.2).
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { isIP } from "node:net";
 import { ipToNumber, numberToIp } from "./packet.ts";
@@ -35,6 +37,7 @@ export function formatLease(l: Lease): string {
 
 export class LeaseStore {
   private byIp = new Map<number, Lease>();
+  private pending: Promise<void> | null = null;
   /** called after every change (DNS names, counters) */
   onChange: () => void = () => {};
 
@@ -91,7 +94,26 @@ export class LeaseStore {
     return n;
   }
 
+  /** Resolves when every change made so far is on disk. */
+  committed(): Promise<void> {
+    return this.pending ?? Promise.resolve();
+  }
+
   private commit(): void {
+    this.onChange();
+    this.pending ??= new Promise<void>((resolve) =>
+      setTimeout(() => {
+        this.pending = null;
+        try {
+          this.write();
+        } finally {
+          resolve();
+        }
+      }, 0),
+    );
+  }
+
+  private write(): void {
     const text = [...this.byIp.values()].map(formatLease).join("\n");
     const tmp = `${this.file}.tmp`;
     const fd = openSync(tmp, "w", 0o644);
@@ -102,7 +124,6 @@ export class LeaseStore {
       closeSync(fd);
     }
     renameSync(tmp, this.file);
-    this.onChange();
   }
 }
 

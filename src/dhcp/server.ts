@@ -103,7 +103,7 @@ export class DhcpServer {
           return await this.discover(iface, req);
         case MSG.REQUEST:
           this.counters.request++;
-          return this.request(iface, req);
+          return await this.request(iface, req);
         case MSG.DECLINE:
           this.counters.decline++;
           return this.decline(iface, req);
@@ -139,7 +139,7 @@ export class DhcpServer {
         continue;
       }
       if (this.s.rapidCommit && req.options.has(OPT.RAPID_COMMIT)) {
-        this.grant(iface, req, ip);
+        await this.grant(iface, req, ip);
         return this.send(iface, req, MSG.ACK, ip, [...this.leaseOptions(iface, req), [OPT.RAPID_COMMIT, new Uint8Array(0)]]);
       }
       this.held.offer(ip, req.mac);
@@ -151,7 +151,7 @@ export class DhcpServer {
     this.log("warn", `DHCP: no address available on ${iface.name} for ${req.mac}`);
   }
 
-  private request(iface: Served, req: DhcpRequest) {
+  private async request(iface: Served, req: DhcpRequest) {
     const clientId = clientIdString(req);
     const serverId = optIp(req, OPT.SERVER_ID);
     const requested = optIp(req, OPT.REQUESTED_IP);
@@ -167,11 +167,12 @@ export class DhcpServer {
       this.event(`DHCPNAK(${iface.name}) ${numberToIp(ip)} ${req.mac}`);
       return this.send(iface, req, MSG.NAK, 0, [[OPT.MESSAGE, text("address not available")]]);
     }
-    this.grant(iface, req, ip);
+    await this.grant(iface, req, ip);
     this.send(iface, req, MSG.ACK, ip, this.leaseOptions(iface, req));
   }
 
-  private grant(iface: Served, req: DhcpRequest, ip: number) {
+  /** Records the lease; resolves once it is on disk. */
+  private grant(iface: Served, req: DhcpRequest, ip: number): Promise<void> {
     const reserved = iface.pool.reservationFor(req.mac);
     const seconds = reserved?.leaseTime ?? this.s.leaseTime;
     const lease: Lease = {
@@ -187,6 +188,7 @@ export class DhcpServer {
     this.leases.put(lease);
     this.counters.ack++;
     this.event(`DHCPACK(${iface.name}) ${numberToIp(ip)} ${req.mac} ${lease.hostname}`);
+    return this.leases.committed();
   }
 
   private decline(iface: Served, req: DhcpRequest) {

@@ -14,8 +14,8 @@ import { otherDhcpServers } from "./detect.ts";
 /** What the API and the statistics read. */
 export interface DhcpHandle {
   leases(): Lease[];
-  /** removes the lease of an IPv4 address; false when there is none */
-  remove(ip: string): boolean;
+  /** removes the lease of an IPv4 address (resolves once the file says so); false when there is none */
+  remove(ip: string): Promise<boolean>;
   counters: DhcpCounters;
   /** the interfaces served right now (empty while DHCP is off) */
   interfaces(): string[];
@@ -108,7 +108,11 @@ export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): 
 
   const handle: DhcpHandle = {
     leases: () => store.all(),
-    remove: (ip) => store.remove(ipToNumber(ip)),
+    remove: async (ip) => {
+      const removed = store.remove(ipToNumber(ip));
+      await store.committed();
+      return removed;
+    },
     counters,
     interfaces: () => server?.interfaces ?? [],
   };
@@ -120,6 +124,7 @@ export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): 
       clearInterval(pruner);
       await chain;
       await close();
+      await store.committed();
     },
   };
 }

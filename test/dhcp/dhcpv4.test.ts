@@ -69,7 +69,7 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
 
     client.release();
     await waitFor(async () => (await leases(moat)).length === 0, 5000, "the lease to go");
-    expect(readFileSync(join(moat.dataDir, "dhcp.leases"), "utf8").trim()).toBe("");
+    await waitFor(() => readFileSync(join(moat.dataDir, "dhcp.leases"), "utf8").trim() === "", 5000, "the lease file to be empty");
   });
 
   test("udhcpc gets a lease, renews it by unicast and releases it", async () => {

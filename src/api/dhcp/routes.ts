@@ -30,10 +30,10 @@ export function dhcpRoutes(rt: Runtime) {
     )
     .delete(
       "/dhcp/leases/:ip",
-      ({ params }) => {
+      async ({ params }) => {
         if (!isIP(params.ip)) throw Errors.badRequest("The provided IP address is invalid", params.ip);
         // only IPv4 leases are kept: an IPv6 address never names one
-        if (isIP(params.ip) !== 4 || !rt.dhcp?.remove(params.ip)) throw Errors.notFound(`/api/dhcp/leases/${params.ip}`);
+        if (isIP(params.ip) !== 4 || !(await rt.dhcp?.remove(params.ip))) throw Errors.notFound(`/api/dhcp/leases/${params.ip}`);
         return undefined;
       },
       { params: t.Object({ ip: t.String() }), detail: { tags: ["DHCP"], summary: "Remove a lease (204; 404 when absent)" } },
