@@ -10,6 +10,7 @@ import { DhcpServer, type Probe } from "./server.ts";
 import { dhcpSettings, interfacesForPool } from "./settings.ts";
 import { pingProbe } from "./probe.ts";
 import { otherDhcpServers } from "./detect.ts";
+import { RouterAdvertiser } from "./ra.ts";
 
 /** What the API and the statistics read. */
 export interface DhcpHandle {
@@ -37,6 +38,7 @@ export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): 
   store.load();
   const counters = newCounters();
   let server: DhcpServer | null = null;
+  let advertisers: RouterAdvertiser[] = [];
   let retry: ReturnType<typeof setTimeout> | null = null;
   let lastProblem = "";
   let chain = Promise.resolve();
@@ -70,6 +72,20 @@ export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): 
     lastProblem = "";
     rt.log("info", `DHCP: serving ${c.dhcp.start}-${c.dhcp.end} on ${srv.interfaces.join(", ")}`);
     void lookForRivals(srv);
+    if (c.dhcp.ipv6) startAdvertising(srv, c.dns.domain.name, c.dhcp.multiDNS);
+  };
+
+  /** dhcp.ipv6: router advertisements naming Moat as the DNS server, on the same interfaces */
+  const startAdvertising = (srv: DhcpServer, domain: string, multiDNS: boolean) => {
+    for (const iface of srv.servedInterfaces) {
+      const ra = new RouterAdvertiser({ ifname: iface.name, mac: iface.mac, domain, multiDNS }, rt.log);
+      try {
+        ra.start();
+        advertisers.push(ra);
+      } catch (e) {
+        rt.log("warn", `IPv6 RA: not advertising on ${iface.name}: ${(e as Error).message}`);
+      }
+    }
   };
 
   /** Pi-hole warns when it is not the only DHCP server: so do we, in the log and the API's messages. */
@@ -91,6 +107,8 @@ export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): 
 
   const close = async () => {
     if (retry) clearTimeout(retry), (retry = null);
+    for (const ra of advertisers) ra.stop();
+    advertisers = [];
     const s = server;
     server = null;
     if (s) await s.stop();
