@@ -2,9 +2,12 @@
 // Moat as their DNS server (RDNSS, RFC 8106; DNSSL with the local domain) and the on-link prefixes
 // for SLAAC, with router lifetime 0: Moat is not the router, and says so. Sent to all nodes when
 // started, a few times in the first minute, then every 200 s, and in answer to router solicitations.
+// Beside them, stateless DHCPv6 (dhcp6.ts) gives the same DNS server to clients that ask by DHCPv6;
+// the advertisement's O flag says so.
 import { networkInterfaces } from "node:os";
 import { closeFd, pollReadable, recvFrom } from "./libc.ts";
-import { ipv6Bytes, ndSocket, sendIcmp6 } from "./libc6.ts";
+import { dhcp6Socket, ipv6Bytes, ndSocket, recvFrom6, sendIcmp6, sendTo6 } from "./libc6.ts";
+import { dhcp6Reply, duidLL } from "./dhcp6.ts";
 
 const ALL_NODES = "ff02::1";
 const INTERVAL_MS = 200_000;
@@ -84,7 +87,7 @@ export function buildRa(s: RaSettings, dns: string[], prefixes: Uint8Array[]): U
   const out = new Uint8Array(size);
   out[0] = TYPE_RA;
   out[4] = 64; // current hop limit
-  out[5] = 0; // no DHCPv6 for addresses (M) or other settings (O): the RA carries them
+  out[5] = 0x40; // O: other settings (DNS) also by DHCPv6; no M: addresses come from SLAAC, not DHCPv6
   // router lifetime (bytes 6-7), reachable time and retransmission timer stay 0
   let at = 16;
   for (const o of opts) out.set(o, at), (at += o.length);
@@ -94,6 +97,7 @@ export function buildRa(s: RaSettings, dns: string[], prefixes: Uint8Array[]): U
 export class RouterAdvertiser {
   private fd = -1;
   private ifindex = 0;
+  private fd6 = -1;
   private timers: Array<ReturnType<typeof setTimeout>> = [];
   private poller: ReturnType<typeof setInterval> | null = null;
   private lastSent = 0;
@@ -107,14 +111,32 @@ export class RouterAdvertiser {
     ({ fd: this.fd, ifindex: this.ifindex } = ndSocket(this.s.ifname));
     for (const ms of INITIAL_MS) this.timers.push(setTimeout(() => this.advertise(), ms));
     this.timers.push(setInterval(() => this.advertise(), INTERVAL_MS) as unknown as ReturnType<typeof setTimeout>);
-    // solicitations are rare: a short non-blocking check is cheaper than another thread
+    try {
+      this.fd6 = dhcp6Socket(this.s.ifname).fd;
+    } catch (e) {
+      this.log("warn", `DHCPv6: not serving on ${this.s.ifname}: ${(e as Error).message}`);
+    }
+    // solicitations and DHCPv6 requests are rare: a short non-blocking check is cheaper than a thread
     const buf = new Uint8Array(1500);
     this.poller = setInterval(() => {
-      if (!pollReadable([this.fd], 0).length) return;
+      const ready = pollReadable(this.fd6 >= 0 ? [this.fd, this.fd6] : [this.fd], 0);
+      if (ready.includes(this.fd6)) this.answerDhcp6(buf);
+      if (!ready.includes(this.fd)) return;
       let solicited = false;
       for (let got = recvFrom(this.fd, buf); got; got = recvFrom(this.fd, buf)) if (got.length >= 8 && buf[0] === TYPE_RS && buf[1] === 0) solicited = true;
       if (solicited) this.advertise();
     }, 100);
+  }
+
+  private answerDhcp6(buf: Uint8Array): void {
+    const duid = duidLL(this.s.mac);
+    for (let got = recvFrom6(this.fd6, buf); got; got = recvFrom6(this.fd6, buf)) {
+      if (got.port !== 546) continue;
+      const { dns } = addressesOf(this.s.ifname);
+      const servers = this.s.multiDNS && dns.length ? [dns[0]!, dns[0]!, dns[0]!] : dns;
+      const reply = dhcp6Reply(buf.subarray(0, got.length), duid, servers, this.s.domain);
+      if (reply) sendTo6(this.fd6, reply, got.addr, 546, this.ifindex);
+    }
   }
 
   private advertise(): void {
@@ -131,6 +153,7 @@ export class RouterAdvertiser {
     this.timers = [];
     if (this.poller) clearInterval(this.poller);
     if (this.fd >= 0) closeFd(this.fd);
-    this.fd = -1;
+    if (this.fd6 >= 0) closeFd(this.fd6);
+    this.fd = this.fd6 = -1;
   }
 }

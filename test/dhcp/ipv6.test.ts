@@ -31,6 +31,12 @@ describe.skipIf(!canMakeNamespaces())("IPv6 router advertisements", () => {
     // the kernel took the prefix: the device has a SLAAC address in it
     await waitFor(() => dev.exec(["ip", "-6", "addr", "show", "dev", "eth0"]).includes(`fd77:${lan!.octet.toString(16)}:`), 10000, "a SLAAC address");
 
+    // stateless DHCPv6: ISC dhclient -6 -S asks for the DNS servers and gets Moat's
+    const script = lan.script("dh6.sh", `echo "$reason|$new_dhcp6_name_servers|$new_dhcp6_domain_search" >> ${lan.path("dh6.log")}\nexit 0`);
+    dev.exec(["timeout", "15", "dhclient", "-6", "-S", "-1", "-lf", lan.path("dh6.leases"), "-pf", lan.path("dh6.pid"), "-sf", script, "eth0"], { allowFail: true });
+    const told = await waitFor(() => lan!.read("dh6.log").split("\n").find((l) => l.includes(v6)), 10000, "dhclient -6 to be told the DNS server");
+    expect(told.split("|").slice(1)).toEqual([v6, "home.arpa."]);
+
     await moat.dispose();
     moat = await startMoat({ configToml: config(false) });
     await waitFor(() => moat!.output.includes("DHCP: serving"), 10000, "DHCP to start");
