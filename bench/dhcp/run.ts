@@ -3,9 +3,10 @@
 // Measures, for each: the whole lease round trip of a real client (dhclient -1: DISCOVER, OFFER,
 // REQUEST, ACK; Moat's includes its 0.5 s ping of a new address, dnsmasq's its own ping check),
 // and REQUEST → ACK throughput with a window of requests in flight (every ACK is a lease-file write).
-// Moat's RSS is sampled through the run. Needs root, dhclient and dnsmasq.
+// Moat's RSS is read before, between and after the phases (the clients run synchronously), with its
+// peak (VmHWM). Needs root, dhclient and dnsmasq.
 // Usage: bun bench/dhcp/run.ts [--seconds 5] [--window 32] [--leases 10]
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startMoat } from "../../test/harness/moat.ts";
@@ -21,7 +22,8 @@ interface Result { name: string; roundTripMs: number[]; load: { acks: number; na
 
 async function measure(name: string, lan: TestLan, rssOf?: () => number): Promise<Result> {
   const rss: number[] = [];
-  const sampler = rssOf ? setInterval(() => rss.push(rssOf()), 500) : null;
+  const sample = () => rssOf && rss.push(rssOf());
+  sample();
   // lease round trip: a fresh client each time
   const roundTripMs: number[] = [];
   for (let i = 0; i < LEASES; i++) {
@@ -32,11 +34,12 @@ async function measure(name: string, lan: TestLan, rssOf?: () => number): Promis
     roundTripMs.push(performance.now() - t0);
     c.release();
   }
+  sample();
   const loader = lan.addDevice(`02:be:0e:00:00:${name === "moat" ? "01" : "02"}`);
   loader.exec(["ip", "addr", "add", `${lan.prefix}.254/24`, "dev", "eth0"]);
   loader.exec(["ip", "route", "add", "default", "dev", "eth0"]);
   const out = loader.exec([process.execPath, LOAD, lan.hostIp, lan.prefix, String(POOL[0] + 20), "200", String(SECONDS), String(WINDOW)]);
-  if (sampler) clearInterval(sampler);
+  sample();
   return { name, roundTripMs, load: JSON.parse(out), rssMiB: rss };
 }
 
@@ -50,9 +53,11 @@ const results: Result[] = [];
   try {
     await waitFor(() => moat.output.includes("DHCP: serving"), 10000, "Moat's DHCP");
     const pid = moat.proc!.pid;
-    const rssOf = () => Number(/VmRSS:\s+(\d+)/.exec(require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    const status = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    const rssOf = () => status("VmRSS");
     await Bun.sleep(5500); // the start-up check for other DHCP servers is done
     results.push(await measure("moat", lan, rssOf));
+    results[0]!.rssMiB!.push(status("VmHWM"));
   } finally {
     await moat.dispose();
     await lan.dispose();
@@ -84,4 +89,7 @@ for (const r of results) {
 }
 const [m, d] = results as [Result, Result];
 console.log(`\nratios moat/dnsmasq: lease round trip ${(median(m.roundTripMs) / median(d.roundTripMs)).toFixed(2)}x, requests per second ${(m.load.perSecond / d.load.perSecond).toFixed(2)}x`);
-if (m.rssMiB?.length) console.log(`Moat RSS during the run (MiB, every 0.5 s): ${m.rssMiB.map((x) => x.toFixed(0)).join(" ")}`);
+if (m.rssMiB?.length) {
+  const [start, afterLeases, afterLoad, peak] = m.rssMiB.map((x) => x.toFixed(0));
+  console.log(`Moat RSS (MiB): ${start} before, ${afterLeases} after the leases, ${afterLoad} after the load; peak ${peak}`);
+}
