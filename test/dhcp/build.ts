@@ -16,16 +16,16 @@ export function dhcpMessage(o: { op?: number; xid: number; mac: string; ciaddr?:
 }
 
 /** The reply's message type and yiaddr, read the way a client reads them. */
-export function readReply(hex: string): { op: number; xid: number; type: number; yiaddr: string } {
+export function readReply(hex: string): { op: number; xid: number; type: number; yiaddr: string; options: Map<number, Buffer> } {
   const b = Buffer.from(hex, "hex");
-  let type = 0;
+  const options = new Map<number, Buffer>();
   for (let i = 240; i < b.length && b[i] !== 255; ) {
     if (b[i] === 0) {
       i++;
       continue;
     }
-    if (b[i] === 53) type = b[i + 2]!;
+    options.set(b[i]!, b.subarray(i + 2, i + 2 + b[i + 1]!));
     i += 2 + b[i + 1]!;
   }
-  return { op: b[0]!, xid: b.readUInt32BE(4), type, yiaddr: [...b.subarray(16, 20)].join(".") };
+  return { op: b[0]!, xid: b.readUInt32BE(4), type: options.get(53)?.[0] ?? 0, yiaddr: [...b.subarray(16, 20)].join("."), options };
 }
