@@ -16,19 +16,24 @@ export const IPPROTO_ICMP = 1;
 const MSG_DONTWAIT = 0x40;
 export const POLLIN = 1;
 
-const { symbols: c } = dlopen("libc.so.6", {
-  socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-  setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-  bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-  sendto: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i64 },
-  recvfrom: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i64 },
-  poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
-  close: { args: [FFIType.i32], returns: FFIType.i32 },
-  __errno_location: { args: [], returns: FFIType.ptr },
-});
+// opened on first use: a Moat without DHCP never needs it (and starts where there is no glibc)
+function open() {
+  return dlopen("libc.so.6", {
+    socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
+    bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
+    sendto: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i64 },
+    recvfrom: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i64 },
+    poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
+    close: { args: [FFIType.i32], returns: FFIType.i32 },
+    __errno_location: { args: [], returns: FFIType.ptr },
+  }).symbols;
+}
+let lib: ReturnType<typeof open> | null = null;
+const c = () => (lib ??= open());
 
 function errno(): number {
-  const p = c.__errno_location();
+  const p = c().__errno_location();
   return p ? read.i32(p, 0) : 0;
 }
 
@@ -50,22 +55,22 @@ export function sockaddrIn(addr: number, port: number): Uint8Array {
 
 function setInt(fd: number, level: number, name: number, value: number, what: string) {
   const one = new Int32Array([value]);
-  if (c.setsockopt(fd, level, name, ptr(one), 4) !== 0) fail(what);
+  if (c().setsockopt(fd, level, name, ptr(one), 4) !== 0) fail(what);
 }
 
 /** A non-blocking UDP socket on 0.0.0.0:port that only sees and sends through `ifname`. */
 export function udpOnInterface(ifname: string, port: number): number {
-  const fd = c.socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const fd = c().socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) fail("socket");
   try {
     setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
     setInt(fd, SOL_SOCKET, SO_BROADCAST, 1, "SO_BROADCAST");
     const name = new TextEncoder().encode(ifname + "\0");
-    if (c.setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) fail(`binding to interface ${ifname}`);
+    if (c().setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) fail(`binding to interface ${ifname}`);
     const sa = sockaddrIn(0, port);
-    if (c.bind(fd, ptr(sa), sa.length) !== 0) fail(`bind to port ${port}`);
+    if (c().bind(fd, ptr(sa), sa.length) !== 0) fail(`bind to port ${port}`);
   } catch (e) {
-    c.close(fd);
+    c().close(fd);
     throw e;
   }
   return fd;
@@ -73,11 +78,11 @@ export function udpOnInterface(ifname: string, port: number): number {
 
 /** A non-blocking raw ICMP socket (root or CAP_NET_RAW), for the echo probe before an offer. */
 export function icmpSocket(ifname: string): number {
-  const fd = c.socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
+  const fd = c().socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
   if (fd < 0) fail("ICMP socket");
   const name = new TextEncoder().encode(ifname + "\0");
-  if (c.setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) {
-    c.close(fd);
+  if (c().setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) {
+    c().close(fd);
     fail(`binding to interface ${ifname}`);
   }
   return fd;
@@ -85,14 +90,14 @@ export function icmpSocket(ifname: string): number {
 
 export function sendTo(fd: number, data: Uint8Array, addr: number, port: number): boolean {
   const sa = sockaddrIn(addr, port);
-  return Number(c.sendto(fd, ptr(data), data.length, 0, ptr(sa), sa.length)) === data.length;
+  return Number(c().sendto(fd, ptr(data), data.length, 0, ptr(sa), sa.length)) === data.length;
 }
 
 /** One datagram if one is waiting (never blocks), with the sender's IPv4 address and port. */
 export function recvFrom(fd: number, buf: Uint8Array): { length: number; addr: number; port: number } | null {
   const sa = new Uint8Array(16);
   const len = new Uint32Array([16]);
-  const n = Number(c.recvfrom(fd, ptr(buf), buf.length, MSG_DONTWAIT, ptr(sa), ptr(len)));
+  const n = Number(c().recvfrom(fd, ptr(buf), buf.length, MSG_DONTWAIT, ptr(sa), ptr(len)));
   if (n < 0) return null;
   const v = new DataView(sa.buffer);
   return { length: n, addr: v.getUint32(4, false), port: v.getUint16(2, false) };
@@ -106,11 +111,11 @@ export function pollReadable(fds: number[], timeoutMs: number): number[] {
     pfd[i * 2] = fd;
     pfd[i * 2 + 1] = POLLIN; // events (low 16 bits, little-endian), revents 0
   });
-  const n = c.poll(ptr(pfd), fds.length, timeoutMs);
+  const n = c().poll(ptr(pfd), fds.length, timeoutMs);
   if (n <= 0) return [];
   return fds.filter((_, i) => (pfd[i * 2 + 1]! >>> 16) !== 0);
 }
 
 export function closeFd(fd: number): void {
-  c.close(fd);
+  c().close(fd);
 }

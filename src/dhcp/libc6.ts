@@ -20,22 +20,27 @@ const IPV6_MULTICAST_HOPS = 18;
 const IPV6_MULTICAST_LOOP = 19;
 const IPV6_ADD_MEMBERSHIP = 20;
 
-const { symbols: c } = dlopen("libc.so.6", {
-  socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-  setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-  bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-  recvfrom: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i64 },
-  sendto: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i64 },
-  if_nametoindex: { args: [FFIType.ptr], returns: FFIType.u32 },
-  close: { args: [FFIType.i32], returns: FFIType.i32 },
-});
+// opened on first use: a Moat without DHCP never needs it (and starts where there is no glibc)
+function open() {
+  return dlopen("libc.so.6", {
+    socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
+    bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
+    recvfrom: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i64 },
+    sendto: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i64 },
+    if_nametoindex: { args: [FFIType.ptr], returns: FFIType.u32 },
+    close: { args: [FFIType.i32], returns: FFIType.i32 },
+  }).symbols;
+}
+let lib: ReturnType<typeof open> | null = null;
+const c = () => (lib ??= open());
 
 export function ifIndex(name: string): number {
-  return c.if_nametoindex(ptr(new TextEncoder().encode(name + "\0")));
+  return c().if_nametoindex(ptr(new TextEncoder().encode(name + "\0")));
 }
 
 function setInt(fd: number, level: number, name: number, value: number, what: string) {
-  if (c.setsockopt(fd, level, name, ptr(new Int32Array([value])), 4) !== 0) throw new Error(`${what} failed`);
+  if (c().setsockopt(fd, level, name, ptr(new Int32Array([value])), 4) !== 0) throw new Error(`${what} failed`);
 }
 
 /** 16 bytes of an IPv6 address in text form */
@@ -67,11 +72,11 @@ function sockaddr6(addr: string, port: number, scope: number): Uint8Array {
 function socket6(ifname: string, group: string, udpPort: number | null): { fd: number; ifindex: number } {
   const ifindex = ifIndex(ifname);
   if (!ifindex) throw new Error(`no interface ${ifname}`);
-  const fd = udpPort === null ? c.socket(AF_INET6, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMPV6) : c.socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const fd = udpPort === null ? c().socket(AF_INET6, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMPV6) : c().socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) throw new Error("IPv6 socket failed (needs root or CAP_NET_RAW)");
   try {
     const name = new TextEncoder().encode(ifname + "\0");
-    if (c.setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) throw new Error(`binding to ${ifname} failed`);
+    if (c().setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) throw new Error(`binding to ${ifname} failed`);
     if (udpPort === null) {
       setInt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, 255, "IPV6_MULTICAST_HOPS");
       setInt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, 255, "IPV6_UNICAST_HOPS");
@@ -81,14 +86,14 @@ function socket6(ifname: string, group: string, udpPort: number | null): { fd: n
     const mreq = new Uint8Array(20);
     mreq.set(ipv6Bytes(group));
     new DataView(mreq.buffer).setUint32(16, ifindex, true);
-    if (c.setsockopt(fd, IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, ptr(mreq), 20) !== 0) throw new Error(`joining ${group} failed`);
+    if (c().setsockopt(fd, IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, ptr(mreq), 20) !== 0) throw new Error(`joining ${group} failed`);
     if (udpPort !== null) {
       setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
       const sa = sockaddr6("::", udpPort, 0);
-      if (c.bind(fd, ptr(sa), 28) !== 0) throw new Error(`bind to port ${udpPort} failed`);
+      if (c().bind(fd, ptr(sa), 28) !== 0) throw new Error(`bind to port ${udpPort} failed`);
     }
   } catch (e) {
-    c.close(fd);
+    c().close(fd);
     throw e;
   }
   return { fd, ifindex };
@@ -103,7 +108,7 @@ export const dhcp6Socket = (ifname: string) => socket6(ifname, "ff02::1:2", 547)
 export function recvFrom6(fd: number, buf: Uint8Array): { length: number; addr: string; port: number } | null {
   const sa = new Uint8Array(28);
   const len = new Uint32Array([28]);
-  const n = Number(c.recvfrom(fd, ptr(buf), buf.length, MSG_DONTWAIT, ptr(sa), ptr(len)));
+  const n = Number(c().recvfrom(fd, ptr(buf), buf.length, MSG_DONTWAIT, ptr(sa), ptr(len)));
   if (n < 0) return null;
   const v = new DataView(sa.buffer);
   const groups: string[] = [];
@@ -113,7 +118,7 @@ export function recvFrom6(fd: number, buf: Uint8Array): { length: number; addr: 
 
 export function sendTo6(fd: number, data: Uint8Array, dest: string, port: number, ifindex: number): boolean {
   const sa = sockaddr6(dest, port, ifindex);
-  return Number(c.sendto(fd, ptr(data), data.length, 0, ptr(sa), 28)) === data.length;
+  return Number(c().sendto(fd, ptr(data), data.length, 0, ptr(sa), 28)) === data.length;
 }
 
 /** Sends an ICMPv6 message (the kernel fills in the checksum) to `dest` on the interface. */
