@@ -20,18 +20,19 @@ export function rawHttp(port: number, request: string | Uint8Array, timeoutMs = 
     }, timeoutMs);
     const finish = () => {
       clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString("utf8");
-      const end = text.indexOf("\r\n\r\n");
-      const head = (end < 0 ? text : text.slice(0, end)).split("\r\n");
+      const all = Buffer.concat(chunks);
+      const text = all.toString("utf8");
+      const end = all.indexOf("\r\n\r\n");
+      const head = (end < 0 ? text : all.subarray(0, end).toString("latin1")).split("\r\n");
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0] ?? "")?.[1] ?? 0);
       const headers = new Map<string, string>();
       for (const line of head.slice(1)) {
         const i = line.indexOf(":");
         if (i > 0) headers.set(line.slice(0, i).trim().toLowerCase(), line.slice(i + 1).trim());
       }
-      let body = end < 0 ? "" : text.slice(end + 4);
+      let body: Buffer = end < 0 ? Buffer.alloc(0) : all.subarray(end + 4);
       if (headers.get("transfer-encoding") === "chunked") body = dechunk(body);
-      resolve({ status, headers, body, text });
+      resolve({ status, headers, body: body.toString("utf8"), text });
     };
     s.on("data", (c: Buffer) => chunks.push(c));
     s.on("end", finish);
@@ -39,15 +40,17 @@ export function rawHttp(port: number, request: string | Uint8Array, timeoutMs = 
   });
 }
 
-function dechunk(body: string): string {
-  let out = "";
-  let rest = body;
+/** Chunk sizes count bytes, so the body is taken apart as bytes (a string index would drift on non-ASCII text). */
+function dechunk(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
   for (;;) {
-    const nl = rest.indexOf("\r\n");
-    if (nl < 0) return out;
-    const size = parseInt(rest.slice(0, nl), 16);
-    if (!size) return out;
-    out += rest.slice(nl + 2, nl + 2 + size);
-    rest = rest.slice(nl + 2 + size + 2);
+    const nl = body.indexOf("\r\n", at);
+    if (nl < 0) break;
+    const size = parseInt(body.subarray(at, nl).toString("latin1"), 16);
+    if (!size) break;
+    parts.push(body.subarray(nl + 2, nl + 2 + size));
+    at = nl + 2 + size + 2;
   }
+  return Buffer.concat(parts);
 }

@@ -43,13 +43,36 @@ export function decodeJsonBody(bytes: Uint8Array): unknown {
     throw Errors.invalidJson("body is not valid UTF-8");
   }
   if (text.trim() === "") return null;
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     const form = /^sid=([^&]*)$/.exec(text.trim());
     if (form) return { sid: decodeURIComponent(form[1]!.replace(/\+/g, " ")).replace(/ /g, "+") };
     throw Errors.invalidJson(jsonErrorPosition(text, e as Error));
   }
+  // "\ud800" is valid JSON but not text: it would reach the databases and break every later reader
+  if (!wellFormed(value)) throw Errors.invalidJson("a string with an unpaired surrogate escape (\\ud800-\\udfff)");
+  return value;
+}
+
+/** Whether every string (keys included) in a parsed JSON value is well-formed Unicode (iterative: bodies nest deep). */
+function wellFormed(root: unknown): boolean {
+  const todo: unknown[] = [root];
+  while (todo.length) {
+    const v = todo.pop();
+    if (typeof v === "string") {
+      if (!v.isWellFormed()) return false;
+    } else if (Array.isArray(v)) {
+      for (const x of v) todo.push(x);
+    } else if (typeof v === "object" && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (!k.isWellFormed()) return false;
+        todo.push(x);
+      }
+    }
+  }
+  return true;
 }
 
 export async function parseJsonBody(request: Request, limit = MAX_JSON_BODY): Promise<unknown> {

@@ -143,4 +143,4 @@ export function absent(rt: Runtime, request: Request): void {
   if (!compat(rt)) throw Errors.notFound(new URL(request.url).pathname);
 }
 
-export const encodeItem = (s: string) => encodeURIComponent(s);
+export const encodeItem = (s: string) => encodeURIComponent(s.toWellFormed());
