@@ -305,8 +305,12 @@ test("sink: the writer thread runs at SCHED_IDLE, so it never takes a core the D
     const p = Bun.spawn([process.execPath, join(dir, "check.ts"), dir], { stdout: "pipe", stderr: "pipe" });
     const out = await new Response(p.stdout).text();
     expect(await p.exited).toBe(0);
-    // one more idle thread (the writer), and the thread that answers DNS keeps the normal policy
-    expect(JSON.parse(out)).toEqual({ before: 0, after: 1, self: 0 });
+    // idle threads appear with the writer, and the thread that answers DNS keeps the normal policy
+    // (threads the writer starts inherit its policy, so "at least one")
+    const seen = JSON.parse(out) as { before: number; after: number; self: number };
+    expect(seen.before).toBe(0);
+    expect(seen.after).toBeGreaterThanOrEqual(1);
+    expect(seen.self).toBe(0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
