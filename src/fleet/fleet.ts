@@ -14,6 +14,7 @@ import { RedisLink } from "./redis-link.ts";
 import { Replica, type ReplicaRecord, type ReplicaStatus } from "./replica.ts";
 import { blockingKind } from "./live.ts";
 import { GravityShare } from "./gravity-share.ts";
+import { FleetMessages } from "./messages.ts";
 
 const TICK_MS = 1000;
 /** a node not heard from for this long is reported as down */
@@ -53,6 +54,7 @@ export class Fleet {
   private readonly link: RedisLink;
   private readonly replicas = new Map<string, Replica>();
   readonly gravity: GravityShare;
+  private readonly messages: FleetMessages;
   private readonly stateFile: string;
   private timer: ReturnType<typeof setInterval> | undefined;
   private unsub: Array<() => void> = [];
@@ -67,6 +69,7 @@ export class Fleet {
       (action, node) => void this.onAction(action, node),
     );
     this.gravity = new GravityShare(rt, this.link, this.node);
+    this.messages = new FleetMessages(rt.queryDb);
     const saved = this.load();
     for (const kind of [listsKind(rt.gravityDb, rt.events), configKind(rt.config), blockingKind(rt.blocking)])
       this.replicas.set(kind.name, new Replica(kind, this.link, this.node, saved[kind.name] ?? null, () => this.save(), rt.log));
@@ -98,9 +101,14 @@ export class Fleet {
     if (this.stopped) return;
     try {
       await this.link.ensure();
-    } catch {
-      return; // Redis away: DNS answers with what it has; the changes wait here
+    } catch (e) {
+      // Redis away: DNS answers with what it has; the changes wait here
+      const waiting = [...this.replicas.values()].some((r) => r.status().pending);
+      const text = `fleet: this node cannot reach the fleet's Redis (${(e as Error).message}); DNS answers with the configuration it has${waiting ? ", and its own changes wait to be published" : ""}`;
+      this.messages.update(new Map([["self", text]]));
+      return;
     }
+    await this.noticeOthers();
     for (const r of this.replicas.values()) void r.check().catch(() => undefined);
     await this.gravity.tick();
     const versions: Record<string, number> = {};
@@ -111,6 +119,20 @@ export class Fleet {
       if (s.pending) pending.push(name);
     }
     await this.link.heartbeat(this.node, { seen: Date.now(), versions, pending, api: this.rt.config.current.webserver.port }).catch(() => undefined);
+  }
+
+  /** Nodes that went quiet without saying goodbye are news in /api/info/messages. */
+  private async noticeOthers(): Promise<void> {
+    const now = new Map<string, string>();
+    try {
+      const t = Date.now();
+      for (const [node, v] of Object.entries(await this.link.nodes()))
+        if (node !== this.node && v.stopped !== true && t - Number(v.seen ?? 0) >= NODE_STALE_MS)
+          now.set(node, `fleet: node ${node} has not been heard from since ${new Date(Number(v.seen ?? 0)).toISOString()}; it may be answering with an older configuration`);
+    } catch {
+      return;
+    }
+    this.messages.update(now);
   }
 
   private async onAction(action: string, from: string): Promise<void> {

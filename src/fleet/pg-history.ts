@@ -1,9 +1,9 @@
 // One query history for the fleet in PostgreSQL (fleet.postgres). Every node hands its query
 // records here beside its own databases: `record()` only appends to an in-memory batch (the DNS
-// hot path never waits), and once a second the batch goes out as one multi-row INSERT (unnest of
-// column arrays: one statement per 5,000 rows). While PostgreSQL is away the batch waits and is
-// retried, up to MAX_BUFFERED records; beyond that new records are counted as dropped (the
-// node's own databases still have them). Reads for /api/queries and /api/history (node= or the
+// hot path never waits), and once a second the batch goes out as one multi-row INSERT (the rows
+// as one json parameter, expanded by json_array_elements: one statement per 20,000 rows). While
+// PostgreSQL is away the batch waits and is retried, up to MAX_BUFFERED records; beyond that new
+// records are counted as dropped (the node's own databases still have them). Reads for /api/queries and /api/history (node= or the
 // whole fleet) are plain SQL over the one table `moat_queries`.
 import { SQL } from "bun";
 import type { ConfigStore } from "../config/index.ts";
@@ -13,7 +13,7 @@ import { EDE_TEXT, type QueryPage } from "../stats/querylog.ts";
 import { HIDDEN_CLIENT, HIDDEN_DOMAIN } from "../stats/sink.ts";
 
 export const MAX_BUFFERED = 200_000;
-const BATCH = 5000;
+const BATCH = 20_000;
 const FLUSH_MS = 1000;
 
 const SCHEMA = [
@@ -24,6 +24,10 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS moat_queries_time ON moat_queries (time)",
   "CREATE INDEX IF NOT EXISTS moat_queries_node_time ON moat_queries (node, time)",
 ];
+
+const INSERT = `INSERT INTO moat_queries (node, time, type, domain, client, status, reply, reply_time, upstream, dnssec, list_id, ede, cname)
+  SELECT $1, (e->>0)::float8, (e->>1)::int2, e->>2, e->>3, (e->>4)::int2, (e->>5)::int2, (e->>6)::float4, e->>7, (e->>8)::int2,
+    (e->>9)::int4, (e->>10)::int2, e->>11 FROM json_array_elements($2::json) AS e`;
 
 type Row = [number, number, string, string, number, number, number, string | null, number, number | null, number, string | null];
 
@@ -91,10 +95,9 @@ export class FleetHistory implements QuerySink {
       await this.ensureSchema();
       while (this.buffer.length) {
         const batch = this.buffer.slice(0, BATCH);
-        const col = (i: number) => batch.map((r) => r[i]);
-        await this.sql`INSERT INTO moat_queries (node, time, type, domain, client, status, reply, reply_time, upstream, dnssec, list_id, ede, cname)
-          SELECT ${this.node}, * FROM unnest(${col(0)}::float8[], ${col(1)}::int2[], ${col(2)}::text[], ${col(3)}::text[], ${col(4)}::int2[],
-            ${col(5)}::int2[], ${col(6)}::float4[], ${col(7)}::text[], ${col(8)}::int2[], ${col(9)}::int4[], ${col(10)}::int2[], ${col(11)}::text[])`;
+        // the rows as one json parameter (Bun encodes it natively): binding a dozen column arrays
+        // instead cost the main thread, which answers DNS, about twice what the queries did
+        await this.sql.unsafe(INSERT, [this.node, batch]);
         // only now do the records leave the buffer: a failed INSERT keeps them for the next try
         this.buffer.splice(0, batch.length);
         this.counters.sent += batch.length;

@@ -39,10 +39,14 @@ test("Redis killed: every node answers with what it has, changes wait, and all c
     const f = await fleetView(n2);
     return !f.connected && f.kinds.lists.pending === true && f.error !== null;
   }, 8000, "n2 reports its change as pending and the store as away");
+  // and says so where administrators look
+  const fleetMessages = async (n: MoatProcess) => ((await call(n, "GET", "/api/info/messages")).json.messages as Array<{ type: string; plain: string }>).filter((m) => m.type === "FLEET");
+  await until(async () => (await fleetMessages(n2)).some((m) => /cannot reach the fleet's Redis.*its own changes wait/.test(m.plain)), 10000, "a FLEET message on n2");
   // Redis comes back empty (no persistence): the nodes give it their state again
   await redis.start();
   await Promise.all([untilDig(n1, "during.fault.test", "0.0.0.0", 15000), untilDig(n3, "during.fault.test", "0.0.0.0", 15000)]);
   expect(await dig(n3, "before.fault.test")).toBe("0.0.0.0");
+  await until(async () => (await fleetMessages(n2)).length === 0, 8000, "the FLEET message taken back");
   await until(async () => {
     const f = await fleetView(n1);
     return f.connected && f.nodes.length === 3 && f.nodes.every((x: any) => x.healthy && x.lag === 0 && x.pending.length === 0);
