@@ -183,11 +183,27 @@ export class FleetHistory implements QuerySink {
     };
   }
 
+  /** Totals between `from` and `until`, as /api/stats/database/summary reports them. */
+  async summary(from: number, until: number, node?: string): Promise<{ sum_queries: number; sum_blocked: number; percent_blocked: number; total_clients: number }> {
+    await this.flush();
+    await this.ensureSchema();
+    const args: unknown[] = [from, until];
+    if (node) args.push(node);
+    const r = ((await this.sql.unsafe(
+      `SELECT COUNT(*) AS total, COUNT(*) FILTER (WHERE status IN (${BLOCKED})) AS blocked, COUNT(DISTINCT client) AS clients
+       FROM moat_queries WHERE time >= $1 AND time <= $2 ${node ? "AND node = $3" : ""}`,
+      args,
+    )) as Array<Record<string, string>>)[0]!;
+    const total = Number(r.total);
+    const blocked = Number(r.blocked);
+    return { sum_queries: total, sum_blocked: blocked, percent_blocked: total ? (100 * blocked) / total : 0, total_clients: Number(r.clients) };
+  }
+
   /** Queries per 10-minute slot between `from` and `until` (slot starts), for the fleet or one node. */
   async history(from: number, until: number, node?: string): Promise<Array<{ timestamp: number; total: number; cached: number; blocked: number; forwarded: number }>> {
     await this.flush();
     await this.ensureSchema();
-    const args: unknown[] = [from, until + 600];
+    const args: unknown[] = [Math.floor(from / 600) * 600, until + 600];
     if (node) args.push(node);
     const rows = (await this.sql.unsafe(
       `SELECT (floor(time / 600) * 600)::bigint AS slot, COUNT(*) AS total,
@@ -199,7 +215,7 @@ export class FleetHistory implements QuerySink {
     )) as Array<Record<string, string>>;
     const bySlot = new Map(rows.map((r) => [Number(r.slot), r]));
     const out = [];
-    for (let ts = from; ts <= until; ts += 600) {
+    for (let ts = Math.floor(from / 600) * 600; ts <= until && out.length < 100_000; ts += 600) {
       const r = bySlot.get(ts);
       out.push({ timestamp: ts, total: Number(r?.total ?? 0), cached: Number(r?.cached ?? 0), blocked: Number(r?.blocked ?? 0), forwarded: Number(r?.forwarded ?? 0) });
     }

@@ -52,6 +52,17 @@ test("queries of every node reach one history; node= narrows it; node=local is t
   expect(fleet).toBe(per.reduce((a, b) => a + b, 0));
   expect(per.every((x) => x >= 3)).toBe(true);
   expect((await call(nodes[0]!, "GET", "/api/history")).json.history.length).toBe(145);
+  // the long-term views over a range: the fleet, one node, this node's own database
+  const from = Math.floor(Date.now() / 1000) - 3600;
+  const to = Math.floor(Date.now() / 1000) + 60;
+  const range = `from=${from}&until=${to}`;
+  const sum = (await call(nodes[0]!, "GET", `/api/stats/database/summary?${range}`)).json;
+  expect(sum.sum_queries).toBe(fleet);
+  expect(sum.total_clients).toBe(1);
+  expect((await call(nodes[0]!, "GET", `/api/stats/database/summary?${range}&node=n2`)).json.sum_queries).toBe(per[1]);
+  expect(total(await call(nodes[1]!, "GET", `/api/history/database?${range}`))).toBe(fleet);
+  expect(total(await call(nodes[1]!, "GET", `/api/history/database?${range}&node=n1`))).toBe(per[0]);
+  expect((await call(nodes[1]!, "GET", `/api/stats/database/summary?${range}&node=local`)).status).toBe(200);
   expect((await call(nodes[0]!, "GET", "/api/queries?type=NOPE")).status).toBe(400);
 });
 

@@ -5,7 +5,7 @@ import type { Runtime } from "../../core/runtime.ts";
 import { dbHistory, dbHistoryClients } from "../../stats/dbstats.ts";
 import { topN } from "../../stats/window.ts";
 import { clientNames } from "../stats/clients.ts";
-import { intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
+import { FleetRangeQuery, intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
 import { Errors } from "../core/errors.ts";
 
 const Slot = t.Object({ timestamp: t.Integer(), total: t.Integer(), cached: t.Integer(), blocked: t.Integer(), forwarded: t.Integer() });
@@ -76,11 +76,23 @@ export function historyRoutes(rt: Runtime) {
       },
       { query: t.Object({ N: t.Optional(t.String({ description: "number of clients (0: all)" })) }), response: ClientsReply, detail: detail("Queries per client per 10 minutes") },
     )
-    .get("/history/database", ({ query }) => ({ history: dbHistory(liveStats(rt).disk.db, rangeParams(query)) }), {
-      query: RangeQuery,
-      response: t.Object({ history: t.Array(Slot) }),
-      detail: detail("Queries per 10 minutes over a range of the long-term database"),
-    })
+    .get(
+      "/history/database",
+      async ({ query }) => {
+        const r = rangeParams(query);
+        if (!rt.fleetHistory || query.node === "local") return { history: dbHistory(liveStats(rt).disk.db, r) };
+        try {
+          return { history: await rt.fleetHistory.history(r.from, r.until, query.node || undefined) };
+        } catch (e) {
+          throw Errors.fleetUnavailable((e as Error).message);
+        }
+      },
+      {
+        query: FleetRangeQuery,
+        response: t.Object({ history: t.Array(Slot) }),
+        detail: detail("Queries per 10 minutes over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)"),
+      },
+    )
     .get(
       "/history/database/clients",
       ({ query }) => {

@@ -41,6 +41,12 @@ export const RangeQuery = t.Object({
   count: t.Optional(t.String({ description: "number of entries (default 10)" })),
 });
 
+/** RangeQuery plus node=, for the routes that can answer from the fleet's query history. */
+export const FleetRangeQuery = t.Object({
+  ...RangeQuery.properties,
+  node: t.Optional(t.String({ description: "with fleet.postgres: one node (its fleet.node name), 'local' for this node; absent: the whole fleet" })),
+});
+
 /** The statistics service, fresh (queued records applied, old ones aged out). */
 export function liveStats(rt: Runtime): Stats {
   const s = rt.stats;

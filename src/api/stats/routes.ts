@@ -6,7 +6,8 @@ import type { Runtime } from "../../core/runtime.ts";
 import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../stats/dbstats.ts";
 import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../stats/enums.ts";
 import { topN } from "../../stats/window.ts";
-import { boolParam, intParam, liveStats, meanVariance, RangeQuery, rangeParams, splitUpstream } from "./params.ts";
+import { boolParam, FleetRangeQuery, intParam, liveStats, meanVariance, RangeQuery, rangeParams, splitUpstream } from "./params.ts";
+import { Errors } from "../core/errors.ts";
 import { dnsCounters } from "../../stats/dns-view.ts";
 import { clientNames, excludes } from "./clients.ts";
 
@@ -152,11 +153,23 @@ export function statsRoutes(rt: Runtime) {
       ({ query }) => ({ blocked: liveStats(rt).window.recentBlockedDomains(Math.max(0, intParam(query.count, 1))) }),
       { query: t.Object({ count: t.Optional(t.String()) }), response: t.Object({ blocked: t.Array(t.String()) }), detail: detail("Most recently blocked domains") },
     )
-    .get("/stats/database/summary", ({ query }) => dbSummary(liveStats(rt).disk.db, rangeParams(query)), {
-      query: RangeQuery,
-      response: t.Object({ sum_queries: t.Integer(), sum_blocked: t.Integer(), percent_blocked: t.Number(), total_clients: t.Integer() }),
-      detail: detail("Totals over a range of the long-term database"),
-    })
+    .get(
+      "/stats/database/summary",
+      async ({ query }) => {
+        const r = rangeParams(query);
+        if (!rt.fleetHistory || query.node === "local") return dbSummary(liveStats(rt).disk.db, r);
+        try {
+          return await rt.fleetHistory.summary(r.from, r.until, query.node || undefined);
+        } catch (e) {
+          throw Errors.fleetUnavailable((e as Error).message);
+        }
+      },
+      {
+        query: FleetRangeQuery,
+        response: t.Object({ sum_queries: t.Integer(), sum_blocked: t.Integer(), percent_blocked: t.Number(), total_clients: t.Integer() }),
+        detail: detail("Totals over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)"),
+      },
+    )
     .get(
       "/stats/database/top_domains",
       ({ query }) => {
