@@ -40,7 +40,20 @@ export function decodeReply(raw: Uint8Array): Reply {
 export async function sendUdp(port: number, bytes: Uint8Array, from = "127.0.0.1", timeoutMs = 3000, host = "127.0.0.1"): Promise<Uint8Array | null> {
   let resolve: (v: Uint8Array | null) => void = () => {};
   const p = new Promise<Uint8Array | null>((r) => (resolve = r));
-  const sock = await Bun.udpSocket({ hostname: from, port: 0, binaryType: "uint8array", socket: { data: (_s, buf) => resolve(buf.slice()), error: () => {} } });
+  // as a stub resolver does, take only a datagram from the server's port with the query's ID:
+  // an ephemeral port may have been an upstream socket moments ago, and stray packets still arrive there
+  const fromServer = (buf: Uint8Array, rport: number) => rport === port && buf[0] === bytes[0] && buf[1] === bytes[1];
+  const sock = await Bun.udpSocket({
+    hostname: from,
+    port: 0,
+    binaryType: "uint8array",
+    socket: {
+      data: (_s, buf, rport) => {
+        if (fromServer(buf, rport)) resolve(buf.slice());
+      },
+      error: () => {},
+    },
+  });
   const timer = setTimeout(() => resolve(null), timeoutMs);
   sock.send(bytes, port, host);
   const r = await p;
