@@ -81,10 +81,10 @@ sched_idle_count() { # /proc/<pid>/task/*/stat lines -> how many run at SCHED_ID
   # field 41 (policy) is the 39th after the ") " that ends the thread name (which may hold spaces and parentheses)
   sed 's/.*) //' | awk '$39 == 5' | wc -l
 }
-nothing_else_listens() { # moat on 53/80/443, sshd (enabled by this test) on 22, networkd's DHCP clients
+nothing_else_listens() { # moat on 53/80/443, NTP 123 and DNS-over-TLS 853 (both on by default, as Pi-hole serves NTP), sshd (enabled by this test) on 22, networkd's DHCP clients
   local ss; ss=$(guest ss -Htulpn) || return 1
   local bad; bad=$(awk '{ n = split($5, a, ":"); p = a[n] }
-    !((p == 53 || p == 80 || p == 443) && /"moat"/) && !(p == 22 && /sshd/) && !((p == 68 || p == 546) && /systemd-network/)' <<<"$ss")
+    !((p == 53 || p == 80 || p == 443 || p == 123 || p == 853) && /"moat"/) && !(p == 22 && /sshd/) && !((p == 68 || p == 546) && /systemd-network/)' <<<"$ss")
   [ -z "$bad" ] || { log "  unexpected listeners:"; printf '%s\n' "$bad" >&2; }
   [ -z "$bad" ]
 }
