@@ -1,5 +1,6 @@
 // Checks of single config values. Each returns the problem in words, or null when the value is fine.
 import { isIP } from "node:net";
+import { parseUpstreamSpec } from "./upstream-syntax.ts";
 
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/i;
 
@@ -17,6 +18,10 @@ function isPort(p: string): boolean {
 
 /** `ip`, `ip#port`, `[v6]:port` is not Pi-hole's form, so only `v6#port`; a hostname is allowed as in Pi-hole. */
 export function upstream(s: string): string | null {
+  if (s.includes("://")) {
+    const spec = parseUpstreamSpec(s);
+    return typeof spec === "string" ? spec : null;
+  }
   const [host, port, ...rest] = s.split("#");
   if (rest.length || !host) return "not a valid upstream (expected IP[#port])";
   if (port !== undefined && !isPort(port)) return "not a valid upstream port";
@@ -54,6 +59,11 @@ export function parseCnameRecord(s: string): { aliases: string[]; target: string
   return { aliases: parts, target, ttl };
 }
 
+export function plainUpstream(s: string): string | null {
+  const spec = parseUpstreamSpec(s);
+  return typeof spec === "string" ? spec : spec.kind === "udp" ? null : "must be a plain DNS server (IP[#port])";
+}
+
 /** `<enabled>,<ip-address>[/<prefix-len>],<server>[#<port>][,<domain>]` */
 export function revServer(s: string): string | null {
   const parts = s.split(",").map((p) => p.trim());
@@ -65,7 +75,7 @@ export function revServer(s: string): string | null {
   const fam = isIP(ip ?? "");
   if (!fam) return "not a valid revServer definition (invalid network address)";
   if (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > (fam === 4 ? 32 : 128))) return "not a valid revServer definition (invalid prefix length)";
-  if (upstream(server)) return "not a valid revServer definition (invalid server)";
+  if (server.includes("://") || upstream(server)) return "not a valid revServer definition (invalid server)";
   if (domain !== undefined && domain !== "" && !isHostname(domain)) return "not a valid revServer definition (invalid domain)";
   return null;
 }

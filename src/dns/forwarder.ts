@@ -3,6 +3,7 @@
 // tried; SERVFAIL when every attempt fails. Counts and response times per upstream feed the API.
 // Names a conditional forwarder covers (dns.revServers) go to it alone. upstream.ts sends the UDP
 // queries and checks their answers (RFC 5452: random IDs and ports, the question byte for byte).
+// Encrypted upstreams (tls://, https://) go through their transport (upstream-dot.ts, upstream-doh.ts).
 import { isIP } from "node:net";
 import { Reply, Status } from "../stats/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
@@ -13,9 +14,13 @@ import { upstreamBlockStatus } from "./upstream-blocked.ts";
 import { Upstream } from "./upstream.ts";
 import { randomU16 } from "./random.ts";
 import { FrameReader } from "./tcp-frames.ts";
+import { parseUpstreamSpec } from "../config/upstream-syntax.ts";
+import { Bootstrap } from "./bootstrap.ts";
+import { DotTransport } from "./upstream-dot.ts";
+import { DohTransport } from "./upstream-doh.ts";
 
 export interface UpstreamStats {
-  /** "ip#port" */
+  /** "ip#port", or an encrypted upstream as the user wrote it */
   name: string;
   ip: string;
   port: number;
@@ -51,10 +56,20 @@ export class Forwarder implements Handler {
     log: (l: "warn" | "info", m: string) => void;
     /** dns.revServers, read per query so a change applies at once */
     revServers?: () => readonly string[];
-  }) {}
+    /** dns.bootstrap: plain servers that look up the host names of encrypted upstreams */
+    bootstrap?: () => readonly string[];
+  }) {
+    this.bootstrap = new Bootstrap(() => {
+      const own = opts.bootstrap?.() ?? [];
+      if (own.length) return [...own];
+      return this.ups.filter((u) => !u.enc).map((u) => `${u.ip}#${u.port}`);
+    });
+  }
+
+  private readonly bootstrap: Bootstrap;
 
   async start(): Promise<void> {
-    await Promise.all(this.ups.map((u) => u.start()));
+    await Promise.all(this.ups.filter((u) => !u.enc).map((u) => u.start()));
   }
 
   stop(): void {
@@ -68,13 +83,21 @@ export class Forwarder implements Handler {
     const old = new Map(this.ups.map((u) => [u.name, u]));
     const next: Upstream[] = [];
     for (const s of list) {
-      const p = parseUpstream(s);
-      if (!p) {
-        this.opts.log("warn", `upstream "${s}" is not an IP address: ignored`);
+      const p = parseUpstreamSpec(s);
+      if (typeof p === "string") {
+        this.opts.log("warn", `upstream "${s}" is ${s.includes("://") ? p : "not an IP address"}: ignored`);
         continue;
       }
-      const name = `${p.ip}#${p.port}`;
-      next.push(old.get(name) ?? new Upstream(p.ip, p.port, name));
+      const name = p.kind === "udp" ? `${p.ip}#${p.port}` : s;
+      let up = old.get(name);
+      if (!up) {
+        up = new Upstream(p.kind === "udp" ? p.ip : (p.ip ?? p.host), p.port, name);
+        if (p.kind !== "udp") {
+          const t = { name, host: p.host, ip: p.ip, port: p.port, path: p.path, bootstrap: this.bootstrap, log: this.opts.log };
+          up.enc = p.kind === "tls" ? new DotTransport(t) : new DohTransport(t);
+        }
+      }
+      next.push(up);
       old.delete(name);
     }
     this.ups = next;
@@ -118,6 +141,7 @@ export class Forwarder implements Handler {
     const up = order[i]!;
     const t0 = performance.now();
     up.count++;
+    if (up.enc) return up.enc.exchange(ctx.query, this.opts.timeoutMs).then((a) => this.judged(ctx, order, i, t0, a));
     return this.viaUdp(up, ctx).then((a) =>
       a && getU16(a, 2) & 0x0200 ? this.viaTcp(up, ctx.query).then((t) => this.judged(ctx, order, i, t0, t)) : this.judged(ctx, order, i, t0, a),
     );

@@ -68,7 +68,7 @@ export class DnsServer implements DnsHandle {
       changed: (ip) => this.filterEngine.current.clients.forget(ip),
     });
     this.filterEngine = new FilterEngine({ dbPath: rt.paths.gravityDb, log: rt.log, clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) } });
-    this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: rt.log, revServers: () => rt.config.current.dns.revServers });
+    this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: rt.log, revServers: () => rt.config.current.dns.revServers, bootstrap: () => rt.config.current.dns.bootstrap });
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cacheH = new DnsCache(cfg.cache.size, () => rt.config.current.dns.cache.optimizer);
     this.local = new LocalHandler(rt.config);

@@ -9,6 +9,7 @@
 // client's case, and after CASE_STRIKES such answers in a row, plain queries for a while.
 import type { udp } from "bun";
 import { isIP } from "node:net";
+import type { EncryptedTransport } from "./transport.ts";
 import { UdpBatcher } from "./udp-batch.ts";
 import { randomU16 } from "./random.ts";
 
@@ -56,6 +57,8 @@ export class Upstream {
   totalMs = 0;
   smoothed = 0;
   closed = false;
+  /** DoT or DoH (upstream-dot.ts, upstream-doh.ts): every query of this upstream goes through it */
+  enc: EncryptedTransport | null = null;
   private slots: Slot[] = [];
   private retiring = new Set<Slot>();
   private opening = 0;
@@ -184,6 +187,7 @@ export class Upstream {
 
   close(): void {
     this.closed = true;
+    this.enc?.close();
     for (const slot of [...this.slots, ...this.retiring]) {
       for (const p of slot.pending.values()) p.resolve(null);
       slot.pending.clear();

@@ -1,0 +1,50 @@
+// The spellings of an entry in dns.upstreams: plain DNS `IP[#port]`, DNS over TLS `tls://host[:port]`
+// or `tls://name@ip[:port]` (RFC 7858, port 853), DNS over HTTPS `https://host[:port]/path` or
+// `https://name@ip[:port]/path` (RFC 8484, port 443). `name@ip` connects to the address and checks
+// the certificate against the name, so no lookup is needed to reach the upstream.
+import { isIP } from "node:net";
+import { isHostname } from "./validators.ts";
+
+export type UpstreamSpec =
+  | { kind: "udp"; ip: string; port: number }
+  | {
+      kind: "tls" | "https";
+      /** the name the certificate must carry (an IP when only an address was given) */
+      host: string;
+      /** where to connect: given, or found by the bootstrap lookup of `host` when null */
+      ip: string | null;
+      port: number;
+      /** path and query of a DoH URL ("" for DoT) */
+      path: string;
+    };
+
+/** The parsed entry, or the reason it is not one. */
+export function parseUpstreamSpec(s: string): UpstreamSpec | string {
+  const m = /^(tls|https):\/\/(?:([^@/]+)@)?(\[[0-9a-fA-F:.]+\]|[^:/[\]]+)(?::(\d{1,5}))?(\/[^\s]*)?$/.exec(s);
+  if (!m) {
+    if (/^[a-z]+:\/\//i.test(s)) return "not a valid upstream (expected IP[#port], tls://host[:port] or https://host[:port]/path)";
+    const [ip, port, ...rest] = s.split("#");
+    if (rest.length || !ip || !isIP(ip)) return "not a valid upstream (expected IP[#port])";
+    if (port !== undefined && !validPort(port)) return "not a valid upstream port";
+    return { kind: "udp", ip, port: port === undefined ? 53 : Number(port) };
+  }
+  const kind = m[1] as "tls" | "https";
+  const name = m[2];
+  const addr = m[3]!.replace(/^\[|\]$/g, "");
+  if (m[4] !== undefined && !validPort(m[4])) return "not a valid upstream port";
+  const port = m[4] !== undefined ? Number(m[4]) : kind === "tls" ? 853 : 443;
+  if (kind === "tls" && m[5] && m[5] !== "/") return "a tls:// upstream has no path";
+  const path = kind === "https" ? (m[5] ?? "/dns-query") : "";
+  if (name !== undefined) {
+    if (!isHostname(name)) return `not a valid upstream (invalid name "${name}" before @)`;
+    if (!isIP(addr)) return "not a valid upstream (expected an IP address after @)";
+    return { kind, host: name.toLowerCase(), ip: addr, port, path };
+  }
+  if (isIP(addr)) return { kind, host: addr, ip: addr, port, path };
+  if (!isHostname(addr)) return `not a valid upstream (invalid host "${addr}")`;
+  return { kind, host: addr.toLowerCase().replace(/\.$/, ""), ip: null, port, path };
+}
+
+function validPort(p: string): boolean {
+  return /^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535;
+}
