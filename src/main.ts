@@ -50,7 +50,7 @@ export function parseArgs(argv: string[]): CliOptions {
 
 /** The development profile's defaults: unprivileged ports so `npm start` works as a normal user. */
 // DNS on 1053, not 5353: that is mDNS's port, which avahi holds on most Linux desktops.
-export const DEV_PROFILE = { "webserver.port": "8080", "dns.port": 1053 };
+export const DEV_PROFILE = { "webserver.port": "8080,8443s", "dns.port": 1053, "dns.tls.port": 8853 };
 
 export function resolvePaths(o: CliOptions) {
   const dataDir = resolve(o.dataDir ?? (o.dev ? ".moat-data" : "/etc/moat"));

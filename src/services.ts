@@ -15,6 +15,7 @@ import { gravityService } from "./filter/gravity/runner.ts";
 import { Stats } from "./stats/sink.ts";
 import { defaultNodeName, startFleet } from "./fleet/fleet.ts";
 import { FleetHistory } from "./fleet/pg-history.ts";
+import { TlsStore } from "./tls/store.ts";
 import { startDhcpService } from "./dhcp/service.ts";
 import { startNtpService } from "./ntp/server.ts";
 
@@ -56,7 +57,9 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     dnsRunning: () => runtime.dns !== null,
     dns: null,
     log,
+    tls: new TlsStore({ dataDir: paths.dataDir, config, log }),
   };
+  stoppers.push(() => runtime.tls?.stop());
 
   // the fleet's query history: every record also goes to PostgreSQL, in batches off the DNS path
   const pg = config.current.fleet.postgres;

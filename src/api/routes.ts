@@ -17,6 +17,7 @@ import { clientRoutes } from "./clients/routes.ts";
 import { listRoutes } from "./lists/routes.ts";
 import { searchRoutes } from "./search/routes.ts";
 import { gravityActionRoutes } from "./action/gravity.ts";
+import { tlsActionRoutes } from "./action/tls.ts";
 import { statsRoutes } from "./stats/routes.ts";
 import { historyRoutes } from "./history/routes.ts";
 import { queriesRoutes } from "./queries/routes.ts";
@@ -54,6 +55,7 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     listRoutes(rt),
     searchRoutes(rt),
     gravityActionRoutes(rt),
+    tlsActionRoutes(rt),
     fleetRoutes(rt),
   ];
 }

@@ -1,7 +1,11 @@
 // The web server: one listener per `webserver.port` entry (src/http/), all serving the same
 // mounts: the API under /api, Prometheus metrics at /metrics, the dashboard for the rest. This layer
 // records arrival time and client address, answers OPTIONS from the route table, and adds the
-// configured security headers to every reply, the parser's refusals included.
+// configured security headers to every reply, the parser's refusals included. Entries ending in `s`
+// (Pi-hole's `443s`) serve HTTPS with the certificate of src/tls through Bun.serve (HTTP/2 for DoH
+// clients that speak only it, and HTTP/1.1) and also answer DNS over HTTPS at /dns-query; HSTS is
+// sent only with the user's own certificate (a generated one may still need trusting on a device).
+import type { Server } from "bun";
 import { parseWebPort } from "../config/index.ts";
 import type { Runtime } from "../core/runtime.ts";
 import type { Arrival, EarlyReply, Handler } from "../http/adapter.ts";
@@ -18,6 +22,12 @@ import { setRouteTable } from "./info/endpoints.ts";
 import { metricsHandler } from "./metrics/handler.ts";
 import { dashboard } from "../web/index.ts";
 import { listenFailure } from "../core/start-errors.ts";
+import { dohResponse, isDohPath } from "../dns/doh-serve.ts";
+
+/** Where a device downloads Moat's certificate authority to trust it (README: trusting the certificate). */
+export const CA_DOWNLOAD_PATH = "/tls/ca.crt";
+/** Largest body Bun.serve buffers on the HTTPS ports; routes apply their own, smaller limits (JSON 64 KiB). */
+const MAX_BUFFERED_BODY = 64 * 1024 * 1024;
 
 export interface HttpService {
   urls: string[];
@@ -60,9 +70,17 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const handle = async (req: Request, arrival: Arrival): Promise<Response> => {
     setRequestState(req, { started: arrival.started, ip: arrival.ip, tls: arrival.tls });
     rememberGetBodySid(req, arrival.getBody);
+    const path = new URL(req.url).pathname;
+    if (arrival.tls && isDohPath(path)) {
+      // DNS answers carry no dashboard headers
+      const dns = rt.dns;
+      return dns ? dohResponse(req, path, arrival.ip, (m, c, id) => dns.query(m, c, id)) : new Response("DNS is not running\n", { status: 503 });
+    }
     let res: Response;
     try {
-      if (req.method === "OPTIONS") {
+      if (path === CA_DOWNLOAD_PATH && (req.method === "GET" || req.method === "HEAD") && rt.tls) {
+        res = new Response(rt.tls.authorityPem(), { headers: { "content-type": "application/x-x509-ca-cert", "content-disposition": 'attachment; filename="moat-ca.crt"' } });
+      } else if (req.method === "OPTIONS") {
         const path = new URL(req.url).pathname;
         const methods = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];
         res = methods.length ? new Response(null, { status: 204, headers: { allow: methods.join(", "), connection: "close" } }) : await notFound(req, arrival);
@@ -73,8 +91,24 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       res = errorResponse(e instanceof ApiError ? e : unexpected(rt, req, e), req, rt);
     }
     applyHeaders(res, rt.config.current.webserver.headers);
+    if (arrival.tls && rt.tls?.current().user) res.headers.set("strict-transport-security", "max-age=31536000");
     return res;
   };
+
+  // HTTPS: Bun.serve with the certificate of src/tls (node:http2's server is not used: HTTP/2 and
+  // HTTP/1.1 on one port is what Bun.serve offers directly)
+  const serveTls = (hostname: string, port: number): Server<unknown> => {
+    const m = rt.tls!.current();
+    return Bun.serve({
+      hostname, port, maxRequestBodySize: MAX_BUFFERED_BODY, idleTimeout: 30,
+      tls: { key: m.keyPem, cert: m.certPem }, http2: true,
+      fetch: (req, server) => {
+        const raw = server.requestIP(req)?.address ?? "0.0.0.0";
+        return handle(req, { started: performance.now(), ip: raw.startsWith("::ffff:") ? raw.slice(7) : raw, tls: true, getBody: null });
+      },
+    });
+  };
+  const secure: Array<{ hostname: string; port: number; server: Server<unknown> }> = [];
 
   const early: EarlyReply = (status, key, message, hint, started) => {
     const res = jsonResponse({ error: { key, message, hint } }, status, started, rt.config.current.webserver.api.prettyJSON);
@@ -87,12 +121,16 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   for (const entry of rt.config.current.webserver.port.split(",")) {
     const p = parseWebPort(entry.trim());
     if (!p) continue;
-    if (p.tls) {
-      rt.log("warn", `webserver.port entry "${entry.trim()}" asks for TLS, which Moat does not serve yet; skipped`);
-      continue;
-    }
     const hostname = p.host ?? "0.0.0.0";
     try {
+      if (p.tls) {
+        const server = serveTls(hostname, p.port);
+        const l = { hostname, port: server.port ?? p.port, server };
+        secure.push(l);
+        listeners.push({ port: l.port, close: async () => void (await l.server.stop(true)) });
+        urls.push(`https://${hostname.includes(":") ? `[${hostname}]` : hostname}:${l.port}/api`);
+        continue;
+      }
       const l = await listen(hostname, p.port, handle, early);
       listeners.push(l);
       urls.push(`http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${l.port}/api`);
@@ -105,9 +143,23 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       throw new Error(listenFailure("HTTP", `${hostname}:${p.port}`, p.port, e, "webserver.port"));
     }
   }
+  // a new certificate: the HTTPS listeners start again with it (open connections finish on the old one)
+  const unsub = secure.length && rt.tls
+    ? rt.tls.onChange(() => {
+        for (const l of secure) {
+          void l.server.stop(false);
+          try {
+            l.server = serveTls(l.hostname, l.port);
+          } catch (e) {
+            rt.log("error", `HTTPS on port ${l.port}: cannot listen again with the new certificate: ${(e as Error).message}`);
+          }
+        }
+      })
+    : () => {};
   return {
     urls,
     async stop() {
+      unsub();
       await Promise.all(listeners.map((l) => l.close()));
     },
   };

@@ -30,6 +30,9 @@ function debugFlags(): { [K in (typeof DEBUG_FLAGS)[number]]: Leaf<boolean> } {
 export const schema = {
   dns: {
     upstreams: strings([], "Upstream DNS servers: IP[#port], tls://host[:port] or tls://name@IP (DNS over TLS), https://host[:port]/dns-query (DNS over HTTPS)", { each: v.upstream, ...restart }),
+    tls: {
+      port: uint(853, "DNS-over-TLS port for clients (0: off); the certificate is webserver.tls's", { max: 65535, ...moat }),
+    },
     bootstrap: strings([], "Plain DNS servers (IP[#port]) that look up the host names of encrypted upstreams; empty: the plain entries of dns.upstreams, else the system's resolver", { each: v.plainUpstream, ...moat }),
     CNAMEdeepInspect: bool(true, "Check every name of a CNAME chain in answers against the lists"),
     blockESNI: bool(true, "Also check _esni.<domain> queries against the lists"),

@@ -11,6 +11,7 @@ import type { DnsHandle } from "../dns/server.ts";
 import type { Fleet } from "../fleet/fleet.ts";
 import type { FleetHistory } from "../fleet/pg-history.ts";
 import type { DhcpHandle } from "../dhcp/service.ts";
+import type { TlsStore } from "../tls/store.ts";
 
 export interface Paths {
   dataDir: string;
@@ -49,6 +50,8 @@ export interface Runtime {
   dhcp?: DhcpHandle;
   /** extra counters beyond DnsHandle (reply origins); the statistics read `dns` first, then this */
   dnsCounters?: DnsCounters;
+  /** the certificate of HTTPS and DNS over TLS (src/tls/) */
+  tls?: TlsStore;
   /** this node's link to the fleet (src/fleet/), when fleet.redis is set */
   fleet?: Fleet | null;
   /** the fleet's shared query history in PostgreSQL, when fleet.postgres is set */

@@ -12,6 +12,8 @@ export interface QueryContext {
   q: Question;
   /** client address (IPv4-mapped prefix removed) */
   client: string;
+  /** DoT/DoH client ID (`<id>.pi.hole`, `/dns-query/<id>`): it picks the client entry before the address does */
+  clientId: string | null;
   tcp: boolean;
   /** performance.now() at receipt */
   start: number;

@@ -22,7 +22,7 @@ export class PolicyHandler implements Handler {
     if (!this.blocking.active) return next(ctx);
     const dns = this.config.current.dns;
     const snap = ctx.snapshot;
-    const groups = snap.clients.groupsOf(ctx.client);
+    const groups = (ctx.clientId === null ? snap.clients.groupsOf(ctx.client) : snap.clients.groupsOfId(ctx.clientId, ctx.client));
     const { q } = ctx;
     const h = hashName(q.wire);
 

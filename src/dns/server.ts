@@ -19,6 +19,7 @@ import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
 import { ClientNames } from "./client-names.ts";
 import { TcpConnections, type TcpState } from "./tcp-listener.ts";
+import { startDotListener, type DotListener } from "./dot-listener.ts";
 import { ipToPtr } from "../filter/ip.ts";
 import { listenFailure } from "../core/start-errors.ts";
 
@@ -32,6 +33,10 @@ export interface DnsHandle {
   /** rebuild the filter snapshot now; resolves when it is live */
   reloadLists(): Promise<void>;
   flushCache(): void;
+  /** one query from a DoH client: the same chain, policy and query log as UDP (`clientId` from the URL) */
+  query(msg: Uint8Array, client: string, clientId: string | null): Pending;
+  /** the DNS-over-TLS port, 0 when off */
+  dotPort(): number;
   /** client address → host name, as far as the PTR lookups found them */
   clientNames(): Iterable<[string, string]>;
   /** answers by origin since start (forwarded, unanswered, local, optimized, auth) */
@@ -78,10 +83,13 @@ export class DnsServer implements DnsHandle {
     this.limiter = new RateLimiter(() => rt.config.current.dns.rateLimit, (m) => rt.log("warn", m));
   }
 
+  private dot: DotListener | null = null;
+
   async start(): Promise<void> {
     await this.filterEngine.start();
     await this.forwarder.start();
     await this.listen(this.port);
+    this.listenTls(this.rt.config.current.dns.tls.port);
     this.names.start();
     // the promise tells the API when the new snapshot answers queries (read-your-writes)
     const reload = () => this.filterEngine.rebuild();
@@ -99,6 +107,11 @@ export class DnsServer implements DnsHandle {
         if (d.upstreams !== p.upstreams) this.forwarder.setUpstreams(d.upstreams);
         if (d.cache.size !== p.cache.size) this.cacheH.resize(d.cache.size);
         if (d.port !== p.port || d.listeningMode !== p.listeningMode || d.interface !== p.interface) void this.rebind(d.port);
+        if (d.tls.port !== p.tls.port) {
+          this.dot?.stop();
+          this.dot = null;
+          this.listenTls(d.tls.port);
+        }
       }),
     );
   }
@@ -160,6 +173,30 @@ export class DnsServer implements DnsHandle {
     this.port = port;
   }
 
+  /**
+   * DNS over TLS on `port` (0: off), with the certificate of src/tls. A port it cannot have is
+   * reported, not fatal: plain DNS and the API matter more than this one listener.
+   */
+  private listenTls(port: number): void {
+    if (!port || !this.rt.tls) return;
+    try {
+      this.dot = startDotListener({ port, tls: this.rt.tls, log: this.rt.log, handle: (msg, client, id) => this.handle(msg, client, true, id), limits: () => this.rt.config.current.dns.tcp });
+    } catch (e) {
+      const why = /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`) ? "the port is already in use" : (e as Error).message;
+      this.rt.log("error", `cannot listen for DNS over TLS on port ${port}: ${why}`);
+      return;
+    }
+    console.log(`moat: DNS over TLS listening on tcp [::]:${this.dot.port}`);
+  }
+
+  query(msg: Uint8Array, client: string, clientId: string | null): Pending {
+    return this.handle(msg, client, true, clientId);
+  }
+
+  dotPort(): number {
+    return this.dot?.port ?? 0;
+  }
+
   private async rebind(port: number): Promise<void> {
     const oldUdp = this.udp, oldTcp = this.tcp;
     // the same port: the old sockets must go first or the new ones cannot bind it
@@ -185,7 +222,7 @@ export class DnsServer implements DnsHandle {
   }
 
   /** One query in, one answer (or nothing) out. Never throws. */
-  handle(buf: Uint8Array, source: string, tcp: boolean): Pending {
+  handle(buf: Uint8Array, source: string, tcp: boolean, clientId: string | null = null): Pending {
     let client = source;
     const start = performance.now();
     const dns = this.rt.config.current.dns;
@@ -202,6 +239,7 @@ export class DnsServer implements DnsHandle {
     if (dns.EDNS0ECS && q.optAt >= 0 && this.ecsTrust.trusts(client)) client = ecsClient(buf, q) ?? client;
     if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
     const ctx = this.context(buf, q, client, tcp, start, false);
+    ctx.clientId = clientId;
     let r: Pending;
     try {
       r = this.resolve(ctx);
@@ -223,7 +261,7 @@ export class DnsServer implements DnsHandle {
   /** A query's context before any handler has looked at it, judged by the current filter snapshot. */
   private context(query: Uint8Array, q: Question, client: string, tcp: boolean, start: number, background: boolean): QueryContext {
     return {
-      query, q, client, tcp, start, snapshot: this.filterEngine.current,
+      query, q, client, clientId: null, tcp, start, snapshot: this.filterEngine.current,
       status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
       upstreamMessage: null, cnameChain: null, background,
     };
@@ -332,6 +370,7 @@ export class DnsServer implements DnsHandle {
     this.names.stop();
     this.closeListeners(this.udp, this.tcp);
     this.tcpConns.stop();
+    this.dot?.stop();
     this.forwarder.stop();
     this.filterEngine.stop();
   }

@@ -34,6 +34,8 @@ export interface TcpState {
   /** performance.now() of the last complete message or answer (or the connection's start) */
   lastUsed: number;
   closed: boolean;
+  /** DNS over TLS: the client ID in the server name the client asked for (dot-listener.ts) */
+  clientId: string | null;
 }
 
 /** An IPv4 address stands for itself; an IPv6 address for its /64 (one host has a whole /64). */
@@ -49,7 +51,7 @@ export class TcpConnections {
   private readonly perGroup = new Map<string, number>();
   private sweeper: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly handle: (msg: Uint8Array, client: string) => Pending, private readonly limits: () => TcpLimits) {}
+  constructor(private readonly handle: (msg: Uint8Array, client: string, clientId: string | null) => Pending, private readonly limits: () => TcpLimits) {}
 
   get size(): number {
     return this.open.size;
@@ -69,7 +71,7 @@ export class TcpConnections {
 
   private onOpen(s: Socket<TcpState>): void {
     const client = normalizeIp(s.remoteAddress);
-    const state: TcpState = { reader: null as unknown as FrameReader, out: [], client, group: clientGroup(client), inFlight: 0, partialSince: 0, lastUsed: performance.now(), closed: false };
+    const state: TcpState = { reader: null as unknown as FrameReader, out: [], client, group: clientGroup(client), inFlight: 0, partialSince: 0, lastUsed: performance.now(), closed: false, clientId: null };
     state.reader = new FrameReader((msg) => this.onMessage(s, msg));
     s.data = state;
     const { maxConnections, maxConnectionsPerClient } = this.limits();
@@ -123,7 +125,7 @@ export class TcpConnections {
     // the partial message (if any) after this one starts now
     d.partialSince = 0;
     d.lastUsed = performance.now();
-    const r = this.handle(msg, d.client);
+    const r = this.handle(msg, d.client, d.clientId);
     if (r instanceof Promise) {
       d.inFlight++;
       r.then((a) => this.answered(s, a), () => this.answered(s, null));

@@ -39,6 +39,11 @@ export class ClientResolver {
     this.memo.delete(ip);
   }
 
+  /** The groups of a DoT/DoH client ID: a client entry of that name, else the client's address decides. */
+  groupsOfId(id: string, ip: string): Uint32Array {
+    return this.byName.get(id) ?? this.groupsOf(ip);
+  }
+
   /** The group bitset for a client address (memoised for the life of the snapshot). */
   groupsOf(ip: string): Uint32Array {
     let m = this.memo.get(ip);

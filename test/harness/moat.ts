@@ -71,6 +71,8 @@ export class MoatProcess {
       ...(process.env as Record<string, string>),
       FTLCONF_webserver_port: `${this.opts.httpHost ?? "127.0.0.1"}:${this.httpPort}`,
       ...(this.opts.dnsPortInConfig ? {} : { FTLCONF_dns_port: String(this.dnsPort) }),
+      // DNS over TLS is on by default (port 853): tests that want it set a free port
+      FTLCONF_dns_tls_port: "0",
       ...this.opts.env,
     };
     this.output = "";
