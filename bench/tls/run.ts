@@ -48,8 +48,9 @@ interface Result { qps: number; lost: number; rssMax: number; rssEnd: number }
 
 /**
  * dnsperf for SECONDS against one server, sampling the server's RSS twice a second. Five queries in
- * flight per connection: with more, Bun 1.4.5's HTTP/2 server (experimental) stops answering the
- * streams of that connection, even with a bare Bun.serve and no Moat code (notes of this benchmark).
+ * flight per connection: with more, dnsperf 2.10's DoH stops getting answers from Bun 1.4.5's HTTP/2
+ * server (experimental), even from a bare Bun.serve with no Moat code; curl multiplexing 50 streams on
+ * one HTTP/2 connection to the same server gets all 200 answers, so it is this pair's interplay.
  */
 async function perf(pid: number, args: string[], file: string): Promise<Result> {
   let rssMax = 0;
