@@ -180,7 +180,7 @@ export class DnsServer implements DnsHandle {
   private listenTls(port: number): void {
     if (!port || !this.rt.tls) return;
     try {
-      this.dot = startDotListener({ port, tls: this.rt.tls, log: this.rt.log, handle: (msg, client, id) => this.handle(msg, client, true, id), limits: () => this.rt.config.current.dns.tcp });
+      this.dot = startDotListener({ port, tls: this.rt.tls, log: this.rt.log, handle: (msg, client, id) => this.handle(msg, client, true, id, true), limits: () => this.rt.config.current.dns.tcp });
     } catch (e) {
       const why = /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`) ? "the port is already in use" : (e as Error).message;
       this.rt.log("error", `cannot listen for DNS over TLS on port ${port}: ${why}`);
@@ -190,7 +190,7 @@ export class DnsServer implements DnsHandle {
   }
 
   query(msg: Uint8Array, client: string, clientId: string | null): Pending {
-    return this.handle(msg, client, true, clientId);
+    return this.handle(msg, client, true, clientId, true);
   }
 
   dotPort(): number {
@@ -221,12 +221,16 @@ export class DnsServer implements DnsHandle {
     for (const t of tcps) t.stop(true);
   }
 
-  /** One query in, one answer (or nothing) out. Never throws. */
-  handle(buf: Uint8Array, source: string, tcp: boolean, clientId: string | null = null): Pending {
+  /**
+   * One query in, one answer (or nothing) out. Never throws. `encrypted` (DoT, DoH): listeningMode
+   * LOCAL does not apply, so devices reach their client ID's policy away from home; these transports
+   * run over TCP, so they cannot be used to reflect traffic at a forged address as open UDP can.
+   */
+  handle(buf: Uint8Array, source: string, tcp: boolean, clientId: string | null = null, encrypted = false): Pending {
     let client = source;
     const start = performance.now();
     const dns = this.rt.config.current.dns;
-    if (dns.listeningMode === "LOCAL" && !isLocalClient(client)) return null;
+    if (dns.listeningMode === "LOCAL" && !encrypted && !isLocalClient(client)) return null;
     let q;
     try {
       q = parseQuery(buf);
