@@ -88,3 +88,19 @@ test("a host name of an encrypted upstream is looked up through dns.bootstrap, n
   expect(names.length).toBeGreaterThanOrEqual(1);
   for (const n of names) expect(n.startsWith("tls://dns.test:") || n.startsWith("https://dns.test:")).toBe(true);
 }, 25000);
+
+test("DoT: a connection the server closed when idle is opened again, and the next query is answered", async () => {
+  // unbound closes idle TLS connections after 300 ms here
+  const quick = await startUnbound(ca, ["dot.example.test. 300 IN A 192.0.2.53"], "  tcp-idle-timeout: 300");
+  try {
+    const m = await moatWith([`tls://dns.test@127.0.0.1:${quick.dotPort}`]);
+    for (let i = 0; i < 3; i++) {
+      const r = await ask(m.dnsPort, `idle${i}.dot.example.test`, { timeoutMs: 5000 });
+      expect(r.rcode).toBe("NXDOMAIN"); // the peer's answer, not a SERVFAIL of ours
+      await Bun.sleep(800);
+    }
+    expect(m.output).not.toContain("WARNING upstream");
+  } finally {
+    await quick.stop();
+  }
+}, 25000);

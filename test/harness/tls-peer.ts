@@ -42,7 +42,7 @@ export interface UnboundPeer {
 }
 
 /** unbound answering `records` ("name. TTL IN A addr" lines) over UDP, DoT and DoH with `ca`'s server certificate. */
-export async function startUnbound(ca: TestCa, records: string[]): Promise<UnboundPeer> {
+export async function startUnbound(ca: TestCa, records: string[], extra = ""): Promise<UnboundPeer> {
   const [udpPort, dotPort, dohPort] = [await freePort(), await freePort(), await freePort()];
   const zones = [...new Set(records.map((r) => r.split(/\s+/)[0]!.split(".").slice(-2).join(".")))];
   const conf = join(ca.dir, `unbound-${udpPort}.conf`);
@@ -68,6 +68,7 @@ export async function startUnbound(ca: TestCa, records: string[]): Promise<Unbou
   do-not-query-localhost: yes
 ${zones.map((z) => `  local-zone: "${z}" static`).join("\n")}
 ${records.map((r) => `  local-data: "${r}"`).join("\n")}
+${extra}
 `);
   const proc: Subprocess = Bun.spawn(["unbound", "-d", "-c", conf], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   // ready when the TLS port takes connections
