@@ -110,6 +110,7 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     stoppers.push(() => http.stop());
     // said once every listener is up: a port that fails after DNS started must not read as a success
     console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
+    if (dns.dotPort()) console.log(`moat: DNS over TLS listening on tcp [::]:${dns.dotPort()}`);
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);
   } catch (e) {
     for (const s of stoppers.reverse()) await s();

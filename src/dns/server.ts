@@ -89,7 +89,7 @@ export class DnsServer implements DnsHandle {
     await this.filterEngine.start();
     await this.forwarder.start();
     await this.listen(this.port);
-    this.listenTls(this.rt.config.current.dns.tls.port);
+    this.listenTls(this.rt.config.current.dns.tls.port, false);
     this.names.start();
     // the promise tells the API when the new snapshot answers queries (read-your-writes)
     const reload = () => this.filterEngine.rebuild();
@@ -110,7 +110,7 @@ export class DnsServer implements DnsHandle {
         if (d.tls.port !== p.tls.port) {
           this.dot?.stop();
           this.dot = null;
-          this.listenTls(d.tls.port);
+          this.listenTls(d.tls.port, true);
         }
       }),
     );
@@ -177,7 +177,7 @@ export class DnsServer implements DnsHandle {
    * DNS over TLS on `port` (0: off), with the certificate of src/tls. A port it cannot have is
    * reported, not fatal: plain DNS and the API matter more than this one listener.
    */
-  private listenTls(port: number): void {
+  private listenTls(port: number, announce: boolean): void {
     if (!port || !this.rt.tls) return;
     try {
       this.dot = startDotListener({ port, tls: this.rt.tls, log: this.rt.log, handle: (msg, client, id) => this.handle(msg, client, true, id, true), limits: () => this.rt.config.current.dns.tcp });
@@ -186,7 +186,8 @@ export class DnsServer implements DnsHandle {
       this.rt.log("error", `cannot listen for DNS over TLS on port ${port}: ${why}`);
       return;
     }
-    console.log(`moat: DNS over TLS listening on tcp [::]:${this.dot.port}`);
+    // at start services.ts prints every listener once all of them listen; a change says so itself
+    if (announce) console.log(`moat: DNS over TLS listening on tcp [::]:${this.dot.port}`);
   }
 
   query(msg: Uint8Array, client: string, clientId: string | null): Pending {
