@@ -49,8 +49,15 @@ export function parseArgs(argv: string[]): CliOptions {
 }
 
 /** The development profile's defaults: unprivileged ports so `npm start` works as a normal user. */
-// DNS on 1053, not 5353: that is mDNS's port, which avahi holds on most Linux desktops.
-export const DEV_PROFILE = { "webserver.port": "8080,8443s", "dns.port": 1053, "dns.tls.port": 8853 };
+// DNS on 1053, not 5353: that is mDNS's port, which avahi holds on most Linux desktops. NTP has
+// no port but 123 (clients ask nothing else), which a normal user cannot bind: off here.
+export const DEV_PROFILE = {
+  "webserver.port": "8080,8443s",
+  "dns.port": 1053,
+  "dns.tls.port": 8853,
+  "ntp.ipv4.active": false,
+  "ntp.ipv6.active": false,
+};
 
 export function resolvePaths(o: CliOptions) {
   const dataDir = resolve(o.dataDir ?? (o.dev ? ".moat-data" : "/etc/moat"));

@@ -91,9 +91,10 @@ test("--config FILE that does not exist is refused unless --init", async () => {
 
 test("the development profile (npm start) listens for DNS on 1053, not mDNS's 5353, and keeps data in ./.moat-data", async () => {
   const cwd = tmp();
+  const httpPort = await freePort();
   const proc = Bun.spawn([BUN, MAIN, "serve", "--dev"], {
     cwd,
-    env: { ...(process.env as Record<string, string>), FTLCONF_webserver_port: `127.0.0.1:${await freePort()}` },
+    env: { ...(process.env as Record<string, string>), FTLCONF_webserver_port: `127.0.0.1:${httpPort}` },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -112,6 +113,9 @@ test("the development profile (npm start) listens for DNS on 1053, not mDNS's 53
     const dig = await run(["dig", "@127.0.0.1", "-p", "1053", "+short", "+time=5", "+tries=1", "pi.hole", "A"]);
     expect(dig.stdout.trim()).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(existsSync(join(cwd, ".moat-data", "gravity.db"))).toBe(true);
+    // NTP's port 123 needs root: the development profile leaves it off rather than warn at every start
+    const ntp = (await (await fetch(`http://127.0.0.1:${httpPort}/api/config/ntp`)).json()) as { config: { ntp: { ipv4: { active: boolean }; ipv6: { active: boolean } } } };
+    expect([ntp.config.ntp.ipv4.active, ntp.config.ntp.ipv6.active]).toEqual([false, false]);
   } finally {
     proc.kill();
     await proc.exited;
