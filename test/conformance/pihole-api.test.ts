@@ -15,6 +15,7 @@ import { check, looseSpots, type Schema } from "./check-schema.ts";
 import { PIHOLE_CONFIG_KEYS } from "./pihole-config.ts";
 import { PIHOLE_OPERATIONS } from "./pihole-endpoints.ts";
 import { PIHOLE_REPLIES, compareWithPihole } from "./pihole-replies.ts";
+import { rng } from "../harness/rng.ts"; // seeded, so a failing run repeats with CONFORMANCE_SEED
 
 const PASSWORD = "conformance";
 const SEED = Number(process.env.CONFORMANCE_SEED ?? Date.now() % 1_000_000);
@@ -27,17 +28,6 @@ let m: MoatProcess;
 let session: { sid: string; csrf: string };
 let docs: { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> }>> };
 
-/** mulberry32: a small seeded generator, so a failing run can be repeated with CONFORMANCE_SEED. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(SEED);
 
 type Channel = "header sid" | "header X-FTL-SID" | "cookie+csrf" | "query" | "body";

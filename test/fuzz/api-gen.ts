@@ -2,19 +2,7 @@
 // wrong in every way a client (or an attacker) can be wrong: wrong types, bad JSON, huge and deeply
 // nested bodies, odd Unicode, bad headers. The same seed gives the same requests.
 
-export type Rng = () => number;
-
-/** mulberry32: small, fast, seeded. */
-export function rng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import type { Rng } from "../harness/rng.ts";
 
 /** Percent-encoding that survives lone surrogates (sent as the bytes of an encoded surrogate, invalid UTF-8). */
 export function pct(s: string): string {

@@ -9,7 +9,8 @@ import { readFileSync } from "node:fs";
 import { getWithBody } from "../harness/get-with-body.ts";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { rawHttp } from "../harness/raw-http.ts";
-import { SAFE_CONFIG_ELEMENTS, body, headers, nastyString, pathValue, pct, pick, query, rng, type Rng } from "./api-gen.ts";
+import { SAFE_CONFIG_ELEMENTS, body, headers, nastyString, pathValue, pct, pick, query } from "./api-gen.ts";
+import { rng, type Rng } from "../harness/rng.ts";
 
 const LONG = process.env.MOAT_FUZZ_LONG === "1";
 const SEED = Number(process.env.MOAT_FUZZ_SEED ?? 20261125);

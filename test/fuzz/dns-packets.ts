@@ -4,18 +4,6 @@
 // client makes of an answer: it parses, it is a response, it echoes the ID and the question.
 import * as packet from "dns-packet";
 
-/** mulberry32: small, fast and the same on every machine */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export type Kind = "query" | "mutated" | "garbage";
 
 const TYPES = [1, 28, 5, 12, 15, 16, 33, 65, 64, 6, 2, 255, 46, 48, 43, 0, 41, 251, 252, 65535, 99];

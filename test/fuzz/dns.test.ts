@@ -11,7 +11,8 @@ import type { Socket } from "bun";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { ask, encodeQuery, firstAddress } from "../dns/helpers.ts";
-import { PacketMaker, judgeAnswer, mustNotAnswer, rng } from "./dns-packets.ts";
+import { PacketMaker, judgeAnswer, mustNotAnswer } from "./dns-packets.ts";
+import { rng } from "../harness/rng.ts";
 
 const LONG = process.env.MOAT_FUZZ_LONG === "1";
 const SEED = Number(process.env.MOAT_FUZZ_SEED ?? 20261125);
