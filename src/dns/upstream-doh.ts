@@ -1,5 +1,6 @@
 // DNS over HTTPS to an upstream (RFC 8484): POST of the padded query as application/dns-message with
-// id 0 (§4.1: friendlier to HTTP caches), HTTP/2 when the server offers it (Bun's fetch multiplexes
+// id 0 (§4.1: friendlier to HTTP caches), or GET with the query in base64url when the URL ends in the
+// RFC's URI template `{?dns}` (as resolvers publish it), HTTP/2 when the server offers it (Bun's fetch multiplexes
 // requests on one connection), else HTTP/1.1 keep-alive. The URL names the address (looked up through
 // the bootstrap servers when a host name was given) and the certificate is checked against the host.
 import { padQuery } from "./padding.ts";
@@ -48,19 +49,19 @@ export class DohTransport implements EncryptedTransport {
     const msg = query.slice();
     msg[0] = msg[1] = 0;
     const body = padQuery(msg);
-    const url = `https://${ip.includes(":") ? `[${ip}]` : ip}:${o.port}${o.path}`;
+    const url = `https://${ip.includes(":") ? `[${ip}]` : ip}:${o.port}${fillTemplate(o.path, body)}`;
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs * (this.http2 === null ? 2 : 1));
     this.aborts.add(ac);
     try {
       let res: Response;
       try {
-        res = await this.post(url, body, ac.signal, this.http2 !== false);
+        res = await this.request(url, body, ac.signal, this.http2 !== false);
         this.http2 ??= true;
       } catch (e) {
         if (this.http2 !== null || !/HTTP2Unsupported|http2|ALPN/i.test(`${(e as Error).message} ${(e as { code?: string }).code}`)) throw e;
         this.http2 = false; // the server offers only HTTP/1.1
-        res = await this.post(url, body, ac.signal, false);
+        res = await this.request(url, body, ac.signal, false);
       }
       const type = res.headers.get("content-type") ?? "";
       if (res.status !== 200 || !type.toLowerCase().startsWith("application/dns-message")) {
@@ -84,19 +85,31 @@ export class DohTransport implements EncryptedTransport {
     }
   }
 
-  private post(url: string, body: Uint8Array, signal: AbortSignal, http2: boolean): Promise<Response> {
+  private request(url: string, body: Uint8Array, signal: AbortSignal, http2: boolean): Promise<Response> {
     const o = this.opts;
+    const get = o.path.includes(TEMPLATE);
     return fetch(url, {
-      method: "POST",
-      body,
+      method: get ? "GET" : "POST",
+      body: get ? undefined : body,
       signal,
-      headers: { "content-type": "application/dns-message", accept: "application/dns-message", host: o.port === 443 ? o.host : `${o.host}:${o.port}` },
+      headers: { ...(get ? {} : { "content-type": "application/dns-message" }), accept: "application/dns-message", host: o.port === 443 ? o.host : `${o.host}:${o.port}` },
       tls: { serverName: o.host },
       protocol: http2 ? "http2" : "http1.1",
       keepalive: true,
       redirect: "error",
     } as RequestInit);
   }
+}
+
+/** RFC 8484 §4.1's URI template: an upstream written with it is asked by GET. */
+const TEMPLATE = "{?dns}";
+
+/** The path with the template filled in with the query (base64url without padding), or as given for POST. */
+function fillTemplate(path: string, query: Uint8Array): string {
+  const i = path.indexOf(TEMPLATE);
+  if (i < 0) return path;
+  const head = path.slice(0, i);
+  return `${head}${head.includes("?") ? "&" : "?"}dns=${Buffer.from(query).toString("base64url")}${path.slice(i + TEMPLATE.length)}`;
 }
 
 /** Bun's fetch errors, in the words a user looks for: a certificate problem says so. */

@@ -37,6 +37,8 @@ async function upstreamStats(m: MoatProcess): Promise<Array<{ name: string; coun
 describe.each([
   ["DoT", () => `tls://dns.test@127.0.0.1:${peer.dotPort}`],
   ["DoH", () => `https://dns.test@127.0.0.1:${peer.dohPort}/dns-query`],
+  // RFC 8484's URI template asks by GET (a POST to that path would find nothing)
+  ["DoH by GET", () => `https://dns.test@127.0.0.1:${peer.dohPort}/dns-query{?dns}`],
 ])("forwarding over %s", (_kind, upstream) => {
   test("answers with the client's id and question, pipelined, and counts the upstream as written", async () => {
     const m = await moatWith([upstream()]);
