@@ -111,8 +111,8 @@ test("the dashboard shows what the API counts after known traffic", async () => 
   expect(Number((await w.page.textContent("[data-testid=stat-blocked] .stat-value"))!.replace(/\D/g, ""))).toBe(summary.queries.blocked);
   const top = await w.page.textContent(".card:has(h2:text('Top clients'))");
   expect(top).toContain("127.0.0.1");
-  // the charts are drawn
-  expect(await w.page.locator(".chart canvas").count()).toBe(2);
+  // both charts are drawn (each from its own request, so the second may come a moment later)
+  await eventually(async () => (await w.page.locator(".chart canvas").count()) === 2, "both charts to be drawn");
 });
 
 test("deny a domain from the query log: dig is blocked, and 'why' names the rule", async () => {
