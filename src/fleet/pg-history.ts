@@ -9,7 +9,7 @@ import { SQL } from "bun";
 import type { ConfigStore } from "../config/index.ts";
 import type { QueryRecord, QuerySink } from "../stats/record.ts";
 import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, REPLY_TYPE, Status, queryTypeName, QUERY_TYPES } from "../stats/enums.ts";
-import { EDE_TEXT, type QueryPage } from "../stats/querylog.ts";
+import { EDE_TEXT, type QueryFilter, type QueryPage } from "../stats/querylog.ts";
 import { HIDDEN_CLIENT, HIDDEN_DOMAIN } from "../stats/sink.ts";
 
 export const MAX_BUFFERED = 200_000;
@@ -31,19 +31,10 @@ const INSERT = `INSERT INTO moat_queries (node, time, type, domain, client, stat
 
 type Row = [number, number, string, string, number, number, number, string | null, number, number | null, number, string | null];
 
-export interface FleetQueryFilter {
+/** The local query log's filters that the fleet-wide log answers too, and which node to ask. */
+export type FleetQueryFilter = Pick<QueryFilter, "from" | "until" | "length" | "start" | "cursor" | "domain" | "client_ip" | "upstream" | "type" | "status"> & {
   node?: string;
-  from?: number;
-  until?: number;
-  length?: number;
-  start?: number;
-  cursor?: number;
-  domain?: string;
-  client_ip?: string;
-  upstream?: string;
-  type?: string;
-  status?: string;
-}
+};
 
 const BLOCKED = [...BLOCKED_STATUSES].join(",");
 const CACHED = [Status.CACHE, Status.CACHE_STALE].join(",");

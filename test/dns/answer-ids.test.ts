@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as packet from "dns-packet";
 import { startMoat, freePort, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { decodeReply, runDig, sendTcp, sendUdp } from "./helpers.ts";
+import { decodeReply, runDig, sendTcp, sendUdp, tcpFrames } from "./helpers.ts";
 
 let moat: MoatProcess;
 let up: Upstream;
@@ -101,20 +101,12 @@ test("TCP: many pipelined queries of every source in one write, and one byte per
   const q2 = [query("Trickle-1.Ids.Test"), query("NaS.IDS.test")];
   const framed = q2.flatMap((q) => [q.bytes.length >> 8, q.bytes.length & 0xff, ...q.bytes]);
   const got: Uint8Array[] = [];
-  let buf = new Uint8Array(0);
+  const frames = tcpFrames();
   const sock = await Bun.connect({
     hostname: "127.0.0.1", port: moat.dnsPort,
     socket: {
       data(_s, chunk) {
-        const n = new Uint8Array(buf.length + chunk.length);
-        n.set(buf);
-        n.set(chunk, buf.length);
-        buf = n;
-        while (buf.length >= 2 && buf.length >= 2 + ((buf[0]! << 8) | buf[1]!)) {
-          const len = (buf[0]! << 8) | buf[1]!;
-          got.push(buf.slice(2, 2 + len));
-          buf = buf.subarray(2 + len);
-        }
+        got.push(...frames(chunk));
       },
     },
   });

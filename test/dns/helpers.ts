@@ -62,10 +62,28 @@ export async function sendUdp(port: number, bytes: Uint8Array, from = "127.0.0.1
   return r;
 }
 
+/** A reader of DNS-over-TCP frames (RFC 1035 §4.2.2): feed it each chunk, get the whole messages, leftovers kept. */
+export function tcpFrames(): (chunk: Uint8Array) => Uint8Array[] {
+  let buf = new Uint8Array(0);
+  return (chunk) => {
+    const n = new Uint8Array(buf.length + chunk.length);
+    n.set(buf);
+    n.set(chunk, buf.length);
+    buf = n;
+    const out: Uint8Array[] = [];
+    while (buf.length >= 2 && buf.length >= 2 + ((buf[0]! << 8) | buf[1]!)) {
+      const len = (buf[0]! << 8) | buf[1]!;
+      out.push(buf.slice(2, 2 + len));
+      buf = buf.subarray(2 + len);
+    }
+    return out;
+  };
+}
+
 /** Sends framed messages over one TCP connection and collects `expect` answers. */
 export async function sendTcp(port: number, msgs: Uint8Array[], expect = msgs.length, timeoutMs = 5000, from?: string): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
-  let buf = new Uint8Array(0);
+  const frames = tcpFrames();
   let resolve: () => void = () => {};
   const done = new Promise<void>((r) => (resolve = r));
   const sock = await Bun.connect({
@@ -74,15 +92,7 @@ export async function sendTcp(port: number, msgs: Uint8Array[], expect = msgs.le
     ...(from ? { localAddress: from } : {}),
     socket: {
       data(_s, chunk) {
-        const n = new Uint8Array(buf.length + chunk.length);
-        n.set(buf);
-        n.set(chunk, buf.length);
-        buf = n;
-        while (buf.length >= 2 && buf.length >= 2 + ((buf[0]! << 8) | buf[1]!)) {
-          const len = (buf[0]! << 8) | buf[1]!;
-          out.push(buf.slice(2, 2 + len));
-          buf = buf.subarray(2 + len);
-        }
+        out.push(...frames(chunk));
         if (out.length >= expect) resolve();
       },
       close() {
