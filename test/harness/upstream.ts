@@ -17,11 +17,15 @@
 //                       question from another source port, and to every other port the querier used),
 //                       all with A 6.6.6.6, then the real answer 100 ms later (UDP only)
 // Every other answer has RA set, as a recursive upstream's does.
-// Every query is printed as "Q <udp|tcp> <name> <type> <id> <source port> <name as sent>" so tests
-// can count what reached it and see the IDs, ports and letter case it came with.
-// Usage: bun test/harness/upstream.ts --port N [--addr 192.0.2.1] [--ttl 300] [--neg 30]
+// Every query is appended to the --log file as "Q <udp|tcp> <name> <type> <id> <source port> <name as
+// sent>" so tests can count what reached it and see the IDs, ports and letter case it came with. The
+// line is written synchronously before the answer leaves, so a test that has its answer also sees the
+// line (a pipe read by the test's event loop could come after the answer).
+// Usage: bun test/harness/upstream.ts --port N --log FILE [--addr 192.0.2.1] [--ttl 300] [--neg 30]
 import * as packet from "dns-packet";
 import type { Subprocess } from "bun";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 function arg(name: string, def: string): string {
@@ -100,11 +104,12 @@ async function serve(): Promise<void> {
   const addr = arg("addr", "192.0.2.1");
   const ttl = Number(arg("ttl", "300"));
   const neg = Number(arg("neg", "30"));
+  const logFile = arg("log", "");
   const log = (proto: string, buf: Buffer, rport = 0) => {
     try {
       const m = packet.decode(buf);
       const q = m.questions?.[0];
-      if (q) process.stdout.write(`Q ${proto} ${q.name.toLowerCase()} ${q.type} ${m.id} ${rport} ${q.name}\n`);
+      if (q && logFile) appendFileSync(logFile, `Q ${proto} ${q.name.toLowerCase()} ${q.type} ${m.id} ${rport} ${q.name}\n`);
     } catch {
       // not a query
     }
@@ -179,8 +184,17 @@ function listenTcp(port: number, addr: string, ttl: number, neg: number, log: (p
 
 /** A running test upstream, seen from the test. */
 export class Upstream {
-  lines: string[] = [];
-  constructor(readonly proc: Subprocess<"ignore", "pipe", "inherit">, readonly port: number) {}
+  constructor(readonly proc: Subprocess<"ignore", "pipe", "inherit">, readonly port: number, private readonly dir: string) {}
+  /** the query lines written so far */
+  get lines(): string[] {
+    let text = "";
+    try {
+      text = readFileSync(join(this.dir, "queries.log"), "utf8");
+    } catch {
+      // no query yet
+    }
+    return text.split("\n").filter((l) => l.startsWith("Q "));
+  }
   /** "127.0.0.1#port", the form dns.upstreams takes */
   get address(): string {
     return `127.0.0.1#${this.port}`;
@@ -202,18 +216,19 @@ export class Upstream {
   async stop(): Promise<void> {
     this.proc.kill();
     await this.proc.exited;
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
 export async function startUpstream(opts: { port?: number; addr?: string; ttl?: number; neg?: number } = {}): Promise<Upstream> {
+  const dir = mkdtempSync(join(tmpdir(), "moat-upstream-"));
   const proc = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "upstream.ts"), "--port", String(opts.port ?? 0), "--addr", opts.addr ?? "192.0.2.1", "--ttl", String(opts.ttl ?? 300), "--neg", String(opts.neg ?? 30)],
+    [process.execPath, join(import.meta.dir, "upstream.ts"), "--port", String(opts.port ?? 0), "--log", join(dir, "queries.log"), "--addr", opts.addr ?? "192.0.2.1", "--ttl", String(opts.ttl ?? 300), "--neg", String(opts.neg ?? 30)],
     { stdin: "ignore", stdout: "pipe", stderr: "inherit" },
   );
   const reader = proc.stdout.getReader();
   const dec = new TextDecoder();
   let pending = "";
-  const seen: string[] = [];
   let ready: (p: number) => void = () => {};
   const portP = new Promise<number>((res) => (ready = res));
   void (async () => {
@@ -226,15 +241,12 @@ export async function startUpstream(opts: { port?: number; addr?: string; ttl?: 
       for (const l of lines) {
         const m = /^upstream listening on (\d+)/.exec(l);
         if (m) ready(Number(m[1]));
-        else seen.push(l);
       }
     }
   })();
   const port = await Promise.race([portP, Bun.sleep(15000).then(() => 0)]);
   if (!port) throw new Error("test upstream did not start");
-  const up = new Upstream(proc, port);
-  up.lines = seen;
-  return up;
+  return new Upstream(proc, port, dir);
 }
 
 if (import.meta.main) await serve();
