@@ -2,7 +2,7 @@
 // editor: reading it with line numbers in errors, writing it atomically under a lock so two writers
 // never interleave, and watching it so the server applies what others wrote.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync, writeSync, type FSWatcher } from "node:fs";
-import { basename, dirname } from "node:path";
+import { dirname } from "node:path";
 import { parseToml } from "./toml.ts";
 
 /** The file's text, or null when it does not exist. */
@@ -106,9 +106,11 @@ export function writeAtomically(file: string, text: string): void {
 }
 
 /**
- * Calls `changed` soon after the file is replaced or written: inotify on its directory (an atomic
- * rename replaces the file's inode, so the file itself cannot be watched), and a check of its
- * modification time once a second for filesystems without notifications.
+ * Calls `changed` soon after the file is replaced or written: inotify on the file itself, watched
+ * again whenever its inode changes (an atomic save renames a new file over it, which leaves the old
+ * watch on the old inode), and a check of its modification time once a second for filesystems without
+ * notifications. Not its directory: the data directory also holds the query databases, whose every
+ * write would wake the watcher (measured: 4–8 µs of CPU per DNS query at 10k QPS, bench/mix).
  */
 export function watchFile(file: string, changed: () => void): () => void {
   const stamp = () => {
@@ -121,28 +123,35 @@ export function watchFile(file: string, changed: () => void): () => void {
   };
   let last = stamp();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let watcher: FSWatcher | undefined;
+  let stopped = false;
+  const arm = () => {
+    watcher?.close();
+    watcher = undefined;
+    if (stopped) return;
+    try {
+      watcher = watch(file, soon);
+    } catch {
+      // absent for now, or no notifications here: the poll below still notices
+    }
+  };
   const check = () => {
     const now = stamp();
     if (now === last) return;
+    const replaced = now.split(":")[0] !== last.split(":")[0];
     last = now;
+    if (replaced) arm();
     changed();
   };
-  const soon = () => {
+  function soon(): void {
     clearTimeout(timer);
     timer = setTimeout(check, 20);
-  };
-  let watcher: FSWatcher | undefined;
-  try {
-    const name = basename(file);
-    watcher = watch(dirname(file), (_event, f) => {
-      if (f === name) soon();
-    });
-  } catch {
-    // no notifications here: the poll below still notices
   }
+  arm();
   const poll = setInterval(check, 1000);
   (poll as unknown as { unref?: () => void }).unref?.();
   return () => {
+    stopped = true;
     clearTimeout(timer);
     clearInterval(poll);
     watcher?.close();
