@@ -6,7 +6,7 @@
 // costs (RSS + the tmpfs query log, against the loaded server). RSS + tmpfs is sampled every second.
 // Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
 //   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
-//   [--only moat,unbound,dnsmasq] [--moat-env KEY=VALUE,...] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
+//   [--only moat,unbound,dnsmasq] [--moat-env KEY=VALUE,...] [--moat-bun-flags --cpu-prof-md,--cpu-prof-dir=DIR] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
 //   memory cgroup of --mem 512 MiB when /sys/fs/cgroup/memory is writable)
 // Quick run: bun bench/mix/run.ts --list 100000 --queries 200000 --popular 20000 --fill 200000 --seconds 4
 import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
@@ -93,7 +93,9 @@ async function startMoat(): Promise<Subprocess> {
     ...Object.fromEntries(arg("moat-env", "").split(",").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
   };
   const cg = memoryCgroup();
-  const cmd = [process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", data];
+  // --moat-bun-flags: Bun's own flags for Moat's process, e.g. a CPU profile of the DNS thread written at exit
+  const bunFlags = arg("moat-bun-flags", "").split(",").filter(Boolean);
+  const cmd = [process.execPath, ...bunFlags, join(ROOT, "src/main.ts"), "serve", "--data-dir", data];
   const p = cg ? spawn(["sh", "-c", `echo $$ > ${cg}/cgroup.procs && exec "$@"`, "sh", ...(SERVER_CPU ? ["taskset", "-c", SERVER_CPU] : []), ...cmd], env, undefined) : spawn(cmd, env);
   if (cg) cgroupDir = cg;
   await waitAnswer(PORTS.moat!, mix.probeForwarded, /^192\.0\.2\.1$/m, 60);
