@@ -86,7 +86,7 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     await dns.start();
     runtime.dns = dns;
     runtime.restartDns = async () => {
-      dns.flushCache();
+      await dns.flushCache();
       await dns.reloadLists();
     };
     stoppers.push(async () => {

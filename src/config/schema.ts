@@ -65,6 +65,7 @@ export const schema = {
     queryLogging: bool(true, "Record every query"),
     cnameRecords: strings([], "Local CNAME records: '<cname>[,<cname>...],<target>[,<TTL>]'", { each: v.cnameRecord }),
     port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
+    threads: uint(1, "Threads answering DNS over UDP, each with its own socket on dns.port (SO_REUSEPORT), resolver and cache; 0: one per core. TCP, DoT and DoH stay on the main thread", { max: 64, ...moat }),
     localise: bool(true, `Answer a local name with several addresses with those on the asking client's subnet ${COMPAT}`, restart),
     cache: {
       size: uint(10000, "DNS cache entries", restart),

@@ -51,6 +51,11 @@ export class EventBus {
     return this.inFlight.size ? Promise.all(this.inFlight).then(() => undefined) : Promise.resolve();
   }
 
+  /** A change made outside an event (a config listener's work in other threads): settled() waits for it too. */
+  inForce(name: string, p: Promise<unknown>): void {
+    void this.track(name, p);
+  }
+
   private track(name: string, p: Promise<unknown>): Promise<unknown> {
     const t = p.catch((e) => console.error(`event ${name}: handler failed: ${(e as Error).message}`)).finally(() => this.inFlight.delete(t));
     this.inFlight.add(t);

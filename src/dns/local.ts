@@ -3,7 +3,8 @@
 // local domain, bogus private PTRs and plain names that must never reach an upstream.
 import { hostname } from "node:os";
 import { isIP } from "node:net";
-import { parseCnameRecord, type Config, type ConfigStore } from "../config/index.ts";
+import { parseCnameRecord, type Config } from "../config/index.ts";
+import type { ConfigView } from "./engine.ts";
 import { Reply, Status } from "../stats/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, ipv4Bytes, ipv6Bytes, type RR } from "./reply.ts";
@@ -39,7 +40,7 @@ export class LocalHandler implements Handler {
   private leases: LeaseTables = { hosts: new Map(), ptr: new Map() };
   private leaseNames: ReadonlyArray<{ ip: string; name: string }> = [];
 
-  constructor(private readonly config: ConfigStore) {
+  constructor(private readonly config: ConfigView) {
     this.t = compile(config.current);
     config.subscribe((next, _prev, paths) => {
       if (paths.some((p) => p.startsWith("dns.hosts") || p.startsWith("dns.cnameRecords") || p.startsWith("dns.domain") || p === "dns.expandHosts")) {

@@ -1,8 +1,7 @@
 // The filtering step, in Pi-hole FTL's order (docs/pihole-differences.md): allow exact → allow regex → special domains →
 // deny exact → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer comes back,
 // every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect).
-import type { ConfigStore } from "../config/index.ts";
-import type { BlockingSwitch } from "../core/blocking.ts";
+import type { ConfigView } from "./engine.ts";
 import { Status, Reply } from "../stats/enums.ts";
 import { hashName, type DomainSet } from "../filter/domainset.ts";
 import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
@@ -16,7 +15,7 @@ type Verdict = { allow: true } | { allow: false; status: number; reason: string;
 
 export class PolicyHandler implements Handler {
   readonly name = "policy";
-  constructor(private readonly config: ConfigStore, private readonly blocking: BlockingSwitch) {}
+  constructor(private readonly config: ConfigView, private readonly blocking: { readonly active: boolean }) {}
 
   handle(ctx: QueryContext, next: Next): Pending {
     if (!this.blocking.active) return next(ctx);

@@ -1,27 +1,23 @@
-// The DNS service: UDP and TCP listeners on dns.port (dual-stack), access and rate checks, the
-// resolver chain (local → policy → cache → forwarder), truncation, and one query record per answer.
-// Settings apply live: upstreams, cache size, the port and the local records.
-import type { udp, TCPSocketListener } from "bun";
+// The DNS service: UDP and TCP listeners on dns.port (dual-stack), the resolver (engine.ts), and,
+// with dns.threads > 1, the extra DNS threads that share the UDP port through SO_REUSEPORT
+// (threads/). Settings apply live: upstreams, cache size, the port, the threads and the local records.
+import { availableParallelism } from "node:os";
+import type { TCPSocketListener } from "bun";
 import type { Runtime } from "../core/runtime.ts";
-import { Reply, Status, dbQueryType } from "../stats/enums.ts";
 import { FilterEngine } from "../filter/snapshot.ts";
-import { normalizeIp } from "../filter/ip.ts";
-import { chain, type Pending, type QueryContext, type Answer } from "./context.ts";
-import { LocalHandler } from "./local.ts";
-import { PolicyHandler } from "./policy.ts";
-import { DnsCache, type CacheCounters } from "./cache.ts";
-import { Forwarder, type UpstreamStats } from "./forwarder.ts";
-import { RateLimiter } from "./ratelimit.ts";
-import { addressesOf, isLocalClient } from "./iface.ts";
-import { EcsTrust, ecsClient } from "./ecs.ts";
-import { UdpBatcher } from "./udp-batch.ts";
-import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
-import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
+import type { Pending } from "./context.ts";
+import type { CacheCounters } from "./cache.ts";
+import type { UpstreamStats } from "./forwarder.ts";
+import { addressesOf } from "./iface.ts";
 import { ClientNames } from "./client-names.ts";
 import { TcpConnections, type TcpState } from "./tcp-listener.ts";
 import { startDotListener, type DotListener } from "./dot-listener.ts";
-import { ipToPtr } from "../filter/ip.ts";
 import { listenFailure } from "../core/start-errors.ts";
+import { QueryEngine, type Origins } from "./engine.ts";
+import { bindUdp, type UdpSocket } from "./udp-socket.ts";
+import { DnsThreads } from "./threads/pool.ts";
+import type { LeaseNames } from "./threads/protocol.ts";
+import { sumCache, sumOrigins, sumUpstreams } from "./threads/sums.ts";
 
 /** What the rest of Moat sees of the DNS engine (rt.dns). */
 export interface DnsHandle {
@@ -30,9 +26,10 @@ export interface DnsHandle {
   cache(): CacheCounters;
   /** filter snapshot generation and sizes */
   filter(): { generation: number; builtAt: number; gravity: number; antigravity: number; allow: number; deny: number; regex: number };
-  /** rebuild the filter snapshot now; resolves when it is live */
+  /** rebuild the filter snapshot now; resolves when it is live (in every DNS thread) */
   reloadLists(): Promise<void>;
-  flushCache(): void;
+  /** empties every DNS thread's cache; resolves once all are empty */
+  flushCache(): Promise<void>;
   /** one query from a DoH client: the same chain, policy and query log as UDP (`clientId` from the URL) */
   query(msg: Uint8Array, client: string, clientId: string | null): Pending;
   /** the DNS-over-TLS port, 0 when off */
@@ -40,26 +37,28 @@ export interface DnsHandle {
   /** client address → host name, as far as the PTR lookups found them */
   clientNames(): Iterable<[string, string]>;
   /** answers by origin since start (forwarded, unanswered, local, optimized, auth) */
-  replies(): { forwarded: number; unanswered: number; local: number; optimized: number; auth: number };
+  replies(): Origins;
+  /** queries answered by each DNS thread since it started (the main thread first) */
+  threadAnswers(): number[];
   stop(): Promise<void>;
 }
 
-const UPSTREAM_TIMEOUT_MS = 1500;
+/** dns.threads: 0 means one per core. */
+export function threadCount(setting: number): number {
+  return Math.max(1, setting === 0 ? availableParallelism() : setting);
+}
 
 export class DnsServer implements DnsHandle {
   port: number;
-  private udp: udp.Socket<"uint8array">[] = [];
+  private udp: UdpSocket[] = [];
   private tcp: TCPSocketListener<TcpState>[] = [];
+  private threads: DnsThreads | null = null;
   readonly filterEngine: FilterEngine;
   /** host names of the clients (PTR lookups through our own chain) */
   readonly names: ClientNames;
-  private readonly forwarder: Forwarder;
-  private readonly cacheH: DnsCache;
-  private readonly resolve: (ctx: QueryContext) => Pending;
-  private readonly local: LocalHandler;
-  private readonly limiter: RateLimiter;
-  private readonly ecsTrust: EcsTrust;
+  private readonly engine: QueryEngine;
   private readonly tcpConns: TcpConnections;
+  private leaseNames: LeaseNames = [];
   private unsub: Array<() => void> = [];
 
   constructor(private readonly rt: Runtime) {
@@ -70,24 +69,24 @@ export class DnsServer implements DnsHandle {
       clients: () => rt.stats?.window.clients.keys() ?? [],
       lookupPtr: (ip) => this.lookupPtr(ip),
       db: rt.queryDb,
-      changed: (ip) => this.filterEngine.current.clients.forget(ip),
+      changed: (ip) => {
+        this.filterEngine.current.clients.forget(ip);
+        void this.threads?.name(ip, this.names.nameOf(ip));
+      },
     });
-    this.filterEngine = new FilterEngine({ dbPath: rt.paths.gravityDb, log: rt.log, clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) } });
-    this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: rt.log, revServers: () => rt.config.current.dns.revServers, bootstrap: () => rt.config.current.dns.bootstrap });
-    this.forwarder.setUpstreams(cfg.upstreams);
-    this.cacheH = new DnsCache(cfg.cache.size, () => rt.config.current.dns.cache.optimizer);
-    this.local = new LocalHandler(rt.config);
-    this.resolve = chain([this.local, new PolicyHandler(rt.config, rt.blocking), this.cacheH, this.forwarder]);
+    this.filterEngine = new FilterEngine({
+      dbPath: rt.paths.gravityDb, log: rt.log, clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) },
+      published: (snap) => this.threads?.snapshot(snap),
+    });
+    this.engine = new QueryEngine({ config: rt.config, blocking: rt.blocking, sink: { record: (r) => rt.queries.record(r) }, log: rt.log, snapshot: () => this.filterEngine.current });
     this.tcpConns = new TcpConnections((msg, client) => this.handle(msg, client, true), () => rt.config.current.dns.tcp);
-    this.ecsTrust = new EcsTrust(() => rt.config.current.dns.ecs.trustedSources);
-    this.limiter = new RateLimiter(() => rt.config.current.dns.rateLimit, (m) => rt.log("warn", m));
   }
 
   private dot: DotListener | null = null;
 
   async start(): Promise<void> {
     await this.filterEngine.start();
-    await this.forwarder.start();
+    await this.engine.start();
     await this.listen(this.port);
     this.listenTls(this.rt.config.current.dns.tls.port, false);
     this.names.start();
@@ -95,18 +94,21 @@ export class DnsServer implements DnsHandle {
     const reload = () => this.filterEngine.rebuild();
     this.unsub.push(
       this.rt.events.on("dhcp-names-changed", ({ names }) => {
-        this.local.setLeaseNames(names);
+        this.leaseNames = names;
+        this.engine.local.setLeaseNames(names);
         // a device named by its new lease should not wait an hour for its name in the statistics
         for (const { ip } of names) this.names.forgetIfUnnamed(ip);
+        return this.threads?.leases(names);
       }),
     );
     this.unsub.push(this.rt.events.on("lists-changed", reload), this.rt.events.on("gravity-updated", reload));
+    this.unsub.push(this.rt.events.on("blocking-changed", ({ active }) => this.threads?.blocking(active)));
     this.unsub.push(
-      this.rt.config.subscribe((next, prev) => {
+      this.rt.config.subscribe((next, prev, changed) => {
         const d = next.dns, p = prev.dns;
-        if (d.upstreams !== p.upstreams) this.forwarder.setUpstreams(d.upstreams);
-        if (d.cache.size !== p.cache.size) this.cacheH.resize(d.cache.size);
-        if (d.port !== p.port || d.listeningMode !== p.listeningMode || d.interface !== p.interface) void this.rebind(d.port);
+        // the other DNS threads take every change; the API answers once they have it (read-your-writes)
+        if (this.threads && changed.some((c) => c.startsWith("dns.") || c.startsWith("misc."))) this.rt.events.inForce("config", this.threads.config(next, changed));
+        if (d.port !== p.port || d.listeningMode !== p.listeningMode || d.interface !== p.interface || d.threads !== p.threads) this.rt.events.inForce("dns.port", this.rebind(d.port));
         if (d.tls.port !== p.tls.port) {
           this.dot?.stop();
           this.dot = null;
@@ -119,33 +121,22 @@ export class DnsServer implements DnsHandle {
   /**
    * Binds UDP and TCP on every listening address: the wildcard (dual-stack, else IPv4), or with
    * listeningMode SINGLE/BIND the addresses of dns.interface plus loopback (as dnsmasq adds lo).
+   * With dns.threads > 1 the UDP sockets take SO_REUSEPORT and the extra threads bind the same
+   * addresses; TCP, DoT and DoH stay on this thread.
    */
   private async listen(port: number): Promise<void> {
-    const batchers = new WeakMap<udp.Socket<"uint8array">, UdpBatcher>();
-    const batcherOf = (sock: udp.Socket<"uint8array">) => {
-      let b = batchers.get(sock);
-      if (!b) batchers.set(sock, (b = new UdpBatcher((q) => sock.sendMany(q))));
-      return b;
-    };
-    const onUdp = (sock: udp.Socket<"uint8array">, buf: Uint8Array, rport: number, addr: string) => {
-      const client = normalizeIp(addr);
-      const r = this.handle(buf, client, false);
-      // forwarded answers come back in bursts too (one upstream datagram batch): they leave batched as well
-      if (r instanceof Promise) r.then((a) => a && batcherOf(sock).send(a, rport, addr), () => {});
-      else if (r) batcherOf(sock).send(r, rport, addr);
-    };
+    const handleUdp = (buf: Uint8Array, client: string) => this.engine.handle(buf, client, false);
     const tcp = this.tcpConns.handlers();
     const dns = this.rt.config.current.dns;
+    const threads = threadCount(dns.threads);
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
     const candidates = single ? [...new Set([...addressesOf(dns.interface), "127.0.0.1", "::1"])] : ["::"];
-    const udps: udp.Socket<"uint8array">[] = [], tcps: TCPSocketListener<TcpState>[] = [];
-    const close = () => {
-      for (const u of udps) u.close();
-      for (const t of tcps) t.stop(true);
-    };
+    const udps: UdpSocket[] = [], tcps: TCPSocketListener<TcpState>[] = [], hosts: string[] = [];
+    const close = () => this.closeListeners(udps, tcps);
     const bind = async (hostname: string) => {
-      udps.push(await Bun.udpSocket({ hostname, port, binaryType: "uint8array", socket: { data: onUdp, error: () => {} } }));
+      udps.push(await bindUdp(hostname, port, threads > 1, handleUdp));
       tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcp }));
+      hosts.push(hostname);
     };
     const inUse = (e: unknown) => /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`);
     for (const host of candidates) {
@@ -168,8 +159,21 @@ export class DnsServer implements DnsHandle {
       }
     }
     if (!udps.length) throw new Error(`cannot listen for DNS on port ${port}: no address of interface "${dns.interface}" could be bound`);
+    let pool: DnsThreads | null = null;
+    if (threads > 1) {
+      try {
+        pool = await DnsThreads.start({
+          count: threads - 1, port, hosts, config: this.rt.config, blocking: this.rt.blocking, snapshot: () => this.filterEngine.current,
+          leases: () => this.leaseNames, names: () => this.names.known(), sink: () => this.rt.queries, log: this.rt.log,
+        });
+      } catch (e) {
+        close();
+        throw new Error(listenFailure("DNS", `port ${port}`, port, e, "dns.port"));
+      }
+    }
     this.udp = udps;
     this.tcp = tcps;
+    this.threads = pool;
     this.port = port;
   }
 
@@ -199,13 +203,13 @@ export class DnsServer implements DnsHandle {
   }
 
   private async rebind(port: number): Promise<void> {
-    const oldUdp = this.udp, oldTcp = this.tcp;
+    const oldUdp = this.udp, oldTcp = this.tcp, oldThreads = this.threads;
     // the same port: the old sockets must go first or the new ones cannot bind it
     const samePort = port === this.port;
-    if (samePort) this.closeListeners(oldUdp, oldTcp);
+    if (samePort) await this.closeListeners(oldUdp, oldTcp, oldThreads);
     try {
       await this.listen(port);
-      if (!samePort) this.closeListeners(oldUdp, oldTcp);
+      if (!samePort) await this.closeListeners(oldUdp, oldTcp, oldThreads);
       console.log(`moat: DNS listening on udp [::]:${port}/tcp [::]:${port}`);
     } catch (e) {
       this.rt.log("error", (e as Error).message);
@@ -213,136 +217,36 @@ export class DnsServer implements DnsHandle {
       else {
         this.udp = oldUdp;
         this.tcp = oldTcp;
+        this.threads = oldThreads;
       }
     }
   }
 
-  private closeListeners(udps: udp.Socket<"uint8array">[], tcps: TCPSocketListener<TcpState>[]): void {
+  private async closeListeners(udps: UdpSocket[], tcps: TCPSocketListener<TcpState>[], threads: DnsThreads | null = null): Promise<void> {
     for (const u of udps) u.close();
     for (const t of tcps) t.stop(true);
-  }
-
-  /**
-   * One query in, one answer (or nothing) out. Never throws. `encrypted` (DoT, DoH): listeningMode
-   * LOCAL does not apply, so devices reach their client ID's policy away from home; these transports
-   * run over TCP, so they cannot be used to reflect traffic at a forged address as open UDP can.
-   */
-  handle(buf: Uint8Array, source: string, tcp: boolean, clientId: string | null = null, encrypted = false): Pending {
-    let client = source;
-    const start = performance.now();
-    const dns = this.rt.config.current.dns;
-    if (dns.listeningMode === "LOCAL" && !encrypted && !isLocalClient(client)) return null;
-    let q;
-    try {
-      q = parseQuery(buf);
-    } catch (e) {
-      const rcode = e instanceof WireError ? e.rcode : null;
-      return rcode === null ? null : errorFromHeader(buf, rcode);
+    if (threads) {
+      if (this.threads === threads) this.threads = null;
+      await threads.stop();
     }
-    // a version we do not speak: BADVERS with our version (0) in the OPT (RFC 6891 §6.1.3)
-    if (q.ednsVersion > 0) return buildReply(buf, q, RCODE.BADVERS);
-    if (dns.EDNS0ECS && q.optAt >= 0 && this.ecsTrust.trusts(client)) client = ecsClient(buf, q) ?? client;
-    if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
-    const ctx = this.context(buf, q, client, tcp, start, false);
-    ctx.clientId = clientId;
-    let r: Pending;
-    try {
-      r = this.resolve(ctx);
-    } catch (e) {
-      this.rt.log("error", `query ${q.name}: ${(e as Error).message}`);
-      r = buildReply(buf, q, RCODE.SERVFAIL);
-    }
-    return r instanceof Promise ? this.finishLater(ctx, r) : this.finish(ctx, r);
   }
 
-  // apart from handle(): a closure there would cost every query its captured variables
-  private finishLater(ctx: QueryContext, r: Promise<Answer>): Promise<Answer> {
-    return r.then((a) => this.finish(ctx, a), (e) => {
-      this.rt.log("error", `query ${ctx.q.name}: ${(e as Error).message}`);
-      return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL);
-    });
-  }
-
-  /** A query's context before any handler has looked at it, judged by the current filter snapshot. */
-  private context(query: Uint8Array, q: Question, client: string, tcp: boolean, start: number, background: boolean): QueryContext {
-    return {
-      query, q, client, clientId: null, tcp, start, snapshot: this.filterEngine.current,
-      status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
-      upstreamMessage: null, cnameChain: null, background,
-    };
-  }
-
-  private finish(ctx: QueryContext, a: Answer): Answer {
-    if (!a) return a;
-    this.record(ctx);
-    return ctx.tcp ? a : truncateFor(a, ctx.q);
-  }
-
-  /** Answers by origin since start, as dnsmasq counts them (/api/info/metrics `replies`). */
-  readonly origins = { forwarded: 0, unanswered: 0, local: 0, optimized: 0, auth: 0 };
-
-  private countOrigin(ctx: QueryContext): void {
-    const o = this.origins;
-    if (ctx.status === Status.CACHE_STALE) o.optimized++;
-    else if (ctx.status === Status.FORWARDED || ctx.status === Status.RETRIED || ctx.status === Status.RETRIED_DNSSEC) {
-      if (ctx.upstream === null) o.unanswered++; // every upstream failed
-      else o.forwarded++;
-    } else if (ctx.upstream !== null) {
-      // a cache hit or an upstream's own block: answered from the cache or forwarded, not local
-      if (ctx.status !== Status.CACHE) o.forwarded++;
-    } else if (ctx.status !== Status.UNKNOWN) o.local++; // local records, blocked names, special domains
-  }
-
-  private record(ctx: QueryContext): void {
-    this.countOrigin(ctx);
-    if (!this.rt.config.current.dns.queryLogging) return;
-    try {
-      this.rt.queries.record({
-        time: Date.now() / 1000,
-        type: dbQueryType(ctx.q.qtype),
-        domain: ctx.q.name,
-        client: ctx.client,
-        status: ctx.status,
-        reply: ctx.reply,
-        replyTime: performance.now() - ctx.start,
-        upstream: ctx.upstream,
-        dnssec: 0,
-        listId: ctx.listId,
-        ede: ctx.ede,
-        cname: ctx.cname,
-      });
-    } catch {
-      // the statistics must never take the DNS down
-    }
+  /** One query from TCP, DoT or DoH (UDP goes straight to the engine). */
+  private handle(buf: Uint8Array, source: string, tcp: boolean, clientId: string | null = null, encrypted = false): Pending {
+    return this.engine.handle(buf, source, tcp, clientId, encrypted);
   }
 
   /** A PTR lookup through the resolver chain that records nothing (client names). */
-  async lookupPtr(ip: string): Promise<string | null> {
-    const name = ipToPtr(ip);
-    const wire = name && nameToWire(name);
-    if (!wire) return null;
-    const query = new Uint8Array(12 + wire.length + 4);
-    query[1] = 1; // id 1: answers are handed back in process, never sent
-    query[2] = 0x01; // RD
-    query[5] = 1; // one question
-    query.set(wire, 12);
-    query[12 + wire.length + 1] = TYPE.PTR;
-    query[12 + wire.length + 3] = 1; // IN
-    const q = parseQuery(query);
-    const ctx = this.context(query, q, "127.0.0.1", true, performance.now(), true);
-    const a = await this.resolve(ctx);
-    const m = a && walkMessage(a);
-    const ptr = m?.rcode === RCODE.NOERROR ? m.records.find((r) => r.section === 0 && r.type === TYPE.PTR) : undefined;
-    const host = ptr ? readName(a!, ptr.rdata) : null;
-    return host ? host.replace(/\.$/, "") : null;
+  lookupPtr(ip: string): Promise<string | null> {
+    return this.engine.lookupPtr(ip);
   }
 
   upstreams(): UpstreamStats[] {
-    return this.forwarder.stats();
+    return sumUpstreams(this.engine.forwarder.stats(), this.others().map((c) => c.upstreams));
   }
 
   cache(): CacheCounters {
-    return this.cacheH.stats();
+    return sumCache(this.engine.cache.stats(), this.others().map((c) => c.cache));
   }
 
   filter() {
@@ -358,25 +262,35 @@ export class DnsServer implements DnsHandle {
     return this.filterEngine.rebuild();
   }
 
-  flushCache(): void {
-    this.cacheH.clear();
+  async flushCache(): Promise<void> {
+    this.engine.cache.clear();
+    await this.threads?.flush();
   }
 
   clientNames(): Iterable<[string, string]> {
     return this.names.known();
   }
 
-  replies() {
-    return { ...this.origins };
+  replies(): Origins {
+    return sumOrigins(this.engine.origins, this.others().map((c) => c.origins));
+  }
+
+  threadAnswers(): number[] {
+    return [this.engine.answered, ...(this.threads?.counters() ?? []).map((c) => c?.answered ?? 0)];
+  }
+
+  /** The extra threads' latest counters (those that reported). */
+  private others() {
+    return (this.threads?.counters() ?? []).filter((c) => c !== null);
   }
 
   async stop(): Promise<void> {
     for (const u of this.unsub) u();
     this.names.stop();
-    this.closeListeners(this.udp, this.tcp);
+    await this.closeListeners(this.udp, this.tcp, this.threads);
     this.tcpConns.stop();
     this.dot?.stop();
-    this.forwarder.stop();
+    this.engine.stop();
     this.filterEngine.stop();
   }
 }

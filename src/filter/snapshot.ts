@@ -69,6 +69,8 @@ export interface FilterEngineOptions {
   clientOpts?: ClientResolverOptions;
   /** build in a worker (default) or inline (tests of the engine itself) */
   worker?: boolean;
+  /** called with each new snapshot once it is current; rebuild() resolves after its promise (the other DNS threads take it) */
+  published?: (snap: Snapshot) => Promise<void> | void | undefined;
 }
 
 export class FilterEngine {
@@ -106,6 +108,7 @@ export class FilterEngine {
           for (const p of snap.problems) this.o.log("warn", p);
           this.current = snap;
           this.generation++;
+          await this.o.published?.(snap);
           this.o.log("info", `filter snapshot ${this.generation}: ${snap.gravity.size + snap.gravityAbp.size} unique domains on block lists, ${snap.antigravity.size + snap.antigravityAbp.size} on allow lists, ${data.denyExact.count + data.allowExact.count} exact and ${data.denyRegex.length + data.allowRegex.length} regex entries (${data.buildMs.toFixed(0)} ms)`);
         } catch (e) {
           this.o.log("error", `filter snapshot build failed, keeping the previous one: ${(e as Error).message}`);

@@ -45,6 +45,8 @@ export function renderMetrics(rt: Runtime, sessions: () => number): string {
     e.metric("moat_cache_evicted_total", "counter", "DNS cache entries evicted before expiry", c.evicted);
     e.metric("moat_cache_expired_total", "counter", "DNS cache entries expired", c.expired);
   }
+  const perThread = rt.dns?.threadAnswers() ?? [];
+  e.metric("moat_dns_thread_answers_total", "counter", "DNS queries answered by each DNS thread since it started (dns.threads; thread 0 is the main thread, which also answers TCP, DoT and DoH)", perThread.map((n, i) => [{ thread: String(i) }, n]));
   e.metric("moat_gravity_domains", "gauge", "Domains on the blocklists (gravity)", gravityCount(rt));
   e.metric("moat_blocking_enabled", "gauge", "1 when blocking is on", rt.blocking.active ? 1 : 0);
   e.metric("moat_api_sessions", "gauge", "Active API sessions", sessions());

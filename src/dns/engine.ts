@@ -1,0 +1,194 @@
+// One thread's resolver: the access and rate checks, the chain (local → policy → cache →
+// forwarder), truncation and one query record per answer. The main thread's DnsServer runs one, and
+// so does each extra DNS thread (threads/worker.ts) with its own cache and forwarder.
+import type { Config, ConfigStore } from "../config/index.ts";
+import { Reply, Status, dbQueryType } from "../stats/enums.ts";
+import type { QuerySink } from "../stats/record.ts";
+import type { Snapshot } from "../filter/snapshot.ts";
+import { ipToPtr } from "../filter/ip.ts";
+import { chain, type Pending, type QueryContext, type Answer } from "./context.ts";
+import { LocalHandler } from "./local.ts";
+import { PolicyHandler } from "./policy.ts";
+import { DnsCache } from "./cache.ts";
+import { Forwarder } from "./forwarder.ts";
+import { RateLimiter } from "./ratelimit.ts";
+import { isLocalClient } from "./iface.ts";
+import { EcsTrust, ecsClient } from "./ecs.ts";
+import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
+import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
+
+/** What the resolver needs of the configuration: the main thread's store, or a worker's mirror of it. */
+export type ConfigView = Pick<ConfigStore, "current" | "subscribe">;
+
+export interface EngineDeps {
+  config: ConfigView;
+  /** the global blocking switch (read on every query) */
+  blocking: { readonly active: boolean };
+  /** where each answered query's record goes */
+  sink: QuerySink;
+  log: (level: "info" | "warn" | "error", message: string) => void;
+  /** the filter snapshot in force */
+  snapshot: () => Snapshot;
+}
+
+const UPSTREAM_TIMEOUT_MS = 1500;
+
+/** Answers by origin since start, as dnsmasq counts them (/api/info/metrics `replies`). */
+export interface Origins {
+  forwarded: number;
+  unanswered: number;
+  local: number;
+  optimized: number;
+  auth: number;
+}
+
+export class QueryEngine {
+  readonly local: LocalHandler;
+  readonly cache: DnsCache;
+  readonly forwarder: Forwarder;
+  readonly origins: Origins = { forwarded: 0, unanswered: 0, local: 0, optimized: 0, auth: 0 };
+  /** queries answered (recorded or not) */
+  answered = 0;
+  private readonly resolve: (ctx: QueryContext) => Pending;
+  private readonly limiter: RateLimiter;
+  private readonly ecsTrust: EcsTrust;
+  private unsub: (() => void) | null = null;
+
+  constructor(private readonly d: EngineDeps) {
+    const config = d.config;
+    const cfg = config.current.dns;
+    this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: d.log, revServers: () => config.current.dns.revServers, bootstrap: () => config.current.dns.bootstrap });
+    this.forwarder.setUpstreams(cfg.upstreams);
+    this.cache = new DnsCache(cfg.cache.size, () => config.current.dns.cache.optimizer);
+    this.local = new LocalHandler(config);
+    this.resolve = chain([this.local, new PolicyHandler(config, d.blocking), this.cache, this.forwarder]);
+    this.ecsTrust = new EcsTrust(() => config.current.dns.ecs.trustedSources);
+    this.limiter = new RateLimiter(() => config.current.dns.rateLimit, (m) => d.log("warn", m));
+  }
+
+  async start(): Promise<void> {
+    await this.forwarder.start();
+    this.unsub = this.d.config.subscribe((next: Config, prev: Config) => {
+      if (next.dns.upstreams !== prev.dns.upstreams) this.forwarder.setUpstreams(next.dns.upstreams);
+      if (next.dns.cache.size !== prev.dns.cache.size) this.cache.resize(next.dns.cache.size);
+    });
+  }
+
+  stop(): void {
+    this.unsub?.();
+    this.forwarder.stop();
+  }
+
+  /**
+   * One query in, one answer (or nothing) out. Never throws. `encrypted` (DoT, DoH): listeningMode
+   * LOCAL does not apply, so devices reach their client ID's policy away from home; these transports
+   * run over TCP, so they cannot be used to reflect traffic at a forged address as open UDP can.
+   */
+  handle(buf: Uint8Array, source: string, tcp: boolean, clientId: string | null = null, encrypted = false): Pending {
+    let client = source;
+    const start = performance.now();
+    const dns = this.d.config.current.dns;
+    if (dns.listeningMode === "LOCAL" && !encrypted && !isLocalClient(client)) return null;
+    let q;
+    try {
+      q = parseQuery(buf);
+    } catch (e) {
+      const rcode = e instanceof WireError ? e.rcode : null;
+      return rcode === null ? null : errorFromHeader(buf, rcode);
+    }
+    // a version we do not speak: BADVERS with our version (0) in the OPT (RFC 6891 §6.1.3)
+    if (q.ednsVersion > 0) return buildReply(buf, q, RCODE.BADVERS);
+    if (dns.EDNS0ECS && q.optAt >= 0 && this.ecsTrust.trusts(client)) client = ecsClient(buf, q) ?? client;
+    if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
+    const ctx = this.context(buf, q, client, tcp, start, false);
+    ctx.clientId = clientId;
+    let r: Pending;
+    try {
+      r = this.resolve(ctx);
+    } catch (e) {
+      this.d.log("error", `query ${q.name}: ${(e as Error).message}`);
+      r = buildReply(buf, q, RCODE.SERVFAIL);
+    }
+    return r instanceof Promise ? this.finishLater(ctx, r) : this.finish(ctx, r);
+  }
+
+  // apart from handle(): a closure there would cost every query its captured variables
+  private finishLater(ctx: QueryContext, r: Promise<Answer>): Promise<Answer> {
+    return r.then((a) => this.finish(ctx, a), (e) => {
+      this.d.log("error", `query ${ctx.q.name}: ${(e as Error).message}`);
+      return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL);
+    });
+  }
+
+  /** A query's context before any handler has looked at it, judged by the current filter snapshot. */
+  private context(query: Uint8Array, q: Question, client: string, tcp: boolean, start: number, background: boolean): QueryContext {
+    return {
+      query, q, client, clientId: null, tcp, start, snapshot: this.d.snapshot(),
+      status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
+      upstreamMessage: null, cnameChain: null, background,
+    };
+  }
+
+  private finish(ctx: QueryContext, a: Answer): Answer {
+    if (!a) return a;
+    this.record(ctx);
+    return ctx.tcp ? a : truncateFor(a, ctx.q);
+  }
+
+  private countOrigin(ctx: QueryContext): void {
+    const o = this.origins;
+    if (ctx.status === Status.CACHE_STALE) o.optimized++;
+    else if (ctx.status === Status.FORWARDED || ctx.status === Status.RETRIED || ctx.status === Status.RETRIED_DNSSEC) {
+      if (ctx.upstream === null) o.unanswered++; // every upstream failed
+      else o.forwarded++;
+    } else if (ctx.upstream !== null) {
+      // a cache hit or an upstream's own block: answered from the cache or forwarded, not local
+      if (ctx.status !== Status.CACHE) o.forwarded++;
+    } else if (ctx.status !== Status.UNKNOWN) o.local++; // local records, blocked names, special domains
+  }
+
+  private record(ctx: QueryContext): void {
+    this.answered++;
+    this.countOrigin(ctx);
+    if (!this.d.config.current.dns.queryLogging) return;
+    try {
+      this.d.sink.record({
+        time: Date.now() / 1000,
+        type: dbQueryType(ctx.q.qtype),
+        domain: ctx.q.name,
+        client: ctx.client,
+        status: ctx.status,
+        reply: ctx.reply,
+        replyTime: performance.now() - ctx.start,
+        upstream: ctx.upstream,
+        dnssec: 0,
+        listId: ctx.listId,
+        ede: ctx.ede,
+        cname: ctx.cname,
+      });
+    } catch {
+      // the statistics must never take the DNS down
+    }
+  }
+
+  /** A PTR lookup through the resolver chain that records nothing (client names). */
+  async lookupPtr(ip: string): Promise<string | null> {
+    const name = ipToPtr(ip);
+    const wire = name && nameToWire(name);
+    if (!wire) return null;
+    const query = new Uint8Array(12 + wire.length + 4);
+    query[1] = 1; // id 1: answers are handed back in process, never sent
+    query[2] = 0x01; // RD
+    query[5] = 1; // one question
+    query.set(wire, 12);
+    query[12 + wire.length + 1] = TYPE.PTR;
+    query[12 + wire.length + 3] = 1; // IN
+    const q = parseQuery(query);
+    const ctx = this.context(query, q, "127.0.0.1", true, performance.now(), true);
+    const a = await this.resolve(ctx);
+    const m = a && walkMessage(a);
+    const ptr = m?.rcode === RCODE.NOERROR ? m.records.find((r) => r.section === 0 && r.type === TYPE.PTR) : undefined;
+    const host = ptr ? readName(a!, ptr.rdata) : null;
+    return host ? host.replace(/\.$/, "") : null;
+  }
+}

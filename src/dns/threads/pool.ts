@@ -1,0 +1,164 @@
+// The main thread's side of the extra DNS threads (worker.ts): starts them once the main thread's
+// sockets are bound, tells every one of them each change (config, blocking, filter snapshot, cache
+// flush, DHCP names, client names) and waits until each has it in force, takes their query records
+// into the statistics and keeps their latest counters.
+import type { ConfigStore, Config } from "../../config/index.ts";
+import type { Snapshot } from "../../filter/snapshot.ts";
+import { workerUrl } from "../../core/worker-url.ts";
+import { decodeBatch } from "../../stats/record-batch.ts";
+import type { QuerySink } from "../../stats/record.ts";
+import type { FromThread, LeaseNames, ThreadCounters, ThreadInit, ToThread } from "./protocol.ts";
+
+export interface PoolOptions {
+  /** extra threads to start (the main thread is the first DNS thread) */
+  count: number;
+  port: number;
+  hosts: string[];
+  config: ConfigStore;
+  blocking: { readonly active: boolean };
+  snapshot: () => Snapshot;
+  leases: () => LeaseNames;
+  names: () => Iterable<[string, string]>;
+  /** where the threads' query records go (read at each batch: the fleet may wrap it) */
+  sink: () => QuerySink;
+  log: (level: "info" | "warn" | "error", message: string) => void;
+}
+
+/** A change not acknowledged by then is given up on (a stuck thread must not hang the API). */
+const ACK_TIMEOUT_MS = 10_000;
+
+type Op = ToThread extends infer T ? (T extends { seq: number } ? Omit<T, "seq"> : never) : never;
+
+export class DnsThreads {
+  private readonly workers: Worker[] = [];
+  private readonly latest: Array<ThreadCounters | null> = [];
+  private seq = 0;
+  private readonly waiters = new Map<number, { left: Set<number>; resolve: () => void }>();
+
+  private constructor(private readonly o: PoolOptions) {}
+
+  /** Starts the threads; rejects (with every thread stopped) when one cannot bind or start. */
+  static async start(o: PoolOptions): Promise<DnsThreads> {
+    const pool = new DnsThreads(o);
+    const ready: Promise<string | null>[] = [];
+    for (let i = 0; i < o.count; i++) ready.push(pool.spawn(i));
+    const errors = (await Promise.all(ready)).filter((e) => e !== null);
+    if (errors.length) {
+      pool.terminate();
+      throw new Error(errors[0]!);
+    }
+    return pool;
+  }
+
+  private spawn(i: number): Promise<string | null> {
+    const o = this.o;
+    const w = new Worker(workerUrl("dns/threads/worker.ts"));
+    (w as unknown as { unref?: () => void }).unref?.();
+    this.workers.push(w);
+    this.latest.push(null);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(`DNS thread ${i + 1} did not start`), ACK_TIMEOUT_MS);
+      w.onmessage = (ev: MessageEvent<FromThread>) => {
+        const m = ev.data;
+        if (m.op === "ready") {
+          clearTimeout(timer);
+          resolve(m.error);
+        } else this.receive(i, m);
+      };
+      w.onerror = (ev) => {
+        clearTimeout(timer);
+        o.log("error", `DNS thread ${i + 1}: ${ev.message}`);
+        resolve(ev.message);
+        this.gone(i);
+      };
+      const snap = o.snapshot();
+      const init: ThreadInit = {
+        op: "init", index: i + 1, port: o.port, hosts: o.hosts, config: o.config.current, blocking: o.blocking.active,
+        snapshot: snap.data, builtAt: snap.builtAt, leases: o.leases(), names: [...o.names()],
+      };
+      w.postMessage(init);
+    });
+  }
+
+  private receive(i: number, m: FromThread): void {
+    switch (m.op) {
+      case "records": {
+        const sink = this.o.sink();
+        for (const s of decodeBatch(m.batch)) sink.record(s.r);
+        break;
+      }
+      case "counters":
+        this.latest[i] = m.counters;
+        break;
+      case "done": {
+        this.latest[i] = m.counters;
+        const w = this.waiters.get(m.seq);
+        if (w?.left.delete(i) && w.left.size === 0) w.resolve();
+        break;
+      }
+      case "log":
+        this.o.log(m.level, `DNS thread ${i + 1}: ${m.message}`);
+        break;
+    }
+  }
+
+  /** A thread that died acknowledges nothing more: nobody waits for it. */
+  private gone(i: number): void {
+    for (const w of this.waiters.values()) if (w.left.delete(i) && w.left.size === 0) w.resolve();
+  }
+
+  /** Tells every thread; resolves once each has it in force. */
+  private tell(op: Op): Promise<void> {
+    const seq = ++this.seq;
+    return new Promise<void>((resolve) => {
+      const left = new Set(this.workers.map((_w, i) => i));
+      const timer = setTimeout(() => done(), ACK_TIMEOUT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(seq);
+        resolve();
+      };
+      this.waiters.set(seq, { left, resolve: done });
+      for (const w of this.workers) w.postMessage({ ...op, seq });
+    });
+  }
+
+  config(next: Config, changed: readonly string[]): Promise<void> {
+    return this.tell({ op: "config", config: next, changed });
+  }
+
+  blocking(active: boolean): Promise<void> {
+    return this.tell({ op: "blocking", active });
+  }
+
+  snapshot(s: Snapshot): Promise<void> {
+    return this.tell({ op: "snapshot", data: s.data, builtAt: s.builtAt });
+  }
+
+  flush(): Promise<void> {
+    return this.tell({ op: "flush" });
+  }
+
+  leases(names: LeaseNames): Promise<void> {
+    return this.tell({ op: "leases", names });
+  }
+
+  name(ip: string, name: string | null): Promise<void> {
+    return this.tell({ op: "name", ip, name });
+  }
+
+  /** Each thread's latest counters (null until it first reports). */
+  counters(): ReadonlyArray<ThreadCounters | null> {
+    return this.latest;
+  }
+
+  async stop(): Promise<void> {
+    await this.tell({ op: "stop" });
+    this.terminate();
+  }
+
+  private terminate(): void {
+    for (const w of this.workers) w.terminate();
+    this.workers.length = 0;
+  }
+}

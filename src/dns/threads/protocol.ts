@@ -1,0 +1,51 @@
+// What the main thread and an extra DNS thread (worker.ts) say to each other. Every message from the
+// main thread that carries a `seq` is answered with `done` once it is in force in that thread, so a
+// change made through the API is in force in every thread before the API answers (read-your-writes).
+import type { Config } from "../../config/index.ts";
+import type { SnapshotData } from "../../filter/build.ts";
+import type { RecordBatch } from "../../stats/record-batch.ts";
+import type { CacheCounters } from "../cache.ts";
+import type { Origins } from "../engine.ts";
+import type { UpstreamStats } from "../forwarder.ts";
+
+export type LeaseNames = ReadonlyArray<{ ip: string; name: string }>;
+
+export interface ThreadInit {
+  op: "init";
+  index: number;
+  port: number;
+  /** the addresses the main thread bound; the thread binds each with SO_REUSEPORT */
+  hosts: string[];
+  config: Config;
+  blocking: boolean;
+  snapshot: SnapshotData;
+  builtAt: number;
+  leases: LeaseNames;
+  /** client address → host name (clients named by host name in groups) */
+  names: Array<[string, string]>;
+}
+
+export type ToThread =
+  | ThreadInit
+  | { op: "config"; seq: number; config: Config; changed: readonly string[] }
+  | { op: "blocking"; seq: number; active: boolean }
+  | { op: "snapshot"; seq: number; data: SnapshotData; builtAt: number }
+  | { op: "flush"; seq: number }
+  | { op: "leases"; seq: number; names: LeaseNames }
+  | { op: "name"; seq: number; ip: string; name: string | null }
+  | { op: "stop"; seq: number };
+
+/** A thread's counters, sent a few times a second while it answers, and with every `done`. */
+export interface ThreadCounters {
+  answered: number;
+  origins: Origins;
+  cache: CacheCounters;
+  upstreams: UpstreamStats[];
+}
+
+export type FromThread =
+  | { op: "ready"; error: string | null }
+  | { op: "records"; batch: RecordBatch }
+  | { op: "counters"; counters: ThreadCounters }
+  | { op: "done"; seq: number; counters: ThreadCounters }
+  | { op: "log"; level: "info" | "warn" | "error"; message: string };

@@ -1,0 +1,35 @@
+// The counters of every DNS thread as one: what /api/info/metrics, /api/padd and /metrics show.
+import type { CacheCounters } from "../cache.ts";
+import type { Origins } from "../engine.ts";
+import type { UpstreamStats } from "../forwarder.ts";
+
+/** Each thread has a cache of dns.cache.size entries: sizes and capacities add up too. */
+export function sumCache(own: CacheCounters, others: CacheCounters[]): CacheCounters {
+  const out = { ...own };
+  for (const c of others) for (const k of Object.keys(out) as Array<keyof CacheCounters>) out[k] += c[k];
+  return out;
+}
+
+export function sumOrigins(own: Origins, others: Origins[]): Origins {
+  const out = { ...own };
+  for (const c of others) for (const k of Object.keys(out) as Array<keyof Origins>) out[k] += c[k];
+  return out;
+}
+
+/** Per upstream: counts add up, the mean response time is weighted by answers; the order is the main thread's. */
+export function sumUpstreams(own: UpstreamStats[], others: UpstreamStats[][]): UpstreamStats[] {
+  if (!others.length) return own;
+  const out = new Map(own.map((u) => [u.name, { ...u }]));
+  for (const list of others) {
+    for (const u of list) {
+      const t = out.get(u.name);
+      if (!t) continue; // an upstream this thread has not taken over yet, or no longer has
+      const answered = t.answered + u.answered;
+      t.responseTime = answered ? (t.responseTime * t.answered + u.responseTime * u.answered) / answered : 0;
+      t.count += u.count;
+      t.answered = answered;
+      t.failed += u.failed;
+    }
+  }
+  return [...out.values()];
+}

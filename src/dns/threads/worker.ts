@@ -1,0 +1,134 @@
+// An extra DNS thread: its own UDP socket(s) on dns.port (SO_REUSEPORT), its own resolver chain,
+// cache and forwarder, judging by its own copy of the main thread's filter snapshot. Its query
+// records go to the main thread in columnar batches, where the statistics count each once.
+import { Snapshot } from "../../filter/snapshot.ts";
+import { batchTransferables, encodeBatch } from "../../stats/record-batch.ts";
+import type { QueryRecord, QuerySink } from "../../stats/record.ts";
+import type { StoredRecord } from "../../stats/store.ts";
+import { QueryEngine } from "../engine.ts";
+import { bindUdp, type UdpSocket } from "../udp-socket.ts";
+import { ConfigMirror } from "./config-mirror.ts";
+import type { FromThread, ThreadCounters, ThreadInit, ToThread } from "./protocol.ts";
+
+declare const self: Worker;
+
+const post = (m: FromThread, transfer: ArrayBuffer[] = []) => self.postMessage(m, transfer);
+const log = (level: "info" | "warn" | "error", message: string) => post({ op: "log", level, message });
+
+/** Hands records over 10 ms after the first of a batch, as the main thread's writer does. */
+class RecordRelay implements QuerySink {
+  private pending: StoredRecord[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  record(r: QueryRecord): void {
+    this.pending.push({ id: 0, r });
+    if (!this.timer) this.timer = setTimeout(this.flush, 10);
+  }
+
+  readonly flush = (): void => {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.pending.length) return;
+    const batch = encodeBatch(this.pending);
+    this.pending = [];
+    post({ op: "records", batch }, batchTransferables(batch));
+  };
+}
+
+class DnsThread {
+  private readonly config: ConfigMirror;
+  private readonly blocking: { active: boolean };
+  private snapshot: Snapshot;
+  private readonly names: Map<string, string>;
+  private readonly relay = new RecordRelay();
+  private readonly engine: QueryEngine;
+  private sockets: UdpSocket[] = [];
+  private lastSent = -1;
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor(private readonly init: ThreadInit) {
+    this.config = new ConfigMirror(init.config);
+    this.blocking = { active: init.blocking };
+    this.names = new Map(init.names);
+    this.snapshot = this.snapshotOf(init.snapshot, init.builtAt);
+    this.engine = new QueryEngine({ config: this.config, blocking: this.blocking, sink: this.relay, log, snapshot: () => this.snapshot });
+    this.engine.local.setLeaseNames(init.leases);
+    this.timer = setInterval(() => this.sendCounters(), 250);
+  }
+
+  async start(): Promise<void> {
+    await this.engine.start();
+    const handle = (buf: Uint8Array, client: string) => this.engine.handle(buf, client, false);
+    for (const host of this.init.hosts) this.sockets.push(await bindUdp(host, this.init.port, true, handle));
+  }
+
+  apply(m: Exclude<ToThread, ThreadInit>): void {
+    switch (m.op) {
+      case "config":
+        this.config.set(m.config, m.changed);
+        break;
+      case "blocking":
+        this.blocking.active = m.active;
+        break;
+      case "snapshot":
+        this.snapshot = this.snapshotOf(m.data, m.builtAt);
+        break;
+      case "flush":
+        this.engine.cache.clear();
+        break;
+      case "leases":
+        this.engine.local.setLeaseNames(m.names);
+        break;
+      case "name":
+        if (m.name === null) this.names.delete(m.ip);
+        else this.names.set(m.ip, m.name);
+        this.snapshot.clients.forget(m.ip);
+        break;
+      case "stop":
+        this.stop();
+        break;
+    }
+    // records of queries answered before the change reach the statistics before its acknowledgement
+    this.relay.flush();
+    post({ op: "done", seq: m.seq, counters: this.counters() });
+  }
+
+  private stop(): void {
+    clearInterval(this.timer);
+    for (const s of this.sockets) s.close();
+    this.sockets = [];
+    this.engine.stop();
+  }
+
+  private snapshotOf(data: ThreadInit["snapshot"], builtAt: number): Snapshot {
+    return new Snapshot(data, builtAt, { hostnameOf: (ip) => this.names.get(ip) ?? null });
+  }
+
+  private counters(): ThreadCounters {
+    const e = this.engine;
+    return { answered: e.answered, origins: { ...e.origins }, cache: e.cache.stats(), upstreams: e.forwarder.stats() };
+  }
+
+  private sendCounters(): void {
+    if (this.engine.answered === this.lastSent) return;
+    this.lastSent = this.engine.answered;
+    post({ op: "counters", counters: this.counters() });
+  }
+}
+
+let thread: DnsThread | null = null;
+
+self.onmessage = (ev: MessageEvent<ToThread>) => {
+  const m = ev.data;
+  if (m.op === "init") {
+    try {
+      thread = new DnsThread(m);
+    } catch (e) {
+      post({ op: "ready", error: (e as Error).message });
+      return;
+    }
+    thread.start().then(() => post({ op: "ready", error: null }), (e: Error) => post({ op: "ready", error: `${e.message} ${(e as { code?: string }).code ?? ""}`.trim() }));
+    return;
+  }
+  thread?.apply(m);
+};

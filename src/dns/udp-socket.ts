@@ -1,0 +1,36 @@
+// One UDP listening socket on dns.port: each datagram goes to a resolver's handle(), and answers
+// (at once or after forwarding) leave in sendmmsg batches (udp-batch.ts). With `reusePort`, the
+// socket is opened with SO_REUSEPORT, so every DNS thread binds the same port and the kernel spreads
+// clients across them by their address and port.
+import type { udp } from "bun";
+import { normalizeIp } from "../filter/ip.ts";
+import type { Pending } from "./context.ts";
+import { UdpBatcher } from "./udp-batch.ts";
+
+export type UdpSocket = udp.Socket<"uint8array">;
+
+/**
+ * Bun.udpSocket's listen flags (uSockets' LISTEN_REUSE_PORT | LISTEN_DISALLOW_REUSE_PORT_FAILURE):
+ * not in Bun's types, but what Bun 1.4's own node:dgram passes for `reusePort: true`. Bun's own
+ * option set has no reusePort, and node:dgram would lose sendMany.
+ */
+const REUSE_PORT_FLAGS = 4 | 32;
+
+/** Binds `hostname:port`; rejects with EADDRINUSE and the like as Bun.udpSocket does. */
+export async function bindUdp(hostname: string, port: number, reusePort: boolean, handle: (buf: Uint8Array, client: string) => Pending): Promise<UdpSocket> {
+  let batcher: UdpBatcher | null = null;
+  const batcherOf = (sock: UdpSocket) => (batcher ??= new UdpBatcher((q) => sock.sendMany(q)));
+  const options = {
+    hostname, port, binaryType: "uint8array" as const, flags: reusePort ? REUSE_PORT_FLAGS : 0,
+    socket: {
+      data: (sock: UdpSocket, buf: Uint8Array, rport: number, addr: string) => {
+        const r = handle(buf, normalizeIp(addr));
+        // forwarded answers come back in bursts too (one upstream datagram batch): they leave batched as well
+        if (r instanceof Promise) r.then((a) => a && batcherOf(sock).send(a, rport, addr), () => {});
+        else if (r) batcherOf(sock).send(r, rport, addr);
+      },
+      error: () => {},
+    },
+  };
+  return Bun.udpSocket(options);
+}
