@@ -71,7 +71,7 @@ test("rate limit: over dns.rateLimit.count the client gets REFUSED, others are u
   expect(codes.slice(0, 30).every((c) => c === "NOERROR")).toBe(true);
   expect(codes.slice(30).every((c) => c === "REFUSED")).toBe(true);
   expect((await ask(moat.dnsPort, "rl-other.test", { from: "127.0.0.6" })).rcode).toBe("NOERROR");
-  expect(moat.output).toContain("Rate-limiting 127.0.0.5");
+  expect(await moat.outputWith("Rate-limiting 127.0.0.5")).toContain("Rate-limiting 127.0.0.5");
 });
 
 test("upstreams change live", async () => {

@@ -20,7 +20,7 @@ test("no upstream: SERVFAIL with EDE 22 and its text, a log line at start, an AP
   expect(out).toMatch(/EDE: 22 \(No Reachable Authority\): \(no upstream configured\)/);
   // local names still answer
   expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "+short", "pi.hole", "A"])).trim()).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-  expect(moat.output).toContain("no upstream servers configured (dns.upstreams)");
+  expect(await moat.outputWith("no upstream servers configured")).toContain("no upstream servers configured (dns.upstreams)");
   expect((await messages()).filter((m) => m.type === "DNSMASQ_WARN" && m.plain === "no upstream servers configured")).toHaveLength(1);
 
   const r = await moat.api("/api/config", { method: "PATCH", body: JSON.stringify({ config: { dns: { upstreams: ["127.0.0.1#9"] } } }) });

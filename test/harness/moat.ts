@@ -61,6 +61,17 @@ export class MoatProcess {
     return `http://127.0.0.1:${this.httpPort}`;
   }
 
+  /**
+   * The output once it holds `what`, or as it is after `timeoutMs`. The output is read from a pipe,
+   * so a line logged before an answer can reach the test after that answer.
+   */
+  async outputWith(what: string | RegExp, timeoutMs = 5000): Promise<string> {
+    const has = () => (typeof what === "string" ? this.output.includes(what) : what.test(this.output));
+    const deadline = Date.now() + timeoutMs;
+    while (!has() && Date.now() < deadline) await Bun.sleep(20);
+    return this.output;
+  }
+
   /** fetch relative to the server, e.g. api("/api/auth", { method: "POST", body }) */
   api(path: string, init?: RequestInit): Promise<Response> {
     return fetch(this.base + path, init);

@@ -44,8 +44,9 @@ test("gravity's output, the log, domains_being_blocked, gravity_size, database.g
   } finally {
     db.close();
   }
-  expect(moat.output).toContain(`gravity update finished: ${UNIQUE} unique domains on block lists`);
-  expect(moat.output).toMatch(new RegExp(`filter snapshot \\d+: ${UNIQUE} unique domains on block lists, 0 on allow lists, 2 exact`));
+  expect(await moat.outputWith("gravity update finished")).toContain(`gravity update finished: ${UNIQUE} unique domains on block lists`);
+  const snapshotLine = new RegExp(`filter snapshot \\d+: ${UNIQUE} unique domains on block lists, 0 on allow lists, 2 exact`);
+  expect(await moat.outputWith(snapshotLine)).toMatch(snapshotLine);
   expect((await call(moat, "GET", "/api/stats/summary")).json.gravity.domains_being_blocked).toBe(UNIQUE);
   expect((await call(moat, "GET", "/api/padd")).json.gravity_size).toBe(UNIQUE);
   expect((await call(moat, "GET", "/api/info/ftl")).json.ftl.database.gravity).toBe(UNIQUE);
