@@ -1,5 +1,6 @@
 // `npm run build` gives one binary that needs nothing beside it: run it from an empty directory
-// and check the API, the docs page and its assets, and that the filter worker inside it blocks.
+// and check the API, the docs page and its assets, and that the filter worker inside it blocks (with
+// two DNS threads, so the DNS thread's worker is inside it as well).
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +22,8 @@ test("the compiled binary serves the API, the docs and filtered DNS on its own",
   const [http, dns] = [await freePort(), await freePort()];
   proc = Bun.spawn([bin, "serve", "--data-dir", join(dir, "data")], {
     cwd: dir, // nothing of the checkout beside it
-    env: { PATH: "/usr/bin:/bin", FTLCONF_webserver_port: `127.0.0.1:${http}`, FTLCONF_dns_port: String(dns) },
+    // two DNS threads: the DNS thread's worker module must be inside the binary too
+    env: { PATH: "/usr/bin:/bin", FTLCONF_webserver_port: `127.0.0.1:${http}`, FTLCONF_dns_port: String(dns), FTLCONF_dns_threads: "2" },
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -6,7 +6,8 @@
 // costs (RSS + the tmpfs query log, against the loaded server). RSS + tmpfs is sampled every second.
 // Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
 //   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
-//   [--only moat,unbound,dnsmasq] [--moat-env KEY=VALUE,...] [--moat-bun-flags --cpu-prof-md,--cpu-prof-dir=DIR] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
+//   [--only moat,unbound,dnsmasq] [--threads 1,2 (Moat's dns.threads and unbound's num-threads: one run
+//   per count, dnsperf with --clients source ports (default 16 then) so the kernel spreads them)] [--moat-env KEY=VALUE,...] [--moat-bun-flags --cpu-prof-md,--cpu-prof-dir=DIR] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
 //   memory cgroup of --mem 512 MiB when /sys/fs/cgroup/memory is writable)
 // Quick run: bun bench/mix/run.ts --list 100000 --queries 200000 --popular 20000 --fill 200000 --seconds 4
 import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
@@ -25,12 +26,21 @@ const flag = (n: string) => process.argv.includes(`--${n}`);
 const SECONDS = Number(arg("seconds", "8"));
 const QPS = Number(arg("qps", "10000"));
 const FILL = Number(arg("fill", "1000000"));
-const ONLY = arg("only", "moat,unbound,dnsmasq").split(",");
+const SERVERS = arg("only", "moat,unbound,dnsmasq").split(",");
+const THREADS = arg("threads", "1").split(",").map(Number);
+const MULTI = THREADS.some((t) => t > 1);
+/** dnsperf's -c: one socket (source port) per client; SO_REUSEPORT spreads clients by address and port */
+const CLIENTS = arg("clients", MULTI ? "16" : "1");
+/** server variants: "moat" or, with --threads, "moat×2"; dnsmasq has one thread */
+const ONLY = SERVERS.flatMap((s) => (THREADS.length === 1 && !MULTI) || s === "dnsmasq" ? [s] : THREADS.map((t) => `${s}×${t}`));
+const serverOf = (v: string) => v.split("×")[0]!;
+const threadsOf = (v: string) => Number(v.split("×")[1] ?? "1");
 const PI = flag("pi");
 const MEM_MB = Number(arg("mem", "512"));
 const dir = mkdtempSync(join(tmpdir(), "moat-mix-"));
 const UPSTREAM = 25800, HTTP = 25810;
 const PORTS: Record<string, number> = { moat: 25801, dnsmasq: 25802, unbound: 25803 };
+const UNBOUND_CONTROL = 25804;
 const SERVER_CPU = PI ? "0" : undefined, PERF_CPU = PI ? "1" : undefined;
 
 console.log(`generating the mix in ${dir}`);
@@ -42,7 +52,8 @@ console.log(`${mix.hostsNames.length} hosts + ${mix.abpNames.length} ABP entries
 
 // --- peers' configuration --------------------------------------------------------------------------
 const zones = [...mix.hostsNames, ...mix.abpNames].map((n) => `  local-zone: "${n}." always_null\n`).join("");
-writeFileSync(join(dir, "unbound.conf"), `server:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: 1\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  local-zone: "test." nodefault\n${zones}forward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
+const unboundConf = (threads: number) => join(dir, `unbound-${threads}.conf`);
+for (const t of THREADS) writeFileSync(unboundConf(t), `remote-control:\n  control-enable: yes\n  control-use-cert: no\n  control-interface: 127.0.0.1\n  control-port: ${UNBOUND_CONTROL}\nserver:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: ${t}\n  so-reuseport: yes\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  local-zone: "test." nodefault\n${zones}forward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
 writeFileSync(join(dir, "hosts.block"), mix.hostsNames.map((n) => `0.0.0.0 ${n}`).join("\n") + "\n");
 writeFileSync(join(dir, "dnsmasq-abp.conf"), mix.abpNames.map((n) => `address=/${n}/0.0.0.0`).join("\n") + "\n");
 const asRoot = process.getuid?.() === 0 ? ["--user=root"] : [];
@@ -84,11 +95,11 @@ function memoryCgroup(): string | null {
   }
 }
 
-async function startMoat(): Promise<Subprocess> {
-  const data = join(dir, "moat");
+async function startMoat(threads: number): Promise<Subprocess> {
+  const data = join(dir, `moat-${threads}`);
   const env = {
     FTLCONF_dns_port: String(PORTS.moat), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
-    FTLCONF_dns_rateLimit_count: "0", FTLCONF_gravity_maxListSize: "1024", FTLCONF_webserver_api_metricsToken: "bench",
+    FTLCONF_dns_rateLimit_count: "0", FTLCONF_gravity_maxListSize: "1024", FTLCONF_webserver_api_metricsToken: "bench", FTLCONF_dns_threads: String(threads),
     // --moat-env KEY=VALUE,KEY=VALUE: settings to compare (e.g. FTLCONF_dns_queryLogging=false)
     ...Object.fromEntries(arg("moat-env", "").split(",").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
   };
@@ -108,6 +119,19 @@ async function startMoat(): Promise<Subprocess> {
 }
 let cgroupDir: string | null = null;
 
+/** Queries answered so far by each DNS thread: Moat's /metrics, unbound-control's per-thread stats. */
+async function threadAnswers(server: string, threads: number): Promise<number[]> {
+  if (server === "moat") {
+    const m = await (await fetch(`http://127.0.0.1:${HTTP}/metrics`, { headers: { authorization: "Bearer bench" } })).text();
+    return [...m.matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm)].map((x) => Number(x[2]));
+  }
+  if (server !== "unbound") return [];
+  const p = Bun.spawn(["unbound-control", "-c", unboundConf(threads), "stats_noreset"], { stdout: "pipe", stderr: "ignore" });
+  const text = await new Response(p.stdout).text();
+  await p.exited;
+  return [...text.matchAll(/^thread(\d+)\.num\.queries=(\d+)$/gm)].map((x) => Number(x[2]));
+}
+
 // --- run -------------------------------------------------------------------------------------------
 spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(UPSTREAM), "--listen-address=127.0.0.1", "--bind-interfaces", "--address=/#/192.0.2.1", "--local-ttl=3600", "-c", "0", "--dns-forward-max=10000", ...asRoot], {}, PERF_CPU);
 await waitAnswer(UPSTREAM, "up.bench.test", /^192\.0\.2\.1$/, 10);
@@ -117,14 +141,17 @@ const results: Record<string, Row> = {};
 const timelines: Record<string, string> = {};
 /** CPU µs per query by thread during the fixed-rate run */
 const threadReport: Record<string, string> = {};
+/** answers per second of each DNS thread, and CPU µs per query by thread, in the throughput run */
+const rateReport: Record<string, string> = {};
 const out = join(dir, "dnsperf.out");
-for (const server of ONLY) {
+for (const variant of ONLY) {
+  const server = serverOf(variant), threads = threadsOf(variant);
   const port = PORTS[server]!;
   const t0 = performance.now();
   let p: Subprocess;
-  if (server === "moat") p = await startMoat();
+  if (server === "moat") p = await startMoat(threads);
   else if (server === "dnsmasq") p = spawn(["dnsmasq", "-k", "-C", join(dir, "dnsmasq-abp.conf"), "--no-resolv", "--no-hosts", "-p", String(port), "--listen-address=127.0.0.1", "--bind-interfaces", `--server=127.0.0.1#${UPSTREAM}`, `--addn-hosts=${join(dir, "hosts.block")}`, "-c", "10000", "--dns-forward-max=10000", ...asRoot]);
-  else p = spawn(["unbound", "-d", "-c", join(dir, "unbound.conf")]);
+  else p = spawn(["unbound", "-d", "-c", unboundConf(threads)]);
   // the server's own pid (Moat in a cgroup runs under sh → taskset → exec)
   const pid = p.pid;
   const row: Row = {};
@@ -139,15 +166,18 @@ for (const server of ONLY) {
   const warm = (await dnsperf(port, mix.queryFile, out, ["-l", "2", "-q", "100"], PERF_CPU)).sent; // warm caches and the heap
   mem.mark("throughput");
   let c0 = cpuSeconds(pid);
-  const thr = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-q", "200"], PERF_CPU);
+  const perThread0 = await threadAnswers(server, threads), thrThreads0 = threadCpu(pid);
+  const thr = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-q", "200", "-c", CLIENTS], PERF_CPU);
   row.qps = Math.round(thr.qps);
   row.cpu_us_per_q = +(((cpuSeconds(pid) - c0) / Math.max(1, thr.answered)) * 1e6).toFixed(1);
+  const perThread = (await threadAnswers(server, threads)).map((n, i) => Math.round((n - (perThread0[i] ?? 0)) / SECONDS));
+  if (perThread.length) rateReport[variant] = `answers/s by DNS thread ${perThread.join(" + ")}; CPU µs/query by thread: ${threadShare(thrThreads0, threadCpu(pid), thr.answered)}`;
   mem.mark("latency");
   c0 = cpuSeconds(pid);
   const t0Threads = threadCpu(pid);
-  const lat = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-Q", String(QPS), "-q", "500", "-v"], PERF_CPU);
+  const lat = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-Q", String(QPS), "-q", "500", "-c", CLIENTS, "-v"], PERF_CPU);
   row.cpu_us_per_q_at_rate = +(((cpuSeconds(pid) - c0) / Math.max(1, lat.answered)) * 1e6).toFixed(1);
-  threadReport[server] = threadShare(t0Threads, threadCpu(pid), lat.answered);
+  threadReport[variant] = threadShare(t0Threads, threadCpu(pid), lat.answered);
   row.p50_ms = +pct(lat.lat, 0.5).toFixed(3);
   row.p99_ms = +pct(lat.lat, 0.99).toFixed(3);
   row.p999_ms = +pct(lat.lat, 0.999).toFixed(3);
@@ -156,7 +186,7 @@ for (const server of ONLY) {
   if (FILL > 0) {
     mem.mark("fill");
     // the peers keep no query log: a bounded fill shows their RSS is flat (dnsmasq needs minutes for 1M)
-    const f = await dnsperf(port, mix.queryFile, out, ["-n", "1", "-q", "200", ...(server === "moat" ? [] : ["-l", String(SECONDS * 2)])], PERF_CPU);
+    const f = await dnsperf(port, mix.queryFile, out, ["-n", "1", "-q", "200", "-c", CLIENTS, ...(server === "moat" ? [] : ["-l", String(SECONDS * 2)])], PERF_CPU);
     sent += f.sent;
   }
   await Bun.sleep(3000); // the query writer catches up
@@ -186,23 +216,35 @@ for (const server of ONLY) {
     row.cgroup_limit_hits = await read("memory.failcnt");
   }
   row.alive = rssMb(pid) > 0 ? 1 : 0;
-  timelines[server] = mem.summary();
-  results[server] = row;
+  timelines[variant] = mem.summary();
+  results[variant] = row;
   p.kill();
   await p.exited;
-  console.log(server, JSON.stringify(row));
+  console.log(variant, JSON.stringify(row));
 }
 
 // --- report ----------------------------------------------------------------------------------------
 const keys = Object.keys(results[ONLY[0]!] ?? {});
 console.log(`\nmix: ${arg("list", "1000000")} list entries, ${SECONDS}s per run, latency at ${QPS} QPS${PI ? `, Pi-sized (server on core 0, ${MEM_MB} MiB cgroup for Moat)` : ""}`);
-const peers = ONLY.filter((s) => s !== "moat");
+const peers = ONLY.filter((s) => serverOf(s) !== "moat");
+// each Moat variant beside the peers; with several thread counts, each against the peer with as many threads
+const base = ONLY.find((s) => serverOf(s) === "moat") ?? "moat";
 console.log(["metric", ...ONLY, ...peers.map((s) => `moat/${s}`)].map((s) => s.padEnd(20)).join(""));
 for (const k of keys) {
-  const m = results.moat?.[k] ?? NaN;
+  const m = results[base]?.[k] ?? NaN;
   const ratios = peers.map((s) => (m / (results[s]?.[k] ?? NaN)).toFixed(2));
   console.log([k, ...ONLY.map((s) => String(results[s]?.[k] ?? "")), ...ratios].map((s) => s.padEnd(20)).join(""));
 }
+if (MULTI) {
+  console.log(`\nby thread count (dnsperf -c ${CLIENTS}, throughput run):`);
+  console.log(["variant", "qps", "cpu_us_per_q", "cpu_us_per_q_at_rate", "moat/unbound cpu"].map((s) => s.padEnd(22)).join(""));
+  for (const v of ONLY) {
+    const peer = results[`unbound×${threadsOf(v)}`];
+    const ratio = serverOf(v) === "moat" && peer ? (results[v]!.cpu_us_per_q! / peer.cpu_us_per_q!).toFixed(2) : "";
+    console.log([v, results[v]?.qps, results[v]?.cpu_us_per_q, results[v]?.cpu_us_per_q_at_rate, ratio].map((s) => String(s ?? "").padEnd(22)).join(""));
+  }
+}
+for (const [s, t] of Object.entries(rateReport)) console.log(`${s}: ${t}`);
 for (const [s, t] of Object.entries(threadReport)) console.log(`${s}: CPU µs per query by thread at ${QPS} QPS: ${t}`);
 for (const [s, t] of Object.entries(timelines)) console.log(`\n${s}: RSS and tmpfs over time\n${t}`);
 

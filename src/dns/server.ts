@@ -107,7 +107,7 @@ export class DnsServer implements DnsHandle {
       this.rt.config.subscribe((next, prev, changed) => {
         const d = next.dns, p = prev.dns;
         // the other DNS threads take every change; the API answers once they have it (read-your-writes)
-        if (this.threads && changed.some((c) => c.startsWith("dns.") || c.startsWith("misc."))) this.rt.events.inForce("config", this.threads.config(next, changed));
+        if (this.threads && changed.some((c) => c.startsWith("dns."))) this.rt.events.inForce("config", this.threads.config(next, changed));
         if (d.port !== p.port || d.listeningMode !== p.listeningMode || d.interface !== p.interface || d.threads !== p.threads) this.rt.events.inForce("dns.port", this.rebind(d.port));
         if (d.tls.port !== p.tls.port) {
           this.dot?.stop();
