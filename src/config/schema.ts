@@ -201,7 +201,7 @@ export const schema = {
       cli_pw: bool(true, "Write a fresh CLI password file at every start", restart),
       excludeClients: strings([], "Regexes of clients hidden from the statistics"),
       excludeDomains: strings([], "Regexes of domains hidden from the statistics"),
-      maxHistory: uint(86400, "Seconds of history kept in memory and served"),
+      maxHistory: uint(86400, "Seconds of history kept in memory and served (at most 86400)"),
       maxClients: uint(10, "Clients shown in the client history by default"),
       client_history_global_max: bool(true, "Use the global maximum in the client history"),
       allow_destructive: bool(true, "Allow restartdns and the flush actions"),

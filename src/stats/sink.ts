@@ -35,7 +35,7 @@ export class Stats implements QuerySink {
 
   constructor(private readonly o: StatsOptions) {
     this.now = o.now ?? (() => Date.now() / 1000);
-    this.window = new QueryWindow(this.now);
+    this.window = new QueryWindow(this.now, () => this.historySeconds());
     this.disk = { db: o.disk };
     this.nextId = ((o.disk.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0) + 1;
     this.writer = new QueryWriter({
@@ -80,10 +80,10 @@ export class Stats implements QuerySink {
     }
   }
 
-  /** Loads the last 24 h from the long-term database (database.DBimport). */
+  /** Loads the window's span (webserver.api.maxHistory) from the long-term database (database.DBimport). */
   importFromDisk(): number {
     if (!this.o.config.current.database.DBimport) return 0;
-    const rows = new QueryStore(this.o.disk).readSince(this.now() - WINDOW_SECONDS);
+    const rows = new QueryStore(this.o.disk).readSince(this.now() - this.historySeconds());
     for (const s of rows) this.window.add(s.r);
     for (const s of rows) this.writer.add(s);
     // already in the long-term database: into the 24 h log only
@@ -124,8 +124,17 @@ export class Stats implements QuerySink {
     const now = this.now();
     if (now - this.lastPrune >= 60) {
       this.lastPrune = now;
-      this.writer.pruneMemory(now - WINDOW_SECONDS);
+      this.writer.pruneMemory(now - this.historySeconds());
     }
+  }
+
+  /**
+   * How far back the window and the in-memory log reach: webserver.api.maxHistory, at most 24 h (as
+   * Pi-hole's FTL: its garbage collection and its import at start both use it). A smaller value is
+   * how a board with little memory keeps less.
+   */
+  private historySeconds(): number {
+    return Math.min(WINDOW_SECONDS, Math.max(0, this.o.config.current.webserver.api.maxHistory));
   }
 
   /** Writes queued records to the long-term database and applies database.maxDBdays; waits for the result. */

@@ -85,7 +85,11 @@ export class QueryWindow {
   readonly lifetime = { total: 0, blocked: 0, status: new Array<number>(QUERY_STATUS.length).fill(0), types: new Array<number>(QUERY_TYPES.length).fill(0) };
   readonly latency = { buckets: new Array<number>(LATENCY_BUCKETS.length).fill(0), count: 0, sum: 0 };
 
-  constructor(private readonly now: () => number = () => Date.now() / 1000) {}
+  /** `maxAge`: seconds a query stays (webserver.api.maxHistory, at most 24 h) */
+  constructor(
+    private readonly now: () => number = () => Date.now() / 1000,
+    private readonly maxAge: () => number = () => WINDOW_SECONDS,
+  ) {}
 
   get size(): number {
     return this.ring.size;
@@ -134,9 +138,9 @@ export class QueryWindow {
     this.recentBlocked = [];
   }
 
-  /** Drops records older than 24 h; call before reading. */
+  /** Drops records older than the window (24 h, or webserver.api.maxHistory); call before reading. */
   expire(): void {
-    const cutoff = this.now() - WINDOW_SECONDS;
+    const cutoff = this.now() - Math.min(WINDOW_SECONDS, this.maxAge());
     for (let t = this.ring.oldestTime(); t !== null && t < cutoff; t = this.ring.oldestTime()) this.remove(this.ring.shift()!);
     const oldest = slotOf(cutoff);
     for (const k of this.slots.keys()) if (k < oldest - SLOT_SECONDS) this.slots.delete(k);
