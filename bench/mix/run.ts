@@ -16,6 +16,7 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { makeMix } from "./data.ts";
 import { cpuSeconds, dnsperf, MemorySampler, pct, rssMb, threadCpu, threadShare } from "./measure.ts";
+import { dnsmasqCommand, loadMoatLists, unboundCommand, upstreamCommand, waitAnswer, writeDnsmasqLists, writeUnboundConfig } from "./servers.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const arg = (n: string, d: string) => {
@@ -50,13 +51,9 @@ const mix = makeMix(dir, {
 });
 console.log(`${mix.hostsNames.length} hosts + ${mix.abpNames.length} ABP entries; query file: ${arg("queries", "1000000")} lines, ${mix.distinct} distinct names`);
 
-// --- peers' configuration --------------------------------------------------------------------------
-const zones = [...mix.hostsNames, ...mix.abpNames].map((n) => `  local-zone: "${n}." always_null\n`).join("");
 const unboundConf = (threads: number) => join(dir, `unbound-${threads}.conf`);
-for (const t of THREADS) writeFileSync(unboundConf(t), `remote-control:\n  control-enable: yes\n  control-use-cert: no\n  control-interface: 127.0.0.1\n  control-port: ${UNBOUND_CONTROL}\nserver:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: ${t}\n  so-reuseport: yes\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  local-zone: "test." nodefault\n${zones}forward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
-writeFileSync(join(dir, "hosts.block"), mix.hostsNames.map((n) => `0.0.0.0 ${n}`).join("\n") + "\n");
-writeFileSync(join(dir, "dnsmasq-abp.conf"), mix.abpNames.map((n) => `address=/${n}/0.0.0.0`).join("\n") + "\n");
-const asRoot = process.getuid?.() === 0 ? ["--user=root"] : [];
+for (const t of THREADS) writeUnboundConfig(unboundConf(t), dir, mix, { port: PORTS.unbound!, upstreamPort: UPSTREAM, threads: t, controlPort: UNBOUND_CONTROL });
+writeDnsmasqLists(dir, mix);
 
 // --- processes -------------------------------------------------------------------------------------
 const procs: Subprocess[] = [];
@@ -65,21 +62,6 @@ function spawn(cmd: string[], env: Record<string, string> = {}, cpu = SERVER_CPU
   procs.push(p);
   return p;
 }
-async function dig(port: number, name: string): Promise<string> {
-  const p = Bun.spawn(["dig", "@127.0.0.1", "-p", String(port), name, "+time=1", "+tries=1", "+short"], { stdout: "pipe", stderr: "ignore" });
-  const out = await new Response(p.stdout).text();
-  await p.exited;
-  return out.trim();
-}
-async function waitAnswer(port: number, name: string, want: RegExp, timeoutS = 600): Promise<number> {
-  const t0 = performance.now();
-  while (performance.now() - t0 < timeoutS * 1000) {
-    if (want.test(await dig(port, name))) return (performance.now() - t0) / 1000;
-    await Bun.sleep(200);
-  }
-  throw new Error(`no answer for ${name} on ${port} within ${timeoutS}s`);
-}
-
 /** A memory cgroup (v1) of MEM_MB for Moat in the Pi-sized run; tmpfs pages it writes are charged to it. */
 function memoryCgroup(): string | null {
   const base = "/sys/fs/cgroup/memory";
@@ -110,11 +92,7 @@ async function startMoat(threads: number): Promise<Subprocess> {
   const p = cg ? spawn(["sh", "-c", `echo $$ > ${cg}/cgroup.procs && exec "$@"`, "sh", ...(SERVER_CPU ? ["taskset", "-c", SERVER_CPU] : []), ...cmd], env, undefined) : spawn(cmd, env);
   if (cg) cgroupDir = cg;
   await waitAnswer(PORTS.moat!, mix.probeForwarded, /^192\.0\.2\.1$/m, 60);
-  const api = (path: string, init?: RequestInit) => fetch(`http://127.0.0.1:${HTTP}/api${path}`, { ...init, headers: { "content-type": "application/json" } });
-  const r = await api("/lists?type=block", { method: "POST", body: JSON.stringify({ address: [`file://${mix.hostsFile}`, `file://${mix.abpFile}`] }) });
-  if (r.status !== 201) throw new Error(`POST /api/lists: ${r.status} ${await r.text()}`);
-  const g = await (await api("/action/gravity", { method: "POST" })).text();
-  console.log(`moat gravity: ${g.trim().split("\n").slice(-3).join(" | ")}`);
+  console.log(`moat gravity: ${await loadMoatLists(HTTP, mix)}`);
   return p;
 }
 let cgroupDir: string | null = null;
@@ -133,7 +111,7 @@ async function threadAnswers(server: string, threads: number): Promise<number[]>
 }
 
 // --- run -------------------------------------------------------------------------------------------
-spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(UPSTREAM), "--listen-address=127.0.0.1", "--bind-interfaces", "--address=/#/192.0.2.1", "--local-ttl=3600", "-c", "0", "--dns-forward-max=10000", ...asRoot], {}, PERF_CPU);
+spawn(upstreamCommand(UPSTREAM), {}, PERF_CPU);
 await waitAnswer(UPSTREAM, "up.bench.test", /^192\.0\.2\.1$/, 10);
 
 type Row = Record<string, number>;
@@ -150,8 +128,8 @@ for (const variant of ONLY) {
   const t0 = performance.now();
   let p: Subprocess;
   if (server === "moat") p = await startMoat(threads);
-  else if (server === "dnsmasq") p = spawn(["dnsmasq", "-k", "-C", join(dir, "dnsmasq-abp.conf"), "--no-resolv", "--no-hosts", "-p", String(port), "--listen-address=127.0.0.1", "--bind-interfaces", `--server=127.0.0.1#${UPSTREAM}`, `--addn-hosts=${join(dir, "hosts.block")}`, "-c", "10000", "--dns-forward-max=10000", ...asRoot]);
-  else p = spawn(["unbound", "-d", "-c", unboundConf(threads)]);
+  else if (server === "dnsmasq") p = spawn(dnsmasqCommand(dir, port, UPSTREAM));
+  else p = spawn(unboundCommand(unboundConf(threads)));
   // the server's own pid (Moat in a cgroup runs under sh → taskset → exec)
   const pid = p.pid;
   const row: Row = {};
