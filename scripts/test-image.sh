@@ -1,14 +1,18 @@
 #!/bin/bash
 # Boots the built image (dist/moat-<version>-arm64.img.xz) in qemu-system-aarch64 -M virt and checks it from
 # outside, through ports forwarded to 127.0.0.1 only: first-boot settings, API password, DNS (local record,
-# a domain blocked through the API), restart after a kill, data kept across a reboot, nothing else listening,
-# the dashboard in Chromium; then a second card whose first boots lose power while the data partition grows.
-# The guest's network is restricted: it reaches nothing but the forwarded ports (no traffic leaves this machine).
+# a domain blocked through the API), restart after a kill, data kept across a reboot, exactly the expected
+# listeners, the dashboard in Chromium, HTTPS and DNS over TLS verified against the appliance's own authority;
+# then a second card whose first boots lose power while the data partition grows, on a LAN of network
+# namespaces where its settings file switches DHCP on and a client gets a lease.
+# No traffic leaves this machine: the first card reaches nothing but the forwarded ports, the second
+# nothing but the test's namespaces.
 # Prints the boot-to-first-DNS-answer time and "N passed, N failed"; exits non-zero when a check failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/image-lib/common.sh"
 source "$here/image-lib/qemu.sh"
+source "$here/image-lib/lan.sh"
 
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}   # seconds; software emulation of a 2-core arm64 on a busy host is slow
 CARD=${CARD:-16G}                   # a real card's size (a sparse file): first boot grows the data partition into it
@@ -17,7 +21,8 @@ img_xz="$DIST/$IMAGE_NAME.img.xz"
 [ -f "$img_xz" ] || die "$img_xz not found: run scripts/build-image.sh first"
 
 missing=()
-for p in qemu-system-arm mtools bind9-dnsutils curl jq openssh-client xz-utils e2fsprogs fdisk chromium; do
+for p in qemu-system-arm mtools bind9-dnsutils knot-dnsutils curl jq openssl openssh-client xz-utils e2fsprogs fdisk \
+  iproute2 busybox chromium; do
   dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
 done
 if ((${#missing[@]})); then
@@ -55,7 +60,7 @@ extract_kernel "$T/disk.img" "$boot_off" "$T"
 
 pick_ports
 start_qemu "$T"
-trap stop_qemu EXIT
+trap 'stop_qemu || true; remove_lan' EXIT
 
 log "waiting for the first DNS answer (up to ${BOOT_TIMEOUT}s)"
 if wait_dns "$BOOT_TIMEOUT"; then
@@ -67,10 +72,12 @@ else
 fi
 
 source "$here/image-lib/checks.sh"
+source "$here/image-lib/tls-checks.sh"
 source "$here/image-lib/powercut.sh"
 run_checks
 stop_qemu || true
 power_cut_checks "$CARD"
+remove_lan
 
 log "boot to first DNS answer: ${first_answer}s (qemu-system-aarch64 -M virt, TCG)"
 ((failed == 0)) || log "failed: ${failures[*]}"

@@ -81,12 +81,34 @@ sched_idle_count() { # /proc/<pid>/task/*/stat lines -> how many run at SCHED_ID
   # field 41 (policy) is the 39th after the ") " that ends the thread name (which may hold spaces and parentheses)
   sed 's/.*) //' | awk '$39 == 5' | wc -l
 }
-nothing_else_listens() { # moat on 53/80/443, NTP 123 and DNS-over-TLS 853 (both on by default, as Pi-hole serves NTP), sshd (enabled by this test) on 22, networkd's DHCP clients
+# What listens on the appliance (README, "Appliance image"): Moat's DNS (53), HTTP (80), HTTPS (443), DNS over
+# TLS (853) and NTP (123); sshd when the settings file gives a key; Moat's DHCP (67) when it turns DHCP on.
+# systemd-networkd's DHCP clients (68, 546) listen while the Pi takes its own address by DHCP.
+APPLIANCE_LISTENERS="udp/53/moat tcp/53/moat tcp/80/moat tcp/443/moat tcp/853/moat udp/123/moat"
+SSH_LISTENER=tcp/22/sshd
+DHCP_SERVER_LISTENER=udp/67/moat
+DHCP_CLIENT_LISTENERS="udp/68/systemd-network udp/546/systemd-network"
+
+listens_exactly() { # "wanted listeners" ["listeners allowed besides"]: every wanted one is there, nothing else
   local ss; ss=$(guest ss -Htulpn) || return 1
-  local bad; bad=$(awk '{ n = split($5, a, ":"); p = a[n] }
-    !((p == 53 || p == 80 || p == 443 || p == 123 || p == 853) && /"moat"/) && !(p == 22 && /sshd/) && !((p == 68 || p == 546) && /systemd-network/)' <<<"$ss")
-  [ -z "$bad" ] || { log "  unexpected listeners:"; printf '%s\n' "$bad" >&2; }
-  [ -z "$bad" ]
+  compare_listeners "$ss" "$1" "${2:-}"
+}
+compare_listeners() { # ss-output wanted allowed (space-separated proto/port/process)
+  local have want may missing extra
+  have=$(listener_set <<<"$1")
+  want=$(words "$2") may=$(words "$2 $3")
+  missing=$(LC_ALL=C comm -23 <(printf '%s\n' "$want") <(printf '%s\n' "$have") | sed '/^$/d')
+  extra=$(LC_ALL=C comm -13 <(printf '%s\n' "$may") <(printf '%s\n' "$have") | sed '/^$/d')
+  log "  listening: $(paste -sd' ' <<<"$have")"
+  [ -z "$missing" ] || log "  missing: $(paste -sd' ' <<<"$missing")"
+  [ -z "$extra" ] || log "  unexpected: $(paste -sd' ' <<<"$extra")"
+  [ -z "$missing" ] && [ -z "$extra" ]
+}
+words() { tr -s ' ' '\n' <<<"$1" | sed '/^$/d' | LC_ALL=C sort -u; }
+listener_set() { # `ss -Htulpn` lines -> "proto/port/process", sorted, each once (IPv4 and IPv6 sockets alike)
+  awk '{ n = split($5, a, ":"); proc = "?"
+         if (match($0, /users:\(\("[^"]+"/)) proc = substr($0, RSTART + 9, RLENGTH - 10)
+         print $1 "/" a[n] "/" proc }' | LC_ALL=C sort -u
 }
 
 restarts_after_kill() {
@@ -139,9 +161,15 @@ run_checks() {
   check "time sync enabled" time_sync_enabled
   check "moat runs as its own user with CAP_NET_BIND_SERVICE only" wait_for 30 runs_confined
   check "the query writer thread runs at SCHED_IDLE" wait_for 30 writer_idle
-  check "nothing else listens" wait_for 20 nothing_else_listens
+  check "listening: exactly Moat's DNS, HTTP, HTTPS, DoT and NTP, and SSH" \
+    wait_for 30 listens_exactly "$APPLIANCE_LISTENERS $SSH_LISTENER" "$DHCP_CLIENT_LISTENERS"
   check "DNS answers the appliance's own name, moat" wait_for 60 own_name_answered
   check "the dashboard at http://moat/ renders in Chromium after login" dashboard_renders
+  check "the authority Moat made is on the data partition and served at /tls/ca.crt" wait_for 60 authority_fetched
+  check "HTTPS at https://moat/ (dashboard, API) verified against that authority" wait_for 60 https_verified
+  check "DNS over TLS on 853 verified against it for the name moat" wait_for 60 dot_verified nas.moat.test 10.1.2.3
   check "service comes back after being killed" restarts_after_kill
   check "reboot keeps the password, local record and deny list" survives_reboot
+  # a device that installed the authority keeps trusting the Pi after a restart
+  check "after the reboot HTTPS still verifies against the same authority" wait_for 60 https_verified
 }

@@ -1,8 +1,11 @@
-# The power-cut check of test-image.sh (sourced; uses qemu.sh's and checks.sh's helpers). A second card of
-# the same size from the same image: its first boot loses power the moment the initrd starts growing the
-# data partition, the second the moment it starts growing the filesystem (the console says when: the grow
+# The power-cut check of test-image.sh (sourced; uses qemu.sh's, checks.sh's and lan.sh's helpers). A second
+# card of the same size from the same image: its first boot loses power the moment the initrd starts growing
+# the data partition, the second the moment it starts growing the filesystem (the console says when: the grow
 # script's "moat: " lines), and the third boot must end with both grown, a working Moat, and, after a clean
 # poweroff, a filesystem e2fsck finds clean.
+# This card sits on a LAN of the test's own (lan.sh) and its settings file gives it a fixed address and
+# switches DHCP on, so the third boot (the first that gets to apply the settings file) also shows a device
+# on that LAN getting a lease from Moat.
 
 power_cut_checks() { # card-size
   local P="$T/powercut"
@@ -10,8 +13,11 @@ power_cut_checks() { # card-size
   log "power cut: a fresh $1 card from the image"
   xz -dc "$img_xz" >"$P/disk.img"
   truncate -s "$1" "$P/disk.img"
-  mcopy -o -i "$P/disk.img@@$boot_off" "$T/moat-settings.txt" ::/moat-settings.txt
+  lan_settings "$T/moat-settings.txt" >"$P/moat-settings.txt"
+  mcopy -o -i "$P/disk.img@@$boot_off" "$P/moat-settings.txt" ::/moat-settings.txt
   cp "$T/vmlinuz" "$T/initrd" "$P/"
+  if ! make_lan; then check "the test's LAN (network namespaces, a bridge, a tap device)" false; return; fi
+  GUEST_IP=$LAN_GUEST HTTP_PORT=80 DNS_PORT=53 SSH_PORT=22   # the guest's own ports, reached inside the LAN
 
   start_qemu "$P" serial-1.log
   check "power cut while the data partition grows" cut_power_at "$P/serial-1.log" 'moat: growing the data partition' "$BOOT_TIMEOUT"
@@ -27,8 +33,18 @@ power_cut_checks() { # card-size
   log "  grow lines of the third boot: $(grep -o 'moat: [a-z].*' "$P/serial-3.log" | tr -d '\r' | paste -sd'|')"
   check "after the power cuts: login with the settings-file password" wait_for 120 login "$password"
   check "after the power cuts: data partition and filesystem fill the card" wait_for 60 data_grown
+  lan_dhcp_checks
   check "after the power cuts: the guest powers off cleanly" stop_qemu 300
   check "after the power cuts: e2fsck finds the data filesystem clean" data_fsck_clean "$P/disk.img"
+}
+
+lan_dhcp_checks() {
+  check "DHCP switched on by the settings file: /api/config shows the range and router" wait_for 60 dhcp_config_on
+  check "listening: Moat's DHCP on 67 besides DNS, HTTP, HTTPS, DoT, NTP and SSH" \
+    wait_for 30 listens_exactly "$APPLIANCE_LISTENERS $SSH_LISTENER $DHCP_SERVER_LISTENER"
+  check "a device on the LAN gets a lease from the range (busybox udhcpc)" wait_for 120 lease_from_moat
+  check "/api/dhcp/leases lists the device's lease and host name" wait_for 30 lease_listed
+  check "DNS answers the device's host name with its leased address" wait_for 30 answers "$LAN_CLIENT_NAME" "$LEASE_IP"
 }
 
 data_fsck_clean() { # disk.img: e2fsck -fn of partition 3, read in place at its offset

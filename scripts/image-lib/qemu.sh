@@ -1,4 +1,5 @@
-# Booting the image in QEMU and talking to it through 127.0.0.1-only forwarded ports. Sourced by test-image.sh.
+# Booting the image in QEMU and talking to it: through 127.0.0.1-only forwarded ports (user networking), or
+# inside the test's own LAN namespace (lan.sh). Sourced by test-image.sh.
 
 fat_offset() { # disk.img -> byte offset of partition 1
   echo $(( $(sfdisk -J "$1" | jq '.partitiontable.partitions[0].start') * 512 ))
@@ -17,29 +18,46 @@ extract_kernel() { # disk.img offset dir
   CMDLINE="$(sed 's/console=[^ ]*//g' "$3/cmdline.txt" | tr -s ' \n' ' ') console=ttyAMA0"
 }
 
+# Where the test reaches the guest: 127.0.0.1 and the forwarded ports (user networking), or, on a card booted
+# on a LAN of its own (lan.sh), the guest's address and its real ports from inside that network namespace.
+GUEST_IP=127.0.0.1
+LAN_NS=
+on_lan() { if [ -n "$LAN_NS" ]; then ip netns exec "$LAN_NS" "$@"; else "$@"; fi; }
+
 pick_ports() {
-  read -r HTTP_PORT DNS_PORT SSH_PORT < <(python3 -c '
+  read -r HTTP_PORT DNS_PORT SSH_PORT HTTPS_PORT DOT_PORT < <(python3 -c '
 import socket
 ps = []
-for _ in range(3):
+for _ in range(5):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); ps.append(s)
 print(*[s.getsockname()[1] for s in ps])')
 }
 
 start_qemu() { # dir [serial-log-name]
   QEMU_STARTED=$(date +%s)
-  # Not restrict=on: libslirp then drops every UDP packet from the guest before looking up its socket,
-  # so the answers to the forwarded DNS port never come back (TCP forwards still work). Nothing leaves
-  # anyway: the settings file points Moat's upstream at a dead port inside the guest, and time sync
-  # resolves its servers through Moat. Forwards bind 127.0.0.1 only.
-  qemu-system-aarch64 -M virt -cpu cortex-a53 -smp 2 -m 1024 -accel tcg,thread=multi \
+  local net in_ns=()
+  if [ -n "$LAN_NS" ]; then
+    # the LAN's tap device (lan.sh): qemu runs inside the LAN's namespace, where the tap is; ip netns exec
+    # execs qemu, so QEMU_PID is qemu's own (a function here would put a subshell in between)
+    net="tap,id=net,ifname=$LAN_TAP,script=no,downscript=no"
+    in_ns=(ip netns exec "$LAN_NS")
+  else
+    # Not restrict=on: libslirp then drops every UDP packet from the guest before looking up its socket,
+    # so the answers to the forwarded DNS port never come back (TCP forwards still work). Nothing leaves
+    # anyway: the settings file points Moat's upstream at a dead port inside the guest, and time sync
+    # resolves its servers through Moat. Forwards bind 127.0.0.1 only.
+    net="user,id=net,hostfwd=tcp:127.0.0.1:$HTTP_PORT-:80,hostfwd=udp:127.0.0.1:$DNS_PORT-:53,hostfwd=tcp:127.0.0.1:$SSH_PORT-:22"
+    net+=",hostfwd=tcp:127.0.0.1:$HTTPS_PORT-:443,hostfwd=tcp:127.0.0.1:$DOT_PORT-:853"
+  fi
+  "${in_ns[@]}" qemu-system-aarch64 -M virt -cpu cortex-a53 -smp 2 -m 1024 -accel tcg,thread=multi \
     -kernel "$1/vmlinuz" -initrd "$1/initrd" -append "$CMDLINE" \
     -drive "file=$1/disk.img,format=raw,if=none,id=disk" -device virtio-blk-pci,drive=disk \
-    -netdev "user,id=net,hostfwd=tcp:127.0.0.1:$HTTP_PORT-:80,hostfwd=udp:127.0.0.1:$DNS_PORT-:53,hostfwd=tcp:127.0.0.1:$SSH_PORT-:22" \
+    -netdev "$net" \
     -device virtio-net-pci,netdev=net,romfile= -device virtio-rng-pci \
     -display none -monitor none -serial "file:$1/${2:-serial.log}" &
   QEMU_PID=$!
-  log "qemu pid $QEMU_PID: http 127.0.0.1:$HTTP_PORT, dns 127.0.0.1:$DNS_PORT, ssh 127.0.0.1:$SSH_PORT"
+  if [ -n "$LAN_NS" ]; then log "qemu pid $QEMU_PID on the LAN in namespace $LAN_NS: the guest is $GUEST_IP"
+  else log "qemu pid $QEMU_PID: http 127.0.0.1:$HTTP_PORT, https :$HTTPS_PORT, dns :$DNS_PORT, dot :$DOT_PORT, ssh :$SSH_PORT"; fi
 }
 
 stop_qemu() { # [seconds to wait for the guest's poweroff]; fails when qemu had to be killed
@@ -68,11 +86,11 @@ cut_power_at() { # serial-log pattern timeout-seconds: kills qemu (no shutdown) 
 }
 
 dns() { # name [type] -> dig's short answer; fails when no reply came
-  dig @127.0.0.1 -p "$DNS_PORT" +tries=1 +time=3 +short "$@"
+  on_lan dig @"$GUEST_IP" -p "$DNS_PORT" +tries=1 +time=3 +short "$@"
 }
 
 dns_status() { # name -> NOERROR / NXDOMAIN / SERVFAIL ...
-  dig @127.0.0.1 -p "$DNS_PORT" +tries=1 +time=3 "$@" | sed -n 's/.*status: \([A-Z]*\).*/\1/p'
+  on_lan dig @"$GUEST_IP" -p "$DNS_PORT" +tries=1 +time=3 "$@" | sed -n 's/.*status: \([A-Z]*\).*/\1/p'
 }
 
 wait_dns() { # timeout-seconds: any reply at all counts
@@ -93,8 +111,8 @@ wait_for() { # timeout-seconds command...
 
 api() { # method path [json] -> body; HTTP status in $API_STATUS
   local out
-  out=$(curl -s -m 60 -X "$1" -w '\n%{http_code}' -H 'Content-Type: application/json' \
-    ${SID:+-H "X-FTL-SID: $SID"} ${3:+--data "$3"} "http://127.0.0.1:$HTTP_PORT$2") || { API_STATUS=000; return 0; }
+  out=$(on_lan curl -s -m 60 -X "$1" -w '\n%{http_code}' -H 'Content-Type: application/json' \
+    ${SID:+-H "X-FTL-SID: $SID"} ${3:+--data "$3"} "http://$GUEST_IP:$HTTP_PORT$2") || { API_STATUS=000; return 0; }
   API_STATUS=${out##*$'\n'}
   printf '%s' "${out%$'\n'*}"
 }
@@ -112,6 +130,6 @@ guest() {
   return 255
 }
 guest_once() {
-  ssh -q -i "$T/ssh_key" -p "$SSH_PORT" -o BatchMode=yes -o StrictHostKeyChecking=no \
-    -o UserKnownHostsFile=/dev/null -o ConnectTimeout=15 root@127.0.0.1 "$@"
+  on_lan ssh -q -i "$T/ssh_key" -p "$SSH_PORT" -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null -o ConnectTimeout=15 "root@$GUEST_IP" "$@"
 }
