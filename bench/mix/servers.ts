@@ -37,6 +37,8 @@ export function upstreamCommand(port: number): string[] {
 /** Moat gets the lists as a user does: POST /api/lists, then a gravity run. Returns gravity's last lines. */
 export async function loadMoatLists(httpPort: number, mix: MixFiles): Promise<string> {
   const api = (path: string, init?: RequestInit) => fetch(`http://127.0.0.1:${httpPort}/api${path}`, { ...init, headers: { "content-type": "application/json" } });
+  // DNS listens before the API does
+  for (let i = 0; i < 300 && !(await api("/info/login").then((r) => r.ok, () => false)); i++) await Bun.sleep(100);
   const r = await api("/lists?type=block", { method: "POST", body: JSON.stringify({ address: [`file://${mix.hostsFile}`, `file://${mix.abpFile}`] }) });
   if (r.status !== 201) throw new Error(`POST /api/lists: ${r.status} ${await r.text()}`);
   const g = await (await api("/action/gravity", { method: "POST" })).text();

@@ -52,7 +52,8 @@ export class DnsThreads {
 
   private spawn(i: number): Promise<string | null> {
     const o = this.o;
-    const w = new Worker(workerUrl("dns/threads/worker.ts"));
+    // the name is the OS thread's too (top -H, /proc/<pid>/task/*/comm, bench/mix's per-thread CPU)
+    const w = new Worker(workerUrl("dns/threads/worker.ts"), { name: `dns-${i + 1}` } as WorkerOptions);
     (w as unknown as { unref?: () => void }).unref?.();
     this.workers.push(w);
     this.latest.push(null);
