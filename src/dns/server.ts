@@ -18,6 +18,7 @@ import { bindUdp, type UdpSocket } from "./udp-socket.ts";
 import { DnsThreads } from "./threads/pool.ts";
 import type { LeaseNames } from "./threads/protocol.ts";
 import { sumCache, sumOrigins, sumUpstreams } from "./threads/sums.ts";
+import { inSharedMemory } from "./threads/shared-snapshot.ts";
 
 /** What the rest of Moat sees of the DNS engine (rt.dns). */
 export interface DnsHandle {
@@ -76,6 +77,7 @@ export class DnsServer implements DnsHandle {
     });
     this.filterEngine = new FilterEngine({
       dbPath: rt.paths.gravityDb, log: rt.log, clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) },
+      prepare: (data) => (threadCount(rt.config.current.dns.threads) > 1 ? inSharedMemory(data) : data),
       published: (snap) => this.threads?.snapshot(snap),
     });
     this.engine = new QueryEngine({ config: rt.config, blocking: rt.blocking, sink: { record: (r) => rt.queries.record(r) }, log: rt.log, snapshot: () => this.filterEngine.current });

@@ -69,6 +69,8 @@ export interface FilterEngineOptions {
   clientOpts?: ClientResolverOptions;
   /** build in a worker (default) or inline (tests of the engine itself) */
   worker?: boolean;
+  /** applied to each build's data before it becomes a snapshot (the DNS threads move it into shared memory) */
+  prepare?: (data: SnapshotData) => SnapshotData;
   /** called with each new snapshot once it is current; rebuild() resolves after its promise (the other DNS threads take it) */
   published?: (snap: Snapshot) => Promise<void> | void | undefined;
 }
@@ -103,7 +105,8 @@ export class FilterEngine {
       do {
         this.again = false;
         try {
-          const data = await this.build();
+          const built = await this.build();
+          const data = this.o.prepare ? this.o.prepare(built) : built;
           const snap = new Snapshot(data, Date.now(), this.o.clientOpts);
           for (const p of snap.problems) this.o.log("warn", p);
           this.current = snap;

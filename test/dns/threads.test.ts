@@ -103,6 +103,21 @@ test("blocking disabled through the API is off in every thread, and on again whe
   expect((await many(40, () => "soon-blocked.threads.test")).map(firstAddress).filter((a) => a !== "0.0.0.0")).toEqual([]);
 }, 30_000);
 
+test("names from block lists (hosts and ABP) after a gravity run are blocked by every thread", async () => {
+  const lists = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("0.0.0.0 listed.threads.test\n||abp.threads.test^\n") });
+  try {
+    expect((await moat.api("/api/lists?type=block", { method: "POST", body: JSON.stringify({ address: `http://127.0.0.1:${lists.port}/l.txt` }) })).status).toBe(201);
+    expect(await (await moat.api("/api/action/gravity", { method: "POST" })).text()).toContain("Done");
+  } finally {
+    lists.stop(true);
+  }
+  const before = await perThread();
+  const replies = await many(60, (i) => (i % 2 ? "listed.threads.test" : `sub${i}.abp.threads.test`));
+  expect(replies.map(firstAddress).filter((a) => a !== "0.0.0.0")).toEqual([]);
+  await until(async () => sum(await perThread()) - sum(before) >= 60, 10_000, "counted");
+  expect((await perThread()).every((n, i) => n > before[i]!)).toBe(true);
+}, 30_000);
+
 test("a local record added through the config API is answered by every thread", async () => {
   const r = await moat.api("/api/config/dns/hosts/10.0.0.8%20new.threads.test", { method: "PUT" });
   expect(r.status).toBe(201);
