@@ -98,7 +98,7 @@ export const schema = {
       },
     },
     rateLimit: {
-      count: uint(1000, "Queries a client may send per interval (0 disables)"),
+      count: uint(1000, "Queries a client may send per interval (0 disables); with dns.threads > 1 the limit applies per thread (per UDP socket the client reaches)"),
       interval: uint(60, "Rate-limit interval, seconds (0 disables)"),
     },
   },
