@@ -1,10 +1,10 @@
 // The soak: Moat and unbound side by side at one constant rate each for --minutes, on the mix's
 // lists and queries, with Moat's window (webserver.api.maxHistory) short enough to be full early,
 // so what a full day looks like in memory is reached within the run. RSS + tmpfs of both are sampled
-// every 10 s; the report gives each server's spread once Moat's window is full (the issue's bar:
+// every --sample seconds (10); the report gives each server's spread once Moat's window is full (the issue's bar:
 // flat within ±10%) and the CPU each used per query.
 // Usage: bun bench/mix/soak.ts [--minutes 30] [--qps 2000] [--history 600] [--list 100000]
-//   [--queries 300000] [--moat-env KEY=VALUE,...]
+//   [--queries 300000] [--sample 10] (seconds between samples) [--rows 30] (timeline lines) [--moat-env KEY=VALUE,...]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -21,6 +21,7 @@ const arg = (n: string, d: string) => {
 const MINUTES = Number(arg("minutes", "30"));
 const QPS = Number(arg("qps", "2000"));
 const HISTORY = Number(arg("history", "600"));
+const SAMPLE_S = Number(arg("sample", "10"));
 const UPSTREAM = 25820, MOAT = 25821, UNBOUND = 25822, HTTP = 25830;
 const dir = mkdtempSync(join(tmpdir(), "moat-soak-"));
 
@@ -57,7 +58,7 @@ try {
     samples.push({ t: (performance.now() - t0) / 1000, moat: rssMb(servers.moat) + tmpfs, unbound: rssMb(servers.unbound), moatTmpfs: tmpfs });
   };
   sample();
-  const timer = setInterval(sample, 10_000);
+  const timer = setInterval(sample, SAMPLE_S * 1000);
   console.log(`soak: ${MINUTES} min at ${QPS} QPS each, Moat's window ${HISTORY} s (webserver.api.maxHistory)`);
   const seconds = String(MINUTES * 60);
   const [m, u] = await Promise.all([
@@ -80,7 +81,7 @@ try {
   const ru = report("unbound", u.answered, u.lost);
   console.log(`moat/unbound: memory ${(rm.mean / ru.mean).toFixed(2)}, CPU per query ${(rm.cpu / ru.cpu).toFixed(2)}`);
   console.log("\n     t   moat RSS+tmpfs (tmpfs)   unbound RSS, MiB");
-  const step = Math.max(1, Math.floor(samples.length / 30));
+  const step = Math.max(1, Math.floor(samples.length / Number(arg("rows", "30"))));
   for (const [i, s] of samples.entries())
     if (i % step === 0 || i === samples.length - 1) console.log(`${s.t.toFixed(0).padStart(6)}s ${s.moat.toFixed(0).padStart(8)} (${s.moatTmpfs.toFixed(0).padStart(3)}) ${s.unbound.toFixed(0).padStart(16)}`);
 } finally {
