@@ -9,7 +9,7 @@ import { logBytes, shedOldest } from "./log-budget.ts";
 import { decodeBatch, type RecordBatch } from "./record-batch.ts";
 import { catchUpRollups } from "./rollup.ts";
 import { QueryStore, type StoredRecord } from "./store.ts";
-import { MAX_PENDING, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
+import { HOLD_MAX, HOLD_MS, MAX_PENDING, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
 
 declare const self: Worker;
 
@@ -34,6 +34,35 @@ const EARLY_WRITE = 50_000;
  */
 const COLLECT_EVERY = 32_768;
 let sinceCollect = 0;
+
+/** Records received and not yet in the 24 h log (writer-protocol.ts, HOLD_MS), and the last "records" operation among them. */
+let held: StoredRecord[] = [];
+let heldSeq = 0;
+let heldBudget = { bytes: 0, mib: 0 };
+let holdTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** Inserts the held records in one transaction and marks their operations done. */
+function insertHeld(): void {
+  if (holdTimer) clearTimeout(holdTimer);
+  holdTimer = null;
+  if (!heldSeq) return;
+  const records = held, seq = heldSeq;
+  held = [];
+  heldSeq = 0;
+  try {
+    memory?.insert(records);
+    keepWithinBudget(heldBudget.bytes, heldBudget.mib);
+  } catch (e) {
+    report(`in-memory query log insert failed: ${(e as Error).message}`);
+  }
+  sinceCollect += records.length;
+  if (sinceCollect >= COLLECT_EVERY) {
+    sinceCollect = 0;
+    // full: what outlives a young collection (the queue written since) is old garbage by now
+    Bun.gc(true);
+  }
+  done(seq, true);
+}
 
 function report(message: string): void {
   self.postMessage({ log: message });
@@ -148,23 +177,13 @@ function handle(m: WriterOp): boolean {
       return true;
     }
     case "records": {
-      const records = decodeBatch(m.batch);
-      try {
-        memory?.insert(records);
-        keepWithinBudget(m.budgetBytes, m.budgetMiB);
-      } catch (e) {
-        report(`in-memory query log insert failed: ${(e as Error).message}`);
-      }
-      sinceCollect += records.length;
-      if (sinceCollect >= COLLECT_EVERY) {
-        sinceCollect = 0;
-        // full: what outlives a young collection (the queue written since) is old garbage by now
-        Bun.gc(true);
-      }
+      for (const r of decodeBatch(m.batch)) held.push(r);
+      heldSeq = m.seq;
+      heldBudget = { bytes: m.budgetBytes, mib: m.budgetMiB };
       if (m.toDisk) {
         // Over the limit the oldest batches go, at least a tenth of it at once.
-        if (queued + records.length > MAX_PENDING) {
-          const target = Math.min(queued, Math.max(MAX_PENDING / 10, queued + records.length - MAX_PENDING));
+        if (queued + m.batch.count > MAX_PENDING) {
+          const target = Math.min(queued, Math.max(MAX_PENDING / 10, queued + m.batch.count - MAX_PENDING));
           let drop = 0;
           while (drop < target && queue.length) drop += queue.shift()!.count;
           queued -= drop;
@@ -178,6 +197,8 @@ function handle(m: WriterOp): boolean {
       }
       return true;
     }
+    case "sync":
+      return true;
     case "flushDisk":
       return flushDisk(m.keepSeconds, m.now);
     case "pruneMemory":
@@ -201,11 +222,15 @@ function handle(m: WriterOp): boolean {
 
 self.onmessage = (ev: MessageEvent<WriterOp>) => {
   const m = ev.data;
+  // every other operation finds the records sent before it in the log
+  if (m.op !== "records") insertHeld();
   let ok = false;
   try {
     ok = handle(m);
   } catch (e) {
     report(`query writer: ${m.op} failed: ${(e as Error).message}`);
   }
-  done(m.seq, ok);
+  if (m.op !== "records") done(m.seq, ok);
+  else if (held.length >= HOLD_MAX) insertHeld();
+  else holdTimer ??= setTimeout(insertHeld, HOLD_MS);
 };

@@ -120,8 +120,7 @@ export class QueryWriter {
    * request gets the log as it stands rather than waiting for it.
    */
   async syncMemoryAsync(timeoutMs = 500): Promise<void> {
-    this.send();
-    const seq = this.recordsSeq;
+    const seq = this.syncSeq();
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const d = Atomics.load(this.state, State.DONE);
@@ -132,10 +131,15 @@ export class QueryWriter {
     }
   }
 
+  /** Sends what is queued and, when the thread may still hold records back, asks for them (writer-protocol.ts, HOLD_MS): the sequence to wait for. */
+  private syncSeq(): number {
+    this.send();
+    return Atomics.load(this.state, State.DONE) >= this.recordsSeq ? this.recordsSeq : this.post({ op: "sync" });
+  }
+
   /** Makes every record added so far readable in memoryDb (waits at most timeoutMs, blocking). */
   syncMemory(timeoutMs = 2000): void {
-    this.send();
-    this.wait(this.recordsSeq, timeoutMs);
+    this.wait(this.syncSeq(), timeoutMs);
   }
 
   /** Writes the queue to the long-term database; with `wait`, returns whether it succeeded. */
