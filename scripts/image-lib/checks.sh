@@ -61,11 +61,11 @@ data_grown() { # the data partition ends where the card does, its filesystem fil
 }
 hostname_is_moat() { [ "$(guest hostname)" = moat ]; }
 time_sync_enabled() { guest systemctl is-enabled systemd-timesyncd.service >/dev/null; }
-runs_confined() { # own user, only CAP_NET_BIND_SERVICE; pid, owner and status read in one go (a restart between reads)
+runs_confined() { # own user, only CAP_NET_BIND_SERVICE and CAP_NET_RAW; pid, owner and status read in one go (a restart between reads)
   local out; out=$(guest 'p=$(systemctl show -P MainPID moat.service); stat -c %U /proc/$p && cat /proc/$p/status') || return 1
   local user; user=$(head -1 <<<"$out")
   log "  moat runs as $user; CapEff $(awk '/^CapEff/ {print $2}' <<<"$out")"
-  [ "$user" = moat ] && grep -q '^CapEff:.*0000000000000400$' <<<"$out"
+  [ "$user" = moat ] && grep -q '^CapEff:.*0000000000002400$' <<<"$out"
 }
 # Threads come and go (Bun's and the runtime's helpers): a task that ends between the listing and the
 # reading is skipped, not an error. Fails when no thread of moat is at SCHED_IDLE: the writer is missing or
@@ -159,7 +159,7 @@ run_checks() {
   check "data partition and filesystem grown to the card's end, /etc/moat mounted" data_grown
   check "hostname is moat" hostname_is_moat
   check "time sync enabled" time_sync_enabled
-  check "moat runs as its own user with CAP_NET_BIND_SERVICE only" wait_for 30 runs_confined
+  check "moat runs as its own user with CAP_NET_BIND_SERVICE and CAP_NET_RAW only" wait_for 30 runs_confined
   check "the query writer thread runs at SCHED_IDLE" wait_for 30 writer_idle
   check "listening: exactly Moat's DNS, HTTP, HTTPS, DoT and NTP, and SSH" \
     wait_for 30 listens_exactly "$APPLIANCE_LISTENERS $SSH_LISTENER" "$DHCP_CLIENT_LISTENERS"
