@@ -1,19 +1,20 @@
 // The few socket calls Bun's own UDP sockets cannot make, through libc: a DHCP server must bind to
 // one interface (SO_BINDTODEVICE), send to 255.255.255.255 (SO_BROADCAST) and share port 67 between
-// interfaces (SO_REUSEADDR). Constants are Linux's (socket(7), ip(7)).
+// interfaces (SO_REUSEADDR). Constants are Linux's (socket(7), ip(7)). The one libc binding of
+// src/dhcp: libc6.ts builds the IPv6 sockets on it.
 import { dlopen, FFIType, ptr, read } from "bun:ffi";
 
 export const AF_INET = 2;
-const SOCK_DGRAM = 2;
-const SOCK_RAW = 3;
-const SOCK_NONBLOCK = 0o4000;
-const SOCK_CLOEXEC = 0o2000000;
-const SOL_SOCKET = 1;
-const SO_REUSEADDR = 2;
+export const SOCK_DGRAM = 2;
+export const SOCK_RAW = 3;
+export const SOCK_NONBLOCK = 0o4000;
+export const SOCK_CLOEXEC = 0o2000000;
+export const SOL_SOCKET = 1;
+export const SO_REUSEADDR = 2;
 const SO_BROADCAST = 6;
 const SO_BINDTODEVICE = 25;
 export const IPPROTO_ICMP = 1;
-const MSG_DONTWAIT = 0x40;
+export const MSG_DONTWAIT = 0x40;
 export const POLLIN = 1;
 
 // opened on first use: a Moat without DHCP never needs it (and starts where there is no glibc)
@@ -26,18 +27,21 @@ function open() {
     recvfrom: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i64 },
     poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
+    if_nametoindex: { args: [FFIType.ptr], returns: FFIType.u32 },
     __errno_location: { args: [], returns: FFIType.ptr },
   }).symbols;
 }
 let lib: ReturnType<typeof open> | null = null;
-const c = () => (lib ??= open());
+/** libc's socket calls, loaded on first use */
+export const libc = () => (lib ??= open());
+const c = libc;
 
 function errno(): number {
   const p = c().__errno_location();
   return p ? read.i32(p, 0) : 0;
 }
 
-function fail(what: string): never {
+export function fail(what: string): never {
   const code = errno();
   const names: Record<number, string> = { 1: "EPERM", 13: "EACCES", 19: "ENODEV", 98: "EADDRINUSE", 99: "EADDRNOTAVAIL" };
   throw new Error(`${what} failed (${names[code] ?? `errno ${code}`})`);
@@ -53,9 +57,15 @@ export function sockaddrIn(addr: number, port: number): Uint8Array {
   return b;
 }
 
-function setInt(fd: number, level: number, name: number, value: number, what: string) {
+export function setInt(fd: number, level: number, name: number, value: number, what: string) {
   const one = new Int32Array([value]);
   if (c().setsockopt(fd, level, name, ptr(one), 4) !== 0) fail(what);
+}
+
+/** SO_BINDTODEVICE: the socket sees and sends through `ifname` only. */
+export function bindToDevice(fd: number, ifname: string): void {
+  const name = new TextEncoder().encode(ifname + "\0");
+  if (c().setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) fail(`binding to interface ${ifname}`);
 }
 
 /** A non-blocking UDP socket on 0.0.0.0:port that only sees and sends through `ifname`. */
@@ -65,8 +75,7 @@ export function udpOnInterface(ifname: string, port: number): number {
   try {
     setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
     setInt(fd, SOL_SOCKET, SO_BROADCAST, 1, "SO_BROADCAST");
-    const name = new TextEncoder().encode(ifname + "\0");
-    if (c().setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) fail(`binding to interface ${ifname}`);
+    bindToDevice(fd, ifname);
     const sa = sockaddrIn(0, port);
     if (c().bind(fd, ptr(sa), sa.length) !== 0) fail(`bind to port ${port}`);
   } catch (e) {
@@ -80,10 +89,11 @@ export function udpOnInterface(ifname: string, port: number): number {
 export function icmpSocket(ifname: string): number {
   const fd = c().socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
   if (fd < 0) fail("ICMP socket");
-  const name = new TextEncoder().encode(ifname + "\0");
-  if (c().setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) {
+  try {
+    bindToDevice(fd, ifname);
+  } catch (e) {
     c().close(fd);
-    fail(`binding to interface ${ifname}`);
+    throw e;
   }
   return fd;
 }

@@ -6,7 +6,8 @@
 // the advertisement's O flag says so.
 import { networkInterfaces } from "node:os";
 import { closeFd, pollReadable, recvFrom } from "./libc.ts";
-import { dhcp6Socket, ipv6Bytes, ndSocket, recvFrom6, sendIcmp6, sendTo6 } from "./libc6.ts";
+import { ipv6Bytes } from "../filter/ip.ts";
+import { dhcp6Socket, ndSocket, recvFrom6, sendIcmp6, sendTo6 } from "./libc6.ts";
 import { dhcp6Reply, duidLL } from "./dhcp6.ts";
 
 const ALL_NODES = "ff02::1";

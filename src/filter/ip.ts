@@ -2,6 +2,8 @@
 import { isIP } from "node:net";
 import { ipv4Bytes, ipv6Bytes } from "../dns/reply.ts";
 
+export { ipv6Bytes };
+
 /** Recent results of normalizeIp: a network has few clients, and a new string per query is garbage. */
 const normalized = new Map<string, string>();
 
