@@ -3,32 +3,20 @@
 // published yet, a node away while the others change things. DNS answers on every node
 // throughout with the last configuration it had; nothing a node acknowledged is lost; the fleet
 // converges when Redis or the node returns; GET /api/fleet says who is out of step.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { MoatProcess } from "../harness/moat.ts";
-import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { startRedis, type RedisServer } from "../harness/redis.ts";
 import { call } from "../lists/helpers.ts";
 import { until } from "../dns/helpers.ts";
-import { dig, fleetView, startNodes, untilDig } from "./helpers.ts";
+import { dig, fleetView, threeNodes, untilDig } from "./helpers.ts";
 
 const FWD = "192.0.2.74";
-let redis: RedisServer;
-let up: Upstream;
-let nodes: MoatProcess[] = [];
-
-beforeAll(async () => {
-  [redis, up] = await Promise.all([startRedis(), startUpstream({ addr: FWD })]);
-  nodes = await startNodes(["n1", "n2", "n3"], { redis: redis.url, upstream: up.address });
-}, 60000);
-afterAll(async () => {
-  await Promise.all([...nodes.map((n) => n.dispose()), up?.stop(), redis?.dispose()]);
-});
+const fleet = threeNodes(FWD);
 
 test("Redis killed: every node answers with what it has, changes wait, and all converge when Redis is back", async () => {
-  const [n1, n2, n3] = nodes as [MoatProcess, MoatProcess, MoatProcess];
+  const [n1, n2, n3] = fleet.nodes as [MoatProcess, MoatProcess, MoatProcess];
   expect((await call(n1, "POST", "/api/domains/deny/exact", { domain: "before.fault.test" })).status).toBe(201);
   await untilDig(n3, "before.fault.test", "0.0.0.0");
-  await redis.kill();
+  await fleet.redis.kill();
   // the change is acknowledged and in force where it was made
   expect((await call(n2, "POST", "/api/domains/deny/exact", { domain: "during.fault.test" })).status).toBe(201);
   expect(await dig(n2, "during.fault.test")).toBe("0.0.0.0");
@@ -43,7 +31,7 @@ test("Redis killed: every node answers with what it has, changes wait, and all c
   const fleetMessages = async (n: MoatProcess) => ((await call(n, "GET", "/api/info/messages")).json.messages as Array<{ type: string; plain: string }>).filter((m) => m.type === "FLEET");
   await until(async () => (await fleetMessages(n2)).some((m) => /cannot reach the fleet's Redis.*its own changes wait/.test(m.plain)), 10000, "a FLEET message on n2");
   // Redis comes back empty (no persistence): the nodes give it their state again
-  await redis.start();
+  await fleet.redis.start();
   await Promise.all([untilDig(n1, "during.fault.test", "0.0.0.0", 15000), untilDig(n3, "during.fault.test", "0.0.0.0", 15000)]);
   expect(await dig(n3, "before.fault.test")).toBe("0.0.0.0");
   await until(async () => (await fleetMessages(n2)).length === 0, 8000, "the FLEET message taken back");
@@ -54,21 +42,21 @@ test("Redis killed: every node answers with what it has, changes wait, and all c
 });
 
 test("a node killed with kill -9 before it could publish its change publishes it when it comes back", async () => {
-  const [n1, , n3] = nodes as [MoatProcess, MoatProcess, MoatProcess];
-  await redis.kill();
+  const [n1, , n3] = fleet.nodes as [MoatProcess, MoatProcess, MoatProcess];
+  await fleet.redis.kill();
   expect((await call(n3, "PUT", "/api/config/dns/hosts/10.7.7.7%20crash.fault.test")).status).toBe(201);
   expect(await dig(n3, "crash.fault.test")).toBe("10.7.7.7");
   n3.proc!.kill("SIGKILL");
   await n3.proc!.exited;
-  await redis.start();
+  await fleet.redis.start();
   const back = new MoatProcess(n3.dataDir, n3.httpPort, n3.dnsPort, n3.opts);
-  nodes[2] = back;
+  fleet.nodes[2] = back;
   await back.start();
   await untilDig(n1, "crash.fault.test", "10.7.7.7", 15000);
 });
 
 test("a node away while the others change things catches up when it returns", async () => {
-  const [n1, n2] = nodes as [MoatProcess, MoatProcess];
+  const [n1, n2] = fleet.nodes as [MoatProcess, MoatProcess];
   await n2.stop();
   expect((await call(n1, "POST", "/api/domains/deny/exact", { domain: "away.fault.test" })).status).toBe(201);
   expect((await call(n1, "POST", "/api/dns/blocking", { blocking: false })).status).toBe(200);

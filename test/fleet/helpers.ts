@@ -1,5 +1,8 @@
 // Fleet test helpers: Moat nodes joined to one redis-server, and dig against any of them.
+import { afterAll, beforeAll } from "bun:test";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
+import { startRedis, type RedisServer } from "../harness/redis.ts";
+import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { runDig, until } from "../dns/helpers.ts";
 import { call } from "../lists/helpers.ts";
 
@@ -35,6 +38,25 @@ export async function startNodes(names: string[], opts: { redis: string; upstrea
     throw (failed as PromiseRejectedResult).reason;
   }
   return ok;
+}
+
+export interface ThreeNodes {
+  redis: RedisServer;
+  up: Upstream;
+  nodes: MoatProcess[];
+}
+
+/** Nodes n1–n3 on one redis-server, forwarding to one upstream that answers `fwd`: started before a test file's tests, disposed after them. */
+export function threeNodes(fwd: string): ThreeNodes {
+  const f = { nodes: [] as MoatProcess[] } as ThreeNodes;
+  beforeAll(async () => {
+    [f.redis, f.up] = await Promise.all([startRedis(), startUpstream({ addr: fwd })]);
+    f.nodes = await startNodes(["n1", "n2", "n3"], { redis: f.redis.url, upstream: f.up.address });
+  }, 60000);
+  afterAll(async () => {
+    await Promise.all([...f.nodes.map((n) => n.dispose()), f.up?.stop(), f.redis?.dispose()]);
+  });
+  return f;
 }
 
 /** The first address dig gets for `name` from the node (one try), or "" when none. */

@@ -2,29 +2,17 @@
 // change made on any node is answered by dig on the others; edits made at the same moment on two
 // nodes both survive (different entries) or end alike everywhere (same entry); ids agree; a
 // teleporter import on one node reaches all; GET /api/fleet shows who published what.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { MoatProcess } from "../harness/moat.ts";
-import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { startRedis, type RedisServer } from "../harness/redis.ts";
 import { call } from "../lists/helpers.ts";
 import { until } from "../dns/helpers.ts";
-import { dig, fleetView, startNodes, untilDig } from "./helpers.ts";
+import { dig, fleetView, threeNodes, untilDig } from "./helpers.ts";
 
 const FWD = "192.0.2.71";
-let redis: RedisServer;
-let up: Upstream;
-let nodes: MoatProcess[] = [];
-
-beforeAll(async () => {
-  [redis, up] = await Promise.all([startRedis(), startUpstream({ addr: FWD })]);
-  nodes = await startNodes(["n1", "n2", "n3"], { redis: redis.url, upstream: up.address });
-}, 60000);
-afterAll(async () => {
-  await Promise.all([...nodes.map((n) => n.dispose()), up?.stop(), redis?.dispose()]);
-});
+const fleet = threeNodes(FWD);
 
 test("a change on each node is answered by dig on the others", async () => {
-  const [n1, n2, n3] = nodes as [MoatProcess, MoatProcess, MoatProcess];
+  const [n1, n2, n3] = fleet.nodes as [MoatProcess, MoatProcess, MoatProcess];
   expect(await dig(n2, "ads.fleet.test")).toBe(FWD);
   // a deny entry on n1
   expect((await call(n1, "POST", "/api/domains/deny/exact", { domain: "ads.fleet.test" })).status).toBe(201);
@@ -49,13 +37,13 @@ test("a change on each node is answered by dig on the others", async () => {
 });
 
 test("edits at the same moment on two nodes: both entries survive, one entry ends alike, ids agree", async () => {
-  const [n1, n2, n3] = nodes as [MoatProcess, MoatProcess, MoatProcess];
+  const [n1, n2, n3] = fleet.nodes as [MoatProcess, MoatProcess, MoatProcess];
   const [a, b] = await Promise.all([
     call(n1, "POST", "/api/domains/deny/exact", { domain: "one.race.fleet.test", comment: "from n1" }),
     call(n2, "POST", "/api/domains/deny/exact", { domain: "two.race.fleet.test", comment: "from n2" }),
   ]);
   expect([a.status, b.status]).toEqual([201, 201]);
-  for (const n of nodes) await Promise.all([untilDig(n, "one.race.fleet.test", "0.0.0.0"), untilDig(n, "two.race.fleet.test", "0.0.0.0")]);
+  for (const n of fleet.nodes) await Promise.all([untilDig(n, "one.race.fleet.test", "0.0.0.0"), untilDig(n, "two.race.fleet.test", "0.0.0.0")]);
   // the same entry changed on two nodes at once: every node ends with the same comment
   await Promise.all([
     call(n1, "PUT", "/api/domains/deny/exact/one.race.fleet.test", { comment: "n1 says", enabled: true }),
@@ -64,7 +52,7 @@ test("edits at the same moment on two nodes: both entries survive, one entry end
   const listOf = async (n: MoatProcess) =>
     JSON.stringify(((await call(n, "GET", "/api/domains")).json.domains as Array<Record<string, unknown>>).map((d) => [d.id, d.domain, d.type, d.kind, d.comment, d.enabled, d.groups]));
   await until(async () => {
-    const [x, y, z] = await Promise.all(nodes.map(listOf));
+    const [x, y, z] = await Promise.all(fleet.nodes.map(listOf));
     return x === y && y === z;
   }, 10000, "the same domain table on all nodes");
   const final = JSON.parse(await listOf(n2)) as unknown[][];
@@ -73,7 +61,7 @@ test("edits at the same moment on two nodes: both entries survive, one entry end
 });
 
 test("GET /api/fleet: every node, its versions and who published the state in force", async () => {
-  const [n1] = nodes as [MoatProcess];
+  const [n1] = fleet.nodes as [MoatProcess];
   await until(async () => (await fleetView(n1)).nodes.filter((x: any) => x.healthy).length === 3, 8000, "three healthy nodes");
   const f = await fleetView(n1);
   expect(f.enabled).toBe(true);
@@ -88,7 +76,7 @@ test("GET /api/fleet: every node, its versions and who published the state in fo
 });
 
 test("a teleporter import on one node reaches all", async () => {
-  const [n1, n2, n3] = nodes as [MoatProcess, MoatProcess, MoatProcess];
+  const [n1, n2, n3] = fleet.nodes as [MoatProcess, MoatProcess, MoatProcess];
   expect((await call(n1, "POST", "/api/domains/deny/exact", { domain: "saved.fleet.test" })).status).toBe(201);
   await untilDig(n3, "saved.fleet.test", "0.0.0.0");
   const backup = new Uint8Array(await (await n1.api("/api/teleporter")).arrayBuffer());
