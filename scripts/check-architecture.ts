@@ -1,0 +1,217 @@
+// Checks the layering that src/*/README.md describes, so it cannot drift silently:
+//  1. no import cycle between files (type imports included: a cycle is a cycle to a reader);
+//  2. no value-import cycle between folders (src/<folder>/...; `import type` does not tie folders);
+//  3. every SQL statement on a table lives in that table's owner (TABLE_OWNERS below).
+// Run: bun scripts/check-architecture.ts [--graph]   (exit 1 and one line per finding when broken)
+import ts from "typescript";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "..");
+const SRC = join(ROOT, "src");
+
+/**
+ * Each table of gravity.db and pihole-FTL.db, and the files or folders (relative to src/) that may name it
+ * in SQL. Schemas (src/db/) create every table and are allowed everywhere.
+ */
+export const TABLE_OWNERS: Record<string, string[]> = {
+  // the management tables: src/lists/ owns them; the gravity run (filter/gravity) and the snapshot build
+  // read the lists it needs through src/lists/ too, except the bulk tables it fills itself
+  domainlist: ["lists/"],
+  adlist: ["lists/"],
+  group: ["lists/"],
+  client: ["lists/"],
+  domainlist_by_group: ["lists/"],
+  adlist_by_group: ["lists/"],
+  client_by_group: ["lists/"],
+  domain_audit: ["lists/"],
+  // what a gravity run fills
+  gravity: ["filter/gravity/", "lists/"],
+  antigravity: ["filter/gravity/", "lists/"],
+  info: ["filter/gravity/", "lists/"],
+  // pihole-FTL.db
+  message: ["messages/"],
+  session: ["auth/"],
+  queries: ["querylog/"],
+  query_storage: ["querylog/"],
+  domain_by_id: ["querylog/"],
+  client_by_id: ["querylog/"],
+  forward_by_id: ["querylog/"],
+  addinfo_by_id: ["querylog/"],
+  ftl: ["querylog/"],
+  counters: ["querylog/"],
+  network: ["network/"],
+  network_addresses: ["network/"],
+  aliasclient: ["network/"],
+};
+
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (/\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+function resolveImport(from: string, spec: string): string | null {
+  if (!spec.startsWith(".")) return null;
+  const base = resolve(dirname(from), spec);
+  for (const p of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")]) {
+    try {
+      if (statSync(p).isFile()) return p;
+    } catch {}
+  }
+  return null;
+}
+
+function edgesOf(file: string, text: string): Edge[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ESNext, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const edges: Edge[] = [];
+  const add = (spec: string, typeOnly: boolean) => {
+    const to = resolveImport(file, spec);
+    if (to) edges.push({ from: file, to, typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const c = node.importClause;
+      let typeOnly = !!c?.isTypeOnly;
+      if (c && !typeOnly && !c.name && c.namedBindings && ts.isNamedImports(c.namedBindings)) {
+        typeOnly = c.namedBindings.elements.length > 0 && c.namedBindings.elements.every((e) => e.isTypeOnly);
+      }
+      add(node.moduleSpecifier.text, typeOnly);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      let typeOnly = node.isTypeOnly;
+      if (!typeOnly && node.exportClause && ts.isNamedExports(node.exportClause)) {
+        typeOnly = node.exportClause.elements.length > 0 && node.exportClause.elements.every((e) => e.isTypeOnly);
+      }
+      add(node.moduleSpecifier.text, typeOnly);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const a = node.arguments[0];
+      if (a && ts.isStringLiteral(a)) add(a.text, false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      add(node.argument.literal.text, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return edges;
+}
+
+/** Strongly connected components with more than one member (Tarjan). */
+function cycles(nodes: string[], next: (n: string) => string[]): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  const strong = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of next(v)) {
+      if (!idx.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1) out.push(comp.sort());
+    }
+  };
+  for (const n of nodes) if (!idx.has(n)) strong(n);
+  return out;
+}
+
+/** The folder a file belongs to for layering: src/<top>/, and src/web/ui as its own (browser) part. */
+function folderOf(file: string): string {
+  const rel = relative(SRC, file);
+  const parts = rel.split("/");
+  if (parts.length === 1) return "(root)";
+  return parts[0]!;
+}
+
+const SQL = /\b(?:SELECT\b[\s\S]*?\bFROM|INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO|JOIN|CREATE\s+(?:TEMP\s+)?(?:TABLE|INDEX|VIEW|TRIGGER)(?:\s+IF\s+NOT\s+EXISTS)?|DROP\s+(?:TABLE|VIEW|INDEX)(?:\s+IF\s+EXISTS)?|ALTER\s+TABLE)\s+["`]?(\w+)["`]?/gi;
+
+/** The tables each string literal in a file names in SQL. */
+function tablesIn(file: string, text: string): Set<string> {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ESNext, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const found = new Set<string>();
+  const scan = (s: string) => {
+    for (const m of s.matchAll(SQL)) {
+      const t = m[1]!.toLowerCase();
+      if (t in TABLE_OWNERS) found.add(t);
+    }
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) scan(node.text);
+    else if (ts.isTemplateExpression(node)) scan([node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(" x "));
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+function main(): number {
+  const files = walk(SRC);
+  const texts = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
+  const edges = files.flatMap((f) => edgesOf(f, texts.get(f)!));
+  const problems: string[] = [];
+
+  const byFile = new Map<string, string[]>();
+  for (const e of edges) (byFile.get(e.from) ?? byFile.set(e.from, []).get(e.from)!).push(e.to);
+  for (const c of cycles(files, (f) => byFile.get(f) ?? [])) {
+    problems.push(`file cycle: ${c.map((f) => relative(ROOT, f)).join(" ↔ ")}`);
+  }
+
+  const folderEdges = new Map<string, Set<string>>();
+  const why = new Map<string, string>();
+  for (const e of edges) {
+    if (e.typeOnly) continue;
+    const a = folderOf(e.from);
+    const b = folderOf(e.to);
+    if (a === b || a === "(root)" || b === "(root)") continue;
+    (folderEdges.get(a) ?? folderEdges.set(a, new Set()).get(a)!).add(b);
+    if (!why.has(`${a}>${b}`)) why.set(`${a}>${b}`, `${relative(ROOT, e.from)} → ${relative(ROOT, e.to)}`);
+  }
+  const folders = [...new Set(files.map(folderOf))];
+  for (const c of cycles(folders, (f) => [...(folderEdges.get(f) ?? [])])) {
+    const inside = [...why.entries()].filter(([k]) => { const [a, b] = k.split(">"); return c.includes(a!) && c.includes(b!); }).map(([, v]) => v);
+    problems.push(`folder value cycle: ${c.join(" ↔ ")} (${inside.join("; ")})`);
+  }
+  if (process.argv.includes("--graph")) {
+    for (const [a, bs] of [...folderEdges].sort()) console.log(`${a} → ${[...bs].sort().join(", ")}`);
+  }
+
+  for (const f of files) {
+    const rel = relative(SRC, f);
+    if (rel.startsWith("db/")) continue;
+    for (const t of tablesIn(f, texts.get(f)!)) {
+      const owners = TABLE_OWNERS[t]!;
+      if (!owners.some((o) => (o.endsWith("/") ? rel.startsWith(o) : rel === o))) {
+        problems.push(`SQL on table ${t} in src/${rel}; its owner is ${owners.map((o) => `src/${o}`).join(" or ")}`);
+      }
+    }
+  }
+
+  for (const p of problems) console.log(p);
+  console.log(problems.length ? `architecture: ${problems.length} problem(s)` : "architecture: no import cycles, SQL only in each table's owner");
+  return problems.length ? 1 : 0;
+}
+
+if (import.meta.main) process.exit(main());
