@@ -14,6 +14,7 @@ const SRC = join(ROOT, "src");
  * Each table of gravity.db and pihole-FTL.db, and the files or folders (relative to src/) that may name it
  * in SQL. Schemas (src/db/) create every table and are allowed everywhere.
  */
+/** A key ending in `*` covers every table whose name starts with what comes before it. */
 export const TABLE_OWNERS: Record<string, string[]> = {
   // the management tables: src/lists/ owns them; the gravity run (filter/gravity) and the snapshot build
   // read the lists it needs through src/lists/ too, except the bulk tables it fills itself
@@ -43,6 +44,8 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   network: ["network/"],
   network_addresses: ["network/"],
   aliasclient: ["network/"],
+  // the fleet's shared history in PostgreSQL
+  moat_queries: ["fleet/"],
 };
 
 interface Edge {
@@ -146,21 +149,32 @@ function folderOf(file: string): string {
   return parts[0]!;
 }
 
-const SQL = /\b(?:SELECT\b[\s\S]*?\bFROM|INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO|JOIN|CREATE\s+(?:TEMP\s+)?(?:TABLE|INDEX|VIEW|TRIGGER)(?:\s+IF\s+NOT\s+EXISTS)?|DROP\s+(?:TABLE|VIEW|INDEX)(?:\s+IF\s+EXISTS)?|ALTER\s+TABLE)\s+["`]?(\w+)["`]?/gi;
+// SQL keywords are written in capitals throughout src/, which keeps English text ("update failed") out
+const SQL = /\b(?:SELECT\b[^;]*?\bFROM|INSERT\s+(?:OR\s+[A-Z]+\s+)?INTO|UPDATE(?=\s+["`]?\w+["`]?(?:\.\w+)?\s+SET\b)|DELETE\s+FROM|REPLACE\s+INTO|JOIN|CREATE\s+(?:TEMP\s+)?(?:TABLE|VIEW|TRIGGER)(?:\s+IF\s+NOT\s+EXISTS)?|CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?\S+\s+ON|DROP\s+(?:TABLE|VIEW)(?:\s+IF\s+EXISTS)?|ALTER\s+TABLE)\s+["`]?(\w+)["`]?/g;
 
-/** The tables each string literal in a file names in SQL. */
+/** Names after FROM/INTO/JOIN that are not tables of ours: SQLite's own, table-valued functions, attached schemas. */
+const NOT_TABLES = new Set(["sqlite_master", "sqlite_schema", "sqlite_sequence", "json_each", "json_tree", "pragma_table_info", "main", "temp", "teleporter", "select", "values", "json_array_elements", "unnest", "generate_series"]);
+/** A placeholder for `${…}` in a template: a table named by an expression. */
+const DYNAMIC = "__dynamic__";
+
+/** The tables the SQL in a file's string literals names; DYNAMIC when a table name is computed. */
 function tablesIn(file: string, text: string): Set<string> {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ESNext, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const found = new Set<string>();
   const scan = (s: string) => {
     for (const m of s.matchAll(SQL)) {
-      const t = m[1]!.toLowerCase();
-      if (t in TABLE_OWNERS) found.add(t);
+      // `main.gravity` / `teleporter.adlist`: the table is the part after the schema
+      const after = s.slice(m.index! + m[0].length);
+      let t = m[1]!.toLowerCase();
+      const dotted = /^\.["`]?(\w+)/.exec(after);
+      if (dotted) t = dotted[1]!.toLowerCase();
+      if (t === DYNAMIC || (dotted && dotted[1] === DYNAMIC)) found.add(DYNAMIC);
+      else if (!NOT_TABLES.has(t)) found.add(t);
     }
   };
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) scan(node.text);
-    else if (ts.isTemplateExpression(node)) scan([node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(" x "));
+    else if (ts.isTemplateExpression(node)) scan([node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(DYNAMIC));
     ts.forEachChild(node, visit);
   };
   visit(sf);
@@ -198,11 +212,28 @@ function main(): number {
     for (const [a, bs] of [...folderEdges].sort()) console.log(`${a} → ${[...bs].sort().join(", ")}`);
   }
 
+  const ownerFolders = [...new Set(Object.values(TABLE_OWNERS).flat())];
   for (const f of files) {
     const rel = relative(SRC, f);
     if (rel.startsWith("db/")) continue;
     for (const t of tablesIn(f, texts.get(f)!)) {
-      const owners = TABLE_OWNERS[t]!;
+      if (t.includes(DYNAMIC) && t !== DYNAMIC) {
+        // `moat_rollup_${kind}`: the owner of the prefix's tables
+        const prefix = t.slice(0, t.indexOf(DYNAMIC));
+        const key = Object.keys(TABLE_OWNERS).find((k) => k.endsWith("*") && prefix.startsWith(k.slice(0, -1)));
+        if (key && TABLE_OWNERS[key]!.some((o) => rel.startsWith(o))) continue;
+        problems.push(`SQL on table ${t.replace(DYNAMIC, "${…}")} in src/${rel}, whose owner is unknown or elsewhere`);
+        continue;
+      }
+      if (t === DYNAMIC) {
+        if (!ownerFolders.some((o) => rel.startsWith(o))) problems.push(`SQL with a computed table name in src/${rel}, which owns no table`);
+        continue;
+      }
+      const owners = TABLE_OWNERS[t] ?? Object.entries(TABLE_OWNERS).find(([k]) => k.endsWith("*") && t.startsWith(k.slice(0, -1)))?.[1];
+      if (!owners) {
+        problems.push(`SQL on table ${t} in src/${rel}, a table with no owner in scripts/check-architecture.ts`);
+        continue;
+      }
       if (!owners.some((o) => (o.endsWith("/") ? rel.startsWith(o) : rel === o))) {
         problems.push(`SQL on table ${t} in src/${rel}; its owner is ${owners.map((o) => `src/${o}`).join(" or ")}`);
       }
