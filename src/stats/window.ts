@@ -4,26 +4,15 @@
 // a columnar ring (ring.ts) that names domains, clients and upstreams by ids into the tables here:
 // ~40 bytes a query instead of ~250 for a record object with its own strings, which is what decides
 // memory on a busy network, and nothing per query for the collector to trace.
-import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "./enums.ts";
-import type { QueryRecord } from "./record.ts";
+import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "../query/enums.ts";
+import type { QueryRecord } from "../query/record.ts";
 import { RecordRing, type RingEntry } from "./ring.ts";
-import { CompactTallies, TallyTable } from "./tallies.ts";
+import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
 
 export const SLOT_SECONDS = 600;
 export const WINDOW_SECONDS = 24 * 3600;
 /** 24 h of 10-minute slots plus the one in progress. */
 export const HISTORY_SLOTS = WINDOW_SECONDS / SLOT_SECONDS + 1;
-
-export interface Tally {
-  /** the key itself: one copy, shared by the queries that name it */
-  key: string;
-  /** what the ring stores instead of the key (reused once the tally counts nothing) */
-  id: number;
-  count: number;
-  blocked: number;
-  /** time of the newest query counted */
-  last: number;
-}
 
 export interface UpstreamTally {
   count: number;

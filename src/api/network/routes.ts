@@ -3,7 +3,7 @@
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type TSchema } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { gateways, interfaces, neighbours, routes } from "../../stats/network.ts";
+import { gateways, interfaces, neighbours, routes } from "../../host/interfaces.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { boolParam, intParam } from "../stats/params.ts";
 

@@ -1,7 +1,7 @@
 // /api/queries over a database in Pi-hole's layout: filters → one SQL statement, newest first,
 // paged by cursor (an id upper bound, so new queries do not shift pages) and offset.
 import type { Database } from "bun:sqlite";
-import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status, queryTypeName } from "./enums.ts";
+import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status, queryTypeName } from "../query/enums.ts";
 import { ADDINFO_CNAME } from "./store.ts";
 
 /** Hard cap of rows in one reply, whatever `length` asks. */
@@ -108,6 +108,11 @@ function typeClause(name: string): { sql: string; value: number } {
 /** The time of the oldest query a query database holds (0 when empty); the timestamp index answers it. */
 export function earliestQuery(db: Database): number {
   return (db.query("SELECT MIN(timestamp) AS t FROM query_storage").get() as { t: number | null }).t ?? 0;
+}
+
+/** ip → the host name stored with a client's queries (Pi-hole's client_by_id.name), where one is. */
+export function storedClientNames(db: Database): Array<{ ip: string; name: string }> {
+  return db.query("SELECT ip, name FROM client_by_id WHERE name IS NOT NULL AND name != ''").all() as Array<{ ip: string; name: string }>;
 }
 
 /** How many queries a query database holds, and the time of its oldest. */
