@@ -3,6 +3,7 @@
 import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
+import { forgetAllDevices } from "../../network/devices.ts";
 import { deleteQueriesSince } from "../../querylog/store.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 
@@ -66,10 +67,7 @@ export function actionRoutes(rt: Runtime) {
 function flushNetwork(rt: Runtime): { status: "success" } {
   allowDestructive(rt, "Flushing the network tables is not allowed");
   try {
-    rt.queryDb.transaction(() => {
-      rt.queryDb.run("DELETE FROM network_addresses");
-      rt.queryDb.run("DELETE FROM network");
-    })();
+    forgetAllDevices(rt.queryDb);
   } catch (e) {
     throw new ApiError(500, "server_error", "Cannot flush the network tables", (e as Error).message);
   }
