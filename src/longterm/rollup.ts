@@ -23,7 +23,7 @@
 import type { Database } from "bun:sqlite";
 import { BLOCKED_STATUSES, Status } from "../query/enums.ts";
 
-export const HOUR = 3600;
+const HOUR = 3600;
 export const DAY = 86400;
 /** Pi-hole's history slot (10 minutes), the same as the 24 h window's (src/stats/window.ts). */
 export const SLOT_SECONDS = 600;
@@ -94,7 +94,7 @@ const SPECS: readonly Spec[] = [
 ];
 
 /** What the rollups cover right now: hours [low, boundary), when `ready`. */
-export interface Coverage {
+interface Coverage {
   ready: boolean;
   low: number;
   boundary: number;

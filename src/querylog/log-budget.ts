@@ -45,7 +45,7 @@ export function logBytes(db: Database): number {
   return (n("page_count") - n("freelist_count")) * n("page_size");
 }
 
-export interface Shed {
+interface Shed {
   /** queries whose detail was dropped */
   rows: number;
   /** time of the oldest query still in the log, or null when it is empty */

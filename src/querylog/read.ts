@@ -5,7 +5,7 @@ import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE,
 import { ADDINFO_CNAME } from "./store.ts";
 
 /** Hard cap of rows in one reply, whatever `length` asks. */
-export const MAX_ROWS = 100_000;
+const MAX_ROWS = 100_000;
 
 export interface QueryFilter {
   from?: number;
@@ -58,7 +58,7 @@ export class FilterError extends Error {
   }
 }
 
-export interface QueryRow {
+interface QueryRow {
   id: number;
   time: number;
   type: string;
@@ -84,7 +84,7 @@ const BLOCKED_SQL = [...BLOCKED_STATUSES].join(",");
 const CACHE_SQL = [Status.CACHE, Status.CACHE_STALE].join(",");
 
 /** `*` wildcards → LIKE pattern (with `\` escaping the LIKE metacharacters of the input). */
-export function likePattern(s: string): string {
+function likePattern(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, "%");
 }
 

@@ -17,7 +17,7 @@ type Op = WriterOp extends infer T ? (T extends { seq: number } ? Omit<T, "seq">
 const BATCH = 8192;
 const DIR_PREFIX = "moat-querylog-";
 
-export interface WriterOptions {
+interface WriterOptions {
   diskPath: string;
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** how long a write waits for a locked long-term database */

@@ -13,7 +13,7 @@ import { QueryWriter } from "../querylog/writer.ts";
 export const HIDDEN_DOMAIN = "hidden";
 export const HIDDEN_CLIENT = "0.0.0.0";
 
-export interface StatsOptions {
+interface StatsOptions {
   config: ConfigStore;
   /** the long-term database (pihole-FTL.db); read here, written by the writer thread */
   disk: Database;

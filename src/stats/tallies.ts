@@ -49,7 +49,7 @@ export class TallyTable {
 }
 
 /** What forEach hands out: one reused object, read it before the next call. */
-export interface TallyView {
+interface TallyView {
   count: number;
   blocked: number;
   last: number;

@@ -14,7 +14,7 @@ export const WINDOW_SECONDS = 24 * 3600;
 /** 24 h of 10-minute slots plus the one in progress. */
 export const HISTORY_SLOTS = WINDOW_SECONDS / SLOT_SECONDS + 1;
 
-export interface UpstreamTally {
+interface UpstreamTally {
   count: number;
   /** sums of reply times in seconds, for mean and variance */
   sum: number;
@@ -36,13 +36,13 @@ export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 const FORWARDED = new Set([Status.FORWARDED, Status.RETRIED, Status.RETRIED_DNSSEC]);
 const CACHED = new Set([Status.CACHE, Status.CACHE_STALE]);
 
-export function isBlocked(status: number): boolean {
+function isBlocked(status: number): boolean {
   return BLOCKED_STATUSES.has(status);
 }
-export function isForwarded(status: number): boolean {
+function isForwarded(status: number): boolean {
   return FORWARDED.has(status);
 }
-export function isCached(status: number): boolean {
+function isCached(status: number): boolean {
   return CACHED.has(status);
 }
 
@@ -210,7 +210,7 @@ export function slotOf(t: number): number {
 }
 
 /** Database type column → index into QUERY_TYPES (OTHER for 100+qtype). */
-export function typeIndex(dbType: number): number {
+function typeIndex(dbType: number): number {
   return dbType >= 1 && dbType <= QUERY_TYPES.length ? dbType - 1 : QUERY_TYPES.indexOf("OTHER");
 }
 
