@@ -34,16 +34,21 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   message: ["messages/"],
   session: ["auth/"],
   queries: ["querylog/"],
-  query_storage: ["querylog/"],
-  domain_by_id: ["querylog/"],
-  client_by_id: ["querylog/"],
-  forward_by_id: ["querylog/"],
+  // src/longterm/ reads them too: each of its answers is one statement over its rollups and the raw rows
+  // at the range's edges, and its rollups are filled by INSERT … SELECT inside SQLite (rollup.ts);
+  // through functions of src/querylog/ every row would cross into JavaScript and back
+  query_storage: ["querylog/", "longterm/"],
+  domain_by_id: ["querylog/", "longterm/"],
+  client_by_id: ["querylog/", "longterm/"],
+  forward_by_id: ["querylog/", "longterm/"],
   addinfo_by_id: ["querylog/"],
   ftl: ["querylog/"],
   counters: ["querylog/"],
   network: ["network/"],
   network_addresses: ["network/"],
   aliasclient: ["network/"],
+  // Moat's own long-term statistics in pihole-FTL.db (src/longterm/rollup.ts)
+  "moat_rollup_*": ["longterm/"],
   // the fleet's shared history in PostgreSQL
   moat_queries: ["fleet/"],
 };

@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openQueryDb } from "../../src/db/index.ts";
-import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/stats/dbstats.ts";
-import { Reply, Status, dbQueryType } from "../../src/stats/enums.ts";
-import { queryPage } from "../../src/stats/querylog.ts";
-import { catchUpRollups } from "../../src/stats/rollup.ts";
-import type { QueryRecord } from "../../src/stats/record.ts";
-import { QueryStore } from "../../src/stats/store.ts";
+import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/longterm/dbstats.ts";
+import { Reply, Status, dbQueryType } from "../../src/query/enums.ts";
+import { queryPage } from "../../src/querylog/read.ts";
+import { catchUpRollups } from "../../src/longterm/rollup.ts";
+import type { QueryRecord } from "../../src/query/record.ts";
+import { lastQueryId, QueryStore } from "../../src/querylog/store.ts";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const DOMAINS = 50_000;
@@ -69,7 +69,7 @@ function time(label: string, fn: () => unknown, reps = 5): void {
 }
 
 console.log(`rows ${ROWS}, fill ${(fillMs / 1000).toFixed(1)} s (${Math.round(ROWS / (fillMs / 1000))} rows/s), file ${(statSync(join(dir, "pihole-FTL.db")).size / 1e6).toFixed(0)} MB`);
-const last = store.maxId();
+const last = lastQueryId(store.db);
 time("page 1 (no filter, length 100)", () => queryPage(db, { length: 100 }));
 time("by client (client_ip=10.0.0.17)", () => queryPage(db, { client_ip: "10.0.0.17", length: 100 }));
 time("by domain wildcard (domain=*.ads3.example)", () => queryPage(db, { domain: "*.ads3.example", length: 100 }));

@@ -1,7 +1,7 @@
 // Everything the services share, created once by `serve` and handed to each of them.
 import type { Database } from "bun:sqlite";
 import type { ConfigStore } from "../config/index.ts";
-import type { QuerySink } from "../stats/record.ts";
+import type { QuerySink } from "../query/record.ts";
 import type { Stats } from "../stats/sink.ts";
 import type { Logs } from "./log.ts";
 import type { BlockingSwitch } from "./blocking.ts";

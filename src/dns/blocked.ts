@@ -1,7 +1,7 @@
 // Replies to blocked queries, as Pi-hole gives them: the blocking mode decides the answer, `;reply=` of a
 // regex overrides it, dns.blockTTL is the TTL, and dns.blocking.edns adds EDE 15 with the reason.
 import type { Config } from "../config/index.ts";
-import { Reply } from "../stats/enums.ts";
+import { Reply } from "../query/enums.ts";
 import type { RegexReply } from "../filter/regex.ts";
 import type { QueryContext } from "./context.ts";
 import { buildReply, ipv4Bytes, ipv6Bytes, type Ede, type RR } from "./reply.ts";

@@ -2,7 +2,7 @@
 // answers never mix with plain ones), aged by their TTLs, negative answers kept for the SOA's
 // minimum (RFC 2308), and expired answers served for up to dns.cache.optimizer seconds while one
 // background refresh fetches a fresh copy (RFC 8767).
-import { Status } from "../stats/enums.ts";
+import { Status } from "../query/enums.ts";
 import type { Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
 import { adoptAnswer, setU32 } from "./reply.ts";
 import { RCODE, TYPE, getU32, type Message } from "./wire.ts";

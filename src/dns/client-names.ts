@@ -5,6 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { isIP } from "node:net";
 import type { Config } from "../config/index.ts";
+import { setAddressName } from "../network/names.ts";
 
 /** How often the seen clients are checked for names, and how long a name (or its absence) holds. */
 const SCAN_MS = 2_000;
@@ -98,7 +99,7 @@ export class ClientNames {
     this.names.set(ip, { name, at: now });
     if (name === before) return;
     try {
-      this.o.db.query("UPDATE network_addresses SET name = ?, nameUpdated = ? WHERE ip = ?").run(name, Math.floor(now), ip);
+      setAddressName(this.o.db, ip, name, now);
     } catch {
       // a locked database: the name is still known in memory
     }

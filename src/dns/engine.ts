@@ -2,8 +2,8 @@
 // forwarder), truncation and one query record per answer. The main thread's DnsServer runs one, and
 // so does each extra DNS thread (threads/worker.ts) with its own cache and forwarder.
 import type { Config, ConfigStore } from "../config/index.ts";
-import { Reply, Status, dbQueryType } from "../stats/enums.ts";
-import type { QuerySink } from "../stats/record.ts";
+import { Reply, Status, dbQueryType } from "../query/enums.ts";
+import type { QuerySink } from "../query/record.ts";
 import type { Snapshot } from "../filter/snapshot.ts";
 import { ipToPtr } from "../filter/ip.ts";
 import { chain, type Pending, type QueryContext, type Answer } from "./context.ts";

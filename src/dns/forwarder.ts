@@ -5,7 +5,7 @@
 // queries and checks their answers (RFC 5452: random IDs and ports, the question byte for byte).
 // Encrypted upstreams (tls://, https://) go through their transport (upstream-dot.ts, upstream-doh.ts).
 import { isIP } from "node:net";
-import { Reply, Status } from "../stats/enums.ts";
+import { Reply, Status } from "../query/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, setU16, type Ede } from "./reply.ts";
 import { RCODE, TYPE, getU16, readName, walkMessage, type Message } from "./wire.ts";

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { isIP } from "node:net";
 import { parseCnameRecord, type Config } from "../config/index.ts";
 import type { ConfigView } from "./engine.ts";
-import { Reply, Status } from "../stats/enums.ts";
+import { Reply, Status } from "../query/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, ipv4Bytes, ipv6Bytes, type RR } from "./reply.ts";
 import { localAddressFor, isOwnAddress } from "./iface.ts";

@@ -2,7 +2,7 @@
 // deny exact → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer comes back,
 // every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect).
 import type { ConfigView } from "./engine.ts";
-import { Status, Reply } from "../stats/enums.ts";
+import { Status, Reply } from "../query/enums.ts";
 import { hashName, type DomainSet } from "../filter/domainset.ts";
 import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
 import type { RegexRule, Snapshot } from "../filter/snapshot.ts";

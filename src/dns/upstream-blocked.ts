@@ -1,6 +1,6 @@
 // Answers by which an upstream says it blocked a name itself (Pi-hole's EXTERNAL_BLOCKED_* statuses): the null address,
 // the block-page addresses of Cisco Umbrella/OpenDNS, NXDOMAIN without RA, or EDE 15 "Blocked".
-import { Status } from "../stats/enums.ts";
+import { Status } from "../query/enums.ts";
 import { RA, RCODE, TYPE, type Message } from "./wire.ts";
 
 const EDE = 15, EDE_BLOCKED = 15;

@@ -7,9 +7,9 @@
 // whole fleet) are plain SQL over the one table `moat_queries`.
 import { SQL } from "bun";
 import type { ConfigStore } from "../config/index.ts";
-import type { QueryRecord, QuerySink } from "../stats/record.ts";
-import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, REPLY_TYPE, Status, queryTypeName, QUERY_TYPES } from "../stats/enums.ts";
-import { EDE_TEXT, type QueryFilter, type QueryPage } from "../stats/querylog.ts";
+import type { QueryRecord, QuerySink } from "../query/record.ts";
+import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, REPLY_TYPE, Status, queryTypeName, QUERY_TYPES } from "../query/enums.ts";
+import { EDE_TEXT, type QueryFilter, type QueryPage } from "../querylog/read.ts";
 import { HIDDEN_CLIENT, HIDDEN_DOMAIN } from "../stats/sink.ts";
 
 export const MAX_BUFFERED = 200_000;

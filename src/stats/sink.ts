@@ -1,19 +1,19 @@
 // The statistics service: the QuerySink the DNS engine calls for every answered query. record()
 // only applies the privacy level, counts the query in the 24 h window and queues it; the query
-// writer thread (writer.ts) puts it into the 24 h log and, every `database.DBinterval` seconds,
+// writer thread (src/querylog/writer.ts) puts it into the 24 h log and, every `database.DBinterval` seconds,
 // the long-term database. A failed write keeps its records for the next attempt.
 import type { Database } from "bun:sqlite";
 import type { ConfigStore } from "../config/index.ts";
-import type { QueryRecord, QuerySink } from "./record.ts";
-import { QueryStore } from "./store.ts";
+import type { QueryRecord, QuerySink } from "../query/record.ts";
+import { lastQueryId, QueryStore } from "../querylog/store.ts";
 import { QueryWindow, WINDOW_SECONDS } from "./window.ts";
-import { QueryWriter } from "./writer.ts";
+import { QueryWriter } from "../querylog/writer.ts";
 
 /** Privacy level 1+ replaces the domain, 2+ also the client (Pi-hole's spelling). */
 export const HIDDEN_DOMAIN = "hidden";
 export const HIDDEN_CLIENT = "0.0.0.0";
 
-export interface StatsOptions {
+interface StatsOptions {
   config: ConfigStore;
   /** the long-term database (pihole-FTL.db); read here, written by the writer thread */
   disk: Database;
@@ -37,7 +37,7 @@ export class Stats implements QuerySink {
     this.now = o.now ?? (() => Date.now() / 1000);
     this.window = new QueryWindow(this.now, () => this.historySeconds());
     this.disk = { db: o.disk };
-    this.nextId = ((o.disk.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0) + 1;
+    this.nextId = lastQueryId(o.disk) + 1;
     this.writer = new QueryWriter({
       diskPath: o.disk.filename, log: o.log, busyTimeoutMs: o.busyTimeoutMs, toDisk: () => this.keepSeconds() > 0,
       budgetMiB: () => o.config.current.database.queryLogMemory,

@@ -1,7 +1,18 @@
 // Per-key counters of the 24 h window: how many queries of the window name a key, how many of them
 // were blocked, and when the newest came. The window's ring names keys by id (ring.ts); an id whose
 // key counts nothing any more goes to the next new key.
-import type { Tally } from "./window.ts";
+
+/** One key's counters in the window. */
+export interface Tally {
+  /** the key itself: one copy, shared by the queries that name it */
+  key: string;
+  /** what the ring stores instead of the key (reused once the tally counts nothing) */
+  id: number;
+  count: number;
+  blocked: number;
+  /** time of the newest query counted */
+  last: number;
+}
 
 /** A tally object per key: for the few clients, whose tallies the API reads as objects. */
 export class TallyTable {
@@ -38,7 +49,7 @@ export class TallyTable {
 }
 
 /** What forEach hands out: one reused object, read it before the next call. */
-export interface TallyView {
+interface TallyView {
   count: number;
   blocked: number;
   last: number;

@@ -4,28 +4,17 @@
 // a columnar ring (ring.ts) that names domains, clients and upstreams by ids into the tables here:
 // ~40 bytes a query instead of ~250 for a record object with its own strings, which is what decides
 // memory on a busy network, and nothing per query for the collector to trace.
-import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "./enums.ts";
-import type { QueryRecord } from "./record.ts";
+import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "../query/enums.ts";
+import type { QueryRecord } from "../query/record.ts";
 import { RecordRing, type RingEntry } from "./ring.ts";
-import { CompactTallies, TallyTable } from "./tallies.ts";
+import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
 
 export const SLOT_SECONDS = 600;
 export const WINDOW_SECONDS = 24 * 3600;
 /** 24 h of 10-minute slots plus the one in progress. */
 export const HISTORY_SLOTS = WINDOW_SECONDS / SLOT_SECONDS + 1;
 
-export interface Tally {
-  /** the key itself: one copy, shared by the queries that name it */
-  key: string;
-  /** what the ring stores instead of the key (reused once the tally counts nothing) */
-  id: number;
-  count: number;
-  blocked: number;
-  /** time of the newest query counted */
-  last: number;
-}
-
-export interface UpstreamTally {
+interface UpstreamTally {
   count: number;
   /** sums of reply times in seconds, for mean and variance */
   sum: number;
@@ -47,13 +36,13 @@ export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 const FORWARDED = new Set([Status.FORWARDED, Status.RETRIED, Status.RETRIED_DNSSEC]);
 const CACHED = new Set([Status.CACHE, Status.CACHE_STALE]);
 
-export function isBlocked(status: number): boolean {
+function isBlocked(status: number): boolean {
   return BLOCKED_STATUSES.has(status);
 }
-export function isForwarded(status: number): boolean {
+function isForwarded(status: number): boolean {
   return FORWARDED.has(status);
 }
-export function isCached(status: number): boolean {
+function isCached(status: number): boolean {
   return CACHED.has(status);
 }
 
@@ -221,7 +210,7 @@ export function slotOf(t: number): number {
 }
 
 /** Database type column → index into QUERY_TYPES (OTHER for 100+qtype). */
-export function typeIndex(dbType: number): number {
+function typeIndex(dbType: number): number {
   return dbType >= 1 && dbType <= QUERY_TYPES.length ? dbType - 1 : QUERY_TYPES.indexOf("OTHER");
 }
 

@@ -6,8 +6,8 @@ import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { ConfigStore } from "../../src/config/index.ts";
 import { openQueryDb } from "../../src/db/index.ts";
-import { logBudgetBytes, logBytes, memoryLimitBytes } from "../../src/stats/log-budget.ts";
-import { queryPage } from "../../src/stats/querylog.ts";
+import { logBudgetBytes, logBytes, memoryLimitBytes } from "../../src/querylog/log-budget.ts";
+import { queryPage } from "../../src/querylog/read.ts";
 import { Stats } from "../../src/stats/sink.ts";
 import { rec } from "./fixture.ts";
 

@@ -4,9 +4,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openQueryDb } from "../../src/db/index.ts";
-import { Reply, Status, dbQueryType } from "../../src/stats/enums.ts";
-import type { QueryRecord } from "../../src/stats/record.ts";
-import { QueryStore } from "../../src/stats/store.ts";
+import { Reply, Status, dbQueryType } from "../../src/query/enums.ts";
+import type { QueryRecord } from "../../src/query/record.ts";
+import { QueryStore } from "../../src/querylog/store.ts";
 import type { MoatProcess } from "../harness/moat.ts";
 
 export function rec(p: Partial<QueryRecord> & { time: number }): QueryRecord {

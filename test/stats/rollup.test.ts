@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openQueryDb } from "../../src/db/index.ts";
-import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams, type Range } from "../../src/stats/dbstats.ts";
-import { BLOCKED_STATUSES, QUERY_TYPES, Status, dbQueryType } from "../../src/stats/enums.ts";
-import { catchUpRollups, ensureRollups, resetRollups, splitRange } from "../../src/stats/rollup.ts";
-import { QueryStore } from "../../src/stats/store.ts";
+import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams, type Range } from "../../src/longterm/dbstats.ts";
+import { BLOCKED_STATUSES, QUERY_TYPES, Status, dbQueryType } from "../../src/query/enums.ts";
+import { catchUpRollups, ensureRollups, resetRollups, splitRange } from "../../src/longterm/rollup.ts";
+import { QueryStore } from "../../src/querylog/store.ts";
 import { rec } from "./fixture.ts";
 
 const B = [...BLOCKED_STATUSES].join(",");

@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { ConfigStore } from "../../src/config/index.ts";
 import { openQueryDb } from "../../src/db/index.ts";
 import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
-import { dbHistory, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/stats/dbstats.ts";
-import { QUERY_TYPES, Status } from "../../src/stats/enums.ts";
-import { FilterError, queryPage } from "../../src/stats/querylog.ts";
+import { dbHistory, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/longterm/dbstats.ts";
+import { QUERY_TYPES, Status } from "../../src/query/enums.ts";
+import { FilterError, queryPage } from "../../src/querylog/read.ts";
 import { Stats } from "../../src/stats/sink.ts";
-import { QueryStore } from "../../src/stats/store.ts";
-import { QueryWriter } from "../../src/stats/writer.ts";
+import { QueryStore } from "../../src/querylog/store.ts";
+import { QueryWriter } from "../../src/querylog/writer.ts";
 import { HISTORY_SLOTS, QueryWindow, slotOf, topN } from "../../src/stats/window.ts";
 import { knownRecords, rec } from "./fixture.ts";
 

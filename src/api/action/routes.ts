@@ -3,6 +3,8 @@
 import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
+import { forgetAllDevices } from "../../network/devices.ts";
+import { deleteQueriesSince } from "../../querylog/store.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 
 const Success = t.Object({ status: t.Literal("success") });
@@ -41,7 +43,7 @@ export function actionRoutes(rt: Runtime) {
         allowDestructive(rt, "Flushing the logs is not allowed");
         try {
           // Pi-hole's flush drops the last 24 hours of queries from memory and the database.
-          rt.queryDb.run("DELETE FROM query_storage WHERE timestamp >= ?", [Math.floor(Date.now() / 1000) - 86400]);
+          deleteQueriesSince(rt.queryDb, Math.floor(Date.now() / 1000) - 86400);
           await hooks.flushQueries?.();
           await hooks.logs?.flush?.();
         } catch (e) {
@@ -65,10 +67,7 @@ export function actionRoutes(rt: Runtime) {
 function flushNetwork(rt: Runtime): { status: "success" } {
   allowDestructive(rt, "Flushing the network tables is not allowed");
   try {
-    rt.queryDb.transaction(() => {
-      rt.queryDb.run("DELETE FROM network_addresses");
-      rt.queryDb.run("DELETE FROM network");
-    })();
+    forgetAllDevices(rt.queryDb);
   } catch (e) {
     throw new ApiError(500, "server_error", "Cannot flush the network tables", (e as Error).message);
   }

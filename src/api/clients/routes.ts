@@ -5,6 +5,8 @@ import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
 import type { Runtime } from "../../core/runtime.ts";
+import { devicesWithAddresses } from "../../network/devices.ts";
+import { addressName, hwaddrName } from "../../network/names.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
   absent, batchItems, commentOf, compat, createdReply, duplicateError, encodeItem, groupMap, isUniqueViolation, itemsOf,
@@ -24,16 +26,8 @@ const MAC = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
 /** The device name the network table knows for an IP or MAC entry, or null. */
 function nameOf(rt: Runtime, client: string): string | null {
   try {
-    if (isIP(client)) {
-      const r = rt.queryDb.query("SELECT name FROM network_addresses WHERE ip = ? AND name IS NOT NULL").get(client) as { name: string } | null;
-      return r?.name ?? null;
-    }
-    if (MAC.test(client)) {
-      const r = rt.queryDb
-        .query("SELECT a.name FROM network n JOIN network_addresses a ON a.network_id = n.id WHERE n.hwaddr = ? COLLATE NOCASE AND a.name IS NOT NULL ORDER BY a.lastSeen DESC")
-        .get(client) as { name: string } | null;
-      return r?.name ?? null;
-    }
+    if (isIP(client)) return addressName(rt.queryDb, client);
+    if (MAC.test(client)) return hwaddrName(rt.queryDb, client);
   } catch {
     // the network table is optional information
   }
@@ -58,17 +52,16 @@ function list(rt: Runtime, client: string | null) {
 
 function suggestions(rt: Runtime, count: number, ipv4Only: boolean) {
   const configured = new Set((rt.gravityDb.query("SELECT lower(ip) AS ip FROM client").all() as Array<{ ip: string }>).map((r) => r.ip));
-  let devices: Array<{ id: number; hwaddr: string; macVendor: string | null; lastQuery: number }> = [];
+  let devices: ReturnType<typeof devicesWithAddresses> = [];
   try {
-    devices = rt.queryDb.query("SELECT id, hwaddr, macVendor, lastQuery FROM network ORDER BY lastQuery DESC").all() as typeof devices;
+    devices = devicesWithAddresses(rt.queryDb, count);
   } catch {
     return [];
   }
-  const addrQ = rt.queryDb.query("SELECT ip, name FROM network_addresses WHERE network_id = ? ORDER BY lastSeen DESC LIMIT ?");
   const out = [];
   for (const d of devices) {
     if (configured.has(d.hwaddr.toLowerCase())) continue;
-    const addrs = (addrQ.all(d.id, count) as Array<{ ip: string; name: string | null }>).filter((a) => !ipv4Only || isIP(a.ip) === 4);
+    const addrs = d.addresses.filter((a) => !ipv4Only || isIP(a.ip) === 4);
     if (addrs.some((a) => configured.has(a.ip.toLowerCase()))) continue;
     out.push({
       hwaddr: d.hwaddr,

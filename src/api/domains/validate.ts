@@ -3,7 +3,7 @@
 import { compileRegex } from "../../filter/regex.ts";
 import { domainToASCII, domainToUnicode } from "node:url";
 import { isIP } from "node:net";
-import { QUERY_TYPES } from "../../stats/enums.ts";
+import { QUERY_TYPES } from "../../query/enums.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { validDomain } from "../../filter/gravity/domain.ts";
 

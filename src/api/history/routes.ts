@@ -2,7 +2,7 @@
 // database, overall and per client.
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { dbHistory, dbHistoryClients } from "../../stats/dbstats.ts";
+import { dbHistory, dbHistoryClients } from "../../longterm/dbstats.ts";
 import { topN } from "../../stats/window.ts";
 import { clientNames } from "../stats/clients.ts";
 import { FleetRangeQuery, intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";

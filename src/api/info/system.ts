@@ -4,12 +4,12 @@ import { newCounters } from "../../dhcp/counters.ts";
 import { Elysia, t } from "elysia";
 
 import type { Runtime } from "../../core/runtime.ts";
-import { fileInfo, hostInfo, processUsage, sensorsInfo, systemInfo } from "../../stats/system.ts";
+import { fileInfo, hostInfo, processUsage, sensorsInfo, systemInfo } from "../../host/system.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { frequency, gravityCount } from "../stats/routes.ts";
 import { liveStats } from "../stats/params.ts";
-import { dnsCounters } from "../../stats/dns-view.ts";
-import { storedQueries } from "../../stats/querylog.ts";
+import { dnsCounters } from "../stats/dns-counters.ts";
+import { storedQueries } from "../../querylog/read.ts";
 
 const N = t.Union([t.Number(), t.Null()]);
 const S = t.Union([t.String(), t.Null()]);

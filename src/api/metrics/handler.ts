@@ -2,11 +2,11 @@
 // `webserver.api.metricsToken` instead of a session, so scrapers never take session seats.
 import { timingSafeEqual } from "node:crypto";
 import type { Runtime } from "../../core/runtime.ts";
-import { QUERY_STATUS, QUERY_TYPES } from "../../stats/enums.ts";
-import { Exposition } from "../../stats/prometheus.ts";
+import { QUERY_STATUS, QUERY_TYPES } from "../../query/enums.ts";
+import { Exposition } from "./prometheus.ts";
 import { LATENCY_BUCKETS } from "../../stats/window.ts";
 import { gravityCount } from "../stats/routes.ts";
-import { dnsCounters } from "../../stats/dns-view.ts";
+import { dnsCounters } from "../stats/dns-counters.ts";
 
 function errorReply(status: number, key: string, message: string, hint: string | null): Response {
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };

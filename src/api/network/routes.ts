@@ -3,40 +3,16 @@
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type TSchema } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { gateways, interfaces, neighbours, routes } from "../../stats/network.ts";
+import { gateways, interfaces, neighbours, routes } from "../../host/interfaces.ts";
+import { forgetDevice, listDevices, recordDevices } from "../../network/devices.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { boolParam, intParam } from "../stats/params.ts";
 
 /** Brings the network tables up to date with the neighbour table and the last 24 h of clients. */
-export function refreshDevices(rt: Runtime): void {
+function refreshDevices(rt: Runtime): void {
   const w = rt.stats?.window;
   if (!w) return;
-  const arp = neighbours();
-  const db = rt.queryDb;
-  const now = Math.floor(Date.now() / 1000);
-  db.transaction(() => {
-    for (const [ip, tally] of w.clients) {
-      if (ip === "0.0.0.0") continue;
-      const n = arp.get(ip);
-      // Without a MAC address Pi-hole keys a device by its IP, the same way.
-      const hwaddr = n?.hwaddr ?? `ip-${ip}`;
-      const last = Math.floor(tally.last ?? now);
-      const row = db.query("SELECT id, numQueries FROM network WHERE hwaddr = ?").get(hwaddr) as { id: number; numQueries: number } | null;
-      let id: number;
-      if (row) {
-        db.query("UPDATE network SET lastQuery = MAX(lastQuery, ?), numQueries = MAX(numQueries, ?) WHERE id = ?").run(last, tally.count, row.id);
-        id = row.id;
-      } else {
-        id = Number(
-          db.query("INSERT INTO network (hwaddr, interface, firstSeen, lastQuery, numQueries, macVendor) VALUES (?,?,?,?,?,NULL)")
-            .run(hwaddr, n?.iface ?? "N/A", last, last, tally.count).lastInsertRowid,
-        );
-      }
-      db.query(
-        "INSERT INTO network_addresses (network_id, ip, lastSeen) VALUES (?,?,?) ON CONFLICT(ip) DO UPDATE SET network_id = excluded.network_id, lastSeen = MAX(lastSeen, excluded.lastSeen)",
-      ).run(id, ip, last);
-    }
-  })();
+  recordDevices(rt.queryDb, w.clients, neighbours());
 }
 
 const Device = t.Object({
@@ -101,14 +77,7 @@ export function networkRoutes(rt: Runtime) {
         }
         const maxDevices = intParam(query.max_devices, 10);
         const maxAddresses = intParam(query.max_addresses, 3);
-        const devs = rt.queryDb.query("SELECT * FROM network ORDER BY lastQuery DESC, id LIMIT ?").all(maxDevices > 0 ? maxDevices : -1) as Array<Record<string, any>>;
-        const addr = rt.queryDb.query("SELECT ip, name, lastSeen, nameUpdated FROM network_addresses WHERE network_id = ? ORDER BY lastSeen DESC LIMIT ?");
-        return {
-          devices: devs.map((d) => ({
-            id: d.id, hwaddr: d.hwaddr, interface: d.interface, firstSeen: d.firstSeen, lastQuery: d.lastQuery, numQueries: d.numQueries, macVendor: d.macVendor ?? null,
-            ips: (addr.all(d.id, maxAddresses > 0 ? maxAddresses : -1) as Array<Record<string, any>>).map((a) => ({ ip: a.ip, name: a.name ?? null, lastSeen: a.lastSeen, nameUpdated: a.nameUpdated ?? null })),
-          })),
-        };
+        return { devices: listDevices(rt.queryDb, maxDevices, maxAddresses) };
       },
       { query: t.Object({ max_devices: t.Optional(t.String()), max_addresses: t.Optional(t.String()) }), response: t.Object({ devices: t.Array(Device) }), detail: detail("Devices seen on the network") },
     )
@@ -117,11 +86,7 @@ export function networkRoutes(rt: Runtime) {
       ({ params }) => {
         if (!/^\d+$/.test(params.device_id)) throw new ApiError(400, "invalid_request", "Missing or invalid {id} parameter", null);
         const id = Number(params.device_id);
-        const gone = rt.queryDb.transaction(() => {
-          rt.queryDb.query("DELETE FROM network_addresses WHERE network_id = ?").run(id);
-          return rt.queryDb.query("DELETE FROM network WHERE id = ?").run(id).changes;
-        })();
-        if (!gone) throw Errors.notFound(`/api/network/devices/${params.device_id}`);
+        if (!forgetDevice(rt.queryDb, id)) throw Errors.notFound(`/api/network/devices/${params.device_id}`);
         return undefined;
       },
       { params: t.Object({ device_id: t.String() }), detail: detail("Forget a device") },

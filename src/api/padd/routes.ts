@@ -3,12 +3,12 @@
 import { Ipv4, Ipv6 } from "../core/address.ts";
 import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { gateways, interfaces, siSize } from "../../stats/network.ts";
-import { hostInfo, processUsage, sensorsInfo, systemInfo } from "../../stats/system.ts";
+import { gateways, interfaces, siSize } from "../../host/interfaces.ts";
+import { hostInfo, processUsage, sensorsInfo, systemInfo } from "../../host/system.ts";
 import { topN } from "../../stats/window.ts";
 import { boolParam, liveStats } from "../stats/params.ts";
 import { gravityCount } from "../stats/routes.ts";
-import { dnsCounters } from "../../stats/dns-view.ts";
+import { dnsCounters } from "../stats/dns-counters.ts";
 import { VersionReply, versionInfo } from "../info/routes.ts";
 import { SensorsReply, SystemReply } from "../info/system.ts";
 

@@ -3,7 +3,7 @@
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { FilterError, earliestQuery, queryPage, suggestions } from "../../stats/querylog.ts";
+import { FilterError, earliestQuery, queryPage, suggestions } from "../../querylog/read.ts";
 import { Errors } from "../core/errors.ts";
 import { clientNames, excludes } from "../stats/clients.ts";
 import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";

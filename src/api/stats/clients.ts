@@ -2,6 +2,8 @@
 // webserver.api.excludeDomains / excludeClients (regexes, case-insensitive like Pi-hole's
 // REG_EXTENDED | REG_ICASE) and client names (network table hostnames, else client_by_id.name).
 import type { Runtime } from "../../core/runtime.ts";
+import { addressNames } from "../../network/names.ts";
+import { storedClientNames } from "../../querylog/read.ts";
 import { Errors } from "../core/errors.ts";
 
 export interface Excludes {
@@ -42,12 +44,8 @@ export function excludes(rt: Runtime, strict = false): Excludes {
 export function clientNames(rt: Runtime): Map<string, string> {
   const out = new Map<string, string>();
   try {
-    for (const r of rt.queryDb.query("SELECT ip, name FROM client_by_id WHERE name IS NOT NULL AND name != ''").all() as Array<{ ip: string; name: string }>)
-      out.set(r.ip, r.name);
-    for (const r of rt.queryDb
-      .query("SELECT ip, name FROM network_addresses WHERE name IS NOT NULL AND name != '' ORDER BY lastSeen")
-      .all() as Array<{ ip: string; name: string }>)
-      out.set(r.ip, r.name);
+    for (const r of storedClientNames(rt.queryDb)) out.set(r.ip, r.name);
+    for (const r of addressNames(rt.queryDb)) out.set(r.ip, r.name);
     // the names found by PTR lookups since start, also for devices not in the network table yet
     for (const [ip, name] of rt.dns?.clientNames() ?? []) out.set(ip, name);
   } catch {

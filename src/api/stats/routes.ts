@@ -3,12 +3,12 @@
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../stats/dbstats.ts";
-import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../stats/enums.ts";
+import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../longterm/dbstats.ts";
+import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../query/enums.ts";
 import { topN } from "../../stats/window.ts";
 import { boolParam, FleetRangeQuery, intParam, liveStats, meanVariance, RangeQuery, rangeParams, splitUpstream } from "./params.ts";
 import { Errors } from "../core/errors.ts";
-import { dnsCounters } from "../../stats/dns-view.ts";
+import { dnsCounters } from "./dns-counters.ts";
 import { clientNames, excludes } from "./clients.ts";
 
 const Counts = (keys: readonly string[]) => t.Object(Object.fromEntries(keys.map((k) => [k, t.Integer()])));

@@ -5,8 +5,8 @@
 import type { ConfigStore, Config } from "../../config/index.ts";
 import type { Snapshot } from "../../filter/snapshot.ts";
 import { workerUrl } from "../../core/worker-url.ts";
-import { decodeBatch } from "../../stats/record-batch.ts";
-import type { QuerySink } from "../../stats/record.ts";
+import { decodeBatch } from "../../query/record-batch.ts";
+import type { QuerySink } from "../../query/record.ts";
 import type { FromThread, LeaseNames, ThreadCounters, ThreadInit, ToThread } from "./protocol.ts";
 
 export interface PoolOptions {

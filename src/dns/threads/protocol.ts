@@ -3,7 +3,7 @@
 // change made through the API is in force in every thread before the API answers (read-your-writes).
 import type { Config } from "../../config/index.ts";
 import type { SnapshotData } from "../../filter/build.ts";
-import type { RecordBatch } from "../../stats/record-batch.ts";
+import type { RecordBatch } from "../../query/record-batch.ts";
 import type { CacheCounters } from "../cache.ts";
 import type { Origins } from "../engine.ts";
 import type { UpstreamStats } from "../forwarder.ts";

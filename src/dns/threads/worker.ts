@@ -2,9 +2,8 @@
 // cache and forwarder, judging by its own copy of the main thread's filter snapshot. Its query
 // records go to the main thread in columnar batches, where the statistics count each once.
 import { Snapshot } from "../../filter/snapshot.ts";
-import { batchTransferables, encodeBatch } from "../../stats/record-batch.ts";
-import type { QueryRecord, QuerySink } from "../../stats/record.ts";
-import type { StoredRecord } from "../../stats/store.ts";
+import { batchTransferables, encodeBatch } from "../../query/record-batch.ts";
+import type { QueryRecord, QuerySink, StoredRecord } from "../../query/record.ts";
 import { QueryEngine } from "../engine.ts";
 import { bindUdp, type UdpSocket } from "../udp-socket.ts";
 import { ConfigMirror } from "./config-mirror.ts";

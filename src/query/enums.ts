@@ -6,7 +6,7 @@ export const QUERY_STATUS = [
   "EXTERNAL_BLOCKED_NXRA", "GRAVITY_CNAME", "REGEX_CNAME", "DENYLIST_CNAME", "RETRIED", "RETRIED_DNSSEC", "IN_PROGRESS",
   "DBBUSY", "SPECIAL_DOMAIN", "CACHE_STALE", "EXTERNAL_BLOCKED_EDE15",
 ] as const;
-export type QueryStatus = (typeof QUERY_STATUS)[number];
+type QueryStatus = (typeof QUERY_STATUS)[number];
 export const Status = Object.fromEntries(QUERY_STATUS.map((s, i) => [s, i])) as { readonly [K in QueryStatus]: number };
 
 /** Statuses that count as blocked in the statistics. */
@@ -18,14 +18,14 @@ export const BLOCKED_STATUSES: ReadonlySet<number> = new Set(
 export const REPLY_TYPE = [
   "UNKNOWN", "NODATA", "NXDOMAIN", "CNAME", "IP", "DOMAIN", "RRNAME", "SERVFAIL", "REFUSED", "NOTIMP", "OTHER", "DNSSEC", "NONE", "BLOB",
 ] as const;
-export type ReplyType = (typeof REPLY_TYPE)[number];
+type ReplyType = (typeof REPLY_TYPE)[number];
 export const Reply = Object.fromEntries(REPLY_TYPE.map((s, i) => [s, i])) as { readonly [K in ReplyType]: number };
 
 export const DNSSEC_STATUS = ["UNKNOWN", "SECURE", "INSECURE", "BOGUS", "ABANDONED", "TRUNCATED"] as const;
 
 /** Query types the API counts by name; the database stores them as 1…16, anything else as 100 + qtype. */
 export const QUERY_TYPES = ["A", "AAAA", "ANY", "SRV", "SOA", "PTR", "TXT", "NAPTR", "MX", "DS", "RRSIG", "DNSKEY", "NS", "OTHER", "SVCB", "HTTPS"] as const;
-export type QueryTypeName = (typeof QUERY_TYPES)[number];
+type QueryTypeName = (typeof QUERY_TYPES)[number];
 
 const WIRE_QTYPE: Record<string, number> = {
   A: 1, AAAA: 28, ANY: 255, SRV: 33, SOA: 6, PTR: 12, TXT: 16, NAPTR: 35, MX: 15, DS: 43, RRSIG: 46, DNSKEY: 48, NS: 2, SVCB: 64, HTTPS: 65,

@@ -3,16 +3,10 @@
 // 24 h that answers /api/queries, so both are filtered by one piece of SQL.
 import { Database } from "bun:sqlite";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
-import type { QueryRecord } from "./record.ts";
+import type { StoredRecord } from "../query/record.ts";
 
 /** addinfo_by_id.type for the CNAME target of a *_CNAME block (Pi-hole's ADDINFO_CNAME_DOMAIN). */
 export const ADDINFO_CNAME = 1;
-
-/** A record and the id it has in every database. */
-export interface StoredRecord {
-  id: number;
-  r: QueryRecord;
-}
 
 /** Indexes the filters of /api/queries need; Moat's own, hence the prefix. */
 const INDEXES = [
@@ -26,7 +20,7 @@ const INDEXES = [
 
 /**
  * A string with storage of its own. The writer thread's records are slices of their batch's one
- * text (record-batch.ts), and a slice keeps its whole parent alive: a cached id key would hold every
+ * text (src/query/record-batch.ts), and a slice keeps its whole parent alive: a cached id key would hold every
  * batch it came from (measured: most of the writer thread's memory on a busy network).
  */
 function ownCopy(s: string): string {
@@ -61,10 +55,6 @@ export class QueryStore {
     const db = new Database(":memory:", { strict: true });
     db.exec(QUERY_SCHEMA);
     return new QueryStore(db, true);
-  }
-
-  maxId(): number {
-    return (this.db.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0;
   }
 
   /** Inserts records with their ids in one transaction; throws on failure (the caller keeps them). */
@@ -144,4 +134,14 @@ export class QueryStore {
       },
     }));
   }
+}
+
+/** The id of the newest query a database holds (0 when empty): new records continue from it. */
+export function lastQueryId(db: Database): number {
+  return (db.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0;
+}
+
+/** Deletes the queries at or after `since` (POST /api/action/flush/logs); the rollups follow by themselves. */
+export function deleteQueriesSince(db: Database, since: number): number {
+  return db.query("DELETE FROM query_storage WHERE timestamp >= ?").run(since).changes;
 }

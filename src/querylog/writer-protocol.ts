@@ -1,7 +1,7 @@
 // What the statistics thread and the query writer thread say to each other. Results travel through a
 // small shared Int32Array, so the statistics side can read counters at any time and wait for an
 // operation without a message round trip (the main thread cannot receive messages while it waits).
-import type { RecordBatch } from "./record-batch.ts";
+import type { RecordBatch } from "../query/record-batch.ts";
 
 /** Slots of the shared state array. */
 export const State = {

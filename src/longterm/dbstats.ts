@@ -3,9 +3,8 @@
 // hours at the edges from an indexed scan of query_storage; each answer is one SQL statement
 // that adds both, so it equals the plain scan of the whole range.
 import type { Database } from "bun:sqlite";
-import { BLOCKED_STATUSES, QUERY_TYPES, Status } from "./enums.ts";
-import { DAY, ensureRollups, FORWARDED_SQL, splitRange, type Split } from "./rollup.ts";
-import { SLOT_SECONDS } from "./window.ts";
+import { BLOCKED_STATUSES, QUERY_TYPES, Status } from "../query/enums.ts";
+import { DAY, ensureRollups, FORWARDED_SQL, SLOT_OF, SLOT_SECONDS, splitRange, type Split } from "./rollup.ts";
 
 const BLOCKED = [...BLOCKED_STATUSES].join(",");
 const CACHED = [Status.CACHE, Status.CACHE_STALE].join(",");
@@ -150,8 +149,6 @@ function slotKeys(r: Range): number[] {
   for (let t = first; t <= r.until && out.length < 100_000; t += SLOT_SECONDS) out.push(t);
   return out;
 }
-
-const SLOT_OF = `CAST(timestamp / ${SLOT_SECONDS} AS INTEGER) * ${SLOT_SECONDS}`;
 
 export function dbHistory(db: Database, r: Range) {
   const p = parts(

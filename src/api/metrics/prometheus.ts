@@ -1,7 +1,7 @@
 // Prometheus text exposition format (version 0.0.4): a tiny writer so every metric carries its
 // HELP and TYPE lines and label values are escaped one way.
 
-export type Labels = Record<string, string>;
+type Labels = Record<string, string>;
 
 function esc(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');

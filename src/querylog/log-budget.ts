@@ -1,6 +1,6 @@
 // The 24 h query log's memory budget (database.queryLogMemory): the log lives on tmpfs, so every
 // byte of it is RAM. Over the budget the detail of the oldest queries goes first; the window's
-// counters (window.ts) keep every query, so /api/stats/* and /api/history stay complete while
+// counters (src/stats/window.ts) keep every query, so /api/stats/* and /api/history stay complete while
 // /api/queries starts later than 24 h ago. Runs on the query writer thread.
 import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
@@ -45,7 +45,7 @@ export function logBytes(db: Database): number {
   return (n("page_count") - n("freelist_count")) * n("page_size");
 }
 
-export interface Shed {
+interface Shed {
   /** queries whose detail was dropped */
   rows: number;
   /** time of the oldest query still in the log, or null when it is empty */

@@ -1,8 +1,8 @@
-// Query records in a columnar form for the trip to the writer thread: numbers in typed arrays that
-// are transferred without copying, the four strings of each record concatenated into one string
-// with their lengths beside. Cloning thousands of small objects costs several times more.
-import type { QueryRecord } from "./record.ts";
-import type { StoredRecord } from "./store.ts";
+// Query records in a columnar form for the trips between threads (a DNS thread to the main one, the
+// main one to the query writer): numbers in typed arrays that are transferred without copying, the
+// four strings of each record concatenated into one string with their lengths beside. Cloning
+// thousands of small objects costs several times more.
+import type { QueryRecord, StoredRecord } from "./record.ts";
 
 export interface RecordBatch {
   count: number;

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { workerUrl } from "../core/worker-url.ts";
 import { logBudgetBytes } from "./log-budget.ts";
-import { batchTransferables, encodeBatch } from "./record-batch.ts";
-import type { StoredRecord } from "./store.ts";
+import { batchTransferables, encodeBatch } from "../query/record-batch.ts";
+import type { StoredRecord } from "../query/record.ts";
 import { MAX_BACKLOG, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
 
 type Op = WriterOp extends infer T ? (T extends { seq: number } ? Omit<T, "seq"> : never) : never;
@@ -17,7 +17,7 @@ type Op = WriterOp extends infer T ? (T extends { seq: number } ? Omit<T, "seq">
 const BATCH = 8192;
 const DIR_PREFIX = "moat-querylog-";
 
-export interface WriterOptions {
+interface WriterOptions {
   diskPath: string;
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** how long a write waits for a locked long-term database */
@@ -49,7 +49,7 @@ export class QueryWriter {
   constructor(private readonly o: WriterOptions) {
     this.dir = makeScratchDir();
     const memoryPath = join(this.dir, "queries.db");
-    this.worker = new Worker(workerUrl("stats/writer-worker.ts"));
+    this.worker = new Worker(workerUrl("querylog/writer-worker.ts"));
     this.worker.onmessage = (ev: MessageEvent<{ log?: string }>) => {
       if (ev.data.log) o.log("error", ev.data.log);
     };

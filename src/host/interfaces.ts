@@ -33,7 +33,7 @@ function maskBits(hexMask: string): number {
 }
 
 /** A route as Pi-hole lists it: keys the kernel has no value for are left out, not null. */
-export interface Route {
+interface Route {
   gateway?: string;
   family: "inet" | "inet6";
   table: number;

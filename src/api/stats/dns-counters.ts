@@ -1,6 +1,6 @@
 // The DNS engine's counters as the statistics show them: from the running resolver (rt.dns)
 // where it exposes them, else from rt.dnsCounters, else absent (the API then shows null).
-import type { DnsCounters, Runtime } from "../core/runtime.ts";
+import type { DnsCounters, Runtime } from "../../core/runtime.ts";
 
 export function dnsCounters(rt: Runtime): DnsCounters | undefined {
   const extra = rt.dnsCounters;

@@ -21,18 +21,20 @@
 // handed back to the raw scan), and the newest rolled hours are re-counted and rebuilt until one
 // matches. Deleting rows from the middle of the range by hand is not detected (see resetRollups).
 import type { Database } from "bun:sqlite";
-import { BLOCKED_STATUSES, Status } from "./enums.ts";
+import { BLOCKED_STATUSES, Status } from "../query/enums.ts";
 
-export const HOUR = 3600;
+const HOUR = 3600;
 export const DAY = 86400;
-const SLOT = 600;
+/** Pi-hole's history slot (10 minutes), the same as the 24 h window's (src/stats/window.ts). */
+export const SLOT_SECONDS = 600;
 /** Bump when a table's shape or meaning changes: the rollups are then rebuilt from scratch. */
 const VERSION = 2;
 
 const BLOCKED = [...BLOCKED_STATUSES].join(",");
 export const FORWARDED_SQL = [Status.FORWARDED, Status.RETRIED, Status.RETRIED_DNSSEC].join(",");
 const HOUR_OF = `CAST(timestamp / ${HOUR} AS INTEGER) * ${HOUR}`;
-const SLOT_OF = `CAST(timestamp / ${SLOT} AS INTEGER) * ${SLOT}`;
+/** A query_storage row's history slot, in SQL. */
+export const SLOT_OF = `CAST(timestamp / ${SLOT_SECONDS} AS INTEGER) * ${SLOT_SECONDS}`;
 const DAY_OF = `CAST(timestamp / ${DAY} AS INTEGER) * ${DAY}`;
 
 interface Spec {
@@ -92,7 +94,7 @@ const SPECS: readonly Spec[] = [
 ];
 
 /** What the rollups cover right now: hours [low, boundary), when `ready`. */
-export interface Coverage {
+interface Coverage {
   ready: boolean;
   low: number;
   boundary: number;

@@ -1,11 +1,11 @@
 // /api/queries over a database in Pi-hole's layout: filters → one SQL statement, newest first,
 // paged by cursor (an id upper bound, so new queries do not shift pages) and offset.
 import type { Database } from "bun:sqlite";
-import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status, queryTypeName } from "./enums.ts";
+import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status, queryTypeName } from "../query/enums.ts";
 import { ADDINFO_CNAME } from "./store.ts";
 
 /** Hard cap of rows in one reply, whatever `length` asks. */
-export const MAX_ROWS = 100_000;
+const MAX_ROWS = 100_000;
 
 export interface QueryFilter {
   from?: number;
@@ -58,7 +58,7 @@ export class FilterError extends Error {
   }
 }
 
-export interface QueryRow {
+interface QueryRow {
   id: number;
   time: number;
   type: string;
@@ -84,7 +84,7 @@ const BLOCKED_SQL = [...BLOCKED_STATUSES].join(",");
 const CACHE_SQL = [Status.CACHE, Status.CACHE_STALE].join(",");
 
 /** `*` wildcards → LIKE pattern (with `\` escaping the LIKE metacharacters of the input). */
-export function likePattern(s: string): string {
+function likePattern(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, "%");
 }
 
@@ -108,6 +108,11 @@ function typeClause(name: string): { sql: string; value: number } {
 /** The time of the oldest query a query database holds (0 when empty); the timestamp index answers it. */
 export function earliestQuery(db: Database): number {
   return (db.query("SELECT MIN(timestamp) AS t FROM query_storage").get() as { t: number | null }).t ?? 0;
+}
+
+/** ip → the host name stored with a client's queries (Pi-hole's client_by_id.name), where one is. */
+export function storedClientNames(db: Database): Array<{ ip: string; name: string }> {
+  return db.query("SELECT ip, name FROM client_by_id WHERE name IS NOT NULL AND name != ''").all() as Array<{ ip: string; name: string }>;
 }
 
 /** How many queries a query database holds, and the time of its oldest. */

@@ -26,6 +26,12 @@ export interface QueryRecord {
   cname: string | null;
 }
 
+/** A record and the id it has in every database (the query log's and the long-term one). */
+export interface StoredRecord {
+  id: number;
+  r: QueryRecord;
+}
+
 /** Where the DNS engine hands records. Must never block or throw: it is called on the hot path. */
 export interface QuerySink {
   record(r: QueryRecord): void;

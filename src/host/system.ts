@@ -18,7 +18,7 @@ function readTrim(path: string): string | null {
 }
 
 /** /proc/meminfo in KiB. */
-export function memInfo(): Record<string, number> {
+function memInfo(): Record<string, number> {
   const out: Record<string, number> = {};
   for (const line of (read("/proc/meminfo") ?? "").split("\n")) {
     const m = /^(\w+\(?\w*\)?):\s+(\d+)/.exec(line);
@@ -66,7 +66,7 @@ const now = () => performance.now() / 1000;
 const machine = new RateWindow(CPU_SPAN, () => ({ part: 0, whole: 0, at: now() - os.uptime() }));
 
 /** Machine-wide CPU use, in percent of all cores. */
-export function cpuPercent(): number {
+function cpuPercent(): number {
   const t = cpuTimes();
   return t ? machine.percent({ part: t.busy, whole: t.total, at: now() }) : 0;
 }
@@ -106,7 +106,7 @@ export function hostInfo() {
   };
 }
 
-export interface Sensor {
+interface Sensor {
   name: string | null;
   path: string;
   source: string;

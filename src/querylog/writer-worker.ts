@@ -6,9 +6,10 @@ import { statSync } from "node:fs";
 import { lowerThisThread } from "../core/thread-priority.ts";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
 import { logBytes, shedOldest } from "./log-budget.ts";
-import { decodeBatch, type RecordBatch } from "./record-batch.ts";
-import { catchUpRollups } from "./rollup.ts";
-import { QueryStore, type StoredRecord } from "./store.ts";
+import { decodeBatch, type RecordBatch } from "../query/record-batch.ts";
+import type { StoredRecord } from "../query/record.ts";
+import { catchUpRollups } from "../longterm/rollup.ts";
+import { QueryStore } from "./store.ts";
 import { HOLD_MAX, HOLD_MS, MAX_PENDING, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
 
 declare const self: Worker;
