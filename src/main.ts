@@ -3,8 +3,8 @@
 import { resolve, join } from "node:path";
 import { ConfigError, ConfigStore } from "./config/index.ts";
 import { DbError } from "./db/index.ts";
-import { hashPassword, randomBytes } from "./api/auth/password.ts";
-import { base32Encode, currentTotp, TOTP_DIGITS, TOTP_PERIOD } from "./api/auth/totp.ts";
+import { hashPassword, randomBytes } from "./auth/password.ts";
+import { base32Encode, currentTotp, TOTP_DIGITS, TOTP_PERIOD } from "./auth/totp.ts";
 import { startServices } from "./services.ts";
 import { versionInfo } from "./core/version.ts";
 import { teleporterCommand } from "./teleporter/cli.ts";

@@ -9,7 +9,7 @@ import { Logs } from "./core/log.ts";
 import type { Paths, Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
-import { addMessage } from "./api/info/system.ts";
+import { Messages } from "./messages/messages.ts";
 import { DnsServer } from "./dns/server.ts";
 import { gravityService } from "./filter/gravity/runner.ts";
 import { Stats } from "./stats/sink.ts";
@@ -136,13 +136,20 @@ const NO_UPSTREAM = "no upstream servers configured";
  * in /api/info/messages (once), and take the message back as soon as upstreams are set.
  */
 function noticeMissingUpstreams(rt: Runtime): () => void {
-  const find = rt.queryDb.query("SELECT id FROM message WHERE type = 'DNSMASQ_WARN' AND message = ?");
+  const messages = new Messages(rt.queryDb);
   const check = (atStart: boolean) => {
     const none = rt.config.current.dns.upstreams.length === 0;
-    const raised = find.get(NO_UPSTREAM) !== null;
+    const raised = messages.has("DNSMASQ_WARN", NO_UPSTREAM);
     if (none && (atStart || !raised)) rt.log("warn", `${NO_UPSTREAM} (dns.upstreams): names Moat cannot answer itself get SERVFAIL; set them in the dashboard, with PATCH /api/config/dns/upstreams or in ${rt.config.file}`);
-    if (none && !raised) addMessage(rt, "DNSMASQ_WARN", NO_UPSTREAM);
-    if (!none && raised) rt.queryDb.query("DELETE FROM message WHERE type = 'DNSMASQ_WARN' AND message = ?").run(NO_UPSTREAM);
+    if (none && !raised) {
+      try {
+        messages.raise("DNSMASQ_WARN", NO_UPSTREAM);
+      } catch (e) {
+        // the log line above stays
+        rt.log("warn", `could not store message: ${(e as Error).message}`);
+      }
+    }
+    if (!none && raised) messages.clear("DNSMASQ_WARN", NO_UPSTREAM);
   };
   check(true);
   return rt.config.subscribe((_next, _prev, changed) => {

@@ -5,7 +5,8 @@ import { Elysia, ValidationError } from "elysia";
 import type { Runtime } from "../core/runtime.ts";
 import { bodyForAuth, PUBLIC_ROUTES, rememberBodySid, type Authenticator } from "./core/auth-hook.ts";
 import { parseJsonBody, readBodyBounded } from "./core/body.ts";
-import { ApiError, Errors, isDiskFull } from "./core/errors.ts";
+import { errorResponse, unexpected } from "./core/error-reply.ts";
+import { ApiError, Errors } from "./core/errors.ts";
 import { emptyResponse, jsonResponse } from "./core/reply.ts";
 import { requestState } from "./core/request-state.ts";
 import { validationToApiError } from "./core/validation.ts";
@@ -32,23 +33,6 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
 
 function isPublic(route: string): boolean {
   return PUBLIC_ROUTES.has(route) || route.startsWith("/api/docs");
-}
-
-/** The reply for an error no route expected: a full disk says so; anything else is logged with its stack. */
-export function unexpected(rt: Runtime, request: Request, error: unknown): ApiError {
-  const where = `${request.method} ${new URL(request.url).pathname}`;
-  if (isDiskFull(error)) {
-    rt.log("error", `API ${where}: the disk is full (${(error as Error).message})`);
-    return Errors.diskFull((error as Error).message);
-  }
-  rt.log("error", `API ${where} failed: ${(error as Error)?.stack ?? String(error)}`);
-  return Errors.internal();
-}
-
-export function errorResponse(err: ApiError, request: Request, rt: Runtime): Response {
-  const st = requestState(request);
-  const body: Record<string, unknown> = { error: { key: err.key, message: err.message, hint: err.hint ?? null }, ...err.extra };
-  return jsonResponse(body, err.status, st.started, rt.config.current.webserver.api.prettyJSON);
 }
 
 export function createApp(rt: Runtime, auth: Authenticator) {

@@ -21,7 +21,11 @@ import { tlsActionRoutes } from "./action/tls.ts";
 import { statsRoutes } from "./stats/routes.ts";
 import { historyRoutes } from "./history/routes.ts";
 import { queriesRoutes } from "./queries/routes.ts";
-import { systemInfoRoutes } from "./info/system.ts";
+import { machineInfoRoutes } from "./info/machine.ts";
+import { ftlInfoRoutes } from "./info/ftl.ts";
+import { databaseInfoRoutes } from "./info/database.ts";
+import { messageRoutes } from "./info/messages.ts";
+import { metricsInfoRoutes } from "./info/metrics.ts";
 import { logsRoutes } from "./logs/routes.ts";
 import { networkRoutes } from "./network/routes.ts";
 import { dhcpRoutes } from "./dhcp/routes.ts";
@@ -44,7 +48,11 @@ export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
     statsRoutes(rt),
     historyRoutes(rt),
     queriesRoutes(rt),
-    systemInfoRoutes(rt),
+    machineInfoRoutes(rt),
+    ftlInfoRoutes(rt),
+    databaseInfoRoutes(rt),
+    messageRoutes(rt),
+    metricsInfoRoutes(rt),
     logsRoutes(rt),
     networkRoutes(rt),
     dhcpRoutes(rt),

@@ -11,9 +11,10 @@ import type { Runtime } from "../core/runtime.ts";
 import type { Arrival, EarlyReply, Handler } from "../http/adapter.ts";
 import { listen, type HttpListener } from "../http/listen.ts";
 import { prefixRouter } from "../http/router.ts";
-import { createApp, errorResponse, unexpected } from "./app.ts";
+import { createApp } from "./app.ts";
 import { createAuth } from "./auth/index.ts";
 import { rememberBodySid } from "./core/auth-hook.ts";
+import { errorResponse, unexpected } from "./core/error-reply.ts";
 import { decodeJsonBody } from "./core/body.ts";
 import { ApiError, Errors } from "./core/errors.ts";
 import { applyHeaders, jsonResponse } from "./core/reply.ts";
@@ -53,7 +54,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
   const auth = createAuth(rt);
   const app = createApp(rt, auth);
   // GET /metrics lives outside /api and uses its own bearer token, never a session.
-  const metrics = metricsHandler(rt, () => (auth as { sessions?: { list(): unknown[] } }).sessions?.list().length ?? 0);
+  const metrics = metricsHandler(rt, () => auth.auth.sessions.list().length);
   const routes = app.routes.map((r) => ({ method: r.method, path: r.path, detail: r.hooks?.detail, response: r.hooks?.response, re: routeMatcher(r.path) }));
   setRouteTable(() => routes);
   const notFound: Handler = async (req) => errorResponse(Errors.notFound(new URL(req.url).pathname), req, rt);

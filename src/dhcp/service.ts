@@ -3,6 +3,7 @@
 // changes. An interface that holds the pool's network may come up late: it is looked for again.
 import { leasesFile } from "../teleporter/export.ts";
 import type { Runtime } from "../core/runtime.ts";
+import { Messages } from "../messages/messages.ts";
 import { newCounters, type DhcpCounters } from "./counters.ts";
 import { LeaseStore, type Lease } from "./leases.ts";
 import { ipToNumber, numberToIp } from "./packet.ts";
@@ -88,6 +89,7 @@ export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): 
     }
   };
 
+  const messages = new Messages(rt.queryDb);
   /** Pi-hole warns when it is not the only DHCP server: so do we, in the log and the API's messages. */
   const lookForRivals = async (srv: DhcpServer) => {
     for (const iface of srv.servedInterfaces) {
@@ -96,9 +98,7 @@ export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): 
       const text = `Another DHCP server answers on ${iface.name}: ${others.join(", ")}. Two DHCP servers on one network hand out conflicting addresses: switch one of them off.`;
       rt.log("warn", `DHCP: ${text}`);
       try {
-        rt.queryDb
-          .query("INSERT INTO message (timestamp, type, message, blob1, blob2) VALUES (?, 'DNSMASQ_WARN', ?, ?, ?)")
-          .run(Date.now() / 1000, text, iface.name, others.join(","));
+        messages.raise("DNSMASQ_WARN", text, iface.name, others.join(","));
       } catch {
         // the log line stays
       }

@@ -15,6 +15,7 @@ import { Replica, type ReplicaRecord, type ReplicaStatus } from "./replica.ts";
 import { blockingKind } from "./live.ts";
 import { GravityShare } from "./gravity-share.ts";
 import { FleetMessages } from "./messages.ts";
+import { Messages } from "../messages/messages.ts";
 
 const TICK_MS = 1000;
 /** a node not heard from for this long is reported as down */
@@ -69,7 +70,7 @@ export class Fleet {
       (action, node) => void this.onAction(action, node),
     );
     this.gravity = new GravityShare(rt, this.link, this.node);
-    this.messages = new FleetMessages(rt.queryDb);
+    this.messages = new FleetMessages(new Messages(rt.queryDb));
     const saved = this.load();
     for (const kind of [listsKind(rt.gravityDb, rt.events), configKind(rt.config), blockingKind(rt.blocking)])
       this.replicas.set(kind.name, new Replica(kind, this.link, this.node, saved[kind.name] ?? null, () => this.save(), rt.log));

@@ -1,20 +1,20 @@
 // What /api/info/messages says about the fleet: this node cut off from Redis (it answers with the
 // configuration it has, its own changes wait), or another node not heard from. Each message is
 // raised once when the condition has lasted a few seconds and taken back when it ends. Messages
-// live in pihole-FTL.db's `message` table (Pi-hole's layout, src/db/query-schema.ts).
-import type { Database } from "bun:sqlite";
+// live in pihole-FTL.db's `message` table, which src/messages/ writes.
+import type { Messages } from "../messages/messages.ts";
 
-export const MESSAGE_TYPE = "FLEET";
+const MESSAGE_TYPE = "FLEET";
 /** a condition shorter than this is a blip, not news */
-export const MESSAGE_AFTER_MS = 5000;
+const MESSAGE_AFTER_MS = 5000;
 
 export class FleetMessages {
   private since = new Map<string, number>();
   private raised = new Set<string>();
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly messages: Messages) {
     // messages of an earlier run describe conditions nobody checks any more
-    this.db.query("DELETE FROM message WHERE type = ?").run(MESSAGE_TYPE);
+    this.messages.clear(MESSAGE_TYPE);
   }
 
   /** Makes the raised messages exactly those of `now` (keyed by condition) that lasted long enough. */
@@ -27,9 +27,8 @@ export class FleetMessages {
       if (t - this.since.get(key)! >= MESSAGE_AFTER_MS) wanted.add(text);
     }
     try {
-      for (const text of this.raised) if (!wanted.has(text)) this.db.query("DELETE FROM message WHERE type = ? AND message = ?").run(MESSAGE_TYPE, text);
-      for (const text of wanted)
-        if (!this.raised.has(text)) this.db.query("INSERT INTO message (timestamp, type, message) VALUES (?, ?, ?)").run(t / 1000, MESSAGE_TYPE, text);
+      for (const text of this.raised) if (!wanted.has(text)) this.messages.clear(MESSAGE_TYPE, text);
+      for (const text of wanted) if (!this.raised.has(text)) this.messages.raise(MESSAGE_TYPE, text);
       this.raised = wanted;
     } catch {
       // the message table is a convenience; the fleet works without it

@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { lowerThisThread } from "../core/thread-priority.ts";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
+import { raiseMessage } from "../messages/table.ts";
 import { logBytes, shedOldest } from "./log-budget.ts";
 import { decodeBatch, type RecordBatch } from "../query/record-batch.ts";
 import type { StoredRecord } from "../query/record.ts";
@@ -139,7 +140,7 @@ function keepWithinBudget(budgetBytes: number, budgetMiB: number): void {
   const since = shed.oldest === null ? "now" : new Date(shed.oldest * 1000).toISOString();
   const text = `The query log reached its memory budget (database.queryLogMemory: ${setting}): the details of the oldest queries are being dropped, so the query log starts at ${since} instead of 24 hours ago. Statistics still count every query.`;
   try {
-    disk?.db.query("INSERT INTO message (timestamp, type, message, blob1) VALUES (?, 'SHMEM', ?, ?)").run(now, text, shed.rows);
+    if (disk) raiseMessage(disk.db, "SHMEM", text, [shed.rows]);
   } catch (e) {
     report(`could not store the memory budget message: ${(e as Error).message}`);
   }

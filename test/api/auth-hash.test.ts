@@ -2,9 +2,9 @@
 // vectors (testsuite/balloon-test.c), RFC 6238 appendix B, and Pi-hole's stored-hash format.
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { balloonSha256 } from "../../src/api/auth/balloon.ts";
-import { hashPassword, legacyHash, parsePhc, verifyPassword } from "../../src/api/auth/password.ts";
-import { base32Decode, base32Encode, totpAt, totpMatches } from "../../src/api/auth/totp.ts";
+import { balloonSha256 } from "../../src/auth/balloon.ts";
+import { hashPassword, legacyHash, parsePhc, verifyPassword } from "../../src/auth/password.ts";
+import { base32Decode, base32Encode, totpAt, totpMatches } from "../../src/auth/totp.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const hex = (u: Uint8Array) => Buffer.from(u).toString("hex");

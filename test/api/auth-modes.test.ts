@@ -5,7 +5,7 @@ import { describe, afterAll, beforeAll, expect, setDefaultTimeout, test } from "
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashPassword, verifyPassword } from "../../src/api/auth/password.ts";
+import { hashPassword, verifyPassword } from "../../src/auth/password.ts";
 import { BUN, run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { call, callFrom, login, totp, type Json } from "./auth-helpers.ts";
 

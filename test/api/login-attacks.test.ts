@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { clientKey } from "../../src/api/auth/client-key.ts";
+import { clientKey } from "../../src/auth/client-key.ts";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { callFrom } from "./auth-helpers.ts";
 

@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hashPassword } from "../../src/api/auth/password.ts";
+import { hashPassword } from "../../src/auth/password.ts";
 import { readZip, writeZip } from "../../src/teleporter/zip.ts";
 import { BUN, ROOT, run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { call, login, type Json } from "./helpers.ts";

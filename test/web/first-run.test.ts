@@ -3,7 +3,7 @@
 // with password and code. A real browser against a real Moat.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { totpAt } from "../../src/api/auth/totp.ts";
+import { totpAt } from "../../src/auth/totp.ts";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { dig, eventually, launch, openPage, shot, type Watched } from "./browser.ts";

@@ -3,16 +3,17 @@
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { errorResponse } from "../app.ts";
 import type { Authenticator } from "../core/auth-hook.ts";
+import { errorResponse } from "../core/error-reply.ts";
 import { ErrorReply, Errors } from "../core/errors.ts";
 import { documented } from "../docs/meta.ts";
 import { emptyResponse, jsonResponse, JSON_TYPE } from "../core/reply.ts";
 import { requestState } from "../core/request-state.ts";
-import { AuthErrors, AuthService, type LoginKind } from "./index.ts";
-import { hashPasswordAsync, randomBytes } from "./password.ts";
-import type { Session } from "./sessions.ts";
-import { base32Encode, totpAt, TOTP_DIGITS, TOTP_PERIOD } from "./totp.ts";
+import type { LoginKind } from "../../auth/auth.ts";
+import { hashPasswordAsync, randomBytes } from "../../auth/password.ts";
+import type { Session } from "../../auth/sessions.ts";
+import { base32Encode, totpAt, TOTP_DIGITS, TOTP_PERIOD } from "../../auth/totp.ts";
+import { AuthErrors, AuthService } from "./index.ts";
 
 const SessionObject = t.Object({
   valid: t.Boolean({ description: "true when the session is valid" }),
@@ -50,7 +51,8 @@ const LOGIN_MESSAGE: Record<LoginKind, string> = { password: "password correct",
 
 export function authRoutes(rt: Runtime, authenticator: Authenticator) {
   if (!(authenticator instanceof AuthService)) throw new Error("authRoutes needs the AuthService from createAuth()");
-  const auth = authenticator;
+  const http = authenticator;
+  const auth = http.auth;
   const pretty = () => rt.config.current.webserver.api.prettyJSON;
 
   const reply = (request: Request, body: Record<string, unknown>, status = 200, headers?: Record<string, string>) =>
@@ -72,9 +74,9 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
       ({ request, body }) => {
         if (!auth.passwordSet) return reply(request, noPassword());
         const st = requestState(request);
-        const r = auth.check(request, new URL(request.url), body, st.ip, false);
+        const r = http.check(request, new URL(request.url), body, st.ip, false);
         if ("reason" in r) return withDeletedCookie(reply(request, invalidSession(r.reason), 401));
-        const headers = auth.refresh(r.session, isTls(request));
+        const headers = http.refresh(r.session, isTls(request));
         return reply(request, validSession(r.session, "correct password"), 200, headers);
       },
       {
@@ -101,14 +103,14 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
       async ({ request, body }) => {
         const st = requestState(request);
         const url = new URL(request.url);
-        const compat = auth.compat;
+        const compat = http.compat;
         if (body.password === undefined) throw Errors.badRequest("No password found in JSON payload");
         if (typeof body.password !== "string") throw Errors.badRequest("Field password has to be of type 'string'");
         const password = body.password;
         // an empty password with a valid session returns that session, as in Pi-hole
         if (password === "" && auth.passwordSet) {
-          const r = auth.check(request, url, body, st.ip, false);
-          if ("session" in r) return reply(request, validSession(r.session, "correct password"), 200, auth.refresh(r.session, isTls(request)));
+          const r = http.check(request, url, body, st.ip, false);
+          if ("session" in r) return reply(request, validSession(r.session, "correct password"), 200, http.refresh(r.session, isTls(request)));
         }
         if (!auth.passwordSet) return reply(request, noPassword(compat && password !== "" ? "password incorrect" : "no password set"));
         // per client address: one address guessing passwords never locks out another
@@ -130,8 +132,8 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           const res = compat ? reply(request, invalidSession("password incorrect"), 401) : errorResponse(Errors.unauthorized(), request, rt);
           return withDeletedCookie(res);
         }
-        if (kind === "password" && auth.totpEnabled) auth.checkTotp(body.totp, st.ip);
-        const s = auth.open({
+        if (kind === "password" && auth.totpEnabled) http.checkTotp(body.totp, st.ip);
+        const s = http.open({
           remoteAddr: st.ip,
           userAgent: request.headers.get("user-agent")?.slice(0, 127) ?? null,
           xForwardedFor: request.headers.get("x-forwarded-for"),
@@ -139,7 +141,7 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           app: kind === "app",
           cli: kind === "cli",
         });
-        return reply(request, validSession(s, LOGIN_MESSAGE[kind]), 200, { "set-cookie": auth.cookie(s, isTls(request)) });
+        return reply(request, validSession(s, LOGIN_MESSAGE[kind]), 200, { "set-cookie": http.cookie(s, isTls(request)) });
       },
       {
         body: LoginBody,
@@ -172,10 +174,10 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
       "/auth",
       ({ request, body }) => {
         const st = requestState(request);
-        const compat = auth.compat;
+        const compat = http.compat;
         const done = () => withDeletedCookie(emptyResponse(compat ? 204 : 410));
         if (!auth.passwordSet) return done();
-        const r = auth.check(request, new URL(request.url), body, st.ip, true);
+        const r = http.check(request, new URL(request.url), body, st.ip, true);
         if ("reason" in r) {
           const res = compat ? reply(request, invalidSession(r.reason), 401) : errorResponse(Errors.unauthorized(), request, rt);
           return withDeletedCookie(res);

@@ -2,9 +2,9 @@
 // `sid` → header `X-FTL-SID` → cookie `sid` (with a CSRF header) → query `?sid=`. The first channel
 // present is the one checked; a bad SID there is not rescued by a later channel.
 
-export type SidChannel = "body" | "header" | "cookie" | "query";
+type SidChannel = "body" | "header" | "cookie" | "query";
 
-export interface FoundSid {
+interface FoundSid {
   sid: string;
   channel: SidChannel;
 }

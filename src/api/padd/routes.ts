@@ -10,7 +10,7 @@ import { boolParam, liveStats } from "../stats/params.ts";
 import { gravityCount } from "../stats/routes.ts";
 import { dnsCounters } from "../stats/dns-counters.ts";
 import { VersionReply, versionInfo } from "../info/routes.ts";
-import { SensorsReply, SystemReply } from "../info/system.ts";
+import { SensorsReply, SystemReply } from "../info/machine.ts";
 
 const NullableString = t.Union([t.String(), t.Null()]);
 const Size = t.Object({ value: t.Number(), unit: t.String({ description: 'SI prefix: "", "K", "M", "G", …' }) });

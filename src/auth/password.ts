@@ -46,7 +46,7 @@ export function parsePhc(stored: string): Phc | null {
   return { s, t, salt, hash };
 }
 
-export function isLegacyHash(stored: string): boolean {
+function isLegacyHash(stored: string): boolean {
   return /^[0-9a-fA-F]{64}$/.test(stored);
 }
 
@@ -103,16 +103,6 @@ export function verifyPassword(plain: string, stored: string): Verdict {
 }
 
 const inflightKey = (plain: string, stored: string) => `${stored}\0${memoMac(plain).toString("hex")}`;
-
-/** Whether a Balloon run for exactly this check is already under way (joining it costs nothing). */
-export function verificationPending(plain: string, stored: string): boolean {
-  return inflight.has(inflightKey(plain, stored));
-}
-
-/** Balloon runs under way for different candidates. */
-export function verificationsInFlight(): number {
-  return inflight.size;
-}
 
 /** The check with the Balloon run on the worker thread; equal concurrent checks share one run. */
 export function verifyPasswordAsync(plain: string, stored: string): Promise<Verdict> {

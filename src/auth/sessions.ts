@@ -25,7 +25,7 @@ export interface Session {
 export type NewSession = Pick<Session, "remoteAddr" | "userAgent" | "xForwardedFor" | "tlsLogin" | "app" | "cli">;
 
 /** 16 random bytes in base64 without the final padding character, as Pi-hole prints them (23 chars). */
-export function newToken(): string {
+function newToken(): string {
   return Buffer.from(randomBytes(16)).toString("base64").slice(0, 23);
 }
 

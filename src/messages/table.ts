@@ -1,0 +1,52 @@
+// The `message` table of pihole-FTL.db (Pi-hole's layout, src/db/query-schema.ts): the warnings
+// /api/info/messages lists. Every statement on it is here. These take the connection, so a worker
+// thread with its own (the query writer) uses them too; errors are thrown, each caller decides
+// whether a lost message is worth a log line.
+import type { Database } from "bun:sqlite";
+
+/** What Pi-hole stores beside the text (an interface name, a count, …): up to five values. */
+export type MessageBlob = string | number | null;
+
+export interface StoredMessage {
+  id: number;
+  /** unix seconds */
+  timestamp: number;
+  /** Pi-hole's message type, e.g. "DNSMASQ_WARN", "SHMEM", "LIST", or Moat's "FLEET" */
+  type: string;
+  text: string;
+}
+
+const BLOB_COLUMNS = 5;
+
+export function raiseMessage(db: Database, type: string, text: string, blobs: readonly MessageBlob[] = []): void {
+  const values = Array.from({ length: BLOB_COLUMNS }, (_, i) => blobs[i] ?? null);
+  db.query("INSERT INTO message (timestamp, type, message, blob1, blob2, blob3, blob4, blob5) VALUES (?,?,?,?,?,?,?,?)").run(Date.now() / 1000, type, text, ...values);
+}
+
+/** Whether a message of this type with exactly this text is raised. */
+export function hasMessage(db: Database, type: string, text: string): boolean {
+  return db.query("SELECT id FROM message WHERE type = ? AND message = ?").get(type, text) !== null;
+}
+
+/** Takes back the messages of this type (only those with this text, when given). */
+export function clearMessages(db: Database, type: string, text?: string): void {
+  if (text === undefined) db.query("DELETE FROM message WHERE type = ?").run(type);
+  else db.query("DELETE FROM message WHERE type = ? AND message = ?").run(type, text);
+}
+
+/** Every message, oldest first. */
+export function listMessages(db: Database): StoredMessage[] {
+  const rows = db.query<{ id: number; timestamp: number; type: string; message: unknown }, []>("SELECT id, timestamp, type, message FROM message ORDER BY id").all();
+  return rows.map((r) => ({ id: r.id, timestamp: r.timestamp, type: r.type, text: String(r.message) }));
+}
+
+export function countMessages(db: Database): number {
+  return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM message").get()!.n;
+}
+
+/** Deletes the messages with these ids; the number deleted (ids not in use count nothing). */
+export function deleteMessages(db: Database, ids: readonly number[]): number {
+  let deleted = 0;
+  for (const id of ids) deleted += db.query("DELETE FROM message WHERE id = ?").run(id).changes;
+  return deleted;
+}
