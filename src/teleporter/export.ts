@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import type { ConfigStore } from "../config/index.ts";
+import { forgetSessions } from "../auth/sessions.ts";
 import { writeZip, type ZipEntry } from "./zip.ts";
 
 export const ENTRY = {
@@ -27,19 +28,19 @@ export function scratchFile(dataDir: string, tag: string): string {
 }
 
 /**
- * A consistent copy of a live database (VACUUM INTO runs in one read transaction), without the rows
- * of `secretTables`: emptied in the copy, with secure_delete and a final VACUUM so that no page of
- * the file keeps their bytes.
+ * A consistent copy of a live database (VACUUM INTO runs in one read transaction), without what
+ * `scrub` deletes from the copy, with secure_delete and a final VACUUM so that no page of the file
+ * keeps those bytes.
  */
-export function snapshotDb(db: Database, dataDir: string, tag: string, secretTables: readonly string[] = []): Uint8Array {
+export function snapshotDb(db: Database, dataDir: string, tag: string, scrub?: (copy: Database) => void): Uint8Array {
   const file = scratchFile(dataDir, tag);
   try {
     db.run("VACUUM INTO ?", [file]);
-    if (secretTables.length) {
+    if (scrub) {
       const copy = new DatabaseFile(file);
       try {
         copy.run("PRAGMA secure_delete = ON");
-        for (const t of secretTables) copy.run(`DELETE FROM "${t}"`);
+        scrub(copy);
         copy.run("VACUUM");
       } finally {
         copy.close();
@@ -51,13 +52,9 @@ export function snapshotDb(db: Database, dataDir: string, tag: string, secretTab
   }
 }
 
-/**
- * What a backup leaves out of pihole-FTL.db: the live API sessions (their SIDs and CSRF tokens would
- * let whoever holds the file act as the logged-in users). What a restore needs stays, as in Pi-hole:
- * pihole.toml keeps the password hash, the app password hash and the 2FA secret, so the restored
- * machine asks for the same password.
- */
-export const SECRET_TABLES = ["session"] as const;
+// What a backup leaves out of pihole-FTL.db: the live API sessions (forgetSessions). What a restore
+// needs stays, as in Pi-hole: pihole.toml keeps the password hash, the app password hash and the 2FA
+// secret, so the restored machine asks for the same password.
 
 /** dns.hosts as a hosts file, which is where Pi-hole users expect local records. */
 function hostsFile(lines: readonly string[]): string {
@@ -100,7 +97,7 @@ export function exportArchive(src: ExportSources, now = new Date()): Uint8Array 
   const entries: ZipEntry[] = [
     { name: ENTRY.gravity, data: snapshotDb(src.gravityDb, src.dataDir, "gravity") },
     { name: ENTRY.config, data: exportedConfig(src, now) },
-    { name: ENTRY.queryDb, data: snapshotDb(src.queryDb, src.dataDir, "ftl", SECRET_TABLES) },
+    { name: ENTRY.queryDb, data: snapshotDb(src.queryDb, src.dataDir, "ftl", forgetSessions) },
     { name: ENTRY.hosts, data: enc.encode(hostsFile(src.config.current.dns.hosts)) },
     { name: ENTRY.leases, data: existsSync(leases) ? new Uint8Array(readFileSync(leases)) : new Uint8Array(0) },
   ];
