@@ -146,7 +146,8 @@ function folderOf(file: string): string {
   return parts[0]!;
 }
 
-const SQL = /\b(?:SELECT\b[\s\S]*?\bFROM|INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO|JOIN|CREATE\s+(?:TEMP\s+)?(?:TABLE|INDEX|VIEW|TRIGGER)(?:\s+IF\s+NOT\s+EXISTS)?|DROP\s+(?:TABLE|VIEW|INDEX)(?:\s+IF\s+EXISTS)?|ALTER\s+TABLE)\s+["`]?(\w+)["`]?/gi;
+// keywords in capitals, as every statement in src/ writes them: prose such as "Update gravity: …" is not SQL
+const SQL = /\b(?:SELECT\b[\s\S]*?\bFROM|INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO|JOIN|CREATE\s+(?:TEMP\s+)?(?:TABLE|INDEX|VIEW|TRIGGER)(?:\s+IF\s+NOT\s+EXISTS)?|DROP\s+(?:TABLE|VIEW|INDEX)(?:\s+IF\s+EXISTS)?|ALTER\s+TABLE)\s+["`]?(\w+)["`]?/g;
 
 /** The tables each string literal in a file names in SQL. */
 function tablesIn(file: string, text: string): Set<string> {

@@ -77,9 +77,8 @@ export class Fleet {
 
   start(): void {
     this.unsub.push(
-      this.rt.events.on("lists-changed", ({ reason }) => {
-        if (reason !== "fleet") void this.replicas.get("lists")!.localChange();
-      }),
+      // only this node's own changes: what the fleet applied here arrives as "lists-changed-remote"
+      this.rt.events.on("lists-changed", () => void this.replicas.get("lists")!.localChange()),
       this.rt.config.subscribe((_next, _prev, changed) => {
         if (changed.some(isSharedKey)) void this.replicas.get("config")!.localChange();
       }),
