@@ -62,12 +62,35 @@ function tidy(map: StateMap): StateMap {
   return out;
 }
 
-export function listsKind(db: Database, events: EventBus): ReplicatedKind {
-  return {
-    name: "lists",
-    read: () => readListsMap(db),
-    apply: (next) => applyListsMap(db, events, next),
-    prepareMerge: renumberCollisions,
-    tidy,
-  };
+/**
+ * The lists as a replicated kind. A sync looks at this node's map several times (before the
+ * publish, after it, for the hash it agreed on); it is read from gravity.db once per change, not
+ * at every look: every write of the tables announces itself (src/lists/), and the fleet calls
+ * `changed()` on that announcement, before anything can read again.
+ */
+export class ListsKind implements ReplicatedKind {
+  readonly name = "lists";
+  private last: StateMap | null = null;
+  readonly prepareMerge = renumberCollisions;
+  readonly tidy = tidy;
+
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventBus,
+  ) {}
+
+  read(): StateMap {
+    return (this.last ??= readListsMap(this.db));
+  }
+
+  /** This node wrote the tables: the map last read is out of date. */
+  changed(): void {
+    this.last = null;
+  }
+
+  apply(next: StateMap): Promise<void> {
+    // the tables change inside this call (the transaction runs before its first await)
+    this.last = null;
+    return applyListsMap(this.db, this.events, next);
+  }
 }
