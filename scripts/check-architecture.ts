@@ -26,10 +26,11 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   adlist_by_group: ["lists/"],
   client_by_group: ["lists/"],
   domain_audit: ["lists/"],
-  // what a gravity run fills
+  // what a gravity run fills (src/filter/gravity/tables.ts); src/lists/ deletes a list's rows with the list
+  // in the same transaction (gravity.db has no cascade for them), which is the one write it makes there
   gravity: ["filter/gravity/", "lists/"],
   antigravity: ["filter/gravity/", "lists/"],
-  info: ["filter/gravity/", "lists/"],
+  info: ["filter/gravity/"],
   // pihole-FTL.db
   message: ["messages/"],
   session: ["auth/"],

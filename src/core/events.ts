@@ -1,8 +1,14 @@
 // A small typed event bus: how the API tells the DNS side that something changed, without either
 // importing the other.
+
+/** The management tables of gravity.db a change touched (their group links count with them). */
+export type ListTable = "group" | "client" | "domainlist" | "adlist";
+
 export interface MoatEvents {
-  /** domains, groups, clients or lists changed: rebuild the filter snapshot */
-  "lists-changed": { reason: string };
+  /** this node's domains, groups, clients or lists changed (src/lists/ only): rebuild the filter, publish to the fleet */
+  "lists-changed": { tables: ListTable[] };
+  /** the fleet's state of them was applied here: rebuild the filter, and do not publish it back */
+  "lists-changed-remote": Record<string, never>;
   /** a gravity run finished and swapped gravity.db */
   "gravity-updated": { ok: boolean };
   /** <data-dir>/dhcp.leases was replaced (a backup was restored): the DHCP server reloads it */

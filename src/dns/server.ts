@@ -103,7 +103,7 @@ export class DnsServer implements DnsHandle {
         return this.threads?.leases(names);
       }),
     );
-    this.unsub.push(this.rt.events.on("lists-changed", reload), this.rt.events.on("gravity-updated", reload));
+    this.unsub.push(this.rt.events.on("lists-changed", reload), this.rt.events.on("lists-changed-remote", reload), this.rt.events.on("gravity-updated", reload));
     this.unsub.push(this.rt.events.on("blocking-changed", ({ active }) => this.threads?.blocking(active)));
     this.unsub.push(
       this.rt.config.subscribe((next, prev, changed) => {

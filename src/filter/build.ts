@@ -3,8 +3,11 @@
 // on SQLite; the result is typed arrays handed over without copying.
 import { Database } from "bun:sqlite";
 import { emptyShape, resolveCombos, transferables, type DomainSetData, type DomainSetShape } from "./domainset.ts";
-import { ComboTable, DomainSetBuilder, WireScratch } from "./domainset-build.ts";
-import { readSnapshotFile, snapshotFileOf, snapshotKey, writeSnapshotFile, type GravitySets } from "./snapshot-file.ts";
+import { ComboTable, DomainSetBuilder } from "./domainset-build.ts";
+import { readSnapshotFile, snapshotFileOf, writeSnapshotFile } from "./snapshot-file.ts";
+import { gravitySetsFromDb, readGravityKey } from "./gravity/tables.ts";
+import { clientEntries, enabledAdlistIds, enabledDomains, enabledGroupIds, groupLinks } from "../lists/filter-input.ts";
+import type { LinkTable } from "../lists/group-links.ts";
 import { nameToWire } from "../dns/wire.ts";
 
 export interface RegexEntry {
@@ -45,40 +48,6 @@ export interface BuildInfo {
   gravityMs: number;
 }
 
-/** The four gravity sets from the rows of gravity.db (when the snapshot file is absent or stale). */
-export function gravitySetsFromDb(db: Database): GravitySets {
-  const scratch = new WireScratch();
-  const sets = (table: "gravity" | "antigravity", marker: string) => {
-    const n = db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n ?? 0;
-    const plain = new DomainSetBuilder(new ComboTable(), n);
-    const abp = new DomainSetBuilder(new ComboTable(), 16);
-    for (const r of db.query<{ domain: string; adlist_id: number }, []>(`SELECT domain, adlist_id FROM ${table}`).iterate()) {
-      let d = r.domain;
-      let into = plain;
-      if (d.startsWith(marker) && d.endsWith("^")) {
-        d = d.slice(marker.length, -1);
-        into = abp;
-      }
-      const wire = scratch.encode(d);
-      if (wire) into.add(wire, r.adlist_id);
-    }
-    return [plain.finish(), abp.finish()] as const;
-  };
-  const [gravity, gravityAbp] = sets("gravity", "||");
-  const [antigravity, antigravityAbp] = sets("antigravity", "@@||");
-  return { gravity, gravityAbp, antigravity, antigravityAbp };
-}
-
-export function tableShape(db: Database, table: string): [number, number] {
-  const r = db.query<{ n: number; m: number | null }, []>(`SELECT COUNT(*) AS n, MAX(rowid) AS m FROM ${table}`).get();
-  return [r?.n ?? 0, r?.m ?? 0];
-}
-
-export function readGravityKey(db: Database): string {
-  const get = (p: string) => db.query<{ value: string }, [string]>("SELECT value FROM info WHERE property = ?").get(p)?.value ?? "";
-  return snapshotKey(get("updated"), get("moat_snapshot"), tableShape(db, "gravity"), tableShape(db, "antigravity"));
-}
-
 export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotData {
   const started = performance.now();
   const db = new Database(dbPath, { readonly: true });
@@ -87,12 +56,12 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
   db.exec("PRAGMA cache_size = -64");
   try {
     db.run("PRAGMA busy_timeout = 5000");
-    const groups = db.query<{ id: number }, []>('SELECT id FROM "group" WHERE enabled = 1 ORDER BY id').all();
+    const groups = enabledGroupIds(db);
     const words = Math.max(1, Math.ceil(groups.length / 32));
-    const bitOf = new Map(groups.map((g, i) => [g.id, i]));
-    const linkMasks = (table: string, col: string): Masks => {
+    const bitOf = new Map(groups.map((id, i) => [id, i]));
+    const linkMasks = (table: LinkTable): Masks => {
       const out: Masks = new Map();
-      for (const r of db.query<{ k: number; g: number }, []>(`SELECT ${col} AS k, group_id AS g FROM ${table}`).all()) {
+      for (const r of groupLinks(db, table)) {
         const bit = bitOf.get(r.g);
         if (bit === undefined) continue;
         let m = out.get(r.k);
@@ -101,12 +70,12 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       }
       return out;
     };
-    const domainMasks = linkMasks("domainlist_by_group", "domainlist_id");
-    const adlistMasks = linkMasks("adlist_by_group", "adlist_id");
-    const clientMasks = linkMasks("client_by_group", "client_id");
+    const domainMasks = linkMasks("domainlist_by_group");
+    const adlistMasks = linkMasks("adlist_by_group");
+    const clientMasks = linkMasks("client_by_group");
 
     const exact = (type: number): DomainSetData => {
-      const rows = db.query<{ id: number; domain: string }, [number]>("SELECT id, domain FROM domainlist WHERE type = ? AND enabled = 1").all(type);
+      const rows = enabledDomains(db, type);
       const b = new DomainSetBuilder(new ComboTable(), rows.length);
       for (const r of rows) {
         const w = domainMasks.has(r.id) && nameToWire(r.domain);
@@ -115,9 +84,7 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       return resolveCombos(b.finish(), words, (id) => domainMasks.get(id));
     };
     const regex = (type: number): RegexEntry[] =>
-      db
-        .query<{ id: number; domain: string }, [number]>("SELECT id, domain FROM domainlist WHERE type = ? AND enabled = 1 ORDER BY id")
-        .all(type)
+      enabledDomains(db, type)
         .filter((r) => domainMasks.has(r.id))
         .map((r) => ({ id: r.id, pattern: r.domain, mask: [...domainMasks.get(r.id)!] }));
 
@@ -139,14 +106,11 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       }
     }
     if (info) Object.assign(info, { source, gravityMs: performance.now() - t0 });
-    const enabled = new Set(db.query<{ id: number }, []>("SELECT id FROM adlist WHERE enabled = 1").all().map((r) => r.id));
+    const enabled = enabledAdlistIds(db);
     const listMask = (id: number) => (enabled.has(id) ? adlistMasks.get(id) : undefined);
     const resolve = (s: DomainSetShape) => resolveCombos(s, words, listMask);
 
-    const clients = db
-      .query<{ id: number; ip: string }, []>("SELECT id, ip FROM client ORDER BY id")
-      .all()
-      .map((c) => ({ id: c.id, ip: c.ip, mask: [...(clientMasks.get(c.id) ?? new Uint32Array(words))] }));
+    const clients = clientEntries(db).map((c) => ({ id: c.id, ip: c.ip, mask: [...(clientMasks.get(c.id) ?? new Uint32Array(words))] }));
     return {
       words,
       groupBits: [...bitOf.entries()],

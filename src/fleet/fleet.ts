@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Runtime } from "../core/runtime.ts";
 import { configKind } from "./config-state.ts";
-import { listsKind } from "./lists-state.ts";
+import { ListsKind } from "./lists-state.ts";
 import { isSharedKey } from "./shared-keys.ts";
 import { RedisLink } from "./redis-link.ts";
 import { Replica, type ReplicaRecord, type ReplicaStatus } from "./replica.ts";
@@ -54,6 +54,7 @@ export class Fleet {
   readonly node: string;
   private readonly link: RedisLink;
   private readonly replicas = new Map<string, Replica>();
+  private readonly lists: ListsKind;
   readonly gravity: GravityShare;
   private readonly messages: FleetMessages;
   private readonly stateFile: string;
@@ -72,14 +73,17 @@ export class Fleet {
     this.gravity = new GravityShare(rt, this.link, this.node);
     this.messages = new FleetMessages(new Messages(rt.queryDb));
     const saved = this.load();
-    for (const kind of [listsKind(rt.gravityDb, rt.events), configKind(rt.config), blockingKind(rt.blocking)])
+    this.lists = new ListsKind(rt.gravityDb, rt.events);
+    for (const kind of [this.lists, configKind(rt.config), blockingKind(rt.blocking)])
       this.replicas.set(kind.name, new Replica(kind, this.link, this.node, saved[kind.name] ?? null, () => this.save(), rt.log));
   }
 
   start(): void {
     this.unsub.push(
-      this.rt.events.on("lists-changed", ({ reason }) => {
-        if (reason !== "fleet") void this.replicas.get("lists")!.localChange();
+      // only this node's own changes: what the fleet applied here arrives as "lists-changed-remote"
+      this.rt.events.on("lists-changed", () => {
+        this.lists.changed();
+        void this.replicas.get("lists")!.localChange();
       }),
       this.rt.config.subscribe((_next, _prev, changed) => {
         if (changed.some(isSharedKey)) void this.replicas.get("config")!.localChange();

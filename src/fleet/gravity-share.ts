@@ -9,6 +9,8 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Runtime } from "../core/runtime.ts";
 import { snapshotFileOf } from "../filter/snapshot-file.ts";
+import { gravityInfo, readGravityRows, replaceGravityRows } from "../filter/gravity/tables.ts";
+import { adlistCounts, adlistIds, setAdlistCounts, type AdlistCounts } from "../lists/adlists.ts";
 import type { RedisLink } from "./redis-link.ts";
 
 export const LEASE_MS = 10_000;
@@ -16,14 +18,12 @@ export const LEASE_MS = 10_000;
 interface Package {
   updated: string;
   info: Record<string, string>;
-  adlists: Array<[number, number, number, number, number, number | null]>;
+  adlists: AdlistCounts[];
   gravity: Array<[number, string, number]>;
   antigravity: Array<[number, string, number]>;
   /** the filter snapshot file (base64), or null when the builder had none */
   snapshot: string | null;
 }
-
-const INFO_KEYS = ["updated", "gravity_count", "abp_domains", "moat_snapshot"];
 
 export class GravityShare {
   /** info.updated of the gravity content this node knows the fleet has (published or applied) */
@@ -42,7 +42,7 @@ export class GravityShare {
   }
 
   private localUpdated(): string | null {
-    return (this.rt.gravityDb.query("SELECT value FROM info WHERE property = 'updated'").get() as { value: string } | null)?.value ?? null;
+    return gravityInfo(this.rt.gravityDb, "updated");
   }
 
   /** May this node start a scheduled gravity run? The lease holder does; a node cut off from the fleet acts alone. */
@@ -88,7 +88,7 @@ export class GravityShare {
     if (!bytes) return;
     const pkg = JSON.parse(new TextDecoder().decode(Bun.gunzipSync(bytes.data))) as Package;
     // the lists the rows belong to arrive through the lists kind; wait for them
-    const ids = new Set((this.rt.gravityDb.query("SELECT id FROM adlist").all() as Array<{ id: number }>).map((r) => r.id));
+    const ids = adlistIds(this.rt.gravityDb);
     if (pkg.adlists.some(([id]) => !ids.has(id))) throw new Error(`gravity version ${bytes.version}: waiting for its lists`);
     this.apply(pkg);
     this.known = pkg.updated;
@@ -99,17 +99,12 @@ export class GravityShare {
 
   private pack(): Uint8Array {
     const db = this.rt.gravityDb;
-    const info: Record<string, string> = {};
-    for (const r of db.query(`SELECT property, value FROM info WHERE property IN (${INFO_KEYS.map(() => "?").join(",")})`).all(...INFO_KEYS) as Array<{ property: string; value: string }>)
-      info[r.property] = r.value;
-    const rows = (t: string) => (db.query(`SELECT rowid, domain, adlist_id FROM ${t}`).values() as Array<[number, string, number]>);
+    const rows = readGravityRows(db);
     const file = snapshotFileOf(this.rt.paths.gravityDb);
     const pkg: Package = {
-      updated: info.updated ?? "",
-      info,
-      adlists: db.query("SELECT id, number, invalid_domains, status, abp_entries, date_updated FROM adlist").values() as Package["adlists"],
-      gravity: rows("gravity"),
-      antigravity: rows("antigravity"),
+      updated: rows.info.updated ?? "",
+      ...rows,
+      adlists: adlistCounts(db),
       snapshot: existsSync(file) ? readFileSync(file).toString("base64") : null,
     };
     return Bun.gzipSync(new TextEncoder().encode(JSON.stringify(pkg)));
@@ -124,16 +119,8 @@ export class GravityShare {
       renameSync(`${file}.fleet`, file);
     }
     db.transaction(() => {
-      for (const t of ["gravity", "antigravity"] as const) {
-        db.run(`DELETE FROM ${t}`);
-        const ins = db.prepare(`INSERT INTO ${t} (rowid, domain, adlist_id) VALUES (?, ?, ?)`);
-        for (const r of pkg[t]) ins.run(...r);
-      }
-      const upd = db.prepare("UPDATE adlist SET number = ?, invalid_domains = ?, status = ?, abp_entries = ?, date_updated = ? WHERE id = ?");
-      for (const [id, n, inv, st, abp, du] of pkg.adlists) upd.run(n, inv, st, abp, du, id);
-      db.run(`DELETE FROM info WHERE property IN (${INFO_KEYS.map(() => "?").join(",")})`, INFO_KEYS);
-      const set = db.prepare("INSERT INTO info (property, value) VALUES (?, ?)");
-      for (const [k, v] of Object.entries(pkg.info)) set.run(k, v);
+      replaceGravityRows(db, pkg);
+      setAdlistCounts(db, pkg.adlists);
     })();
   }
 }

@@ -2,6 +2,7 @@
 // for a Moat that is stopped (or a data directory being prepared on another machine).
 import { readFileSync, writeFileSync } from "node:fs";
 import type { ConfigStore } from "../config/index.ts";
+import { EventBus } from "../core/events.ts";
 import { openGravityDb, openQueryDb } from "../db/index.ts";
 import { exportArchive } from "./export.ts";
 import { TeleporterError, importArchive } from "./import.ts";
@@ -25,7 +26,8 @@ export function teleporterCommand(args: string[], config: ConfigStore, dataDir: 
       return 0;
     }
     try {
-      const r = importArchive({ config, gravityDb, dataDir }, new Uint8Array(readFileSync(file)));
+      // a stopped Moat: nothing listens for the change
+      const r = importArchive({ config, gravityDb, events: new EventBus(), dataDir }, new Uint8Array(readFileSync(file)));
       for (const f of r.files) console.log(`imported ${f}`);
       for (const s of r.skipped) console.error(`skipped setting ${s}`);
       return 0;

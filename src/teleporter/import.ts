@@ -3,9 +3,11 @@
 import type { Database } from "bun:sqlite";
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ConfigStore } from "../config/index.ts";
+import type { EventBus } from "../core/events.ts";
+import { backupListContents } from "../filter/gravity/tables.ts";
+import { BackupDbError, GRAVITY_PARTS, checkBackupDb, restoreListsFromBackup, type GravityPart } from "../lists/backup.ts";
 import { ENTRY, leasesFile, scratchFile } from "./export.ts";
 import { applyConfig, planConfig, BackupConfigError } from "./import-config.ts";
-import { BackupDbError, GRAVITY_PARTS, checkBackupDb, importGravity, type GravityPart } from "./import-gravity.ts";
 import { readZip, ZipError } from "./zip.ts";
 
 export const MAX_ARCHIVE = 50 * 1024 * 1024;
@@ -30,6 +32,8 @@ export interface ImportSelection {
 export interface ImportTargets {
   config: ConfigStore;
   gravityDb: Database;
+  /** where the restored lists are announced (src/lists/ does it) */
+  events: EventBus;
   dataDir: string;
 }
 
@@ -89,7 +93,8 @@ function restoreGravity(t: ImportTargets, db: Uint8Array, parts: ReadonlySet<Gra
   try {
     writeFileSync(tmp, db, { mode: 0o600 });
     checkBackupDb(tmp);
-    return importGravity(t.gravityDb, tmp, parts, ENTRY.gravity);
+    // the lists and the gravity rows made from them are restored in one transaction
+    return restoreListsFromBackup(t, tmp, parts, backupListContents).map((p) => `${ENTRY.gravity}->${p}`);
   } catch (e) {
     if (e instanceof BackupDbError) throw new TeleporterError("Invalid file", `${ENTRY.gravity}: ${e.message}`);
     throw e;

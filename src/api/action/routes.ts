@@ -31,7 +31,6 @@ export function actionRoutes(rt: Runtime) {
         allowDestructive(rt, "Restarting DNS is not allowed");
         rt.log("info", "restartdns: reloading lists and DNS service");
         await hooks.restartDns?.();
-        rt.events.emit("lists-changed", { reason: "restartdns" });
         rt.events.emit("dns-restarted", { origin: "api" });
         return { status: "success" as const };
       },

@@ -9,17 +9,11 @@ import { devicesWithAddresses } from "../../network/devices.ts";
 import { addressName, hwaddrName } from "../../network/names.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent, batchItems, commentOf, compat, createdReply, duplicateError, encodeItem, groupMap, isUniqueViolation, itemsOf,
-  newProcessed, pathParts, rejectWhitespace, setGroups, sqlMessage, write,
+  absent, batchItems, commentOf, createdReply, encodeItem, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts,
+  rejectWhitespace,
 } from "../lists/common.ts";
-
-interface Row {
-  id: number;
-  ip: string;
-  comment: string | null;
-  date_added: number;
-  date_modified: number;
-}
+import { addClients, clientRows, configuredClients, deleteClients, putClient } from "../../lists/clients.ts";
+import { groupMap } from "../../lists/group-links.ts";
 
 const MAC = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
 
@@ -35,11 +29,8 @@ function nameOf(rt: Runtime, client: string): string | null {
 }
 
 function list(rt: Runtime, client: string | null) {
-  const rows = rt.gravityDb
-    .query(`SELECT id, ip, comment, date_added, date_modified FROM client ${client !== null ? "WHERE ip = ? COLLATE NOCASE" : ""} ORDER BY id`)
-    .all(...(client !== null ? [client] : [])) as Row[];
-  const groups = groupMap(rt.gravityDb, "client_by_group", "client_id");
-  return rows.map((r) => ({
+  const groups = groupMap(rt.gravityDb, "client_by_group");
+  return clientRows(rt.gravityDb, client).map((r) => ({
     client: r.ip,
     name: nameOf(rt, r.ip),
     comment: r.comment,
@@ -51,7 +42,7 @@ function list(rt: Runtime, client: string | null) {
 }
 
 function suggestions(rt: Runtime, count: number, ipv4Only: boolean) {
-  const configured = new Set((rt.gravityDb.query("SELECT lower(ip) AS ip FROM client").all() as Array<{ ip: string }>).map((r) => r.ip));
+  const configured = configuredClients(rt.gravityDb);
   let devices: ReturnType<typeof devicesWithAddresses> = [];
   try {
     devices = devicesWithAddresses(rt.queryDb, count);
@@ -125,20 +116,7 @@ export function clientRoutes(rt: Runtime) {
         const items = itemsOf(body, "client", request);
         rejectWhitespace(items);
         const processed = newProcessed();
-        write(rt, "clients added", () => {
-          const ins = rt.gravityDb.query("INSERT INTO client (ip, comment) VALUES (?, ?) RETURNING id");
-          for (const item of items) {
-            try {
-              const { id } = ins.get(item, commentOf(body)) as { id: number };
-              if (body.groups) setGroups(rt.gravityDb, "client_by_group", "client_id", id, body.groups);
-              processed.success.push({ item });
-            } catch (e) {
-              if (!isUniqueViolation(e)) throw e;
-              if (!compat(rt)) throw duplicateError(item, true, e);
-              processed.errors.push({ item, error: sqlMessage(e) });
-            }
-          }
-        });
+        processed.success = listsWrite(request, () => addClients(rt, items, commentOf(body), body.groups, onDuplicate(rt, processed, true))).map((item) => ({ item }));
         const last = items[items.length - 1]!;
         return createdReply(rt, request, { clients: list(rt, last), processed }, `/api/clients/${encodeItem(last)}`);
       },
@@ -164,13 +142,8 @@ export function clientRoutes(rt: Runtime) {
         if (item === null) throw uriError("Invalid request: Specify item in URI");
         rejectWhitespace([item]);
         const processed = newProcessed();
-        write(rt, "client updated", () => {
-          const { id } = rt.gravityDb
-            .query("INSERT INTO client (ip, comment) VALUES (?1, ?2) ON CONFLICT(ip) DO UPDATE SET comment = ?2 RETURNING id")
-            .get(item, commentOf(body)) as { id: number };
-          if (body.groups) setGroups(rt.gravityDb, "client_by_group", "client_id", id, body.groups);
-          processed.success.push({ item });
-        });
+        listsWrite(request, () => putClient(rt, item, commentOf(body), body.groups));
+        processed.success.push({ item });
         return { clients: list(rt, item), processed };
       },
       {
@@ -184,7 +157,7 @@ export function clientRoutes(rt: Runtime) {
       ({ request }) => {
         const { item } = pathParts(request, "clients", 0);
         if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = write(rt, "client deleted", () => rt.gravityDb.query("DELETE FROM client WHERE ip = ?").run(item).changes);
+        const n = deleteClients(rt, [item]);
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
@@ -194,8 +167,7 @@ export function clientRoutes(rt: Runtime) {
       "/clients:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        const del = rt.gravityDb.query("DELETE FROM client WHERE ip = ?");
-        const n = write(rt, "clients deleted", () => items.reduce((s, b) => s + del.run(b.item).changes, 0));
+        const n = deleteClients(rt, items.map((b) => b.item));
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },

@@ -6,20 +6,15 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent, batchItems, boolInt, commentOf, compat, createdReply, duplicateError, encodeItem, groupMap, isUniqueViolation,
-  itemsOf, newProcessed, pathParts, rejectWhitespace, setGroups, sqlMessage, write, type Processed,
+  absent, batchItems, commentOf, createdReply, encodeItem, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts,
+  rejectWhitespace, type Processed,
 } from "../lists/common.ts";
 import { normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
-
-export const DOMAIN_TYPES = ["allow", "deny"] as const;
-export const DOMAIN_KINDS = ["exact", "regex"] as const;
-type DType = (typeof DOMAIN_TYPES)[number];
-type DKind = (typeof DOMAIN_KINDS)[number];
-
-/** domainlist.type: 0 allow exact, 1 deny exact, 2 allow regex, 3 deny regex */
-export const typeCode = (type: DType, kind: DKind) => (type === "allow" ? 0 : 1) + (kind === "regex" ? 2 : 0);
-const typeName = (code: number): DType => (code % 2 === 0 ? "allow" : "deny");
-const kindName = (code: number): DKind => (code >= 2 ? "regex" : "exact");
+import {
+  addDomains, deleteDomains, domainKindName, domainRows, domainTypeCode as typeCode, domainTypeName, putDomain,
+  type DomainKind as DKind, type DomainRow, type DomainType as DType,
+} from "../../lists/domains.ts";
+import { groupMap } from "../../lists/group-links.ts";
 
 interface Target {
   codes: number[];
@@ -46,22 +41,9 @@ function target(request: Request): Target {
   return { codes: [0, 1, 2, 3], item: rest(0) };
 }
 
-export interface DomainRow {
-  id: number;
-  type: number;
-  domain: string;
-  enabled: number;
-  comment: string | null;
-  date_added: number;
-  date_modified: number;
-}
-
 function list(rt: Runtime, codes: number[], item: string | null) {
-  const db = rt.gravityDb;
-  const where = `type IN (${codes.join(",")})` + (item !== null ? " AND domain = ?" : "");
-  const rows = db.query(`SELECT id, type, domain, enabled, comment, date_added, date_modified FROM domainlist WHERE ${where} ORDER BY id`).all(...(item !== null ? [item] : [])) as DomainRow[];
-  const groups = groupMap(db, "domainlist_by_group", "domainlist_id");
-  return rows.map((r) => domainEntry(r, groups));
+  const groups = groupMap(rt.gravityDb, "domainlist_by_group");
+  return domainRows(rt.gravityDb, codes, item).map((r) => domainEntry(r, groups));
 }
 
 /** A domainlist row as the API shows it (also used by /api/search). */
@@ -69,8 +51,8 @@ export function domainEntry(r: DomainRow, groups: Map<number, number[]>) {
   return {
     domain: r.domain,
     unicode: unicodeOf(r.domain),
-    type: typeName(r.type),
-    kind: kindName(r.type),
+    type: domainTypeName(r.type),
+    kind: domainKindName(r.type),
     comment: r.comment,
     groups: groups.get(r.id) ?? [],
     enabled: r.enabled === 1,
@@ -156,27 +138,11 @@ export function domainRoutes(rt: Runtime) {
         if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
         if (tg.item !== null) throw uriError("Invalid request: Specify item in payload, not as URI parameter");
         const items = normaliseAll(itemsOf(body, "domain", request), tg.kind);
-        const enabled = boolInt(body.enabled);
-        const comment = commentOf(body);
-        const code = typeCode(tg.type, tg.kind);
+        const enabled = body.enabled ?? true;
         const processed = newProcessed();
-        const db = rt.gravityDb;
-        write(rt, "domains added", () => {
-          const ins = db.query("INSERT INTO domainlist (type, domain, enabled, comment) VALUES (?, ?, ?, ?) RETURNING id");
-          for (const item of items) {
-            let id: number;
-            try {
-              id = (ins.get(code, item, enabled, comment) as { id: number }).id;
-            } catch (e) {
-              if (!isUniqueViolation(e)) throw e;
-              if (!compat(rt)) throw duplicateError(item, enabled === 1, e);
-              processed.errors.push({ item, error: sqlMessage(e) });
-              continue;
-            }
-            if (body.groups) setGroups(db, "domainlist_by_group", "domainlist_id", id, body.groups);
-            processed.success.push({ item });
-          }
-        });
+        processed.success = listsWrite(request, () =>
+          addDomains(rt, { code: typeCode(tg.type, tg.kind), domains: items, enabled, comment: commentOf(body), groups: body.groups }, onDuplicate(rt, processed, enabled)),
+        ).map((item) => ({ item }));
         const last = items[items.length - 1]!;
         return createdReply(rt, request, reply(tg, last, processed), `/api/domains/${tg.type}/${tg.kind}/${encodeItem(last)}`);
       },
@@ -207,30 +173,9 @@ export function domainRoutes(rt: Runtime) {
           }
           oldCode = typeCode(ot, ok);
         }
-        const enabled = boolInt(body.enabled);
-        const db = rt.gravityDb;
-        write(rt, "domain updated", () => {
-          let id: number;
-          try {
-            id = (
-              db
-                .query(
-                  `INSERT INTO domainlist (domain, type, enabled, comment) VALUES (?1, ?2, ?3, ?4)
-                   ON CONFLICT(domain, type) DO UPDATE SET type = ?5, enabled = ?3, comment = ?4 RETURNING id`,
-                )
-                .get(item!, oldCode, enabled, commentOf(body), newCode) as { id: number }
-            ).id;
-          } catch (e) {
-            if (!isUniqueViolation(e)) throw e;
-            if (!compat(rt)) throw duplicateError(item!, enabled === 1, e);
-            processed.errors.push({ item: item!, error: sqlMessage(e) });
-            return;
-          }
-          // a fresh row was inserted at the old location: move it
-          if (oldCode !== newCode) db.query("UPDATE domainlist SET type = ? WHERE id = ? AND type = ?").run(newCode, id, oldCode);
-          if (body.groups) setGroups(db, "domainlist_by_group", "domainlist_id", id, body.groups);
-          processed.success.push({ item: item! });
-        });
+        const enabled = body.enabled ?? true;
+        const put = { domain: item!, fromCode: oldCode, code: newCode, enabled, comment: commentOf(body), groups: body.groups };
+        if (listsWrite(request, () => putDomain(rt, put, onDuplicate(rt, processed, enabled)))) processed.success.push({ item: item! });
         return reply(tg, item!, processed);
       },
       { body: PutBody, response: DomainsReply, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Create or replace an entry; body type+kind name its current list to move it" }) },
@@ -241,7 +186,7 @@ export function domainRoutes(rt: Runtime) {
         const tg = target(request);
         if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
         if (tg.item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = write(rt, "domain deleted", () => rt.gravityDb.query("DELETE FROM domainlist WHERE domain = ? AND type = ?").run(tg.item, typeCode(tg.type, tg.kind)).changes);
+        const n = deleteDomains(rt, [{ domain: tg.item, code: typeCode(tg.type, tg.kind) }]);
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
@@ -254,8 +199,7 @@ export function domainRoutes(rt: Runtime) {
         for (const b of items)
           if (!isType(b.type) || !isKind(b.kind))
             throw Errors.badRequest('Invalid request: Batch delete requires an valid combination of "type" and "kind" for each object');
-        const del = rt.gravityDb.query("DELETE FROM domainlist WHERE domain = ? AND type = ?");
-        const n = write(rt, "domains deleted", () => items.reduce((sum, b) => sum + del.run(b.item, typeCode(b.type as DType, b.kind as DKind)).changes, 0));
+        const n = deleteDomains(rt, items.map((b) => ({ domain: b.item, code: typeCode(b.type as DType, b.kind as DKind) })));
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },

@@ -5,25 +5,11 @@ import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
-import {
-  absent, batchItems, boolInt, commentOf, compat, createdReply, duplicateError, encodeItem, isUniqueViolation, itemsOf,
-  newProcessed, pathParts, sqlMessage, write,
-} from "../lists/common.ts";
-
-interface Row {
-  id: number;
-  name: string;
-  description: string | null;
-  enabled: number;
-  date_added: number;
-  date_modified: number;
-}
+import { absent, batchItems, commentOf, createdReply, encodeItem, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts } from "../lists/common.ts";
+import { addGroups, deleteGroups, groupRows, putGroup } from "../../lists/groups.ts";
 
 function list(rt: Runtime, name: string | null) {
-  const rows = rt.gravityDb
-    .query(`SELECT id, name, description, enabled, date_added, date_modified FROM "group" ${name !== null ? "WHERE name = ?" : ""} ORDER BY id`)
-    .all(...(name !== null ? [name] : [])) as Row[];
-  return rows.map((r) => ({ name: r.name, comment: r.description, enabled: r.enabled === 1, id: r.id, date_added: r.date_added, date_modified: r.date_modified }));
+  return groupRows(rt.gravityDb, name).map((r) => ({ name: r.name, comment: r.description, enabled: r.enabled === 1, id: r.id, date_added: r.date_added, date_modified: r.date_modified }));
 }
 
 const Group = t.Object({
@@ -55,21 +41,9 @@ export function groupRoutes(rt: Runtime) {
       "/groups",
       ({ request, body }) => {
         const names = itemsOf(body, "name", request);
-        const enabled = boolInt(body.enabled);
+        const enabled = body.enabled ?? true;
         const processed = newProcessed();
-        write(rt, "groups added", () => {
-          const ins = rt.gravityDb.query(`INSERT INTO "group" (name, enabled, description) VALUES (?, ?, ?)`);
-          for (const name of names) {
-            try {
-              ins.run(name, enabled, commentOf(body));
-              processed.success.push({ item: name });
-            } catch (e) {
-              if (!isUniqueViolation(e)) throw e;
-              if (!compat(rt)) throw duplicateError(name, enabled === 1, e);
-              processed.errors.push({ item: name, error: sqlMessage(e) });
-            }
-          }
-        });
+        processed.success = addGroups(rt, names, enabled, commentOf(body), onDuplicate(rt, processed, enabled)).map((item) => ({ item }));
         const last = names[names.length - 1]!;
         return createdReply(rt, request, { groups: list(rt, last), processed }, `/api/groups/${encodeItem(last)}`);
       },
@@ -94,24 +68,10 @@ export function groupRoutes(rt: Runtime) {
         const { item } = pathParts(request, "groups", 0);
         if (item === null) throw uriError("Invalid request: Specify item in URI");
         const processed = newProcessed();
-        const enabled = boolInt(body.enabled);
+        const enabled = body.enabled ?? true;
         const newName = typeof body.name === "string" && body.name !== "" ? body.name : item;
-        write(rt, "group updated", () => {
-          const db = rt.gravityDb;
-          try {
-            if (newName !== item) {
-              const n = db.query(`UPDATE "group" SET name = ?, enabled = ?, description = ? WHERE name = ?`).run(newName, enabled, commentOf(body), item).changes;
-              if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-            } else {
-              db.query(`INSERT INTO "group" (name, enabled, description) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET enabled = ?2, description = ?3`).run(item, enabled, commentOf(body));
-            }
-            processed.success.push({ item });
-          } catch (e) {
-            if (!isUniqueViolation(e)) throw e;
-            if (!compat(rt)) throw duplicateError(newName, enabled === 1, e);
-            processed.errors.push({ item, error: sqlMessage(e) });
-          }
-        });
+        const put = { name: item, newName, enabled, description: commentOf(body) };
+        if (listsWrite(request, () => putGroup(rt, put, onDuplicate(rt, processed, enabled, item)))) processed.success.push({ item });
         return { groups: list(rt, newName), processed };
       },
       {
@@ -128,7 +88,7 @@ export function groupRoutes(rt: Runtime) {
       ({ request }) => {
         const { item } = pathParts(request, "groups", 0);
         if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = write(rt, "group deleted", () => rt.gravityDb.query(`DELETE FROM "group" WHERE name = ?`).run(item).changes);
+        const n = deleteGroups(rt, [item]);
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
@@ -138,8 +98,7 @@ export function groupRoutes(rt: Runtime) {
       "/groups:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        const del = rt.gravityDb.query(`DELETE FROM "group" WHERE name = ?`);
-        const n = write(rt, "groups deleted", () => items.reduce((s, b) => s + del.run(b.item).changes, 0));
+        const n = deleteGroups(rt, items.map((b) => b.item));
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },

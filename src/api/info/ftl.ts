@@ -5,7 +5,7 @@ import type { Runtime } from "../../core/runtime.ts";
 import { dnsCounters } from "../stats/dns-counters.ts";
 import { processUsage } from "../../host/system.ts";
 import { frequency, gravityCount } from "../stats/routes.ts";
-import { listCounts } from "./list-counts.ts";
+import { listsCounts } from "../../lists/counts.ts";
 
 const Int = t.Integer();
 const Counted = t.Object({ total: Int, enabled: Int });
@@ -60,7 +60,7 @@ function ftlInfo(rt: Runtime) {
       leases_allocated_4: d.leases.allocated_4, leases_pruned_4: d.leases.pruned_4, leases_allocated_6: d.leases.allocated_6, leases_pruned_6: d.leases.pruned_6,
     });
   return {
-    database: { gravity: gravityCount(rt), ...listCounts(rt) },
+    database: { gravity: gravityCount(rt), ...listsCounts(rt.gravityDb) },
     privacy_level: cfg.misc.privacylevel,
     query_frequency: frequency(rt),
     clients: { total: w?.clientsEver.size ?? 0, active: w?.clients.size ?? 0 },

@@ -1,8 +1,9 @@
 // What the four list resources (domains, groups, clients, lists) share: reading the item from the
-// raw path the way Pi-hole decodes it, the per-item `processed` report, group links, the duplicate
-// reply of Moat (or of Pi-hole with webserver.api.piholeCompat, docs/pihole-differences.md), and batch-delete bodies.
-import type { Database } from "bun:sqlite";
+// raw path the way Pi-hole decodes it, the per-item `processed` report, the replies to src/lists/'s
+// refusals (the duplicate reply of Moat, or of Pi-hole with webserver.api.piholeCompat,
+// docs/pihole-differences.md), and batch-delete bodies. The tables themselves are src/lists/'s.
 import type { Runtime } from "../../core/runtime.ts";
+import { ListsError, type OnDuplicate } from "../../lists/store.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { jsonResponse } from "../core/reply.ts";
 import { requestState } from "../core/request-state.ts";
@@ -15,7 +16,7 @@ export interface Processed {
 export const newProcessed = (): Processed => ({ success: [], errors: [] });
 
 /** Pi-hole's router decodes the path in form mode: `+` is a space, `%2F` a slash (as Pi-hole's web server does). */
-export function formDecode(raw: string): string {
+function formDecode(raw: string): string {
   try {
     return decodeURIComponent(raw.replace(/\+/g, " "));
   } catch {
@@ -70,47 +71,34 @@ export function commentOf(body: { comment?: string | null }): string | null {
   return typeof body.comment === "string" && body.comment !== "" ? body.comment : null;
 }
 
-export const boolInt = (b: boolean | undefined, def = true) => ((b ?? def) ? 1 : 0);
-
-/** Replaces the group links of one row (`groups` present) after checking the groups exist. */
-export function setGroups(db: Database, table: string, idCol: string, id: number, groups: readonly number[]): void {
-  for (const g of groups) {
-    if (!db.query(`SELECT 1 FROM "group" WHERE id = ?`).get(g)) throw Errors.badRequest("Invalid request: group does not exist", `group ${g}`);
-  }
-  db.query(`DELETE FROM ${table} WHERE ${idCol} = ?`).run(id);
-  const ins = db.query(`INSERT OR IGNORE INTO ${table} (${idCol}, group_id) VALUES (?, ?)`);
-  for (const g of groups) ins.run(id, g);
-}
-
-/** id → its group ids, for every row of a link table */
-export function groupMap(db: Database, table: string, idCol: string): Map<number, number[]> {
-  const out = new Map<number, number[]>();
-  for (const r of db.query(`SELECT ${idCol} AS id, group_id AS g FROM ${table} ORDER BY group_id`).all() as Array<{ id: number; g: number }>) {
-    let l = out.get(r.id);
-    if (!l) out.set(r.id, (l = []));
-    l.push(r.g);
-  }
-  return out;
-}
-
-export const isUniqueViolation = (e: unknown) => e instanceof Error && /UNIQUE constraint failed/.test(e.message);
-
 /** the SQLite message without bun's prefix, e.g. "UNIQUE constraint failed: domainlist.domain, domainlist.type" */
-export const sqlMessage = (e: unknown) => (e instanceof Error ? e.message.replace(/^SQLiteError:\s*/, "") : String(e));
+const sqlMessage = (e: unknown) => (e instanceof Error ? e.message.replace(/^SQLiteError:\s*/, "") : String(e));
 
 /** Moat's reply to adding an entry that exists: 400 with hint {argument, enabled, sql_msg} (docs/pihole-differences.md). */
-export function duplicateError(item: string, enabled: boolean, e: unknown): ApiError {
+function duplicateError(item: string, enabled: boolean, e: unknown): ApiError {
   return Errors.database("Could not add to gravity database", { argument: item, enabled, sql_msg: sqlMessage(e) });
 }
 
-/** Runs `fn` in a transaction and tells the DNS side after the commit. */
-export function write<T>(rt: Runtime, reason: string, fn: () => T): T {
-  const result = rt.gravityDb.transaction(fn)();
-  rt.events.emit("lists-changed", { reason });
-  return result;
+/** A duplicate aborts the write with Moat's 400, or (piholeCompat) is listed in `processed.errors` under `reportAs`. */
+export function onDuplicate(rt: Runtime, processed: Processed, enabled: boolean, reportAs?: string): OnDuplicate {
+  return (item, e) => {
+    if (!compat(rt)) throw duplicateError(item, enabled, e);
+    processed.errors.push({ item: reportAs ?? item, error: sqlMessage(e) });
+  };
 }
 
-export interface BatchItem {
+/** Runs a write of src/lists/ and turns its refusals into Pi-hole's replies. */
+export function listsWrite<T>(request: Request, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof ListsError)) throw e;
+    if (e.kind === "unknown-group") throw Errors.badRequest("Invalid request: group does not exist", e.detail);
+    throw Errors.notFound(new URL(request.url).pathname);
+  }
+}
+
+interface BatchItem {
   item: string;
   type?: string;
   kind?: string;

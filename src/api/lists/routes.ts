@@ -3,46 +3,23 @@
 import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
-import type { Database } from "bun:sqlite";
 import type { Runtime } from "../../core/runtime.ts";
 import { removeListCache } from "../../filter/gravity/cache.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent, batchItems, boolInt, commentOf, compat, createdReply, duplicateError, encodeItem, groupMap, isUniqueViolation,
-  itemsOf, newProcessed, pathParts, rejectWhitespace, setGroups, sqlMessage, write,
+  absent, batchItems, commentOf, createdReply, encodeItem, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts,
+  rejectWhitespace,
 } from "./common.ts";
-
-export const LIST_TYPES = ["block", "allow"] as const;
-type LType = (typeof LIST_TYPES)[number];
-const typeCode = (t: LType) => (t === "block" ? 0 : 1);
-
-export interface ListRow {
-  id: number;
-  address: string;
-  type: number;
-  comment: string | null;
-  enabled: number;
-  date_added: number;
-  date_modified: number;
-  date_updated: number | null;
-  number: number;
-  invalid_domains: number;
-  abp_entries: number;
-  status: number;
-}
+import { addAdlists, adlistRows, deleteAdlists, putAdlist, type AdlistRow, type AdlistType as LType } from "../../lists/adlists.ts";
+import { groupMap } from "../../lists/group-links.ts";
 
 function list(rt: Runtime, address: string | null, type: LType | undefined) {
-  const conds: string[] = [];
-  const args: Array<string | number> = [];
-  if (address !== null) conds.push("address = ?"), args.push(address);
-  if (type) conds.push("type = ?"), args.push(typeCode(type));
-  const rows = rt.gravityDb.query(`SELECT * FROM adlist ${conds.length ? "WHERE " + conds.join(" AND ") : ""} ORDER BY id`).all(...args) as ListRow[];
-  const groups = groupMap(rt.gravityDb, "adlist_by_group", "adlist_id");
-  return rows.map((r) => listEntry(r, groups));
+  const groups = groupMap(rt.gravityDb, "adlist_by_group");
+  return adlistRows(rt.gravityDb, address, type).map((r) => listEntry(r, groups));
 }
 
 /** An adlist row as the API shows it (also used by /api/search). */
-export function listEntry(r: ListRow, groups: Map<number, number[]>) {
+export function listEntry(r: AdlistRow, groups: Map<number, number[]>) {
   return {
     address: r.address,
     type: (r.type === 1 ? "allow" : "block") as LType,
@@ -70,17 +47,11 @@ function optionalType(type: string | undefined): LType | undefined {
   return type;
 }
 
-/** removes lists with their gravity rows (they reference adlist) and their cached copies */
-export function deleteLists(db: Database, dataDir: string, items: Array<{ address: string; type: LType }>): number {
-  let n = 0;
-  for (const { address, type } of items) {
-    const row = db.query("SELECT id FROM adlist WHERE address = ? AND type = ?").get(address, typeCode(type)) as { id: number } | null;
-    if (!row) continue;
-    db.query(`DELETE FROM ${type === "block" ? "gravity" : "antigravity"} WHERE adlist_id = ?`).run(row.id);
-    n += db.query("DELETE FROM adlist WHERE id = ?").run(row.id).changes;
-    removeListCache(dataDir, row.id);
-  }
-  return n;
+/** removes lists with their gravity rows, then their cached copies; returns how many existed */
+function deleteLists(rt: Runtime, lists: Array<{ address: string; type: LType }>): number {
+  const removed = deleteAdlists(rt, lists);
+  for (const id of removed) removeListCache(rt.paths.dataDir, id);
+  return removed.length;
 }
 
 export const ListEntry = t.Object({
@@ -122,22 +93,10 @@ export function listRoutes(rt: Runtime) {
         const type = requiredType(query.type);
         const items = itemsOf(body, "address", request);
         rejectWhitespace(items);
-        const enabled = boolInt(body.enabled);
+        const enabled = body.enabled ?? true;
         const processed = newProcessed();
-        write(rt, "lists added", () => {
-          const ins = rt.gravityDb.query("INSERT INTO adlist (address, type, enabled, comment) VALUES (?, ?, ?, ?) RETURNING id");
-          for (const item of items) {
-            try {
-              const { id } = ins.get(item, typeCode(type), enabled, commentOf(body)) as { id: number };
-              if (body.groups) setGroups(rt.gravityDb, "adlist_by_group", "adlist_id", id, body.groups);
-              processed.success.push({ item });
-            } catch (e) {
-              if (!isUniqueViolation(e)) throw e;
-              if (!compat(rt)) throw duplicateError(item, enabled === 1, e);
-              processed.errors.push({ item, error: sqlMessage(e) });
-            }
-          }
-        });
+        const add = { type, addresses: items, enabled, comment: commentOf(body), groups: body.groups };
+        processed.success = listsWrite(request, () => addAdlists(rt, add, onDuplicate(rt, processed, enabled))).map((item) => ({ item }));
         const last = items[items.length - 1]!;
         return createdReply(rt, request, { lists: list(rt, last, type), processed }, `/api/lists/${encodeItem(last)}?type=${type}`);
       },
@@ -166,13 +125,8 @@ export function listRoutes(rt: Runtime) {
         if (item === null) throw uriError("Invalid request: Specify item in URI");
         rejectWhitespace([item]);
         const processed = newProcessed();
-        write(rt, "list updated", () => {
-          const { id } = rt.gravityDb
-            .query("INSERT INTO adlist (address, type, enabled, comment) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(address, type) DO UPDATE SET enabled = ?3, comment = ?4 RETURNING id")
-            .get(item, typeCode(type), boolInt(body.enabled), commentOf(body)) as { id: number };
-          if (body.groups) setGroups(rt.gravityDb, "adlist_by_group", "adlist_id", id, body.groups);
-          processed.success.push({ item });
-        });
+        listsWrite(request, () => putAdlist(rt, { address: item, type, enabled: body.enabled ?? true, comment: commentOf(body), groups: body.groups }));
+        processed.success.push({ item });
         return { lists: list(rt, item, type), processed };
       },
       {
@@ -191,7 +145,7 @@ export function listRoutes(rt: Runtime) {
         const type = requiredType(query.type);
         const { item } = pathParts(request, "lists", 0);
         if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = write(rt, "list deleted", () => deleteLists(rt.gravityDb, rt.paths.dataDir, [{ address: item, type }]));
+        const n = deleteLists(rt, [{ address: item, type }]);
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
@@ -202,7 +156,7 @@ export function listRoutes(rt: Runtime) {
       ({ body, request }) => {
         const items = batchItems(body, "type");
         for (const b of items) if (b.type !== "allow" && b.type !== "block") throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
-        const n = write(rt, "lists deleted", () => deleteLists(rt.gravityDb, rt.paths.dataDir, items.map((b) => ({ address: b.item, type: b.type as LType }))));
+        const n = deleteLists(rt, items.map((b) => ({ address: b.item, type: b.type as LType })));
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },

@@ -5,10 +5,12 @@ import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { Errors } from "../core/errors.ts";
-import { compat, groupMap, pathParts } from "../lists/common.ts";
+import { compat, pathParts } from "../lists/common.ts";
 import { normaliseExact } from "../domains/validate.ts";
-import { DomainEntry, domainEntry, type DomainRow } from "../domains/routes.ts";
-import { ListEntry, listEntry, type ListRow } from "../lists/routes.ts";
+import { DomainEntry, domainEntry } from "../domains/routes.ts";
+import { ListEntry, listEntry } from "../lists/routes.ts";
+import { groupMap } from "../../lists/group-links.ts";
+import { exactDomainMatches, listMatches, regexDomainRows } from "../../lists/search.ts";
 import { ApiError } from "../core/errors.ts";
 import { compileRegex } from "../../filter/regex.ts";
 
@@ -67,26 +69,17 @@ export function searchRoutes(rt: Runtime) {
         else throw e;
       }
       const db = rt.gravityDb;
-      const like = `%${domain.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
-      const exactRows = db
-        .query(`SELECT * FROM domainlist WHERE type IN (0, 1) AND ${partial ? "domain LIKE ? ESCAPE '\\'" : "domain = ?"} ORDER BY id LIMIT ?`)
-        .all(partial ? like : domain, N) as Array<Record<string, any>>;
-      const regexRows = (db.query("SELECT * FROM domainlist WHERE type IN (2, 3) ORDER BY id").all() as Array<Record<string, any>>)
+      const exactRows = exactDomainMatches(db, domain, partial, N);
+      const regexRows = regexDomainRows(db)
         .filter((r) => regexMatches(r.domain, domain))
         .slice(0, N);
-      const dGroups = groupMap(db, "domainlist_by_group", "domainlist_id");
-      const domains = [...exactRows, ...regexRows].map((r) => domainEntry(r as DomainRow, dGroups));
+      const dGroups = groupMap(db, "domainlist_by_group");
+      const domains = [...exactRows, ...regexRows].map((r) => domainEntry(r, dGroups));
 
-      const aGroups = groupMap(db, "adlist_by_group", "adlist_id");
-      const gravityOf = (table: "gravity" | "antigravity", prefix: string) => {
-        const where = partial ? "g.domain LIKE ? ESCAPE '\\'" : `g.domain IN (${["?", ...abpPatterns(domain, prefix).map(() => "?")].join(",")})`;
-        const args = partial ? [like] : [domain, ...abpPatterns(domain, prefix)];
-        return db
-          .query(`SELECT g.domain AS domain, a.* FROM ${table} g JOIN adlist a ON a.id = g.adlist_id WHERE ${where} LIMIT ?`)
-          .all(...args, N) as Array<Record<string, any>>;
-      };
+      const aGroups = groupMap(db, "adlist_by_group");
+      const gravityOf = (table: "gravity" | "antigravity", prefix: string) => listMatches(db, table, [domain, ...abpPatterns(domain, prefix)], partial, N);
       const gravityRows = [...gravityOf("gravity", ""), ...gravityOf("antigravity", "@@")];
-      const gravity = gravityRows.map((r) => ({ domain: r.domain as string, ...listEntry(r as ListRow, aGroups) }));
+      const gravity = gravityRows.map((r) => ({ domain: r.domain, ...listEntry(r, aGroups) }));
       const allow = gravity.filter((g) => g.type === "allow").length;
       const reply: Static<typeof SearchReply>["search"] = {
         domains,

@@ -10,6 +10,7 @@ import { boolParam, FleetRangeQuery, intParam, liveStats, meanVariance, RangeQue
 import { Errors } from "../core/errors.ts";
 import { dnsCounters } from "./dns-counters.ts";
 import { clientNames, excludes } from "./clients.ts";
+import { gravityInfo } from "../../filter/gravity/tables.ts";
 
 const Counts = (keys: readonly string[]) => t.Object(Object.fromEntries(keys.map((k) => [k, t.Integer()])));
 const TypesObj = Counts(QUERY_TYPES);
@@ -45,20 +46,14 @@ export function gravityCount(rt: Runtime): number {
   try {
     const live = dnsCounters(rt)?.gravitySize?.();
     if (live !== undefined) return live;
-    const r = rt.gravityDb.query("SELECT value FROM info WHERE property = 'gravity_count'").get() as { value: string } | null;
-    return r ? Number(r.value) || 0 : 0;
+    return Number(gravityInfo(rt.gravityDb, "gravity_count")) || 0;
   } catch {
     return 0;
   }
 }
 
 export function gravityUpdated(rt: Runtime): number {
-  try {
-    const r = rt.gravityDb.query("SELECT value FROM info WHERE property = 'updated'").get() as { value: string } | null;
-    return r ? Number(r.value) || 0 : 0;
-  } catch {
-    return 0;
-  }
+  return Number(gravityInfo(rt.gravityDb, "updated")) || 0;
 }
 
 /** Queries per second over the last minute of the window. */

@@ -65,10 +65,9 @@ export function teleporterRoutes(rt: Runtime) {
         const sel = selection((body as { import?: unknown }).import);
         const bytes = new Uint8Array(await file.arrayBuffer());
         try {
-          const r = importArchive({ config: rt.config, gravityDb: rt.gravityDb, dataDir: rt.paths.dataDir }, bytes, sel);
+          const r = importArchive({ config: rt.config, gravityDb: rt.gravityDb, events: rt.events, dataDir: rt.paths.dataDir }, bytes, sel);
           rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
           for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
-          rt.events.emit("lists-changed", { reason: "teleporter" });
           if (r.files.includes(ENTRY.leases)) rt.events.emit("dhcp-leases-changed", { reason: "teleporter" });
           return r.skipped.length ? r : { files: r.files };
         } catch (e) {

@@ -11,6 +11,7 @@ import { fetchList, ListStatus, type Limits } from "./download.ts";
 import { countLines, parseFile } from "./parse.ts";
 import { ComboTable, DomainSetBuilder, WireScratch } from "../domainset-build.ts";
 import { snapshotKey, writeSnapshotFile } from "../snapshot-file.ts";
+import { enabledAdlists, recordAdlistResults, type AdlistResult } from "../../lists/adlists.ts";
 
 export interface GravityResult {
   ok: boolean;
@@ -24,12 +25,6 @@ export interface GravityResult {
   /** wall ms per phase (the bench prints them) */
   phases: Record<string, number>;
   snapshotBytes: number;
-}
-
-interface ListRow {
-  id: number;
-  address: string;
-  type: number;
 }
 
 const BUILD = { gravity: "gravity_build", antigravity: "antigravity_build" } as const;
@@ -118,7 +113,7 @@ const maxRowid = (db: Database, table: string) => (db.query(`SELECT MAX(rowid) A
 export async function runGravity(db: Database, dataDir: string, limits: Limits, out: (line: string) => void): Promise<GravityResult> {
   const t0 = performance.now();
   db.exec("PRAGMA foreign_keys = OFF");
-  const lists = db.query("SELECT id, address, type FROM adlist WHERE enabled = 1 ORDER BY id").all() as ListRow[];
+  const lists = enabledAdlists(db);
   out(`  [i] Gravity update of ${lists.length} list${lists.length === 1 ? "" : "s"}`);
   createBuildTables(db);
   const stats = new Map<number, { status: number; valid: number; invalid: number; abp: number }>();
@@ -193,12 +188,10 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       db.exec(`ALTER TABLE ${BUILD.gravity} RENAME TO gravity`);
       db.exec("DROP TABLE antigravity");
       db.exec(`ALTER TABLE ${BUILD.antigravity} RENAME TO antigravity`);
-      const upd = db.query("UPDATE adlist SET number = ?, invalid_domains = ?, abp_entries = ?, status = ? WHERE id = ?");
-      const touched = db.query("UPDATE adlist SET date_updated = ? WHERE id = ?");
-      for (const [id, s] of stats) {
-        upd.run(s.valid, s.invalid, s.abp, s.status, id);
-        if (s.status === ListStatus.updated) touched.run(now, id);
-      }
+      const results = new Map<number, AdlistResult>();
+      for (const [id, s] of stats)
+        results.set(id, { number: s.valid, invalid_domains: s.invalid, abp_entries: s.abp, status: s.status, updated: s.status === ListStatus.updated });
+      recordAdlistResults(db, results, now);
       const setInfo = db.query("INSERT INTO info (property, value) VALUES (?, ?) ON CONFLICT(property) DO UPDATE SET value = excluded.value");
       setInfo.run("updated", String(now));
       setInfo.run("gravity_count", String(unique));

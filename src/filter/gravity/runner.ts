@@ -4,6 +4,7 @@
 // it (the server, the CLI, an imported database): info.updated is polled once a second as FTL does.
 import type { Runtime } from "../../core/runtime.ts";
 import { PARENT_PIPE_ENV } from "./cli.ts";
+import { gravityInfo } from "./tables.ts";
 
 export class GravityRun {
   readonly lines: string[] = [];
@@ -48,13 +49,7 @@ function moatCommand(): string[] {
   return /\.(ts|js)$/.test(main) && !main.includes("$bunfs") ? [process.execPath, main] : [process.execPath];
 }
 
-const readUpdated = (rt: Runtime): string | null => {
-  try {
-    return (rt.gravityDb.query("SELECT value FROM info WHERE property = 'updated'").get() as { value: string } | null)?.value ?? null;
-  } catch {
-    return null;
-  }
-};
+const readUpdated = (rt: Runtime): string | null => gravityInfo(rt.gravityDb, "updated");
 
 export class GravityService {
   private current: GravityRun | null = null;

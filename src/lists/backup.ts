@@ -3,6 +3,8 @@
 // read-only on its own; only tables that really are tables are read, and only columns both sides
 // have are copied, so older Pi-hole schemas import too.
 import { Database } from "bun:sqlite";
+import type { ListTable } from "../core/events.ts";
+import { writeLists, type ListsStore } from "./store.ts";
 
 export class BackupDbError extends Error {}
 
@@ -10,23 +12,33 @@ export class BackupDbError extends Error {}
 export const GRAVITY_PARTS = ["group", "adlist", "adlist_by_group", "domainlist", "domainlist_by_group", "client", "client_by_group"] as const;
 export type GravityPart = (typeof GRAVITY_PARTS)[number];
 
-const MAIN: GravityPart[] = ["group", "adlist", "domainlist", "client"];
-const LINKS: Record<string, { owner: GravityPart; column: string }> = {
+const MAIN: ListTable[] = ["group", "adlist", "domainlist", "client"];
+const LINKS: Record<string, { owner: ListTable; column: string }> = {
   adlist_by_group: { owner: "adlist", column: "adlist_id" },
   domainlist_by_group: { owner: "domainlist", column: "domainlist_id" },
   client_by_group: { owner: "client", column: "client_id" },
 };
 const REQUIRED = ["group", "adlist", "domainlist", "client", "info"];
+/** the schema name the backup is attached under while it is copied */
+const BACKUP = "teleporter";
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-function tablesOf(db: Database, schemaName = "main"): Set<string> {
+export function tablesOf(db: Database, schemaName = "main"): Set<string> {
   const rows = db.query(`SELECT name FROM ${schemaName}.sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>;
   return new Set(rows.map((r) => r.name));
 }
 
 function columnsOf(db: Database, schemaName: string, table: string): string[] {
   return (db.query(`PRAGMA ${schemaName}.table_info(${q(table)})`).all() as Array<{ name: string }>).map((r) => r.name);
+}
+
+/** Copies the rows of `table` from the attached backup, in the columns both sides have. */
+export function copyFromBackup(live: Database, schemaName: string, table: string, where = "", orReplace = false): void {
+  const mine = columnsOf(live, "main", table);
+  const theirs = new Set(columnsOf(live, schemaName, table));
+  const cols = mine.filter((c) => theirs.has(c)).map(q).join(", ");
+  live.run(`INSERT ${orReplace ? "OR REPLACE" : "OR IGNORE"} INTO main.${q(table)} (${cols}) SELECT ${cols} FROM ${schemaName}.${q(table)} ${where}`);
 }
 
 /** Throws BackupDbError unless `file` is an intact Pi-hole-style gravity database. */
@@ -55,50 +67,48 @@ export function checkBackupDb(file: string): void {
 }
 
 /**
- * Replaces the selected parts of `live` with the backup's, all or nothing. Returns the parts
- * imported, as Pi-hole names them ("etc/pihole/gravity.db->domainlist").
+ * The rows a gravity run made from the lists (src/filter/gravity/ owns them): when the lists are
+ * replaced, they leave before the lists (they reference them, no cascade) and come back from the
+ * backup with its lists, in the same transaction, so blocking works before the next gravity run.
  */
-export function importGravity(live: Database, file: string, parts: ReadonlySet<GravityPart>, entryName: string): string[] {
-  live.run("ATTACH DATABASE ? AS teleporter", [file]);
+export interface ListContents {
+  drop(live: Database): void;
+  copy(live: Database, backupSchema: string): void;
+}
+
+/**
+ * Replaces the selected parts of the live tables with the backup `file`'s, all or nothing, and
+ * announces the change. Returns the parts restored, in Pi-hole's order.
+ */
+export function restoreListsFromBackup(store: ListsStore, file: string, parts: ReadonlySet<GravityPart>, contents: ListContents): GravityPart[] {
+  const live = store.gravityDb;
+  live.run(`ATTACH DATABASE ? AS ${BACKUP}`, [file]);
   try {
-    const backupTables = tablesOf(live, "teleporter");
+    const backupTables = tablesOf(live, BACKUP);
+    const has = (p: GravityPart) => parts.has(p) && backupTables.has(p);
+    const touched = [...new Set([...MAIN.filter(has), ...Object.entries(LINKS).filter(([l]) => has(l as GravityPart)).map(([, v]) => v.owner)])];
     const done: GravityPart[] = [];
-    const copy = (table: string, where = "", orReplace = false) => {
-      const mine = columnsOf(live, "main", table);
-      const theirs = new Set(columnsOf(live, "teleporter", table));
-      const cols = mine.filter((c) => theirs.has(c)).map(q).join(", ");
-      live.run(`INSERT ${orReplace ? "OR REPLACE" : "OR IGNORE"} INTO main.${q(table)} (${cols}) SELECT ${cols} FROM teleporter.${q(table)} ${where}`);
-    };
-    live.transaction(() => {
-      // gravity rows point at their lists (no cascade): they leave before the lists and come back
-      // with the backup's lists, so blocking works before the next gravity run
-      const lists = parts.has("adlist") && backupTables.has("adlist");
-      if (lists) for (const t of ["gravity", "antigravity"]) live.run(`DELETE FROM main.${t}`);
+    writeLists(store, touched, () => {
+      const lists = has("adlist");
+      if (lists) contents.drop(live);
       for (const part of MAIN) {
-        if (!parts.has(part) || !backupTables.has(part)) continue;
+        if (!has(part)) continue;
         live.run(`DELETE FROM main.${q(part)}`);
         // Group 0 ("Default") is re-created by a trigger when deleted; the backup's version wins.
-        copy(part, "", part === "group");
-        if (part === "adlist") {
-          for (const t of ["gravity", "antigravity"]) if (backupTables.has(t)) copy(t, `WHERE adlist_id IN (SELECT id FROM main.adlist)`);
-          // the rows are the backup's gravity: its date and count come along, and the snapshot file
-          // (whose key may match the new rows' count by chance) no longer describes them
-          live.run(`INSERT OR REPLACE INTO main.info (property, value) SELECT property, value FROM teleporter.info WHERE property IN ('updated', 'gravity_count', 'abp_domains')`);
-          live.run("DELETE FROM main.info WHERE property = 'moat_snapshot'");
-        }
+        copyFromBackup(live, BACKUP, part, "", part === "group");
+        if (part === "adlist") contents.copy(live, BACKUP);
         done.push(part);
       }
       for (const [link, { owner, column }] of Object.entries(LINKS)) {
-        if (!parts.has(link as GravityPart) || !backupTables.has(link)) continue;
+        if (!has(link as GravityPart)) continue;
         // Inserting the owners added default-group links (triggers); the backup's links replace them.
         live.run(`DELETE FROM main.${link} WHERE ${column} IN (SELECT id FROM main.${owner})`);
-        copy(link, `WHERE ${column} IN (SELECT id FROM main.${owner}) AND group_id IN (SELECT id FROM main."group")`);
+        copyFromBackup(live, BACKUP, link, `WHERE ${column} IN (SELECT id FROM main.${owner}) AND group_id IN (SELECT id FROM main."group")`);
         done.push(link as GravityPart);
       }
-    })();
-    // reported in Pi-hole's order (each table followed by its group links)
-    return GRAVITY_PARTS.filter((p) => done.includes(p)).map((p) => `${entryName}->${p}`);
+    });
+    return GRAVITY_PARTS.filter((p) => done.includes(p));
   } finally {
-    live.run("DETACH DATABASE teleporter");
+    live.run(`DETACH DATABASE ${BACKUP}`);
   }
 }

@@ -1,0 +1,99 @@
+// The tables a gravity run fills (gravity, antigravity, and its facts in info): every read and
+// write of them outside the run itself, for the snapshot build, the API, the Teleporter and the fleet.
+import type { Database } from "bun:sqlite";
+import { adlistIds } from "../../lists/adlists.ts";
+import { copyFromBackup, tablesOf, type ListContents } from "../../lists/backup.ts";
+import { ComboTable, DomainSetBuilder, WireScratch } from "../domainset-build.ts";
+import { snapshotKey, type GravitySets } from "../snapshot-file.ts";
+
+/** info.<property> of the last run, or null (no run yet, or no readable gravity.db). */
+export function gravityInfo(db: Database, property: "updated" | "gravity_count"): string | null {
+  try {
+    return db.query<{ value: string }, [string]>("SELECT value FROM info WHERE property = ?").get(property)?.value ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The four gravity sets from the rows of gravity.db (when the snapshot file is absent or stale). */
+export function gravitySetsFromDb(db: Database): GravitySets {
+  const scratch = new WireScratch();
+  const sets = (table: "gravity" | "antigravity", marker: string) => {
+    const n = db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n ?? 0;
+    const plain = new DomainSetBuilder(new ComboTable(), n);
+    const abp = new DomainSetBuilder(new ComboTable(), 16);
+    for (const r of db.query<{ domain: string; adlist_id: number }, []>(`SELECT domain, adlist_id FROM ${table}`).iterate()) {
+      let d = r.domain;
+      let into = plain;
+      if (d.startsWith(marker) && d.endsWith("^")) {
+        d = d.slice(marker.length, -1);
+        into = abp;
+      }
+      const wire = scratch.encode(d);
+      if (wire) into.add(wire, r.adlist_id);
+    }
+    return [plain.finish(), abp.finish()] as const;
+  };
+  const [gravity, gravityAbp] = sets("gravity", "||");
+  const [antigravity, antigravityAbp] = sets("antigravity", "@@||");
+  return { gravity, gravityAbp, antigravity, antigravityAbp };
+}
+
+/** [rows, highest rowid] of a gravity table */
+function tableShape(db: Database, table: string): [number, number] {
+  const r = db.query<{ n: number; m: number | null }, []>(`SELECT COUNT(*) AS n, MAX(rowid) AS m FROM ${table}`).get();
+  return [r?.n ?? 0, r?.m ?? 0];
+}
+
+/** The key of the gravity content now in the tables (snapshot-file.ts: a snapshot file is valid for one key). */
+export function readGravityKey(db: Database): string {
+  const get = (p: string) => db.query<{ value: string }, [string]>("SELECT value FROM info WHERE property = ?").get(p)?.value ?? "";
+  return snapshotKey(get("updated"), get("moat_snapshot"), tableShape(db, "gravity"), tableShape(db, "antigravity"));
+}
+
+/** The info properties that describe one run's result (shared by the fleet, restored by the Teleporter). */
+const RUN_INFO = ["updated", "gravity_count", "abp_domains", "moat_snapshot"];
+
+/** One run's result as the fleet shares it: its info, and both tables' rows with their rowids. */
+interface GravityRows {
+  info: Record<string, string>;
+  gravity: Array<[number, string, number]>;
+  antigravity: Array<[number, string, number]>;
+}
+
+export function readGravityRows(db: Database): GravityRows {
+  const info: Record<string, string> = {};
+  for (const r of db.query(`SELECT property, value FROM info WHERE property IN (${RUN_INFO.map(() => "?").join(",")})`).all(...RUN_INFO) as Array<{ property: string; value: string }>)
+    info[r.property] = r.value;
+  const rows = (t: string) => db.query(`SELECT rowid, domain, adlist_id FROM ${t}`).values() as Array<[number, string, number]>;
+  return { info, gravity: rows("gravity"), antigravity: rows("antigravity") };
+}
+
+/** Replaces the result with another node's (inside the caller's transaction, with the lists' counts). */
+export function replaceGravityRows(db: Database, g: GravityRows): void {
+  for (const t of ["gravity", "antigravity"] as const) {
+    db.run(`DELETE FROM ${t}`);
+    const ins = db.prepare(`INSERT INTO ${t} (rowid, domain, adlist_id) VALUES (?, ?, ?)`);
+    for (const r of g[t]) ins.run(...r);
+  }
+  db.run(`DELETE FROM info WHERE property IN (${RUN_INFO.map(() => "?").join(",")})`, RUN_INFO);
+  const set = db.prepare("INSERT INTO info (property, value) VALUES (?, ?)");
+  for (const [k, v] of Object.entries(g.info)) set.run(k, v);
+}
+
+/** The Teleporter's restore of the lists takes their gravity rows from the backup along with them. */
+export const backupListContents: ListContents = {
+  drop(live) {
+    for (const t of ["gravity", "antigravity"]) live.run(`DELETE FROM main.${t}`);
+  },
+  copy(live, backup) {
+    const backupTables = tablesOf(live, backup);
+    // only rows of lists the restore kept (their ids, from the lists' owner, as one JSON array)
+    const kept = `WHERE adlist_id IN (SELECT value FROM json_each('${JSON.stringify([...adlistIds(live)])}'))`;
+    for (const t of ["gravity", "antigravity"]) if (backupTables.has(t)) copyFromBackup(live, backup, t, kept);
+    // the rows are the backup's gravity: its date and count come along, and the snapshot file
+    // (whose key may match the new rows' count by chance) no longer describes them
+    live.run(`INSERT OR REPLACE INTO main.info (property, value) SELECT property, value FROM ${backup}.info WHERE property IN ('updated', 'gravity_count', 'abp_domains')`);
+    live.run("DELETE FROM main.info WHERE property = 'moat_snapshot'");
+  },
+};

@@ -1,0 +1,121 @@
+// Subscribed lists (adlist, Pi-hole's adlists): what the API manages, what a gravity run fetches,
+// and the counts and status each run records. Their contents (gravity, antigravity) belong to the
+// gravity run (src/filter/gravity/); deleting a list removes its rows too, as they reference it.
+import type { Database } from "bun:sqlite";
+import { setGroups } from "./group-links.ts";
+import { eachUnique, writeLists, type ListsStore, type OnDuplicate } from "./store.ts";
+
+export type AdlistType = "block" | "allow";
+const adlistTypeCode = (t: AdlistType) => (t === "block" ? 0 : 1);
+
+export interface AdlistRow {
+  id: number;
+  address: string;
+  type: number;
+  comment: string | null;
+  enabled: number;
+  date_added: number;
+  date_modified: number;
+  date_updated: number | null;
+  number: number;
+  invalid_domains: number;
+  abp_entries: number;
+  status: number;
+}
+
+/** Every list, or those with `address` and/or of `type`, by id. */
+export function adlistRows(db: Database, address: string | null, type: AdlistType | undefined): AdlistRow[] {
+  const conds: string[] = [];
+  const args: Array<string | number> = [];
+  if (address !== null) conds.push("address = ?"), args.push(address);
+  if (type) conds.push("type = ?"), args.push(adlistTypeCode(type));
+  return db.query(`SELECT * FROM adlist ${conds.length ? "WHERE " + conds.join(" AND ") : ""} ORDER BY id`).all(...args) as AdlistRow[];
+}
+
+interface NewAdlists {
+  type: AdlistType;
+  addresses: readonly string[];
+  enabled: boolean;
+  comment: string | null;
+  groups?: readonly number[];
+}
+
+/** Subscribes to lists; returns those added (the others went to `onDuplicate`). */
+export function addAdlists(store: ListsStore, add: NewAdlists, onDuplicate: OnDuplicate): string[] {
+  return writeLists(store, ["adlist"], (db) => {
+    const ins = db.query("INSERT INTO adlist (address, type, enabled, comment) VALUES (?, ?, ?, ?) RETURNING id");
+    return eachUnique(add.addresses, onDuplicate, (address) => {
+      const { id } = ins.get(address, adlistTypeCode(add.type), add.enabled ? 1 : 0, add.comment) as { id: number };
+      if (add.groups) setGroups(db, "adlist_by_group", id, add.groups);
+    });
+  });
+}
+
+/** Creates or replaces one list. */
+export function putAdlist(store: ListsStore, put: Omit<NewAdlists, "addresses"> & { address: string }): void {
+  writeLists(store, ["adlist"], (db) => {
+    const { id } = db
+      .query("INSERT INTO adlist (address, type, enabled, comment) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(address, type) DO UPDATE SET enabled = ?3, comment = ?4 RETURNING id")
+      .get(put.address, adlistTypeCode(put.type), put.enabled ? 1 : 0, put.comment) as { id: number };
+    if (put.groups) setGroups(db, "adlist_by_group", id, put.groups);
+  });
+}
+
+/** Removes lists with their gravity rows in one transaction; returns the ids removed (their cached copies are the caller's). */
+export function deleteAdlists(store: ListsStore, lists: ReadonlyArray<{ address: string; type: AdlistType }>): number[] {
+  return writeLists(store, ["adlist"], (db) => {
+    const removed: number[] = [];
+    for (const { address, type } of lists) {
+      const row = db.query("SELECT id FROM adlist WHERE address = ? AND type = ?").get(address, adlistTypeCode(type)) as { id: number } | null;
+      if (!row) continue;
+      db.query(`DELETE FROM ${type === "block" ? "gravity" : "antigravity"} WHERE adlist_id = ?`).run(row.id);
+      if (db.query("DELETE FROM adlist WHERE id = ?").run(row.id).changes) removed.push(row.id);
+    }
+    return removed;
+  });
+}
+
+/** What a gravity run fetches: the enabled lists, by id. */
+export function enabledAdlists(db: Database): Array<{ id: number; address: string; type: number }> {
+  return db.query("SELECT id, address, type FROM adlist WHERE enabled = 1 ORDER BY id").all() as Array<{ id: number; address: string; type: number }>;
+}
+
+/** The ids of every list. */
+export function adlistIds(db: Database): Set<number> {
+  return new Set((db.query("SELECT id FROM adlist").all() as Array<{ id: number }>).map((r) => r.id));
+}
+
+/** What one gravity run found for one list (`updated`: its date_updated becomes the run's time). */
+export interface AdlistResult {
+  number: number;
+  invalid_domains: number;
+  abp_entries: number;
+  status: number;
+  updated: boolean;
+}
+
+/**
+ * Records a gravity run's counts and status per list, inside the caller's transaction (the swap of
+ * the gravity tables). Not a change of the lists: nothing is announced (the run announces itself).
+ */
+export function recordAdlistResults(db: Database, results: ReadonlyMap<number, AdlistResult>, now: number): void {
+  const upd = db.query("UPDATE adlist SET number = ?, invalid_domains = ?, abp_entries = ?, status = ? WHERE id = ?");
+  const touched = db.query("UPDATE adlist SET date_updated = ? WHERE id = ?");
+  for (const [id, r] of results) {
+    upd.run(r.number, r.invalid_domains, r.abp_entries, r.status, id);
+    if (r.updated) touched.run(now, id);
+  }
+}
+
+/** [id, number, invalid_domains, status, abp_entries, date_updated] of every list: what a gravity run left, as the fleet shares it. */
+export type AdlistCounts = [number, number, number, number, number, number | null];
+
+export function adlistCounts(db: Database): AdlistCounts[] {
+  return db.query("SELECT id, number, invalid_domains, status, abp_entries, date_updated FROM adlist").values() as AdlistCounts[];
+}
+
+/** Takes another node's gravity run's counts (inside the caller's transaction, with its gravity rows). */
+export function setAdlistCounts(db: Database, counts: readonly AdlistCounts[]): void {
+  const upd = db.prepare("UPDATE adlist SET number = ?, invalid_domains = ?, status = ?, abp_entries = ?, date_updated = ? WHERE id = ?");
+  for (const [id, n, inv, st, abp, du] of counts) upd.run(n, inv, st, abp, du, id);
+}

@@ -1,0 +1,28 @@
+// What the filter snapshot is built from (src/filter/build.ts, in a worker with its own read-only
+// connection): enabled groups, every group link, the enabled entries, enabled lists and clients.
+import type { Database } from "bun:sqlite";
+import { OWNER_COLUMN, type LinkTable } from "./group-links.ts";
+
+/** The ids of the enabled groups, ascending (each becomes one bit of the snapshot's masks). */
+export function enabledGroupIds(db: Database): number[] {
+  return db.query<{ id: number }, []>('SELECT id FROM "group" WHERE enabled = 1 ORDER BY id').all().map((g) => g.id);
+}
+
+/** Every [row id, group id] of a link table. */
+export function groupLinks(db: Database, table: LinkTable): Array<{ k: number; g: number }> {
+  return db.query<{ k: number; g: number }, []>(`SELECT ${OWNER_COLUMN[table]} AS k, group_id AS g FROM ${table}`).all();
+}
+
+/** The enabled entries of one domainlist type (0..3, see domains.ts), by id. */
+export function enabledDomains(db: Database, code: number): Array<{ id: number; domain: string }> {
+  return db.query<{ id: number; domain: string }, [number]>("SELECT id, domain FROM domainlist WHERE type = ? AND enabled = 1 ORDER BY id").all(code);
+}
+
+export function enabledAdlistIds(db: Database): Set<number> {
+  return new Set(db.query<{ id: number }, []>("SELECT id FROM adlist WHERE enabled = 1").all().map((r) => r.id));
+}
+
+/** Every client entry, by id. */
+export function clientEntries(db: Database): Array<{ id: number; ip: string }> {
+  return db.query<{ id: number; ip: string }, []>("SELECT id, ip FROM client ORDER BY id").all();
+}
