@@ -11,6 +11,12 @@ export { DbError } from "./open.ts";
 const tableExists = (db: Database, name: string) =>
   db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null;
 
+/** Pi-hole's schema version of a gravity database (info.version), as stored: null when there is none. */
+export function piholeGravityVersion(db: Database): unknown {
+  const row = db.query("SELECT value FROM info WHERE property = 'version'").get() as { value: unknown } | null;
+  return row ? row.value : null;
+}
+
 // Pi-hole's own version (info.version = 20) stays untouched so Pi-hole can still open the file;
 // Moat's additions are versioned separately as info.moat_schema.
 const gravitySpec: SchemaSpec = {
@@ -19,8 +25,7 @@ const gravitySpec: SchemaSpec = {
   baseVersion: 1,
   readVersion: (db) => {
     if (!tableExists(db, "info")) return undefined;
-    const pihole = db.query("SELECT value FROM info WHERE property = 'version'").get() as { value: string } | null;
-    const piholeVersion = Number(pihole?.value ?? 0);
+    const piholeVersion = Number(piholeGravityVersion(db) ?? 0);
     if (piholeVersion > GRAVITY_SCHEMA_VERSION) return Number.MAX_SAFE_INTEGER;
     if (piholeVersion < GRAVITY_SCHEMA_VERSION) return -piholeVersion;
     const moat = db.query("SELECT value FROM info WHERE property = 'moat_schema'").get() as { value: string } | null;

@@ -4,6 +4,7 @@
 // have are copied, so older Pi-hole schemas import too.
 import { Database } from "bun:sqlite";
 import type { ListTable } from "../core/events.ts";
+import { piholeGravityVersion } from "../db/index.ts";
 import { writeLists, type ListsStore } from "./store.ts";
 
 export class BackupDbError extends Error {}
@@ -51,8 +52,8 @@ export function checkBackupDb(file: string): void {
     const tables = tablesOf(db);
     const missing = REQUIRED.filter((t) => !tables.has(t));
     if (missing.length) throw new BackupDbError(`not a Pi-hole gravity database (missing table ${missing.join(", ")})`);
-    const version = db.query("SELECT value FROM info WHERE property = 'version'").get() as { value: unknown } | null;
-    if (!version || !/^\d+$/.test(String(version.value))) throw new BackupDbError("not a Pi-hole gravity database (no schema version)");
+    const version = piholeGravityVersion(db);
+    if (version === null || !/^\d+$/.test(String(version))) throw new BackupDbError("not a Pi-hole gravity database (no schema version)");
     for (const t of ["domainlist", "adlist", "client", "group"]) {
       const cols = new Set(columnsOf(db, "main", t));
       const need = t === "domainlist" ? ["id", "type", "domain"] : t === "adlist" ? ["id", "address"] : t === "client" ? ["id", "ip"] : ["id", "name"];
