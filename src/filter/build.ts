@@ -5,7 +5,7 @@ import { Database } from "bun:sqlite";
 import { emptyShape, resolveCombos, transferables, type DomainSetData, type DomainSetShape } from "./domainset.ts";
 import { ComboTable, DomainSetBuilder, WireScratch } from "./domainset-build.ts";
 import { readSnapshotFile, snapshotFileOf, snapshotKey, writeSnapshotFile, type GravitySets } from "./snapshot-file.ts";
-import { nameToWire } from "../dns/wire.ts";
+import { nameToWire } from "../net/dns-name.ts";
 
 export interface RegexEntry {
   id: number;
