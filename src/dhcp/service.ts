@@ -1,10 +1,9 @@
 // The DHCP service as `moat serve` runs it: the lease database (always, so the API and DNS see the
 // leases), and the DHCPv4 server while `dhcp.active` is on, restarted when a dhcp.* setting
 // changes. An interface that holds the pool's network may come up late: it is looked for again.
-import { leasesFile } from "../teleporter/export.ts";
 import type { Runtime } from "../core/runtime.ts";
 import { newCounters, type DhcpCounters } from "./counters.ts";
-import { LeaseStore, type Lease } from "./leases.ts";
+import { LeaseStore, leasesFile, type Lease } from "./leases.ts";
 import { ipToNumber, numberToIp } from "./packet.ts";
 import { DhcpServer, type Probe } from "./server.ts";
 import { dhcpSettings, interfacesForPool } from "./settings.ts";

@@ -3,7 +3,8 @@
 import type { Database } from "bun:sqlite";
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ConfigStore } from "../config/index.ts";
-import { ENTRY, leasesFile, scratchFile } from "./export.ts";
+import { leasesFile } from "../dhcp/leases.ts";
+import { ENTRY, scratchFile } from "./export.ts";
 import { applyConfig, planConfig, BackupConfigError } from "./import-config.ts";
 import { BackupDbError, GRAVITY_PARTS, checkBackupDb, importGravity, type GravityPart } from "./import-gravity.ts";
 import { readZip, ZipError } from "./zip.ts";
