@@ -3,6 +3,7 @@
 // OPTIONS and the docs.
 import { Elysia, ValidationError } from "elysia";
 import type { Runtime } from "../core/runtime.ts";
+import type { ApiDeps } from "./deps.ts";
 import { bodyForAuth, PUBLIC_ROUTES, rememberBodySid, type Authenticator } from "./core/auth-hook.ts";
 import { parseJsonBody, readBodyBounded } from "./core/body.ts";
 import { ApiError, Errors, isDiskFull } from "./core/errors.ts";
@@ -51,7 +52,7 @@ export function errorResponse(err: ApiError, request: Request, rt: Runtime): Res
   return jsonResponse(body, err.status, st.started, rt.config.current.webserver.api.prettyJSON);
 }
 
-export function createApp(rt: Runtime, auth: Authenticator) {
+export function createApp(rt: ApiDeps, auth: Authenticator) {
   /** Checks the session of a protected route once per request; throws the 401. */
   const authenticateOnce = (request: Request, route: string, body: unknown): void => {
     const st = requestState(request);

@@ -24,7 +24,7 @@ export interface DhcpHandle {
 const RETRY_MS = 10_000;
 const PRUNE_MS = 60_000;
 
-export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): { handle: DhcpHandle; stop(): Promise<void> } {
+export function startDhcpService(rt: Pick<Runtime, "config" | "paths" | "queryDb" | "events" | "log">, probe: Probe | null = pingProbe): { handle: DhcpHandle; stop(): Promise<void> } {
   const store = new LeaseStore(leasesFile(rt.paths.dataDir));
   // DNS answers the clients' names; a name changes only with a lease, so tell it on each change
   let lastNames = "";

@@ -1,14 +1,14 @@
 // GET /api/info/system, host, sensors, ftl, database, metrics and the message list: real values
 // from /proc, /sys, the process and the databases (null where the machine has none).
-import { newCounters } from "../../dhcp/counters.ts";
 import { Elysia, t } from "elysia";
 
 import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { fileInfo, hostInfo, processUsage, sensorsInfo, systemInfo } from "../../stats/system.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { frequency, gravityCount } from "../stats/routes.ts";
 import { liveStats } from "../stats/params.ts";
-import { dnsCounters } from "../../stats/dns-view.ts";
+import { dnsCounters } from "../core/dns-counters.ts";
 import { storedQueries } from "../../stats/querylog.ts";
 
 const N = t.Union([t.Number(), t.Null()]);
@@ -121,8 +121,8 @@ function count(rt: Runtime, sql: string): number {
   }
 }
 
-export function ftlInfo(rt: Runtime) {
-  const w = rt.stats?.window;
+export function ftlInfo(rt: ApiDeps) {
+  const w = rt.stats.window;
   const dl = (type: number) => ({
     total: count(rt, `SELECT COUNT(*) AS n FROM domainlist WHERE type = ${type}`),
     enabled: count(rt, `SELECT COUNT(*) AS n FROM domainlist WHERE type = ${type} AND enabled = 1`),
@@ -137,16 +137,15 @@ export function ftlInfo(rt: Runtime) {
     dns_queries_forwarded: c?.replies?.forwarded ?? 0,
     dns_auth_answered: c?.replies?.auth ?? 0,
     dns_local_answered: c?.replies?.local ?? 0,
-    dns_stale_answered: w?.status[17] ?? 0,
+    dns_stale_answered: w.status[17] ?? 0,
     dns_unanswered: c?.replies?.unanswered ?? 0,
   });
-  const d = rt.dhcp?.counters;
-  if (d)
-    Object.assign(dnsmasq, {
-      bootp: d.bootp, pxe: d.pxe, dhcp_ack: d.ack, dhcp_decline: d.decline, dhcp_discover: d.discover, dhcp_inform: d.inform,
-      dhcp_nak: d.nak, dhcp_offer: d.offer, dhcp_release: d.release, dhcp_request: d.request, noanswer: d.noanswer,
-      leases_allocated_4: d.leases.allocated_4, leases_pruned_4: d.leases.pruned_4, leases_allocated_6: d.leases.allocated_6, leases_pruned_6: d.leases.pruned_6,
-    });
+  const d = rt.dhcp.counters;
+  Object.assign(dnsmasq, {
+    bootp: d.bootp, pxe: d.pxe, dhcp_ack: d.ack, dhcp_decline: d.decline, dhcp_discover: d.discover, dhcp_inform: d.inform,
+    dhcp_nak: d.nak, dhcp_offer: d.offer, dhcp_release: d.release, dhcp_request: d.request, noanswer: d.noanswer,
+    leases_allocated_4: d.leases.allocated_4, leases_pruned_4: d.leases.pruned_4, leases_allocated_6: d.leases.allocated_6, leases_pruned_6: d.leases.pruned_6,
+  });
   return {
     database: {
       gravity: gravityCount(rt),
@@ -167,7 +166,7 @@ export function ftlInfo(rt: Runtime) {
   };
 }
 
-export function metricsInfo(rt: Runtime) {
+export function metricsInfo(rt: ApiDeps) {
   const c = dnsCounters(rt);
   const r = c?.replies;
   return {
@@ -189,7 +188,7 @@ export function metricsInfo(rt: Runtime) {
         sum: r ? r.forwarded + r.unanswered + r.local + r.optimized + r.auth : 0,
       },
     },
-    dhcp: rt.dhcp ? { ...rt.dhcp.counters, leases: { ...rt.dhcp.counters.leases } } : newCounters(),
+    dhcp: { ...rt.dhcp.counters, leases: { ...rt.dhcp.counters.leases } },
   };
 }
 
@@ -199,7 +198,7 @@ function messages(rt: Runtime) {
   return rows.map((m) => ({ id: m.id, timestamp: m.timestamp, type: m.type, plain: String(m.message), html: esc(String(m.message)) }));
 }
 
-export function systemInfoRoutes(rt: Runtime) {
+export function systemInfoRoutes(rt: ApiDeps) {
   const detail = (summary: string) => ({ tags: ["Info"], summary });
   return new Elysia({ name: "info-system" })
     .get("/info/system", () => ({ system: systemInfo(rt.config.current.misc.normalizeCPU) }), {

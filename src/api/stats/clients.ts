@@ -2,6 +2,7 @@
 // webserver.api.excludeDomains / excludeClients (regexes, case-insensitive like Pi-hole's
 // REG_EXTENDED | REG_ICASE) and client names (network table hostnames, else client_by_id.name).
 import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { Errors } from "../core/errors.ts";
 
 export interface Excludes {
@@ -39,7 +40,7 @@ export function excludes(rt: Runtime, strict = false): Excludes {
 }
 
 /** ip → host name, from the network table (and names stored with the queries). */
-export function clientNames(rt: Runtime): Map<string, string> {
+export function clientNames(rt: ApiDeps): Map<string, string> {
   const out = new Map<string, string>();
   try {
     for (const r of rt.queryDb.query("SELECT ip, name FROM client_by_id WHERE name IS NOT NULL AND name != ''").all() as Array<{ ip: string; name: string }>)
@@ -49,7 +50,7 @@ export function clientNames(rt: Runtime): Map<string, string> {
       .all() as Array<{ ip: string; name: string }>)
       out.set(r.ip, r.name);
     // the names found by PTR lookups since start, also for devices not in the network table yet
-    for (const [ip, name] of rt.dns?.clientNames() ?? []) out.set(ip, name);
+    for (const [ip, name] of rt.dns.clientNames()) out.set(ip, name);
   } catch {
     // names are a nicety: a locked or odd database leaves them out
   }
