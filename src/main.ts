@@ -137,7 +137,7 @@ async function main(argv: string[]): Promise<number> {
   if (["serve", "password", "totp", "gravity", "teleporter"].includes(o.command)) preparePaths(o);
   switch (o.command) {
     case "serve": {
-      const services = await startServices(o, resolvePaths(o), loadConfig(o));
+      const services = await startServices(resolvePaths(o), loadConfig(o));
       const stop = async (signal: string) => {
         console.error(`moat: ${signal}, stopping`);
         await services.stop();

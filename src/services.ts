@@ -1,6 +1,6 @@
-// `moat serve`: opens storage, builds the shared runtime and starts each service in order. Each
-// service prints one line when it listens; any failure stops start-up with one clear line.
-import type { CliOptions } from "./main.ts";
+// `moat serve`: opens storage, builds the shared runtime and starts each service in order, handing
+// each one the others it needs. Each service prints one line when it listens; any failure stops
+// start-up with one clear line.
 import type { ConfigStore } from "./config/index.ts";
 import { openGravityDb, openQueryDb } from "./db/index.ts";
 import { BlockingSwitch } from "./core/blocking.ts";
@@ -11,20 +11,16 @@ import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
 import { Messages } from "./messages/messages.ts";
 import { DnsServer } from "./dns/server.ts";
-import { gravityService } from "./filter/gravity/runner.ts";
+import { GravityService } from "./filter/gravity/runner.ts";
+import type { QuerySink } from "./query/record.ts";
 import { Stats } from "./stats/sink.ts";
-import { defaultNodeName, startFleet } from "./fleet/fleet.ts";
+import { defaultNodeName, startFleet, type Fleet } from "./fleet/fleet.ts";
 import { FleetHistory } from "./fleet/pg-history.ts";
 import { TlsStore } from "./tls/store.ts";
 import { startDhcpService } from "./dhcp/service.ts";
 import { startNtpService } from "./ntp/server.ts";
 
-export interface RunningServices {
-  runtime: Runtime;
-  stop(): Promise<void>;
-}
-
-export async function startServices(_o: CliOptions, paths: Paths, config: ConfigStore): Promise<RunningServices> {
+export async function startServices(paths: Paths, config: ConfigStore): Promise<{ stop(): Promise<void> }> {
   const logs = new Logs();
   const log: Runtime["log"] = (level, message) => logs.write("ftl", level, message);
   for (const w of config.warnings) log("warn", w);
@@ -48,25 +44,21 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
     queryDb,
     events,
     blocking: new BlockingSwitch(config, events),
-    queries: stats,
-    flushQueries: () => stats.flushQueries(),
-    stats,
+    log,
     logs,
     version: versionInfo(),
     startedAt: Date.now(),
-    dnsRunning: () => runtime.dns !== null,
-    dns: null,
-    log,
-    tls: new TlsStore({ dataDir: paths.dataDir, config, log }),
   };
-  stoppers.push(() => runtime.tls?.stop());
+  const tls = new TlsStore({ dataDir: paths.dataDir, config, log });
+  stoppers.push(() => tls.stop());
 
   // the fleet's query history: every record also goes to PostgreSQL, in batches off the DNS path
+  let sink: QuerySink = stats;
+  let fleetHistory: FleetHistory | null = null;
   const pg = config.current.fleet.postgres;
   if (pg) {
-    const history = new FleetHistory(pg, defaultNodeName(runtime), config, log);
-    runtime.fleetHistory = history;
-    runtime.queries = { record: (r) => (stats.record(r), history.record(r)) };
+    const history = (fleetHistory = new FleetHistory(pg, defaultNodeName(runtime), config, log));
+    sink = { record: (r) => (stats.record(r), history.record(r)) };
     stoppers.push(() => history.stop());
   }
 
@@ -79,34 +71,38 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
   );
 
   try {
-    const gravity = gravityService(runtime);
+    // the schedule starts before DNS and the fleet: while DNS is not up a run's closing log line has
+    // no count, and until the fleet has joined this node runs its own schedule
+    let dnsUp: DnsServer | null = null;
+    let joined: Fleet | null = null;
+    const gravity = new GravityService({
+      ...runtime,
+      gravitySize: () => dnsUp?.filter().gravity,
+      mayRunSchedule: () => joined?.gravity.mayRunSchedule() ?? true,
+    });
     gravity.startSchedule();
     stoppers.push(() => gravity.stop());
-    const dns = new DnsServer(runtime);
+    const dns = new DnsServer({ ...runtime, sink, recentClients: () => stats.window.clients.keys(), tls });
     await dns.start();
-    runtime.dns = dns;
-    runtime.restartDns = async () => {
-      await dns.flushCache();
-      await dns.reloadLists();
-    };
+    dnsUp = dns;
     stoppers.push(async () => {
-      runtime.dns = null;
+      dnsUp = null;
       await dns.stop();
     });
     // after DNS listens: the fleet only ever changes what DNS already answers with
-    const fleet = startFleet(runtime);
+    const fleet = startFleet({ ...runtime, dns });
     if (fleet) {
-      runtime.fleet = fleet;
+      joined = fleet;
       stoppers.push(() => fleet.stop());
       await fleet.ready(3000);
     }
     const dhcp = startDhcpService(runtime);
-    runtime.dhcp = dhcp.handle;
     stoppers.push(() => dhcp.stop());
     stoppers.push(noticeMissingUpstreams(runtime));
     const ntp = startNtpService(runtime);
     stoppers.push(() => ntp.stop());
-    const http = await startHttp(runtime);
+    // last: every service the API shows runs before it answers and stops after it
+    const http = await startHttp({ ...runtime, dns, dhcp: dhcp.handle, stats, tls, gravity, fleet, fleetHistory });
     stoppers.push(() => http.stop());
     // said once every listener is up: a port that fails after DNS started must not read as a success
     console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
@@ -118,7 +114,6 @@ export async function startServices(_o: CliOptions, paths: Paths, config: Config
   }
 
   return {
-    runtime,
     async stop() {
       runtime.blocking.stop();
       for (const s of stoppers.reverse()) await s();

@@ -95,7 +95,7 @@ const LOAD = `
 import { buildSnapshotData } from "${join(ROOT, "src/filter/build.ts")}";
 import { Snapshot } from "${join(ROOT, "src/filter/snapshot.ts")}";
 import { hashName } from "${join(ROOT, "src/filter/domainset.ts")}";
-import { nameToWire } from "${join(ROOT, "src/dns/wire.ts")}";
+import { nameToWire } from "${join(ROOT, "src/net/dns-name.ts")}";
 Bun.gc(true);
 const rss0 = process.memoryUsage().rss;
 const info = {};

@@ -2,7 +2,7 @@
 // plugin per route group. The route table built here is the single source for /api/endpoints,
 // OPTIONS and the docs.
 import { Elysia, ValidationError } from "elysia";
-import type { Runtime } from "../core/runtime.ts";
+import type { ApiDeps } from "./deps.ts";
 import { bodyForAuth, PUBLIC_ROUTES, rememberBodySid, type Authenticator } from "./core/auth-hook.ts";
 import { parseJsonBody, readBodyBounded } from "./core/body.ts";
 import { errorResponse, unexpected } from "./core/error-reply.ts";
@@ -35,7 +35,7 @@ function isPublic(route: string): boolean {
   return PUBLIC_ROUTES.has(route) || route.startsWith("/api/docs");
 }
 
-export function createApp(rt: Runtime, auth: Authenticator) {
+export function createApp(rt: ApiDeps, auth: Authenticator) {
   /** Checks the session of a protected route once per request; throws the 401. */
   const authenticateOnce = (request: Request, route: string, body: unknown): void => {
     const st = requestState(request);

@@ -1,7 +1,7 @@
 // The route groups, in the order they are mounted under /api. Each group is an Elysia plugin with
 // its TypeBox schemas beside its handlers.
 import type { Elysia } from "elysia";
-import type { Runtime } from "../core/runtime.ts";
+import type { ApiDeps } from "./deps.ts";
 import { authRoutes } from "./auth/routes.ts";
 import type { Authenticator } from "./core/auth-hook.ts";
 import { blockingRoutes } from "./dns/blocking.ts";
@@ -35,7 +35,7 @@ import { fleetRoutes } from "./fleet/routes.ts";
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins.
 type Plugin = Elysia<any, any, any, any, any, any, any>;
 
-export function routeGroups(rt: Runtime, auth: Authenticator): Plugin[] {
+export function routeGroups(rt: ApiDeps, auth: Authenticator): Plugin[] {
   return [
     docsPlugin(rt.version),
     authRoutes(rt, auth),

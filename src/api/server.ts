@@ -7,7 +7,7 @@
 // sent only with the user's own certificate (a generated one may still need trusting on a device).
 import type { Server } from "bun";
 import { parseWebPort } from "../config/index.ts";
-import type { Runtime } from "../core/runtime.ts";
+import type { ApiDeps } from "./deps.ts";
 import type { Arrival, EarlyReply, Handler } from "../http/adapter.ts";
 import { listen, type HttpListener } from "../http/listen.ts";
 import { prefixRouter } from "../http/router.ts";
@@ -50,7 +50,7 @@ function rememberGetBodySid(req: Request, bytes: Uint8Array | null): void {
   }
 }
 
-export async function startHttp(rt: Runtime): Promise<HttpService> {
+export async function startHttp(rt: ApiDeps): Promise<HttpService> {
   const auth = createAuth(rt);
   const app = createApp(rt, auth);
   // GET /metrics lives outside /api and uses its own bearer token, never a session.
@@ -74,12 +74,11 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     const path = new URL(req.url).pathname;
     if (arrival.tls && isDohPath(path)) {
       // DNS answers carry no dashboard headers
-      const dns = rt.dns;
-      return dns ? dohResponse(req, path, arrival.ip, (m, c, id) => dns.query(m, c, id)) : new Response("DNS is not running\n", { status: 503 });
+      return dohResponse(req, path, arrival.ip, (m, c, id) => rt.dns.query(m, c, id));
     }
     let res: Response;
     try {
-      if (path === CA_DOWNLOAD_PATH && (req.method === "GET" || req.method === "HEAD") && rt.tls) {
+      if (path === CA_DOWNLOAD_PATH && (req.method === "GET" || req.method === "HEAD")) {
         res = new Response(rt.tls.authorityPem(), { headers: { "content-type": "application/x-x509-ca-cert", "content-disposition": 'attachment; filename="moat-ca.crt"' } });
       } else if (req.method === "OPTIONS") {
         const path = new URL(req.url).pathname;
@@ -92,14 +91,14 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
       res = errorResponse(e instanceof ApiError ? e : unexpected(rt, req, e), req, rt);
     }
     applyHeaders(res, rt.config.current.webserver.headers);
-    if (arrival.tls && rt.tls?.current().user) res.headers.set("strict-transport-security", "max-age=31536000");
+    if (arrival.tls && rt.tls.current().user) res.headers.set("strict-transport-security", "max-age=31536000");
     return res;
   };
 
   // HTTPS: Bun.serve with the certificate of src/tls (node:http2's server is not used: HTTP/2 and
   // HTTP/1.1 on one port is what Bun.serve offers directly)
   const serveTls = (hostname: string, port: number): Server<unknown> => {
-    const m = rt.tls!.current();
+    const m = rt.tls.current();
     return Bun.serve({
       hostname, port, maxRequestBodySize: MAX_BUFFERED_BODY, idleTimeout: 30,
       tls: { key: m.keyPem, cert: m.certPem }, http2: true,
@@ -145,7 +144,7 @@ export async function startHttp(rt: Runtime): Promise<HttpService> {
     }
   }
   // a new certificate: the HTTPS listeners start again with it (open connections finish on the old one)
-  const unsub = secure.length && rt.tls
+  const unsub = secure.length
     ? rt.tls.onChange(() => {
         for (const l of secure) {
           void l.server.stop(false);

@@ -2,6 +2,7 @@
 // defaults, plus Moat's own keys (flagged moatOnly).
 // Everything else (types, the TOML file, environment variables, the config API, the docs) derives from it.
 import { bool, float, int, oneOf, secret, str, strings, uint, type Leaf, type AnyLeaf, isLeaf } from "./leaf.ts";
+import { isHostname } from "./host-port.ts";
 import * as v from "./validators.ts";
 
 const restart = { flags: { restart: true } } as const;
@@ -54,7 +55,7 @@ export const schema = {
     domainNeeded: bool(false, "Never forward names without a dot", restart),
     expandHosts: bool(false, "Add the local domain to plain names of local records", restart),
     domain: {
-      name: str("lan", "Local domain name", { check: (s) => (s === "" || v.isHostname(s) ? null : "not a valid domain"), ...restart }),
+      name: str("lan", "Local domain name", { check: (s) => (s === "" || isHostname(s) ? null : "not a valid domain"), ...restart }),
       local: bool(true, "Never forward names of the local domain", restart),
     },
     bogusPriv: bool(true, "Never forward reverse lookups of private ranges", restart),

@@ -3,7 +3,7 @@
 // `https://name@ip[:port]/path` (RFC 8484, port 443). `name@ip` connects to the address and checks
 // the certificate against the name, so no lookup is needed to reach the upstream.
 import { isIP } from "node:net";
-import { isHostname } from "./validators.ts";
+import { isHostname, isPort } from "./host-port.ts";
 
 export type UpstreamSpec =
   | { kind: "udp"; ip: string; port: number }
@@ -25,13 +25,13 @@ export function parseUpstreamSpec(s: string): UpstreamSpec | string {
     if (/^[a-z]+:\/\//i.test(s)) return "not a valid upstream (expected IP[#port], tls://host[:port] or https://host[:port]/path)";
     const [ip, port, ...rest] = s.split("#");
     if (rest.length || !ip || !isIP(ip)) return "not a valid upstream (expected IP[#port])";
-    if (port !== undefined && !validPort(port)) return "not a valid upstream port";
+    if (port !== undefined && !isPort(port)) return "not a valid upstream port";
     return { kind: "udp", ip, port: port === undefined ? 53 : Number(port) };
   }
   const kind = m[1] as "tls" | "https";
   const name = m[2];
   const addr = m[3]!.replace(/^\[|\]$/g, "");
-  if (m[4] !== undefined && !validPort(m[4])) return "not a valid upstream port";
+  if (m[4] !== undefined && !isPort(m[4])) return "not a valid upstream port";
   const port = m[4] !== undefined ? Number(m[4]) : kind === "tls" ? 853 : 443;
   if (kind === "tls" && m[5] && m[5] !== "/") return "a tls:// upstream has no path";
   const path = kind === "https" ? (m[5] ?? "/dns-query") : "";
@@ -43,8 +43,4 @@ export function parseUpstreamSpec(s: string): UpstreamSpec | string {
   if (isIP(addr)) return { kind, host: addr, ip: addr, port, path };
   if (!isHostname(addr)) return `not a valid upstream (invalid host "${addr}")`;
   return { kind, host: addr.toLowerCase().replace(/\.$/, ""), ip: null, port, path };
-}
-
-function validPort(p: string): boolean {
-  return /^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535;
 }

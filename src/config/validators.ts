@@ -1,20 +1,7 @@
 // Checks of single config values. Each returns the problem in words, or null when the value is fine.
 import { isIP } from "node:net";
+import { isHostname, isPort } from "./host-port.ts";
 import { parseUpstreamSpec } from "./upstream-syntax.ts";
-
-const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/i;
-
-export function isHostname(name: string): boolean {
-  const n = name.endsWith(".") ? name.slice(0, -1) : name;
-  if (n.length === 0 || n.length > 253) return false;
-  return n.split(".").every((l) => LABEL.test(l));
-}
-
-function isPort(p: string): boolean {
-  if (!/^\d{1,5}$/.test(p)) return false;
-  const n = Number(p);
-  return n >= 1 && n <= 65535;
-}
 
 /** `ip`, `ip#port`, `[v6]:port` is not Pi-hole's form, so only `v6#port`; a hostname is allowed as in Pi-hole. */
 export function upstream(s: string): string | null {

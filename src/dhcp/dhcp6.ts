@@ -1,7 +1,7 @@
 // Stateless DHCPv6 (RFC 8415 §6.1, §18.4.6): an Information-Request gets a Reply with the DNS servers
 // (option 23, RFC 3646) and the domain search list (24). No addresses are handed out (SLAAC does that,
 // from the router advertisement). Anything malformed, for another server or of another type is ignored.
-import { ipv6Bytes } from "../filter/ip.ts";
+import { ipv6Bytes } from "../net/ip.ts";
 
 const INFORMATION_REQUEST = 11;
 const REPLY = 7;

@@ -6,7 +6,11 @@
 // they are on disk (the server acknowledges a lease only then, RFC 2131 §4.3.2).
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { isIP } from "node:net";
+import { join } from "node:path";
 import { ipToNumber, numberToIp } from "./packet.ts";
+
+/** Where the DHCP server keeps its leases; a Teleporter backup carries the file as it is. */
+export const leasesFile = (dataDir: string) => join(dataDir, "dhcp.leases");
 
 export interface Lease {
   ip: number;

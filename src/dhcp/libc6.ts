@@ -2,7 +2,7 @@
 // with hop limit 255 (receivers drop neighbour discovery with any other), joined to all-routers
 // (ff02::2) to hear router solicitations; and the UDP socket of stateless DHCPv6 (RFC 8415). Constants are Linux's (ipv6(7), icmp6(7)).
 import { ptr } from "bun:ffi";
-import { ipv6Bytes } from "../filter/ip.ts";
+import { ipv6Bytes } from "../net/ip.ts";
 import { bindToDevice, libc as c, MSG_DONTWAIT, setInt, SOCK_CLOEXEC, SOCK_DGRAM, SOCK_NONBLOCK, SOCK_RAW, SO_REUSEADDR, SOL_SOCKET } from "./libc.ts";
 
 const AF_INET6 = 10;

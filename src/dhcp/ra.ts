@@ -6,7 +6,7 @@
 // the advertisement's O flag says so.
 import { networkInterfaces } from "node:os";
 import { closeFd, pollReadable, recvFrom } from "./libc.ts";
-import { ipv6Bytes } from "../filter/ip.ts";
+import { ipv6Bytes } from "../net/ip.ts";
 import { dhcp6Socket, ndSocket, recvFrom6, sendIcmp6, sendTo6 } from "./libc6.ts";
 import { dhcp6Reply, duidLL } from "./dhcp6.ts";
 

@@ -1,11 +1,10 @@
 // The DHCP service as `moat serve` runs it: the lease database (always, so the API and DNS see the
 // leases), and the DHCPv4 server while `dhcp.active` is on, restarted when a dhcp.* setting
 // changes. An interface that holds the pool's network may come up late: it is looked for again.
-import { leasesFile } from "../teleporter/export.ts";
 import type { Runtime } from "../core/runtime.ts";
 import { Messages } from "../messages/messages.ts";
 import { newCounters, type DhcpCounters } from "./counters.ts";
-import { LeaseStore, type Lease } from "./leases.ts";
+import { LeaseStore, leasesFile, type Lease } from "./leases.ts";
 import { ipToNumber, numberToIp } from "./packet.ts";
 import { DhcpServer, type Probe } from "./server.ts";
 import { dhcpSettings, interfacesForPool } from "./settings.ts";
@@ -26,7 +25,7 @@ export interface DhcpHandle {
 const RETRY_MS = 10_000;
 const PRUNE_MS = 60_000;
 
-export function startDhcpService(rt: Runtime, probe: Probe | null = pingProbe): { handle: DhcpHandle; stop(): Promise<void> } {
+export function startDhcpService(rt: Pick<Runtime, "config" | "paths" | "queryDb" | "events" | "log">, probe: Probe | null = pingProbe): { handle: DhcpHandle; stop(): Promise<void> } {
   const store = new LeaseStore(leasesFile(rt.paths.dataDir));
   // DNS answers the clients' names; a name changes only with a lease, so tell it on each change
   let lastNames = "";

@@ -4,9 +4,11 @@ import type { Config } from "../config/index.ts";
 import { Reply } from "../query/enums.ts";
 import type { RegexReply } from "../filter/regex.ts";
 import type { QueryContext } from "./context.ts";
-import { buildReply, ipv4Bytes, ipv6Bytes, type Ede, type RR } from "./reply.ts";
+import { buildReply, type Ede, type RR } from "./reply.ts";
+import { ipv4Bytes, ipv6Bytes } from "../net/ip.ts";
+import { nameToWire } from "../net/dns-name.ts";
 import { localAddressFor } from "./iface.ts";
-import { RCODE, TYPE, nameToWire } from "./wire.ts";
+import { RCODE, TYPE } from "./wire.ts";
 
 const ZERO4 = new Uint8Array(4);
 const ZERO6 = new Uint8Array(16);

@@ -1,7 +1,11 @@
 // The one interface every resolver step implements (like a CoreDNS plugin): look at the query, answer
 // it, or hand it to the rest of the chain and perhaps inspect what comes back.
+import type { ConfigStore } from "../config/index.ts";
 import type { Question, Message } from "./wire.ts";
 import type { Snapshot } from "../filter/snapshot.ts";
+
+/** What the resolver and its handlers read of the configuration: the main thread's store, or a worker's mirror of it. */
+export type ConfigView = Pick<ConfigStore, "current" | "subscribe">;
 
 /** A wire answer, or null to drop the query without a reply. */
 export type Answer = Uint8Array | null;

@@ -3,7 +3,7 @@
 // but only when it comes from a sender listed in dns.ecs.trustedSources. From anyone else the
 // option would let a client choose its own identity: leave its group's policy, walk around its
 // rate limit and fill the statistics with clients that do not exist.
-import { compressV6, inCidr, ipTo16, parseCidr, type Cidr } from "../filter/ip.ts";
+import { compressV6, inCidr, ipTo16, parseCidr, type Cidr } from "../net/ip.ts";
 import { findOption, type Question } from "./wire.ts";
 
 const ECS = 8;

@@ -1,12 +1,12 @@
 // One thread's resolver: the access and rate checks, the chain (local → policy → cache →
 // forwarder), truncation and one query record per answer. The main thread's DnsServer runs one, and
 // so does each extra DNS thread (threads/worker.ts) with its own cache and forwarder.
-import type { Config, ConfigStore } from "../config/index.ts";
+import type { Config } from "../config/index.ts";
 import { Reply, Status, dbQueryType } from "../query/enums.ts";
 import type { QuerySink } from "../query/record.ts";
 import type { Snapshot } from "../filter/snapshot.ts";
-import { ipToPtr } from "../filter/ip.ts";
-import { chain, type Pending, type QueryContext, type Answer } from "./context.ts";
+import { ipToPtr } from "../net/ip.ts";
+import { chain, type ConfigView, type Pending, type QueryContext, type Answer } from "./context.ts";
 import { LocalHandler } from "./local.ts";
 import { PolicyHandler } from "./policy.ts";
 import { DnsCache } from "./cache.ts";
@@ -15,10 +15,8 @@ import { RateLimiter } from "./ratelimit.ts";
 import { isLocalClient } from "./iface.ts";
 import { EcsTrust, ecsClient } from "./ecs.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
-import { RCODE, TYPE, WireError, nameToWire, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
-
-/** What the resolver needs of the configuration: the main thread's store, or a worker's mirror of it. */
-export type ConfigView = Pick<ConfigStore, "current" | "subscribe">;
+import { RCODE, TYPE, WireError, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
+import { nameToWire } from "../net/dns-name.ts";
 
 export interface EngineDeps {
   config: ConfigView;

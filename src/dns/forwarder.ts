@@ -4,7 +4,6 @@
 // Names a conditional forwarder covers (dns.revServers) go to it alone. upstream.ts sends the UDP
 // queries and checks their answers (RFC 5452: random IDs and ports, the question byte for byte).
 // Encrypted upstreams (tls://, https://) go through their transport (upstream-dot.ts, upstream-doh.ts).
-import { isIP } from "node:net";
 import { Reply, Status } from "../query/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, setU16, type Ede } from "./reply.ts";
@@ -33,12 +32,6 @@ export interface UpstreamStats {
   responseTime: number;
   /** smoothed response time used for the ordering, ms */
   smoothed: number;
-}
-
-export function parseUpstream(s: string): { ip: string; port: number } | null {
-  const [ip, port] = s.split("#") as [string, string | undefined];
-  if (!isIP(ip)) return null;
-  return { ip, port: port ? Number(port) : 53 };
 }
 
 /** The SERVFAIL of a name with nowhere to go says why (RFC 8914, 22: No Reachable Authority). */

@@ -1,7 +1,7 @@
 // The appliance's own addresses: which one to give a client (pi.hole, IP blocking mode), which
 // subnets count as local (listeningMode LOCAL), and which PTR names are ours.
 import { networkInterfaces } from "node:os";
-import { inCidr, ipTo16, parseCidr, type Cidr } from "../filter/ip.ts";
+import { inCidr, ipTo16, parseCidr, type Cidr } from "../net/ip.ts";
 
 interface IfAddr {
   address: string;

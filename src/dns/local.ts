@@ -4,13 +4,13 @@
 import { hostname } from "node:os";
 import { isIP } from "node:net";
 import { parseCnameRecord, type Config } from "../config/index.ts";
-import type { ConfigView } from "./engine.ts";
 import { Reply, Status } from "../query/enums.ts";
-import type { Handler, Next, Pending, QueryContext } from "./context.ts";
-import { buildReply, ipv4Bytes, ipv6Bytes, type RR } from "./reply.ts";
+import type { ConfigView, Handler, Next, Pending, QueryContext } from "./context.ts";
+import { buildReply, type RR } from "./reply.ts";
 import { localAddressFor, isOwnAddress } from "./iface.ts";
-import { RCODE, TYPE, nameToWire } from "./wire.ts";
-import { ptrToIp } from "../filter/ip.ts";
+import { RCODE, TYPE } from "./wire.ts";
+import { ipv4Bytes, ipv6Bytes, ptrToIp } from "../net/ip.ts";
+import { nameToWire } from "../net/dns-name.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
 
 const LOCAL_TTL = 2;

@@ -1,15 +1,15 @@
 // The filtering step, in Pi-hole FTL's order (docs/pihole-differences.md): allow exact → allow regex → special domains →
 // deny exact → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer comes back,
 // every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect).
-import type { ConfigView } from "./engine.ts";
 import { Status, Reply } from "../query/enums.ts";
 import { hashName, type DomainSet } from "../filter/domainset.ts";
 import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
 import type { RegexRule, Snapshot } from "../filter/snapshot.ts";
-import type { Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
+import type { ConfigView, Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
 import { blockedReply } from "./blocked.ts";
 import { buildReply } from "./reply.ts";
-import { RCODE, TYPE, nameToWire } from "./wire.ts";
+import { nameToWire } from "../net/dns-name.ts";
+import { RCODE, TYPE } from "./wire.ts";
 
 type Verdict = { allow: true } | { allow: false; status: number; reason: string; listId: number | null; reply: RegexReply | null } | null;
 

@@ -138,26 +138,3 @@ export function setU32(b: Uint8Array, o: number, v: number): void {
   b[o + 2] = (v >>> 8) & 0xff;
   b[o + 3] = v & 0xff;
 }
-
-export function ipv4Bytes(ip: string): Uint8Array {
-  return new Uint8Array(ip.split(".").map(Number));
-}
-
-/** IPv6 text → 16 bytes (accepts :: and embedded IPv4). */
-export function ipv6Bytes(ip: string): Uint8Array {
-  const out = new Uint8Array(16);
-  let s = ip;
-  let tail: number[] = [];
-  const v4 = s.match(/(\d+\.\d+\.\d+\.\d+)$/);
-  if (v4) {
-    tail = v4[1]!.split(".").map(Number);
-    s = s.slice(0, -v4[1]!.length) + "0:0";
-  }
-  const [head, rest] = s.split("::") as [string, string | undefined];
-  const h = head ? head.split(":") : [];
-  const r = rest !== undefined && rest !== "" ? rest.split(":") : [];
-  const groups = rest === undefined ? h : [...h, ...Array(8 - h.length - r.length).fill("0"), ...r];
-  groups.forEach((g, i) => setU16(out, i * 2, parseInt(g || "0", 16)));
-  if (tail.length) out.set(tail, 12);
-  return out;
-}

@@ -1,9 +1,8 @@
 // Conditional forwarding (dns.revServers): names under a local domain, and reverse lookups of
 // addresses in a local network, go to the router that knows the local names instead of the
 // upstreams. Entries: "<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]".
-import { inCidr, ipTo16, parseCidr, ptrToIp, type Cidr } from "../filter/ip.ts";
-import { parseUpstream } from "./forwarder.ts";
-
+import { isIP } from "node:net";
+import { inCidr, ipTo16, parseCidr, ptrToIp, type Cidr } from "../net/ip.ts";
 
 export interface RevServer {
   cidr: Cidr;
@@ -22,12 +21,19 @@ export function revServers(list: readonly string[]): RevServer[] {
     const [enabled, net, server, domain] = entry.split(",").map((p) => p.trim());
     if (enabled !== "true" || !net || !server) continue;
     const cidr = parseCidr(net);
-    const up = parseUpstream(server);
+    const up = parseServer(server);
     if (!cidr || !up) continue;
     rules.push({ cidr, domain: domain ? domain.toLowerCase().replace(/\.$/, "") : null, ip: up.ip, port: up.port });
   }
   memo = { list, rules };
   return rules;
+}
+
+/** The `<server>[#<port>]` part of an entry (port 53 when none is given). */
+function parseServer(s: string): { ip: string; port: number } | null {
+  const [ip, port] = s.split("#") as [string, string | undefined];
+  if (!isIP(ip)) return null;
+  return { ip, port: port ? Number(port) : 53 };
 }
 
 /** The conditional forwarder for a query name, if one covers it (the domain, or a PTR of its network). */

@@ -4,6 +4,8 @@
 import { availableParallelism } from "node:os";
 import type { TCPSocketListener } from "bun";
 import type { Runtime } from "../core/runtime.ts";
+import type { QuerySink } from "../query/record.ts";
+import type { TlsStore } from "../tls/store.ts";
 import { FilterEngine } from "../filter/snapshot.ts";
 import type { Pending } from "./context.ts";
 import type { CacheCounters } from "./cache.ts";
@@ -20,28 +22,30 @@ import type { LeaseNames } from "./threads/protocol.ts";
 import { sumCache, sumOrigins, sumUpstreams } from "./threads/sums.ts";
 import { inSharedMemory } from "./threads/shared-snapshot.ts";
 
-/** What the rest of Moat sees of the DNS engine (rt.dns). */
+interface DnsDeps extends Pick<Runtime, "config" | "paths" | "queryDb" | "events" | "blocking" | "log"> {
+  /** where each answered query's record goes (the statistics, and the fleet's history when it is on) */
+  sink: QuerySink;
+  /** the clients seen lately, whose host names the PTR lookups find */
+  recentClients: () => Iterable<string>;
+  /** the certificate DNS over TLS serves */
+  tls: TlsStore;
+}
+
+/** What the API and the other services see of the DNS engine (src/services.ts alone starts and stops it). */
 export interface DnsHandle {
-  port: number;
-  upstreams(): UpstreamStats[];
   cache(): CacheCounters;
   /** filter snapshot generation and sizes */
   filter(): { generation: number; builtAt: number; gravity: number; antigravity: number; allow: number; deny: number; regex: number };
-  /** rebuild the filter snapshot now; resolves when it is live (in every DNS thread) */
-  reloadLists(): Promise<void>;
-  /** empties every DNS thread's cache; resolves once all are empty */
-  flushCache(): Promise<void>;
+  /** restartdns: empties every DNS thread's cache and rebuilds the filter snapshot; resolves once both are done */
+  restart(): Promise<void>;
   /** one query from a DoH client: the same chain, policy and query log as UDP (`clientId` from the URL) */
   query(msg: Uint8Array, client: string, clientId: string | null): Pending;
-  /** the DNS-over-TLS port, 0 when off */
-  dotPort(): number;
   /** client address → host name, as far as the PTR lookups found them */
   clientNames(): Iterable<[string, string]>;
   /** answers by origin since start (forwarded, unanswered, local, optimized, auth) */
   replies(): Origins;
   /** queries answered by each DNS thread since it started (the main thread first) */
   threadAnswers(): number[];
-  stop(): Promise<void>;
 }
 
 /** dns.threads: 0 means one per core. */
@@ -62,12 +66,12 @@ export class DnsServer implements DnsHandle {
   private leaseNames: LeaseNames = [];
   private unsub: Array<() => void> = [];
 
-  constructor(private readonly rt: Runtime) {
+  constructor(private readonly rt: DnsDeps) {
     const cfg = rt.config.current.dns;
     this.port = cfg.port;
     this.names = new ClientNames({
       config: () => rt.config.current,
-      clients: () => rt.stats?.window.clients.keys() ?? [],
+      clients: rt.recentClients,
       lookupPtr: (ip) => this.lookupPtr(ip),
       db: rt.queryDb,
       changed: (ip) => {
@@ -80,7 +84,7 @@ export class DnsServer implements DnsHandle {
       prepare: (data) => (threadCount(rt.config.current.dns.threads) > 1 ? inSharedMemory(data) : data),
       published: (snap) => this.threads?.snapshot(snap),
     });
-    this.engine = new QueryEngine({ config: rt.config, blocking: rt.blocking, sink: { record: (r) => rt.queries.record(r) }, log: rt.log, snapshot: () => this.filterEngine.current });
+    this.engine = new QueryEngine({ config: rt.config, blocking: rt.blocking, sink: rt.sink, log: rt.log, snapshot: () => this.filterEngine.current });
     this.tcpConns = new TcpConnections((msg, client) => this.handle(msg, client, true), () => rt.config.current.dns.tcp);
   }
 
@@ -166,7 +170,7 @@ export class DnsServer implements DnsHandle {
       try {
         pool = await DnsThreads.start({
           count: threads - 1, port, hosts, config: this.rt.config, blocking: this.rt.blocking, snapshot: () => this.filterEngine.current,
-          leases: () => this.leaseNames, names: () => this.names.known(), sink: () => this.rt.queries, log: this.rt.log,
+          leases: () => this.leaseNames, names: () => this.names.known(), sink: () => this.rt.sink, log: this.rt.log,
         });
       } catch (e) {
         close();
@@ -184,7 +188,7 @@ export class DnsServer implements DnsHandle {
    * reported, not fatal: plain DNS and the API matter more than this one listener.
    */
   private listenTls(port: number, announce: boolean): void {
-    if (!port || !this.rt.tls) return;
+    if (!port) return;
     try {
       this.dot = startDotListener({ port, tls: this.rt.tls, log: this.rt.log, handle: (msg, client, id) => this.handle(msg, client, true, id, true), limits: () => this.rt.config.current.dns.tcp });
     } catch (e) {
@@ -260,13 +264,10 @@ export class DnsServer implements DnsHandle {
     };
   }
 
-  reloadLists(): Promise<void> {
-    return this.filterEngine.rebuild();
-  }
-
-  async flushCache(): Promise<void> {
+  async restart(): Promise<void> {
     this.engine.cache.clear();
     await this.threads?.flush();
+    await this.filterEngine.rebuild();
   }
 
   clientNames(): Iterable<[string, string]> {

@@ -9,7 +9,7 @@
 // answers it is refused. A message must arrive whole within MESSAGE_SECONDS of its first
 // byte, and a connection idle for IDLE_SECONDS is closed.
 import type { Socket, SocketHandler } from "bun";
-import { normalizeIp } from "../filter/ip.ts";
+import { normalizeIp } from "../net/ip.ts";
 import type { Answer, Pending } from "./context.ts";
 import { FrameReader } from "./tcp-frames.ts";
 

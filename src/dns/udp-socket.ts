@@ -3,7 +3,7 @@
 // socket is opened with SO_REUSEPORT, so every DNS thread binds the same port and the kernel spreads
 // clients across them by their address and port.
 import type { udp } from "bun";
-import { normalizeIp } from "../filter/ip.ts";
+import { normalizeIp } from "../net/ip.ts";
 import type { Pending } from "./context.ts";
 import { UdpBatcher } from "./udp-batch.ts";
 

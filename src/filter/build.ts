@@ -8,7 +8,7 @@ import { readSnapshotFile, snapshotFileOf, writeSnapshotFile } from "./snapshot-
 import { gravitySetsFromDb, readGravityKey } from "./gravity/tables.ts";
 import { clientEntries, enabledAdlistIds, enabledDomains, enabledGroupIds, groupLinks } from "../lists/filter-input.ts";
 import type { LinkTable } from "../lists/group-links.ts";
-import { nameToWire } from "../dns/wire.ts";
+import { nameToWire } from "../net/dns-name.ts";
 
 export interface RegexEntry {
   id: number;

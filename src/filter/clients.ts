@@ -2,7 +2,7 @@
 // id), then MAC from the kernel's neighbour table, then hostname, then the interface, else group 0.
 import { networkInterfaces } from "node:os";
 import { readFileSync } from "node:fs";
-import { inCidr, ipTo16, parseCidr, type Cidr } from "./ip.ts";
+import { inCidr, ipTo16, parseCidr, type Cidr } from "../net/ip.ts";
 import type { ClientEntry } from "./build.ts";
 
 export interface ClientResolverOptions {

@@ -7,6 +7,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Runtime } from "../core/runtime.ts";
+import type { DnsHandle } from "../dns/server.ts";
 import { configKind } from "./config-state.ts";
 import { ListsKind } from "./lists-state.ts";
 import { isSharedKey } from "./shared-keys.ts";
@@ -46,6 +47,11 @@ export interface FleetStatus {
   gravity: { version: number; leader: string | null; error: string | null };
 }
 
+interface FleetDeps extends Pick<Runtime, "config" | "paths" | "gravityDb" | "queryDb" | "events" | "blocking" | "log"> {
+  /** a restartdns from another node restarts this node's DNS too */
+  dns: Pick<DnsHandle, "restart">;
+}
+
 export function defaultNodeName(rt: Pick<Runtime, "config">): string {
   return rt.config.current.fleet.node || `${hostname()}:${rt.config.current.webserver.port.split(",")[0]!.trim()}`;
 }
@@ -62,7 +68,7 @@ export class Fleet {
   private unsub: Array<() => void> = [];
   private stopped = false;
 
-  constructor(private readonly rt: Runtime, private readonly url: string) {
+  constructor(private readonly rt: FleetDeps, private readonly url: string) {
     this.node = defaultNodeName(rt);
     this.stateFile = join(rt.paths.dataDir, "fleet-state.json");
     this.link = new RedisLink(
@@ -143,7 +149,7 @@ export class Fleet {
   private async onAction(action: string, from: string): Promise<void> {
     if (from === this.node || action !== "restartdns") return;
     this.rt.log("info", `fleet: restartdns from ${from}: flushing the cache and reloading the lists`);
-    await this.rt.restartDns?.();
+    await this.rt.dns.restart();
     await this.rt.events.emit("dns-restarted", { origin: "fleet" });
   }
 
@@ -220,7 +226,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-export function startFleet(rt: Runtime): Fleet | null {
+export function startFleet(rt: FleetDeps): Fleet | null {
   const url = rt.config.current.fleet.redis;
   if (!url) return null;
   const fleet = new Fleet(rt, url);

@@ -34,7 +34,7 @@ export class GravityShare {
   error: string | null = null;
 
   constructor(
-    private readonly rt: Runtime,
+    private readonly rt: Pick<Runtime, "gravityDb" | "events" | "log" | "paths">,
     private readonly link: RedisLink,
     private readonly node: string,
   ) {

@@ -62,7 +62,7 @@ function listen(family: 4 | 6, address: string, state: () => ServerState, log: R
 }
 
 /** Serves NTP as the config says, and again whenever an ntp.* setting changes. */
-export function startNtpService(rt: Runtime): { stop(): Promise<void> } {
+export function startNtpService(rt: Pick<Runtime, "config" | "log">): { stop(): Promise<void> } {
   const state = stateReader();
   let sockets: Socket[] = [];
   let chain = Promise.resolve();

@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { ConfigStore } from "../config/index.ts";
 import { forgetSessions } from "../auth/sessions.ts";
+import { leasesFile } from "../dhcp/leases.ts";
 import { writeZip, type ZipEntry } from "./zip.ts";
 
 export const ENTRY = {
@@ -69,9 +70,6 @@ export interface ExportSources {
   /** Moat's version, named in the Pi-hole-style header of the exported pihole.toml (compat mode) */
   version?: string;
 }
-
-/** Where the DHCP server keeps its leases (dnsmasq's lease-file format); a backup carries the file as it is. */
-export const leasesFile = (dataDir: string) => join(dataDir, "dhcp.leases");
 
 /**
  * The settings file as exported. In Pi-hole compatibility mode its comment header is Pi-hole's, which

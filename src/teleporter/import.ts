@@ -6,7 +6,8 @@ import type { ConfigStore } from "../config/index.ts";
 import type { EventBus } from "../core/events.ts";
 import { backupListContents } from "../filter/gravity/tables.ts";
 import { BackupDbError, GRAVITY_PARTS, checkBackupDb, restoreListsFromBackup, type GravityPart } from "../lists/backup.ts";
-import { ENTRY, leasesFile, scratchFile } from "./export.ts";
+import { leasesFile } from "../dhcp/leases.ts";
+import { ENTRY, scratchFile } from "./export.ts";
 import { applyConfig, planConfig, BackupConfigError } from "./import-config.ts";
 import { readZip, ZipError } from "./zip.ts";
 

@@ -4,7 +4,8 @@ import { expect, test } from "bun:test";
 import { DomainSet, hashName, resolveCombos } from "../../src/filter/domainset.ts";
 import { ComboTable, DomainSetBuilder, encodeWire } from "../../src/filter/domainset-build.ts";
 import { compileRegex, regexMatches } from "../../src/filter/regex.ts";
-import { nameToWire, parseQuery, WireError } from "../../src/dns/wire.ts";
+import { parseQuery, WireError } from "../../src/dns/wire.ts";
+import { nameToWire } from "../../src/net/dns-name.ts";
 import { encodeQuery } from "./helpers.ts";
 
 const w = (n: string) => nameToWire(n)!;

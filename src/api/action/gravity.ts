@@ -3,14 +3,13 @@
 import { streamedResponse } from "../../http/adapter.ts";
 import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
-import { gravityService } from "../../filter/gravity/runner.ts";
+import type { ApiDeps } from "../deps.ts";
 
-export function gravityActionRoutes(rt: Runtime) {
+export function gravityActionRoutes(rt: Pick<ApiDeps, "gravity">) {
   return new Elysia({ name: "action-gravity" }).post(
     "/action/gravity",
     () => {
-      const run = gravityService(rt).start("API");
+      const run = rt.gravity.start("API");
       return streamedResponse(new Response(run.stream(), { status: 200, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } }));
     },
     {

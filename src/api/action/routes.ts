@@ -2,35 +2,25 @@
 // webserver.api.allow_destructive. POST /api/action/gravity lives with the lists (action/gravity.ts).
 import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { forgetAllDevices } from "../../network/devices.ts";
 import { deleteQueriesSince } from "../../querylog/store.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 
 const Success = t.Object({ status: t.Literal("success") });
 
-/** Hooks other services may hang on the runtime; absent ones are skipped. */
-interface ActionHooks {
-  /** the DNS service rebuilds its listeners, cache and handlers from the current config */
-  restartDns?: () => unknown;
-  /** the statistics forget the queries they hold in memory */
-  flushQueries?: () => unknown;
-  logs?: { flush?: () => unknown };
-}
-
-function allowDestructive(rt: Runtime, message: string): void {
+function allowDestructive(rt: Pick<ApiDeps, "config">, message: string): void {
   if (!rt.config.current.webserver.api.allow_destructive) throw Errors.forbidden(message, "Check setting webserver.api.allow_destructive");
 }
 
-export function actionRoutes(rt: Runtime) {
-  const hooks = rt as Runtime & ActionHooks;
+export function actionRoutes(rt: ApiDeps) {
   return new Elysia({ name: "action" })
     .post(
       "/action/restartdns",
       async () => {
         allowDestructive(rt, "Restarting DNS is not allowed");
         rt.log("info", "restartdns: reloading lists and DNS service");
-        await hooks.restartDns?.();
+        await rt.dns.restart();
         rt.events.emit("dns-restarted", { origin: "api" });
         return { status: "success" as const };
       },
@@ -43,8 +33,7 @@ export function actionRoutes(rt: Runtime) {
         try {
           // Pi-hole's flush drops the last 24 hours of queries from memory and the database.
           deleteQueriesSince(rt.queryDb, Math.floor(Date.now() / 1000) - 86400);
-          await hooks.flushQueries?.();
-          await hooks.logs?.flush?.();
+          rt.stats.flushQueries();
         } catch (e) {
           throw new ApiError(500, "server_error", "Cannot flush the logs", (e as Error).message);
         }
@@ -63,7 +52,7 @@ export function actionRoutes(rt: Runtime) {
     });
 }
 
-function flushNetwork(rt: Runtime): { status: "success" } {
+function flushNetwork(rt: Pick<ApiDeps, "config" | "queryDb" | "log">): { status: "success" } {
   allowDestructive(rt, "Flushing the network tables is not allowed");
   try {
     forgetAllDevices(rt.queryDb);

@@ -2,7 +2,7 @@
 // pi.hole, the host name and the machine's addresses; HTTPS and DNS over TLS switch to it at once.
 // Devices that trust the authority (GET /tls/ca.crt) keep trusting the new one.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { documented } from "../docs/meta.ts";
 import { moatOnly } from "../core/route-meta.ts";
 import { ApiError } from "../core/errors.ts";
@@ -14,11 +14,10 @@ const CertificateInfo = t.Object({
   user: t.Boolean({ description: "true: the served certificate is webserver.tls.cert's, not the generated one" }),
 });
 
-export function tlsActionRoutes(rt: Runtime) {
+export function tlsActionRoutes(rt: Pick<ApiDeps, "tls" | "log">) {
   return new Elysia({ name: "action-tls" }).post(
     "/action/tls/regenerate",
     () => {
-      if (!rt.tls) throw new ApiError(503, "server_error", "TLS is not available", null);
       let m;
       try {
         m = rt.tls.regenerate();

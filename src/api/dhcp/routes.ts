@@ -3,15 +3,15 @@ import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
 import { Errors } from "../core/errors.ts";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { numberToIp } from "../../dhcp/packet.ts";
 
-export function dhcpRoutes(rt: Runtime) {
+export function dhcpRoutes(rt: Pick<ApiDeps, "dhcp">) {
   return new Elysia({ name: "dhcp" })
     .get(
       "/dhcp/leases",
       () => ({
-        leases: (rt.dhcp?.leases() ?? []).map((l) => ({ expires: l.expires, name: l.hostname, hwaddr: l.mac, ip: numberToIp(l.ip), clientid: l.clientId })),
+        leases: rt.dhcp.leases().map((l) => ({ expires: l.expires, name: l.hostname, hwaddr: l.mac, ip: numberToIp(l.ip), clientid: l.clientId })),
       }),
       {
         response: t.Object({
@@ -33,7 +33,7 @@ export function dhcpRoutes(rt: Runtime) {
       async ({ params }) => {
         if (!isIP(params.ip)) throw Errors.badRequest("The provided IP address is invalid", params.ip);
         // only IPv4 leases are kept: an IPv6 address never names one
-        if (isIP(params.ip) !== 4 || !(await rt.dhcp?.remove(params.ip))) throw Errors.notFound(`/api/dhcp/leases/${params.ip}`);
+        if (isIP(params.ip) !== 4 || !(await rt.dhcp.remove(params.ip))) throw Errors.notFound(`/api/dhcp/leases/${params.ip}`);
         return undefined;
       },
       { params: t.Object({ ip: t.String() }), detail: { tags: ["DHCP"], summary: "Remove a lease (204; 404 when absent)" } },

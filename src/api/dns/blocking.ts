@@ -2,7 +2,6 @@
 // it is Pi-hole's string enum (docs/pihole-differences.md).
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { ApiError } from "../core/errors.ts";
 
 const BlockingReply = t.Object({
   blocking: t.Union([t.Boolean(), t.Union([t.Literal("enabled"), t.Literal("disabled"), t.Literal("failure"), t.Literal("unknown")])], {
@@ -18,9 +17,9 @@ const BlockingBody = t.Object({
 
 function state(rt: Runtime) {
   const b = rt.blocking;
-  const running = rt.dnsRunning();
   const compat = rt.config.current.webserver.api.piholeCompat;
-  const blocking: boolean | "enabled" | "disabled" | "failure" = compat ? (running ? (b.active ? "enabled" : "disabled") : "failure") : b.active;
+  // never "failure": the API answers only while DNS runs (src/services.ts starts it first and stops it last)
+  const blocking: boolean | "enabled" | "disabled" = compat ? (b.active ? "enabled" : "disabled") : b.active;
   const remaining = b.timerRemaining;
   return { blocking, timer: remaining === null ? null : Math.round(remaining * 10) / 10 };
 }
@@ -34,7 +33,6 @@ export function blockingRoutes(rt: Runtime) {
     .post(
       "/dns/blocking",
       ({ body }) => {
-        if (!rt.dnsRunning()) throw new ApiError(500, "dns_failure", "DNS resolver is not running", null);
         const timer = typeof body.timer === "number" && body.timer > 0 ? body.timer : null;
         rt.blocking.set(body.blocking, timer);
         return state(rt);

@@ -2,7 +2,7 @@
 // of each replicated kind they hold, how far behind they are, whether they are alive, and who
 // published the state in force and when (src/fleet/README.md).
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { documented } from "../docs/meta.ts";
 import { moatOnly } from "../core/route-meta.ts";
 
@@ -42,7 +42,7 @@ const FleetReply = t.Object({
   }),
 });
 
-export function fleetRoutes(rt: Runtime) {
+export function fleetRoutes(rt: Pick<ApiDeps, "fleet">) {
   return new Elysia({ name: "fleet" }).get(
     "/fleet",
     async () => {

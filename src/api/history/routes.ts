@@ -2,6 +2,7 @@
 // database, overall and per client.
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { dbHistory, dbHistoryClients } from "../../longterm/dbstats.ts";
 import { topN } from "../../stats/window.ts";
 import { clientNames } from "../stats/clients.ts";
@@ -38,7 +39,7 @@ function clientHistory(
   };
 }
 
-export function historyRoutes(rt: Runtime) {
+export function historyRoutes(rt: ApiDeps) {
   const detail = (summary: string) => ({ tags: ["History"], summary });
   return new Elysia({ name: "history" })
     .get(

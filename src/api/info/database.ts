@@ -1,6 +1,6 @@
 // GET /api/info/database: the long-term query database's file and the queries it and the 24 h log hold.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { storedQueries } from "../../querylog/read.ts";
 import { fileInfo } from "../../host/system.ts";
 import { liveStats } from "../stats/params.ts";
@@ -22,7 +22,7 @@ const DatabaseReply = t.Object({
   sqlite_version: t.String(),
 });
 
-export function databaseInfoRoutes(rt: Runtime) {
+export function databaseInfoRoutes(rt: ApiDeps) {
   return new Elysia({ name: "info-database" }).get(
     "/info/database",
     async () => {

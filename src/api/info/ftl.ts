@@ -1,8 +1,8 @@
 // GET /api/info/ftl: Moat's process, the sizes of its lists and clients, and the resolver's
 // counters under the names dnsmasq gives them in Pi-hole.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
-import { dnsCounters } from "../stats/dns-counters.ts";
+import type { ApiDeps } from "../deps.ts";
+import { dnsCounters } from "../core/dns-counters.ts";
 import { processUsage } from "../../host/system.ts";
 import { frequency, gravityCount } from "../stats/routes.ts";
 import { listsCounts } from "../../lists/counts.ts";
@@ -37,8 +37,8 @@ const FtlReply = t.Object({
   dnsmasq: t.Object(Object.fromEntries(DNSMASQ_COUNTERS.map((k) => [k, Int])) as Record<(typeof DNSMASQ_COUNTERS)[number], typeof Int>),
 });
 
-function ftlInfo(rt: Runtime) {
-  const w = rt.stats?.window;
+function ftlInfo(rt: ApiDeps) {
+  const w = rt.stats.window;
   const cfg = rt.config.current;
   const c = dnsCounters(rt);
   // dnsmasq's own counters in Pi-hole; Moat's resolver reports its equivalents (0 for what it does not do)
@@ -49,12 +49,11 @@ function ftlInfo(rt: Runtime) {
     dns_queries_forwarded: c?.replies?.forwarded ?? 0,
     dns_auth_answered: c?.replies?.auth ?? 0,
     dns_local_answered: c?.replies?.local ?? 0,
-    dns_stale_answered: w?.status[17] ?? 0,
+    dns_stale_answered: w.status[17] ?? 0,
     dns_unanswered: c?.replies?.unanswered ?? 0,
   });
-  const d = rt.dhcp?.counters;
-  if (d)
-    Object.assign(dnsmasq, {
+  const d = rt.dhcp.counters;
+  Object.assign(dnsmasq, {
       bootp: d.bootp, pxe: d.pxe, dhcp_ack: d.ack, dhcp_decline: d.decline, dhcp_discover: d.discover, dhcp_inform: d.inform,
       dhcp_nak: d.nak, dhcp_offer: d.offer, dhcp_release: d.release, dhcp_request: d.request, noanswer: d.noanswer,
       leases_allocated_4: d.leases.allocated_4, leases_pruned_4: d.leases.pruned_4, leases_allocated_6: d.leases.allocated_6, leases_pruned_6: d.leases.pruned_6,
@@ -63,7 +62,7 @@ function ftlInfo(rt: Runtime) {
     database: { gravity: gravityCount(rt), ...listsCounts(rt.gravityDb) },
     privacy_level: cfg.misc.privacylevel,
     query_frequency: frequency(rt),
-    clients: { total: w?.clientsEver.size ?? 0, active: w?.clients.size ?? 0 },
+    clients: { total: w.clientsEver.size, active: w.clients.size },
     pid: process.pid,
     uptime: Date.now() - rt.startedAt,
     ...processUsage(cfg.misc.normalizeCPU),
@@ -72,7 +71,7 @@ function ftlInfo(rt: Runtime) {
   };
 }
 
-export function ftlInfoRoutes(rt: Runtime) {
+export function ftlInfoRoutes(rt: ApiDeps) {
   return new Elysia({ name: "info-ftl" }).get("/info/ftl", () => ({ ftl: ftlInfo(rt) }), {
     response: t.Object({ ftl: FtlReply }),
     detail: { tags: ["Info"], summary: "Moat's process, lists and clients" },

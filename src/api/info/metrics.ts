@@ -1,8 +1,7 @@
 // GET /api/info/metrics: the DNS cache's and the DHCP server's counters, as Pi-hole reports them.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
-import { newCounters } from "../../dhcp/counters.ts";
-import { dnsCounters } from "../stats/dns-counters.ts";
+import type { ApiDeps } from "../deps.ts";
+import { dnsCounters } from "../core/dns-counters.ts";
 
 const Int = t.Integer();
 
@@ -24,7 +23,7 @@ const MetricsReply = t.Object({
   }),
 });
 
-function metricsInfo(rt: Runtime) {
+function metricsInfo(rt: ApiDeps) {
   const c = dnsCounters(rt);
   const r = c?.replies;
   return {
@@ -46,11 +45,11 @@ function metricsInfo(rt: Runtime) {
         sum: r ? r.forwarded + r.unanswered + r.local + r.optimized + r.auth : 0,
       },
     },
-    dhcp: rt.dhcp ? { ...rt.dhcp.counters, leases: { ...rt.dhcp.counters.leases } } : newCounters(),
+    dhcp: { ...rt.dhcp.counters, leases: { ...rt.dhcp.counters.leases } },
   };
 }
 
-export function metricsInfoRoutes(rt: Runtime) {
+export function metricsInfoRoutes(rt: ApiDeps) {
   return new Elysia({ name: "info-metrics" }).get("/info/metrics", () => ({ metrics: metricsInfo(rt) }), {
     response: t.Object({ metrics: MetricsReply }),
     detail: { tags: ["Info"], summary: "Cache and reply counters" },

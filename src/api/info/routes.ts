@@ -40,7 +40,8 @@ export function infoRoutes(rt: Runtime) {
       response: t.Object({ version: VersionReply }),
       detail: { tags: ["Info"], summary: "Version of Moat, its build and its runtime" },
     })
-    .get("/info/login", () => ({ https_port: 0, dns: rt.dnsRunning() }), {
+    // dns: the API answers only while DNS runs (src/services.ts starts it first and stops it last)
+    .get("/info/login", () => ({ https_port: 0, dns: true }), {
       response: t.Object({ https_port: t.Integer({ description: "0: Moat serves no HTTPS yet" }), dns: t.Boolean() }),
       detail: { tags: ["Info"], summary: "What the login page needs (public)" },
     })

@@ -13,8 +13,7 @@ const Reply = t.Object({
 
 export function logsRoutes(rt: Runtime) {
   const route = (name: LogName) => ({ query }: { query: { nextID?: string } }) => {
-    const buf = rt.logs?.buffers[name];
-    const { lines, nextID } = buf ? buf.since(Math.max(0, intParam(query.nextID, 0))) : { lines: [], nextID: 0 };
+    const { lines, nextID } = rt.logs.buffers[name].since(Math.max(0, intParam(query.nextID, 0)));
     return { log: lines.map((l) => ({ timestamp: l.timestamp, message: l.message, prio: l.prio })), nextID, pid: process.pid, file: "" };
   };
   const opts = (what: string) => ({

@@ -1,12 +1,12 @@
 // GET /metrics (outside /api): Prometheus text exposition, guarded by the bearer token
 // `webserver.api.metricsToken` instead of a session, so scrapers never take session seats.
 import { timingSafeEqual } from "node:crypto";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { QUERY_STATUS, QUERY_TYPES } from "../../query/enums.ts";
 import { Exposition } from "./prometheus.ts";
 import { LATENCY_BUCKETS } from "../../stats/window.ts";
 import { gravityCount } from "../stats/routes.ts";
-import { dnsCounters } from "../stats/dns-counters.ts";
+import { dnsCounters } from "../core/dns-counters.ts";
 
 function errorReply(status: number, key: string, message: string, hint: string | null): Response {
   const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
@@ -21,20 +21,20 @@ function tokenMatches(given: string, expected: string): boolean {
 }
 
 /** The metrics text (exported for tests and the benchmark). */
-export function renderMetrics(rt: Runtime, sessions: () => number): string {
+export function renderMetrics(rt: ApiDeps, sessions: () => number): string {
   const e = new Exposition();
   const s = rt.stats;
-  if (s) s.syncMemory();
-  const w = s?.window;
-  const lt = w?.lifetime;
-  e.metric("moat_queries_total", "counter", "DNS queries answered since start, by status", QUERY_STATUS.map((st, i) => [{ status: st }, lt?.status[i] ?? 0]));
-  e.metric("moat_queries_by_type_total", "counter", "DNS queries answered since start, by query type", QUERY_TYPES.map((ty, i) => [{ type: ty }, lt?.types[i] ?? 0]));
-  e.metric("moat_queries_blocked_total", "counter", "DNS queries blocked since start", lt?.blocked ?? 0);
-  e.metric("moat_queries_24h", "gauge", "DNS queries in the last 24 hours", w?.total ?? 0);
-  e.metric("moat_queries_blocked_24h", "gauge", "DNS queries blocked in the last 24 hours", w?.blocked ?? 0);
-  e.metric("moat_clients_active", "gauge", "Clients with queries in the last 24 hours", w?.clients.size ?? 0);
-  const lat = w?.latency;
-  e.histogram("moat_upstream_response_seconds", "Reply time of forwarded queries", LATENCY_BUCKETS, lat?.buckets ?? LATENCY_BUCKETS.map(() => 0), lat?.sum ?? 0, lat?.count ?? 0);
+  s.syncMemory();
+  const w = s.window;
+  const lt = w.lifetime;
+  e.metric("moat_queries_total", "counter", "DNS queries answered since start, by status", QUERY_STATUS.map((st, i) => [{ status: st }, lt.status[i] ?? 0]));
+  e.metric("moat_queries_by_type_total", "counter", "DNS queries answered since start, by query type", QUERY_TYPES.map((ty, i) => [{ type: ty }, lt.types[i] ?? 0]));
+  e.metric("moat_queries_blocked_total", "counter", "DNS queries blocked since start", lt.blocked);
+  e.metric("moat_queries_24h", "gauge", "DNS queries in the last 24 hours", w.total);
+  e.metric("moat_queries_blocked_24h", "gauge", "DNS queries blocked in the last 24 hours", w.blocked);
+  e.metric("moat_clients_active", "gauge", "Clients with queries in the last 24 hours", w.clients.size);
+  const lat = w.latency;
+  e.histogram("moat_upstream_response_seconds", "Reply time of forwarded queries", LATENCY_BUCKETS, lat.buckets, lat.sum, lat.count);
   const c = dnsCounters(rt)?.cache;
   if (c) {
     e.metric("moat_cache_entries", "gauge", "Entries in the DNS cache", c.entries);
@@ -45,15 +45,15 @@ export function renderMetrics(rt: Runtime, sessions: () => number): string {
     e.metric("moat_cache_evicted_total", "counter", "DNS cache entries evicted before expiry", c.evicted);
     e.metric("moat_cache_expired_total", "counter", "DNS cache entries expired", c.expired);
   }
-  const perThread = rt.dns?.threadAnswers() ?? [];
+  const perThread = rt.dns.threadAnswers();
   e.metric("moat_dns_thread_answers_total", "counter", "DNS queries answered by each DNS thread since it started (dns.threads; thread 0 is the main thread, which also answers TCP, DoT and DoH)", perThread.map((n, i) => [{ thread: String(i) }, n]));
   e.metric("moat_gravity_domains", "gauge", "Domains on the blocklists (gravity)", gravityCount(rt));
   e.metric("moat_blocking_enabled", "gauge", "1 when blocking is on", rt.blocking.active ? 1 : 0);
   e.metric("moat_api_sessions", "gauge", "Active API sessions", sessions());
-  e.metric("moat_querydb_pending", "gauge", "Queries waiting to be written to the long-term database", s?.pendingDisk ?? 0);
-  e.metric("moat_querydb_write_errors_total", "counter", "Failed writes to the long-term database", s?.counters.diskWriteErrors ?? 0);
-  e.metric("moat_querylog_dropped_total", "counter", "Query records dropped: the long-term database kept failing, or the writer thread fell too far behind", s?.counters.dropped ?? 0);
-  e.metric("moat_querylog_shed_total", "counter", "Queries whose details left the 24 h query log early to keep it within database.queryLogMemory (statistics still count them)", s?.counters.shed ?? 0);
+  e.metric("moat_querydb_pending", "gauge", "Queries waiting to be written to the long-term database", s.pendingDisk);
+  e.metric("moat_querydb_write_errors_total", "counter", "Failed writes to the long-term database", s.counters.diskWriteErrors);
+  e.metric("moat_querylog_dropped_total", "counter", "Query records dropped: the long-term database kept failing, or the writer thread fell too far behind", s.counters.dropped);
+  e.metric("moat_querylog_shed_total", "counter", "Queries whose details left the 24 h query log early to keep it within database.queryLogMemory (statistics still count them)", s.counters.shed);
   const mem = process.memoryUsage();
   const cpu = process.cpuUsage();
   e.metric("process_resident_memory_bytes", "gauge", "Resident memory size in bytes", mem.rss);
@@ -63,7 +63,7 @@ export function renderMetrics(rt: Runtime, sessions: () => number): string {
   return e.text();
 }
 
-export function metricsHandler(rt: Runtime, sessions: () => number) {
+export function metricsHandler(rt: ApiDeps, sessions: () => number) {
   return (req: Request): Response => {
     if (req.method !== "GET" && req.method !== "HEAD") return errorReply(404, "not_found", "Not found", "/metrics");
     const token = rt.config.current.webserver.api.metricsToken;

@@ -2,17 +2,15 @@
 // kept in pihole-FTL.db's network tables), and the host's gateway, routes and interfaces.
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type TSchema } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { gateways, interfaces, neighbours, routes } from "../../host/interfaces.ts";
 import { forgetDevice, listDevices, recordDevices } from "../../network/devices.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { boolParam, intParam } from "../stats/params.ts";
 
 /** Brings the network tables up to date with the neighbour table and the last 24 h of clients. */
-function refreshDevices(rt: Runtime): void {
-  const w = rt.stats?.window;
-  if (!w) return;
-  recordDevices(rt.queryDb, w.clients, neighbours());
+function refreshDevices(rt: ApiDeps): void {
+  recordDevices(rt.queryDb, rt.stats.window.clients, neighbours());
 }
 
 const Device = t.Object({
@@ -64,7 +62,7 @@ const GatewayReply = t.Object({
   interfaces: t.Optional(t.Array(InterfaceReply, { description: "with detailed=true" })),
 });
 
-export function networkRoutes(rt: Runtime) {
+export function networkRoutes(rt: ApiDeps) {
   const detail = (summary: string) => ({ tags: ["Network"], summary });
   return new Elysia({ name: "network" })
     .get(

@@ -2,13 +2,13 @@
 // refresh between full redraws) leaves out only the interfaces and the versions.
 import { Ipv4, Ipv6 } from "../core/address.ts";
 import { Elysia, t, type Static } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { gateways, interfaces, siSize } from "../../host/interfaces.ts";
 import { hostInfo, processUsage, sensorsInfo, systemInfo } from "../../host/system.ts";
 import { topN } from "../../stats/window.ts";
 import { boolParam, liveStats } from "../stats/params.ts";
 import { gravityCount } from "../stats/routes.ts";
-import { dnsCounters } from "../stats/dns-counters.ts";
+import { dnsCounters } from "../core/dns-counters.ts";
 import { VersionReply, versionInfo } from "../info/routes.ts";
 import { SensorsReply, SystemReply } from "../info/machine.ts";
 
@@ -65,7 +65,7 @@ function ifaceSummary(family: "inet" | "inet6") {
   return { addr: addrs[0]?.address ?? null, num_addrs: addrs.length, name: it?.name ?? "", gw_addr: gw?.address ?? null, stats: it?.stats };
 }
 
-export function paddRoutes(rt: Runtime) {
+export function paddRoutes(rt: ApiDeps) {
   return new Elysia({ name: "padd" }).get(
     "/padd",
     ({ query }) => {

@@ -2,7 +2,7 @@
 // in-memory copy of the last 24 h or (disk=true) from the long-term database.
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { FilterError, earliestQuery, queryPage, suggestions } from "../../querylog/read.ts";
 import { Errors } from "../core/errors.ts";
 import { clientNames, excludes } from "../stats/clients.ts";
@@ -74,7 +74,7 @@ const Row = t.Object({
   ede: t.Object({ code: t.Integer(), text: t.Union([t.String(), t.Null()]) }),
 });
 
-export function queriesRoutes(rt: Runtime) {
+export function queriesRoutes(rt: ApiDeps) {
   return new Elysia({ name: "queries" })
     .get(
       "/queries",

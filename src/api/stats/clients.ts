@@ -4,6 +4,7 @@
 import type { Runtime } from "../../core/runtime.ts";
 import { addressNames } from "../../network/names.ts";
 import { storedClientNames } from "../../querylog/read.ts";
+import type { ApiDeps } from "../deps.ts";
 import { Errors } from "../core/errors.ts";
 
 export interface Excludes {
@@ -41,13 +42,13 @@ export function excludes(rt: Runtime, strict = false): Excludes {
 }
 
 /** ip → host name, from the network table (and names stored with the queries). */
-export function clientNames(rt: Runtime): Map<string, string> {
+export function clientNames(rt: ApiDeps): Map<string, string> {
   const out = new Map<string, string>();
   try {
     for (const r of storedClientNames(rt.queryDb)) out.set(r.ip, r.name);
     for (const r of addressNames(rt.queryDb)) out.set(r.ip, r.name);
     // the names found by PTR lookups since start, also for devices not in the network table yet
-    for (const [ip, name] of rt.dns?.clientNames() ?? []) out.set(ip, name);
+    for (const [ip, name] of rt.dns.clientNames()) out.set(ip, name);
   } catch {
     // names are a nicety: a locked or odd database leaves them out
   }

@@ -1,7 +1,7 @@
 // Query-string parsing as lenient as Pi-hole's get_bool_var/get_int_var: absent or unparsable
 // values fall back to the default. Shared by the statistics, history and query-log routes.
 import { t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import type { Stats } from "../../stats/sink.ts";
 import { Errors } from "../core/errors.ts";
 
@@ -48,11 +48,9 @@ export const FleetRangeQuery = t.Object({
 });
 
 /** The statistics service, fresh (queued records applied, old ones aged out). */
-export function liveStats(rt: Runtime): Stats {
-  const s = rt.stats;
-  if (!s) throw Errors.internal("Statistics are not running");
-  s.syncMemory();
-  return s;
+export function liveStats(rt: Pick<ApiDeps, "stats">): Stats {
+  rt.stats.syncMemory();
+  return rt.stats;
 }
 
 /** "ip#port" → the upstreams reply's ip, name and port. */

@@ -3,12 +3,13 @@
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../longterm/dbstats.ts";
 import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../query/enums.ts";
 import { topN } from "../../stats/window.ts";
 import { boolParam, FleetRangeQuery, intParam, liveStats, meanVariance, RangeQuery, rangeParams, splitUpstream } from "./params.ts";
 import { Errors } from "../core/errors.ts";
-import { dnsCounters } from "./dns-counters.ts";
+import { dnsCounters } from "../core/dns-counters.ts";
 import { clientNames, excludes } from "./clients.ts";
 import { gravityInfo } from "../../filter/gravity/tables.ts";
 
@@ -42,7 +43,7 @@ function pseudoUpstreams(blocked: number, cached: number) {
   ];
 }
 
-export function gravityCount(rt: Runtime): number {
+export function gravityCount(rt: ApiDeps): number {
   try {
     const live = dnsCounters(rt)?.gravitySize?.();
     if (live !== undefined) return live;
@@ -57,17 +58,15 @@ export function gravityUpdated(rt: Runtime): number {
 }
 
 /** Queries per second over the last minute of the window. */
-export function frequency(rt: Runtime): number {
-  const w = rt.stats?.window;
-  if (!w) return 0;
-  const h = w.history();
+export function frequency(rt: ApiDeps): number {
+  const h = rt.stats.window.history();
   const last = h[h.length - 1]?.slot?.total ?? 0;
   const prev = h[h.length - 2]?.slot?.total ?? 0;
   const elapsed = (Date.now() / 1000) % 600;
   return (last + prev * (1 - elapsed / 600)) / 600;
 }
 
-export function summary(rt: Runtime) {
+export function summary(rt: ApiDeps) {
   const s = liveStats(rt);
   const w = s.window;
   return {
@@ -88,7 +87,7 @@ export function summary(rt: Runtime) {
   };
 }
 
-export function statsRoutes(rt: Runtime) {
+export function statsRoutes(rt: ApiDeps) {
   const detail = (summary: string) => ({ tags: ["Stats"], summary });
   return new Elysia({ name: "stats" })
     .get("/stats/summary", () => summary(rt), {

@@ -2,7 +2,7 @@
 // resolver's listeners compare subtrees by identity (`next.dns.upstreams !== prev.dns.upstreams`),
 // so parts that did not change keep the previous copy's objects: a cloned tree would be all new.
 import type { Config } from "../../config/index.ts";
-import type { ConfigView } from "../engine.ts";
+import type { ConfigView } from "../context.ts";
 
 type Listener = Parameters<ConfigView["subscribe"]>[0];
 

@@ -49,7 +49,14 @@ function moatCommand(): string[] {
   return /\.(ts|js)$/.test(main) && !main.includes("$bunfs") ? [process.execPath, main] : [process.execPath];
 }
 
-const readUpdated = (rt: Runtime): string | null => gravityInfo(rt.gravityDb, "updated");
+interface GravityDeps extends Pick<Runtime, "config" | "events" | "gravityDb" | "log" | "paths"> {
+  /** the unique domains on the block lists in force (for the closing log line); undefined while DNS is not up */
+  gravitySize(): number | undefined;
+  /** false while another fleet node holds the gravity lease: it runs the schedule, this node takes its result */
+  mayRunSchedule(): boolean;
+}
+
+const readUpdated = (rt: Pick<Runtime, "gravityDb">): string | null => gravityInfo(rt.gravityDb, "updated");
 
 export class GravityService {
   private current: GravityRun | null = null;
@@ -57,7 +64,7 @@ export class GravityService {
   private timers: Array<ReturnType<typeof setInterval>> = [];
   private readonly startedAt = Date.now();
 
-  constructor(private readonly rt: Runtime) {
+  constructor(private readonly rt: GravityDeps) {
     this.lastUpdated = readUpdated(rt);
   }
 
@@ -106,7 +113,7 @@ export class GravityService {
     this.lastUpdated = readUpdated(this.rt);
     await this.rt.events.emit("gravity-updated", { ok });
     // said once the filter holds the new lists, with the number the API shows
-    const unique = this.rt.dns?.filter().gravity;
+    const unique = this.rt.gravitySize();
     if (!ok) this.rt.log("warn", "gravity update failed, previous lists kept");
     else this.rt.log("info", `gravity update finished${unique === undefined ? "" : `: ${unique} unique domains on block lists`}`);
   }
@@ -115,8 +122,7 @@ export class GravityService {
   private due(now: number): boolean {
     const interval = this.rt.config.current.gravity.updateInterval;
     if (interval === 0 || this.running) return false;
-    // in a fleet only the holder of the gravity lease runs the schedule; the others take its result
-    if (this.rt.fleet && !this.rt.fleet.gravity.mayRunSchedule()) return false;
+    if (!this.rt.mayRunSchedule()) return false;
     const last = Number(this.lastUpdated ?? 0) * 1000;
     const from = last > 0 ? last : this.startedAt + 300_000 - interval * 1000;
     return now >= from + interval * 1000;
@@ -143,11 +149,3 @@ export class GravityService {
   }
 }
 
-const services = new WeakMap<Runtime, GravityService>();
-
-/** the one gravity service of a runtime (API and schedule share it) */
-export function gravityService(rt: Runtime): GravityService {
-  let s = services.get(rt);
-  if (!s) services.set(rt, (s = new GravityService(rt)));
-  return s;
-}

@@ -1,8 +1,33 @@
-// IP addresses as 16 bytes (IPv4 mapped into ::ffff:0:0/96) for prefix matching.
+// IP addresses as bytes: 4 or 16 for DNS records and DHCPv6/RA packets, 16 for prefix matching (IPv4
+// mapped into ::ffff:0:0/96), and their reverse-lookup names.
 import { isIP } from "node:net";
-import { ipv4Bytes, ipv6Bytes } from "../dns/reply.ts";
 
-export { ipv6Bytes };
+export function ipv4Bytes(ip: string): Uint8Array {
+  return new Uint8Array(ip.split(".").map(Number));
+}
+
+/** IPv6 text → 16 bytes (accepts :: and embedded IPv4). */
+export function ipv6Bytes(ip: string): Uint8Array {
+  const out = new Uint8Array(16);
+  let s = ip;
+  let tail: number[] = [];
+  const v4 = s.match(/(\d+\.\d+\.\d+\.\d+)$/);
+  if (v4) {
+    tail = v4[1]!.split(".").map(Number);
+    s = s.slice(0, -v4[1]!.length) + "0:0";
+  }
+  const [head, rest] = s.split("::") as [string, string | undefined];
+  const h = head ? head.split(":") : [];
+  const r = rest !== undefined && rest !== "" ? rest.split(":") : [];
+  const groups = rest === undefined ? h : [...h, ...Array(8 - h.length - r.length).fill("0"), ...r];
+  groups.forEach((g, i) => {
+    const v = parseInt(g || "0", 16);
+    out[i * 2] = (v >>> 8) & 0xff;
+    out[i * 2 + 1] = v & 0xff;
+  });
+  if (tail.length) out.set(tail, 12);
+  return out;
+}
 
 /** Recent results of normalizeIp: a network has few clients, and a new string per query is garbage. */
 const normalized = new Map<string, string>();
