@@ -9,7 +9,6 @@ import {
   ipOrCidr,
   ipv4OrEmpty,
   ipv6OrEmpty,
-  isHostname,
   netmaskOrEmpty,
   parseCnameRecord,
   parseWebPort,
@@ -21,6 +20,7 @@ import {
   webPath,
   webPorts,
 } from "./validators.ts";
+import { isHostname } from "./host-port.ts";
 
 const good = (check: (s: string) => string | null, ...inputs: string[]) => {
   for (const s of inputs) expect([s, check(s)]).toEqual([s, null]);

@@ -10,11 +10,11 @@ import {
   WireError,
   findOption,
   getU32,
-  nameToWire,
   parseQuery,
   readName,
   walkMessage,
 } from "./wire.ts";
+import { nameToWire } from "../net/dns-name.ts";
 
 const u16 = (n: number) => [n >> 8, n & 255];
 const u32 = (n: number) => [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
