@@ -68,7 +68,7 @@ export const COMMANDS: readonly CommandDoc[] = [
 ];
 
 /** The options every command that uses the data directory takes. */
-export const OPTIONS = `options:
+const OPTIONS = `options:
   --dev               development profile: data in ./.moat-data, DNS on port 1053, HTTP on 8080
   --data-dir DIR      where gravity.db, pihole-FTL.db and the config live (default: /etc/moat)
   --config FILE       the config file (default: <data-dir>/pihole.toml); it must exist unless --init

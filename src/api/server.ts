@@ -26,7 +26,7 @@ import { listenFailure } from "../core/start-errors.ts";
 import { dohResponse, isDohPath } from "../dns/doh-serve.ts";
 
 /** Where a device downloads Moat's certificate authority to trust it (README: trusting the certificate). */
-export const CA_DOWNLOAD_PATH = "/tls/ca.crt";
+const CA_DOWNLOAD_PATH = "/tls/ca.crt";
 /** Largest body Bun.serve buffers on the HTTPS ports; routes apply their own, smaller limits (JSON 64 KiB). */
 const MAX_BUFFERED_BODY = 64 * 1024 * 1024;
 

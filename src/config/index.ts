@@ -1,4 +1,4 @@
-export { ConfigStore, ConfigError, envLeaf, type ConfigProblem, type ConfigOptions } from "./store.ts";
-export { schema, LEAVES, LEAF_BY_PATH, defaults, getIn, setIn, BLOCKING_MODES, LISTENING_MODES, type Config, type LeafEntry } from "./schema.ts";
-export { coerce, isLeaf, type AnyLeaf, type Leaf } from "./leaf.ts";
-export { parseWebPort, parseCnameRecord, type WebPort } from "./validators.ts";
+export { ConfigStore, ConfigError, envLeaf,   } from "./store.ts";
+export { schema, LEAVES,   getIn, setIn,   type Config, type LeafEntry } from "./schema.ts";
+export { coerce, isLeaf, type AnyLeaf,  } from "./leaf.ts";
+export { parseWebPort, parseCnameRecord,  } from "./validators.ts";

@@ -2,9 +2,9 @@
 // Every place that reads settings (TOML file, environment, API) goes through `coerce` so that the
 // error texts are the same everywhere (they follow Pi-hole's "<key>: <reason>" wording).
 
-export type LeafKind = "bool" | "int" | "uint" | "float" | "string" | "enum" | "strings" | "password";
+type LeafKind = "bool" | "int" | "uint" | "float" | "string" | "enum" | "strings" | "password";
 
-export interface LeafFlags {
+interface LeafFlags {
   /** changing it needs the DNS side to be restarted (Pi-hole's restart_dnsmasq) */
   readonly restart?: boolean;
   /** changing it ends every API session */

@@ -11,9 +11,9 @@ const moat = { flags: { moatOnly: true } } as const;
 /** Accepted and stored so a Pi-hole configuration round-trips; Moat has no use for the value. */
 const COMPAT = "(kept for Pi-hole compatibility; Moat does not use it)";
 
-export const BLOCKING_MODES = ["NULL", "IP_NODATA_AAAA", "IP", "NX", "NODATA"] as const;
-export const LISTENING_MODES = ["LOCAL", "ALL", "SINGLE", "BIND", "NONE"] as const;
-export const WEB_THEMES = ["default-auto", "default-light", "default-dark", "default-darker", "high-contrast", "high-contrast-dark", "lcars"] as const;
+const BLOCKING_MODES = ["NULL", "IP_NODATA_AAAA", "IP", "NX", "NODATA"] as const;
+const LISTENING_MODES = ["LOCAL", "ALL", "SINGLE", "BIND", "NONE"] as const;
+const WEB_THEMES = ["default-auto", "default-light", "default-dark", "default-darker", "high-contrast", "high-contrast-dark", "lcars"] as const;
 
 /** Pi-hole's debug switches, one boolean each; `all` turns every one on. */
 const DEBUG_FLAGS = [
@@ -265,7 +265,7 @@ export const schema = {
 } as const;
 
 /** The value type of a subtree of the schema. */
-export type ValueOf<T> = T extends Leaf<infer V> ? V : { -readonly [K in keyof T]: ValueOf<T[K]> };
+type ValueOf<T> = T extends Leaf<infer V> ? V : { -readonly [K in keyof T]: ValueOf<T[K]> };
 export type Config = ValueOf<typeof schema>;
 
 export interface LeafEntry {

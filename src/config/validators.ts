@@ -112,7 +112,7 @@ export function parseWebPort(entry: string): WebPort | null {
 }
 
 /** IDN names are stored in their ASCII (punycode) form. */
-export function toAsciiName(name: string): string {
+function toAsciiName(name: string): string {
   if (/^[\x00-\x7f]*$/.test(name)) return name;
   try {
     return new URL(`http://${name}`).hostname;

@@ -25,7 +25,7 @@ export interface Lease {
 
 const MAC = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
 
-export function parseLeaseFile(text: string): Lease[] {
+function parseLeaseFile(text: string): Lease[] {
   const out: Lease[] = [];
   for (const line of text.split("\n")) {
     const f = line.trim().split(/\s+/);
@@ -35,7 +35,7 @@ export function parseLeaseFile(text: string): Lease[] {
   return out;
 }
 
-export function formatLease(l: Lease): string {
+function formatLease(l: Lease): string {
   return `${l.expires} ${l.mac} ${numberToIp(l.ip)} ${l.hostname} ${l.clientId}`;
 }
 

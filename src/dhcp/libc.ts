@@ -4,7 +4,7 @@
 // src/dhcp: libc6.ts builds the IPv6 sockets on it.
 import { dlopen, FFIType, ptr, read } from "bun:ffi";
 
-export const AF_INET = 2;
+const AF_INET = 2;
 export const SOCK_DGRAM = 2;
 export const SOCK_RAW = 3;
 export const SOCK_NONBLOCK = 0o4000;
@@ -13,9 +13,9 @@ export const SOL_SOCKET = 1;
 export const SO_REUSEADDR = 2;
 const SO_BROADCAST = 6;
 const SO_BINDTODEVICE = 25;
-export const IPPROTO_ICMP = 1;
+const IPPROTO_ICMP = 1;
 export const MSG_DONTWAIT = 0x40;
-export const POLLIN = 1;
+const POLLIN = 1;
 
 // opened on first use: a Moat without DHCP never needs it (and starts where there is no glibc)
 function open() {
@@ -41,14 +41,14 @@ function errno(): number {
   return p ? read.i32(p, 0) : 0;
 }
 
-export function fail(what: string): never {
+function fail(what: string): never {
   const code = errno();
   const names: Record<number, string> = { 1: "EPERM", 13: "EACCES", 19: "ENODEV", 98: "EADDRINUSE", 99: "EADDRNOTAVAIL" };
   throw new Error(`${what} failed (${names[code] ?? `errno ${code}`})`);
 }
 
 /** struct sockaddr_in for an IPv4 address given as a 32-bit number */
-export function sockaddrIn(addr: number, port: number): Uint8Array {
+function sockaddrIn(addr: number, port: number): Uint8Array {
   const b = new Uint8Array(16);
   const v = new DataView(b.buffer);
   v.setUint16(0, AF_INET, true);

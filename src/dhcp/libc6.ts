@@ -14,7 +14,7 @@ const IPV6_MULTICAST_HOPS = 18;
 const IPV6_MULTICAST_LOOP = 19;
 const IPV6_ADD_MEMBERSHIP = 20;
 
-export function ifIndex(name: string): number {
+function ifIndex(name: string): number {
   return c().if_nametoindex(ptr(new TextEncoder().encode(name + "\0")));
 }
 

@@ -26,7 +26,7 @@ export interface DhcpRequest {
   options: Map<number, Uint8Array>;
 }
 
-export function macString(b: Uint8Array): string {
+function macString(b: Uint8Array): string {
   return [...b].map((x) => x.toString(16).padStart(2, "0")).join(":");
 }
 

@@ -50,7 +50,7 @@ function encodeDomain(domain: string): Uint8Array {
   return Uint8Array.from(bytes);
 }
 
-export function buildRa(s: RaSettings, dns: string[], prefixes: Uint8Array[]): Uint8Array {
+function buildRa(s: RaSettings, dns: string[], prefixes: Uint8Array[]): Uint8Array {
   const servers = s.multiDNS && dns.length ? [dns[0]!, dns[0]!, dns[0]!] : dns;
   const opts: Uint8Array[] = [];
   const mac = Uint8Array.from(s.mac.split(":").map((h) => parseInt(h, 16)));

@@ -252,7 +252,7 @@ export class DhcpServer {
 }
 
 /** The first label of a client's host name, as DNS allows it; null when nothing usable is left. */
-export function cleanHostname(name: string | null): string | null {
+function cleanHostname(name: string | null): string | null {
   if (!name) return null;
   const label = name.split(".")[0]!.toLowerCase().replace(/[^a-z0-9-]/g, "").replace(/^-+|-+$/g, "").slice(0, 63);
   return label || null;

@@ -41,7 +41,7 @@ export interface ServedInterface {
 const UNITS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 
 /** dnsmasq's lease-time spelling ('45m', '1h', '2d', 'infinite', plain seconds); null when invalid */
-export function parseLeaseTime(s: string): number | null {
+function parseLeaseTime(s: string): number | null {
   const t = s.trim().toLowerCase();
   if (t === "infinite") return 0;
   const m = /^(\d+)([smhdw]?)$/.exec(t);
@@ -53,7 +53,7 @@ export function parseLeaseTime(s: string): number | null {
 const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
 
 /** `dhcp.hosts` lines as Pi-hole writes them: '<MAC>[,<IP>][,<hostname>][,<lease time>]' */
-export function parseReservation(line: string): Reservation | null {
+function parseReservation(line: string): Reservation | null {
   const parts = line.split(",").map((p) => p.trim()).filter(Boolean);
   const r: Reservation = { mac: "", ip: null, name: null, leaseTime: null };
   for (const p of parts) {

@@ -162,7 +162,7 @@ export class DnsCache implements Handler {
 }
 
 /** How long an answer may be cached: the smallest TTL, or for negative answers the SOA's (RFC 2308). */
-export function cacheTtl(m: Message, a: Uint8Array): number | null {
+function cacheTtl(m: Message, a: Uint8Array): number | null {
   if (m.flags & 0x0200) return null; // truncated
   let min = Infinity;
   for (const r of m.records) if (r.section === 0 && r.ttl < min) min = r.ttl;

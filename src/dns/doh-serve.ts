@@ -7,7 +7,7 @@ import { CLIENT_ID } from "../tls/store.ts";
 import type { Pending } from "./context.ts";
 import { walkMessage } from "./wire.ts";
 
-export const DOH_PATH = "/dns-query";
+const DOH_PATH = "/dns-query";
 const MAX_MESSAGE = 65535;
 
 type Query = (msg: Uint8Array, client: string, clientId: string | null) => Pending;

@@ -8,7 +8,7 @@ import { clientIdFromServerName, type TlsMaterial, type TlsStore } from "../tls/
 import type { Pending } from "./context.ts";
 import { TcpConnections, type TcpLimits, type TcpState } from "./tcp-listener.ts";
 
-export const MAX_TLS_CONNECTIONS = 1000;
+const MAX_TLS_CONNECTIONS = 1000;
 
 export interface DotListener {
   port: number;

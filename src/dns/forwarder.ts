@@ -7,7 +7,7 @@
 import { Reply, Status } from "../query/enums.ts";
 import type { Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, setU16, type Ede } from "./reply.ts";
-import { RCODE, TYPE, getU16, readName, walkMessage, type Message } from "./wire.ts";
+import { AA, RCODE, TYPE, getU16, readName, walkMessage, type Message } from "./wire.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
 import { upstreamBlockStatus } from "./upstream-blocked.ts";
 import { Upstream } from "./upstream.ts";
@@ -163,7 +163,7 @@ export class Forwarder implements Handler {
     ctx.status = upstreamBlockStatus(a, m, ctx.q.qtype) ?? Status.FORWARDED;
     a[0] = ctx.query[0]!;
     a[1] = ctx.query[1]!;
-    a[2] = a[2]! & ~0x04; // AA: the answer is not ours
+    a[2] = a[2]! & ~(AA >> 8); // the answer is not ours
     a[3] = a[3]! | 0x80; // RA: we recurse for the client
     ctx.upstream = up.name;
     ctx.upstreamMessage = m;
@@ -260,7 +260,7 @@ function sameQuestion(a: Uint8Array, ctx: QueryContext): boolean {
   return getU16(a, o) === ctx.q.qtype && getU16(a, o + 2) === ctx.q.qclass;
 }
 
-export function replyType(m: Message): number {
+function replyType(m: Message): number {
   switch (m.rcode) {
     case RCODE.NXDOMAIN: return Reply.NXDOMAIN;
     case RCODE.SERVFAIL: return Reply.SERVFAIL;

@@ -12,7 +12,7 @@ interface IfAddr {
 
 let cached: { at: number; list: IfAddr[] } | null = null;
 
-export function interfaceAddresses(): IfAddr[] {
+function interfaceAddresses(): IfAddr[] {
   if (cached && Date.now() - cached.at < 30000) return cached.list;
   const list: IfAddr[] = [];
   for (const addrs of Object.values(networkInterfaces())) {

@@ -8,7 +8,7 @@ import { Reply, Status } from "../query/enums.ts";
 import type { ConfigView, Handler, Next, Pending, QueryContext } from "./context.ts";
 import { buildReply, type RR } from "./reply.ts";
 import { localAddressFor, isOwnAddress } from "./iface.ts";
-import { RCODE, TYPE } from "./wire.ts";
+import { AA, RCODE, TYPE } from "./wire.ts";
 import { ipv4Bytes, ipv6Bytes, ptrToIp } from "../net/ip.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
@@ -122,7 +122,7 @@ export class LocalHandler implements Handler {
     ctx.status = Status.CACHE;
     ctx.reply = reply;
     const out = buildReply(ctx.query, ctx.q, rcode, answers);
-    out[2] = out[2]! | 0x04; // AA: we are the authority for our own names
+    out[2] = out[2]! | (AA >> 8); // we are the authority for our own names
     return out;
   }
 }

@@ -49,7 +49,7 @@ export interface DnsHandle {
 }
 
 /** dns.threads: 0 means one per core. */
-export function threadCount(setting: number): number {
+function threadCount(setting: number): number {
   return Math.max(1, setting === 0 ? availableParallelism() : setting);
 }
 

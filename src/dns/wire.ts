@@ -149,7 +149,7 @@ export function findOption(buf: Uint8Array, q: Question, code: number): [number,
 }
 
 /** Offset after a (possibly compressed) name, or -1 when it runs off the buffer. */
-export function skipName(buf: Uint8Array, o: number): number {
+function skipName(buf: Uint8Array, o: number): number {
   for (let guard = 0; guard < 128; guard++) {
     if (o >= buf.length) return -1;
     const len = buf[o]!;
@@ -185,7 +185,7 @@ export function readName(buf: Uint8Array, o: number): string | null {
   return null;
 }
 
-export interface ResourceRecord {
+interface ResourceRecord {
   name: string | null;
   type: number;
   ttl: number;

@@ -401,7 +401,7 @@ export class WireScratch {
 }
 
 /** encodeWire for a name given as lowercase ASCII bytes (the gravity parser's entries) */
-export function encodeWireBytes(b: Uint8Array, start: number, end: number, out: Uint8Array): number {
+function encodeWireBytes(b: Uint8Array, start: number, end: number, out: Uint8Array): number {
   let o = 1;
   let lenAt = 0;
   for (let i = start; i < end; i++) {

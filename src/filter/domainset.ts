@@ -43,7 +43,7 @@ export interface DomainSetData extends DomainSetShape {
   comboIds: Int32Array;
 }
 
-export const BLOOM_K = 6;
+const BLOOM_K = 6;
 export const BLOOM_BITS_PER_NAME = 10;
 /** table fill ≤ 0.8: short probe runs (a hit takes ~3 probes) without the waste of power-of-two sizes */
 export const SLOT_LOAD = 0.8;
@@ -57,7 +57,7 @@ export function hashName(bytes: Uint8Array): number {
 }
 
 /** The second hash for double hashing of the Bloom bits. */
-export function h2of(h: number): number {
+function h2of(h: number): number {
   return (Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) ^ (h >>> 12)) | 1;
 }
 
@@ -75,7 +75,7 @@ export function u24at(b: Uint8Array, o: number): number {
 }
 
 /** An n-byte (0–4) little-endian unsigned integer (0 bytes: 0). */
-export function uintAt(b: Uint8Array, o: number, n: number): number {
+function uintAt(b: Uint8Array, o: number, n: number): number {
   if (n === 0) return 0;
   let v = b[o]!;
   if (n > 1) v |= b[o + 1]! << 8;
@@ -102,7 +102,7 @@ export function recordEquals(recs: Uint8Array, nodes: Uint8Array, off: number, q
   return q[qi] === 0;
 }
 
-export function bloomHas(bloom: Uint32Array, h: number): boolean {
+function bloomHas(bloom: Uint32Array, h: number): boolean {
   const bits = bloom.length * 32;
   const step = h2of(h);
   let x = h;

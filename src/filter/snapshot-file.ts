@@ -7,7 +7,7 @@ import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from
 import { dirname, join } from "node:path";
 import type { DomainSetShape } from "./domainset.ts";
 
-export const SET_NAMES = ["gravity", "gravityAbp", "antigravity", "antigravityAbp"] as const;
+const SET_NAMES = ["gravity", "gravityAbp", "antigravity", "antigravityAbp"] as const;
 export type GravitySets = Record<(typeof SET_NAMES)[number], DomainSetShape>;
 
 const MAGIC = "MOATSNP4";

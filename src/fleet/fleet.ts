@@ -20,7 +20,7 @@ import { Messages } from "../messages/messages.ts";
 
 const TICK_MS = 1000;
 /** a node not heard from for this long is reported as down */
-export const NODE_STALE_MS = 10_000;
+const NODE_STALE_MS = 10_000;
 
 interface SavedState {
   /** the store these records belong to: another URL is another fleet */
@@ -28,7 +28,7 @@ interface SavedState {
   kinds: Record<string, ReplicaRecord>;
 }
 
-export interface FleetNode {
+interface FleetNode {
   node: string;
   /** ms since epoch of its last heartbeat */
   seen: number;
@@ -216,7 +216,7 @@ export class Fleet {
 }
 
 /** The URL without its password, for logs and the state file. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = "***";

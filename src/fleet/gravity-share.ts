@@ -13,7 +13,7 @@ import { gravityInfo, readGravityRows, replaceGravityRows } from "../filter/grav
 import { adlistCounts, adlistIds, setAdlistCounts, type AdlistCounts } from "../lists/adlists.ts";
 import type { RedisLink } from "./redis-link.ts";
 
-export const LEASE_MS = 10_000;
+const LEASE_MS = 10_000;
 
 interface Package {
   updated: string;

@@ -12,7 +12,7 @@ import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, REPLY_TYPE, Status, quer
 import { EDE_TEXT, type QueryFilter, type QueryPage } from "../querylog/read.ts";
 import { HIDDEN_CLIENT, HIDDEN_DOMAIN } from "../stats/sink.ts";
 
-export const MAX_BUFFERED = 200_000;
+const MAX_BUFFERED = 200_000;
 const BATCH = 20_000;
 const FLUSH_MS = 1000;
 

@@ -7,10 +7,10 @@
 import { RedisClient } from "bun";
 import { canonical, hashOf, type StateMap } from "./state-map.ts";
 
-export const PREFIX = "moat:fleet:";
-export const CHANNEL = `${PREFIX}changes`;
+const PREFIX = "moat:fleet:";
+const CHANNEL = `${PREFIX}changes`;
 /** one-off actions ("restartdns <node>"), announced to the nodes listening now */
-export const ACTIONS = `${PREFIX}actions`;
+const ACTIONS = `${PREFIX}actions`;
 const COUNTER = `${PREFIX}version`;
 const NODES = `${PREFIX}nodes`;
 const LOG = `${PREFIX}log`;
@@ -56,7 +56,7 @@ export interface Entry extends Head {
   data: StateMap;
 }
 
-export class HashMismatch extends Error {}
+class HashMismatch extends Error {}
 
 const OPTIONS = { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 2000 } as const;
 

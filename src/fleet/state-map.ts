@@ -41,7 +41,3 @@ export function merge3(base: StateMap, local: StateMap, remote: StateMap): State
   return out;
 }
 
-/** Keys whose values differ between two maps (for logs and tests). */
-export function changedKeys(a: StateMap, b: StateMap): string[] {
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !same(a[k], b[k])).sort();
-}

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** Largest body of a GET or HEAD request: enough for `{"sid": …}` and a little more. */
-export const MAX_GET_BODY = 64 * 1024;
+const MAX_GET_BODY = 64 * 1024;
 
 export interface Arrival {
   /** performance.now() when the request arrived */
@@ -98,7 +98,7 @@ function requestTarget(target: string): string {
   }
 }
 
-export function toRequest(req: IncomingMessage, tls: boolean, body: ReadableStream<Uint8Array> | null): Request {
+function toRequest(req: IncomingMessage, tls: boolean, body: ReadableStream<Uint8Array> | null): Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -129,7 +129,7 @@ export function streamedResponse(response: Response): Response {
 }
 
 /** Writes a Web Response to node's response; a streamed one chunk by chunk with backpressure. */
-export async function writeResponse(res: ServerResponse, response: Response, closeAfter: boolean): Promise<void> {
+async function writeResponse(res: ServerResponse, response: Response, closeAfter: boolean): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((v, k) => {
     if (k !== "set-cookie") headers[k] = v;

@@ -6,7 +6,7 @@ import type { Socket } from "node:net";
 import { requestListener, type EarlyReply, type Handler } from "./adapter.ts";
 
 /** Largest request line plus headers (node's default); larger is refused with 431. */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 /** An idle keep-alive connection is closed after this long. */
 const KEEP_ALIVE_MS = 30_000;
 

@@ -7,7 +7,7 @@ import type { Runtime } from "../core/runtime.ts";
 import { clockState } from "./clock.ts";
 import { clientVersion, serverReply, type ServerState } from "./packet.ts";
 
-export const NTP_PORT = 123;
+const NTP_PORT = 123;
 /** Our own stratum when synchronised: we do not know our source's, and pool servers are mostly 2. */
 const SYNCED_STRATUM = 3;
 const UNSYNCED_STRATUM = 16;

@@ -9,7 +9,7 @@ import type { QueryRecord } from "../query/record.ts";
 import { RecordRing, type RingEntry } from "./ring.ts";
 import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
 
-export const SLOT_SECONDS = 600;
+const SLOT_SECONDS = 600;
 export const WINDOW_SECONDS = 24 * 3600;
 /** 24 h of 10-minute slots plus the one in progress. */
 export const HISTORY_SLOTS = WINDOW_SECONDS / SLOT_SECONDS + 1;

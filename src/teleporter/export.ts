@@ -18,7 +18,7 @@ export const ENTRY = {
 } as const;
 
 /** A scratch directory beside the data (not /tmp, which is RAM on the appliance). */
-export function scratchDir(dataDir: string): string {
+function scratchDir(dataDir: string): string {
   const dir = join(dataDir, ".teleporter");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
@@ -33,7 +33,7 @@ export function scratchFile(dataDir: string, tag: string): string {
  * `scrub` deletes from the copy, with secure_delete and a final VACUUM so that no page of the file
  * keeps those bytes.
  */
-export function snapshotDb(db: Database, dataDir: string, tag: string, scrub?: (copy: Database) => void): Uint8Array {
+function snapshotDb(db: Database, dataDir: string, tag: string, scrub?: (copy: Database) => void): Uint8Array {
   const file = scratchFile(dataDir, tag);
   try {
     db.run("VACUUM INTO ?", [file]);

@@ -17,7 +17,7 @@ export interface ZipLimits {
   maxRatio: number;
 }
 
-export const DEFAULT_LIMITS: ZipLimits = {
+const DEFAULT_LIMITS: ZipLimits = {
   maxEntries: 64,
   maxTotal: 256 * 1024 * 1024,
   ratioFloor: 1024 * 1024,
@@ -104,7 +104,7 @@ export function writeZip(entries: readonly ZipEntry[], now = new Date()): Uint8A
 }
 
 /** Names we accept: relative, no `..`, no backslashes or control characters. */
-export function unsafeName(name: string): string | null {
+function unsafeName(name: string): string | null {
   if (name === "" || name.length > 255) return "empty or overlong file name";
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return `absolute path "${name}"`;
   if (name.includes("\\") || /[\x00-\x1f]/.test(name)) return `invalid characters in "${name}"`;

@@ -42,7 +42,7 @@ export function callFrom(
 }
 
 const B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-export function b32decode(s: string): Buffer {
+function b32decode(s: string): Buffer {
   let bits = "";
   for (const ch of s.replace(/=+$/, "")) bits += B32.indexOf(ch).toString(2).padStart(5, "0");
   const out: number[] = [];
@@ -59,11 +59,4 @@ export function totp(secretB32: string, t = Date.now() / 1000): number {
   return (h.readUInt32BE(o) & 0x7fffffff) % 1_000_000;
 }
 
-export async function waitFor(cond: () => Promise<boolean>, timeoutMs: number, stepMs = 200): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await cond()) return true;
-    await Bun.sleep(stepMs);
-  }
-  return cond();
-}
+

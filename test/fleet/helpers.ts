@@ -6,7 +6,7 @@ import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { runDig, until } from "../dns/helpers.ts";
 import { call } from "../lists/helpers.ts";
 
-export function fleetToml(opts: { redis: string; node: string; upstream: string; postgres?: string; extra?: string }): string {
+function fleetToml(opts: { redis: string; node: string; upstream: string; postgres?: string; extra?: string }): string {
   return `[dns]
   upstreams = ["${opts.upstream}"]
 [dns.rateLimit]
@@ -17,7 +17,7 @@ export function fleetToml(opts: { redis: string; node: string; upstream: string;
 ${opts.postgres ? `  postgres = "${opts.postgres}"\n` : ""}${opts.extra ?? ""}`;
 }
 
-export async function startNode(opts: { redis: string; node: string; upstream: string; postgres?: string; dataDir?: string }): Promise<MoatProcess> {
+async function startNode(opts: { redis: string; node: string; upstream: string; postgres?: string; dataDir?: string }): Promise<MoatProcess> {
   // a free port can be taken by another process between the check and the start: one more try
   for (let attempt = 0; ; attempt++) {
     try {

@@ -75,7 +75,7 @@ export function nastyString(r: Rng): string {
 }
 
 /** Any JSON value, wrong in type as often as not. */
-export function anyValue(r: Rng, depth = 0): unknown {
+function anyValue(r: Rng, depth = 0): unknown {
   const roll = r();
   if (depth > 3 || roll < 0.25) return nastyString(r);
   if (roll < 0.35) return pick(r, [0, -1, 1, 2 ** 31, 2 ** 53 + 1, -0, 0.5, 1e308, -1e308, 65536, 4294967296]);

@@ -111,7 +111,7 @@ export class PacketMaker {
 }
 
 /** The question section's bytes (name, type, class) of a message, or null when it has none we can read. */
-export function questionBytes(m: Uint8Array): Uint8Array | null {
+function questionBytes(m: Uint8Array): Uint8Array | null {
   if (m.length < 12 || ((m[4]! << 8) | m[5]!) !== 1) return null;
   let o = 12;
   for (;;) {

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { ROOT, run } from "../harness/moat.ts";
 
-export const CHROMIUM = "/usr/bin/chromium";
-export const SHOTS = join(ROOT, "test-output/screenshots");
+const CHROMIUM = "/usr/bin/chromium";
+const SHOTS = join(ROOT, "test-output/screenshots");
 
 /** playwright gives each launch a fresh profile directory of its own (it refuses --user-data-dir) */
 export async function launch(): Promise<Browser> {

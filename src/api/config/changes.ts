@@ -84,7 +84,7 @@ interface SessionFlags {
 }
 
 /** The auth module's session object carries `app`/`cli` flags; anything else is a normal session. */
-export function sessionFlags(request: Request): SessionFlags {
+function sessionFlags(request: Request): SessionFlags {
   const s = requestState(request).session as { app?: unknown; cli?: unknown } | null | undefined;
   return { app: s?.app === true, cli: s?.cli === true };
 }

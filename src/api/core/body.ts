@@ -4,7 +4,7 @@
 // sits in memory.
 import { Errors } from "./errors.ts";
 
-export const MAX_JSON_BODY = 64 * 1024;
+const MAX_JSON_BODY = 64 * 1024;
 
 /** The whole body, or 413 as soon as it (or its declared length) passes `limit`. */
 export async function readBodyBounded(request: Request, limit: number): Promise<Uint8Array> {

@@ -4,7 +4,7 @@
 export const JSON_TYPE = "application/json; charset=utf-8";
 
 /** seconds since the request arrived */
-export function tookSince(startedMs: number): number {
+function tookSince(startedMs: number): number {
   return (performance.now() - startedMs) / 1000;
 }
 

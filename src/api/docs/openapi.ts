@@ -37,7 +37,7 @@ const ErrorSchema = plainSchema(ErrorReply) as Json;
  * spelling (for query strings); a reply or a JSON body carries the real type, so the document names
  * only that one.
  */
-export function plainSchema(schema: unknown): unknown {
+function plainSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(plainSchema);
   if (!schema || typeof schema !== "object") return schema;
   const s = schema as Json;
@@ -132,7 +132,7 @@ export interface DocOptions {
 }
 
 /** Whether a route needs a session: everything but Pi-hole's public routes. */
-export const needsSession = (path: string) => !(PUBLIC_ROUTES.has(path) || path.startsWith("/api/docs"));
+const needsSession = (path: string) => !(PUBLIC_ROUTES.has(path) || path.startsWith("/api/docs"));
 
 export function openApiDocument(routes: readonly DocRoute[], o: DocOptions): Json {
   const paths: Record<string, Json> = {};

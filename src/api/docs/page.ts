@@ -7,7 +7,7 @@ const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCode
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** A schema as a short type expression, objects spread over lines with their members' descriptions. */
-export function typeText(schema: Json | undefined, indent = ""): string {
+function typeText(schema: Json | undefined, indent = ""): string {
   if (!schema || Object.keys(schema).length === 0) return "any";
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum) return (schema.enum as unknown[]).map((v) => JSON.stringify(v)).join(" | ");

@@ -7,7 +7,7 @@ import { QUERY_TYPES } from "../../query/enums.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { validDomain } from "../../filter/gravity/domain.ts";
 
-export { validDomain };
+;
 
 /** Unicode or ASCII input → the stored form (lowercase punycode), or Pi-hole's error. */
 export function normaliseExact(item: string): string {

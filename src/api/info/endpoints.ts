@@ -22,10 +22,6 @@ export function setRouteTable(get: () => readonly RouteEntry[]): void {
   table = get;
 }
 
-export function routeTable(): readonly RouteEntry[] {
-  return table();
-}
-
 const Endpoint = t.Object({ uri: t.String(), parameters: t.String() });
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 type Method = (typeof METHODS)[number];
@@ -46,7 +42,7 @@ function listed(r: RouteEntry, compat: boolean): boolean {
   return !(compat && isMoatOnlyRoute(r.detail));
 }
 
-export function endpointTable(compat: boolean): Record<Method, Array<{ uri: string; parameters: string }>> {
+function endpointTable(compat: boolean): Record<Method, Array<{ uri: string; parameters: string }>> {
   const out = { get: [], post: [], put: [], patch: [], delete: [] } as Record<Method, Array<{ uri: string; parameters: string }>>;
   const seen = new Set<string>();
   for (const r of table()) {

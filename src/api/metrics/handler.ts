@@ -21,7 +21,7 @@ function tokenMatches(given: string, expected: string): boolean {
 }
 
 /** The metrics text (exported for tests and the benchmark). */
-export function renderMetrics(rt: ApiDeps, sessions: () => number): string {
+function renderMetrics(rt: ApiDeps, sessions: () => number): string {
   const e = new Exposition();
   const s = rt.stats;
   s.syncMemory();

@@ -53,7 +53,7 @@ export function gravityCount(rt: ApiDeps): number {
   }
 }
 
-export function gravityUpdated(rt: Runtime): number {
+function gravityUpdated(rt: Runtime): number {
   return Number(gravityInfo(rt.gravityDb, "updated")) || 0;
 }
 
@@ -66,7 +66,7 @@ export function frequency(rt: ApiDeps): number {
   return (last + prev * (1 - elapsed / 600)) / 600;
 }
 
-export function summary(rt: ApiDeps) {
+function summary(rt: ApiDeps) {
   const s = liveStats(rt);
   const w = s.window;
   return {

@@ -7,7 +7,7 @@ import type { ConfigView } from "../context.ts";
 type Listener = Parameters<ConfigView["subscribe"]>[0];
 
 /** `next`, with every part equal to `prev`'s replaced by prev's own object. */
-export function sharePrevious<T>(prev: T, next: T): T {
+function sharePrevious<T>(prev: T, next: T): T {
   if (prev === next || JSON.stringify(prev) === JSON.stringify(next)) return prev;
   if (typeof prev !== "object" || typeof next !== "object" || prev === null || next === null || Array.isArray(next)) return next;
   const out: Record<string, unknown> = {};

@@ -12,7 +12,7 @@ export interface CacheMeta {
   fetchedAt: number;
 }
 
-export const cacheDir = (dataDir: string) => join(dataDir, "listsCache");
+const cacheDir = (dataDir: string) => join(dataDir, "listsCache");
 const file = (dataDir: string, id: number) => join(cacheDir(dataDir), `list.${id}.domains`);
 const metaFile = (dataDir: string, id: number) => join(cacheDir(dataDir), `list.${id}.meta.json`);
 

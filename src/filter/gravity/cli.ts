@@ -7,7 +7,7 @@ import { openGravityDb } from "../../db/index.ts";
 import { runGravity } from "./build.ts";
 import { acquireGravityLock } from "./lock.ts";
 
-export const EXIT_BUSY = 3;
+const EXIT_BUSY = 3;
 
 /**
  * Set by the server for its gravity child, whose stdin is then a pipe the server never writes to.

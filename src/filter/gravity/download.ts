@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { CacheWriter, ContentError, readCache } from "./cache.ts";
 
 export const ListStatus = { updated: 1, unchanged: 2, cached: 3, failed: 4 } as const;
-export type ListStatusCode = (typeof ListStatus)[keyof typeof ListStatus];
+type ListStatusCode = (typeof ListStatus)[keyof typeof ListStatus];
 
 export interface Limits {
   timeoutMs: number;

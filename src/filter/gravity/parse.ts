@@ -135,20 +135,11 @@ function takeBytes(b: Uint8Array, s: number, e: number, prefix: Uint8Array, abpP
   takeToken(latin1.decode(b.subarray(s, e)), abpPrefix, counts, scratch, emit);
 }
 
-/**
- * Calls `emit` for every entry to store (plain domains lowercased, ABP entries verbatim in lowercase)
- * and returns the counts. `kind` decides which ABP form is accepted.
- */
-export function parseList(bytes: Uint8Array, kind: "block" | "allow", emit: Emit): ParseCounts {
-  const p = new Parser(kind, emit);
-  p.lines(bytes, p.skipBom(bytes), bytes.length);
-  return p.counts;
-}
-
 const CHUNK = 1 << 20;
 
 /**
- * parseList over a file read in 1 MiB chunks, whole lines at a time: a list never needs to be in
+ * Calls `emit` for every entry to store (plain domains lowercased, ABP entries verbatim in lowercase) and
+ * returns the counts; `kind` decides which ABP form is accepted. The file is read in 1 MiB chunks, whole lines at a time: a list never needs to be in
  * memory at once (at a million names it is ~8 MB, the largest share of gravity's peak after the sets).
  */
 export function parseFile(path: string, kind: "block" | "allow", emit: Emit): ParseCounts {

@@ -20,7 +20,7 @@ import { checkSession, logout, session } from "./session.ts";
 import { useStore } from "./store.ts";
 import { Theme } from "./theme.tsx";
 
-export const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
+const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/", title: "Dashboard", page: Dashboard },
   { path: "/queries", title: "Query log", page: QueryLog },
   { path: "/domains", title: "Domains", page: Domains },

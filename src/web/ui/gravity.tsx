@@ -6,7 +6,7 @@ import { Spinner } from "./components.tsx";
 
 export type GravityResult = { ok: boolean; lines: string[] };
 
-export async function runGravity(onLine: (line: string) => void): Promise<GravityResult> {
+async function runGravity(onLine: (line: string) => void): Promise<GravityResult> {
   const res = await request("POST", "/action/gravity");
   const lines: string[] = [];
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();

@@ -2,7 +2,7 @@
 // address a person can bookmark and come back to after logging in.
 import { useEffect, useState } from "preact/hooks";
 
-export const BASE = "/admin";
+const BASE = "/admin";
 
 export function currentPath(): string {
   const p = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : "/";

@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 const KEY = "moat.theme";
 type Mode = "auto" | "light" | "dark";
 
-export function applyTheme(mode: Mode): void {
+function applyTheme(mode: Mode): void {
   if (mode === "auto") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = mode;
 }

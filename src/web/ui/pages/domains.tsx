@@ -11,7 +11,7 @@ type Domain = { id: number; domain: string; unicode: string; type: "allow" | "de
 type Kind = "exact" | "wildcard" | "regex";
 
 /** what gets stored for a wildcard or ABP entry */
-export function toRegex(input: string): string {
+function toRegex(input: string): string {
   const d = input.trim().replace(/^\|\|/, "").replace(/\^$/, "").replace(/^\*\./, "");
   return `(\\.|^)${d.replace(/[.+?^${}()|[\]\\]/g, "\\$&")}$`;
 }
