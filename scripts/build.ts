@@ -16,10 +16,17 @@ const date = git(["log", "-1", "--format=%cI"]) || new Date(0).toISOString();
 const workers = [...new Bun.Glob("src/**/*worker.ts").scanSync({ cwd: root })].sort().map((f) => join(root, f));
 const outfile = extra.some((a) => a.startsWith("--outfile")) ? [] : ["--outfile", join(root, "dist/moat")];
 const cmd = [
-  process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap=none",
+  process.execPath,
+  "build",
+  "--compile",
+  "--minify-syntax",
+  "--sourcemap=none",
   `--define=MOAT_BUILD_COMMIT=${JSON.stringify(commit)}`,
   `--define=MOAT_BUILD_DATE=${JSON.stringify(date)}`,
-  join(root, "src/main.ts"), ...workers, ...outfile, ...extra,
+  join(root, "src/main.ts"),
+  ...workers,
+  ...outfile,
+  ...extra,
 ];
 const p = Bun.spawnSync(cmd, { cwd: root, stdout: "inherit", stderr: "inherit" });
 process.exit(p.exitCode ?? 1);

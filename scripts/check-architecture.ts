@@ -81,7 +81,13 @@ function resolveImport(from: string, spec: string): string | null {
 }
 
 function edgesOf(file: string, text: string): Edge[] {
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ESNext, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.ESNext,
+    true,
+    file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const edges: Edge[] = [];
   const add = (spec: string, typeOnly: boolean) => {
     const to = resolveImport(file, spec);
@@ -104,7 +110,11 @@ function edgesOf(file: string, text: string): Edge[] {
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const a = node.arguments[0];
       if (a && ts.isStringLiteral(a)) add(a.text, false);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       add(node.argument.literal.text, true);
     }
     ts.forEachChild(node, visit);
@@ -156,16 +166,38 @@ function folderOf(file: string): string {
 }
 
 // SQL keywords are written in capitals throughout src/, which keeps English text ("update failed") out
-const SQL = /\b(?:SELECT\b[^;]*?\bFROM|INSERT\s+(?:OR\s+[A-Z]+\s+)?INTO|UPDATE(?=\s+["`]?\w+["`]?(?:\.\w+)?\s+SET\b)|DELETE\s+FROM|REPLACE\s+INTO|JOIN|CREATE\s+(?:TEMP\s+)?(?:TABLE|VIEW|TRIGGER)(?:\s+IF\s+NOT\s+EXISTS)?|CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?\S+\s+ON|DROP\s+(?:TABLE|VIEW)(?:\s+IF\s+EXISTS)?|ALTER\s+TABLE)\s+["`]?(\w+)["`]?/g;
+const SQL =
+  /\b(?:SELECT\b[^;]*?\bFROM|INSERT\s+(?:OR\s+[A-Z]+\s+)?INTO|UPDATE(?=\s+["`]?\w+["`]?(?:\.\w+)?\s+SET\b)|DELETE\s+FROM|REPLACE\s+INTO|JOIN|CREATE\s+(?:TEMP\s+)?(?:TABLE|VIEW|TRIGGER)(?:\s+IF\s+NOT\s+EXISTS)?|CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?\S+\s+ON|DROP\s+(?:TABLE|VIEW)(?:\s+IF\s+EXISTS)?|ALTER\s+TABLE)\s+["`]?(\w+)["`]?/g;
 
 /** Names after FROM/INTO/JOIN that are not tables of ours: SQLite's own, table-valued functions, attached schemas. */
-const NOT_TABLES = new Set(["sqlite_master", "sqlite_schema", "sqlite_sequence", "json_each", "json_tree", "pragma_table_info", "main", "temp", "teleporter", "select", "values", "json_array_elements", "unnest", "generate_series"]);
+const NOT_TABLES = new Set([
+  "sqlite_master",
+  "sqlite_schema",
+  "sqlite_sequence",
+  "json_each",
+  "json_tree",
+  "pragma_table_info",
+  "main",
+  "temp",
+  "teleporter",
+  "select",
+  "values",
+  "json_array_elements",
+  "unnest",
+  "generate_series",
+]);
 /** A placeholder for `${…}` in a template: a table named by an expression. */
 const DYNAMIC = "__dynamic__";
 
 /** The tables the SQL in a file's string literals names; DYNAMIC when a table name is computed. */
 function tablesIn(file: string, text: string): Set<string> {
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ESNext, true, file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.ESNext,
+    true,
+    file.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const found = new Set<string>();
   const scan = (s: string) => {
     for (const m of s.matchAll(SQL)) {
@@ -180,7 +212,8 @@ function tablesIn(file: string, text: string): Set<string> {
   };
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) scan(node.text);
-    else if (ts.isTemplateExpression(node)) scan([node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(DYNAMIC));
+    else if (ts.isTemplateExpression(node))
+      scan([node.head.text, ...node.templateSpans.map((s) => s.literal.text)].join(DYNAMIC));
     ts.forEachChild(node, visit);
   };
   visit(sf);
@@ -211,7 +244,12 @@ function main(): number {
   }
   const folders = [...new Set(files.map(folderOf))];
   for (const c of cycles(folders, (f) => [...(folderEdges.get(f) ?? [])])) {
-    const inside = [...why.entries()].filter(([k]) => { const [a, b] = k.split(">"); return c.includes(a!) && c.includes(b!); }).map(([, v]) => v);
+    const inside = [...why.entries()]
+      .filter(([k]) => {
+        const [a, b] = k.split(">");
+        return c.includes(a!) && c.includes(b!);
+      })
+      .map(([, v]) => v);
     problems.push(`folder value cycle: ${c.join(" ↔ ")} (${inside.join("; ")})`);
   }
   if (process.argv.includes("--graph")) {
@@ -232,10 +270,13 @@ function main(): number {
         continue;
       }
       if (t === DYNAMIC) {
-        if (!ownerFolders.some((o) => rel.startsWith(o))) problems.push(`SQL with a computed table name in src/${rel}, which owns no table`);
+        if (!ownerFolders.some((o) => rel.startsWith(o)))
+          problems.push(`SQL with a computed table name in src/${rel}, which owns no table`);
         continue;
       }
-      const owners = TABLE_OWNERS[t] ?? Object.entries(TABLE_OWNERS).find(([k]) => k.endsWith("*") && t.startsWith(k.slice(0, -1)))?.[1];
+      const owners =
+        TABLE_OWNERS[t] ??
+        Object.entries(TABLE_OWNERS).find(([k]) => k.endsWith("*") && t.startsWith(k.slice(0, -1)))?.[1];
       if (!owners) {
         problems.push(`SQL on table ${t} in src/${rel}, a table with no owner in scripts/check-architecture.ts`);
         continue;
@@ -247,7 +288,11 @@ function main(): number {
   }
 
   for (const p of problems) console.log(p);
-  console.log(problems.length ? `architecture: ${problems.length} problem(s)` : "architecture: no import cycles, SQL only in each table's owner");
+  console.log(
+    problems.length
+      ? `architecture: ${problems.length} problem(s)`
+      : "architecture: no import cycles, SQL only in each table's owner",
+  );
   return problems.length ? 1 : 0;
 }
 

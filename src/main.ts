@@ -72,8 +72,17 @@ export function resolvePaths(o: CliOptions) {
 export function loadConfig(o: CliOptions, env: Record<string, string | undefined> = process.env): ConfigStore {
   const paths = resolvePaths(o);
   // The database paths shown under files.* are where this instance really keeps them.
-  const where = { "files.database": paths.queryDb, "files.gravity": paths.gravityDb, "files.macvendor": join(paths.dataDir, "macvendor.db") };
-  return new ConfigStore({ file: paths.configFile, env, profile: { ...where, ...(o.dev ? DEV_PROFILE : {}) }, hashPassword });
+  const where = {
+    "files.database": paths.queryDb,
+    "files.gravity": paths.gravityDb,
+    "files.macvendor": join(paths.dataDir, "macvendor.db"),
+  };
+  return new ConfigStore({
+    file: paths.configFile,
+    env,
+    profile: { ...where, ...(o.dev ? DEV_PROFILE : {}) },
+    hashPassword,
+  });
 }
 
 async function readStdin(): Promise<string> {
@@ -96,7 +105,9 @@ function totpCommand(o: CliOptions): number {
     const secret = base32Encode(randomBytes(20));
     change(store, "webserver.api.totp_secret", secret);
     const account = encodeURIComponent(store.current.webserver.domain);
-    console.log(`2FA enabled (every session ended). Add this secret to your authenticator app:\n  ${secret}\n  otpauth://totp/Moat%20API:${account}?secret=${secret}&issuer=Moat%20API&algorithm=SHA1&digits=${TOTP_DIGITS}&period=${TOTP_PERIOD}\ncurrent code: ${currentTotp(secret)}`);
+    console.log(
+      `2FA enabled (every session ended). Add this secret to your authenticator app:\n  ${secret}\n  otpauth://totp/Moat%20API:${account}?secret=${secret}&issuer=Moat%20API&algorithm=SHA1&digits=${TOTP_DIGITS}&period=${TOTP_PERIOD}\ncurrent code: ${currentTotp(secret)}`,
+    );
     return 0;
   }
   if (sub === "disable") {
@@ -106,7 +117,8 @@ function totpCommand(o: CliOptions): number {
   }
   if (sub !== "code") throw new ConfigError(`unknown totp command "${sub}" (code, enable or disable)`);
   const code = currentTotp(store.current.webserver.api.totp_secret);
-  if (code === null) throw new ConfigError("2FA is off (webserver.api.totp_secret is not set); turn it on with: moat totp enable");
+  if (code === null)
+    throw new ConfigError("2FA is off (webserver.api.totp_secret is not set); turn it on with: moat totp enable");
   console.log(code);
   return 0;
 }
@@ -151,7 +163,9 @@ async function main(argv: string[]): Promise<number> {
       const store = loadConfig(o, {});
       const plain = o.args.length ? o.args.join(" ") : await readStdin();
       change(store, "webserver.api.password", plain);
-      console.log(plain === "" ? `password removed from ${store.file}: the API is open` : `password set in ${store.file}`);
+      console.log(
+        plain === "" ? `password removed from ${store.file}: the API is open` : `password set in ${store.file}`,
+      );
       return 0;
     }
     case "totp":

@@ -135,7 +135,11 @@ function noticeMissingUpstreams(rt: Runtime): () => void {
   const check = (atStart: boolean) => {
     const none = rt.config.current.dns.upstreams.length === 0;
     const raised = messages.has("DNSMASQ_WARN", NO_UPSTREAM);
-    if (none && (atStart || !raised)) rt.log("warn", `${NO_UPSTREAM} (dns.upstreams): names Moat cannot answer itself get SERVFAIL; set them in the dashboard, with PATCH /api/config/dns/upstreams or in ${rt.config.file}`);
+    if (none && (atStart || !raised))
+      rt.log(
+        "warn",
+        `${NO_UPSTREAM} (dns.upstreams): names Moat cannot answer itself get SERVFAIL; set them in the dashboard, with PATCH /api/config/dns/upstreams or in ${rt.config.file}`,
+      );
     if (none && !raised) {
       try {
         messages.raise("DNSMASQ_WARN", NO_UPSTREAM);

@@ -23,7 +23,12 @@ test("the compiled binary serves the API, the docs and filtered DNS on its own",
   proc = Bun.spawn([bin, "serve", "--data-dir", join(dir, "data")], {
     cwd: dir, // nothing of the checkout beside it
     // two DNS threads: the DNS thread's worker module must be inside the binary too
-    env: { PATH: "/usr/bin:/bin", FTLCONF_webserver_port: `127.0.0.1:${http}`, FTLCONF_dns_port: String(dns), FTLCONF_dns_threads: "2" },
+    env: {
+      PATH: "/usr/bin:/bin",
+      FTLCONF_webserver_port: `127.0.0.1:${http}`,
+      FTLCONF_dns_port: String(dns),
+      FTLCONF_dns_threads: "2",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -31,7 +36,10 @@ test("the compiled binary serves the API, the docs and filtered DNS on its own",
   const deadline = Date.now() + 20000;
   let up = false;
   while (!up && Date.now() < deadline) {
-    up = await fetch(`${base}/api/info/login`).then((r) => r.ok, () => false);
+    up = await fetch(`${base}/api/info/login`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (!up) await Bun.sleep(100);
   }
   expect(up).toBe(true);
@@ -46,12 +54,17 @@ test("the compiled binary serves the API, the docs and filtered DNS on its own",
   const v = (await (await fetch(`${base}/api/info/version`)).json()) as { version: { moat: { commit: string } } };
   expect(v.version.moat.commit).toMatch(/^[0-9a-f]{8}$|^unknown$/);
 
-  const add = await fetch(`${base}/api/domains/deny/exact`, { method: "POST", body: JSON.stringify({ domain: "ads.example" }) });
+  const add = await fetch(`${base}/api/domains/deny/exact`, {
+    method: "POST",
+    body: JSON.stringify({ domain: "ads.example" }),
+  });
   expect(add.status).toBe(201);
   let answer = "";
   const until = Date.now() + 10000;
   while (answer !== "0.0.0.0" && Date.now() < until) {
-    answer = (await run(["dig", "+short", "+time=1", "+tries=1", "-p", String(dns), "@127.0.0.1", "ads.example"])).stdout.trim();
+    answer = (
+      await run(["dig", "+short", "+time=1", "+tries=1", "-p", String(dns), "@127.0.0.1", "ads.example"])
+    ).stdout.trim();
     if (answer !== "0.0.0.0") await Bun.sleep(200);
   }
   expect(answer).toBe("0.0.0.0");

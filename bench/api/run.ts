@@ -19,7 +19,10 @@ async function wrk(url: string, headers: Record<string, string>, body?: string):
   let script: string | undefined;
   if (body !== undefined) {
     script = `/tmp/moat-bench-api-${process.pid}.lua`;
-    await Bun.write(script, `wrk.method = "GET"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`);
+    await Bun.write(
+      script,
+      `wrk.method = "GET"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`,
+    );
     args.push("-s", script);
   }
   args.push(url);
@@ -41,7 +44,9 @@ try {
   console.log(`RSS at start: ${rssMiB(pid)} MiB`);
   console.log(`GET /api/info/login (public):       ${await wrk(`${m.base}/api/info/login`, {})}`);
   console.log(`GET /api/stats/summary (sid header): ${await wrk(`${m.base}/api/stats/summary`, { sid: session.sid })}`);
-  console.log(`GET /api/stats/summary (sid body):   ${await wrk(`${m.base}/api/stats/summary`, {}, JSON.stringify({ sid: session.sid }))}`);
+  console.log(
+    `GET /api/stats/summary (sid body):   ${await wrk(`${m.base}/api/stats/summary`, {}, JSON.stringify({ sid: session.sid }))}`,
+  );
   console.log(`RSS after: ${rssMiB(pid)} MiB`);
 } finally {
   await m.dispose();

@@ -14,7 +14,7 @@ const i = process.argv.indexOf("--seconds");
 const SECONDS = i > 0 ? Number(process.argv[i + 1]) : 10;
 const dir = mkdtempSync(join(tmpdir(), "moat-bench-dash-"));
 const names = Array.from({ length: 1000 }, (_, k) => `cached-${k}.example A`).join("\n");
-writeFileSync(join(dir, "q.txt"), names + "\n");
+writeFileSync(join(dir, "q.txt"), `${names}\n`);
 
 const cpu = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
@@ -22,7 +22,24 @@ const cpu = (pid: number) => {
 };
 
 async function dnsperf(port: number, seconds: number): Promise<number> {
-  const p = Bun.spawn(["dnsperf", "-s", "127.0.0.1", "-p", String(port), "-d", join(dir, "q.txt"), "-l", String(seconds), "-c", "4", "-q", "200"], { stdout: "pipe", stderr: "ignore" });
+  const p = Bun.spawn(
+    [
+      "dnsperf",
+      "-s",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-d",
+      join(dir, "q.txt"),
+      "-l",
+      String(seconds),
+      "-c",
+      "4",
+      "-q",
+      "200",
+    ],
+    { stdout: "pipe", stderr: "ignore" },
+  );
   const out = await new Response(p.stdout).text();
   return Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? 0);
 }
@@ -36,12 +53,26 @@ async function measure(label: string): Promise<void> {
   const c0 = cpu(pid);
   const n = await dnsperf(moat.dnsPort, SECONDS);
   const c1 = cpu(pid);
-  console.log(`${label.padEnd(28)} ${(n / SECONDS).toFixed(0).padStart(8)} QPS   ${(((c1 - c0) / n) * 1e6).toFixed(2)} µs CPU/query`);
+  console.log(
+    `${label.padEnd(28)} ${(n / SECONDS).toFixed(0).padStart(8)} QPS   ${(((c1 - c0) / n) * 1e6).toFixed(2)} µs CPU/query`,
+  );
 }
 
 try {
   await measure("no browser");
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const t0 = performance.now();
   await page.goto(`${moat.base}/admin/`);

@@ -5,11 +5,16 @@
 import { createSocket } from "node:dgram";
 
 const [server, prefix, firstS, countS, secondsS, windowS] = process.argv.slice(2);
-const first = Number(firstS), count = Number(countS), seconds = Number(secondsS), window = Number(windowS);
+const first = Number(firstS),
+  count = Number(countS),
+  seconds = Number(secondsS),
+  window = Number(windowS);
 
 function request(xid: number, i: number): Buffer {
   const b = Buffer.alloc(300);
-  b[0] = 1; b[1] = 1; b[2] = 6;
+  b[0] = 1;
+  b[1] = 1;
+  b[2] = 6;
   b.writeUInt32BE(xid, 4);
   b.writeUInt16BE(0x8000, 10); // broadcast the answer back
   Buffer.from([0x02, 0xbe, 0x0c, 0, (i >> 8) & 255, i & 255]).copy(b, 28);
@@ -24,7 +29,10 @@ await new Promise<void>((res) => sock.bind(68, "0.0.0.0", () => res()));
 sock.setBroadcast(true);
 const sentAt = new Map<number, number>();
 const rtts: number[] = [];
-let acks = 0, naks = 0, next = 0, xidBase = (Math.random() * 2 ** 31) >>> 0;
+let acks = 0,
+  naks = 0,
+  next = 0,
+  xidBase = (Math.random() * 2 ** 31) >>> 0;
 const end = performance.now() + seconds * 1000;
 
 function sendOne() {

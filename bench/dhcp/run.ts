@@ -13,12 +13,25 @@ import { startMoat } from "../../test/harness/moat.ts";
 import { TestLan, waitFor } from "../../test/dhcp/lan.ts";
 import { Dhclient } from "../../test/dhcp/clients.ts";
 
-const { values: opt } = parseArgs({ options: { seconds: { type: "string", default: "5" }, window: { type: "string", default: "32" }, leases: { type: "string", default: "10" } } });
-const SECONDS = Number(opt.seconds), WINDOW = Number(opt.window), LEASES = Number(opt.leases);
+const { values: opt } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "5" },
+    window: { type: "string", default: "32" },
+    leases: { type: "string", default: "10" },
+  },
+});
+const SECONDS = Number(opt.seconds),
+  WINDOW = Number(opt.window),
+  LEASES = Number(opt.leases);
 const LOAD = resolve(import.meta.dir, "load.ts");
 const POOL = [10, 250] as const;
 
-interface Result { name: string; roundTripMs: number[]; load: { acks: number; naks: number; perSecond: number; p50: number; p99: number }; rssMiB?: number[] }
+interface Result {
+  name: string;
+  roundTripMs: number[];
+  load: { acks: number; naks: number; perSecond: number; p50: number; p99: number };
+  rssMiB?: number[];
+}
 
 async function measure(name: string, lan: TestLan, rssOf?: () => number): Promise<Result> {
   const rss: number[] = [];
@@ -38,7 +51,16 @@ async function measure(name: string, lan: TestLan, rssOf?: () => number): Promis
   const loader = lan.addDevice(`02:be:0e:00:00:${name === "moat" ? "01" : "02"}`);
   loader.exec(["ip", "addr", "add", `${lan.prefix}.254/24`, "dev", "eth0"]);
   loader.exec(["ip", "route", "add", "default", "dev", "eth0"]);
-  const out = loader.exec([process.execPath, LOAD, lan.hostIp, lan.prefix, String(POOL[0] + 20), "200", String(SECONDS), String(WINDOW)]);
+  const out = loader.exec([
+    process.execPath,
+    LOAD,
+    lan.hostIp,
+    lan.prefix,
+    String(POOL[0] + 20),
+    "200",
+    String(SECONDS),
+    String(WINDOW),
+  ]);
   sample();
   return { name, roundTripMs, load: JSON.parse(out), rssMiB: rss };
 }
@@ -49,11 +71,14 @@ const results: Result[] = [];
 // Moat
 {
   const lan = new TestLan().up();
-  const moat = await startMoat({ configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.${POOL[0]}"\nend = "${lan.prefix}.${POOL[1]}"\n` });
+  const moat = await startMoat({
+    configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.${POOL[0]}"\nend = "${lan.prefix}.${POOL[1]}"\n`,
+  });
   try {
     await waitFor(() => moat.output.includes("DHCP: serving"), 10000, "Moat's DHCP");
     const pid = moat.proc!.pid;
-    const status = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    const status = (key: string) =>
+      Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
     const rssOf = () => status("VmRSS");
     await Bun.sleep(5500); // the start-up check for other DHCP servers is done
     results.push(await measure("moat", lan, rssOf));
@@ -69,8 +94,22 @@ const results: Result[] = [];
   const lan = new TestLan().up();
   const leases = join(lan.dir, "dnsmasq.leases");
   writeFileSync(leases, "");
-  const proc = Bun.spawn(["dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--port=0", "--user=root", `--interface=${lan.bridge}`, "--bind-interfaces",
-    `--dhcp-range=${lan.prefix}.${POOL[0]},${lan.prefix}.${POOL[1]},24h`, `--dhcp-leasefile=${leases}`, "--dhcp-authoritative", `--pid-file=${join(lan.dir, "dnsmasq.pid")}`], { stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn(
+    [
+      "dnsmasq",
+      "--keep-in-foreground",
+      "--conf-file=/dev/null",
+      "--port=0",
+      "--user=root",
+      `--interface=${lan.bridge}`,
+      "--bind-interfaces",
+      `--dhcp-range=${lan.prefix}.${POOL[0]},${lan.prefix}.${POOL[1]},24h`,
+      `--dhcp-leasefile=${leases}`,
+      "--dhcp-authoritative",
+      `--pid-file=${join(lan.dir, "dnsmasq.pid")}`,
+    ],
+    { stdout: "ignore", stderr: "ignore" },
+  );
   try {
     await Bun.sleep(500);
     results.push(await measure("dnsmasq", lan));
@@ -81,15 +120,23 @@ const results: Result[] = [];
   }
 }
 
-console.log(`\nDHCP benchmark: ${LEASES} dhclient leases each, then ${SECONDS} s of REQUESTs with ${WINDOW} in flight (200 clients)\n`);
+console.log(
+  `\nDHCP benchmark: ${LEASES} dhclient leases each, then ${SECONDS} s of REQUESTs with ${WINDOW} in flight (200 clients)\n`,
+);
 console.log("server    lease round trip (median, min-max)    REQUEST→ACK per s   p50 ms   p99 ms   NAKs");
 for (const r of results) {
   const rt = `${median(r.roundTripMs).toFixed(0)} ms (${Math.min(...r.roundTripMs).toFixed(0)}-${Math.max(...r.roundTripMs).toFixed(0)})`;
-  console.log(`${r.name.padEnd(9)} ${rt.padEnd(37)} ${r.load.perSecond.toFixed(0).padStart(18)} ${r.load.p50.toFixed(2).padStart(8)} ${r.load.p99.toFixed(2).padStart(8)} ${String(r.load.naks).padStart(6)}`);
+  console.log(
+    `${r.name.padEnd(9)} ${rt.padEnd(37)} ${r.load.perSecond.toFixed(0).padStart(18)} ${r.load.p50.toFixed(2).padStart(8)} ${r.load.p99.toFixed(2).padStart(8)} ${String(r.load.naks).padStart(6)}`,
+  );
 }
 const [m, d] = results as [Result, Result];
-console.log(`\nratios moat/dnsmasq: lease round trip ${(median(m.roundTripMs) / median(d.roundTripMs)).toFixed(2)}x, requests per second ${(m.load.perSecond / d.load.perSecond).toFixed(2)}x`);
+console.log(
+  `\nratios moat/dnsmasq: lease round trip ${(median(m.roundTripMs) / median(d.roundTripMs)).toFixed(2)}x, requests per second ${(m.load.perSecond / d.load.perSecond).toFixed(2)}x`,
+);
 if (m.rssMiB?.length) {
   const [start, afterLeases, afterLoad, peak] = m.rssMiB.map((x) => x.toFixed(0));
-  console.log(`Moat RSS (MiB): ${start} before, ${afterLeases} after the leases, ${afterLoad} after the load; peak ${peak}`);
+  console.log(
+    `Moat RSS (MiB): ${start} before, ${afterLeases} after the leases, ${afterLoad} after the load; peak ${peak}`,
+  );
 }

@@ -18,11 +18,12 @@ const NAMES = Number(arg("names", "1000000"));
 const SECONDS = Number(arg("seconds", "5"));
 const ONLY = arg("only", "moat,dnsmasq,unbound").split(",");
 const dir = mkdtempSync(join(tmpdir(), "moat-bench-"));
-const UPSTREAM = 25700, PORTS = { moat: 25701, dnsmasq: 25702, unbound: 25703 } as Record<string, number>;
+const UPSTREAM = 25700,
+  PORTS = { moat: 25701, dnsmasq: 25702, unbound: 25703 } as Record<string, number>;
 
 // --- data --------------------------------------------------------------------------------------
 let rnd = 42;
-const rand = () => ((rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0) / 4294967296);
+const rand = () => (rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0) / 4294967296;
 const word = (min: number, max: number) => {
   const n = min + Math.floor(rand() * (max - min + 1));
   let s = "";
@@ -52,8 +53,11 @@ function gravityWith(dataDir: string, list: readonly string[]): void {
   db.close();
 }
 gravityWith(moatDir, names);
-writeFileSync(join(dir, "hosts.block"), names.map((n) => `0.0.0.0 ${n}`).join("\n") + "\n");
-writeFileSync(join(dir, "unbound.conf"), `server:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: 1\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  local-zone: \"test.\" nodefault\n  include: "${dir}/unbound.zones"\nforward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`);
+writeFileSync(join(dir, "hosts.block"), `${names.map((n) => `0.0.0.0 ${n}`).join("\n")}\n`);
+writeFileSync(
+  join(dir, "unbound.conf"),
+  `server:\n  interface: 127.0.0.1\n  port: ${PORTS.unbound}\n  do-ip6: no\n  num-threads: 1\n  chroot: ""\n  username: ""\n  directory: "${dir}"\n  pidfile: ""\n  use-syslog: no\n  logfile: ""\n  do-not-query-localhost: no\n  msg-cache-size: 16m\n  rrset-cache-size: 32m\n  local-zone: "test." nodefault\n  include: "${dir}/unbound.zones"\nforward-zone:\n  name: "."\n  forward-addr: 127.0.0.1@${UPSTREAM}\n`,
+);
 writeFileSync(join(dir, "unbound.zones"), names.map((n) => `  local-zone: "${n}." always_null\n`).join(""));
 const pick = (k: number) => Array.from({ length: k }, () => names[Math.floor(rand() * names.length)]!);
 const files = {
@@ -63,17 +67,25 @@ const files = {
   unique: Array.from({ length: 2000000 }, (_, i) => `u${i}-${word(3, 6)}.bench.test A`),
 };
 files.mix = files.blocked.slice(0, 50000).flatMap((b, i) => [b, files.cached[i % 1000]!]);
-for (const [k, v] of Object.entries(files)) writeFileSync(join(dir, `${k}.txt`), v.join("\n") + "\n");
+for (const [k, v] of Object.entries(files)) writeFileSync(join(dir, `${k}.txt`), `${v.join("\n")}\n`);
 
 // --- processes -----------------------------------------------------------------------------------
 const procs: Subprocess[] = [];
 function spawn(cmd: string[], env: Record<string, string> = {}): Subprocess {
-  const p = Bun.spawn(cmd, { env: { ...(process.env as Record<string, string>), ...env }, stdout: "ignore", stderr: "pipe", cwd: ROOT });
+  const p = Bun.spawn(cmd, {
+    env: { ...(process.env as Record<string, string>), ...env },
+    stdout: "ignore",
+    stderr: "pipe",
+    cwd: ROOT,
+  });
   procs.push(p);
   return p;
 }
 async function dig(port: number, name: string): Promise<boolean> {
-  const p = Bun.spawn(["dig", "@127.0.0.1", "-p", String(port), name, "+time=1", "+tries=1", "+short"], { stdout: "pipe", stderr: "ignore" });
+  const p = Bun.spawn(["dig", "@127.0.0.1", "-p", String(port), name, "+time=1", "+tries=1", "+short"], {
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const out = await new Response(p.stdout).text();
   await p.exited;
   return /^\d+\.\d+\.\d+\.\d+$/m.test(out.trim()); // an address, not dig's error text
@@ -86,7 +98,8 @@ async function waitAnswer(port: number, name: string, timeoutS = 300): Promise<n
   }
   throw new Error(`no answer on ${port} within ${timeoutS}s`);
 }
-const statusKb = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+const statusKb = (pid: number, field: string) =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
 const rssMb = (pid: number) => statusKb(pid, "VmRSS") / 1024;
 /** anonymous memory only: VmRSS also counts the pages of the executable a code path has touched */
 const anonMb = (pid: number) => statusKb(pid, "RssAnon") / 1024;
@@ -95,25 +108,64 @@ const cpuTicks = (pid: number) => {
   return Number(f[11]) + Number(f[12]);
 };
 
-async function dnsperf(port: number, file: string, extra: string[]): Promise<{ qps: number; completed: number; lat: number[] }> {
+async function dnsperf(
+  port: number,
+  file: string,
+  extra: string[],
+): Promise<{ qps: number; completed: number; lat: number[] }> {
   const verbose = extra.includes("-v");
   // into a file, not a pipe: reading 50k verbose lines while they come would compete with the
   // server for the CPU during the latency runs
   const outFile = join(dir, "dnsperf.out");
-  const p = Bun.spawn(["dnsperf", "-s", "127.0.0.1", "-p", String(port), "-d", join(dir, file), "-l", String(SECONDS), "-t", "2", ...extra], { stdout: Bun.file(outFile), stderr: "ignore" });
+  const p = Bun.spawn(
+    [
+      "dnsperf",
+      "-s",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-d",
+      join(dir, file),
+      "-l",
+      String(SECONDS),
+      "-t",
+      "2",
+      ...extra,
+    ],
+    { stdout: Bun.file(outFile), stderr: "ignore" },
+  );
   await p.exited;
   const out = readFileSync(outFile, "utf8");
   const qps = Number(/Queries per second:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   // only NOERROR answers count: a server still loading or refusing does not score
   const completed = Number(/NOERROR (\d+)/.exec(out)?.[1] ?? 0);
-  const lat = verbose ? [...out.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)].map((m) => Number(m[1]) * 1000).sort((a, b) => a - b) : [];
+  const lat = verbose
+    ? [...out.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)].map((m) => Number(m[1]) * 1000).sort((a, b) => a - b)
+    : [];
   const sent = Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? 0);
   return { qps: sent ? (qps * completed) / sent : 0, completed, lat };
 }
 const pct = (a: number[], p: number) => (a.length ? a[Math.min(a.length - 1, Math.floor(a.length * p))]! : NaN);
 
 // --- run -------------------------------------------------------------------------------------------
-spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(UPSTREAM), "--listen-address=127.0.0.1", "--bind-interfaces", "--address=/#/192.0.2.1", "--local-ttl=3600", "-c", "0", "--dns-forward-max=10000", ...(process.getuid?.() === 0 ? ["--user=root"] : [])]);
+spawn([
+  "dnsmasq",
+  "-k",
+  "-C",
+  "/dev/null",
+  "--no-resolv",
+  "--no-hosts",
+  "-p",
+  String(UPSTREAM),
+  "--listen-address=127.0.0.1",
+  "--bind-interfaces",
+  "--address=/#/192.0.2.1",
+  "--local-ttl=3600",
+  "-c",
+  "0",
+  "--dns-forward-max=10000",
+  ...(process.getuid?.() === 0 ? ["--user=root"] : []),
+]);
 await waitAnswer(UPSTREAM, "up.bench.test", 10);
 
 type Row = Record<string, number>;
@@ -124,13 +176,32 @@ for (const server of ONLY) {
   let p: Subprocess;
   if (server === "moat") {
     p = spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", moatDir], {
-      FTLCONF_dns_port: String(port), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: "127.0.0.1:25710",
-      FTLCONF_dns_rateLimit_count: "0", FTLCONF_dns_queryLogging: arg("querylog", "on") === "on" ? "true" : "false",
+      FTLCONF_dns_port: String(port),
+      FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`,
+      FTLCONF_webserver_port: "127.0.0.1:25710",
+      FTLCONF_dns_rateLimit_count: "0",
+      FTLCONF_dns_queryLogging: arg("querylog", "on") === "on" ? "true" : "false",
     });
   } else if (server === "dnsmasq") {
-    p = spawn(["dnsmasq", "-k", "-C", "/dev/null", "--no-resolv", "--no-hosts", "-p", String(port), "--listen-address=127.0.0.1", "--bind-interfaces", `--server=127.0.0.1#${UPSTREAM}`, `--addn-hosts=${join(dir, "hosts.block")}`, "-c", "10000", "--dns-forward-max=10000",
+    p = spawn([
+      "dnsmasq",
+      "-k",
+      "-C",
+      "/dev/null",
+      "--no-resolv",
+      "--no-hosts",
+      "-p",
+      String(port),
+      "--listen-address=127.0.0.1",
+      "--bind-interfaces",
+      `--server=127.0.0.1#${UPSTREAM}`,
+      `--addn-hosts=${join(dir, "hosts.block")}`,
+      "-c",
+      "10000",
+      "--dns-forward-max=10000",
       // as root dnsmasq drops to "nobody", who cannot read the hosts file in our 0700 temp dir
-      ...(process.getuid?.() === 0 ? ["--user=root"] : [])]);
+      ...(process.getuid?.() === 0 ? ["--user=root"] : []),
+    ]);
   } else {
     p = spawn(["unbound", "-d", "-c", join(dir, "unbound.conf")]);
   }
@@ -155,8 +226,18 @@ for (const server of ONLY) {
   if (server === "moat") {
     // the same blocked load while a dashboard polls the statistics every second (the DNS
     // answer rate must not change)
-    let polls = 0, pollMs = 0, stop = false;
-    const paths = ["/api/stats/summary", "/api/history", "/api/stats/top_domains", "/api/stats/top_clients", "/api/stats/upstreams", "/api/queries?length=100", "/api/padd"];
+    let polls = 0,
+      pollMs = 0,
+      stop = false;
+    const paths = [
+      "/api/stats/summary",
+      "/api/history",
+      "/api/stats/top_domains",
+      "/api/stats/top_clients",
+      "/api/stats/upstreams",
+      "/api/queries?length=100",
+      "/api/padd",
+    ];
     const poller = (async () => {
       while (!stop) {
         const t = performance.now();
@@ -182,7 +263,9 @@ for (const server of ONLY) {
 // --- report -----------------------------------------------------------------------------------------
 const keys = Object.keys(results[ONLY[0]!] ?? {});
 console.log(`\n${NAMES} blocked names, ${SECONDS}s per run, latency at 10k QPS`);
-console.log(["metric", ...ONLY, ...ONLY.filter((s) => s !== "moat").map((s) => `${s}/moat`)].map((s) => s.padEnd(22)).join(""));
+console.log(
+  ["metric", ...ONLY, ...ONLY.filter((s) => s !== "moat").map((s) => `${s}/moat`)].map((s) => s.padEnd(22)).join(""),
+);
 for (const k of keys) {
   const vals = ONLY.map((s) => results[s]?.[k] ?? NaN);
   const m = results.moat?.[k] ?? NaN;
@@ -190,24 +273,43 @@ for (const k of keys) {
   console.log([k, ...vals.map(String), ...ratios].map((s) => s.padEnd(22)).join(""));
 }
 // --- Moat alone: list sizes -------------------------------------------------------------------------
-const SIZES = arg("sizes", "100000,1000000,3000000") === "none" ? [] : arg("sizes", "100000,1000000,3000000").split(",").map(Number);
+const SIZES =
+  arg("sizes", "100000,1000000,3000000") === "none"
+    ? []
+    : arg("sizes", "100000,1000000,3000000").split(",").map(Number);
 if (SIZES.length) {
   // the idle process: no list at all
   const idleDir = join(dir, "moat-idle");
   gravityWith(idleDir, []);
   const sizes: Array<{ names: number; startS: number; snapshotMs: number; rssMb: number; anonMb: number }> = [];
   for (const n of [0, ...SIZES]) {
-    const list = n === 0 ? [] : n <= names.length ? names.slice(0, n) : [...names, ...Array.from({ length: n - names.length }, (_, i) => `x${i}-${word(4, 12)}.${TLDS[i % TLDS.length]}`)];
+    const list =
+      n === 0
+        ? []
+        : n <= names.length
+          ? names.slice(0, n)
+          : [
+              ...names,
+              ...Array.from({ length: n - names.length }, (_, i) => `x${i}-${word(4, 12)}.${TLDS[i % TLDS.length]}`),
+            ];
     const d = n === 0 ? idleDir : join(dir, `moat-${n}`);
     if (n) gravityWith(d, list);
     const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", d], {
-      env: { ...(process.env as Record<string, string>), FTLCONF_dns_port: String(PORTS.moat), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: "127.0.0.1:25710" },
-      stdout: "pipe", stderr: "pipe", cwd: ROOT,
+      env: {
+        ...(process.env as Record<string, string>),
+        FTLCONF_dns_port: String(PORTS.moat),
+        FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`,
+        FTLCONF_webserver_port: "127.0.0.1:25710",
+      },
+      stdout: "pipe",
+      stderr: "pipe",
+      cwd: ROOT,
     });
     const out = Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]).then((t) => t.join("\n"));
     const startS = await waitAnswer(PORTS.moat!, n ? list[0]! : "up.bench.test", 600);
     await Bun.sleep(2000);
-    const rss = rssMb(p.pid), anon = anonMb(p.pid);
+    const rss = rssMb(p.pid),
+      anon = anonMb(p.pid);
     p.kill();
     await p.exited;
     const snapshotMs = Number(/filter snapshot \d+: .*\((\d+) ms\)/.exec(await out)?.[1] ?? NaN);
@@ -218,10 +320,26 @@ if (SIZES.length) {
   // MiB as /proc counts them; per million also in MB (10^6 bytes), the unit of the target
   console.log("\nMoat alone by list size (start-up = spawn to first answer; memory 2 s after it, MiB; anon = RssAnon,");
   console.log("without the pages of the bun executable that building from SQLite touches once, ~2.5 MiB)");
-  console.log(["names", "startup_s", "snapshot_ms", "rss_mib", "anon_mib", "rss_MB_per_M_above_idle", "anon_MB_per_M_above_idle"].map((h) => h.padEnd(26)).join(""));
+  console.log(
+    ["names", "startup_s", "snapshot_ms", "rss_mib", "anon_mib", "rss_MB_per_M_above_idle", "anon_MB_per_M_above_idle"]
+      .map((h) => h.padEnd(26))
+      .join(""),
+  );
   const perM = (v: number, i: number, n: number) => (n ? (((v - i) * 1048576) / n).toFixed(1) : "-");
   for (const r of sizes) {
-    console.log([r.names, r.startS, r.snapshotMs, r.rssMb, r.anonMb, perM(r.rssMb, idle.rssMb, r.names), perM(r.anonMb, idle.anonMb, r.names)].map((v) => String(v).padEnd(26)).join(""));
+    console.log(
+      [
+        r.names,
+        r.startS,
+        r.snapshotMs,
+        r.rssMb,
+        r.anonMb,
+        perM(r.rssMb, idle.rssMb, r.names),
+        perM(r.anonMb, idle.anonMb, r.names),
+      ]
+        .map((v) => String(v).padEnd(26))
+        .join(""),
+    );
   }
 }
 

@@ -29,7 +29,7 @@ const SECONDS = opt("seconds", 10);
 const DEADLINE_MS = 5000;
 
 const dir = mkdtempSync(join(tmpdir(), "moat-bench-fleet-"));
-writeFileSync(join(dir, "q.txt"), Array.from({ length: 1000 }, (_, k) => `cached-${k}.example A`).join("\n") + "\n");
+writeFileSync(join(dir, "q.txt"), `${Array.from({ length: 1000 }, (_, k) => `cached-${k}.example A`).join("\n")}\n`);
 
 const cpu = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
@@ -53,10 +53,28 @@ async function blockedOn(node: MoatProcess, name: string, t0: number): Promise<n
   throw new Error(`${name} not blocked on port ${node.dnsPort} within ${DEADLINE_MS} ms`);
 }
 
-const post = (node: MoatProcess, path: string, body: unknown) => node.api(path, { method: "POST", body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
+const post = (node: MoatProcess, path: string, body: unknown) =>
+  node.api(path, { method: "POST", body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
 
 async function dnsperf(port: number, seconds: number): Promise<number> {
-  const p = Bun.spawn(["dnsperf", "-s", "127.0.0.1", "-p", String(port), "-d", join(dir, "q.txt"), "-l", String(seconds), "-c", "4", "-q", "200"], { stdout: "pipe", stderr: "ignore" });
+  const p = Bun.spawn(
+    [
+      "dnsperf",
+      "-s",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-d",
+      join(dir, "q.txt"),
+      "-l",
+      String(seconds),
+      "-c",
+      "4",
+      "-q",
+      "200",
+    ],
+    { stdout: "pipe", stderr: "ignore" },
+  );
   const out = await new Response(p.stdout).text();
   return Number(/Queries completed:\s+(\d+)/.exec(out)?.[1] ?? 0);
 }
@@ -67,7 +85,9 @@ async function throughput(label: string, node: MoatProcess): Promise<number> {
   const n = await dnsperf(node.dnsPort, SECONDS);
   const c1 = cpu(node.proc!.pid);
   const qps = n / SECONDS;
-  console.log(`${label.padEnd(34)} ${qps.toFixed(0).padStart(8)} QPS   ${(((c1 - c0) / n) * 1e6).toFixed(2)} µs CPU/query`);
+  console.log(
+    `${label.padEnd(34)} ${qps.toFixed(0).padStart(8)} QPS   ${(((c1 - c0) / n) * 1e6).toFixed(2)} µs CPU/query`,
+  );
   return qps;
 }
 
@@ -93,16 +113,23 @@ try {
   }
   console.log(`fleet: ${fleetMs.length} changes (deny entry via one node's API, visible on both others by DNS)`);
   console.log(`  API reply      p50 ${ms(pct(apiMs, 50))}  p99 ${ms(pct(apiMs, 99))}`);
-  console.log(`  change->others p50 ${ms(pct(fleetMs, 50))}  p99 ${ms(pct(fleetMs, 99))}  max ${ms(Math.max(...fleetMs))}`);
+  console.log(
+    `  change->others p50 ${ms(pct(fleetMs, 50))}  p99 ${ms(pct(fleetMs, 99))}  max ${ms(Math.max(...fleetMs))}`,
+  );
 
   // 2. the same change by Teleporter copy (export + import, as nebula-sync does), between two
   // standalone Moats with the fleet nodes' settings less [fleet]
   const ALONE = `[dns]\n  upstreams = ["${up.address}"]\n[dns.rateLimit]\n  count = 0\n`;
   const [a, b] = await Promise.all([startMoat({ configToml: ALONE }), startMoat({ configToml: ALONE })]);
-  cleanup.unshift(() => a.dispose(), () => b.dispose());
+  cleanup.unshift(
+    () => a.dispose(),
+    () => b.dispose(),
+  );
   // the same table size as the fleet had, so the archive is comparable
   for (let i = 0; i < fleetMs.length; i += 100)
-    await post(a, "/api/domains/deny/exact", { domain: Array.from({ length: Math.min(100, fleetMs.length - i) }, (_, k) => `c${i + k}.fleet.bench`) });
+    await post(a, "/api/domains/deny/exact", {
+      domain: Array.from({ length: Math.min(100, fleetMs.length - i) }, (_, k) => `c${i + k}.fleet.bench`),
+    });
   const teleMs: number[] = [];
   for (let i = 0; i < TELEPORTS; i++) {
     const name = `t${i}.tele.bench`;
@@ -115,7 +142,9 @@ try {
     teleMs.push(await blockedOn(b, name, t0));
   }
   console.log(`teleporter copy: ${teleMs.length} changes (export from one Moat, import into another)`);
-  console.log(`  change->other  p50 ${ms(pct(teleMs, 50))}  p99 ${ms(pct(teleMs, 99))}   fleet is ${(pct(teleMs, 50) / pct(fleetMs, 50)).toFixed(1)}x faster at p50`);
+  console.log(
+    `  change->other  p50 ${ms(pct(teleMs, 50))}  p99 ${ms(pct(teleMs, 99))}   fleet is ${(pct(teleMs, 50) / pct(fleetMs, 50)).toFixed(1)}x faster at p50`,
+  );
 
   // 3. DNS throughput alone and in the fleet
   const alone = await throughput("one node alone (no fleet)", a);
@@ -136,9 +165,14 @@ try {
     r1 = await rows();
   }
   const secs = (performance.now() - t0) / 1000;
-  console.log(`postgres ingest: ${sent} queries answered by 3 nodes in ${SECONDS} s (${(sent / SECONDS).toFixed(0)} QPS), ${r1 - r0} rows in PostgreSQL after ${secs.toFixed(1)} s = ${((r1 - r0) / secs).toFixed(0)} rows/s`);
+  console.log(
+    `postgres ingest: ${sent} queries answered by 3 nodes in ${SECONDS} s (${(sent / SECONDS).toFixed(0)} QPS), ${r1 - r0} rows in PostgreSQL after ${secs.toFixed(1)} s = ${((r1 - r0) / secs).toFixed(0)} rows/s`,
+  );
   await sql.close();
-  for (const n of nodes) console.log(`  RSS ${n === nodes[0] ? "n1" : n === nodes[1] ? "n2" : "n3"}: ${(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${n.proc!.pid}/status`, "utf8"))?.[1] ?? 0) / 1024).toFixed(0)} MiB`);
+  for (const n of nodes)
+    console.log(
+      `  RSS ${n === nodes[0] ? "n1" : n === nodes[1] ? "n2" : "n3"}: ${(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${n.proc!.pid}/status`, "utf8"))?.[1] ?? 0) / 1024).toFixed(0)} MiB`,
+    );
 } finally {
   for (const c of cleanup) await c().catch(() => undefined);
 }

@@ -30,7 +30,7 @@ export interface MixFiles {
 }
 
 let seed = 42;
-const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
 const word = (min: number, max: number) => {
   const n = min + Math.floor(rand() * (max - min + 1));
   let s = "";
@@ -46,7 +46,8 @@ function zipf(n: number): () => number {
   for (let i = 0; i < n; i++) cdf[i] = sum += 1 / (i + 1);
   return () => {
     const x = rand() * sum;
-    let lo = 0, hi = n - 1;
+    let lo = 0,
+      hi = n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (cdf[mid]! < x) lo = mid + 1;
@@ -68,10 +69,13 @@ export function makeMix(dir: string, s: MixSizes): MixFiles {
   }
   seen.clear();
   const nHosts = Math.round(s.list * 0.7);
-  const hostsNames = names.slice(0, nHosts), abpNames = names.slice(nHosts);
-  const hostsFile = join(dir, "hosts.txt"), abpFile = join(dir, "abp.txt"), queryFile = join(dir, "mix.txt");
-  writeFileSync(hostsFile, hostsNames.map((n) => `0.0.0.0 ${n}`).join("\n") + "\n");
-  writeFileSync(abpFile, abpNames.map((n) => `||${n}^`).join("\n") + "\n");
+  const hostsNames = names.slice(0, nHosts),
+    abpNames = names.slice(nHosts);
+  const hostsFile = join(dir, "hosts.txt"),
+    abpFile = join(dir, "abp.txt"),
+    queryFile = join(dir, "mix.txt");
+  writeFileSync(hostsFile, `${hostsNames.map((n) => `0.0.0.0 ${n}`).join("\n")}\n`);
+  writeFileSync(abpFile, `${abpNames.map((n) => `||${n}^`).join("\n")}\n`);
 
   const popular = Array.from({ length: s.popular }, (_, i) => `${word(3, 10)}${i}.${TLDS[i % TLDS.length]}.pop.test`);
   const rank = zipf(s.popular);
@@ -84,11 +88,21 @@ export function makeMix(dir: string, s: MixSizes): MixFiles {
     const x = rand();
     if (x < 0.55) lines[i] = `${popular[rank()]} A`;
     else if (x < 0.77) lines[i] = `${hostsPool[Math.floor(rand() * hostsPool.length)]} A`;
-    else if (x < 0.85) lines[i] = `${subs[Math.floor(rand() * subs.length)]}.${abpPool[Math.floor(rand() * abpPool.length)]} A`;
+    else if (x < 0.85)
+      lines[i] = `${subs[Math.floor(rand() * subs.length)]}.${abpPool[Math.floor(rand() * abpPool.length)]} A`;
     else if (x < 0.9) lines[i] = `new${fresh++}-${word(3, 6)}.fresh.test A`;
     else lines[i] = `${popular[rank()]} AAAA`;
   }
   const distinct = new Set(lines.map((l) => l.slice(0, l.indexOf(" ")))).size;
-  writeFileSync(queryFile, lines.join("\n") + "\n");
-  return { hostsFile, abpFile, queryFile, probeBlocked: abpNames[0] ?? hostsNames[0]!, probeForwarded: popular[0]!, hostsNames, abpNames, distinct };
+  writeFileSync(queryFile, `${lines.join("\n")}\n`);
+  return {
+    hostsFile,
+    abpFile,
+    queryFile,
+    probeBlocked: abpNames[0] ?? hostsNames[0]!,
+    probeForwarded: popular[0]!,
+    hostsNames,
+    abpNames,
+    distinct,
+  };
 }

@@ -56,7 +56,13 @@ export interface PerfResult {
 }
 
 /** One dnsperf run; `extra` adds -Q/-q/-l/-n/-v. Output goes to a file so reading it does not compete with the server. */
-export async function dnsperf(port: number, file: string, outFile: string, extra: string[], cpu?: string): Promise<PerfResult> {
+export async function dnsperf(
+  port: number,
+  file: string,
+  outFile: string,
+  extra: string[],
+  cpu?: string,
+): Promise<PerfResult> {
   const cmd = ["dnsperf", "-s", "127.0.0.1", "-p", String(port), "-d", file, "-t", "2", ...extra];
   const p = Bun.spawn(cpu ? ["taskset", "-c", cpu, ...cmd] : cmd, { stdout: Bun.file(outFile), stderr: "ignore" });
   await p.exited;
@@ -66,7 +72,9 @@ export async function dnsperf(port: number, file: string, outFile: string, extra
   const completed = num(/Queries completed:\s+(\d+)/);
   const answered = num(/NOERROR (\d+)/) + num(/NXDOMAIN (\d+)/);
   const qps = num(/Queries per second:\s+([\d.]+)/);
-  const lat = extra.includes("-v") ? [...out.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)].map((m) => Number(m[1]) * 1000).sort((a, b) => a - b) : [];
+  const lat = extra.includes("-v")
+    ? [...out.matchAll(/^> \S+ \S+ \S+ ([\d.]+)$/gm)].map((m) => Number(m[1]) * 1000).sort((a, b) => a - b)
+    : [];
   return { qps: completed ? (qps * answered) / completed : 0, answered, sent, lost: num(/Queries lost:\s+(\d+)/), lat };
 }
 
@@ -86,7 +94,12 @@ export class MemorySampler {
     this.take();
   }
   take(): { rss: number; tmpfs: number } {
-    const s = { t: (performance.now() - this.t0) / 1000, rss: rssMb(this.pid), tmpfs: tmpfsMb(this.pid), label: this.label };
+    const s = {
+      t: (performance.now() - this.t0) / 1000,
+      rss: rssMb(this.pid),
+      tmpfs: tmpfsMb(this.pid),
+      label: this.label,
+    };
     if (s.rss) this.samples.push(s);
     return s;
   }
@@ -97,7 +110,12 @@ export class MemorySampler {
   summary(n = 12): string {
     const step = Math.max(1, Math.floor(this.samples.length / n));
     const lines = this.samples.filter((_, i) => i % step === 0 || i === this.samples.length - 1);
-    return lines.map((s) => `${s.t.toFixed(0).padStart(5)}s ${s.label.padEnd(12)} rss ${s.rss.toFixed(0).padStart(5)} MiB  tmpfs ${s.tmpfs.toFixed(0).padStart(4)} MiB`).join("\n");
+    return lines
+      .map(
+        (s) =>
+          `${s.t.toFixed(0).padStart(5)}s ${s.label.padEnd(12)} rss ${s.rss.toFixed(0).padStart(5)} MiB  tmpfs ${s.tmpfs.toFixed(0).padStart(4)} MiB`,
+      )
+      .join("\n");
   }
 }
 
@@ -124,7 +142,17 @@ export function threadCpu(pid: number): Map<number, { name: string; s: number }>
 }
 
 /** The threads that used the most CPU between two threadCpu() readings, as "name µs/query" text. */
-export function threadShare(before: Map<number, { name: string; s: number }>, after: Map<number, { name: string; s: number }>, queries: number): string {
-  const rows = [...after].map(([tid, a]) => ({ name: `${a.name}/${tid}`, s: a.s - (before.get(tid)?.s ?? 0) })).filter((r) => r.s > 0).sort((x, y) => y.s - x.s);
-  return rows.slice(0, 6).map((r) => `${r.name} ${((r.s / Math.max(1, queries)) * 1e6).toFixed(1)}`).join(", ");
+export function threadShare(
+  before: Map<number, { name: string; s: number }>,
+  after: Map<number, { name: string; s: number }>,
+  queries: number,
+): string {
+  const rows = [...after]
+    .map(([tid, a]) => ({ name: `${a.name}/${tid}`, s: a.s - (before.get(tid)?.s ?? 0) }))
+    .filter((r) => r.s > 0)
+    .sort((x, y) => y.s - x.s);
+  return rows
+    .slice(0, 6)
+    .map((r) => `${r.name} ${((r.s / Math.max(1, queries)) * 1e6).toFixed(1)}`)
+    .join(", ");
 }

@@ -16,7 +16,15 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { makeMix } from "./data.ts";
 import { cpuSeconds, dnsperf, MemorySampler, pct, rssMb, threadCpu, threadShare } from "./measure.ts";
-import { dnsmasqCommand, loadMoatLists, unboundCommand, upstreamCommand, waitAnswer, writeDnsmasqLists, writeUnboundConfig } from "./servers.ts";
+import {
+  dnsmasqCommand,
+  loadMoatLists,
+  unboundCommand,
+  upstreamCommand,
+  waitAnswer,
+  writeDnsmasqLists,
+  writeUnboundConfig,
+} from "./servers.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const arg = (n: string, d: string) => {
@@ -33,32 +41,52 @@ const MULTI = THREADS.some((t) => t > 1);
 /** dnsperf's -c: one socket (source port) per client; SO_REUSEPORT spreads clients by address and port */
 const CLIENTS = arg("clients", MULTI ? "16" : "1");
 /** server variants: "moat" or, with --threads, "moat×2"; dnsmasq has one thread */
-const ONLY = SERVERS.flatMap((s) => (THREADS.length === 1 && !MULTI) || s === "dnsmasq" ? [s] : THREADS.map((t) => `${s}×${t}`));
+const ONLY = SERVERS.flatMap((s) =>
+  (THREADS.length === 1 && !MULTI) || s === "dnsmasq" ? [s] : THREADS.map((t) => `${s}×${t}`),
+);
 const serverOf = (v: string) => v.split("×")[0]!;
 const threadsOf = (v: string) => Number(v.split("×")[1] ?? "1");
 const PI = flag("pi");
 const MEM_MB = Number(arg("mem", "512"));
 const dir = mkdtempSync(join(tmpdir(), "moat-mix-"));
-const UPSTREAM = 25800, HTTP = 25810;
+const UPSTREAM = 25800,
+  HTTP = 25810;
 const PORTS: Record<string, number> = { moat: 25801, dnsmasq: 25802, unbound: 25803 };
 const UNBOUND_CONTROL = 25804;
-const SERVER_CPU = PI ? "0" : undefined, PERF_CPU = PI ? "1" : undefined;
+const SERVER_CPU = PI ? "0" : undefined,
+  PERF_CPU = PI ? "1" : undefined;
 
 console.log(`generating the mix in ${dir}`);
 const mix = makeMix(dir, {
-  list: Number(arg("list", "1000000")), queries: Number(arg("queries", "1000000")), popular: Number(arg("popular", "100000")),
-  hostsPool: Number(arg("hosts-pool", "150000")), abpPool: Number(arg("abp-pool", "60000")),
+  list: Number(arg("list", "1000000")),
+  queries: Number(arg("queries", "1000000")),
+  popular: Number(arg("popular", "100000")),
+  hostsPool: Number(arg("hosts-pool", "150000")),
+  abpPool: Number(arg("abp-pool", "60000")),
 });
-console.log(`${mix.hostsNames.length} hosts + ${mix.abpNames.length} ABP entries; query file: ${arg("queries", "1000000")} lines, ${mix.distinct} distinct names`);
+console.log(
+  `${mix.hostsNames.length} hosts + ${mix.abpNames.length} ABP entries; query file: ${arg("queries", "1000000")} lines, ${mix.distinct} distinct names`,
+);
 
 const unboundConf = (threads: number) => join(dir, `unbound-${threads}.conf`);
-for (const t of THREADS) writeUnboundConfig(unboundConf(t), dir, mix, { port: PORTS.unbound!, upstreamPort: UPSTREAM, threads: t, controlPort: UNBOUND_CONTROL });
+for (const t of THREADS)
+  writeUnboundConfig(unboundConf(t), dir, mix, {
+    port: PORTS.unbound!,
+    upstreamPort: UPSTREAM,
+    threads: t,
+    controlPort: UNBOUND_CONTROL,
+  });
 writeDnsmasqLists(dir, mix);
 
 // --- processes -------------------------------------------------------------------------------------
 const procs: Subprocess[] = [];
 function spawn(cmd: string[], env: Record<string, string> = {}, cpu = SERVER_CPU): Subprocess {
-  const p = Bun.spawn(cpu ? ["taskset", "-c", cpu, ...cmd] : cmd, { env: { ...(process.env as Record<string, string>), ...env }, stdout: "ignore", stderr: "pipe", cwd: ROOT });
+  const p = Bun.spawn(cpu ? ["taskset", "-c", cpu, ...cmd] : cmd, {
+    env: { ...(process.env as Record<string, string>), ...env },
+    stdout: "ignore",
+    stderr: "pipe",
+    cwd: ROOT,
+  });
   procs.push(p);
   return p;
 }
@@ -80,16 +108,39 @@ function memoryCgroup(): string | null {
 async function startMoat(threads: number): Promise<Subprocess> {
   const data = join(dir, `moat-${threads}`);
   const env = {
-    FTLCONF_dns_port: String(PORTS.moat), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
-    FTLCONF_dns_rateLimit_count: "0", FTLCONF_gravity_maxListSize: "1024", FTLCONF_webserver_api_metricsToken: "bench", FTLCONF_dns_threads: String(threads),
+    FTLCONF_dns_port: String(PORTS.moat),
+    FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`,
+    FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
+    FTLCONF_dns_rateLimit_count: "0",
+    FTLCONF_gravity_maxListSize: "1024",
+    FTLCONF_webserver_api_metricsToken: "bench",
+    FTLCONF_dns_threads: String(threads),
     // --moat-env KEY=VALUE,KEY=VALUE: settings to compare (e.g. FTLCONF_dns_queryLogging=false)
-    ...Object.fromEntries(arg("moat-env", "").split(",").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+    ...Object.fromEntries(
+      arg("moat-env", "")
+        .split(",")
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+    ),
   };
   const cg = memoryCgroup();
   // --moat-bun-flags: Bun's own flags for Moat's process, e.g. a CPU profile of the DNS thread written at exit
   const bunFlags = arg("moat-bun-flags", "").split(",").filter(Boolean);
   const cmd = [process.execPath, ...bunFlags, join(ROOT, "src/main.ts"), "serve", "--data-dir", data];
-  const p = cg ? spawn(["sh", "-c", `echo $$ > ${cg}/cgroup.procs && exec "$@"`, "sh", ...(SERVER_CPU ? ["taskset", "-c", SERVER_CPU] : []), ...cmd], env, undefined) : spawn(cmd, env);
+  const p = cg
+    ? spawn(
+        [
+          "sh",
+          "-c",
+          `echo $$ > ${cg}/cgroup.procs && exec "$@"`,
+          "sh",
+          ...(SERVER_CPU ? ["taskset", "-c", SERVER_CPU] : []),
+          ...cmd,
+        ],
+        env,
+        undefined,
+      )
+    : spawn(cmd, env);
   if (cg) cgroupDir = cg;
   await waitAnswer(PORTS.moat!, mix.probeForwarded, /^192\.0\.2\.1$/m, 60);
   console.log(`moat gravity: ${await loadMoatLists(HTTP, mix)}`);
@@ -100,11 +151,16 @@ let cgroupDir: string | null = null;
 /** Queries answered so far by each DNS thread: Moat's /metrics, unbound-control's per-thread stats. */
 async function threadAnswers(server: string, threads: number): Promise<number[]> {
   if (server === "moat") {
-    const m = await (await fetch(`http://127.0.0.1:${HTTP}/metrics`, { headers: { authorization: "Bearer bench" } })).text();
+    const m = await (
+      await fetch(`http://127.0.0.1:${HTTP}/metrics`, { headers: { authorization: "Bearer bench" } })
+    ).text();
     return [...m.matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm)].map((x) => Number(x[2]));
   }
   if (server !== "unbound") return [];
-  const p = Bun.spawn(["unbound-control", "-c", unboundConf(threads), "stats_noreset"], { stdout: "pipe", stderr: "ignore" });
+  const p = Bun.spawn(["unbound-control", "-c", unboundConf(threads), "stats_noreset"], {
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const text = await new Response(p.stdout).text();
   await p.exited;
   return [...text.matchAll(/^thread(\d+)\.num\.queries=(\d+)$/gm)].map((x) => Number(x[2]));
@@ -123,7 +179,8 @@ const threadReport: Record<string, string> = {};
 const rateReport: Record<string, string> = {};
 const out = join(dir, "dnsperf.out");
 for (const variant of ONLY) {
-  const server = serverOf(variant), threads = threadsOf(variant);
+  const server = serverOf(variant),
+    threads = threadsOf(variant);
   const port = PORTS[server]!;
   const t0 = performance.now();
   let p: Subprocess;
@@ -144,16 +201,27 @@ for (const variant of ONLY) {
   const warm = (await dnsperf(port, mix.queryFile, out, ["-l", "2", "-q", "100"], PERF_CPU)).sent; // warm caches and the heap
   mem.mark("throughput");
   let c0 = cpuSeconds(pid);
-  const perThread0 = await threadAnswers(server, threads), thrThreads0 = threadCpu(pid);
+  const perThread0 = await threadAnswers(server, threads),
+    thrThreads0 = threadCpu(pid);
   const thr = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-q", "200", "-c", CLIENTS], PERF_CPU);
   row.qps = Math.round(thr.qps);
   row.cpu_us_per_q = +(((cpuSeconds(pid) - c0) / Math.max(1, thr.answered)) * 1e6).toFixed(1);
-  const perThread = (await threadAnswers(server, threads)).map((n, i) => Math.round((n - (perThread0[i] ?? 0)) / SECONDS));
-  if (perThread.length) rateReport[variant] = `answers/s by DNS thread ${perThread.join(" + ")}; CPU µs/query by thread: ${threadShare(thrThreads0, threadCpu(pid), thr.answered)}`;
+  const perThread = (await threadAnswers(server, threads)).map((n, i) =>
+    Math.round((n - (perThread0[i] ?? 0)) / SECONDS),
+  );
+  if (perThread.length)
+    rateReport[variant] =
+      `answers/s by DNS thread ${perThread.join(" + ")}; CPU µs/query by thread: ${threadShare(thrThreads0, threadCpu(pid), thr.answered)}`;
   mem.mark("latency");
   c0 = cpuSeconds(pid);
   const t0Threads = threadCpu(pid);
-  const lat = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-Q", String(QPS), "-q", "500", "-c", CLIENTS, "-v"], PERF_CPU);
+  const lat = await dnsperf(
+    port,
+    mix.queryFile,
+    out,
+    ["-l", String(SECONDS), "-Q", String(QPS), "-q", "500", "-c", CLIENTS, "-v"],
+    PERF_CPU,
+  );
   row.cpu_us_per_q_at_rate = +(((cpuSeconds(pid) - c0) / Math.max(1, lat.answered)) * 1e6).toFixed(1);
   threadReport[variant] = threadShare(t0Threads, threadCpu(pid), lat.answered);
   row.p50_ms = +pct(lat.lat, 0.5).toFixed(3);
@@ -164,7 +232,13 @@ for (const variant of ONLY) {
   if (FILL > 0) {
     mem.mark("fill");
     // the peers keep no query log: a bounded fill shows their RSS is flat (dnsmasq needs minutes for 1M)
-    const f = await dnsperf(port, mix.queryFile, out, ["-n", "1", "-q", "200", "-c", CLIENTS, ...(server === "moat" ? [] : ["-l", String(SECONDS * 2)])], PERF_CPU);
+    const f = await dnsperf(
+      port,
+      mix.queryFile,
+      out,
+      ["-n", "1", "-q", "200", "-c", CLIENTS, ...(server === "moat" ? [] : ["-l", String(SECONDS * 2)])],
+      PERF_CPU,
+    );
     sent += f.sent;
   }
   await Bun.sleep(3000); // the query writer catches up
@@ -178,14 +252,22 @@ for (const variant of ONLY) {
   row.cpu_us_per_q_all_runs = +(((cpuSeconds(pid) - cpuLoaded) / Math.max(1, sent)) * 1e6).toFixed(1);
   row.tmpfs_end_mib = +end.tmpfs.toFixed(1);
   if (server === "moat") {
-    const s = (await (await fetch(`http://127.0.0.1:${HTTP}/api/stats/summary`)).json()) as { queries: { total: number } };
+    const s = (await (await fetch(`http://127.0.0.1:${HTTP}/api/stats/summary`)).json()) as {
+      queries: { total: number };
+    };
     row.queries_kept = s.queries.total;
-    row.bytes_per_query = Math.round(((end.rss + end.tmpfs - loaded.rss - loaded.tmpfs) * 1048576) / Math.max(1, s.queries.total));
+    row.bytes_per_query = Math.round(
+      ((end.rss + end.tmpfs - loaded.rss - loaded.tmpfs) * 1048576) / Math.max(1, s.queries.total),
+    );
     // queries the 24 h log lost: dropped (the idle-priority writer fell behind) or shed (memory budget)
-    const metrics = await (await fetch(`http://127.0.0.1:${HTTP}/metrics`, { headers: { authorization: "Bearer bench" } })).text();
+    const metrics = await (
+      await fetch(`http://127.0.0.1:${HTTP}/metrics`, { headers: { authorization: "Bearer bench" } })
+    ).text();
     row.log_dropped = Number(/^moat_querylog_dropped_total (\d+)/m.exec(metrics)?.[1] ?? NaN);
     row.log_shed = Number(/^moat_querylog_shed_total (\d+)/m.exec(metrics)?.[1] ?? NaN);
-    const info = (await (await fetch(`http://127.0.0.1:${HTTP}/api/info/messages`)).json()) as { messages: Array<{ type: string; plain: string }> };
+    const info = (await (await fetch(`http://127.0.0.1:${HTTP}/api/info/messages`)).json()) as {
+      messages: Array<{ type: string; plain: string }>;
+    };
     for (const m of info.messages) console.log(`moat message: ${m.type}: ${m.plain}`);
   } else row.queries_kept = sent;
   if (cgroupDir && server === "moat") {
@@ -203,7 +285,9 @@ for (const variant of ONLY) {
 
 // --- report ----------------------------------------------------------------------------------------
 const keys = Object.keys(results[ONLY[0]!] ?? {});
-console.log(`\nmix: ${arg("list", "1000000")} list entries, ${SECONDS}s per run, latency at ${QPS} QPS${PI ? `, Pi-sized (server on core 0, ${MEM_MB} MiB cgroup for Moat)` : ""}`);
+console.log(
+  `\nmix: ${arg("list", "1000000")} list entries, ${SECONDS}s per run, latency at ${QPS} QPS${PI ? `, Pi-sized (server on core 0, ${MEM_MB} MiB cgroup for Moat)` : ""}`,
+);
 const peers = ONLY.filter((s) => serverOf(s) !== "moat");
 // each Moat variant beside the peers; with several thread counts, each against the peer with as many threads
 const base = ONLY.find((s) => serverOf(s) === "moat") ?? "moat";
@@ -215,12 +299,17 @@ for (const k of keys) {
 }
 if (MULTI) {
   // all runs: the idle-priority query writer catches up on one run's backlog in the next, so per-run figures move its work around
-  console.log(`\nby thread count (dnsperf -c ${CLIENTS}; CPU µs per query; ratios against unbound with as many threads):`);
+  console.log(
+    `\nby thread count (dnsperf -c ${CLIENTS}; CPU µs per query; ratios against unbound with as many threads):`,
+  );
   const cols = ["qps", "cpu_us_per_q", "cpu_us_per_q_at_rate", "cpu_us_per_q_all_runs"];
   console.log(["variant", ...cols, "moat/unbound all runs"].map((s) => s.padEnd(24)).join(""));
   for (const v of ONLY) {
     const peer = results[`unbound×${threadsOf(v)}`];
-    const ratio = serverOf(v) === "moat" && peer ? (results[v]!.cpu_us_per_q_all_runs! / peer.cpu_us_per_q_all_runs!).toFixed(2) : "";
+    const ratio =
+      serverOf(v) === "moat" && peer
+        ? (results[v]!.cpu_us_per_q_all_runs! / peer.cpu_us_per_q_all_runs!).toFixed(2)
+        : "";
     console.log([v, ...cols.map((c) => results[v]?.[c]), ratio].map((s) => String(s ?? "").padEnd(24)).join(""));
   }
 }

@@ -22,17 +22,28 @@ const MINUTES = Number(arg("minutes", "30"));
 const QPS = Number(arg("qps", "2000"));
 const HISTORY = Number(arg("history", "600"));
 const SAMPLE_S = Number(arg("sample", "10"));
-const UPSTREAM = 25820, MOAT = 25821, UNBOUND = 25822, HTTP = 25830;
+const UPSTREAM = 25820,
+  MOAT = 25821,
+  UNBOUND = 25822,
+  HTTP = 25830;
 const dir = mkdtempSync(join(tmpdir(), "moat-soak-"));
 
 const mix = makeMix(dir, {
-  list: Number(arg("list", "100000")), queries: Number(arg("queries", "300000")), popular: Number(arg("popular", "30000")),
-  hostsPool: Number(arg("hosts-pool", "30000")), abpPool: Number(arg("abp-pool", "12000")),
+  list: Number(arg("list", "100000")),
+  queries: Number(arg("queries", "300000")),
+  popular: Number(arg("popular", "30000")),
+  hostsPool: Number(arg("hosts-pool", "30000")),
+  abpPool: Number(arg("abp-pool", "12000")),
 });
 writeUnboundConfig(join(dir, "unbound.conf"), dir, mix, { port: UNBOUND, upstreamPort: UPSTREAM });
 const procs: Subprocess[] = [];
 const spawn = (cmd: string[], env: Record<string, string> = {}) => {
-  const p = Bun.spawn(cmd, { env: { ...(process.env as Record<string, string>), ...env }, stdout: "ignore", stderr: "ignore", cwd: ROOT });
+  const p = Bun.spawn(cmd, {
+    env: { ...(process.env as Record<string, string>), ...env },
+    stdout: "ignore",
+    stderr: "ignore",
+    cwd: ROOT,
+  });
   procs.push(p);
   return p;
 };
@@ -40,9 +51,17 @@ try {
   spawn(upstreamCommand(UPSTREAM));
   await waitAnswer(UPSTREAM, "up.soak.test", /^192\.0\.2\.1$/, 10);
   const moat = spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", join(dir, "moat")], {
-    FTLCONF_dns_port: String(MOAT), FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`, FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
-    FTLCONF_dns_rateLimit_count: "0", FTLCONF_webserver_api_maxHistory: String(HISTORY),
-    ...Object.fromEntries(arg("moat-env", "").split(",").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])),
+    FTLCONF_dns_port: String(MOAT),
+    FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`,
+    FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
+    FTLCONF_dns_rateLimit_count: "0",
+    FTLCONF_webserver_api_maxHistory: String(HISTORY),
+    ...Object.fromEntries(
+      arg("moat-env", "")
+        .split(",")
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+    ),
   });
   await waitAnswer(MOAT, mix.probeForwarded, /^192\.0\.2\.1$/m, 60);
   console.log(`moat gravity: ${await loadMoatLists(HTTP, mix)}`);
@@ -55,7 +74,12 @@ try {
   const t0 = performance.now();
   const sample = () => {
     const tmpfs = tmpfsMb(servers.moat);
-    samples.push({ t: (performance.now() - t0) / 1000, moat: rssMb(servers.moat) + tmpfs, unbound: rssMb(servers.unbound), moatTmpfs: tmpfs });
+    samples.push({
+      t: (performance.now() - t0) / 1000,
+      moat: rssMb(servers.moat) + tmpfs,
+      unbound: rssMb(servers.unbound),
+      moatTmpfs: tmpfs,
+    });
   };
   sample();
   const timer = setInterval(sample, SAMPLE_S * 1000);
@@ -74,7 +98,9 @@ try {
     const mean = steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length);
     const spread = steady.length ? Math.max(...steady.map((v) => Math.abs(v - mean) / mean)) * 100 : NaN;
     const cpu = cpuSeconds(servers[name]) - cpu0[name];
-    console.log(`${name.padEnd(8)} answered ${answered} lost ${lost}; RSS${name === "moat" ? "+tmpfs" : ""} once full: mean ${mean.toFixed(0)} MiB, min ${Math.min(...steady).toFixed(0)}, max ${Math.max(...steady).toFixed(0)}, largest deviation ${spread.toFixed(1)}% (${steady.length} samples); CPU ${((cpu / Math.max(1, answered)) * 1e6).toFixed(1)} µs/query`);
+    console.log(
+      `${name.padEnd(8)} answered ${answered} lost ${lost}; RSS${name === "moat" ? "+tmpfs" : ""} once full: mean ${mean.toFixed(0)} MiB, min ${Math.min(...steady).toFixed(0)}, max ${Math.max(...steady).toFixed(0)}, largest deviation ${spread.toFixed(1)}% (${steady.length} samples); CPU ${((cpu / Math.max(1, answered)) * 1e6).toFixed(1)} µs/query`,
+    );
     return { mean, cpu: cpu / Math.max(1, answered) };
   };
   const rm = report("moat", m.answered, m.lost);
@@ -83,7 +109,10 @@ try {
   console.log("\n     t   moat RSS+tmpfs (tmpfs)   unbound RSS, MiB");
   const step = Math.max(1, Math.floor(samples.length / Number(arg("rows", "30"))));
   for (const [i, s] of samples.entries())
-    if (i % step === 0 || i === samples.length - 1) console.log(`${s.t.toFixed(0).padStart(6)}s ${s.moat.toFixed(0).padStart(8)} (${s.moatTmpfs.toFixed(0).padStart(3)}) ${s.unbound.toFixed(0).padStart(16)}`);
+    if (i % step === 0 || i === samples.length - 1)
+      console.log(
+        `${s.t.toFixed(0).padStart(6)}s ${s.moat.toFixed(0).padStart(8)} (${s.moatTmpfs.toFixed(0).padStart(3)}) ${s.unbound.toFixed(0).padStart(16)}`,
+      );
 } finally {
   for (const p of procs) p.kill();
   await Promise.all(procs.map((p) => p.exited));

@@ -8,7 +8,14 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openQueryDb } from "../../src/db/index.ts";
-import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/longterm/dbstats.ts";
+import {
+  dbHistory,
+  dbHistoryClients,
+  dbQueryTypes,
+  dbSummary,
+  dbTop,
+  dbUpstreams,
+} from "../../src/longterm/dbstats.ts";
 import { Reply, Status, dbQueryType } from "../../src/query/enums.ts";
 import { queryPage } from "../../src/querylog/read.ts";
 import { catchUpRollups } from "../../src/longterm/rollup.ts";
@@ -27,7 +34,16 @@ let seed = 2463534242;
 const rnd = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), (seed >>> 0) / 4294967296);
 const now = Math.floor(Date.now() / 1000);
 const span = 7 * 86400;
-const statuses = [Status.FORWARDED, Status.FORWARDED, Status.FORWARDED, Status.CACHE, Status.CACHE, Status.GRAVITY, Status.REGEX, Status.DENYLIST];
+const statuses = [
+  Status.FORWARDED,
+  Status.FORWARDED,
+  Status.FORWARDED,
+  Status.CACHE,
+  Status.CACHE,
+  Status.GRAVITY,
+  Status.REGEX,
+  Status.DENYLIST,
+];
 const qtypes = [1, 1, 1, 28, 28, 65, 12, 16].map(dbQueryType);
 
 let t0 = performance.now();
@@ -47,7 +63,10 @@ for (let done = 0; done < ROWS; done += BATCH) {
       reply: status === Status.FORWARDED || status === Status.CACHE ? Reply.IP : Reply.IP,
       replyTime: status === Status.FORWARDED ? 5 + rnd() * 40 : 0.05,
       upstream: status === Status.FORWARDED ? `127.0.0.1#${5300 + Math.floor(rnd() * 3)}` : null,
-      dnssec: 0, listId: status === Status.GRAVITY ? 1 : null, ede: -1, cname: null,
+      dnssec: 0,
+      listId: status === Status.GRAVITY ? 1 : null,
+      ede: -1,
+      cname: null,
     };
     batch.push({ id: i + 1, r });
   }
@@ -65,10 +84,14 @@ function time(label: string, fn: () => unknown, reps = 5): void {
     ms.push(performance.now() - t0);
   }
   ms.sort((a, b) => a - b);
-  console.log(`${label.padEnd(48)} median ${ms[Math.floor(reps / 2)]!.toFixed(1).padStart(8)} ms   max ${ms[reps - 1]!.toFixed(1).padStart(8)} ms`);
+  console.log(
+    `${label.padEnd(48)} median ${ms[Math.floor(reps / 2)]!.toFixed(1).padStart(8)} ms   max ${ms[reps - 1]!.toFixed(1).padStart(8)} ms`,
+  );
 }
 
-console.log(`rows ${ROWS}, fill ${(fillMs / 1000).toFixed(1)} s (${Math.round(ROWS / (fillMs / 1000))} rows/s), file ${(statSync(join(dir, "pihole-FTL.db")).size / 1e6).toFixed(0)} MB`);
+console.log(
+  `rows ${ROWS}, fill ${(fillMs / 1000).toFixed(1)} s (${Math.round(ROWS / (fillMs / 1000))} rows/s), file ${(statSync(join(dir, "pihole-FTL.db")).size / 1e6).toFixed(0)} MB`,
+);
 const last = lastQueryId(store.db);
 time("page 1 (no filter, length 100)", () => queryPage(db, { length: 100 }));
 time("by client (client_ip=10.0.0.17)", () => queryPage(db, { client_ip: "10.0.0.17", length: 100 }));
@@ -79,7 +102,9 @@ time("page by cursor (cursor=mid, length 100)", () => queryPage(db, { cursor: Ma
 time("last 24 h, type=AAAA", () => queryPage(db, { from: now - 86400, until: now, type: "AAAA", length: 100 }));
 t0 = performance.now();
 catchUpRollups(db);
-console.log(`rollup build (whole database, once)`.padEnd(48) + ` ${(performance.now() - t0).toFixed(0).padStart(8)} ms`);
+console.log(
+  `${`rollup build (whole database, once)`.padEnd(48)} ${(performance.now() - t0).toFixed(0).padStart(8)} ms`,
+);
 const week = { from: now - span, until: now };
 const day = { from: now - 86400, until: now };
 time("database summary (7 days)", () => dbSummary(db, week));
@@ -99,7 +124,23 @@ let nextId = last + 1;
 time(`+${perMinute} new rows, then summary (7 days)`, () => {
   const batch = [];
   for (let i = 0; i < perMinute; i++)
-    batch.push({ id: nextId++, r: { time: now - 30, type: 1, domain: "new.example", client: "10.0.0.1", status: Status.FORWARDED, reply: Reply.IP, replyTime: 5, upstream: "127.0.0.1#5300", dnssec: 0, listId: null, ede: -1, cname: null } });
+    batch.push({
+      id: nextId++,
+      r: {
+        time: now - 30,
+        type: 1,
+        domain: "new.example",
+        client: "10.0.0.1",
+        status: Status.FORWARDED,
+        reply: Reply.IP,
+        replyTime: 5,
+        upstream: "127.0.0.1#5300",
+        dnssec: 0,
+        listId: null,
+        ede: -1,
+        cname: null,
+      },
+    });
   store.insert(batch);
   return dbSummary(db, week);
 });

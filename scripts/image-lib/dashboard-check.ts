@@ -11,8 +11,15 @@ if (!port || !password || !screenshot) throw new Error("usage: dashboard-check.t
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
   args: [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", `--host-resolver-rules=MAP moat 127.0.0.1:${port}`,
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    `--host-resolver-rules=MAP moat 127.0.0.1:${port}`,
   ],
 });
 const problems: string[] = [];

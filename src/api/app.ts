@@ -1,7 +1,7 @@
 // The Elysia application under /api: shared hooks (body parsing, auth, envelope, `took`), then one
 // plugin per route group. The route table built here is the single source for /api/endpoints,
 // OPTIONS and the docs.
-import { Elysia, ValidationError } from "elysia";
+import { Elysia, type ValidationError } from "elysia";
 import type { ApiDeps } from "./deps.ts";
 import { bodyForAuth, PUBLIC_ROUTES, rememberBodySid, type Authenticator } from "./core/auth-hook.ts";
 import { parseJsonBody, readBodyBounded } from "./core/body.ts";
@@ -22,7 +22,9 @@ async function readForm(request: Request, limit: number): Promise<Record<string,
   const bytes = await readBodyBounded(request, limit);
   let form: Awaited<ReturnType<Response["formData"]>>;
   try {
-    form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+    form = await new Response(bytes, {
+      headers: { "content-type": request.headers.get("content-type") ?? "" },
+    }).formData();
   } catch {
     throw Errors.badRequest("Invalid form request", "the multipart/form-data body could not be read");
   }
@@ -80,21 +82,38 @@ export function createApp(rt: ApiDeps, auth: Authenticator) {
       if (response instanceof Response) return response;
       const st = requestState(request);
       const status = typeof set.status === "number" ? set.status : 200;
-      if (response === undefined || response === null) return emptyResponse(status === 200 ? 204 : status, st.replyHeaders);
+      if (response === undefined || response === null)
+        return emptyResponse(status === 200 ? 204 : status, st.replyHeaders);
       if (typeof response !== "object") return undefined;
-      return jsonResponse(response as Record<string, unknown>, status, st.started, rt.config.current.webserver.api.prettyJSON, st.replyHeaders);
+      return jsonResponse(
+        response as Record<string, unknown>,
+        status,
+        st.started,
+        rt.config.current.webserver.api.prettyJSON,
+        st.replyHeaders,
+      );
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
       if (error instanceof ApiError) return errorResponse(error, request, rt);
       if (code === "VALIDATION" && (error as ValidationError).type === "response") {
         // A reply that breaks its documented shape is Moat's bug, not the client's: logged, and sent as it is.
         const st = requestState(request);
-        rt.log("error", `API ${request.method} ${new URL(request.url).pathname}: reply does not match its schema: ${(error as Error).message.slice(0, 300)}`);
-        return jsonResponse((error as ValidationError).value as Record<string, unknown>, 200, st.started, rt.config.current.webserver.api.prettyJSON, st.replyHeaders);
+        rt.log(
+          "error",
+          `API ${request.method} ${new URL(request.url).pathname}: reply does not match its schema: ${(error as Error).message.slice(0, 300)}`,
+        );
+        return jsonResponse(
+          (error as ValidationError).value as Record<string, unknown>,
+          200,
+          st.started,
+          rt.config.current.webserver.api.prettyJSON,
+          st.replyHeaders,
+        );
       }
       if (code === "VALIDATION") return errorResponse(validationToApiError(error as ValidationError), request, rt);
       if (code === "NOT_FOUND") return errorResponse(Errors.notFound(new URL(request.url).pathname), request, rt);
-      if (code === "PARSE") return errorResponse(Errors.invalidJson(String((error as Error).message ?? "")), request, rt);
+      if (code === "PARSE")
+        return errorResponse(Errors.invalidJson(String((error as Error).message ?? "")), request, rt);
       return errorResponse(unexpected(rt, request, error), request, rt);
     });
 

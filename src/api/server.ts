@@ -36,7 +36,10 @@ export interface HttpService {
 }
 
 function routeMatcher(path: string): RegExp {
-  const re = path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[A-Za-z_]+/g, "(?:/[^/]+)?").replace(/\*$/, ".*");
+  const re = path
+    .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+    .replace(/\/:[A-Za-z_]+/g, "(?:/[^/]+)?")
+    .replace(/\*$/, ".*");
   return new RegExp(`^${re}$`);
 }
 
@@ -55,7 +58,13 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
   const app = createApp(rt, auth);
   // GET /metrics lives outside /api and uses its own bearer token, never a session.
   const metrics = metricsHandler(rt, () => auth.auth.sessions.list().length);
-  const routes = app.routes.map((r) => ({ method: r.method, path: r.path, detail: r.hooks?.detail, response: r.hooks?.response, re: routeMatcher(r.path) }));
+  const routes = app.routes.map((r) => ({
+    method: r.method,
+    path: r.path,
+    detail: r.hooks?.detail,
+    response: r.hooks?.response,
+    re: routeMatcher(r.path),
+  }));
   setRouteTable(() => routes);
   const notFound: Handler = async (req) => errorResponse(Errors.notFound(new URL(req.url).pathname), req, rt);
 
@@ -79,11 +88,18 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
     let res: Response;
     try {
       if (path === CA_DOWNLOAD_PATH && (req.method === "GET" || req.method === "HEAD")) {
-        res = new Response(rt.tls.authorityPem(), { headers: { "content-type": "application/x-x509-ca-cert", "content-disposition": 'attachment; filename="moat-ca.crt"' } });
+        res = new Response(rt.tls.authorityPem(), {
+          headers: {
+            "content-type": "application/x-x509-ca-cert",
+            "content-disposition": 'attachment; filename="moat-ca.crt"',
+          },
+        });
       } else if (req.method === "OPTIONS") {
         const path = new URL(req.url).pathname;
         const methods = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];
-        res = methods.length ? new Response(null, { status: 204, headers: { allow: methods.join(", "), connection: "close" } }) : await notFound(req, arrival);
+        res = methods.length
+          ? new Response(null, { status: 204, headers: { allow: methods.join(", "), connection: "close" } })
+          : await notFound(req, arrival);
       } else {
         res = await route(req, arrival);
       }
@@ -100,18 +116,32 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
   const serveTls = (hostname: string, port: number): Server<unknown> => {
     const m = rt.tls.current();
     return Bun.serve({
-      hostname, port, maxRequestBodySize: MAX_BUFFERED_BODY, idleTimeout: 30,
-      tls: { key: m.keyPem, cert: m.certPem }, http2: true,
+      hostname,
+      port,
+      maxRequestBodySize: MAX_BUFFERED_BODY,
+      idleTimeout: 30,
+      tls: { key: m.keyPem, cert: m.certPem },
+      http2: true,
       fetch: (req, server) => {
         const raw = server.requestIP(req)?.address ?? "0.0.0.0";
-        return handle(req, { started: performance.now(), ip: raw.startsWith("::ffff:") ? raw.slice(7) : raw, tls: true, getBody: null });
+        return handle(req, {
+          started: performance.now(),
+          ip: raw.startsWith("::ffff:") ? raw.slice(7) : raw,
+          tls: true,
+          getBody: null,
+        });
       },
     });
   };
   const secure: Array<{ hostname: string; port: number; server: Server<unknown> }> = [];
 
   const early: EarlyReply = (status, key, message, hint, started) => {
-    const res = jsonResponse({ error: { key, message, hint } }, status, started, rt.config.current.webserver.api.prettyJSON);
+    const res = jsonResponse(
+      { error: { key, message, hint } },
+      status,
+      started,
+      rt.config.current.webserver.api.prettyJSON,
+    );
     applyHeaders(res, rt.config.current.webserver.headers);
     return res;
   };
@@ -151,7 +181,10 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
           try {
             l.server = serveTls(l.hostname, l.port);
           } catch (e) {
-            rt.log("error", `HTTPS on port ${l.port}: cannot listen again with the new certificate: ${(e as Error).message}`);
+            rt.log(
+              "error",
+              `HTTPS on port ${l.port}: cannot listen again with the new certificate: ${(e as Error).message}`,
+            );
           }
         }
       })

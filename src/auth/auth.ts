@@ -11,7 +11,12 @@ import { SessionTable, type NewSession, type Session } from "./sessions.ts";
 import { TotpGuard, type TotpRefusal } from "./totp-guard.ts";
 
 /** Config keys whose change ends every session, as in Pi-hole. */
-const SESSION_RESET_KEYS = ["webserver.api.pwhash", "webserver.api.password", "webserver.api.totp_secret", "webserver.api.app_pwhash"];
+const SESSION_RESET_KEYS = [
+  "webserver.api.pwhash",
+  "webserver.api.password",
+  "webserver.api.totp_secret",
+  "webserver.api.app_pwhash",
+];
 
 export type LoginKind = "password" | "app" | "cli";
 
@@ -78,7 +83,8 @@ export class Auth {
     const main = await this.checkHash(password, this.cfg.api.pwhash);
     if (main === "legacy") await this.upgradeLegacy(password);
     if (main !== "incorrect") return "password";
-    if (this.cfg.api.app_pwhash !== "" && (await this.checkHash(password, this.cfg.api.app_pwhash)) === "correct") return "app";
+    if (this.cfg.api.app_pwhash !== "" && (await this.checkHash(password, this.cfg.api.app_pwhash)) === "correct")
+      return "app";
     return null;
   }
 
@@ -102,7 +108,11 @@ export class Auth {
   /** A new session, or null (logged) when every seat is taken. */
   open(info: NewSession): Session | null {
     const s = this.sessions.create(info, this.timeout);
-    if (!s) this.deps.log("warn", `No free API seats available (webserver.api.max_sessions = ${this.sessions.size}), not authenticating client`);
+    if (!s)
+      this.deps.log(
+        "warn",
+        `No free API seats available (webserver.api.max_sessions = ${this.sessions.size}), not authenticating client`,
+      );
     return s;
   }
 }

@@ -11,7 +11,14 @@
 export function balloonSha256(password: Uint8Array, salt: Uint8Array, sCost: number, tCost: number): Uint8Array {
   const BS = 32; // SHA-256 digest size = block size
   const DELTA = 3; // dependencies mixed into each block per round
-  if (!Number.isInteger(sCost) || !Number.isInteger(tCost) || sCost < 1 || tCost < 0 || sCost > 1 << 20 || tCost > 1 << 16)
+  if (
+    !Number.isInteger(sCost) ||
+    !Number.isInteger(tCost) ||
+    sCost < 1 ||
+    tCost < 0 ||
+    sCost > 1 << 20 ||
+    tCost > 1 << 16
+  )
     throw new RangeError("balloon: bad cost parameters");
   const writeU64LE = (dst: Uint8Array, off: number, n: number) => {
     let lo = n >>> 0;

@@ -17,7 +17,9 @@ function ipv6Groups(ip: string): number[] | null {
   const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
   const missing = 8 - head.length - tail.length;
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...tail].map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN));
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...tail].map((g) =>
+    /^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN,
+  );
   return groups.some(Number.isNaN) ? null : groups;
 }
 
@@ -26,5 +28,8 @@ export function clientKey(ip: string): string {
   if (!ip.includes(":")) return ip;
   const g = ipv6Groups(ip);
   if (!g) return ip;
-  return `${g.slice(0, 4).map((x) => x.toString(16)).join(":")}::/64`;
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(":")}::/64`;
 }

@@ -148,13 +148,24 @@ export class SessionTable {
     if (free < 0) {
       const victim = this.seatToGive(clientKey(info.remoteAddr), info.cli);
       if (!victim) return null;
-      this.log("info", `API seats full: the least recently used session of ${victim.remoteAddr} gives way to a login from ${info.remoteAddr}`);
+      this.log(
+        "info",
+        `API seats full: the least recently used session of ${victim.remoteAddr} gives way to a login from ${info.remoteAddr}`,
+      );
       this.remove(victim.id);
       free = victim.id;
     }
     let sid = newToken();
     while (this.bySid.has(sid)) sid = newToken();
-    const s: Session = { id: free, sid, csrf: newToken(), loginAt: Math.floor(t), validUntil: t + timeout, tlsMixed: false, ...info };
+    const s: Session = {
+      id: free,
+      sid,
+      csrf: newToken(),
+      loginAt: Math.floor(t),
+      validUntil: t + timeout,
+      tlsMixed: false,
+      ...info,
+    };
     this.put(s);
     this.write(s);
     return s;
@@ -209,7 +220,20 @@ export class SessionTable {
     this.persisted[s.id] = s.validUntil;
     this.dbRun(
       "INSERT OR REPLACE INTO session (id, login_at, valid_until, remote_addr, user_agent, sid, csrf, tls_login, tls_mixed, app, cli, x_forwarded_for) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-      [s.id, s.loginAt, s.validUntil, s.remoteAddr, s.userAgent, s.sid, s.csrf, s.tlsLogin ? 1 : 0, s.tlsMixed ? 1 : 0, s.app ? 1 : 0, s.cli ? 1 : 0, s.xForwardedFor],
+      [
+        s.id,
+        s.loginAt,
+        s.validUntil,
+        s.remoteAddr,
+        s.userAgent,
+        s.sid,
+        s.csrf,
+        s.tlsLogin ? 1 : 0,
+        s.tlsMixed ? 1 : 0,
+        s.app ? 1 : 0,
+        s.cli ? 1 : 0,
+        s.xForwardedFor,
+      ],
     );
   }
 

@@ -21,7 +21,8 @@ export class TotpGuard {
     const t = Date.now() / 1000;
     const key = clientKey(ip);
     if (t - (this.checkedAt.get(key) ?? 0) < 1) return "rate-limited";
-    if (this.checkedAt.size >= MAX_CLIENTS) for (const [k, at] of this.checkedAt) if (t - at >= 1) this.checkedAt.delete(k);
+    if (this.checkedAt.size >= MAX_CLIENTS)
+      for (const [k, at] of this.checkedAt) if (t - at >= 1) this.checkedAt.delete(k);
     this.checkedAt.set(key, t);
     const code = typeof token === "number" ? token : /^\s*\d{1,10}\s*$/.test(String(token)) ? Number(token) : NaN;
     if (code === this.lastAccepted) return "reused";

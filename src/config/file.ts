@@ -1,7 +1,21 @@
 // The config file on disk, shared by the running server, the command line and people with an
 // editor: reading it with line numbers in errors, writing it atomically under a lock so two writers
 // never interleave, and watching it so the server applies what others wrote.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync, writeSync, type FSWatcher } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  watch,
+  writeFileSync,
+  writeSync,
+  type FSWatcher,
+} from "node:fs";
 import { dirname } from "node:path";
 import { parseToml } from "./toml.ts";
 
@@ -15,7 +29,9 @@ export function readText(file: string): string | null {
  * line is found as the first one from which every longer prefix of the file fails to parse (a
  * prefix that ends inside a multi-line array fails too, but a longer one succeeds again).
  */
-export function parseWithLine(text: string): { ok: true; tree: Record<string, unknown> } | { ok: false; line: number; reason: string } {
+export function parseWithLine(
+  text: string,
+): { ok: true; tree: Record<string, unknown> } | { ok: false; line: number; reason: string } {
   try {
     return { ok: true, tree: parseToml(text) };
   } catch (e) {

@@ -42,30 +42,83 @@ interface Opts<T> {
   check?: (value: T) => string | null;
 }
 
-export const bool = (def: boolean, description: string, o: Opts<boolean> = {}): Leaf<boolean> =>
-  ({ __leaf: true, kind: "bool", default: def, description, flags: o.flags ?? {}, check: o.check });
+export const bool = (def: boolean, description: string, o: Opts<boolean> = {}): Leaf<boolean> => ({
+  __leaf: true,
+  kind: "bool",
+  default: def,
+  description,
+  flags: o.flags ?? {},
+  check: o.check,
+});
 
-export const int = (def: number, description: string, o: Opts<number> & { min?: number; max?: number } = {}): Leaf<number> =>
-  ({ __leaf: true, kind: "int", default: def, description, min: o.min, max: o.max, flags: o.flags ?? {}, check: o.check });
+export const int = (
+  def: number,
+  description: string,
+  o: Opts<number> & { min?: number; max?: number } = {},
+): Leaf<number> => ({
+  __leaf: true,
+  kind: "int",
+  default: def,
+  description,
+  min: o.min,
+  max: o.max,
+  flags: o.flags ?? {},
+  check: o.check,
+});
 
-export const uint = (def: number, description: string, o: Opts<number> & { max?: number } = {}): Leaf<number> =>
-  ({ __leaf: true, kind: "uint", default: def, description, min: 0, max: o.max, flags: o.flags ?? {}, check: o.check });
+export const uint = (def: number, description: string, o: Opts<number> & { max?: number } = {}): Leaf<number> => ({
+  __leaf: true,
+  kind: "uint",
+  default: def,
+  description,
+  min: 0,
+  max: o.max,
+  flags: o.flags ?? {},
+  check: o.check,
+});
 
-export const float = (def: number, description: string, o: Opts<number> = {}): Leaf<number> =>
-  ({ __leaf: true, kind: "float", default: def, description, flags: o.flags ?? {}, check: o.check });
+export const float = (def: number, description: string, o: Opts<number> = {}): Leaf<number> => ({
+  __leaf: true,
+  kind: "float",
+  default: def,
+  description,
+  flags: o.flags ?? {},
+  check: o.check,
+});
 
-export const str = (def: string, description: string, o: Opts<string> = {}): Leaf<string> =>
-  ({ __leaf: true, kind: "string", default: def, description, flags: o.flags ?? {}, check: o.check });
+export const str = (def: string, description: string, o: Opts<string> = {}): Leaf<string> => ({
+  __leaf: true,
+  kind: "string",
+  default: def,
+  description,
+  flags: o.flags ?? {},
+  check: o.check,
+});
 
-export const secret = (description: string, o: Opts<string> = {}): Leaf<string> =>
-  ({ __leaf: true, kind: "password", default: "", description, flags: { writeOnly: true, ...o.flags }, check: o.check });
+export const secret = (description: string, o: Opts<string> = {}): Leaf<string> => ({
+  __leaf: true,
+  kind: "password",
+  default: "",
+  description,
+  flags: { writeOnly: true, ...o.flags },
+  check: o.check,
+});
 
-export function oneOf<const A extends readonly string[]>(allowed: A, def: A[number], description: string, o: Opts<A[number]> = {}): Leaf<A[number]> {
+export function oneOf<const A extends readonly string[]>(
+  allowed: A,
+  def: A[number],
+  description: string,
+  o: Opts<A[number]> = {},
+): Leaf<A[number]> {
   return { __leaf: true, kind: "enum", default: def, description, allowed, flags: o.flags ?? {}, check: o.check };
 }
 
 /** An array of strings; `each` checks one element and returns its problem (reported with the index). */
-export const strings = (def: readonly string[], description: string, o: Opts<string[]> & { each?: (s: string) => string | null } = {}): Leaf<string[]> => {
+export const strings = (
+  def: readonly string[],
+  description: string,
+  o: Opts<string[]> & { each?: (s: string) => string | null } = {},
+): Leaf<string[]> => {
   const each = o.each;
   const check = (v: string[]): string | null => {
     if (each) {
@@ -133,7 +186,10 @@ export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<u
       break;
     case "strings":
       if (fromText && typeof raw === "string") {
-        value = raw.split(";").map((s) => s.trim()).filter((s) => s !== "");
+        value = raw
+          .split(";")
+          .map((s) => s.trim())
+          .filter((s) => s !== "");
       } else if (!Array.isArray(raw)) return notType();
       else if (!raw.every((x) => typeof x === "string")) return bad("array has invalid elements");
       else value = [...raw];

@@ -13,49 +13,126 @@ const COMPAT = "(kept for Pi-hole compatibility; Moat does not use it)";
 
 const BLOCKING_MODES = ["NULL", "IP_NODATA_AAAA", "IP", "NX", "NODATA"] as const;
 const LISTENING_MODES = ["LOCAL", "ALL", "SINGLE", "BIND", "NONE"] as const;
-const WEB_THEMES = ["default-auto", "default-light", "default-dark", "default-darker", "high-contrast", "high-contrast-dark", "lcars"] as const;
+const WEB_THEMES = [
+  "default-auto",
+  "default-light",
+  "default-dark",
+  "default-darker",
+  "high-contrast",
+  "high-contrast-dark",
+  "lcars",
+] as const;
 
 /** Pi-hole's debug switches, one boolean each; `all` turns every one on. */
 const DEBUG_FLAGS = [
-  "database", "networking", "locks", "queries", "flags", "shmem", "gc", "arp", "regex", "api", "tls", "overtime", "status", "caps",
-  "dnssec", "vectors", "resolver", "edns0", "clients", "aliasclients", "events", "helper", "config", "inotify", "webserver", "extra",
-  "reserved", "ntp", "netlink", "timing", "all",
+  "database",
+  "networking",
+  "locks",
+  "queries",
+  "flags",
+  "shmem",
+  "gc",
+  "arp",
+  "regex",
+  "api",
+  "tls",
+  "overtime",
+  "status",
+  "caps",
+  "dnssec",
+  "vectors",
+  "resolver",
+  "edns0",
+  "clients",
+  "aliasclients",
+  "events",
+  "helper",
+  "config",
+  "inotify",
+  "webserver",
+  "extra",
+  "reserved",
+  "ntp",
+  "netlink",
+  "timing",
+  "all",
 ] as const;
 
 function debugFlags(): { [K in (typeof DEBUG_FLAGS)[number]]: Leaf<boolean> } {
   const out: Record<string, Leaf<boolean>> = {};
-  for (const name of DEBUG_FLAGS) out[name] = bool(false, name === "all" ? "Log every kind of debug detail" : `Log debug detail about ${name} ${COMPAT}`);
+  for (const name of DEBUG_FLAGS)
+    out[name] = bool(
+      false,
+      name === "all" ? "Log every kind of debug detail" : `Log debug detail about ${name} ${COMPAT}`,
+    );
   return out as { [K in (typeof DEBUG_FLAGS)[number]]: Leaf<boolean> };
 }
 
 export const schema = {
   dns: {
-    upstreams: strings([], "Upstream DNS servers: IP[#port], tls://host[:port] or tls://name@IP (DNS over TLS), https://host[:port]/dns-query (DNS over HTTPS)", { each: v.upstream, ...restart }),
+    upstreams: strings(
+      [],
+      "Upstream DNS servers: IP[#port], tls://host[:port] or tls://name@IP (DNS over TLS), https://host[:port]/dns-query (DNS over HTTPS)",
+      { each: v.upstream, ...restart },
+    ),
     tls: {
-      port: uint(853, "DNS-over-TLS port for clients (0: off); the certificate is webserver.tls's", { max: 65535, ...moat }),
+      port: uint(853, "DNS-over-TLS port for clients (0: off); the certificate is webserver.tls's", {
+        max: 65535,
+        ...moat,
+      }),
     },
-    bootstrap: strings([], "Plain DNS servers (IP[#port]) that look up the host names of encrypted upstreams; empty: the plain entries of dns.upstreams, else the system's resolver", { each: v.plainUpstream, ...moat }),
+    bootstrap: strings(
+      [],
+      "Plain DNS servers (IP[#port]) that look up the host names of encrypted upstreams; empty: the plain entries of dns.upstreams, else the system's resolver",
+      { each: v.plainUpstream, ...moat },
+    ),
     CNAMEdeepInspect: bool(true, "Check every name of a CNAME chain in answers against the lists"),
     blockESNI: bool(true, "Also check _esni.<domain> queries against the lists"),
-    EDNS0ECS: bool(true, "An EDNS0 client subnet in a query replaces the client address (only from dns.ecs.trustedSources)"),
+    EDNS0ECS: bool(
+      true,
+      "An EDNS0 client subnet in a query replaces the client address (only from dns.ecs.trustedSources)",
+    ),
     tcp: {
-      maxConnections: uint(256, "Open DNS-over-TCP connections at most; a new one replaces an idle or slow one (0: no limit)", moat),
-      maxConnectionsPerClient: uint(16, "Open DNS-over-TCP connections at most from one client address (IPv6: one /64) (0: no limit)", moat),
+      maxConnections: uint(
+        256,
+        "Open DNS-over-TCP connections at most; a new one replaces an idle or slow one (0: no limit)",
+        moat,
+      ),
+      maxConnectionsPerClient: uint(
+        16,
+        "Open DNS-over-TCP connections at most from one client address (IPv6: one /64) (0: no limit)",
+        moat,
+      ),
     },
     ecs: {
-      trustedSources: strings([], "Senders (IP or CIDR, e.g. a router or DNS proxy in front of Moat) whose EDNS0 client subnet names the client; from anyone else it is ignored, so a client cannot pose as another", { each: v.ipOrCidr, ...moat }),
+      trustedSources: strings(
+        [],
+        "Senders (IP or CIDR, e.g. a router or DNS proxy in front of Moat) whose EDNS0 client subnet names the client; from anyone else it is ignored, so a client cannot pose as another",
+        { each: v.ipOrCidr, ...moat },
+      ),
     },
     ignoreLocalhost: bool(false, "Hide queries from the appliance itself"),
     showDNSSEC: bool(true, "Show internally generated DNSSEC queries"),
     analyzeOnlyAandAAAA: bool(false, "Only count A and AAAA queries"),
-    piholePTR: oneOf(["PI.HOLE", "NONE", "HOSTNAME", "HOSTNAMEFQDN"] as const, "PI.HOLE", "PTR answer for the appliance's own addresses"),
-    replyWhenBusy: oneOf(["ALLOW", "BLOCK", "REFUSE", "DROP"] as const, "ALLOW", "Reply while the lists are being reloaded"),
+    piholePTR: oneOf(
+      ["PI.HOLE", "NONE", "HOSTNAME", "HOSTNAMEFQDN"] as const,
+      "PI.HOLE",
+      "PTR answer for the appliance's own addresses",
+    ),
+    replyWhenBusy: oneOf(
+      ["ALLOW", "BLOCK", "REFUSE", "DROP"] as const,
+      "ALLOW",
+      "Reply while the lists are being reloaded",
+    ),
     blockTTL: uint(2, "TTL of blocked replies, seconds"),
     hosts: strings([], "Local DNS records: 'IP HOSTNAME [HOSTNAME ...]'", { each: v.hostsLine }),
     domainNeeded: bool(false, "Never forward names without a dot", restart),
     expandHosts: bool(false, "Add the local domain to plain names of local records", restart),
     domain: {
-      name: str("lan", "Local domain name", { check: (s) => (s === "" || isHostname(s) ? null : "not a valid domain"), ...restart }),
+      name: str("lan", "Local domain name", {
+        check: (s) => (s === "" || isHostname(s) ? null : "not a valid domain"),
+        ...restart,
+      }),
       local: bool(true, "Never forward names of the local domain", restart),
     },
     bogusPriv: bool(true, "Never forward reverse lookups of private ranges", restart),
@@ -66,14 +143,25 @@ export const schema = {
     queryLogging: bool(true, "Record every query"),
     cnameRecords: strings([], "Local CNAME records: '<cname>[,<cname>...],<target>[,<TTL>]'", { each: v.cnameRecord }),
     port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
-    threads: uint(1, "Threads answering DNS over UDP, each with its own socket on dns.port (SO_REUSEPORT), resolver and cache; 0: one per core. TCP, DoT and DoH stay on the main thread", { max: 64, ...moat }),
-    localise: bool(true, `Answer a local name with several addresses with those on the asking client's subnet ${COMPAT}`, restart),
+    threads: uint(
+      1,
+      "Threads answering DNS over UDP, each with its own socket on dns.port (SO_REUSEPORT), resolver and cache; 0: one per core. TCP, DoT and DoH stay on the main thread",
+      { max: 64, ...moat },
+    ),
+    localise: bool(
+      true,
+      `Answer a local name with several addresses with those on the asking client's subnet ${COMPAT}`,
+      restart,
+    ),
     cache: {
       size: uint(10000, "DNS cache entries", restart),
       optimizer: int(3600, "Serve expired answers up to this many seconds while refreshing them (negative disables)"),
       upstreamBlockedTTL: uint(86400, "How long answers blocked upstream are remembered, seconds"),
     },
-    revServers: strings([], "Conditional forwarding: '<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]'", { each: v.revServer, ...restart }),
+    revServers: strings([], "Conditional forwarding: '<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]'", {
+      each: v.revServer,
+      ...restart,
+    }),
     blocking: {
       active: bool(true, "Whether blocking is on"),
       mode: oneOf(BLOCKING_MODES, "NULL", "How blocked queries are answered"),
@@ -99,7 +187,10 @@ export const schema = {
       },
     },
     rateLimit: {
-      count: uint(1000, "Queries a client may send per interval (0 disables); with dns.threads > 1 the limit applies per thread (per UDP socket the client reaches)"),
+      count: uint(
+        1000,
+        "Queries a client may send per interval (0 disables); with dns.threads > 1 the limit applies per thread (per UDP socket the client reaches)",
+      ),
       interval: uint(60, "Rate-limit interval, seconds (0 disables)"),
     },
   },
@@ -108,7 +199,10 @@ export const schema = {
     start: str("", "First address of the DHCP range", { check: v.ipv4OrEmpty, ...restart }),
     end: str("", "Last address of the DHCP range", { check: v.ipv4OrEmpty, ...restart }),
     router: str("", "Gateway handed to DHCP clients", { check: v.ipv4OrEmpty, ...restart }),
-    netmask: str("", "Netmask handed to DHCP clients (empty: the interface's)", { check: v.netmaskOrEmpty, ...restart }),
+    netmask: str("", "Netmask handed to DHCP clients (empty: the interface's)", {
+      check: v.netmaskOrEmpty,
+      ...restart,
+    }),
     leaseTime: str("", "Lease time, e.g. '45m', '1h', '2d', 'infinite' (empty: 24h, IPv6 1d)", restart),
     ipv6: bool(false, "Also serve DHCPv6 and router advertisements", restart),
     rapidCommit: bool(false, "Answer DHCPv4 with Rapid Commit (RFC 4039)", restart),
@@ -142,14 +236,24 @@ export const schema = {
     resolveIPv4: bool(true, "Resolve client IPv4 addresses to names"),
     resolveIPv6: bool(true, "Resolve client IPv6 addresses to names"),
     networkNames: bool(true, "Use names from the network table"),
-    refreshNames: oneOf(["IPV4_ONLY", "ALL", "UNKNOWN", "NONE"] as const, "IPV4_ONLY", "Which client names are refreshed"),
+    refreshNames: oneOf(
+      ["IPV4_ONLY", "ALL", "UNKNOWN", "NONE"] as const,
+      "IPV4_ONLY",
+      "Which client names are refreshed",
+    ),
   },
   database: {
     DBimport: bool(true, "Load the last 24 h of queries from the database at start"),
     maxDBdays: int(91, "Days of queries kept in the long-term database (0 disables it)"),
-    DBinterval: uint(60, "Seconds between writes of queries to the long-term database", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
+    DBinterval: uint(60, "Seconds between writes of queries to the long-term database", {
+      check: (n) => (n < 1 ? "must be at least 1" : null),
+    }),
     useWAL: bool(true, "Use SQLite's write-ahead log", restart),
-    queryLogMemory: uint(0, "MiB of memory the 24 h query log may use (it lives on tmpfs; 0: a tenth of the machine's memory). Beyond it the details of the oldest queries go first (statistics keep counting them) and a message says so", moat),
+    queryLogMemory: uint(
+      0,
+      "MiB of memory the 24 h query log may use (it lives on tmpfs; 0: a tenth of the machine's memory). Beyond it the details of the oldest queries go first (statistics keep counting them) and a message says so",
+      moat,
+    ),
     network: {
       parseARPcache: bool(true, "Learn devices from the neighbour table"),
       expire: uint(91, "Days before unseen devices are removed"),
@@ -175,7 +279,9 @@ export const schema = {
     serve_all: bool(false, `Serve files outside the web root ${COMPAT}`),
     advancedOpts: strings([], `Extra options of Pi-hole's web server (CivetWeb) ${COMPAT}`),
     session: {
-      timeout: uint(1800, "Seconds of inactivity after which a session ends", { check: (n) => (n < 1 ? "must be at least 1" : null) }),
+      timeout: uint(1800, "Seconds of inactivity after which a session ends", {
+        check: (n) => (n < 1 ? "must be at least 1" : null),
+      }),
       restore: bool(true, "Keep sessions across restarts"),
     },
     tls: {
@@ -194,9 +300,13 @@ export const schema = {
     api: {
       max_sessions: uint(16, "Concurrent API sessions", { max: 65535, ...restart }),
       prettyJSON: bool(false, "Indent JSON replies"),
-      pwhash: str("", "Hash of the API password (empty: no password, the API is open)", { flags: { sessionReset: true, writeOnly: true } }),
+      pwhash: str("", "Hash of the API password (empty: no password, the API is open)", {
+        flags: { sessionReset: true, writeOnly: true },
+      }),
       password: secret("The API password (write-only: stored as pwhash)", { flags: { sessionReset: true } }),
-      totp_secret: str("", "Base32 TOTP secret; non-empty enables two-factor authentication", { flags: { sessionReset: true, writeOnly: true } }),
+      totp_secret: str("", "Base32 TOTP secret; non-empty enables two-factor authentication", {
+        flags: { sessionReset: true, writeOnly: true },
+      }),
       app_pwhash: str("", "Hash of the application password", { flags: { sessionReset: true, writeOnly: true } }),
       app_sudo: bool(false, "Application-password sessions may change the configuration"),
       cli_pw: bool(true, "Write a fresh CLI password file at every start", restart),
@@ -211,21 +321,44 @@ export const schema = {
         unit: oneOf(["C", "F", "K"] as const, "C", "Temperature unit"),
       },
       loginRateLimit: uint(3, "Login attempts per second before 429 rate_limiting (0 disables)", moat),
-      piholeCompat: bool(false, "Behave like Pi-hole FTL where it differs from Moat's API (docs/pihole-differences.md)", moat),
-      metricsToken: str("", "Bearer token for /metrics (empty: /metrics is disabled)", { flags: { writeOnly: true, moatOnly: true } }),
+      piholeCompat: bool(
+        false,
+        "Behave like Pi-hole FTL where it differs from Moat's API (docs/pihole-differences.md)",
+        moat,
+      ),
+      metricsToken: str("", "Bearer token for /metrics (empty: /metrics is disabled)", {
+        flags: { writeOnly: true, moatOnly: true },
+      }),
     },
   },
   files: {
     pid: str("/run/pihole-FTL.pid", `Process id file ${COMPAT}`, { check: v.filePath, ...restart }),
-    database: str("/etc/pihole/pihole-FTL.db", "Long-term query database (Moat keeps it in --data-dir; another value is not used)", { check: v.filePath, ...restart }),
-    gravity: str("/etc/pihole/gravity.db", "Database of lists, domains, groups and clients (Moat keeps it in --data-dir; another value is not used)", { check: v.filePath, ...restart }),
+    database: str(
+      "/etc/pihole/pihole-FTL.db",
+      "Long-term query database (Moat keeps it in --data-dir; another value is not used)",
+      { check: v.filePath, ...restart },
+    ),
+    gravity: str(
+      "/etc/pihole/gravity.db",
+      "Database of lists, domains, groups and clients (Moat keeps it in --data-dir; another value is not used)",
+      { check: v.filePath, ...restart },
+    ),
     gravity_tmp: str("/tmp", `Scratch directory of gravity runs ${COMPAT}`, { check: v.filePath, ...restart }),
-    macvendor: str("/etc/pihole/macvendor.db", `Database of network card vendors ${COMPAT}`, { check: v.filePath, ...restart }),
+    macvendor: str("/etc/pihole/macvendor.db", `Database of network card vendors ${COMPAT}`, {
+      check: v.filePath,
+      ...restart,
+    }),
     pcap: str("", `Capture file of DNS traffic (empty: none) ${COMPAT}`, { check: v.filePathOrEmpty, ...restart }),
     log: {
       ftl: str("/var/log/pihole/FTL.log", `Log file of the service ${COMPAT}`, { check: v.filePath, ...restart }),
-      dnsmasq: str("/var/log/pihole/pihole.log", `Log file of DNS queries ${COMPAT}`, { check: v.filePath, ...restart }),
-      webserver: str("/var/log/pihole/webserver.log", `Log file of HTTP requests ${COMPAT}`, { check: v.filePath, ...restart }),
+      dnsmasq: str("/var/log/pihole/pihole.log", `Log file of DNS queries ${COMPAT}`, {
+        check: v.filePath,
+        ...restart,
+      }),
+      webserver: str("/var/log/pihole/webserver.log", `Log file of HTTP requests ${COMPAT}`, {
+        check: v.filePath,
+        ...restart,
+      }),
     },
   },
   misc: {
@@ -247,20 +380,38 @@ export const schema = {
   },
   debug: debugFlags(),
   fleet: {
-    redis: str("", "Valkey/Redis URL shared by the nodes of a fleet, e.g. redis://:password@10.0.0.5:6379 (rediss:// for TLS); read at start; empty: this node runs alone (src/fleet/README.md)", {
-      check: v.redisUrlOrEmpty,
-      flags: { writeOnly: true, moatOnly: true },
-    }),
-    postgres: str("", "PostgreSQL URL where the nodes of a fleet keep one query history, e.g. postgres://moat:pw@10.0.0.5/moat; read at start; empty: local history only", {
-      check: v.postgresUrlOrEmpty,
-      flags: { writeOnly: true, moatOnly: true },
-    }),
+    redis: str(
+      "",
+      "Valkey/Redis URL shared by the nodes of a fleet, e.g. redis://:password@10.0.0.5:6379 (rediss:// for TLS); read at start; empty: this node runs alone (src/fleet/README.md)",
+      {
+        check: v.redisUrlOrEmpty,
+        flags: { writeOnly: true, moatOnly: true },
+      },
+    ),
+    postgres: str(
+      "",
+      "PostgreSQL URL where the nodes of a fleet keep one query history, e.g. postgres://moat:pw@10.0.0.5/moat; read at start; empty: local history only",
+      {
+        check: v.postgresUrlOrEmpty,
+        flags: { writeOnly: true, moatOnly: true },
+      },
+    ),
     node: str("", "This node's name in the fleet (empty: the host name and the API port); read at start", moat),
   },
   gravity: {
-    updateInterval: uint(604800, "Seconds between scheduled gravity updates (default weekly; 0 disables the schedule)", moat),
-    downloadTimeout: uint(60, "Seconds one list download may take", { check: (n) => (n < 1 ? "must be at least 1" : null), ...moat }),
-    maxListSize: uint(256, "Largest list accepted, MiB", { check: (n) => (n < 1 ? "must be at least 1" : null), ...moat }),
+    updateInterval: uint(
+      604800,
+      "Seconds between scheduled gravity updates (default weekly; 0 disables the schedule)",
+      moat,
+    ),
+    downloadTimeout: uint(60, "Seconds one list download may take", {
+      check: (n) => (n < 1 ? "must be at least 1" : null),
+      ...moat,
+    }),
+    maxListSize: uint(256, "Largest list accepted, MiB", {
+      check: (n) => (n < 1 ? "must be at least 1" : null),
+      ...moat,
+    }),
   },
 } as const;
 

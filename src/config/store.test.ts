@@ -32,7 +32,11 @@ test("Pi-hole's defaults", () => {
 test("both environment spellings map to the same leaf, and unknown names are only warnings", () => {
   expect(envLeaf("FTLCONF_webserver_api_max_sessions")?.path).toBe("webserver.api.max_sessions");
   expect(envLeaf("MOAT_WEBSERVER_API_MAX_SESSIONS")?.path).toBe("webserver.api.max_sessions");
-  const s = store({ FTLCONF_dns_upstreams: "127.0.0.1#5300; ::1", MOAT_DNS_BLOCKING_ACTIVE: "false", FTLCONF_nope: "1" });
+  const s = store({
+    FTLCONF_dns_upstreams: "127.0.0.1#5300; ::1",
+    MOAT_DNS_BLOCKING_ACTIVE: "false",
+    FTLCONF_nope: "1",
+  });
   expect(s.current.dns.upstreams).toEqual(["127.0.0.1#5300", "::1"]);
   expect(s.current.dns.blocking.active).toBe(false);
   expect(s.envForced.has("dns.upstreams")).toBe(true);
@@ -47,13 +51,25 @@ test("environment beats file, file beats defaults", () => {
 
 test("update: Pi-hole's wording of type errors, invalid options, validator failures and env-forced items", () => {
   const s = store({ FTLCONF_dns_port: "5353" });
-  expect(s.update([{ path: "dns.blockESNI", value: "yes" }])).toEqual({ ok: false, problem: { message: "Config item is invalid", hint: "dns.blockESNI: not of type bool" } });
-  expect(s.update([{ path: "dns.piholePTR", value: "MAYBE" }])).toEqual({ ok: false, problem: { message: "Config item is invalid", hint: "dns.piholePTR: invalid option" } });
+  expect(s.update([{ path: "dns.blockESNI", value: "yes" }])).toEqual({
+    ok: false,
+    problem: { message: "Config item is invalid", hint: "dns.blockESNI: not of type bool" },
+  });
+  expect(s.update([{ path: "dns.piholePTR", value: "MAYBE" }])).toEqual({
+    ok: false,
+    problem: { message: "Config item is invalid", hint: "dns.piholePTR: invalid option" },
+  });
   expect(s.update([{ path: "dns.cnameRecords", value: ["a.example"] }])).toEqual({
     ok: false,
-    problem: { message: "Config item validation failed", hint: "dns.cnameRecords[0]: not a valid CNAME definition (too few elements)" },
+    problem: {
+      message: "Config item validation failed",
+      hint: "dns.cnameRecords[0]: not a valid CNAME definition (too few elements)",
+    },
   });
-  expect(s.update([{ path: "dns.cnameRecords", value: [1] }])).toEqual({ ok: false, problem: { message: "Config item is invalid", hint: "dns.cnameRecords: array has invalid elements" } });
+  expect(s.update([{ path: "dns.cnameRecords", value: [1] }])).toEqual({
+    ok: false,
+    problem: { message: "Config item is invalid", hint: "dns.cnameRecords: array has invalid elements" },
+  });
   expect(s.update([{ path: "dns.port", value: 53 }])).toEqual({
     ok: false,
     problem: { message: "Config items set via environment variables cannot be changed via the API", hint: "dns.port" },
@@ -64,9 +80,19 @@ test("update is all or nothing, saves atomically and tells subscribers what chan
   const s = store();
   const seen: string[][] = [];
   s.subscribe((_next, _prev, changed) => seen.push([...changed]));
-  expect(s.update([{ path: "dns.blockTTL", value: 9 }, { path: "dns.port", value: "x" }]).ok).toBe(false);
+  expect(
+    s.update([
+      { path: "dns.blockTTL", value: 9 },
+      { path: "dns.port", value: "x" },
+    ]).ok,
+  ).toBe(false);
   expect(s.current.dns.blockTTL).toBe(2);
-  expect(s.update([{ path: "dns.blockTTL", value: 9 }, { path: "dns.hosts", value: ["10.0.0.2 nas.lan"] }])).toEqual({ ok: true, changed: ["dns.blockTTL", "dns.hosts"] });
+  expect(
+    s.update([
+      { path: "dns.blockTTL", value: 9 },
+      { path: "dns.hosts", value: ["10.0.0.2 nas.lan"] },
+    ]),
+  ).toEqual({ ok: true, changed: ["dns.blockTTL", "dns.hosts"] });
   expect(seen).toEqual([["dns.blockTTL", "dns.hosts"]]);
   const text = readFileSync(s.file, "utf8");
   expect(text).toContain("blockTTL = 9");
@@ -80,7 +106,10 @@ test("update is all or nothing, saves atomically and tells subscribers what chan
 
 test("the password item stores only its hash", () => {
   const s = store();
-  expect(s.update([{ path: "webserver.api.password", value: "pw" }])).toEqual({ ok: true, changed: ["webserver.api.pwhash"] });
+  expect(s.update([{ path: "webserver.api.password", value: "pw" }])).toEqual({
+    ok: true,
+    changed: ["webserver.api.pwhash"],
+  });
   expect(s.current.webserver.api.pwhash).toBe(fakeHash("pw"));
   expect(readFileSync(s.file, "utf8")).not.toMatch(/^\s*password =/m);
 });
@@ -93,10 +122,13 @@ test("a plain password written into the file by hand is hashed and removed", () 
 
 test("bad file values throw ConfigError naming the key", () => {
   expect(() => store({}, "[webserver.session]\ntimeout = -5\n")).toThrow(ConfigError);
-  expect(() => store({}, "[webserver.session]\ntimeout = -5\n")).toThrow("webserver.session.timeout: not of type unsigned integer");
+  expect(() => store({}, "[webserver.session]\ntimeout = -5\n")).toThrow(
+    "webserver.session.timeout: not of type unsigned integer",
+  );
 });
 
 test("every leaf's default passes its own validation", async () => {
   const { coerce } = await import("./leaf.ts");
-  for (const e of LEAVES) expect({ path: e.path, ok: coerce(e.leaf, e.leaf.default).ok }).toEqual({ path: e.path, ok: true });
+  for (const e of LEAVES)
+    expect({ path: e.path, ok: coerce(e.leaf, e.leaf.default).ok }).toEqual({ path: e.path, ok: true });
 });

@@ -62,7 +62,8 @@ export class ConfigStore {
 
   constructor(private readonly opts: ConfigOptions) {
     this.base = defaults();
-    for (const [k, v] of Object.entries(opts.profile ?? {})) setIn(this.base as unknown as Record<string, unknown>, k.split("."), v);
+    for (const [k, v] of Object.entries(opts.profile ?? {}))
+      setIn(this.base as unknown as Record<string, unknown>, k.split("."), v);
     const text = readText(opts.file);
     const read = this.layerFrom(text);
     this.fileLayer = read.layer;
@@ -100,17 +101,26 @@ export class ConfigStore {
    * Validates and applies changes to the file layer, then saves and notifies. All or nothing:
    * one invalid item leaves everything as it was. Writing `webserver.api.password` stores its hash.
    */
-  update(changes: ReadonlyArray<{ path: string; value: unknown }>): { ok: true; changed: string[] } | { ok: false; problem: ConfigProblem } {
+  update(
+    changes: ReadonlyArray<{ path: string; value: unknown }>,
+  ): { ok: true; changed: string[] } | { ok: false; problem: ConfigProblem } {
     const staged: Array<{ entry: LeafEntry; value: unknown }> = [];
     for (const { path, value } of changes) {
       const entry = LEAF_BY_PATH.get(path);
-      if (!entry) return { ok: false, problem: { message: "Config item is invalid", hint: `${path}: unknown config item` } };
+      if (!entry)
+        return { ok: false, problem: { message: "Config item is invalid", hint: `${path}: unknown config item` } };
       if (this.envForced.has(path) || (path === "webserver.api.password" && this.envForced.has("webserver.api.pwhash")))
-        return { ok: false, problem: { message: "Config items set via environment variables cannot be changed via the API", hint: path } };
+        return {
+          ok: false,
+          problem: { message: "Config items set via environment variables cannot be changed via the API", hint: path },
+        };
       const c = coerce(entry.leaf, value);
       if (!c.ok) {
         const hint = `${path}${c.reason.startsWith("[") ? "" : ": "}${c.reason}`;
-        return { ok: false, problem: { message: c.validation ? "Config item validation failed" : "Config item is invalid", hint } };
+        return {
+          ok: false,
+          problem: { message: c.validation ? "Config item validation failed" : "Config item is invalid", hint },
+        };
       }
       staged.push({ entry, value: c.value });
     }
@@ -146,14 +156,22 @@ export class ConfigStore {
     try {
       read = this.layerFrom(text);
     } catch (e) {
-      return { ok: false, problem: { message: "The config file was changed and cannot be used; fix it first (nothing was changed)", hint: (e as Error).message } };
+      return {
+        ok: false,
+        problem: {
+          message: "The config file was changed and cannot be used; fix it first (nothing was changed)",
+          hint: (e as Error).message,
+        },
+      };
     }
     const prev = this.value;
     this.fileLayer = read.layer;
     this.fileText = text;
     this.value = this.compose();
     if (read.hashedPlain) this.writeFile();
-    const changed = LEAVES.filter((e) => JSON.stringify(getIn(prev, e.segments)) !== JSON.stringify(getIn(this.value, e.segments))).map((e) => e.path);
+    const changed = LEAVES.filter(
+      (e) => JSON.stringify(getIn(prev, e.segments)) !== JSON.stringify(getIn(this.value, e.segments)),
+    ).map((e) => e.path);
     if (changed.length) for (const fn of this.listeners) fn(this.value, prev, changed);
     return { ok: true, changed };
   }
@@ -207,7 +225,9 @@ export class ConfigStore {
       const c = coerce(entry.leaf, raw);
       if (!c.ok) {
         const line = lineOfKey(text, entry.segments);
-        throw new ConfigError(`${file}${line ? `, line ${line}` : ""}: ${entry.path}${c.reason.startsWith("[") ? "" : ": "}${withChoices(entry.leaf, c.reason)}`);
+        throw new ConfigError(
+          `${file}${line ? `, line ${line}` : ""}: ${entry.path}${c.reason.startsWith("[") ? "" : ": "}${withChoices(entry.leaf, c.reason)}`,
+        );
       }
       if (entry.leaf.kind === "password") continue;
       setIn(layer, entry.segments, c.value);

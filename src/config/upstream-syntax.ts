@@ -22,7 +22,8 @@ export type UpstreamSpec =
 export function parseUpstreamSpec(s: string): UpstreamSpec | string {
   const m = /^(tls|https):\/\/(?:([^@/]+)@)?(\[[0-9a-fA-F:.]+\]|[^:/[\]]+)(?::(\d{1,5}))?(\/[^\s]*)?$/.exec(s);
   if (!m) {
-    if (/^[a-z]+:\/\//i.test(s)) return "not a valid upstream (expected IP[#port], tls://host[:port] or https://host[:port]/path)";
+    if (/^[a-z]+:\/\//i.test(s))
+      return "not a valid upstream (expected IP[#port], tls://host[:port] or https://host[:port]/path)";
     const [ip, port, ...rest] = s.split("#");
     if (rest.length || !ip || !isIP(ip)) return "not a valid upstream (expected IP[#port])";
     if (port !== undefined && !isPort(port)) return "not a valid upstream port";

@@ -21,7 +21,8 @@ export function hostsLine(s: string): string | null {
   const parts = s.trim().split(/\s+/);
   if (parts.length < 2) return "not a valid HOSTS definition (too few elements)";
   if (!isIP(parts[0]!)) return "not a valid HOSTS definition (invalid IP address)";
-  for (const name of parts.slice(1)) if (!isHostname(toAsciiName(name))) return `not a valid HOSTS definition (invalid host name "${name}")`;
+  for (const name of parts.slice(1))
+    if (!isHostname(toAsciiName(name))) return `not a valid HOSTS definition (invalid host name "${name}")`;
   return null;
 }
 
@@ -57,13 +58,16 @@ export function revServer(s: string): string | null {
   if (parts.length < 3) return "not a valid revServer definition (too few elements)";
   if (parts.length > 4) return "not a valid revServer definition (too many elements)";
   const [enabled, net, server, domain] = parts as [string, string, string, string | undefined];
-  if (enabled !== "true" && enabled !== "false") return "not a valid revServer definition (enabled must be true or false)";
+  if (enabled !== "true" && enabled !== "false")
+    return "not a valid revServer definition (enabled must be true or false)";
   const [ip, prefix] = net.split("/");
   const fam = isIP(ip ?? "");
   if (!fam) return "not a valid revServer definition (invalid network address)";
-  if (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > (fam === 4 ? 32 : 128))) return "not a valid revServer definition (invalid prefix length)";
+  if (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > (fam === 4 ? 32 : 128)))
+    return "not a valid revServer definition (invalid prefix length)";
   if (server.includes("://") || upstream(server)) return "not a valid revServer definition (invalid server)";
-  if (domain !== undefined && domain !== "" && !isHostname(domain)) return "not a valid revServer definition (invalid domain)";
+  if (domain !== undefined && domain !== "" && !isHostname(domain))
+    return "not a valid revServer definition (invalid domain)";
   return null;
 }
 
@@ -72,7 +76,8 @@ export function ipOrCidr(s: string): string | null {
   const [ip, prefix, extra] = s.split("/");
   const fam = isIP(ip ?? "");
   if (!fam || extra !== undefined) return "not a valid IP address or CIDR network";
-  if (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > (fam === 4 ? 32 : 128))) return "not a valid prefix length";
+  if (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > (fam === 4 ? 32 : 128)))
+    return "not a valid prefix length";
   return null;
 }
 
@@ -135,7 +140,8 @@ export function filePathOrEmpty(s: string): string | null {
 
 /** A URL path below the web root, which must start and end with a slash (`/admin/`). */
 export function webPath(s: string): string | null {
-  if (!s.startsWith("/") || !s.endsWith("/")) return `file path does not start and end with a slash (${JSON.stringify(s)})`;
+  if (!s.startsWith("/") || !s.endsWith("/"))
+    return `file path does not start and end with a slash (${JSON.stringify(s)})`;
   return filePath(s);
 }
 
@@ -145,7 +151,9 @@ export function netmaskOrEmpty(s: string): string | null {
   if (isIP(s) !== 4) return "not a valid IPv4 address";
   const n = s.split(".").reduce((acc, o) => acc * 256 + Number(o), 0);
   const host = ~n >>> 0;
-  return (host & (host + 1)) >>> 0 === 0 ? null : `not a valid netmask (${JSON.stringify(s)}), the one-bits are not contiguous`;
+  return (host & (host + 1)) >>> 0 === 0
+    ? null
+    : `not a valid netmask (${JSON.stringify(s)}), the one-bits are not contiguous`;
 }
 
 function urlWithScheme(s: string, schemes: readonly string[], what: string): string | null {

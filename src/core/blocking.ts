@@ -9,7 +9,10 @@ export class BlockingSwitch {
   private targetAfterTimer = true;
   private state: boolean;
 
-  constructor(private readonly config: ConfigStore, private readonly events: EventBus) {
+  constructor(
+    private readonly config: ConfigStore,
+    private readonly events: EventBus,
+  ) {
     this.state = config.current.dns.blocking.active;
     config.subscribe((next, prev) => {
       if (next.dns.blocking.active !== prev.dns.blocking.active) this.apply(next.dns.blocking.active);
@@ -32,7 +35,11 @@ export class BlockingSwitch {
    */
   set(active: boolean, timerSeconds: number | null): void {
     const same = active === this.active;
-    this.restore(active, timerSeconds !== null && timerSeconds > 0 ? Date.now() + timerSeconds * 1000 : null, same ? true : !active);
+    this.restore(
+      active,
+      timerSeconds !== null && timerSeconds > 0 ? Date.now() + timerSeconds * 1000 : null,
+      same ? true : !active,
+    );
   }
 
   /** When the timer ends (ms since epoch), or null. */
@@ -85,6 +92,7 @@ export class BlockingSwitch {
   /** Persists the state in the config file, unless the environment pins it (then it lives in memory only). */
   private write(active: boolean): void {
     this.apply(active);
-    if (!this.config.envForced.has("dns.blocking.active")) this.config.update([{ path: "dns.blocking.active", value: active }]);
+    if (!this.config.envForced.has("dns.blocking.active"))
+      this.config.update([{ path: "dns.blocking.active", value: active }]);
   }
 }

@@ -63,7 +63,9 @@ export class EventBus {
   }
 
   private track(name: string, p: Promise<unknown>): Promise<unknown> {
-    const t = p.catch((e) => console.error(`event ${name}: handler failed: ${(e as Error).message}`)).finally(() => this.inFlight.delete(t));
+    const t = p
+      .catch((e) => console.error(`event ${name}: handler failed: ${(e as Error).message}`))
+      .finally(() => this.inFlight.delete(t));
     this.inFlight.add(t);
     return t;
   }

@@ -29,7 +29,11 @@ export class LogBuffer {
 }
 
 export class Logs {
-  readonly buffers: Record<LogName, LogBuffer> = { ftl: new LogBuffer(), dnsmasq: new LogBuffer(), webserver: new LogBuffer() };
+  readonly buffers: Record<LogName, LogBuffer> = {
+    ftl: new LogBuffer(),
+    dnsmasq: new LogBuffer(),
+    webserver: new LogBuffer(),
+  };
   quiet = false;
 
   write(name: LogName, level: Level, message: string): void {

@@ -25,14 +25,21 @@ export function prepareDataDir(dir: string): void {
   try {
     isDir = statSync(dir).isDirectory();
   } catch {}
-  if (isDir === false) throw new StartError(`the data directory ${dir} is a file, not a directory; pick another with --data-dir DIR`);
+  if (isDir === false)
+    throw new StartError(`the data directory ${dir} is a file, not a directory; pick another with --data-dir DIR`);
   if (isDir === null) {
     const parent = dirname(dir);
-    if (!existsSync(parent)) throw new StartError(`cannot create the data directory ${dir}: ${parent} does not exist (create it first, or pick another with --data-dir DIR)`);
+    if (!existsSync(parent))
+      throw new StartError(
+        `cannot create the data directory ${dir}: ${parent} does not exist (create it first, or pick another with --data-dir DIR)`,
+      );
     try {
       mkdirSync(dir, { mode: 0o750 });
     } catch (e) {
-      if (["EACCES", "EPERM", "EROFS"].includes(code(e))) throw new StartError(`cannot create the data directory ${dir}: ${whoami()} may not write to ${parent}; ${ELSEWHERE}`);
+      if (["EACCES", "EPERM", "EROFS"].includes(code(e)))
+        throw new StartError(
+          `cannot create the data directory ${dir}: ${whoami()} may not write to ${parent}; ${ELSEWHERE}`,
+        );
       throw new StartError(`cannot create the data directory ${dir}: ${(e as Error).message}`);
     }
     return;
@@ -52,8 +59,12 @@ export function checkConfigFile(file: string, init: boolean): void {
   } catch {}
   if (isFile === false) throw new StartError(`the config file ${file} is not a regular file`);
   if (isFile) return;
-  if (!init) throw new StartError(`the config file ${file} does not exist; check the path, or add --init to start with a new one there`);
-  if (!existsSync(dirname(file))) throw new StartError(`cannot create the config file ${file}: ${dirname(file)} does not exist`);
+  if (!init)
+    throw new StartError(
+      `the config file ${file} does not exist; check the path, or add --init to start with a new one there`,
+    );
+  if (!existsSync(dirname(file)))
+    throw new StartError(`cannot create the config file ${file}: ${dirname(file)} does not exist`);
 }
 
 /**
@@ -63,11 +74,14 @@ export function checkConfigFile(file: string, init: boolean): void {
 export function listenFailure(what: "DNS" | "HTTP", where: string, port: number, e: unknown, setting: string): string {
   const text = `${(e as Error).message ?? e} ${code(e)}`;
   const head = `cannot listen for ${what} on ${where}`;
-  if (/EADDRINUSE|in use/i.test(text)) return `${head}: another program already uses port ${port}; stop it, or choose another port with ${setting}`;
+  if (/EADDRINUSE|in use/i.test(text))
+    return `${head}: another program already uses port ${port}; stop it, or choose another port with ${setting}`;
   if (/EACCES|permission denied/i.test(text)) {
-    if (port < 1024) return `${head}: ports below 1024 need root (or CAP_NET_BIND_SERVICE); run as root, or use --dev (DNS on 1053, HTTP on 8080), or choose another port with ${setting}`;
+    if (port < 1024)
+      return `${head}: ports below 1024 need root (or CAP_NET_BIND_SERVICE); run as root, or use --dev (DNS on 1053, HTTP on 8080), or choose another port with ${setting}`;
     return `${head}: permission denied; choose another port with ${setting}`;
   }
-  if (/EADDRNOTAVAIL|address not available/i.test(text)) return `${head}: this machine has no such address; change ${setting}`;
+  if (/EADDRNOTAVAIL|address not available/i.test(text))
+    return `${head}: this machine has no such address; change ${setting}`;
   return `${head}: ${(e as Error).message ?? e}`;
 }

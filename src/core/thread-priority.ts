@@ -21,7 +21,9 @@ export function lowerThisThread(): ThreadPriority {
   }
   if (process.platform !== "linux") return got;
   try {
-    const libc = dlopen("libc.so.6", { sched_setscheduler: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 } });
+    const libc = dlopen("libc.so.6", {
+      sched_setscheduler: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+    });
     try {
       const param = new Int32Array(1); // struct sched_param { int sched_priority = 0 }
       if (libc.symbols.sched_setscheduler(0, SCHED_IDLE, ptr(param)) === 0) got = "idle";

@@ -31,10 +31,16 @@ const gravitySpec: SchemaSpec = {
     const moat = db.query("SELECT value FROM info WHERE property = 'moat_schema'").get() as { value: string } | null;
     return moat ? Number(moat.value) : 1;
   },
-  writeVersion: (db, v) => db.run("INSERT OR REPLACE INTO info (property, value) VALUES ('moat_schema', ?)", [String(v)]),
+  writeVersion: (db, v) =>
+    db.run("INSERT OR REPLACE INTO info (property, value) VALUES ('moat_schema', ?)", [String(v)]),
   migrations: GRAVITY_MIGRATIONS,
   // Pi-hole versions other than 20 are encoded out of Moat's range (negative: older, MAX: newer).
-  describe: (v) => (v < 0 ? `${-v} (Pi-hole)` : v === Number.MAX_SAFE_INTEGER ? `newer than ${GRAVITY_SCHEMA_VERSION} (Pi-hole)` : `20.${v}`),
+  describe: (v) =>
+    v < 0
+      ? `${-v} (Pi-hole)`
+      : v === Number.MAX_SAFE_INTEGER
+        ? `newer than ${GRAVITY_SCHEMA_VERSION} (Pi-hole)`
+        : `20.${v}`,
 };
 
 const querySpec: SchemaSpec = {
@@ -46,7 +52,8 @@ const querySpec: SchemaSpec = {
     const row = db.query("SELECT value FROM ftl WHERE id = 0").get() as { value: number | string } | null;
     return row ? Number(row.value) : undefined;
   },
-  writeVersion: (db, v) => db.run("INSERT OR REPLACE INTO ftl (id, value, description) VALUES (0, ?, 'Database version')", [v]),
+  writeVersion: (db, v) =>
+    db.run("INSERT OR REPLACE INTO ftl (id, value, description) VALUES (0, ?, 'Database version')", [v]),
   migrations: QUERY_MIGRATIONS,
 };
 

@@ -56,7 +56,10 @@ export function openDatabase(file: string, spec: SchemaSpec, opts: { wal?: boole
     db.close();
     if (e instanceof DbError) throw e;
     const msg = (e as Error).message;
-    if (/not a database|malformed|corrupt/i.test(msg)) throw new DbError(`${spec.name} ${file} is corrupt or not an SQLite database (${msg}); move it away to start fresh`);
+    if (/not a database|malformed|corrupt/i.test(msg))
+      throw new DbError(
+        `${spec.name} ${file} is corrupt or not an SQLite database (${msg}); move it away to start fresh`,
+      );
     if (/readonly|read-only/i.test(msg)) throw new DbError(`${spec.name} ${file} is read-only: ${msg}`);
     throw new DbError(`cannot open ${spec.name} ${file}: ${msg}`);
   }
@@ -74,9 +77,14 @@ function migrate(db: Database, spec: SchemaSpec): void {
     version = spec.baseVersion;
   }
   const show = spec.describe ?? String;
-  if (version > latest) throw new DbError(`${spec.name} has schema version ${show(version)}, newer than this Moat understands (${show(latest)}); upgrade Moat`);
+  if (version > latest)
+    throw new DbError(
+      `${spec.name} has schema version ${show(version)}, newer than this Moat understands (${show(latest)}); upgrade Moat`,
+    );
   if (version < spec.baseVersion && version < (spec.oldestReadable ?? spec.baseVersion))
-    throw new DbError(`${spec.name} has schema version ${show(version)}, older than Moat can read (${show(spec.baseVersion)}); upgrade it with Pi-hole v6 first`);
+    throw new DbError(
+      `${spec.name} has schema version ${show(version)}, older than Moat can read (${show(spec.baseVersion)}); upgrade it with Pi-hole v6 first`,
+    );
   for (const m of spec.migrations) {
     if (m.to <= version) continue;
     db.transaction(() => {

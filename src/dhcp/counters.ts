@@ -16,7 +16,17 @@ export interface DhcpCounters {
 
 export function newCounters(): DhcpCounters {
   return {
-    ack: 0, nak: 0, decline: 0, offer: 0, discover: 0, inform: 0, request: 0, release: 0, noanswer: 0, bootp: 0, pxe: 0,
+    ack: 0,
+    nak: 0,
+    decline: 0,
+    offer: 0,
+    discover: 0,
+    inform: 0,
+    request: 0,
+    release: 0,
+    noanswer: 0,
+    bootp: 0,
+    pxe: 0,
     leases: { allocated_4: 0, pruned_4: 0, allocated_6: 0, pruned_6: 0 },
   };
 }

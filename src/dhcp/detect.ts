@@ -20,7 +20,10 @@ function discover(xid: number, mac: string): Uint8Array {
   b[2] = 6;
   v.setUint32(4, xid, false);
   v.setUint16(10, 0x8000, false); // broadcast the answer: we have no address for this MAC
-  b.set(mac.split(":").map((h) => parseInt(h, 16)), 28);
+  b.set(
+    mac.split(":").map((h) => parseInt(h, 16)),
+    28,
+  );
   v.setUint32(236, COOKIE, false);
   b.set([OPT.MSG_TYPE, 1, MSG.DISCOVER, OPT.PARAM_LIST, 3, 1, 3, 6, OPT.END], 240);
   return b;

@@ -30,7 +30,13 @@ function parseLeaseFile(text: string): Lease[] {
   for (const line of text.split("\n")) {
     const f = line.trim().split(/\s+/);
     if (f.length < 4 || !/^\d+$/.test(f[0]!) || !MAC.test(f[1]!) || isIP(f[2]!) !== 4) continue; // DUID lines, IPv6 leases, junk
-    out.push({ expires: Number(f[0]), mac: f[1]!.toLowerCase(), ip: ipToNumber(f[2]!), hostname: f[3]!, clientId: f[4] ?? "*" });
+    out.push({
+      expires: Number(f[0]),
+      mac: f[1]!.toLowerCase(),
+      ip: ipToNumber(f[2]!),
+      hostname: f[3]!,
+      clientId: f[4] ?? "*",
+    });
   }
   return out;
 }
@@ -122,7 +128,7 @@ export class LeaseStore {
     const tmp = `${this.file}.tmp`;
     const fd = openSync(tmp, "w", 0o644);
     try {
-      writeSync(fd, text ? text + "\n" : "");
+      writeSync(fd, text ? `${text}\n` : "");
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -23,8 +23,14 @@ function open() {
     socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
     setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
     bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-    sendto: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i64 },
-    recvfrom: { args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.ptr], returns: FFIType.i64 },
+    sendto: {
+      args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.u32],
+      returns: FFIType.i64,
+    },
+    recvfrom: {
+      args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.ptr],
+      returns: FFIType.i64,
+    },
     poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     if_nametoindex: { args: [FFIType.ptr], returns: FFIType.u32 },
@@ -43,7 +49,13 @@ function errno(): number {
 
 function fail(what: string): never {
   const code = errno();
-  const names: Record<number, string> = { 1: "EPERM", 13: "EACCES", 19: "ENODEV", 98: "EADDRINUSE", 99: "EADDRNOTAVAIL" };
+  const names: Record<number, string> = {
+    1: "EPERM",
+    13: "EACCES",
+    19: "ENODEV",
+    98: "EADDRINUSE",
+    99: "EADDRNOTAVAIL",
+  };
   throw new Error(`${what} failed (${names[code] ?? `errno ${code}`})`);
 }
 
@@ -64,8 +76,9 @@ export function setInt(fd: number, level: number, name: number, value: number, w
 
 /** SO_BINDTODEVICE: the socket sees and sends through `ifname` only. */
 export function bindToDevice(fd: number, ifname: string): void {
-  const name = new TextEncoder().encode(ifname + "\0");
-  if (c().setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0) fail(`binding to interface ${ifname}`);
+  const name = new TextEncoder().encode(`${ifname}\0`);
+  if (c().setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, ptr(name), name.length) !== 0)
+    fail(`binding to interface ${ifname}`);
 }
 
 /** A non-blocking UDP socket on 0.0.0.0:port that only sees and sends through `ifname`. */
@@ -123,7 +136,7 @@ export function pollReadable(fds: number[], timeoutMs: number): number[] {
   });
   const n = c().poll(ptr(pfd), fds.length, timeoutMs);
   if (n <= 0) return [];
-  return fds.filter((_, i) => (pfd[i * 2 + 1]! >>> 16) !== 0);
+  return fds.filter((_, i) => pfd[i * 2 + 1]! >>> 16 !== 0);
 }
 
 export function closeFd(fd: number): void {

@@ -3,7 +3,18 @@
 // (ff02::2) to hear router solicitations; and the UDP socket of stateless DHCPv6 (RFC 8415). Constants are Linux's (ipv6(7), icmp6(7)).
 import { ptr } from "bun:ffi";
 import { ipv6Bytes } from "../net/ip.ts";
-import { bindToDevice, libc as c, MSG_DONTWAIT, setInt, SOCK_CLOEXEC, SOCK_DGRAM, SOCK_NONBLOCK, SOCK_RAW, SO_REUSEADDR, SOL_SOCKET } from "./libc.ts";
+import {
+  bindToDevice,
+  libc as c,
+  MSG_DONTWAIT,
+  setInt,
+  SOCK_CLOEXEC,
+  SOCK_DGRAM,
+  SOCK_NONBLOCK,
+  SOCK_RAW,
+  SO_REUSEADDR,
+  SOL_SOCKET,
+} from "./libc.ts";
 
 const AF_INET6 = 10;
 const IPPROTO_IPV6 = 41;
@@ -15,7 +26,7 @@ const IPV6_MULTICAST_LOOP = 19;
 const IPV6_ADD_MEMBERSHIP = 20;
 
 function ifIndex(name: string): number {
-  return c().if_nametoindex(ptr(new TextEncoder().encode(name + "\0")));
+  return c().if_nametoindex(ptr(new TextEncoder().encode(`${name}\0`)));
 }
 
 function sockaddr6(addr: string, port: number, scope: number): Uint8Array {
@@ -32,7 +43,10 @@ function sockaddr6(addr: string, port: number, scope: number): Uint8Array {
 function socket6(ifname: string, group: string, udpPort: number | null): { fd: number; ifindex: number } {
   const ifindex = ifIndex(ifname);
   if (!ifindex) throw new Error(`no interface ${ifname}`);
-  const fd = udpPort === null ? c().socket(AF_INET6, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMPV6) : c().socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  const fd =
+    udpPort === null
+      ? c().socket(AF_INET6, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMPV6)
+      : c().socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) throw new Error("IPv6 socket failed (needs root or CAP_NET_RAW)");
   try {
     bindToDevice(fd, ifname);
@@ -45,7 +59,8 @@ function socket6(ifname: string, group: string, udpPort: number | null): { fd: n
     const mreq = new Uint8Array(20);
     mreq.set(ipv6Bytes(group));
     new DataView(mreq.buffer).setUint32(16, ifindex, true);
-    if (c().setsockopt(fd, IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, ptr(mreq), 20) !== 0) throw new Error(`joining ${group} failed`);
+    if (c().setsockopt(fd, IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, ptr(mreq), 20) !== 0)
+      throw new Error(`joining ${group} failed`);
     if (udpPort !== null) {
       setInt(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR");
       const sa = sockaddr6("::", udpPort, 0);

@@ -3,9 +3,25 @@
 
 export const MSG = { DISCOVER: 1, OFFER: 2, REQUEST: 3, DECLINE: 4, ACK: 5, NAK: 6, RELEASE: 7, INFORM: 8 } as const;
 export const OPT = {
-  PAD: 0, SUBNET_MASK: 1, ROUTER: 3, DNS: 6, HOSTNAME: 12, DOMAIN: 15, BROADCAST: 28, REQUESTED_IP: 50, LEASE_TIME: 51,
-  OVERLOAD: 52, MSG_TYPE: 53, SERVER_ID: 54, PARAM_LIST: 55, MESSAGE: 56, RENEWAL: 58, REBINDING: 59, CLIENT_ID: 61,
-  RAPID_COMMIT: 80, END: 255,
+  PAD: 0,
+  SUBNET_MASK: 1,
+  ROUTER: 3,
+  DNS: 6,
+  HOSTNAME: 12,
+  DOMAIN: 15,
+  BROADCAST: 28,
+  REQUESTED_IP: 50,
+  LEASE_TIME: 51,
+  OVERLOAD: 52,
+  MSG_TYPE: 53,
+  SERVER_ID: 54,
+  PARAM_LIST: 55,
+  MESSAGE: 56,
+  RENEWAL: 58,
+  REBINDING: 59,
+  CLIENT_ID: 61,
+  RAPID_COMMIT: 80,
+  END: 255,
 } as const;
 
 const COOKIE = 0x63825363;
@@ -122,7 +138,13 @@ export const ips = (list: number[]) => {
 export const text = (s: string) => new TextEncoder().encode(s);
 
 /** A BOOTREPLY to `req` carrying `yiaddr` and the options in order (message type first). */
-export function buildReply(req: DhcpRequest, type: number, yiaddr: number, serverId: number, options: ReplyOption[]): Uint8Array {
+export function buildReply(
+  req: DhcpRequest,
+  type: number,
+  yiaddr: number,
+  serverId: number,
+  options: ReplyOption[],
+): Uint8Array {
   const opts: ReplyOption[] = [[OPT.MSG_TYPE, Uint8Array.of(type)], [OPT.SERVER_ID, u32(serverId)], ...options];
   let size = HEADER + 4 + 1;
   for (const [, value] of opts) size += 2 + Math.min(value.length, 255);

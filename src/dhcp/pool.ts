@@ -54,12 +54,18 @@ export class Pool {
     if (!this.inPool(ip)) return false;
     if (this.s.reservations.some((r) => r.ip === ip && r.mac !== mac)) return false;
     const l = this.leases.get(ip);
-    if (l && !expired(l) && !(clientId !== "*" && l.clientId !== "*" ? l.clientId === clientId : l.mac === mac)) return false;
+    if (l && !expired(l) && !(clientId !== "*" && l.clientId !== "*" ? l.clientId === clientId : l.mac === mac))
+      return false;
     return !this.held.isHeldFor(ip, mac);
   }
 
   /** The address to offer, or null (unknown client when only known ones are served, or the pool is full). */
-  choose(mac: string, clientId: string, requested: number | null, skip: ReadonlySet<number> = new Set()): number | null {
+  choose(
+    mac: string,
+    clientId: string,
+    requested: number | null,
+    skip: ReadonlySet<number> = new Set(),
+  ): number | null {
     const reserved = this.reservationFor(mac);
     if (reserved?.ip != null) return skip.has(reserved.ip) ? null : reserved.ip;
     if (this.s.ignoreUnknownClients && !reserved) return null;

@@ -124,7 +124,8 @@ export class RouterAdvertiser {
       if (ready.includes(this.fd6)) this.answerDhcp6(buf);
       if (!ready.includes(this.fd)) return;
       let solicited = false;
-      for (let got = recvFrom(this.fd, buf); got; got = recvFrom(this.fd, buf)) if (got.length >= 8 && buf[0] === TYPE_RS && buf[1] === 0) solicited = true;
+      for (let got = recvFrom(this.fd, buf); got; got = recvFrom(this.fd, buf))
+        if (got.length >= 8 && buf[0] === TYPE_RS && buf[1] === 0) solicited = true;
       if (solicited) this.advertise();
     }, 100);
   }

@@ -9,8 +9,19 @@ import { HeldAddresses, Pool } from "./pool.ts";
 import type { Received, RecvStart } from "./recv-worker.ts";
 import type { DhcpSettings, ServedInterface } from "./settings.ts";
 import {
-  buildReply, clientIdString, ips, MSG, numberToIp, OPT, optIp, optText, parseRequest, text, u32,
-  type DhcpRequest, type ReplyOption,
+  buildReply,
+  clientIdString,
+  ips,
+  MSG,
+  numberToIp,
+  OPT,
+  optIp,
+  optText,
+  parseRequest,
+  text,
+  u32,
+  type DhcpRequest,
+  type ReplyOption,
 } from "./packet.ts";
 
 const SERVER_PORT = 67;
@@ -140,7 +151,10 @@ export class DhcpServer {
       }
       if (this.s.rapidCommit && req.options.has(OPT.RAPID_COMMIT)) {
         await this.grant(iface, req, ip);
-        return this.send(iface, req, MSG.ACK, ip, [...this.leaseOptions(iface, req), [OPT.RAPID_COMMIT, new Uint8Array(0)]]);
+        return this.send(iface, req, MSG.ACK, ip, [
+          ...this.leaseOptions(iface, req),
+          [OPT.RAPID_COMMIT, new Uint8Array(0)],
+        ]);
       }
       this.held.offer(ip, req.mac);
       this.counters.offer++;
@@ -232,7 +246,11 @@ export class DhcpServer {
     const times: ReplyOption[] =
       seconds === 0
         ? [[OPT.LEASE_TIME, u32(0xffffffff)]]
-        : [[OPT.LEASE_TIME, u32(seconds)], [OPT.RENEWAL, u32(Math.floor(seconds / 2))], [OPT.REBINDING, u32(Math.floor((seconds * 7) / 8))]];
+        : [
+            [OPT.LEASE_TIME, u32(seconds)],
+            [OPT.RENEWAL, u32(Math.floor(seconds / 2))],
+            [OPT.REBINDING, u32(Math.floor((seconds * 7) / 8))],
+          ];
     const name = iface.pool.reservationFor(req.mac)?.name;
     const opts = [...times, ...this.networkOptions(iface)];
     if (name) opts.push([OPT.HOSTNAME, text(name)]);
@@ -247,13 +265,19 @@ export class DhcpServer {
     if (req.giaddr) (dest = req.giaddr), (port = SERVER_PORT);
     else if (type !== MSG.NAK && req.ciaddr && !(req.flags & FLAG_BROADCAST)) dest = req.ciaddr;
     // a client without an address cannot take unicast until we could fill the ARP table: broadcast
-    if (!sendTo(iface.fd, reply, dest, port)) this.log("warn", `DHCP: sending to ${numberToIp(dest)} on ${iface.name} failed`);
+    if (!sendTo(iface.fd, reply, dest, port))
+      this.log("warn", `DHCP: sending to ${numberToIp(dest)} on ${iface.name} failed`);
   }
 }
 
 /** The first label of a client's host name, as DNS allows it; null when nothing usable is left. */
 function cleanHostname(name: string | null): string | null {
   if (!name) return null;
-  const label = name.split(".")[0]!.toLowerCase().replace(/[^a-z0-9-]/g, "").replace(/^-+|-+$/g, "").slice(0, 63);
+  const label = name
+    .split(".")[0]!
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 63);
   return label || null;
 }

@@ -25,12 +25,18 @@ export interface DhcpHandle {
 const RETRY_MS = 10_000;
 const PRUNE_MS = 60_000;
 
-export function startDhcpService(rt: Pick<Runtime, "config" | "paths" | "queryDb" | "events" | "log">, probe: Probe | null = pingProbe): { handle: DhcpHandle; stop(): Promise<void> } {
+export function startDhcpService(
+  rt: Pick<Runtime, "config" | "paths" | "queryDb" | "events" | "log">,
+  probe: Probe | null = pingProbe,
+): { handle: DhcpHandle; stop(): Promise<void> } {
   const store = new LeaseStore(leasesFile(rt.paths.dataDir));
   // DNS answers the clients' names; a name changes only with a lease, so tell it on each change
   let lastNames = "";
   store.onChange = () => {
-    const names = store.all().filter((l) => l.hostname !== "*").map((l) => ({ ip: numberToIp(l.ip), name: l.hostname }));
+    const names = store
+      .all()
+      .filter((l) => l.hostname !== "*")
+      .map((l) => ({ ip: numberToIp(l.ip), name: l.hostname }));
     const key = JSON.stringify(names);
     if (key !== lastNames) void rt.events.emit("dhcp-names-changed", { names });
     lastNames = key;

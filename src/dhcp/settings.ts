@@ -54,12 +54,16 @@ const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
 
 /** `dhcp.hosts` lines as Pi-hole writes them: '<MAC>[,<IP>][,<hostname>][,<lease time>]' */
 function parseReservation(line: string): Reservation | null {
-  const parts = line.split(",").map((p) => p.trim()).filter(Boolean);
+  const parts = line
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
   const r: Reservation = { mac: "", ip: null, name: null, leaseTime: null };
   for (const p of parts) {
     if (!r.mac && MAC.test(p)) r.mac = p.toLowerCase().replaceAll("-", ":");
     else if (r.ip === null && isIP(p) === 4) r.ip = ipToNumber(p);
-    else if (r.leaseTime === null && parseLeaseTime(p) !== null && /^\d|^infinite$/i.test(p)) r.leaseTime = parseLeaseTime(p);
+    else if (r.leaseTime === null && parseLeaseTime(p) !== null && /^\d|^infinite$/i.test(p))
+      r.leaseTime = parseLeaseTime(p);
     else if (r.name === null && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/i.test(p)) r.name = p;
     else return null;
   }
@@ -79,7 +83,10 @@ export function dhcpSettings(c: Config, log: (msg: string) => void): DhcpSetting
   for (const line of d.hosts) {
     const r = parseReservation(line);
     if (r) reservations.push(r);
-    else log(`DHCP: ignoring dhcp.hosts entry ${JSON.stringify(line)} (expected '<MAC>[,<IP>][,<hostname>][,<lease time>]')`);
+    else
+      log(
+        `DHCP: ignoring dhcp.hosts entry ${JSON.stringify(line)} (expected '<MAC>[,<IP>][,<hostname>][,<lease time>]')`,
+      );
   }
   return {
     start,
@@ -105,7 +112,7 @@ export function interfacesForPool(s: DhcpSettings): ServedInterface[] {
       const address = ipToNumber(a.address);
       const mask = ipToNumber(a.netmask);
       const net = (address & mask) >>> 0;
-      if (((s.start & mask) >>> 0) === net && ((s.end & mask) >>> 0) === net) {
+      if ((s.start & mask) >>> 0 === net && (s.end & mask) >>> 0 === net) {
         out.push({ name, address, netmask: mask, mac: a.mac });
         break;
       }

@@ -21,17 +21,34 @@ function blockedEde(text: string): Ede {
   return e;
 }
 
-export function blockedReply(ctx: QueryContext, dns: Config["dns"], reason: string, override: RegexReply | null = null): Uint8Array {
+export function blockedReply(
+  ctx: QueryContext,
+  dns: Config["dns"],
+  reason: string,
+  override: RegexReply | null = null,
+): Uint8Array {
   const { q } = ctx;
   const ede = dns.blocking.edns === "NONE" ? null : blockedEde(dns.blocking.edns === "TEXT" ? reason : "");
   if (override) {
     switch (override.kind) {
-      case "NXDOMAIN": return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
-      case "NODATA": return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
-      case "REFUSED": return reply(ctx, ede, RCODE.REFUSED, Reply.REFUSED);
-      case "NONE": return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
-      case "IP": return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
-      case "ADDR": return addressReply(ctx, ede, dns.blockTTL, override.v4 ? ipv4Bytes(override.v4) : null, override.v6 ? ipv6Bytes(override.v6) : null);
+      case "NXDOMAIN":
+        return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
+      case "NODATA":
+        return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+      case "REFUSED":
+        return reply(ctx, ede, RCODE.REFUSED, Reply.REFUSED);
+      case "NONE":
+        return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
+      case "IP":
+        return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
+      case "ADDR":
+        return addressReply(
+          ctx,
+          ede,
+          dns.blockTTL,
+          override.v4 ? ipv4Bytes(override.v4) : null,
+          override.v6 ? ipv6Bytes(override.v6) : null,
+        );
       case "CNAME": {
         const target = nameToWire(override.target);
         if (!target) return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
@@ -40,11 +57,16 @@ export function blockedReply(ctx: QueryContext, dns: Config["dns"], reason: stri
     }
   }
   switch (dns.blocking.mode) {
-    case "NX": return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
-    case "NODATA": return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
-    case "IP": return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
-    case "IP_NODATA_AAAA": return addressReply(ctx, ede, dns.blockTTL, q.qtype === TYPE.A ? ownAddress(ctx, dns, 4) : null, null);
-    default: return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
+    case "NX":
+      return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
+    case "NODATA":
+      return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+    case "IP":
+      return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
+    case "IP_NODATA_AAAA":
+      return addressReply(ctx, ede, dns.blockTTL, q.qtype === TYPE.A ? ownAddress(ctx, dns, 4) : null, null);
+    default:
+      return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
   }
 }
 
@@ -54,7 +76,13 @@ function reply(ctx: QueryContext, ede: Ede | null, rcode: number, type: number, 
 }
 
 /** An A or AAAA answer with the address of the query's family, else NODATA. */
-function addressReply(ctx: QueryContext, ede: Ede | null, ttl: number, v4: Uint8Array | null, v6: Uint8Array | null): Uint8Array {
+function addressReply(
+  ctx: QueryContext,
+  ede: Ede | null,
+  ttl: number,
+  v4: Uint8Array | null,
+  v6: Uint8Array | null,
+): Uint8Array {
   const qtype = ctx.q.qtype;
   if (qtype === TYPE.A && v4) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, [{ type: TYPE.A, ttl, data: v4 }]);
   if (qtype === TYPE.AAAA && v6) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, [{ type: TYPE.AAAA, ttl, data: v6 }]);

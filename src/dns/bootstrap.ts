@@ -45,7 +45,10 @@ export class Bootstrap {
       ips = await r.resolve6(host).catch(() => []);
     }
     const ip = ips[0];
-    if (!ip) throw new Error(`cannot find the address of ${host} (asked ${servers.length ? servers.join(", ") : "the system's resolver"})`);
+    if (!ip)
+      throw new Error(
+        `cannot find the address of ${host} (asked ${servers.length ? servers.join(", ") : "the system's resolver"})`,
+      );
     this.known.set(host, { ip, until: Date.now() + KEEP_MS });
     return ip;
   }

@@ -32,7 +32,12 @@ export interface CacheCounters {
   misses: number;
 }
 
-const EXTERNAL_BLOCKED = new Set([Status.EXTERNAL_BLOCKED_IP, Status.EXTERNAL_BLOCKED_NULL, Status.EXTERNAL_BLOCKED_NXRA, Status.EXTERNAL_BLOCKED_EDE15]);
+const EXTERNAL_BLOCKED = new Set([
+  Status.EXTERNAL_BLOCKED_IP,
+  Status.EXTERNAL_BLOCKED_NULL,
+  Status.EXTERNAL_BLOCKED_NXRA,
+  Status.EXTERNAL_BLOCKED_EDE15,
+]);
 
 /** The key's part after the name, per type/class/flags: made once, so a lookup builds one string. */
 const suffixes = new Map<number, string>();
@@ -60,7 +65,11 @@ export class DnsCache implements Handler {
   private oldest: MapIterator<string> | null = null;
   readonly counters = { inserted: 0, evicted: 0, expired: 0, hits: 0, staleHits: 0, misses: 0 };
 
-  constructor(private max: number, private readonly optimizer: () => number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private max: number,
+    private readonly optimizer: () => number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   resize(max: number): void {
     this.max = max;
@@ -141,8 +150,17 @@ export class DnsCache implements Handler {
     for (const r of m.records) if (r.type !== TYPE.OPT) ttlAts.push(r.ttlAt);
     if (this.map.has(key)) this.map.delete(key);
     else if (this.map.size >= this.max) this.evictOldest();
-    this.map.set(key, { wire: a.slice(), storedAt: this.now(), ttl, ttlAts, reply: ctx.reply, upstream: ctx.upstream, cnameChain: ctx.cnameChain,
-      upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null, refreshing: false });
+    this.map.set(key, {
+      wire: a.slice(),
+      storedAt: this.now(),
+      ttl,
+      ttlAts,
+      reply: ctx.reply,
+      upstream: ctx.upstream,
+      cnameChain: ctx.cnameChain,
+      upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null,
+      refreshing: false,
+    });
     this.counters.inserted++;
     return a;
   }

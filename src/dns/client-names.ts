@@ -81,10 +81,14 @@ export class ClientNames {
   private refreshes(name: string | null, fam: number, mode: Config["resolver"]["refreshNames"], age: number): boolean {
     if (age < REFRESH_S) return false;
     switch (mode) {
-      case "NONE": return false;
-      case "UNKNOWN": return name === null;
-      case "IPV4_ONLY": return fam === 4;
-      default: return true;
+      case "NONE":
+        return false;
+      case "UNKNOWN":
+        return name === null;
+      case "IPV4_ONLY":
+        return fam === 4;
+      default:
+        return true;
     }
   }
 

@@ -50,7 +50,8 @@ export interface Handler {
 export function chain(handlers: Handler[]): (ctx: QueryContext) => Pending {
   let link: Next = () => null;
   for (let i = handlers.length - 1; i >= 0; i--) {
-    const h = handlers[i]!, rest = link;
+    const h = handlers[i]!,
+      rest = link;
     link = (ctx) => h.handle(ctx, rest);
   }
   return link;

@@ -18,26 +18,32 @@ export function isDohPath(path: string): boolean {
 }
 
 function problem(status: number, text: string): Response {
-  return new Response(`${text}\n`, { status, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+  return new Response(`${text}\n`, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+  });
 }
 
 export async function dohResponse(req: Request, path: string, client: string, query: Query): Promise<Response> {
   let clientId: string | null = null;
   if (path !== DOH_PATH) {
     const id = decodeURIComponent(path.slice(DOH_PATH.length + 1)).toLowerCase();
-    if (!CLIENT_ID.test(id)) return problem(400, `"${id.slice(0, 80)}" is not a client ID (letters, digits and hyphens, up to 64)`);
+    if (!CLIENT_ID.test(id))
+      return problem(400, `"${id.slice(0, 80)}" is not a client ID (letters, digits and hyphens, up to 64)`);
     clientId = id;
   }
   let msg: Uint8Array;
   if (req.method === "GET" || req.method === "HEAD") {
     const b64 = new URL(req.url).searchParams.get("dns");
     if (!b64) return problem(400, "missing the dns parameter (the query in base64url)");
-    if (b64.length > Math.ceil((MAX_MESSAGE * 4) / 3) || !/^[A-Za-z0-9_-]+=*$/.test(b64)) return problem(400, "the dns parameter is not base64url");
+    if (b64.length > Math.ceil((MAX_MESSAGE * 4) / 3) || !/^[A-Za-z0-9_-]+=*$/.test(b64))
+      return problem(400, "the dns parameter is not base64url");
     msg = new Uint8Array(Buffer.from(b64, "base64url"));
   } else if (req.method === "POST") {
     const type = (req.headers.get("content-type") ?? "").toLowerCase();
     if (!type.startsWith("application/dns-message")) return problem(415, "the body must be application/dns-message");
-    if (Number(req.headers.get("content-length") ?? 0) > MAX_MESSAGE) return problem(413, "larger than one DNS message");
+    if (Number(req.headers.get("content-length") ?? 0) > MAX_MESSAGE)
+      return problem(413, "larger than one DNS message");
     const body = new Uint8Array(await req.arrayBuffer());
     if (body.length > MAX_MESSAGE) return problem(413, "larger than one DNS message");
     msg = body;
@@ -47,7 +53,10 @@ export async function dohResponse(req: Request, path: string, client: string, qu
   if (msg.length < 12) return problem(400, "not a DNS query");
   const answer = await query(msg, client, clientId);
   if (!answer) return problem(400, "not a DNS query this server answers");
-  return new Response(answer, { status: 200, headers: { "content-type": "application/dns-message", "cache-control": `max-age=${minTtl(answer)}` } });
+  return new Response(answer, {
+    status: 200,
+    headers: { "content-type": "application/dns-message", "cache-control": `max-age=${minTtl(answer)}` },
+  });
 }
 
 /** The smallest TTL of the answer's records (RFC 8484 §5.1: the HTTP freshness must not outlive them). */

@@ -23,7 +23,10 @@ export function startDotListener(o: {
   /** dns.tcp: the per-client limit applies to DoT too */
   limits: () => TcpLimits;
 }): DotListener {
-  const conns = new TcpConnections(o.handle, () => ({ maxConnections: MAX_TLS_CONNECTIONS, maxConnectionsPerClient: o.limits().maxConnectionsPerClient }));
+  const conns = new TcpConnections(o.handle, () => ({
+    maxConnections: MAX_TLS_CONNECTIONS,
+    maxConnectionsPerClient: o.limits().maxConnectionsPerClient,
+  }));
   const base = conns.handlers();
   let warned = 0;
   let material = o.tls.current();
@@ -32,7 +35,10 @@ export function startDotListener(o: {
     open: (s: Socket<TcpState>) => {
       if (conns.size >= MAX_TLS_CONNECTIONS && Date.now() - warned > 60_000) {
         warned = Date.now();
-        o.log("warn", `DNS over TLS: ${MAX_TLS_CONNECTIONS} connections open; new ones replace idle ones or are closed`);
+        o.log(
+          "warn",
+          `DNS over TLS: ${MAX_TLS_CONNECTIONS} connections open; new ones replace idle ones or are closed`,
+        );
       }
       base.open!(s);
     },

@@ -55,13 +55,22 @@ export class QueryEngine {
   constructor(private readonly d: EngineDeps) {
     const config = d.config;
     const cfg = config.current.dns;
-    this.forwarder = new Forwarder({ timeoutMs: UPSTREAM_TIMEOUT_MS, attempts: 3, log: d.log, revServers: () => config.current.dns.revServers, bootstrap: () => config.current.dns.bootstrap });
+    this.forwarder = new Forwarder({
+      timeoutMs: UPSTREAM_TIMEOUT_MS,
+      attempts: 3,
+      log: d.log,
+      revServers: () => config.current.dns.revServers,
+      bootstrap: () => config.current.dns.bootstrap,
+    });
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cache = new DnsCache(cfg.cache.size, () => config.current.dns.cache.optimizer);
     this.local = new LocalHandler(config);
     this.resolve = chain([this.local, new PolicyHandler(config, d.blocking), this.cache, this.forwarder]);
     this.ecsTrust = new EcsTrust(() => config.current.dns.ecs.trustedSources);
-    this.limiter = new RateLimiter(() => config.current.dns.rateLimit, (m) => d.log("warn", m));
+    this.limiter = new RateLimiter(
+      () => config.current.dns.rateLimit,
+      (m) => d.log("warn", m),
+    );
   }
 
   async start(): Promise<void> {
@@ -112,18 +121,41 @@ export class QueryEngine {
 
   // apart from handle(): a closure there would cost every query its captured variables
   private finishLater(ctx: QueryContext, r: Promise<Answer>): Promise<Answer> {
-    return r.then((a) => this.finish(ctx, a), (e) => {
-      this.d.log("error", `query ${ctx.q.name}: ${(e as Error).message}`);
-      return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL);
-    });
+    return r.then(
+      (a) => this.finish(ctx, a),
+      (e) => {
+        this.d.log("error", `query ${ctx.q.name}: ${(e as Error).message}`);
+        return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL);
+      },
+    );
   }
 
   /** A query's context before any handler has looked at it, judged by the current filter snapshot. */
-  private context(query: Uint8Array, q: Question, client: string, tcp: boolean, start: number, background: boolean): QueryContext {
+  private context(
+    query: Uint8Array,
+    q: Question,
+    client: string,
+    tcp: boolean,
+    start: number,
+    background: boolean,
+  ): QueryContext {
     return {
-      query, q, client, clientId: null, tcp, start, snapshot: this.d.snapshot(),
-      status: Status.UNKNOWN, reply: Reply.UNKNOWN, upstream: null, listId: null, ede: -1, cname: null,
-      upstreamMessage: null, cnameChain: null, background,
+      query,
+      q,
+      client,
+      clientId: null,
+      tcp,
+      start,
+      snapshot: this.d.snapshot(),
+      status: Status.UNKNOWN,
+      reply: Reply.UNKNOWN,
+      upstream: null,
+      listId: null,
+      ede: -1,
+      cname: null,
+      upstreamMessage: null,
+      cnameChain: null,
+      background,
     };
   }
 
@@ -137,7 +169,8 @@ export class QueryEngine {
     const o = this.origins;
     if (ctx.status === Status.CACHE_STALE) o.optimized++;
     else if (ctx.status === Status.FORWARDED || ctx.status === Status.RETRIED || ctx.status === Status.RETRIED_DNSSEC) {
-      if (ctx.upstream === null) o.unanswered++; // every upstream failed
+      if (ctx.upstream === null)
+        o.unanswered++; // every upstream failed
       else o.forwarded++;
     } else if (ctx.upstream !== null) {
       // a cache hit or an upstream's own block: answered from the cache or forwarded, not local

@@ -43,15 +43,17 @@ export class Forwarder implements Handler {
   /** conditional forwarders by "ip#port", kept while they are configured */
   private conditional = new Map<string, Upstream>();
 
-  constructor(private readonly opts: {
-    timeoutMs: number;
-    attempts: number;
-    log: (l: "warn" | "info", m: string) => void;
-    /** dns.revServers, read per query so a change applies at once */
-    revServers?: () => readonly string[];
-    /** dns.bootstrap: plain servers that look up the host names of encrypted upstreams */
-    bootstrap?: () => readonly string[];
-  }) {
+  constructor(
+    private readonly opts: {
+      timeoutMs: number;
+      attempts: number;
+      log: (l: "warn" | "info", m: string) => void;
+      /** dns.revServers, read per query so a change applies at once */
+      revServers?: () => readonly string[];
+      /** dns.bootstrap: plain servers that look up the host names of encrypted upstreams */
+      bootstrap?: () => readonly string[];
+    },
+  ) {
     this.bootstrap = new Bootstrap(() => {
       const own = opts.bootstrap?.() ?? [];
       if (own.length) return [...own];
@@ -86,7 +88,15 @@ export class Forwarder implements Handler {
       if (!up) {
         up = new Upstream(p.kind === "udp" ? p.ip : (p.ip ?? p.host), p.port, name);
         if (p.kind !== "udp") {
-          const t = { name, host: p.host, ip: p.ip, port: p.port, path: p.path, bootstrap: this.bootstrap, log: this.opts.log };
+          const t = {
+            name,
+            host: p.host,
+            ip: p.ip,
+            port: p.port,
+            path: p.path,
+            bootstrap: this.bootstrap,
+            log: this.opts.log,
+          };
           up.enc = p.kind === "tls" ? new DotTransport(t) : new DohTransport(t);
         }
       }
@@ -110,8 +120,14 @@ export class Forwarder implements Handler {
 
   stats(): UpstreamStats[] {
     return [...this.ups, ...this.conditional.values()].map((u) => ({
-      name: u.name, ip: u.ip, port: u.port, count: u.count, answered: u.answered, failed: u.failed,
-      responseTime: u.answered ? u.totalMs / u.answered : 0, smoothed: u.smoothed,
+      name: u.name,
+      ip: u.ip,
+      port: u.port,
+      count: u.count,
+      answered: u.answered,
+      failed: u.failed,
+      responseTime: u.answered ? u.totalMs / u.answered : 0,
+      smoothed: u.smoothed,
     }));
   }
 
@@ -129,19 +145,29 @@ export class Forwarder implements Handler {
     if (i >= Math.min(this.opts.attempts, order.length)) {
       ctx.status = Status.FORWARDED;
       ctx.reply = Reply.SERVFAIL;
-      return Promise.resolve(buildReply(ctx.query, ctx.q, RCODE.SERVFAIL, undefined, undefined, order.length ? null : NO_UPSTREAM));
+      return Promise.resolve(
+        buildReply(ctx.query, ctx.q, RCODE.SERVFAIL, undefined, undefined, order.length ? null : NO_UPSTREAM),
+      );
     }
     const up = order[i]!;
     const t0 = performance.now();
     up.count++;
     if (up.enc) return up.enc.exchange(ctx.query, this.opts.timeoutMs).then((a) => this.judged(ctx, order, i, t0, a));
     return this.viaUdp(up, ctx).then((a) =>
-      a && getU16(a, 2) & 0x0200 ? this.viaTcp(up, ctx.query).then((t) => this.judged(ctx, order, i, t0, t)) : this.judged(ctx, order, i, t0, a),
+      a && getU16(a, 2) & 0x0200
+        ? this.viaTcp(up, ctx.query).then((t) => this.judged(ctx, order, i, t0, t))
+        : this.judged(ctx, order, i, t0, a),
     );
   }
 
   /** The answer of attempt `i`: accepted, or the next attempt. */
-  private judged(ctx: QueryContext, order: Upstream[], i: number, t0: number, a: Uint8Array | null): Uint8Array | Promise<Uint8Array> {
+  private judged(
+    ctx: QueryContext,
+    order: Upstream[],
+    i: number,
+    t0: number,
+    a: Uint8Array | null,
+  ): Uint8Array | Promise<Uint8Array> {
     const up = order[i]!;
     const ms = performance.now() - t0;
     const m = a && walkMessage(a);
@@ -153,7 +179,8 @@ export class Forwarder implements Handler {
     up.answered++;
     up.totalMs += ms;
     // a broken or refusing upstream: try the next one; its answer stands only when none is left
-    if ((m.rcode === RCODE.SERVFAIL || m.rcode === RCODE.REFUSED) && i + 1 < Math.min(this.opts.attempts, order.length)) return this.attempt(ctx, order, i + 1);
+    if ((m.rcode === RCODE.SERVFAIL || m.rcode === RCODE.REFUSED) && i + 1 < Math.min(this.opts.attempts, order.length))
+      return this.attempt(ctx, order, i + 1);
     up.smoothed = up.smoothed === 0 ? ms : up.smoothed * 0.8 + ms * 0.2;
     return this.accept(ctx, a, m, up);
   }
@@ -262,12 +289,18 @@ function sameQuestion(a: Uint8Array, ctx: QueryContext): boolean {
 
 function replyType(m: Message): number {
   switch (m.rcode) {
-    case RCODE.NXDOMAIN: return Reply.NXDOMAIN;
-    case RCODE.SERVFAIL: return Reply.SERVFAIL;
-    case RCODE.REFUSED: return Reply.REFUSED;
-    case RCODE.NOTIMP: return Reply.NOTIMP;
-    case RCODE.NOERROR: break;
-    default: return Reply.OTHER;
+    case RCODE.NXDOMAIN:
+      return Reply.NXDOMAIN;
+    case RCODE.SERVFAIL:
+      return Reply.SERVFAIL;
+    case RCODE.REFUSED:
+      return Reply.REFUSED;
+    case RCODE.NOTIMP:
+      return Reply.NOTIMP;
+    case RCODE.NOERROR:
+      break;
+    default:
+      return Reply.OTHER;
   }
   const first = m.records.length && m.records[0]!.section === 0 ? m.records[0]! : null;
   if (!first) return Reply.NODATA;

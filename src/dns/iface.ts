@@ -18,7 +18,12 @@ function interfaceAddresses(): IfAddr[] {
   for (const addrs of Object.values(networkInterfaces())) {
     for (const a of addrs ?? []) {
       if (a.family === "IPv6" && a.address.startsWith("fe80")) continue;
-      list.push({ address: a.address, family: a.family === "IPv4" ? 4 : 6, cidr: a.cidr ? parseCidr(a.cidr) : null, internal: a.internal });
+      list.push({
+        address: a.address,
+        family: a.family === "IPv4" ? 4 : 6,
+        cidr: a.cidr ? parseCidr(a.cidr) : null,
+        internal: a.internal,
+      });
     }
   }
   cached = { at: Date.now(), list };
@@ -59,6 +64,7 @@ export function isOwnAddress(ip: string): boolean {
 /** The addresses of one interface (link-local excluded: they cannot be bound without a scope). */
 export function addressesOf(ifname: string): string[] {
   const out: string[] = [];
-  for (const a of networkInterfaces()[ifname] ?? []) if (!(a.family === "IPv6" && a.address.startsWith("fe80"))) out.push(a.address);
+  for (const a of networkInterfaces()[ifname] ?? [])
+    if (!(a.family === "IPv6" && a.address.startsWith("fe80"))) out.push(a.address);
   return out;
 }

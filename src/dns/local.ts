@@ -43,7 +43,15 @@ export class LocalHandler implements Handler {
   constructor(private readonly config: ConfigView) {
     this.t = compile(config.current);
     config.subscribe((next, _prev, paths) => {
-      if (paths.some((p) => p.startsWith("dns.hosts") || p.startsWith("dns.cnameRecords") || p.startsWith("dns.domain") || p === "dns.expandHosts")) {
+      if (
+        paths.some(
+          (p) =>
+            p.startsWith("dns.hosts") ||
+            p.startsWith("dns.cnameRecords") ||
+            p.startsWith("dns.domain") ||
+            p === "dns.expandHosts",
+        )
+      ) {
         this.t = compile(next);
         this.setLeaseNames(this.leaseNames); // under the new domain
       }
@@ -83,7 +91,9 @@ export class LocalHandler implements Handler {
       if (target) {
         const answers: RR[] = [{ type: TYPE.CNAME, ttl: cname.ttl, data: target }];
         const h = t.hosts.get(cname.target);
-        if (h) for (const a of q.qtype === TYPE.AAAA ? h.v6 : q.qtype === TYPE.A ? h.v4 : []) answers.push({ type: q.qtype, ttl: cname.ttl, data: a, owner: target });
+        if (h)
+          for (const a of q.qtype === TYPE.AAAA ? h.v6 : q.qtype === TYPE.A ? h.v4 : [])
+            answers.push({ type: q.qtype, ttl: cname.ttl, data: a, owner: target });
         return this.answer(ctx, RCODE.NOERROR, answers, Reply.CNAME);
       }
     }
@@ -100,15 +110,25 @@ export class LocalHandler implements Handler {
       if (ip) {
         const own = t.ptr.get(ip) ?? this.leases.ptr.get(ip);
         // loopback is localhost, as /etc/hosts names it (and Pi-hole's clients list shows it)
-        const ptrName = own ?? (ip === "127.0.0.1" || ip === "::1" ? "localhost" : isOwnAddress(ip) ? selfPtr(dns) : null);
+        const ptrName =
+          own ?? (ip === "127.0.0.1" || ip === "::1" ? "localhost" : isOwnAddress(ip) ? selfPtr(dns) : null);
         const wire = ptrName && nameToWire(ptrName);
-        if (wire) return this.answer(ctx, RCODE.NOERROR, [{ type: TYPE.PTR, ttl: LOCAL_TTL, data: wire }], Reply.DOMAIN);
+        if (wire)
+          return this.answer(ctx, RCODE.NOERROR, [{ type: TYPE.PTR, ttl: LOCAL_TTL, data: wire }], Reply.DOMAIN);
         // a network with a conditional forwarder is the router's to answer
-        if (dns.bogusPriv && isPrivate(ip) && !revServerFor(revServers(dns.revServers), name)) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+        if (dns.bogusPriv && isPrivate(ip) && !revServerFor(revServers(dns.revServers), name))
+          return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
       }
     }
-    if (dns.domain.local && t.domain && (name === t.domain || name.endsWith(`.${t.domain}`)) && !revServerFor(revServers(dns.revServers), name)) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
-    if (dns.domainNeeded && name !== "" && !name.includes(".")) return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+    if (
+      dns.domain.local &&
+      t.domain &&
+      (name === t.domain || name.endsWith(`.${t.domain}`)) &&
+      !revServerFor(revServers(dns.revServers), name)
+    )
+      return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+    if (dns.domainNeeded && name !== "" && !name.includes("."))
+      return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     return next(ctx);
   }
 
@@ -129,10 +149,14 @@ export class LocalHandler implements Handler {
 
 function selfPtr(dns: Config["dns"]): string | null {
   switch (dns.piholePTR) {
-    case "NONE": return null;
-    case "HOSTNAME": return hostname();
-    case "HOSTNAMEFQDN": return dns.domain.name ? `${hostname()}.${dns.domain.name}` : hostname();
-    default: return "pi.hole";
+    case "NONE":
+      return null;
+    case "HOSTNAME":
+      return hostname();
+    case "HOSTNAMEFQDN":
+      return dns.domain.name ? `${hostname()}.${dns.domain.name}` : hostname();
+    default:
+      return "pi.hole";
   }
 }
 
@@ -171,7 +195,9 @@ function compile(c: Config): Tables {
 function isPrivate(ip: string): boolean {
   if (isIP(ip) === 4) {
     const [a, b] = ip.split(".").map(Number) as [number, number];
-    return a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+    return (
+      a === 10 || a === 127 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)
+    );
   }
   return /^f[cd]/i.test(ip) || /^fe[89ab]/i.test(ip) || ip === "::1";
 }

@@ -11,21 +11,32 @@ import { buildReply } from "./reply.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { RCODE, TYPE } from "./wire.ts";
 
-type Verdict = { allow: true } | { allow: false; status: number; reason: string; listId: number | null; reply: RegexReply | null } | null;
+type Verdict =
+  | { allow: true }
+  | { allow: false; status: number; reason: string; listId: number | null; reply: RegexReply | null }
+  | null;
 
 export class PolicyHandler implements Handler {
   readonly name = "policy";
-  constructor(private readonly config: ConfigView, private readonly blocking: { readonly active: boolean }) {}
+  constructor(
+    private readonly config: ConfigView,
+    private readonly blocking: { readonly active: boolean },
+  ) {}
 
   handle(ctx: QueryContext, next: Next): Pending {
     if (!this.blocking.active) return next(ctx);
     const dns = this.config.current.dns;
     const snap = ctx.snapshot;
-    const groups = (ctx.clientId === null ? snap.clients.groupsOf(ctx.client) : snap.clients.groupsOfId(ctx.clientId, ctx.client));
+    const groups =
+      ctx.clientId === null ? snap.clients.groupsOf(ctx.client) : snap.clients.groupsOfId(ctx.clientId, ctx.client);
     const { q } = ctx;
     const h = hashName(q.wire);
 
-    if (matchExact(snap.allowExact, q.wire, h, groups) >= 0 || matchRegex(snap.allowRegex, snap.allowRegexAny, q.name, q.qtype, groups)) return next(ctx);
+    if (
+      matchExact(snap.allowExact, q.wire, h, groups) >= 0 ||
+      matchRegex(snap.allowRegex, snap.allowRegexAny, q.name, q.qtype, groups)
+    )
+      return next(ctx);
 
     const special = this.special(q.name, q.qtype, dns.specialDomains);
     if (special !== null) {
@@ -37,7 +48,16 @@ export class PolicyHandler implements Handler {
     let v = judge(snap, q.wire, q.labels, h, q.name, q.qtype, groups, false);
     if (!v && dns.blockESNI && q.name.startsWith("_esni.")) {
       const rest = q.wire.subarray(q.labels[1] ?? 0);
-      v = judge(snap, rest, q.labels.slice(1).map((o) => o - (q.labels[1] ?? 0)), hashName(rest), q.name.slice(6), q.qtype, groups, false);
+      v = judge(
+        snap,
+        rest,
+        q.labels.slice(1).map((o) => o - (q.labels[1] ?? 0)),
+        hashName(rest),
+        q.name.slice(6),
+        q.qtype,
+        groups,
+        false,
+      );
     }
     if (v && !v.allow) {
       ctx.status = v.status;
@@ -68,7 +88,11 @@ export class PolicyHandler implements Handler {
       const labels: number[] = [];
       for (let o = 0; wire[o] !== 0; o += wire[o]! + 1) labels.push(o);
       const h = hashName(wire);
-      if (matchExact(snap.allowExact, wire, h, groups) >= 0 || matchRegex(snap.allowRegex, snap.allowRegexAny, name, ctx.q.qtype, groups)) return a;
+      if (
+        matchExact(snap.allowExact, wire, h, groups) >= 0 ||
+        matchRegex(snap.allowRegex, snap.allowRegexAny, name, ctx.q.qtype, groups)
+      )
+        return a;
       const v = judge(snap, wire, labels, h, name, ctx.q.qtype, groups, true);
       if (v?.allow) return a;
       if (v && !hit) {
@@ -78,14 +102,24 @@ export class PolicyHandler implements Handler {
     }
     if (!hit || hit.allow) return a;
     const dns = this.config.current.dns;
-    ctx.status = hit.status === Status.GRAVITY ? Status.GRAVITY_CNAME : hit.status === Status.REGEX ? Status.REGEX_CNAME : Status.DENYLIST_CNAME;
+    ctx.status =
+      hit.status === Status.GRAVITY
+        ? Status.GRAVITY_CNAME
+        : hit.status === Status.REGEX
+          ? Status.REGEX_CNAME
+          : Status.DENYLIST_CNAME;
     ctx.listId = hit.listId;
     ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
     return blockedReply(ctx, dns, hit.reason, hit.reply);
   }
 
-  private special(name: string, qtype: number, s: { mozillaCanary: boolean; iCloudPrivateRelay: boolean; designatedResolver: boolean }): number | null {
-    if (s.mozillaCanary && name === "use-application-dns.net" && (qtype === TYPE.A || qtype === TYPE.AAAA)) return RCODE.NXDOMAIN;
+  private special(
+    name: string,
+    qtype: number,
+    s: { mozillaCanary: boolean; iCloudPrivateRelay: boolean; designatedResolver: boolean },
+  ): number | null {
+    if (s.mozillaCanary && name === "use-application-dns.net" && (qtype === TYPE.A || qtype === TYPE.AAAA))
+      return RCODE.NXDOMAIN;
     if (s.iCloudPrivateRelay && (name === "mask.icloud.com" || name === "mask-h2.icloud.com")) return RCODE.NXDOMAIN;
     if (s.designatedResolver && (name === "resolver.arpa" || name.endsWith(".resolver.arpa"))) return RCODE.NOERROR;
     return null;
@@ -108,7 +142,13 @@ function matchSubtree(set: DomainSet, wire: Uint8Array, labels: number[], h0: nu
 }
 
 /** `any`: the union of the non-inverted rules; when it does not hit, only inverted rules can. */
-function matchRegex(rules: RegexRule[], any: NameMatcher | null, name: string, qtype: number, groups: Uint32Array): RegexRule | null {
+function matchRegex(
+  rules: RegexRule[],
+  any: NameMatcher | null,
+  name: string,
+  qtype: number,
+  groups: Uint32Array,
+): RegexRule | null {
   if (rules.length === 0) return null;
   const hit = any === null || any.test(name);
   for (const r of rules) {
@@ -121,10 +161,23 @@ function matchRegex(rules: RegexRule[], any: NameMatcher | null, name: string, q
 }
 
 /** Deny exact → antigravity → gravity → deny regex for one name (the query name, or a name of a CNAME chain). */
-function judge(snap: Snapshot, wire: Uint8Array, labels: number[], h: number, name: string, qtype: number, groups: Uint32Array, _cname: boolean): Verdict {
+function judge(
+  snap: Snapshot,
+  wire: Uint8Array,
+  labels: number[],
+  h: number,
+  name: string,
+  qtype: number,
+  groups: Uint32Array,
+  _cname: boolean,
+): Verdict {
   let id = matchExact(snap.denyExact, wire, h, groups);
   if (id >= 0) return { allow: false, status: Status.DENYLIST, reason: "denylist", listId: id, reply: null };
-  if (matchExact(snap.antigravity, wire, h, groups) >= 0 || matchSubtree(snap.antigravityAbp, wire, labels, h, groups) >= 0) return { allow: true };
+  if (
+    matchExact(snap.antigravity, wire, h, groups) >= 0 ||
+    matchSubtree(snap.antigravityAbp, wire, labels, h, groups) >= 0
+  )
+    return { allow: true };
   id = matchExact(snap.gravity, wire, h, groups);
   if (id < 0) id = matchSubtree(snap.gravityAbp, wire, labels, h, groups);
   if (id >= 0) return { allow: false, status: Status.GRAVITY, reason: "gravity", listId: id, reply: null };

@@ -5,7 +5,10 @@ export class RateLimiter {
   private limited = new Set<string>();
   private windowStart = Date.now();
 
-  constructor(private readonly settings: () => { count: number; interval: number }, private readonly log: (m: string) => void) {}
+  constructor(
+    private readonly settings: () => { count: number; interval: number },
+    private readonly log: (m: string) => void,
+  ) {}
 
   /** true when the client is over its limit */
   over(client: string): boolean {
@@ -24,7 +27,9 @@ export class RateLimiter {
     if (n <= count) return false;
     if (!this.limited.has(client)) {
       this.limited.add(client);
-      this.log(`Rate-limiting ${client} for at least ${Math.ceil((this.windowStart + interval * 1000 - now) / 1000)} seconds`);
+      this.log(
+        `Rate-limiting ${client} for at least ${Math.ceil((this.windowStart + interval * 1000 - now) / 1000)} seconds`,
+      );
     }
     return true;
   }

@@ -31,7 +31,14 @@ function edeBytes(text: string): Uint8Array {
 const NO_RECORDS: readonly RR[] = Object.freeze([]);
 
 /** A reply to `q` with the given rcode and answer/authority records, plus an OPT when the client sent one. */
-export function buildReply(query: Uint8Array, q: Question, rcode: number, answers: readonly RR[] = NO_RECORDS, authority: readonly RR[] = NO_RECORDS, ede?: Ede | null): Uint8Array {
+export function buildReply(
+  query: Uint8Array,
+  q: Question,
+  rcode: number,
+  answers: readonly RR[] = NO_RECORDS,
+  authority: readonly RR[] = NO_RECORDS,
+  ede?: Ede | null,
+): Uint8Array {
   // sized exactly and filled without temporary views or arrays: this runs for every local answer
   let size = q.end;
   for (let i = 0; i < answers.length; i++) size += rrSize(answers[i]!);
@@ -71,7 +78,14 @@ function writeRR(out: Uint8Array, o: number, r: RR): number {
 }
 
 /** `extRcode`: the upper 8 bits of a 12-bit rcode (BADVERS = 16 → 1), RFC 6891 §6.1.3 */
-function writeOpt(out: Uint8Array, o: number, dnssecOk: boolean, ede: Ede | null, text: Uint8Array | null, extRcode = 0): number {
+function writeOpt(
+  out: Uint8Array,
+  o: number,
+  dnssecOk: boolean,
+  ede: Ede | null,
+  text: Uint8Array | null,
+  extRcode = 0,
+): number {
   out[o++] = 0;
   setU16(out, o, 41);
   setU16(out, o + 2, OUR_UDP_SIZE);

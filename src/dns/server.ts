@@ -35,7 +35,15 @@ interface DnsDeps extends Pick<Runtime, "config" | "paths" | "queryDb" | "events
 export interface DnsHandle {
   cache(): CacheCounters;
   /** filter snapshot generation and sizes */
-  filter(): { generation: number; builtAt: number; gravity: number; antigravity: number; allow: number; deny: number; regex: number };
+  filter(): {
+    generation: number;
+    builtAt: number;
+    gravity: number;
+    antigravity: number;
+    allow: number;
+    deny: number;
+    regex: number;
+  };
   /** restartdns: empties every DNS thread's cache and rebuilds the filter snapshot; resolves once both are done */
   restart(): Promise<void>;
   /** one query from a DoH client: the same chain, policy and query log as UDP (`clientId` from the URL) */
@@ -80,12 +88,23 @@ export class DnsServer implements DnsHandle {
       },
     });
     this.filterEngine = new FilterEngine({
-      dbPath: rt.paths.gravityDb, log: rt.log, clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) },
+      dbPath: rt.paths.gravityDb,
+      log: rt.log,
+      clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) },
       prepare: (data) => (threadCount(rt.config.current.dns.threads) > 1 ? inSharedMemory(data) : data),
       published: (snap) => this.threads?.snapshot(snap),
     });
-    this.engine = new QueryEngine({ config: rt.config, blocking: rt.blocking, sink: rt.sink, log: rt.log, snapshot: () => this.filterEngine.current });
-    this.tcpConns = new TcpConnections((msg, client) => this.handle(msg, client, true), () => rt.config.current.dns.tcp);
+    this.engine = new QueryEngine({
+      config: rt.config,
+      blocking: rt.blocking,
+      sink: rt.sink,
+      log: rt.log,
+      snapshot: () => this.filterEngine.current,
+    });
+    this.tcpConns = new TcpConnections(
+      (msg, client) => this.handle(msg, client, true),
+      () => rt.config.current.dns.tcp,
+    );
   }
 
   private dot: DotListener | null = null;
@@ -107,14 +126,26 @@ export class DnsServer implements DnsHandle {
         return this.threads?.leases(names);
       }),
     );
-    this.unsub.push(this.rt.events.on("lists-changed", reload), this.rt.events.on("lists-changed-remote", reload), this.rt.events.on("gravity-updated", reload));
+    this.unsub.push(
+      this.rt.events.on("lists-changed", reload),
+      this.rt.events.on("lists-changed-remote", reload),
+      this.rt.events.on("gravity-updated", reload),
+    );
     this.unsub.push(this.rt.events.on("blocking-changed", ({ active }) => this.threads?.blocking(active)));
     this.unsub.push(
       this.rt.config.subscribe((next, prev, changed) => {
-        const d = next.dns, p = prev.dns;
+        const d = next.dns,
+          p = prev.dns;
         // the other DNS threads take every change; the API answers once they have it (read-your-writes)
-        if (this.threads && changed.some((c) => c.startsWith("dns."))) this.rt.events.inForce("config", this.threads.config(next, changed));
-        if (d.port !== p.port || d.listeningMode !== p.listeningMode || d.interface !== p.interface || d.threads !== p.threads) this.rt.events.inForce("dns.port", this.rebind(d.port));
+        if (this.threads && changed.some((c) => c.startsWith("dns.")))
+          this.rt.events.inForce("config", this.threads.config(next, changed));
+        if (
+          d.port !== p.port ||
+          d.listeningMode !== p.listeningMode ||
+          d.interface !== p.interface ||
+          d.threads !== p.threads
+        )
+          this.rt.events.inForce("dns.port", this.rebind(d.port));
         if (d.tls.port !== p.tls.port) {
           this.dot?.stop();
           this.dot = null;
@@ -137,7 +168,9 @@ export class DnsServer implements DnsHandle {
     const threads = threadCount(dns.threads);
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
     const candidates = single ? [...new Set([...addressesOf(dns.interface), "127.0.0.1", "::1"])] : ["::"];
-    const udps: UdpSocket[] = [], tcps: TCPSocketListener<TcpState>[] = [], hosts: string[] = [];
+    const udps: UdpSocket[] = [],
+      tcps: TCPSocketListener<TcpState>[] = [],
+      hosts: string[] = [];
     const close = () => this.closeListeners(udps, tcps);
     const bind = async (hostname: string) => {
       udps.push(await bindUdp(hostname, port, threads > 1, handleUdp));
@@ -164,13 +197,24 @@ export class DnsServer implements DnsHandle {
         } else this.rt.log("warn", `DNS: cannot listen on ${host}:${port}: ${(e as Error).message}`);
       }
     }
-    if (!udps.length) throw new Error(`cannot listen for DNS on port ${port}: no address of interface "${dns.interface}" could be bound`);
+    if (!udps.length)
+      throw new Error(
+        `cannot listen for DNS on port ${port}: no address of interface "${dns.interface}" could be bound`,
+      );
     let pool: DnsThreads | null = null;
     if (threads > 1) {
       try {
         pool = await DnsThreads.start({
-          count: threads - 1, port, hosts, config: this.rt.config, blocking: this.rt.blocking, snapshot: () => this.filterEngine.current,
-          leases: () => this.leaseNames, names: () => this.names.known(), sink: () => this.rt.sink, log: this.rt.log,
+          count: threads - 1,
+          port,
+          hosts,
+          config: this.rt.config,
+          blocking: this.rt.blocking,
+          snapshot: () => this.filterEngine.current,
+          leases: () => this.leaseNames,
+          names: () => this.names.known(),
+          sink: () => this.rt.sink,
+          log: this.rt.log,
         });
       } catch (e) {
         close();
@@ -190,9 +234,17 @@ export class DnsServer implements DnsHandle {
   private listenTls(port: number, announce: boolean): void {
     if (!port) return;
     try {
-      this.dot = startDotListener({ port, tls: this.rt.tls, log: this.rt.log, handle: (msg, client, id) => this.handle(msg, client, true, id, true), limits: () => this.rt.config.current.dns.tcp });
+      this.dot = startDotListener({
+        port,
+        tls: this.rt.tls,
+        log: this.rt.log,
+        handle: (msg, client, id) => this.handle(msg, client, true, id, true),
+        limits: () => this.rt.config.current.dns.tcp,
+      });
     } catch (e) {
-      const why = /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`) ? "the port is already in use" : (e as Error).message;
+      const why = /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`)
+        ? "the port is already in use"
+        : (e as Error).message;
       this.rt.log("error", `cannot listen for DNS over TLS on port ${port}: ${why}`);
       return;
     }
@@ -209,7 +261,9 @@ export class DnsServer implements DnsHandle {
   }
 
   private async rebind(port: number): Promise<void> {
-    const oldUdp = this.udp, oldTcp = this.tcp, oldThreads = this.threads;
+    const oldUdp = this.udp,
+      oldTcp = this.tcp,
+      oldThreads = this.threads;
     // the same port: the old sockets must go first or the new ones cannot bind it
     const samePort = port === this.port;
     if (samePort) await this.closeListeners(oldUdp, oldTcp, oldThreads);
@@ -228,7 +282,11 @@ export class DnsServer implements DnsHandle {
     }
   }
 
-  private async closeListeners(udps: UdpSocket[], tcps: TCPSocketListener<TcpState>[], threads: DnsThreads | null = null): Promise<void> {
+  private async closeListeners(
+    udps: UdpSocket[],
+    tcps: TCPSocketListener<TcpState>[],
+    threads: DnsThreads | null = null,
+  ): Promise<void> {
     for (const u of udps) u.close();
     for (const t of tcps) t.stop(true);
     if (threads) {
@@ -238,7 +296,13 @@ export class DnsServer implements DnsHandle {
   }
 
   /** One query from TCP, DoT or DoH (UDP goes straight to the engine). */
-  private handle(buf: Uint8Array, source: string, tcp: boolean, clientId: string | null = null, encrypted = false): Pending {
+  private handle(
+    buf: Uint8Array,
+    source: string,
+    tcp: boolean,
+    clientId: string | null = null,
+    encrypted = false,
+  ): Pending {
     return this.engine.handle(buf, source, tcp, clientId, encrypted);
   }
 
@@ -248,18 +312,28 @@ export class DnsServer implements DnsHandle {
   }
 
   upstreams(): UpstreamStats[] {
-    return sumUpstreams(this.engine.forwarder.stats(), this.others().map((c) => c.upstreams));
+    return sumUpstreams(
+      this.engine.forwarder.stats(),
+      this.others().map((c) => c.upstreams),
+    );
   }
 
   cache(): CacheCounters {
-    return sumCache(this.engine.cache.stats(), this.others().map((c) => c.cache));
+    return sumCache(
+      this.engine.cache.stats(),
+      this.others().map((c) => c.cache),
+    );
   }
 
   filter() {
     const s = this.filterEngine.current;
     return {
-      generation: this.filterEngine.generation, builtAt: s.builtAt, gravity: s.gravity.size + s.gravityAbp.size,
-      antigravity: s.antigravity.size + s.antigravityAbp.size, allow: s.allowExact.size, deny: s.denyExact.size,
+      generation: this.filterEngine.generation,
+      builtAt: s.builtAt,
+      gravity: s.gravity.size + s.gravityAbp.size,
+      antigravity: s.antigravity.size + s.antigravityAbp.size,
+      allow: s.allowExact.size,
+      deny: s.denyExact.size,
       regex: s.allowRegex.length + s.denyRegex.length,
     };
   }
@@ -275,7 +349,10 @@ export class DnsServer implements DnsHandle {
   }
 
   replies(): Origins {
-    return sumOrigins(this.engine.origins, this.others().map((c) => c.origins));
+    return sumOrigins(
+      this.engine.origins,
+      this.others().map((c) => c.origins),
+    );
   }
 
   threadAnswers(): number[] {

@@ -51,7 +51,10 @@ export class TcpConnections {
   private readonly perGroup = new Map<string, number>();
   private sweeper: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly handle: (msg: Uint8Array, client: string, clientId: string | null) => Pending, private readonly limits: () => TcpLimits) {}
+  constructor(
+    private readonly handle: (msg: Uint8Array, client: string, clientId: string | null) => Pending,
+    private readonly limits: () => TcpLimits,
+  ) {}
 
   get size(): number {
     return this.open.size;
@@ -71,7 +74,17 @@ export class TcpConnections {
 
   private onOpen(s: Socket<TcpState>): void {
     const client = normalizeIp(s.remoteAddress);
-    const state: TcpState = { reader: null as unknown as FrameReader, out: [], client, group: clientGroup(client), inFlight: 0, partialSince: 0, lastUsed: performance.now(), closed: false, clientId: null };
+    const state: TcpState = {
+      reader: null as unknown as FrameReader,
+      out: [],
+      client,
+      group: clientGroup(client),
+      inFlight: 0,
+      partialSince: 0,
+      lastUsed: performance.now(),
+      closed: false,
+      clientId: null,
+    };
     state.reader = new FrameReader((msg) => this.onMessage(s, msg));
     s.data = state;
     const { maxConnections, maxConnectionsPerClient } = this.limits();
@@ -93,7 +106,8 @@ export class TcpConnections {
 
   /** The connection to close for a new one: of those not waiting for us, the one unused longest. */
   private victim(group: string | null): Socket<TcpState> | null {
-    let best: Socket<TcpState> | null = null, bestSince = Infinity;
+    let best: Socket<TcpState> | null = null,
+      bestSince = Infinity;
     for (const c of this.open) {
       const d = c.data;
       if ((group !== null && d.group !== group) || d.inFlight > 0 || d.out.length > 0) continue;
@@ -128,7 +142,10 @@ export class TcpConnections {
     const r = this.handle(msg, d.client, d.clientId);
     if (r instanceof Promise) {
       d.inFlight++;
-      r.then((a) => this.answered(s, a), () => this.answered(s, null));
+      r.then(
+        (a) => this.answered(s, a),
+        () => this.answered(s, null),
+      );
     } else this.send(s, r);
   }
 

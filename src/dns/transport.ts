@@ -44,7 +44,8 @@ export class Health {
   failed(why: string): void {
     this.lastError = why;
     this.failures++;
-    if (this.failures >= 2) this.pauseUntil = performance.now() + Math.min(30_000, 250 * 2 ** Math.min(this.failures - 2, 7));
+    if (this.failures >= 2)
+      this.pauseUntil = performance.now() + Math.min(30_000, 250 * 2 ** Math.min(this.failures - 2, 7));
     if (this.logged !== why) {
       this.logged = why;
       this.opts.log("warn", `upstream ${this.opts.name}: ${why}`);

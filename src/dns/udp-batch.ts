@@ -12,7 +12,10 @@ export class UdpBatcher {
   private scheduled = false;
 
   /** `sendMany`: the socket's; `connected`: packets are data alone (a connected socket), else data, port, address */
-  constructor(private readonly sendMany: (packets: Packets) => number, private readonly connected = false) {}
+  constructor(
+    private readonly sendMany: (packets: Packets) => number,
+    private readonly connected = false,
+  ) {}
 
   send(data: Uint8Array, port = 0, addr = ""): void {
     if (this.connected) this.queue.push(data);

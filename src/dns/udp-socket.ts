@@ -17,16 +17,28 @@ export type UdpSocket = udp.Socket<"uint8array">;
 const REUSE_PORT_FLAGS = 4 | 32;
 
 /** Binds `hostname:port`; rejects with EADDRINUSE and the like as Bun.udpSocket does. */
-export async function bindUdp(hostname: string, port: number, reusePort: boolean, handle: (buf: Uint8Array, client: string) => Pending): Promise<UdpSocket> {
+export async function bindUdp(
+  hostname: string,
+  port: number,
+  reusePort: boolean,
+  handle: (buf: Uint8Array, client: string) => Pending,
+): Promise<UdpSocket> {
   let batcher: UdpBatcher | null = null;
   const batcherOf = (sock: UdpSocket) => (batcher ??= new UdpBatcher((q) => sock.sendMany(q)));
   const options = {
-    hostname, port, binaryType: "uint8array" as const, flags: reusePort ? REUSE_PORT_FLAGS : 0,
+    hostname,
+    port,
+    binaryType: "uint8array" as const,
+    flags: reusePort ? REUSE_PORT_FLAGS : 0,
     socket: {
       data: (sock: UdpSocket, buf: Uint8Array, rport: number, addr: string) => {
         const r = handle(buf, normalizeIp(addr));
         // forwarded answers come back in bursts too (one upstream datagram batch): they leave batched as well
-        if (r instanceof Promise) r.then((a) => a && batcherOf(sock).send(a, rport, addr), () => {});
+        if (r instanceof Promise)
+          r.then(
+            (a) => a && batcherOf(sock).send(a, rport, addr),
+            () => {},
+          );
         else if (r) batcherOf(sock).send(r, rport, addr);
       },
       error: () => {},

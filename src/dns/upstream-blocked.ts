@@ -3,7 +3,8 @@
 import { Status } from "../query/enums.ts";
 import { RA, RCODE, TYPE, type Message } from "./wire.ts";
 
-const EDE = 15, EDE_BLOCKED = 15;
+const EDE = 15,
+  EDE_BLOCKED = 15;
 
 export function upstreamBlockStatus(a: Uint8Array, m: Message, qtype: number): number | null {
   if (m.rcode === RCODE.NXDOMAIN && !(m.flags & RA)) return Status.EXTERNAL_BLOCKED_NXRA;
@@ -12,18 +13,21 @@ export function upstreamBlockStatus(a: Uint8Array, m: Message, qtype: number): n
   }
   if (m.rcode !== RCODE.NOERROR || (qtype !== TYPE.A && qtype !== TYPE.AAAA)) return null;
   let first = null;
-  for (const r of m.records) if (r.section === 0 && r.type === qtype) {
-    first = r;
-    break;
-  }
+  for (const r of m.records)
+    if (r.section === 0 && r.type === qtype) {
+      first = r;
+      break;
+    }
   if (!first) return null;
   // read in place: this runs for every forwarded answer
-  const at = first.rdata, len = first.rdlen;
+  const at = first.rdata,
+    len = first.rdlen;
   let zero = true;
   for (let i = at; i < at + len; i++) if (a[i] !== 0) zero = false;
   if (zero) return Status.EXTERNAL_BLOCKED_NULL;
   const v4 = len === 4 ? at : len === 16 && isMapped(a, at) ? at + 12 : -1;
-  if (v4 >= 0 && a[v4] === 146 && a[v4 + 1] === 112 && a[v4 + 2] === 61 && a[v4 + 3]! >= 104 && a[v4 + 3]! <= 110) return Status.EXTERNAL_BLOCKED_IP;
+  if (v4 >= 0 && a[v4] === 146 && a[v4 + 1] === 112 && a[v4 + 2] === 61 && a[v4 + 3]! >= 104 && a[v4 + 3]! <= 110)
+    return Status.EXTERNAL_BLOCKED_IP;
   return null;
 }
 

@@ -51,7 +51,10 @@ export class DohTransport implements EncryptedTransport {
     const body = padQuery(msg);
     const url = `https://${ip.includes(":") ? `[${ip}]` : ip}:${o.port}${fillTemplate(o.path, body)}`;
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs * (this.http2 === null ? 2 : 1));
+    const timer = setTimeout(
+      () => ac.abort(new Error(`no answer within ${timeoutMs} ms`)),
+      timeoutMs * (this.http2 === null ? 2 : 1),
+    );
     this.aborts.add(ac);
     try {
       let res: Response;
@@ -59,7 +62,11 @@ export class DohTransport implements EncryptedTransport {
         res = await this.request(url, body, ac.signal, this.http2 !== false);
         this.http2 ??= true;
       } catch (e) {
-        if (this.http2 !== null || !/HTTP2Unsupported|http2|ALPN/i.test(`${(e as Error).message} ${(e as { code?: string }).code}`)) throw e;
+        if (
+          this.http2 !== null ||
+          !/HTTP2Unsupported|http2|ALPN/i.test(`${(e as Error).message} ${(e as { code?: string }).code}`)
+        )
+          throw e;
         this.http2 = false; // the server offers only HTTP/1.1
         res = await this.request(url, body, ac.signal, false);
       }
@@ -92,7 +99,11 @@ export class DohTransport implements EncryptedTransport {
       method: get ? "GET" : "POST",
       body: get ? undefined : body,
       signal,
-      headers: { ...(get ? {} : { "content-type": "application/dns-message" }), accept: "application/dns-message", host: o.port === 443 ? o.host : `${o.host}:${o.port}` },
+      headers: {
+        ...(get ? {} : { "content-type": "application/dns-message" }),
+        accept: "application/dns-message",
+        host: o.port === 443 ? o.host : `${o.host}:${o.port}`,
+      },
       tls: { serverName: o.host },
       protocol: http2 ? "http2" : "http1.1",
       keepalive: true,
@@ -115,7 +126,8 @@ function fillTemplate(path: string, query: Uint8Array): string {
 /** Bun's fetch errors, in the words a user looks for: a certificate problem says so. */
 function describe(e: Error): string {
   const code = (e as { code?: string }).code ?? "";
-  if (/CERT|SELF_SIGNED|ALTNAME|UNABLE_TO_VERIFY|Hostname/i.test(`${code} ${e.message}`)) return `certificate refused: ${e.message}${code && !e.message.includes(code) ? ` (${code})` : ""}`;
+  if (/CERT|SELF_SIGNED|ALTNAME|UNABLE_TO_VERIFY|Hostname/i.test(`${code} ${e.message}`))
+    return `certificate refused: ${e.message}${code && !e.message.includes(code) ? ` (${code})` : ""}`;
   return code && !e.message.includes(code) ? `${e.message} (${code})` : e.message;
 }
 

@@ -41,7 +41,10 @@ class Slot {
   readonly pending = new Map<number, PendingQuery>();
   sent = 0;
   retired = false;
-  constructor(readonly sock: udp.ConnectedSocket<"uint8array">, readonly out: UdpBatcher) {}
+  constructor(
+    readonly sock: udp.ConnectedSocket<"uint8array">,
+    readonly out: UdpBatcher,
+  ) {}
 
   freeId(): number {
     let id = randomU16();
@@ -66,7 +69,11 @@ export class Upstream {
   /** answers in a row whose question lost the case we sent; 0x20 resumes at caseAgainAt */
   private caseStrikes = 0;
   private caseAgainAt = 0;
-  constructor(readonly ip: string, readonly port: number, readonly name: string) {}
+  constructor(
+    readonly ip: string,
+    readonly port: number,
+    readonly name: string,
+  ) {}
 
   /** Whether a socket is open to send on now (the common case: no wait). */
   get open(): boolean {
@@ -97,19 +104,27 @@ export class Upstream {
         },
         error: () => {},
       },
-    }).then((s) => {
-      this.opening--;
-      if (this.closed) return void s.close();
-      slot = new Slot(s, new UdpBatcher((q) => s.sendMany(q as Uint8Array[]), true));
-      this.slots.push(slot);
-    }, () => {
-      this.opening--; // no route now (no IPv6, say): the next query tries again
-    });
+    }).then(
+      (s) => {
+        this.opening--;
+        if (this.closed) return void s.close();
+        slot = new Slot(s, new UdpBatcher((q) => s.sendMany(q as Uint8Array[]), true));
+        this.slots.push(slot);
+      },
+      () => {
+        this.opening--; // no route now (no IPv6, say): the next query tries again
+      },
+    );
   }
 
   /** Sends a query (the client's bytes, left untouched); resolves with a checked answer or null. */
   send(query: Uint8Array, end: number, timeoutMs: number): Promise<Uint8Array | null> {
-    return new Promise((resolve) => this.dispatch({ resolve, deadline: performance.now() + timeoutMs, query, end, sent: query, mixed: false }, this.caseOn()));
+    return new Promise((resolve) =>
+      this.dispatch(
+        { resolve, deadline: performance.now() + timeoutMs, query, end, sent: query, mixed: false },
+        this.caseOn(),
+      ),
+    );
   }
 
   private caseOn(): boolean {
@@ -199,14 +214,17 @@ export class Upstream {
   }
 }
 
-const EXACT = 0, CASE_LOST = 1, MISMATCH = 2;
+const EXACT = 0,
+  CASE_LOST = 1,
+  MISMATCH = 2;
 
 /** How the answer's question compares with the one sent: byte for byte, only in letter case, or not at all. */
 function questionMatch(a: Uint8Array, sent: Uint8Array, end: number): number {
   if (a.length < end || a[4] !== 0 || a[5] !== 1) return MISMATCH;
   let result = EXACT;
   for (let i = 12; i < end; i++) {
-    const x = a[i]!, y = sent[i]!;
+    const x = a[i]!,
+      y = sent[i]!;
     if (x === y) continue;
     // label length bytes are ≤ 63, so a difference of case can only be between letters
     if ((x | 0x20) !== (y | 0x20) || (x | 0x20) < 97 || (x | 0x20) > 122) return MISMATCH;
@@ -217,7 +235,8 @@ function questionMatch(a: Uint8Array, sent: Uint8Array, end: number): number {
 
 /** Flips the case of each letter of the question name at random (the name ends 4 bytes before `end`). */
 function randomCase(msg: Uint8Array, end: number): void {
-  let bits = 0, left = 0;
+  let bits = 0,
+    left = 0;
   for (let i = 12; i < end - 4; i++) {
     const c = msg[i]! | 0x20;
     if (c < 97 || c > 122) continue;

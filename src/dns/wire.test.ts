@@ -2,18 +2,7 @@
 // dropped or refused with which rcode, and the message walker's handling of compression pointers,
 // pointer loops and messages cut short.
 import { expect, test } from "bun:test";
-import {
-  CD,
-  QR,
-  RCODE,
-  TYPE,
-  WireError,
-  findOption,
-  getU32,
-  parseQuery,
-  readName,
-  walkMessage,
-} from "./wire.ts";
+import { CD, QR, RCODE, TYPE, WireError, findOption, getU32, parseQuery, readName, walkMessage } from "./wire.ts";
 import { nameToWire } from "../net/dns-name.ts";
 
 const u16 = (n: number) => [n >> 8, n & 255];

@@ -110,7 +110,11 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
     const listMask = (id: number) => (enabled.has(id) ? adlistMasks.get(id) : undefined);
     const resolve = (s: DomainSetShape) => resolveCombos(s, words, listMask);
 
-    const clients = clientEntries(db).map((c) => ({ id: c.id, ip: c.ip, mask: [...(clientMasks.get(c.id) ?? new Uint32Array(words))] }));
+    const clients = clientEntries(db).map((c) => ({
+      id: c.id,
+      ip: c.ip,
+      mask: [...(clientMasks.get(c.id) ?? new Uint32Array(words))],
+    }));
     return {
       words,
       groupBits: [...bitOf.entries()],
@@ -137,5 +141,9 @@ export function emptySetData(words = 1): DomainSetData {
 /** Every buffer once (the sets loaded from a file share one). */
 export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
   const sets = [s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp];
-  return [...new Set(sets.flatMap((d) => [...transferables(d), d.comboMasks.buffer as ArrayBuffer, d.comboIds.buffer as ArrayBuffer]))];
+  return [
+    ...new Set(
+      sets.flatMap((d) => [...transferables(d), d.comboMasks.buffer as ArrayBuffer, d.comboIds.buffer as ArrayBuffer]),
+    ),
+  ];
 }

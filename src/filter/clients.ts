@@ -20,7 +20,11 @@ export class ClientResolver {
   private readonly memo = new Map<string, Uint32Array>();
   private arp: Map<string, string> | null = null;
 
-  constructor(clients: ClientEntry[], private readonly fallback: Uint32Array, private readonly opts: ClientResolverOptions = {}) {
+  constructor(
+    clients: ClientEntry[],
+    private readonly fallback: Uint32Array,
+    private readonly opts: ClientResolverOptions = {},
+  ) {
     for (const e of clients) {
       const mask = Uint32Array.from(e.mask);
       const ip = e.ip.trim();
@@ -84,7 +88,9 @@ export class ClientResolver {
     if (!this.arp) {
       this.arp = new Map();
       try {
-        for (const line of readFileSync(this.opts.arpFile ?? "/proc/net/arp", "utf8").split("\n").slice(1)) {
+        for (const line of readFileSync(this.opts.arpFile ?? "/proc/net/arp", "utf8")
+          .split("\n")
+          .slice(1)) {
           const f = line.trim().split(/\s+/);
           if (f.length >= 4 && f[3] !== "00:00:00:00:00:00") this.arp.set(f[0]!, f[3]!.toLowerCase());
         }

@@ -5,7 +5,18 @@
 // Build-only extras are a hash per table slot (cheap rehash, and a tag that skips most record
 // comparisons while probing); they are dropped by finish().
 import { noFTL } from "bun:jsc";
-import { BLOOM_BITS_PER_NAME, SLOT_LOAD, bloomAdd, emptyShape, hashName, recordEquals, scale, u24at, u32at, type DomainSetShape } from "./domainset.ts";
+import {
+  BLOOM_BITS_PER_NAME,
+  SLOT_LOAD,
+  bloomAdd,
+  emptyShape,
+  hashName,
+  recordEquals,
+  scale,
+  u24at,
+  u32at,
+  type DomainSetShape,
+} from "./domainset.ts";
 
 const BUILD_REF = 4;
 /**
@@ -66,7 +77,10 @@ class Table {
   slots: Uint32Array;
   tags: Uint8Array;
   count = 0;
-  constructor(expected: number, private readonly hashOf: (ref: number) => number) {
+  constructor(
+    expected: number,
+    private readonly hashOf: (ref: number) => number,
+  ) {
     const size = Math.max(8, Math.ceil(expected / SLOT_LOAD) + 1);
     this.slots = new Uint32Array(size);
     this.tags = new Uint8Array(size);
@@ -121,7 +135,10 @@ export class DomainSetBuilder {
   private nodeLen = 0;
   private done: DomainSetShape | null = null;
 
-  constructor(readonly combos: ComboTable = new ComboTable(), expected = 16) {
+  constructor(
+    readonly combos: ComboTable = new ComboTable(),
+    expected = 16,
+  ) {
     this.entries = new Table(expected, (ref) => this.hashOfRecord(ref));
     this.nodes = new Uint8Array(4096);
   }
@@ -157,7 +174,10 @@ export class DomainSetBuilder {
     for (;;) {
       const e = t.slots[s]!;
       if (e === 0) break;
-      if (t.tags[s] === tag && recordEquals(this.chunks[(e - 1) >>> CHUNK_BITS]!, this.nodes, (e - 1) & POS, wire, BUILD_REF)) {
+      if (
+        t.tags[s] === tag &&
+        recordEquals(this.chunks[(e - 1) >>> CHUNK_BITS]!, this.nodes, (e - 1) & POS, wire, BUILD_REF)
+      ) {
         const chunk = this.chunks[(e - 1) >>> CHUNK_BITS]!;
         const at = ((e - 1) & POS) + 1 + len + 4;
         const c = u24at(chunk, at);
@@ -269,7 +289,15 @@ export class DomainSetBuilder {
     this.chunks = [];
     const nodes = this.nodes.subarray(0, this.nodeLen);
     const slotBytes = widthOf(w);
-    const shape = { count: n, slots: narrow(slots, slotBytes), slotBytes, refBytes, comboBytes, bloom, combos: this.combos.lists };
+    const shape = {
+      count: n,
+      slots: narrow(slots, slotBytes),
+      slotBytes,
+      refBytes,
+      comboBytes,
+      bloom,
+      combos: this.combos.lists,
+    };
     this.entries.slots = new Uint32Array(0);
     if (!copy) return (this.done = { ...shape, recs: new Uint8Array(0), recsParts: parts, nodes });
     // the build chunks are referenced only from `parts` from here on
@@ -283,7 +311,12 @@ export class DomainSetBuilder {
       if (i % 4 === 3) Bun.gc(true);
     }
     // narrowed in place, the slots still hold their 4-byte buffer: a set kept in memory gets its own
-    return (this.done = { ...shape, slots: shape.slots.byteLength < shape.slots.buffer.byteLength ? shape.slots.slice() : shape.slots, recs, nodes: nodes.slice() });
+    return (this.done = {
+      ...shape,
+      slots: shape.slots.byteLength < shape.slots.buffer.byteLength ? shape.slots.slice() : shape.slots,
+      recs,
+      nodes: nodes.slice(),
+    });
   }
 }
 

@@ -85,7 +85,13 @@ function uintAt(b: Uint8Array, o: number, n: number): number {
 }
 
 /** Does the record at `off` spell the wire name `q`? Walks the label and then the parent nodes. */
-export function recordEquals(recs: Uint8Array, nodes: Uint8Array, off: number, q: Uint8Array, refBytes: number): boolean {
+export function recordEquals(
+  recs: Uint8Array,
+  nodes: Uint8Array,
+  off: number,
+  q: Uint8Array,
+  refBytes: number,
+): boolean {
   let len = recs[off]!;
   if (q[0] !== len) return false;
   for (let i = 1; i <= len; i++) if (recs[off + i] !== q[i]) return false;
@@ -135,7 +141,14 @@ export class DomainSet {
   /** Bytes held by the typed arrays. */
   get bytes(): number {
     const d = this.d;
-    return d.slots.byteLength + d.recs.byteLength + d.nodes.byteLength + d.bloom.byteLength + d.comboMasks.byteLength + d.comboIds.byteLength;
+    return (
+      d.slots.byteLength +
+      d.recs.byteLength +
+      d.nodes.byteLength +
+      d.bloom.byteLength +
+      d.comboMasks.byteLength +
+      d.comboIds.byteLength
+    );
   }
 
   /** Record offset of the entry equal to `name` (wire form, hash `h`), or -1. */
@@ -160,13 +173,18 @@ export class DomainSet {
     const d = this.d;
     const c = uintAt(d.recs, off + 1 + d.recs[off]! + d.refBytes, d.comboBytes);
     const w = d.words;
-    for (let i = 0; i < w; i++) if ((d.comboMasks[c * w + i]! & (groups[i] ?? 0)) !== 0) return Math.max(0, d.comboIds[c]!);
+    for (let i = 0; i < w; i++)
+      if ((d.comboMasks[c * w + i]! & (groups[i] ?? 0)) !== 0) return Math.max(0, d.comboIds[c]!);
     return -1;
   }
 }
 
 /** Group masks per combo: the union over its enabled lists; reported as its first enabled list. */
-export function resolveCombos(shape: DomainSetShape, words: number, maskOf: (id: number) => Uint32Array | undefined): DomainSetData {
+export function resolveCombos(
+  shape: DomainSetShape,
+  words: number,
+  maskOf: (id: number) => Uint32Array | undefined,
+): DomainSetData {
   const n = shape.combos.length;
   const comboMasks = new Uint32Array(Math.max(1, n * words));
   const comboIds = new Int32Array(Math.max(1, n)).fill(-1);
@@ -182,7 +200,17 @@ export function resolveCombos(shape: DomainSetShape, words: number, maskOf: (id:
 }
 
 export function emptyShape(): DomainSetShape {
-  return { count: 0, slots: new Uint8Array(4), slotBytes: 4, recs: new Uint8Array(0), nodes: new Uint8Array(0), refBytes: 4, comboBytes: 3, bloom: new Uint32Array(1), combos: [] };
+  return {
+    count: 0,
+    slots: new Uint8Array(4),
+    slotBytes: 4,
+    recs: new Uint8Array(0),
+    nodes: new Uint8Array(0),
+    refBytes: 4,
+    comboBytes: 3,
+    bloom: new Uint32Array(1),
+    combos: [],
+  };
 }
 
 export function transferables(d: DomainSetShape): ArrayBuffer[] {

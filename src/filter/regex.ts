@@ -9,8 +9,23 @@ import { isIP } from "node:net";
 import { RE2JS } from "re2js";
 
 const QTYPE_NUM: Record<string, number> = {
-  A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, HINFO: 13, MX: 15, TXT: 16, AAAA: 28, SRV: 33, NAPTR: 35, DS: 43, RRSIG: 46,
-  DNSKEY: 48, SVCB: 64, HTTPS: 65, ANY: 255,
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  SOA: 6,
+  PTR: 12,
+  HINFO: 13,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+  SRV: 33,
+  NAPTR: 35,
+  DS: 43,
+  RRSIG: 46,
+  DNSKEY: 48,
+  SVCB: 64,
+  HTTPS: 65,
+  ANY: 255,
 };
 
 export type RegexReply =
@@ -36,8 +51,19 @@ export interface CompiledRegex {
 }
 
 const POSIX: Record<string, string> = {
-  alpha: "a-zA-Z", digit: "0-9", alnum: "a-zA-Z0-9", upper: "A-Z", lower: "a-z", space: "\\s", blank: " \\t",
-  punct: "!-\\/:-@\\[-`{-~", xdigit: "0-9A-Fa-f", word: "\\w", cntrl: "\\x00-\\x1f\\x7f", print: "\\x20-\\x7e", graph: "\\x21-\\x7e",
+  alpha: "a-zA-Z",
+  digit: "0-9",
+  alnum: "a-zA-Z0-9",
+  upper: "A-Z",
+  lower: "a-z",
+  space: "\\s",
+  blank: " \\t",
+  punct: "!-\\/:-@\\[-`{-~",
+  xdigit: "0-9A-Fa-f",
+  word: "\\w",
+  cntrl: "\\x00-\\x1f\\x7f",
+  print: "\\x20-\\x7e",
+  graph: "\\x21-\\x7e",
 };
 
 /** POSIX ERE → JavaScript source (bracket classes; everything else is shared syntax). */
@@ -60,7 +86,11 @@ export function compileRegex(id: number, text: string): CompiledRegex | string {
     if (key === "invert") out.invert = true;
     else if (key === "querytype") {
       const neg = value.startsWith("!");
-      const nums = (neg ? value.slice(1) : value).split(",").map((t) => QTYPE_NUM[t.trim().toUpperCase()] ?? (/^TYPE\d+$/i.test(t.trim()) ? Number(t.trim().slice(4)) : NaN));
+      const nums = (neg ? value.slice(1) : value)
+        .split(",")
+        .map(
+          (t) => QTYPE_NUM[t.trim().toUpperCase()] ?? (/^TYPE\d+$/i.test(t.trim()) ? Number(t.trim().slice(4)) : NaN),
+        );
       if (nums.some(Number.isNaN)) return `unknown query type in "${value}"`;
       out.types = new Set(nums);
       out.typesNegated = neg;
@@ -77,7 +107,13 @@ function splitExtensions(text: string): string[] {
   // extensions start at the first ';' followed by a known key
   const m = /;(querytype|invert|reply)(=|;|$)/.exec(text);
   if (!m) return [text];
-  return [text.slice(0, m.index), ...text.slice(m.index + 1).split(";").filter((s) => s !== "")];
+  return [
+    text.slice(0, m.index),
+    ...text
+      .slice(m.index + 1)
+      .split(";")
+      .filter((s) => s !== ""),
+  ];
 }
 
 function parseReply(v: string, prev: RegexReply | null): RegexReply | string {

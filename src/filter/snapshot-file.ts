@@ -15,14 +15,25 @@ const PARTS = ["slots", "recs", "nodes", "bloom"] as const;
 
 interface Header {
   key: string;
-  sets: Record<string, { count: number; slotBytes: number; refBytes: number; comboBytes: number; combos: number[][]; parts: Record<string, [number, number]> }>;
+  sets: Record<
+    string,
+    {
+      count: number;
+      slotBytes: number;
+      refBytes: number;
+      comboBytes: number;
+      combos: number[][];
+      parts: Record<string, [number, number]>;
+    }
+  >;
 }
 
 export const snapshotFileOf = (gravityDbPath: string) => join(dirname(gravityDbPath), "gravity.snapshot");
 
 const align8 = (n: number) => (n + 7) & ~7;
 
-const partsOf = (s: DomainSetShape, p: (typeof PARTS)[number]): ArrayBufferView[] => (p === "recs" && s.recsParts ? s.recsParts : [s[p]]);
+const partsOf = (s: DomainSetShape, p: (typeof PARTS)[number]): ArrayBufferView[] =>
+  p === "recs" && s.recsParts ? s.recsParts : [s[p]];
 
 /** Written beside and renamed, so a reader never sees half a file. Returns the bytes written. */
 export function writeSnapshotFile(path: string, key: string, sets: GravitySets): number {
@@ -37,7 +48,14 @@ export function writeSnapshotFile(path: string, key: string, sets: GravitySets):
       parts[p] = [at, len];
       at = align8(at + len);
     }
-    header.sets[name] = { count: s.count, slotBytes: s.slotBytes, refBytes: s.refBytes, comboBytes: s.comboBytes, combos: s.combos, parts };
+    header.sets[name] = {
+      count: s.count,
+      slotBytes: s.slotBytes,
+      refBytes: s.refBytes,
+      comboBytes: s.comboBytes,
+      combos: s.combos,
+      parts,
+    };
   }
   let json = Buffer.from(JSON.stringify(header));
   const base = align8(12 + json.length + 64);
@@ -92,7 +110,8 @@ export function readSnapshotFile(path: string, key: string): GravitySets | null 
   }
   if (file.length < 12 || file.toString("latin1", 0, 8) !== MAGIC) return null;
   // typed-array views need an aligned buffer of our own (small reads may share a pool)
-  const buf = file.byteOffset % 8 === 0 && file.buffer.byteLength === file.length ? file.buffer : new Uint8Array(file).buffer;
+  const buf =
+    file.byteOffset % 8 === 0 && file.buffer.byteLength === file.length ? file.buffer : new Uint8Array(file).buffer;
   const jsonLen = new DataView(buf).getUint32(8, true);
   let header: Header;
   try {
@@ -111,7 +130,10 @@ export function readSnapshotFile(path: string, key: string): GravitySets | null 
       return [off, len] as const;
     };
     try {
-      const [so, sl] = part("slots"), [ro, rl] = part("recs"), [no, nl] = part("nodes"), [bo, bl] = part("bloom");
+      const [so, sl] = part("slots"),
+        [ro, rl] = part("recs"),
+        [no, nl] = part("nodes"),
+        [bo, bl] = part("bloom");
       out[name] = {
         count: s.count,
         slotBytes: s.slotBytes,

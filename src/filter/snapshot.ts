@@ -25,7 +25,11 @@ export class Snapshot {
   readonly clients: ClientResolver;
   readonly problems: string[] = [];
 
-  constructor(readonly data: SnapshotData, readonly builtAt: number, clientOpts: ClientResolverOptions = {}) {
+  constructor(
+    readonly data: SnapshotData,
+    readonly builtAt: number,
+    clientOpts: ClientResolverOptions = {},
+  ) {
     this.allowExact = new DomainSet(data.allowExact);
     this.denyExact = new DomainSet(data.denyExact);
     this.gravity = new DomainSet(data.gravity);
@@ -45,7 +49,23 @@ export class Snapshot {
 
   static empty(): Snapshot {
     const e = emptySetData();
-    return new Snapshot({ words: 1, groupBits: [[0, 0]], allowExact: e, denyExact: e, gravity: e, antigravity: e, gravityAbp: e, antigravityAbp: e, allowRegex: [], denyRegex: [], clients: [], buildMs: 0 }, Date.now());
+    return new Snapshot(
+      {
+        words: 1,
+        groupBits: [[0, 0]],
+        allowExact: e,
+        denyExact: e,
+        gravity: e,
+        antigravity: e,
+        gravityAbp: e,
+        antigravityAbp: e,
+        allowRegex: [],
+        denyRegex: [],
+        clients: [],
+        buildMs: 0,
+      },
+      Date.now(),
+    );
   }
 
   get hasAbp(): boolean {
@@ -112,7 +132,10 @@ export class FilterEngine {
           this.current = snap;
           this.generation++;
           await this.o.published?.(snap);
-          this.o.log("info", `filter snapshot ${this.generation}: ${snap.gravity.size + snap.gravityAbp.size} unique domains on block lists, ${snap.antigravity.size + snap.antigravityAbp.size} on allow lists, ${data.denyExact.count + data.allowExact.count} exact and ${data.denyRegex.length + data.allowRegex.length} regex entries (${data.buildMs.toFixed(0)} ms)`);
+          this.o.log(
+            "info",
+            `filter snapshot ${this.generation}: ${snap.gravity.size + snap.gravityAbp.size} unique domains on block lists, ${snap.antigravity.size + snap.antigravityAbp.size} on allow lists, ${data.denyExact.count + data.allowExact.count} exact and ${data.denyRegex.length + data.allowRegex.length} regex entries (${data.buildMs.toFixed(0)} ms)`,
+          );
         } catch (e) {
           this.o.log("error", `filter snapshot build failed, keeping the previous one: ${(e as Error).message}`);
         }

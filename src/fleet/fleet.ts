@@ -47,7 +47,8 @@ export interface FleetStatus {
   gravity: { version: number; leader: string | null; error: string | null };
 }
 
-interface FleetDeps extends Pick<Runtime, "config" | "paths" | "gravityDb" | "queryDb" | "events" | "blocking" | "log"> {
+interface FleetDeps
+  extends Pick<Runtime, "config" | "paths" | "gravityDb" | "queryDb" | "events" | "blocking" | "log"> {
   /** a restartdns from another node restarts this node's DNS too */
   dns: Pick<DnsHandle, "restart">;
 }
@@ -68,12 +69,16 @@ export class Fleet {
   private unsub: Array<() => void> = [];
   private stopped = false;
 
-  constructor(private readonly rt: FleetDeps, private readonly url: string) {
+  constructor(
+    private readonly rt: FleetDeps,
+    private readonly url: string,
+  ) {
     this.node = defaultNodeName(rt);
     this.stateFile = join(rt.paths.dataDir, "fleet-state.json");
     this.link = new RedisLink(
       url,
-      (kind, version) => (kind === "gravity" ? void this.gravity.tick() : void this.replicas.get(kind)?.remoteChange(version)),
+      (kind, version) =>
+        kind === "gravity" ? void this.gravity.tick() : void this.replicas.get(kind)?.remoteChange(version),
       (action, node) => void this.onAction(action, node),
     );
     this.gravity = new GravityShare(rt, this.link, this.node);
@@ -81,7 +86,10 @@ export class Fleet {
     const saved = this.load();
     this.lists = new ListsKind(rt.gravityDb, rt.events);
     for (const kind of [this.lists, configKind(rt.config), blockingKind(rt.blocking)])
-      this.replicas.set(kind.name, new Replica(kind, this.link, this.node, saved[kind.name] ?? null, () => this.save(), rt.log));
+      this.replicas.set(
+        kind.name,
+        new Replica(kind, this.link, this.node, saved[kind.name] ?? null, () => this.save(), rt.log),
+      );
   }
 
   start(): void {
@@ -99,7 +107,10 @@ export class Fleet {
         if (ok) this.gravity.localRun();
       }),
       this.rt.events.on("dns-restarted", ({ origin }) => {
-        if (origin === "api") this.link.announce("restartdns", this.node).catch((e) => this.rt.log("warn", `fleet: restartdns not announced: ${(e as Error).message}`));
+        if (origin === "api")
+          this.link
+            .announce("restartdns", this.node)
+            .catch((e) => this.rt.log("warn", `fleet: restartdns not announced: ${(e as Error).message}`));
       }),
     );
     this.timer = setInterval(() => void this.tick(), TICK_MS);
@@ -129,7 +140,9 @@ export class Fleet {
       versions[name] = s.version;
       if (s.pending) pending.push(name);
     }
-    await this.link.heartbeat(this.node, { seen: Date.now(), versions, pending, api: this.rt.config.current.webserver.port }).catch(() => undefined);
+    await this.link
+      .heartbeat(this.node, { seen: Date.now(), versions, pending, api: this.rt.config.current.webserver.port })
+      .catch(() => undefined);
   }
 
   /** Nodes that went quiet without saying goodbye are news in /api/info/messages. */
@@ -139,7 +152,10 @@ export class Fleet {
       const t = Date.now();
       for (const [node, v] of Object.entries(await this.link.nodes()))
         if (node !== this.node && v.stopped !== true && t - Number(v.seen ?? 0) >= NODE_STALE_MS)
-          now.set(node, `fleet: node ${node} has not been heard from since ${new Date(Number(v.seen ?? 0)).toISOString()}; it may be answering with an older configuration`);
+          now.set(
+            node,
+            `fleet: node ${node} has not been heard from since ${new Date(Number(v.seen ?? 0)).toISOString()}; it may be answering with an older configuration`,
+          );
     } catch {
       return;
     }
@@ -193,7 +209,12 @@ export class Fleet {
     if (this.timer) clearInterval(this.timer);
     for (const u of this.unsub) u();
     // a node that leaves says so (one that crashes is noticed when its heartbeat stops)
-    await Promise.race([this.link.heartbeat(this.node, { seen: Date.now(), stopped: true, versions: {}, pending: [], api: "" }).catch(() => undefined), Bun.sleep(500)]);
+    await Promise.race([
+      this.link
+        .heartbeat(this.node, { seen: Date.now(), stopped: true, versions: {}, pending: [], api: "" })
+        .catch(() => undefined),
+      Bun.sleep(500),
+    ]);
     this.link.close();
   }
 

@@ -89,11 +89,15 @@ export class GravityShare {
     const pkg = JSON.parse(new TextDecoder().decode(Bun.gunzipSync(bytes.data))) as Package;
     // the lists the rows belong to arrive through the lists kind; wait for them
     const ids = adlistIds(this.rt.gravityDb);
-    if (pkg.adlists.some(([id]) => !ids.has(id))) throw new Error(`gravity version ${bytes.version}: waiting for its lists`);
+    if (pkg.adlists.some(([id]) => !ids.has(id)))
+      throw new Error(`gravity version ${bytes.version}: waiting for its lists`);
     this.apply(pkg);
     this.known = pkg.updated;
     this.version = bytes.version;
-    this.rt.log("info", `fleet: gravity version ${bytes.version} from ${bytes.node} taken (${pkg.gravity.length} rows, nothing downloaded)`);
+    this.rt.log(
+      "info",
+      `fleet: gravity version ${bytes.version} from ${bytes.node} taken (${pkg.gravity.length} rows, nothing downloaded)`,
+    );
     await this.rt.events.emit("gravity-updated", { ok: true });
   }
 

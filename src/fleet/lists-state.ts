@@ -2,7 +2,13 @@
 // and applies the map (replicated.ts); here is how two nodes' maps merge.
 import type { Database } from "bun:sqlite";
 import type { EventBus } from "../core/events.ts";
-import { applyListsMap, readListsMap, REPLICATED_LINKS as LINKS, REPLICATED_TABLES as TABLES, rowsOf } from "../lists/replicated.ts";
+import {
+  applyListsMap,
+  readListsMap,
+  REPLICATED_LINKS as LINKS,
+  REPLICATED_TABLES as TABLES,
+  rowsOf,
+} from "../lists/replicated.ts";
 import type { StateMap } from "./state-map.ts";
 import type { ReplicatedKind } from "./replica.ts";
 
@@ -57,7 +63,11 @@ function tidy(map: StateMap): StateMap {
   for (const l of LINKS)
     for (const k of Object.keys(out)) {
       const [name, owner, g] = k.split("/");
-      if (name === l.name && (out[`${l.owner}/${owner}`] === undefined || (Number(g) !== 0 && out[`group/${g}`] === undefined))) delete out[k];
+      if (
+        name === l.name &&
+        (out[`${l.owner}/${owner}`] === undefined || (Number(g) !== 0 && out[`group/${g}`] === undefined))
+      )
+        delete out[k];
     }
   return out;
 }

@@ -17,7 +17,13 @@ export function blockingKind(blocking: BlockingSwitch): ReplicatedKind {
       const now: StateMap = { active: blocking.active, endsAt, after: blocking.timerTarget };
       // the agreed timer ran out here as it did everywhere: nothing new to tell
       const agreedEnd = typeof base.endsAt === "number" ? base.endsAt : null;
-      if (endsAt === null && agreedEnd !== null && agreedEnd <= Date.now() + TIMER_SLACK_MS && blocking.active === base.after) return base;
+      if (
+        endsAt === null &&
+        agreedEnd !== null &&
+        agreedEnd <= Date.now() + TIMER_SLACK_MS &&
+        blocking.active === base.after
+      )
+        return base;
       return now;
     },
     apply(next) {

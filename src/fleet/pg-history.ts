@@ -8,7 +8,15 @@
 import { SQL } from "bun";
 import type { ConfigStore } from "../config/index.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
-import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, REPLY_TYPE, Status, queryTypeName, QUERY_TYPES } from "../query/enums.ts";
+import {
+  BLOCKED_STATUSES,
+  DNSSEC_STATUS,
+  QUERY_STATUS,
+  REPLY_TYPE,
+  Status,
+  queryTypeName,
+  QUERY_TYPES,
+} from "../query/enums.ts";
 import { EDE_TEXT, type QueryFilter, type QueryPage } from "../querylog/read.ts";
 import { HIDDEN_CLIENT, HIDDEN_DOMAIN } from "../stats/sink.ts";
 
@@ -29,10 +37,26 @@ const INSERT = `INSERT INTO moat_queries (node, time, type, domain, client, stat
   SELECT $1, (e->>0)::float8, (e->>1)::int2, e->>2, e->>3, (e->>4)::int2, (e->>5)::int2, (e->>6)::float4, e->>7, (e->>8)::int2,
     (e->>9)::int4, (e->>10)::int2, e->>11 FROM json_array_elements($2::json) AS e`;
 
-type Row = [number, number, string, string, number, number, number, string | null, number, number | null, number, string | null];
+type Row = [
+  number,
+  number,
+  string,
+  string,
+  number,
+  number,
+  number,
+  string | null,
+  number,
+  number | null,
+  number,
+  string | null,
+];
 
 /** The local query log's filters that the fleet-wide log answers too, and which node to ask. */
-export type FleetQueryFilter = Pick<QueryFilter, "from" | "until" | "length" | "start" | "cursor" | "domain" | "client_ip" | "upstream" | "type" | "status"> & {
+export type FleetQueryFilter = Pick<
+  QueryFilter,
+  "from" | "until" | "length" | "start" | "cursor" | "domain" | "client_ip" | "upstream" | "type" | "status"
+> & {
   node?: string;
 };
 
@@ -50,7 +74,12 @@ export class FleetHistory implements QuerySink {
   readonly counters = { sent: 0, dropped: 0, batches: 0 };
   error: string | null = null;
 
-  constructor(url: string, readonly node: string, private readonly config: ConfigStore, private readonly log: (level: "info" | "warn" | "error", m: string) => void) {
+  constructor(
+    url: string,
+    readonly node: string,
+    private readonly config: ConfigStore,
+    private readonly log: (level: "info" | "warn" | "error", m: string) => void,
+  ) {
     this.sql = new SQL({ url, max: 3, connectionTimeout: 3, idleTimeout: 60 });
     this.timer = setInterval(() => void this.flush(), FLUSH_MS);
   }
@@ -69,7 +98,20 @@ export class FleetHistory implements QuerySink {
     }
     const domain = level >= 1 ? HIDDEN_DOMAIN : r.domain;
     const cname = r.cname === null ? null : level >= 1 ? HIDDEN_DOMAIN : r.cname;
-    this.buffer.push([r.time, r.type, domain, level >= 2 ? HIDDEN_CLIENT : r.client, r.status, r.reply, r.replyTime, r.upstream, r.dnssec, r.listId, r.ede, cname]);
+    this.buffer.push([
+      r.time,
+      r.type,
+      domain,
+      level >= 2 ? HIDDEN_CLIENT : r.client,
+      r.status,
+      r.reply,
+      r.replyTime,
+      r.upstream,
+      r.dnssec,
+      r.listId,
+      r.ede,
+      cname,
+    ]);
   }
 
   private async ensureSchema(): Promise<void> {
@@ -97,7 +139,11 @@ export class FleetHistory implements QuerySink {
       if (this.error) this.log("info", "fleet: PostgreSQL is back, query history flowing again");
       this.error = null;
     } catch (e) {
-      if (!this.error) this.log("warn", `fleet: PostgreSQL unavailable, ${this.buffer.length} query records wait: ${(e as Error).message}`);
+      if (!this.error)
+        this.log(
+          "warn",
+          `fleet: PostgreSQL unavailable, ${this.buffer.length} query records wait: ${(e as Error).message}`,
+        );
       this.error = (e as Error).message;
     } finally {
       this.flushing = false;
@@ -140,7 +186,9 @@ export class FleetHistory implements QuerySink {
     await this.flush();
     await this.ensureSchema();
     const { sql, args } = this.where(f);
-    const top = Number(((await this.sql.unsafe("SELECT COALESCE(MAX(id), 0) AS m FROM moat_queries")) as Array<{ m: string }>)[0]!.m);
+    const top = Number(
+      ((await this.sql.unsafe("SELECT COALESCE(MAX(id), 0) AS m FROM moat_queries")) as Array<{ m: string }>)[0]!.m,
+    );
     const cursor = f.cursor ?? top;
     const length = f.length === undefined ? 100 : Math.min(Math.max(f.length, 1), 100_000);
     const pageArgs = [...args, cursor, length, f.start ?? 0];
@@ -149,9 +197,23 @@ export class FleetHistory implements QuerySink {
       `SELECT * FROM moat_queries ${sql ? `${sql} AND` : "WHERE"} id <= $${n + 1} ORDER BY id DESC LIMIT $${n + 2} OFFSET $${n + 3}`,
       pageArgs,
     )) as Array<Record<string, any>>;
-    const total = Number(((await this.sql.unsafe("SELECT COUNT(*) AS n, COALESCE(MIN(time), 0) AS e FROM moat_queries")) as Array<{ n: string; e: number }>)[0]!.n);
-    const filtered = sql ? Number(((await this.sql.unsafe(`SELECT COUNT(*) AS n FROM moat_queries ${sql}`, args)) as Array<{ n: string }>)[0]!.n) : total;
-    const earliest = Number(((await this.sql.unsafe("SELECT COALESCE(MIN(time), 0) AS e FROM moat_queries")) as Array<{ e: number }>)[0]!.e);
+    const total = Number(
+      (
+        (await this.sql.unsafe("SELECT COUNT(*) AS n, COALESCE(MIN(time), 0) AS e FROM moat_queries")) as Array<{
+          n: string;
+          e: number;
+        }>
+      )[0]!.n,
+    );
+    const filtered = sql
+      ? Number(
+          ((await this.sql.unsafe(`SELECT COUNT(*) AS n FROM moat_queries ${sql}`, args)) as Array<{ n: string }>)[0]!
+            .n,
+        )
+      : total;
+    const earliest = Number(
+      ((await this.sql.unsafe("SELECT COALESCE(MIN(time), 0) AS e FROM moat_queries")) as Array<{ e: number }>)[0]!.e,
+    );
     return {
       queries: rows.map((x) => ({
         id: Number(x.id),
@@ -175,23 +237,38 @@ export class FleetHistory implements QuerySink {
   }
 
   /** Totals between `from` and `until`, as /api/stats/database/summary reports them. */
-  async summary(from: number, until: number, node?: string): Promise<{ sum_queries: number; sum_blocked: number; percent_blocked: number; total_clients: number }> {
+  async summary(
+    from: number,
+    until: number,
+    node?: string,
+  ): Promise<{ sum_queries: number; sum_blocked: number; percent_blocked: number; total_clients: number }> {
     await this.flush();
     await this.ensureSchema();
     const args: unknown[] = [from, until];
     if (node) args.push(node);
-    const r = ((await this.sql.unsafe(
-      `SELECT COUNT(*) AS total, COUNT(*) FILTER (WHERE status IN (${BLOCKED})) AS blocked, COUNT(DISTINCT client) AS clients
+    const r = (
+      (await this.sql.unsafe(
+        `SELECT COUNT(*) AS total, COUNT(*) FILTER (WHERE status IN (${BLOCKED})) AS blocked, COUNT(DISTINCT client) AS clients
        FROM moat_queries WHERE time >= $1 AND time <= $2 ${node ? "AND node = $3" : ""}`,
-      args,
-    )) as Array<Record<string, string>>)[0]!;
+        args,
+      )) as Array<Record<string, string>>
+    )[0]!;
     const total = Number(r.total);
     const blocked = Number(r.blocked);
-    return { sum_queries: total, sum_blocked: blocked, percent_blocked: total ? (100 * blocked) / total : 0, total_clients: Number(r.clients) };
+    return {
+      sum_queries: total,
+      sum_blocked: blocked,
+      percent_blocked: total ? (100 * blocked) / total : 0,
+      total_clients: Number(r.clients),
+    };
   }
 
   /** Queries per 10-minute slot between `from` and `until` (slot starts), for the fleet or one node. */
-  async history(from: number, until: number, node?: string): Promise<Array<{ timestamp: number; total: number; cached: number; blocked: number; forwarded: number }>> {
+  async history(
+    from: number,
+    until: number,
+    node?: string,
+  ): Promise<Array<{ timestamp: number; total: number; cached: number; blocked: number; forwarded: number }>> {
     await this.flush();
     await this.ensureSchema();
     const args: unknown[] = [Math.floor(from / 600) * 600, until + 600];
@@ -208,7 +285,13 @@ export class FleetHistory implements QuerySink {
     const out = [];
     for (let ts = Math.floor(from / 600) * 600; ts <= until && out.length < 100_000; ts += 600) {
       const r = bySlot.get(ts);
-      out.push({ timestamp: ts, total: Number(r?.total ?? 0), cached: Number(r?.cached ?? 0), blocked: Number(r?.blocked ?? 0), forwarded: Number(r?.forwarded ?? 0) });
+      out.push({
+        timestamp: ts,
+        total: Number(r?.total ?? 0),
+        cached: Number(r?.cached ?? 0),
+        blocked: Number(r?.blocked ?? 0),
+        forwarded: Number(r?.forwarded ?? 0),
+      });
     }
     return out;
   }
@@ -216,7 +299,10 @@ export class FleetHistory implements QuerySink {
   /** Rows per node (GET /api/fleet). */
   async perNode(): Promise<Record<string, number>> {
     await this.ensureSchema();
-    const rows = (await this.sql.unsafe("SELECT node, COUNT(*) AS n FROM moat_queries GROUP BY node")) as Array<{ node: string; n: string }>;
+    const rows = (await this.sql.unsafe("SELECT node, COUNT(*) AS n FROM moat_queries GROUP BY node")) as Array<{
+      node: string;
+      n: string;
+    }>;
     return Object.fromEntries(rows.map((r) => [r.node, Number(r.n)]));
   }
 

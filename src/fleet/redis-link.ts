@@ -123,27 +123,63 @@ export class RedisLink {
   }
 
   async head(kind: string): Promise<Head | null> {
-    const [version, node, at, hash, epoch] = (await this.send("HMGET", [`${PREFIX}kind:${kind}`, "version", "node", "at", "hash", "epoch"])) as Array<string | null>;
+    const [version, node, at, hash, epoch] = (await this.send("HMGET", [
+      `${PREFIX}kind:${kind}`,
+      "version",
+      "node",
+      "at",
+      "hash",
+      "epoch",
+    ])) as Array<string | null>;
     if (!version) return null;
     return { version: Number(version), node: node ?? "", at: Number(at ?? 0), hash: hash ?? "", epoch: epoch ?? "" };
   }
 
   /** The stored state of a kind, checked against its hash. */
   async fetch(kind: string): Promise<Entry | null> {
-    const [version, node, at, hash, data, epoch] = (await this.send("HMGET", [`${PREFIX}kind:${kind}`, "version", "node", "at", "hash", "data", "epoch"])) as Array<string | null>;
+    const [version, node, at, hash, data, epoch] = (await this.send("HMGET", [
+      `${PREFIX}kind:${kind}`,
+      "version",
+      "node",
+      "at",
+      "hash",
+      "data",
+      "epoch",
+    ])) as Array<string | null>;
     if (!version || data == null) return null;
     const map = JSON.parse(data) as StateMap;
-    if (hashOf(map) !== hash) throw new HashMismatch(`fleet ${kind} version ${version}: stored data does not match its hash`);
-    return { version: Number(version), node: node ?? "", at: Number(at ?? 0), hash: hash ?? "", epoch: epoch ?? "", data: map };
+    if (hashOf(map) !== hash)
+      throw new HashMismatch(`fleet ${kind} version ${version}: stored data does not match its hash`);
+    return {
+      version: Number(version),
+      node: node ?? "",
+      at: Number(at ?? 0),
+      hash: hash ?? "",
+      epoch: epoch ?? "",
+      data: map,
+    };
   }
 
   /** Publishes `data` as the next version if the stored one is still `expected`; returns the new version, or 0. */
   async publish(kind: string, expected: number, node: string, data: StateMap): Promise<Head | 0> {
     const at = Date.now();
     const hash = hashOf(data);
-    const r = (await this.send("EVAL", [PUBLISH, "5", `${PREFIX}kind:${kind}`, COUNTER, LOG, CHANNEL, EPOCH, String(expected), node, String(at), hash, canonical(data), kind, crypto.randomUUID()])) as
-      | number
-      | [number, string];
+    const r = (await this.send("EVAL", [
+      PUBLISH,
+      "5",
+      `${PREFIX}kind:${kind}`,
+      COUNTER,
+      LOG,
+      CHANNEL,
+      EPOCH,
+      String(expected),
+      node,
+      String(at),
+      hash,
+      canonical(data),
+      kind,
+      crypto.randomUUID(),
+    ])) as number | [number, string];
     return Array.isArray(r) && Number(r[0]) > 0 ? { version: Number(r[0]), node, at, hash, epoch: String(r[1]) } : 0;
   }
 
@@ -157,7 +193,9 @@ export class RedisLink {
   }
 
   async gravityHead(): Promise<{ version: number; updated: string; node: string } | null> {
-    const [version, updated, node] = (await this.send("HMGET", [GRAVITY, "version", "updated", "node"])) as Array<string | null>;
+    const [version, updated, node] = (await this.send("HMGET", [GRAVITY, "version", "updated", "node"])) as Array<
+      string | null
+    >;
     return version ? { version: Number(version), updated: updated ?? "", node: node ?? "" } : null;
   }
 
@@ -165,15 +203,35 @@ export class RedisLink {
   async publishGravity(node: string, updated: string, data: Uint8Array): Promise<number> {
     const hash = new Bun.CryptoHasher("sha256").update(data).digest("hex");
     const b64 = Buffer.from(data).toString("base64");
-    return Number(await this.send("EVAL", [PUBLISH_GRAVITY, "3", GRAVITY, COUNTER, CHANNEL, node, String(Date.now()), hash, updated, b64]));
+    return Number(
+      await this.send("EVAL", [
+        PUBLISH_GRAVITY,
+        "3",
+        GRAVITY,
+        COUNTER,
+        CHANNEL,
+        node,
+        String(Date.now()),
+        hash,
+        updated,
+        b64,
+      ]),
+    );
   }
 
   /** The stored gravity package, checked against its hash. */
   async fetchGravity(): Promise<{ version: number; node: string; data: Uint8Array<ArrayBuffer> } | null> {
-    const [version, node, hash, b64] = (await this.send("HMGET", [GRAVITY, "version", "node", "hash", "data"])) as Array<string | null>;
+    const [version, node, hash, b64] = (await this.send("HMGET", [
+      GRAVITY,
+      "version",
+      "node",
+      "hash",
+      "data",
+    ])) as Array<string | null>;
     if (!version || b64 == null) return null;
     const data = new Uint8Array(Buffer.from(b64, "base64"));
-    if (new Bun.CryptoHasher("sha256").update(data).digest("hex") !== hash) throw new HashMismatch(`fleet gravity version ${version}: stored package does not match its hash`);
+    if (new Bun.CryptoHasher("sha256").update(data).digest("hex") !== hash)
+      throw new HashMismatch(`fleet gravity version ${version}: stored package does not match its hash`);
     return { version: Number(version), node: node ?? "", data };
   }
 

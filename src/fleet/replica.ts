@@ -69,7 +69,15 @@ export class Replica {
   }
 
   status(): ReplicaStatus {
-    return { version: this.record?.version ?? 0, node: this.record?.node ?? "", at: this.record?.at ?? 0, latest: this.latest, pending: this.pending, lastSync: this.lastSync, error: this.error };
+    return {
+      version: this.record?.version ?? 0,
+      node: this.record?.node ?? "",
+      at: this.record?.at ?? 0,
+      latest: this.latest,
+      pending: this.pending,
+      lastSync: this.lastSync,
+      error: this.error,
+    };
   }
 
   /** A local change happened: publish it (now or when Redis is back). */

@@ -6,12 +6,30 @@
 // (src/fleet/live.ts), not configuration.
 import { LEAVES } from "../config/index.ts";
 
-const SHARED = ["dns.", "resolver.", "gravity.", "misc.privacylevel", "webserver.api.excludeClients", "webserver.api.excludeDomains"];
-const NODE_LOCAL = ["dns.port", "dns.interface", "dns.listeningMode", "dns.blocking.active", "dns.reply.", "dns.cache.size"];
+const SHARED = [
+  "dns.",
+  "resolver.",
+  "gravity.",
+  "misc.privacylevel",
+  "webserver.api.excludeClients",
+  "webserver.api.excludeDomains",
+];
+const NODE_LOCAL = [
+  "dns.port",
+  "dns.interface",
+  "dns.listeningMode",
+  "dns.blocking.active",
+  "dns.reply.",
+  "dns.cache.size",
+];
 
 export function isSharedKey(path: string): boolean {
-  return SHARED.some((p) => path === p || path.startsWith(p)) && !NODE_LOCAL.some((p) => path === p || path.startsWith(p));
+  return (
+    SHARED.some((p) => path === p || path.startsWith(p)) && !NODE_LOCAL.some((p) => path === p || path.startsWith(p))
+  );
 }
 
 /** Every shared key, in tree order. */
-export const SHARED_KEYS: readonly string[] = LEAVES.filter((e) => e.leaf.kind !== "password" && !e.leaf.flags.writeOnly && isSharedKey(e.path)).map((e) => e.path);
+export const SHARED_KEYS: readonly string[] = LEAVES.filter(
+  (e) => e.leaf.kind !== "password" && !e.leaf.flags.writeOnly && isSharedKey(e.path),
+).map((e) => e.path);

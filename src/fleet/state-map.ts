@@ -40,4 +40,3 @@ export function merge3(base: StateMap, local: StateMap, remote: StateMap): State
   }
   return out;
 }
-

@@ -20,7 +20,10 @@ function hexToIPv4(h: string): string {
 }
 function hexToIPv6(h: string): string {
   const parts = h.match(/.{4}/g) ?? [];
-  return parts.map((p) => p.replace(/^0+(?=.)/, "")).join(":").replace(/(^|:)0(:0)+(:|$)/, "::");
+  return parts
+    .map((p) => p.replace(/^0+(?=.)/, ""))
+    .join(":")
+    .replace(/(^|:)0(:0)+(:|$)/, "::");
 }
 function maskBits(hexMask: string): number {
   let n = parseInt(hexMask, 16) >>> 0;
@@ -56,10 +59,28 @@ export function routes(): Route[] {
   for (const line of v4) {
     const f = line.trim().split(/\s+/);
     if (f.length < 11) continue;
-    const [iface, dst, gw, flags, , , metric, mask] = f as [string, string, string, string, string, string, string, string];
+    const [iface, dst, gw, flags, , , metric, mask] = f as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const fl = parseInt(flags, 16);
     const bits = maskBits(mask);
-    const r: Route = { family: "inet", table: 254, scope: fl & 2 ? "universe" : "link", type: "unicast", flags: [], oif: iface, dst: bits === 0 ? "default" : `${hexToIPv4(dst)}/${bits}`, priority: Number(metric) };
+    const r: Route = {
+      family: "inet",
+      table: 254,
+      scope: fl & 2 ? "universe" : "link",
+      type: "unicast",
+      flags: [],
+      oif: iface,
+      dst: bits === 0 ? "default" : `${hexToIPv4(dst)}/${bits}`,
+      priority: Number(metric),
+    };
     if (fl & 2) r.gateway = hexToIPv4(gw);
     out.push(r);
   }
@@ -70,7 +91,15 @@ export function routes(): Route[] {
     const gw = f[4]!;
     const iface = f[9]!;
     if (iface === "lo" && bits === 128) continue;
-    const r: Route = { family: "inet6", table: 254, type: "unicast", flags: [], oif: iface, dst: bits === 0 ? "default" : `${hexToIPv6(f[0]!)}/${bits}`, priority: parseInt(f[5]!, 16) };
+    const r: Route = {
+      family: "inet6",
+      table: 254,
+      type: "unicast",
+      flags: [],
+      oif: iface,
+      dst: bits === 0 ? "default" : `${hexToIPv6(f[0]!)}/${bits}`,
+      priority: parseInt(f[5]!, 16),
+    };
     if (!/^0+$/.test(gw)) r.gateway = hexToIPv6(gw);
     out.push(r);
   }
@@ -91,7 +120,9 @@ export function siSize(bytes: number): { value: number; unit: string } {
 
 /** Copies the entries of `o` whose value is known (Pi-hole leaves a key out rather than send null). */
 function known<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]?: Exclude<T[K], null> };
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], null>;
+  };
 }
 
 export function gateways() {
@@ -127,12 +158,47 @@ export function interfaces() {
       ...known({
         speed: num("speed"),
         carrier: num("carrier") === null ? null : num("carrier") === 1,
-        type: trim(`${base}/type`) === "772" ? "loopback" : trim(`${base}/type`) === "1" ? "ether" : trim(`${base}/type`),
+        type:
+          trim(`${base}/type`) === "772" ? "loopback" : trim(`${base}/type`) === "1" ? "ether" : trim(`${base}/type`),
       }),
-      flags: flags === null ? [] : [["up", 1], ["broadcast", 2], ["loopback", 8], ["pointopoint", 16], ["running", 64], ["multicast", 4096]].filter(([, b]) => flags & (b as number)).map(([n]) => n as string),
-      ...known({ state: trim(`${base}/operstate`), proto_down: num("proto_down") === null ? null : num("proto_down") === 1, address: trim(`${base}/address`), broadcast: trim(`${base}/broadcast`) }),
-      stats: known({ rx_bytes: bytes("rx_bytes"), tx_bytes: bytes("tx_bytes"), rx_packets: stat("rx_packets"), tx_packets: stat("tx_packets"), rx_errors: stat("rx_errors"), tx_errors: stat("tx_errors"), rx_dropped: stat("rx_dropped"), tx_dropped: stat("tx_dropped"), multicast: stat("multicast"), collisions: stat("collisions") }),
-      addresses: (ifs[name] ?? []).map((a) => ({ address: a.address, family: a.family === "IPv4" ? "inet" : "inet6", prefixlen: Number(a.cidr?.split("/")[1] ?? 0), scope: a.internal ? "host" : "global", netmask: a.netmask })),
+      flags:
+        flags === null
+          ? []
+          : [
+              ["up", 1],
+              ["broadcast", 2],
+              ["loopback", 8],
+              ["pointopoint", 16],
+              ["running", 64],
+              ["multicast", 4096],
+            ]
+              .filter(([, b]) => flags & (b as number))
+              .map(([n]) => n as string),
+      ...known({
+        state: trim(`${base}/operstate`),
+        proto_down: num("proto_down") === null ? null : num("proto_down") === 1,
+        address: trim(`${base}/address`),
+        broadcast: trim(`${base}/broadcast`),
+      }),
+      stats: known({
+        rx_bytes: bytes("rx_bytes"),
+        tx_bytes: bytes("tx_bytes"),
+        rx_packets: stat("rx_packets"),
+        tx_packets: stat("tx_packets"),
+        rx_errors: stat("rx_errors"),
+        tx_errors: stat("tx_errors"),
+        rx_dropped: stat("rx_dropped"),
+        tx_dropped: stat("tx_dropped"),
+        multicast: stat("multicast"),
+        collisions: stat("collisions"),
+      }),
+      addresses: (ifs[name] ?? []).map((a) => ({
+        address: a.address,
+        family: a.family === "IPv4" ? "inet" : "inet6",
+        prefixlen: Number(a.cidr?.split("/")[1] ?? 0),
+        scope: a.internal ? "host" : "global",
+        netmask: a.netmask,
+      })),
     };
   });
 }

@@ -42,7 +42,12 @@ export function systemInfo(normalizeCpu = false) {
     uptime: Math.floor(os.uptime()),
     memory: {
       ram: { total, free, used, available, "%used": total ? (100 * used) / total : 0 },
-      swap: { total: swapTotal, free: swapFree, used: swapTotal - swapFree, "%used": swapTotal ? (100 * (swapTotal - swapFree)) / swapTotal : 0 },
+      swap: {
+        total: swapTotal,
+        free: swapFree,
+        used: swapTotal - swapFree,
+        "%used": swapTotal ? (100 * (swapTotal - swapFree)) / swapTotal : 0,
+      },
     },
     procs: Number.isFinite(procs) ? procs : 0,
     cpu: { nprocs, "%cpu": cpuPercent(), load: { raw: load, percent: load.map((l) => (100 * l) / nprocs) } },
@@ -96,7 +101,8 @@ export function hostInfo() {
       sysname: os.type(),
       version: os.version(),
     },
-    model: readTrim("/proc/device-tree/model") ?? readTrim("/sys/firmware/devicetree/base/model") ?? dmi("product_name"),
+    model:
+      readTrim("/proc/device-tree/model") ?? readTrim("/sys/firmware/devicetree/base/model") ?? dmi("product_name"),
     dmi: {
       bios: { vendor: dmi("bios_vendor") },
       board: { name: dmi("board_name"), vendor: dmi("board_vendor"), version: dmi("board_version") },
@@ -136,7 +142,13 @@ export function sensorsInfo(unit: string, hotLimit: number) {
           const x = Number(readTrim(join(p, `temp${m[1]}_${s}`)));
           return Number.isFinite(x) && readTrim(join(p, `temp${m[1]}_${s}`)) !== null ? x / 1000 : null;
         };
-        temps.push({ name: readTrim(join(p, `temp${m[1]}_label`)), value: v / 1000, max: n("max"), crit: n("crit"), sensor: f });
+        temps.push({
+          name: readTrim(join(p, `temp${m[1]}_label`)),
+          value: v / 1000,
+          max: n("max"),
+          crit: n("crit"),
+          sensor: f,
+        });
       }
       if (temps.length) list.push({ name: readTrim(join(p, "name")), path: d, source: "hwmon", temps });
     }
@@ -146,10 +158,18 @@ export function sensorsInfo(unit: string, hotLimit: number) {
     for (const d of readdirSync(th).filter((x) => x.startsWith("thermal_zone"))) {
       const v = Number(readTrim(join(th, d, "temp")));
       if (!Number.isFinite(v)) continue;
-      list.push({ name: readTrim(join(th, d, "type")), path: d, source: "thermal", temps: [{ name: readTrim(join(th, d, "type")), value: v / 1000, max: null, crit: null, sensor: "temp" }] });
+      list.push({
+        name: readTrim(join(th, d, "type")),
+        path: d,
+        source: "thermal",
+        temps: [{ name: readTrim(join(th, d, "type")), value: v / 1000, max: null, crit: null, sensor: "temp" }],
+      });
     }
   }
-  const cpu = list.find((s) => /cpu|coretemp|k10temp|soc/i.test(s.name ?? ""))?.temps[0]?.value ?? list[0]?.temps[0]?.value ?? null;
+  const cpu =
+    list.find((s) => /cpu|coretemp|k10temp|soc/i.test(s.name ?? ""))?.temps[0]?.value ??
+    list[0]?.temps[0]?.value ??
+    null;
   const conv = (c: number | null) => (c === null ? null : unit === "F" ? c * 1.8 + 32 : unit === "K" ? c + 273.15 : c);
   return { list, cpu_temp: conv(cpu), hot_limit: conv(hotLimit)!, unit };
 }
@@ -167,7 +187,10 @@ export function fileInfo(path: string) {
       atime: Math.floor(s.atimeMs / 1000),
       mtime: Math.floor(s.mtimeMs / 1000),
       ctime: Math.floor(s.ctimeMs / 1000),
-      owner: { user: { uid: s.uid, name: user?.[0] ?? null, info: user?.[4] ?? null }, group: { gid: s.gid, name: group?.[0] ?? null } },
+      owner: {
+        user: { uid: s.uid, name: user?.[0] ?? null, info: user?.[4] ?? null },
+        group: { gid: s.gid, name: group?.[0] ?? null },
+      },
     };
   } catch {
     return null;

@@ -21,7 +21,13 @@ export interface Arrival {
 export type Handler = (req: Request, arrival: Arrival) => Promise<Response>;
 
 /** What the adapter answers itself, before any handler: kept as the API's JSON envelope by the caller. */
-export type EarlyReply = (status: number, key: string, message: string, hint: string | null, started: number) => Response;
+export type EarlyReply = (
+  status: number,
+  key: string,
+  message: string,
+  hint: string | null,
+  started: number,
+) => Response;
 
 const HOST = /^(?:[A-Za-z0-9._~!$&'()*+,;=%-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
@@ -47,23 +53,26 @@ function hasBody(req: IncomingMessage): boolean {
 
 /** The body as a stream that reads from the socket only when pulled (backpressure by pause/resume). */
 function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(c) {
-      req.on("data", (chunk: Buffer) => {
-        c.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((c.desiredSize ?? 0) <= 0) req.pause();
-      });
-      req.on("end", () => c.close());
-      req.on("error", (e) => c.error(e));
-      req.pause();
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        req.on("data", (chunk: Buffer) => {
+          c.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((c.desiredSize ?? 0) <= 0) req.pause();
+        });
+        req.on("end", () => c.close());
+        req.on("error", (e) => c.error(e));
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        req.destroy();
+      },
     },
-    pull() {
-      req.resume();
-    },
-    cancel() {
-      req.destroy();
-    },
-  }, { highWaterMark: 1 });
+    { highWaterMark: 1 },
+  );
 }
 
 /** Reads a GET/HEAD body, or null when larger than `limit`. */
@@ -170,12 +179,21 @@ export function requestListener(handle: Handler, tls: boolean, early: EarlyReply
     try {
       if (bodied && (req.method === "GET" || req.method === "HEAD")) {
         getBody = await readSmallBody(req, MAX_GET_BODY);
-        if (getBody === null) throw new EarlyError(413, "payload_too_large", `Request body larger than ${MAX_GET_BODY} bytes`, `limit: ${MAX_GET_BODY} bytes`);
+        if (getBody === null)
+          throw new EarlyError(
+            413,
+            "payload_too_large",
+            `Request body larger than ${MAX_GET_BODY} bytes`,
+            `limit: ${MAX_GET_BODY} bytes`,
+          );
       }
       request = toRequest(req, tls, bodied && !getBody ? bodyStream(req) : null);
       response = await handle(request, { started, ip: clientIp(req), tls, getBody });
     } catch (e) {
-      response = e instanceof EarlyError ? early(e.status, e.key, e.message, e.hint, started) : early(400, "bad_request", "Malformed request", String((e as Error)?.message ?? e), started);
+      response =
+        e instanceof EarlyError
+          ? early(e.status, e.key, e.message, e.hint, started)
+          : early(400, "bad_request", "Malformed request", String((e as Error)?.message ?? e), started);
     }
     // A body the handler did not read (refused before reading) is not drained: the connection closes.
     const unread = bodied && !req.complete;

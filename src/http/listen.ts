@@ -35,7 +35,13 @@ function parserRefusal(code: string): [number, string] {
   return [400, "Malformed HTTP request"];
 }
 
-export function listen(hostname: string, port: number, handle: Handler, early: EarlyReply, tls = false): Promise<HttpListener> {
+export function listen(
+  hostname: string,
+  port: number,
+  handle: Handler,
+  early: EarlyReply,
+  tls = false,
+): Promise<HttpListener> {
   const server: Server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, requestListener(handle, tls, early));
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {

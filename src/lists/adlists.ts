@@ -29,7 +29,9 @@ export function adlistRows(db: Database, address: string | null, type: AdlistTyp
   const args: Array<string | number> = [];
   if (address !== null) conds.push("address = ?"), args.push(address);
   if (type) conds.push("type = ?"), args.push(adlistTypeCode(type));
-  return db.query(`SELECT * FROM adlist ${conds.length ? "WHERE " + conds.join(" AND ") : ""} ORDER BY id`).all(...args) as AdlistRow[];
+  return db
+    .query(`SELECT * FROM adlist ${conds.length ? `WHERE ${conds.join(" AND ")}` : ""} ORDER BY id`)
+    .all(...args) as AdlistRow[];
 }
 
 interface NewAdlists {
@@ -55,18 +57,25 @@ export function addAdlists(store: ListsStore, add: NewAdlists, onDuplicate: OnDu
 export function putAdlist(store: ListsStore, put: Omit<NewAdlists, "addresses"> & { address: string }): void {
   writeLists(store, ["adlist"], (db) => {
     const { id } = db
-      .query("INSERT INTO adlist (address, type, enabled, comment) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(address, type) DO UPDATE SET enabled = ?3, comment = ?4 RETURNING id")
+      .query(
+        "INSERT INTO adlist (address, type, enabled, comment) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(address, type) DO UPDATE SET enabled = ?3, comment = ?4 RETURNING id",
+      )
       .get(put.address, adlistTypeCode(put.type), put.enabled ? 1 : 0, put.comment) as { id: number };
     if (put.groups) setGroups(db, "adlist_by_group", id, put.groups);
   });
 }
 
 /** Removes lists with their gravity rows in one transaction; returns the ids removed (their cached copies are the caller's). */
-export function deleteAdlists(store: ListsStore, lists: ReadonlyArray<{ address: string; type: AdlistType }>): number[] {
+export function deleteAdlists(
+  store: ListsStore,
+  lists: ReadonlyArray<{ address: string; type: AdlistType }>,
+): number[] {
   return writeLists(store, ["adlist"], (db) => {
     const removed: number[] = [];
     for (const { address, type } of lists) {
-      const row = db.query("SELECT id FROM adlist WHERE address = ? AND type = ?").get(address, adlistTypeCode(type)) as { id: number } | null;
+      const row = db
+        .query("SELECT id FROM adlist WHERE address = ? AND type = ?")
+        .get(address, adlistTypeCode(type)) as { id: number } | null;
       if (!row) continue;
       db.query(`DELETE FROM ${type === "block" ? "gravity" : "antigravity"} WHERE adlist_id = ?`).run(row.id);
       if (db.query("DELETE FROM adlist WHERE id = ?").run(row.id).changes) removed.push(row.id);
@@ -77,7 +86,11 @@ export function deleteAdlists(store: ListsStore, lists: ReadonlyArray<{ address:
 
 /** What a gravity run fetches: the enabled lists, by id. */
 export function enabledAdlists(db: Database): Array<{ id: number; address: string; type: number }> {
-  return db.query("SELECT id, address, type FROM adlist WHERE enabled = 1 ORDER BY id").all() as Array<{ id: number; address: string; type: number }>;
+  return db.query("SELECT id, address, type FROM adlist WHERE enabled = 1 ORDER BY id").all() as Array<{
+    id: number;
+    address: string;
+    type: number;
+  }>;
 }
 
 /** The ids of every list. */
@@ -111,11 +124,15 @@ export function recordAdlistResults(db: Database, results: ReadonlyMap<number, A
 export type AdlistCounts = [number, number, number, number, number, number | null];
 
 export function adlistCounts(db: Database): AdlistCounts[] {
-  return db.query("SELECT id, number, invalid_domains, status, abp_entries, date_updated FROM adlist").values() as AdlistCounts[];
+  return db
+    .query("SELECT id, number, invalid_domains, status, abp_entries, date_updated FROM adlist")
+    .values() as AdlistCounts[];
 }
 
 /** Takes another node's gravity run's counts (inside the caller's transaction, with its gravity rows). */
 export function setAdlistCounts(db: Database, counts: readonly AdlistCounts[]): void {
-  const upd = db.prepare("UPDATE adlist SET number = ?, invalid_domains = ?, status = ?, abp_entries = ?, date_updated = ? WHERE id = ?");
+  const upd = db.prepare(
+    "UPDATE adlist SET number = ?, invalid_domains = ?, status = ?, abp_entries = ?, date_updated = ? WHERE id = ?",
+  );
   for (const [id, n, inv, st, abp, du] of counts) upd.run(n, inv, st, abp, du, id);
 }

@@ -10,7 +10,15 @@ import { writeLists, type ListsStore } from "./store.ts";
 export class BackupDbError extends Error {}
 
 /** Pi-hole's import selection keys (Pi-hole's teleporter.yaml), in the order rows must arrive. */
-export const GRAVITY_PARTS = ["group", "adlist", "adlist_by_group", "domainlist", "domainlist_by_group", "client", "client_by_group"] as const;
+export const GRAVITY_PARTS = [
+  "group",
+  "adlist",
+  "adlist_by_group",
+  "domainlist",
+  "domainlist_by_group",
+  "client",
+  "client_by_group",
+] as const;
 export type GravityPart = (typeof GRAVITY_PARTS)[number];
 
 const MAIN: ListTable[] = ["group", "adlist", "domainlist", "client"];
@@ -26,7 +34,9 @@ const BACKUP = "teleporter";
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export function tablesOf(db: Database, schemaName = "main"): Set<string> {
-  const rows = db.query(`SELECT name FROM ${schemaName}.sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>;
+  const rows = db.query(`SELECT name FROM ${schemaName}.sqlite_master WHERE type = 'table'`).all() as Array<{
+    name: string;
+  }>;
   return new Set(rows.map((r) => r.name));
 }
 
@@ -38,8 +48,13 @@ function columnsOf(db: Database, schemaName: string, table: string): string[] {
 export function copyFromBackup(live: Database, schemaName: string, table: string, where = "", orReplace = false): void {
   const mine = columnsOf(live, "main", table);
   const theirs = new Set(columnsOf(live, schemaName, table));
-  const cols = mine.filter((c) => theirs.has(c)).map(q).join(", ");
-  live.run(`INSERT ${orReplace ? "OR REPLACE" : "OR IGNORE"} INTO main.${q(table)} (${cols}) SELECT ${cols} FROM ${schemaName}.${q(table)} ${where}`);
+  const cols = mine
+    .filter((c) => theirs.has(c))
+    .map(q)
+    .join(", ");
+  live.run(
+    `INSERT ${orReplace ? "OR REPLACE" : "OR IGNORE"} INTO main.${q(table)} (${cols}) SELECT ${cols} FROM ${schemaName}.${q(table)} ${where}`,
+  );
 }
 
 /** Throws BackupDbError unless `file` is an intact Pi-hole-style gravity database. */
@@ -48,16 +63,26 @@ export function checkBackupDb(file: string): void {
   try {
     db = new Database(file, { readonly: true });
     const check = db.query("PRAGMA quick_check").get() as { quick_check: string } | null;
-    if (check?.quick_check !== "ok") throw new BackupDbError(`database is damaged (${check?.quick_check ?? "no result"})`);
+    if (check?.quick_check !== "ok")
+      throw new BackupDbError(`database is damaged (${check?.quick_check ?? "no result"})`);
     const tables = tablesOf(db);
     const missing = REQUIRED.filter((t) => !tables.has(t));
     if (missing.length) throw new BackupDbError(`not a Pi-hole gravity database (missing table ${missing.join(", ")})`);
     const version = piholeGravityVersion(db);
-    if (version === null || !/^\d+$/.test(String(version))) throw new BackupDbError("not a Pi-hole gravity database (no schema version)");
+    if (version === null || !/^\d+$/.test(String(version)))
+      throw new BackupDbError("not a Pi-hole gravity database (no schema version)");
     for (const t of ["domainlist", "adlist", "client", "group"]) {
       const cols = new Set(columnsOf(db, "main", t));
-      const need = t === "domainlist" ? ["id", "type", "domain"] : t === "adlist" ? ["id", "address"] : t === "client" ? ["id", "ip"] : ["id", "name"];
-      for (const c of need) if (!cols.has(c)) throw new BackupDbError(`not a Pi-hole gravity database (table ${t} has no column ${c})`);
+      const need =
+        t === "domainlist"
+          ? ["id", "type", "domain"]
+          : t === "adlist"
+            ? ["id", "address"]
+            : t === "client"
+              ? ["id", "ip"]
+              : ["id", "name"];
+      for (const c of need)
+        if (!cols.has(c)) throw new BackupDbError(`not a Pi-hole gravity database (table ${t} has no column ${c})`);
     }
   } catch (e) {
     if (e instanceof BackupDbError) throw e;
@@ -81,13 +106,25 @@ export interface ListContents {
  * Replaces the selected parts of the live tables with the backup `file`'s, all or nothing, and
  * announces the change. Returns the parts restored, in Pi-hole's order.
  */
-export function restoreListsFromBackup(store: ListsStore, file: string, parts: ReadonlySet<GravityPart>, contents: ListContents): GravityPart[] {
+export function restoreListsFromBackup(
+  store: ListsStore,
+  file: string,
+  parts: ReadonlySet<GravityPart>,
+  contents: ListContents,
+): GravityPart[] {
   const live = store.gravityDb;
   live.run(`ATTACH DATABASE ? AS ${BACKUP}`, [file]);
   try {
     const backupTables = tablesOf(live, BACKUP);
     const has = (p: GravityPart) => parts.has(p) && backupTables.has(p);
-    const touched = [...new Set([...MAIN.filter(has), ...Object.entries(LINKS).filter(([l]) => has(l as GravityPart)).map(([, v]) => v.owner)])];
+    const touched = [
+      ...new Set([
+        ...MAIN.filter(has),
+        ...Object.entries(LINKS)
+          .filter(([l]) => has(l as GravityPart))
+          .map(([, v]) => v.owner),
+      ]),
+    ];
     const done: GravityPart[] = [];
     writeLists(store, touched, () => {
       const lists = has("adlist");
@@ -104,7 +141,12 @@ export function restoreListsFromBackup(store: ListsStore, file: string, parts: R
         if (!has(link as GravityPart)) continue;
         // Inserting the owners added default-group links (triggers); the backup's links replace them.
         live.run(`DELETE FROM main.${link} WHERE ${column} IN (SELECT id FROM main.${owner})`);
-        copyFromBackup(live, BACKUP, link, `WHERE ${column} IN (SELECT id FROM main.${owner}) AND group_id IN (SELECT id FROM main."group")`);
+        copyFromBackup(
+          live,
+          BACKUP,
+          link,
+          `WHERE ${column} IN (SELECT id FROM main.${owner}) AND group_id IN (SELECT id FROM main."group")`,
+        );
         done.push(link as GravityPart);
       }
     });

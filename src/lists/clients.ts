@@ -14,7 +14,9 @@ interface ClientRow {
 /** Every client entry, or only `client` (case-insensitive), by id. */
 export function clientRows(db: Database, client: string | null): ClientRow[] {
   return db
-    .query(`SELECT id, ip, comment, date_added, date_modified FROM client ${client !== null ? "WHERE ip = ? COLLATE NOCASE" : ""} ORDER BY id`)
+    .query(
+      `SELECT id, ip, comment, date_added, date_modified FROM client ${client !== null ? "WHERE ip = ? COLLATE NOCASE" : ""} ORDER BY id`,
+    )
     .all(...(client !== null ? [client] : [])) as ClientRow[];
 }
 
@@ -24,7 +26,13 @@ export function configuredClients(db: Database): Set<string> {
 }
 
 /** Adds clients; returns those added (the others went to `onDuplicate`). */
-export function addClients(store: ListsStore, clients: readonly string[], comment: string | null, groups: readonly number[] | undefined, onDuplicate: OnDuplicate): string[] {
+export function addClients(
+  store: ListsStore,
+  clients: readonly string[],
+  comment: string | null,
+  groups: readonly number[] | undefined,
+  onDuplicate: OnDuplicate,
+): string[] {
   return writeLists(store, ["client"], (db) => {
     const ins = db.query("INSERT INTO client (ip, comment) VALUES (?, ?) RETURNING id");
     return eachUnique(clients, onDuplicate, (client) => {
@@ -35,9 +43,16 @@ export function addClients(store: ListsStore, clients: readonly string[], commen
 }
 
 /** Creates or replaces one client entry. */
-export function putClient(store: ListsStore, client: string, comment: string | null, groups: readonly number[] | undefined): void {
+export function putClient(
+  store: ListsStore,
+  client: string,
+  comment: string | null,
+  groups: readonly number[] | undefined,
+): void {
   writeLists(store, ["client"], (db) => {
-    const { id } = db.query("INSERT INTO client (ip, comment) VALUES (?1, ?2) ON CONFLICT(ip) DO UPDATE SET comment = ?2 RETURNING id").get(client, comment) as { id: number };
+    const { id } = db
+      .query("INSERT INTO client (ip, comment) VALUES (?1, ?2) ON CONFLICT(ip) DO UPDATE SET comment = ?2 RETURNING id")
+      .get(client, comment) as { id: number };
     if (groups) setGroups(db, "client_by_group", id, groups);
   });
 }

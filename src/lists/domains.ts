@@ -7,7 +7,8 @@ export type DomainType = "allow" | "deny";
 export type DomainKind = "exact" | "regex";
 
 /** domainlist.type: 0 allow exact, 1 deny exact, 2 allow regex, 3 deny regex */
-export const domainTypeCode = (type: DomainType, kind: DomainKind) => (type === "allow" ? 0 : 1) + (kind === "regex" ? 2 : 0);
+export const domainTypeCode = (type: DomainType, kind: DomainKind) =>
+  (type === "allow" ? 0 : 1) + (kind === "regex" ? 2 : 0);
 export const domainTypeName = (code: number): DomainType => (code % 2 === 0 ? "allow" : "deny");
 export const domainKindName = (code: number): DomainKind => (code >= 2 ? "regex" : "exact");
 
@@ -23,9 +24,11 @@ export interface DomainRow {
 
 /** The entries of the lists `codes`, or only `domain` in them, by id. */
 export function domainRows(db: Database, codes: readonly number[], domain: string | null): DomainRow[] {
-  const where = `type IN (${codes.map(Number).join(",")})` + (domain !== null ? " AND domain = ?" : "");
+  const where = `type IN (${codes.map(Number).join(",")})${domain !== null ? " AND domain = ?" : ""}`;
   return db
-    .query(`SELECT id, type, domain, enabled, comment, date_added, date_modified FROM domainlist WHERE ${where} ORDER BY id`)
+    .query(
+      `SELECT id, type, domain, enabled, comment, date_added, date_modified FROM domainlist WHERE ${where} ORDER BY id`,
+    )
     .all(...(domain !== null ? [domain] : [])) as DomainRow[];
 }
 
@@ -70,7 +73,8 @@ export function putDomain(store: ListsStore, put: DomainPut, onDuplicate: OnDupl
         )
         .get(domain, put.fromCode, put.enabled ? 1 : 0, put.comment, put.code) as { id: number };
       // a fresh row was inserted at the old location: move it
-      if (put.fromCode !== put.code) db.query("UPDATE domainlist SET type = ? WHERE id = ? AND type = ?").run(put.code, id, put.fromCode);
+      if (put.fromCode !== put.code)
+        db.query("UPDATE domainlist SET type = ? WHERE id = ? AND type = ?").run(put.code, id, put.fromCode);
       if (put.groups) setGroups(db, "domainlist_by_group", id, put.groups);
     });
     return done.length === 1;

@@ -5,21 +5,35 @@ import { OWNER_COLUMN, type LinkTable } from "./group-links.ts";
 
 /** The ids of the enabled groups, ascending (each becomes one bit of the snapshot's masks). */
 export function enabledGroupIds(db: Database): number[] {
-  return db.query<{ id: number }, []>('SELECT id FROM "group" WHERE enabled = 1 ORDER BY id').all().map((g) => g.id);
+  return db
+    .query<{ id: number }, []>('SELECT id FROM "group" WHERE enabled = 1 ORDER BY id')
+    .all()
+    .map((g) => g.id);
 }
 
 /** Every [row id, group id] of a link table. */
 export function groupLinks(db: Database, table: LinkTable): Array<{ k: number; g: number }> {
-  return db.query<{ k: number; g: number }, []>(`SELECT ${OWNER_COLUMN[table]} AS k, group_id AS g FROM ${table}`).all();
+  return db
+    .query<{ k: number; g: number }, []>(`SELECT ${OWNER_COLUMN[table]} AS k, group_id AS g FROM ${table}`)
+    .all();
 }
 
 /** The enabled entries of one domainlist type (0..3, see domains.ts), by id. */
 export function enabledDomains(db: Database, code: number): Array<{ id: number; domain: string }> {
-  return db.query<{ id: number; domain: string }, [number]>("SELECT id, domain FROM domainlist WHERE type = ? AND enabled = 1 ORDER BY id").all(code);
+  return db
+    .query<{ id: number; domain: string }, [number]>(
+      "SELECT id, domain FROM domainlist WHERE type = ? AND enabled = 1 ORDER BY id",
+    )
+    .all(code);
 }
 
 export function enabledAdlistIds(db: Database): Set<number> {
-  return new Set(db.query<{ id: number }, []>("SELECT id FROM adlist WHERE enabled = 1").all().map((r) => r.id));
+  return new Set(
+    db
+      .query<{ id: number }, []>("SELECT id FROM adlist WHERE enabled = 1")
+      .all()
+      .map((r) => r.id),
+  );
 }
 
 /** Every client entry, by id. */

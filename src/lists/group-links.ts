@@ -26,7 +26,9 @@ export function setGroups(db: Database, table: LinkTable, id: number, groups: re
 /** row id → its group ids (ascending), for every row of a link table */
 export function groupMap(db: Database, table: LinkTable): Map<number, number[]> {
   const out = new Map<number, number[]>();
-  for (const r of db.query(`SELECT ${OWNER_COLUMN[table]} AS id, group_id AS g FROM ${table} ORDER BY group_id`).all() as Array<{ id: number; g: number }>) {
+  for (const r of db
+    .query(`SELECT ${OWNER_COLUMN[table]} AS id, group_id AS g FROM ${table} ORDER BY group_id`)
+    .all() as Array<{ id: number; g: number }>) {
     let l = out.get(r.id);
     if (!l) out.set(r.id, (l = []));
     l.push(r.g);

@@ -15,12 +15,20 @@ interface GroupRow {
 /** Every group, or only the one named `name`, by id. */
 export function groupRows(db: Database, name: string | null): GroupRow[] {
   return db
-    .query(`SELECT id, name, description, enabled, date_added, date_modified FROM "group" ${name !== null ? "WHERE name = ?" : ""} ORDER BY id`)
+    .query(
+      `SELECT id, name, description, enabled, date_added, date_modified FROM "group" ${name !== null ? "WHERE name = ?" : ""} ORDER BY id`,
+    )
     .all(...(name !== null ? [name] : [])) as GroupRow[];
 }
 
 /** Adds groups; returns those added (the others went to `onDuplicate`). */
-export function addGroups(store: ListsStore, names: readonly string[], enabled: boolean, description: string | null, onDuplicate: OnDuplicate): string[] {
+export function addGroups(
+  store: ListsStore,
+  names: readonly string[],
+  enabled: boolean,
+  description: string | null,
+  onDuplicate: OnDuplicate,
+): string[] {
   return writeLists(store, ["group"], (db) => {
     const ins = db.query(`INSERT INTO "group" (name, enabled, description) VALUES (?, ?, ?)`);
     return eachUnique(names, onDuplicate, (name) => void ins.run(name, enabled ? 1 : 0, description));
@@ -41,10 +49,14 @@ export function putGroup(store: ListsStore, put: GroupPut, onDuplicate: OnDuplic
     const done = eachUnique([put.newName], onDuplicate, () => {
       const enabled = put.enabled ? 1 : 0;
       if (put.newName !== put.name) {
-        const n = db.query(`UPDATE "group" SET name = ?, enabled = ?, description = ? WHERE name = ?`).run(put.newName, enabled, put.description, put.name).changes;
+        const n = db
+          .query(`UPDATE "group" SET name = ?, enabled = ?, description = ? WHERE name = ?`)
+          .run(put.newName, enabled, put.description, put.name).changes;
         if (n === 0) throw new ListsError("absent", put.name);
       } else {
-        db.query(`INSERT INTO "group" (name, enabled, description) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET enabled = ?2, description = ?3`).run(put.name, enabled, put.description);
+        db.query(
+          `INSERT INTO "group" (name, enabled, description) VALUES (?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET enabled = ?2, description = ?3`,
+        ).run(put.name, enabled, put.description);
       }
     });
     return done.length === 1;

@@ -18,8 +18,16 @@ interface ReplicatedTable {
 export const REPLICATED_TABLES: ReplicatedTable[] = [
   { name: "group", columns: ["enabled", "name", "description", "date_added"], natural: (r) => String(r.name) },
   { name: "client", columns: ["ip", "comment", "date_added"], natural: (r) => String(r.ip) },
-  { name: "domainlist", columns: ["type", "domain", "enabled", "comment", "date_added"], natural: (r) => `${r.type}|${r.domain}` },
-  { name: "adlist", columns: ["address", "enabled", "comment", "type", "date_added"], natural: (r) => `${r.type}|${r.address}` },
+  {
+    name: "domainlist",
+    columns: ["type", "domain", "enabled", "comment", "date_added"],
+    natural: (r) => `${r.type}|${r.domain}`,
+  },
+  {
+    name: "adlist",
+    columns: ["address", "enabled", "comment", "type", "date_added"],
+    natural: (r) => `${r.type}|${r.address}`,
+  },
 ];
 export const REPLICATED_LINKS = [
   { name: "client_by_group", owner: "client", column: "client_id" },
@@ -32,13 +40,19 @@ const q = (s: string) => `"${s}"`;
 export function readListsMap(db: Database): ListsMap {
   const out: ListsMap = {};
   for (const t of REPLICATED_TABLES) {
-    for (const row of db.query(`SELECT id, ${t.columns.map(q).join(", ")} FROM ${q(t.name)}`).all() as Array<Record<string, unknown>>) {
+    for (const row of db.query(`SELECT id, ${t.columns.map(q).join(", ")} FROM ${q(t.name)}`).all() as Array<
+      Record<string, unknown>
+    >) {
       const { id, ...rest } = row;
       out[`${t.name}/${id}`] = rest;
     }
   }
   for (const l of REPLICATED_LINKS)
-    for (const r of db.query(`SELECT ${l.column} AS o, group_id AS g FROM ${l.name}`).all() as Array<{ o: number; g: number }>) out[`${l.name}/${r.o}/${r.g}`] = 1;
+    for (const r of db.query(`SELECT ${l.column} AS o, group_id AS g FROM ${l.name}`).all() as Array<{
+      o: number;
+      g: number;
+    }>)
+      out[`${l.name}/${r.o}/${r.g}`] = 1;
   return out;
 }
 
@@ -46,12 +60,16 @@ export function readListsMap(db: Database): ListsMap {
 export function rowsOf(map: ListsMap, table: string): Map<number, Record<string, unknown>> {
   const out = new Map<number, Record<string, unknown>>();
   const prefix = `${table}/`;
-  for (const [k, v] of Object.entries(map)) if (k.startsWith(prefix) && !k.slice(prefix.length).includes("/")) out.set(Number(k.slice(prefix.length)), v as Record<string, unknown>);
+  for (const [k, v] of Object.entries(map))
+    if (k.startsWith(prefix) && !k.slice(prefix.length).includes("/"))
+      out.set(Number(k.slice(prefix.length)), v as Record<string, unknown>);
   return out;
 }
 
 const sameRow = (t: ReplicatedTable, a: unknown, b: Record<string, unknown>) =>
-  typeof a === "object" && a !== null && t.columns.every((c) => ((a as Record<string, unknown>)[c] ?? null) === (b[c] ?? null));
+  typeof a === "object" &&
+  a !== null &&
+  t.columns.every((c) => ((a as Record<string, unknown>)[c] ?? null) === (b[c] ?? null));
 
 /**
  * Makes the tables hold exactly `next` (the fleet's state), touching only rows that differ, in one
@@ -65,7 +83,8 @@ export async function applyListsMap(db: Database, events: EventBus, next: ListsM
     for (const t of [...REPLICATED_TABLES].reverse()) {
       for (const id of rowsOf(now, t.name).keys()) {
         if (next[`${t.name}/${id}`] !== undefined) continue;
-        if (t.name === "adlist") for (const g of ["gravity", "antigravity"]) db.run(`DELETE FROM ${g} WHERE adlist_id = ?`, [id]);
+        if (t.name === "adlist")
+          for (const g of ["gravity", "antigravity"]) db.run(`DELETE FROM ${g} WHERE adlist_id = ?`, [id]);
         db.run(`DELETE FROM ${q(t.name)} WHERE id = ?`, [id]);
       }
     }

@@ -33,7 +33,11 @@ function parts(s: Split, rolled: string, raw: string, daily?: string): { sql: st
   const d1 = Math.floor(e / DAY) * DAY;
   if (daily && a < e && d0 < d1) {
     // whole days from the day rollup, the hours around them from the hourly one
-    for (const [lo, hi, q] of [[a, d0, rolled], [d0, d1, daily], [d1, e, rolled]] as const) {
+    for (const [lo, hi, q] of [
+      [a, d0, rolled],
+      [d0, d1, daily],
+      [d1, e, rolled],
+    ] as const) {
       if (!(lo < hi)) continue;
       sql.push(q);
       args.push(lo, hi);
@@ -69,7 +73,9 @@ function counts(db: Database, s: Split): Counts {
     `SELECT COUNT(*) AS t, SUM(status IN (${BLOCKED})) AS b, SUM(status IN (${CACHED})) AS c, SUM(status IN (${FORWARDED_SQL})) AS f FROM query_storage WHERE ${EDGE}`,
   );
   return db
-    .query(`SELECT COALESCE(SUM(t), 0) AS total, COALESCE(SUM(b), 0) AS blocked, COALESCE(SUM(c), 0) AS cached, COALESCE(SUM(f), 0) AS forwarded FROM (${p.sql})`)
+    .query(
+      `SELECT COALESCE(SUM(t), 0) AS total, COALESCE(SUM(b), 0) AS blocked, COALESCE(SUM(c), 0) AS cached, COALESCE(SUM(f), 0) AS forwarded FROM (${p.sql})`,
+    )
     .get(...p.args) as Counts;
 }
 
@@ -77,7 +83,11 @@ export function dbSummary(db: Database, r: Range) {
   const s = split(db, r);
   const c = counts(db, s);
   // Distinct clients do not add up across hours: the union of each hour's client ids does.
-  const p = parts(s, "SELECT client FROM moat_rollup_client WHERE h >= ? AND h < ?", `SELECT client FROM query_storage WHERE ${EDGE}`);
+  const p = parts(
+    s,
+    "SELECT client FROM moat_rollup_client WHERE h >= ? AND h < ?",
+    `SELECT client FROM query_storage WHERE ${EDGE}`,
+  );
   const clients = (db.query(`SELECT COUNT(DISTINCT client) AS n FROM (${p.sql})`).get(...p.args) as { n: number }).n;
   return {
     sum_queries: c.total,
@@ -97,7 +107,9 @@ export function dbTop(db: Database, r: Range, what: "domain" | "client", blocked
     s,
     `SELECT ${what} AS id, ${metric} AS n FROM moat_rollup_${what} WHERE h >= ? AND h < ?`,
     `SELECT ${what} AS id, COUNT(*) AS n FROM query_storage WHERE ${EDGE} AND ${filter} GROUP BY ${what}`,
-    what === "domain" ? `SELECT domain AS id, ${metric} AS n FROM moat_rollup_domain_day WHERE d >= ? AND d < ?` : undefined,
+    what === "domain"
+      ? `SELECT domain AS id, ${metric} AS n FROM moat_rollup_domain_day WHERE d >= ? AND d < ?`
+      : undefined,
   );
   const rows = db
     .query(
@@ -124,7 +136,10 @@ export function dbUpstreams(db: Database, r: Range) {
        JOIN forward_by_id f ON f.id = x.forward ORDER BY x.n DESC`,
     )
     .all(...p.args) as Array<{ forward: string; n: number; s: number; s2: number }>;
-  return { rows: rows.map((x) => ({ upstream: x.forward, count: x.n, sum: x.s ?? 0, sumSq: x.s2 ?? 0 })), ...counts(db, s) };
+  return {
+    rows: rows.map((x) => ({ upstream: x.forward, count: x.n, sum: x.s ?? 0, sumSq: x.s2 ?? 0 })),
+    ...counts(db, s),
+  };
 }
 
 export function dbQueryTypes(db: Database, r: Range): Record<string, number> {
@@ -133,7 +148,10 @@ export function dbQueryTypes(db: Database, r: Range): Record<string, number> {
     "SELECT type, n FROM moat_rollup_slot WHERE slot >= ? AND slot < ?",
     `SELECT type, COUNT(*) AS n FROM query_storage WHERE ${EDGE} GROUP BY type`,
   );
-  const rows = db.query(`SELECT type, SUM(n) AS n FROM (${p.sql}) GROUP BY type`).all(...p.args) as Array<{ type: number; n: number }>;
+  const rows = db.query(`SELECT type, SUM(n) AS n FROM (${p.sql}) GROUP BY type`).all(...p.args) as Array<{
+    type: number;
+    n: number;
+  }>;
   const out = Object.fromEntries(QUERY_TYPES.map((t) => [t, 0])) as Record<string, number>;
   for (const x of rows) {
     const name = x.type >= 1 && x.type <= QUERY_TYPES.length ? QUERY_TYPES[x.type - 1]! : "OTHER";
@@ -159,12 +177,20 @@ export function dbHistory(db: Database, r: Range) {
      FROM query_storage WHERE ${EDGE} GROUP BY 1`,
   );
   const rows = db
-    .query(`SELECT slot, SUM(t) AS total, SUM(b) AS blocked, SUM(c) AS cached, SUM(f) AS forwarded FROM (${p.sql}) GROUP BY slot`)
+    .query(
+      `SELECT slot, SUM(t) AS total, SUM(b) AS blocked, SUM(c) AS cached, SUM(f) AS forwarded FROM (${p.sql}) GROUP BY slot`,
+    )
     .all(...p.args) as Array<{ slot: number; total: number; blocked: number; cached: number; forwarded: number }>;
   const by = new Map(rows.map((x) => [x.slot, x]));
   return slotKeys(r).map((ts) => {
     const x = by.get(ts);
-    return { timestamp: ts, total: x?.total ?? 0, cached: x?.cached ?? 0, blocked: x?.blocked ?? 0, forwarded: x?.forwarded ?? 0 };
+    return {
+      timestamp: ts,
+      total: x?.total ?? 0,
+      cached: x?.cached ?? 0,
+      blocked: x?.blocked ?? 0,
+      forwarded: x?.forwarded ?? 0,
+    };
   });
 }
 

@@ -53,40 +53,72 @@ interface Spec {
 
 const SPECS: readonly Spec[] = [
   {
-    table: "moat_rollup_hour", bucket: "h", columns: "h, n", key: "h",
+    table: "moat_rollup_hour",
+    bucket: "h",
+    columns: "h, n",
+    key: "h",
     create: "h INTEGER PRIMARY KEY, n INTEGER NOT NULL",
-    select: `${HOUR_OF}, COUNT(*)`, add: "n = n + excluded.n",
+    select: `${HOUR_OF}, COUNT(*)`,
+    add: "n = n + excluded.n",
   },
   {
-    table: "moat_rollup_slot", bucket: "slot", columns: "slot, status, type, n", key: "slot, status, type",
-    create: "slot INTEGER NOT NULL, status INTEGER NOT NULL, type INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (slot, status, type)",
-    select: `${SLOT_OF}, status, type, COUNT(*)`, add: "n = n + excluded.n",
+    table: "moat_rollup_slot",
+    bucket: "slot",
+    columns: "slot, status, type, n",
+    key: "slot, status, type",
+    create:
+      "slot INTEGER NOT NULL, status INTEGER NOT NULL, type INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (slot, status, type)",
+    select: `${SLOT_OF}, status, type, COUNT(*)`,
+    add: "n = n + excluded.n",
   },
   {
-    table: "moat_rollup_client", bucket: "h", columns: "h, client, n, blocked", key: "h, client",
-    create: "h INTEGER NOT NULL, client INTEGER NOT NULL, n INTEGER NOT NULL, blocked INTEGER NOT NULL, PRIMARY KEY (h, client)",
-    select: `${HOUR_OF}, client, COUNT(*), SUM(status IN (${BLOCKED}))`, add: "n = n + excluded.n, blocked = blocked + excluded.blocked",
+    table: "moat_rollup_client",
+    bucket: "h",
+    columns: "h, client, n, blocked",
+    key: "h, client",
+    create:
+      "h INTEGER NOT NULL, client INTEGER NOT NULL, n INTEGER NOT NULL, blocked INTEGER NOT NULL, PRIMARY KEY (h, client)",
+    select: `${HOUR_OF}, client, COUNT(*), SUM(status IN (${BLOCKED}))`,
+    add: "n = n + excluded.n, blocked = blocked + excluded.blocked",
   },
   {
-    table: "moat_rollup_client_slot", bucket: "slot", columns: "slot, client, n", key: "slot, client",
+    table: "moat_rollup_client_slot",
+    bucket: "slot",
+    columns: "slot, client, n",
+    key: "slot, client",
     create: "slot INTEGER NOT NULL, client INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (slot, client)",
-    select: `${SLOT_OF}, client, COUNT(*)`, add: "n = n + excluded.n",
+    select: `${SLOT_OF}, client, COUNT(*)`,
+    add: "n = n + excluded.n",
   },
   {
-    table: "moat_rollup_domain", bucket: "h", columns: "h, domain, n, blocked", key: "h, domain",
-    create: "h INTEGER NOT NULL, domain INTEGER NOT NULL, n INTEGER NOT NULL, blocked INTEGER NOT NULL, PRIMARY KEY (h, domain)",
-    select: `${HOUR_OF}, domain, COUNT(*), SUM(status IN (${BLOCKED}))`, add: "n = n + excluded.n, blocked = blocked + excluded.blocked",
+    table: "moat_rollup_domain",
+    bucket: "h",
+    columns: "h, domain, n, blocked",
+    key: "h, domain",
+    create:
+      "h INTEGER NOT NULL, domain INTEGER NOT NULL, n INTEGER NOT NULL, blocked INTEGER NOT NULL, PRIMARY KEY (h, domain)",
+    select: `${HOUR_OF}, domain, COUNT(*), SUM(status IN (${BLOCKED}))`,
+    add: "n = n + excluded.n, blocked = blocked + excluded.blocked",
   },
   // Domains barely compress per hour (a long tail of rarely asked names), so whole days are
   // summed once more: a week reads ~7 day rows per domain instead of ~168 hour rows.
   {
-    table: "moat_rollup_domain_day", bucket: "d", columns: "d, domain, n, blocked", key: "d, domain",
-    create: "d INTEGER NOT NULL, domain INTEGER NOT NULL, n INTEGER NOT NULL, blocked INTEGER NOT NULL, PRIMARY KEY (d, domain)",
-    select: `${DAY_OF}, domain, COUNT(*), SUM(status IN (${BLOCKED}))`, add: "n = n + excluded.n, blocked = blocked + excluded.blocked",
+    table: "moat_rollup_domain_day",
+    bucket: "d",
+    columns: "d, domain, n, blocked",
+    key: "d, domain",
+    create:
+      "d INTEGER NOT NULL, domain INTEGER NOT NULL, n INTEGER NOT NULL, blocked INTEGER NOT NULL, PRIMARY KEY (d, domain)",
+    select: `${DAY_OF}, domain, COUNT(*), SUM(status IN (${BLOCKED}))`,
+    add: "n = n + excluded.n, blocked = blocked + excluded.blocked",
   },
   {
-    table: "moat_rollup_forward", bucket: "h", columns: "h, forward, n, s, s2", key: "h, forward",
-    create: "h INTEGER NOT NULL, forward INTEGER NOT NULL, n INTEGER NOT NULL, s REAL NOT NULL, s2 REAL NOT NULL, PRIMARY KEY (h, forward)",
+    table: "moat_rollup_forward",
+    bucket: "h",
+    columns: "h, forward, n, s, s2",
+    key: "h, forward",
+    create:
+      "h INTEGER NOT NULL, forward INTEGER NOT NULL, n INTEGER NOT NULL, s REAL NOT NULL, s2 REAL NOT NULL, PRIMARY KEY (h, forward)",
     select: `${HOUR_OF}, forward, COUNT(*), TOTAL(reply_time), TOTAL(reply_time * reply_time)`,
     only: `forward IS NOT NULL AND status IN (${FORWARDED_SQL})`,
     add: "n = n + excluded.n, s = s + excluded.s, s2 = s2 + excluded.s2",
@@ -118,12 +150,20 @@ const floorHour = (t: number) => Math.floor(t / HOUR) * HOUR;
 
 function setup(db: Database): void {
   if (conns.has(db)) return;
-  db.exec("CREATE TABLE IF NOT EXISTS moat_rollup_state (id INTEGER PRIMARY KEY CHECK (id = 0), version INTEGER NOT NULL, low INTEGER NOT NULL, boundary INTEGER NOT NULL, maxid INTEGER NOT NULL)");
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS moat_rollup_state (id INTEGER PRIMARY KEY CHECK (id = 0), version INTEGER NOT NULL, low INTEGER NOT NULL, boundary INTEGER NOT NULL, maxid INTEGER NOT NULL)",
+  );
   const st = db.query("SELECT version FROM moat_rollup_state WHERE id = 0").get() as { version: number } | null;
   db.transaction(() => {
     if (st && st.version !== VERSION) for (const s of SPECS) db.exec(`DROP TABLE IF EXISTS ${s.table}`);
-    for (const s of SPECS) db.exec(`CREATE TABLE IF NOT EXISTS ${s.table} (${s.create})${s.table === "moat_rollup_hour" ? "" : " WITHOUT ROWID"}`);
-    if (!st || st.version !== VERSION) db.query("INSERT OR REPLACE INTO moat_rollup_state (id, version, low, boundary, maxid) VALUES (0, ?, 0, 0, 0)").run(VERSION);
+    for (const s of SPECS)
+      db.exec(
+        `CREATE TABLE IF NOT EXISTS ${s.table} (${s.create})${s.table === "moat_rollup_hour" ? "" : " WITHOUT ROWID"}`,
+      );
+    if (!st || st.version !== VERSION)
+      db.query(
+        "INSERT OR REPLACE INTO moat_rollup_state (id, version, low, boundary, maxid) VALUES (0, ?, 0, 0, 0)",
+      ).run(VERSION);
   })();
   conns.set(db, { timer: null });
 }
@@ -133,7 +173,11 @@ function readState(db: Database): State {
 }
 
 function writeState(db: Database, s: State): void {
-  db.query("UPDATE moat_rollup_state SET low = ?, boundary = ?, maxid = ? WHERE id = 0").run(s.low, s.boundary, s.maxid);
+  db.query("UPDATE moat_rollup_state SET low = ?, boundary = ?, maxid = ? WHERE id = 0").run(
+    s.low,
+    s.boundary,
+    s.maxid,
+  );
 }
 
 /** Adds the aggregates of the query_storage rows matching `where` to every rollup table. */
@@ -141,7 +185,10 @@ function addRows(db: Database, where: string, args: number[]): void {
   for (const s of SPECS) {
     db.query(
       `INSERT INTO ${s.table} (${s.columns}) SELECT ${s.select} FROM query_storage WHERE ${where}${s.only ? ` AND ${s.only}` : ""}
-       GROUP BY ${s.key.split(",").map((_, i) => i + 1).join(", ")} ON CONFLICT (${s.key}) DO UPDATE SET ${s.add}`,
+       GROUP BY ${s.key
+         .split(",")
+         .map((_, i) => i + 1)
+         .join(", ")} ON CONFLICT (${s.key}) DO UPDATE SET ${s.add}`,
     ).run(...args);
   }
 }
@@ -157,8 +204,13 @@ function dropBuckets(db: Database, from: number, until: number): void {
     `INSERT INTO moat_rollup_domain_day (d, domain, n, blocked) SELECT CAST(h / ${DAY} AS INTEGER) * ${DAY}, domain, -SUM(n), -SUM(blocked)
      FROM moat_rollup_domain WHERE h >= ? AND h < ? GROUP BY 1, 2 ON CONFLICT (d, domain) DO UPDATE SET n = n + excluded.n, blocked = blocked + excluded.blocked`,
   ).run(from, until);
-  db.query("DELETE FROM moat_rollup_domain_day WHERE d >= ? AND d < ? AND n = 0").run(Math.floor(from / DAY) * DAY, until);
-  for (const s of SPECS) if (s.bucket !== "d") db.query(`DELETE FROM ${s.table} WHERE ${s.bucket} >= ? AND ${s.bucket} < ?`).run(from, until);
+  db.query("DELETE FROM moat_rollup_domain_day WHERE d >= ? AND d < ? AND n = 0").run(
+    Math.floor(from / DAY) * DAY,
+    until,
+  );
+  for (const s of SPECS)
+    if (s.bucket !== "d")
+      db.query(`DELETE FROM ${s.table} WHERE ${s.bucket} >= ? AND ${s.bucket} < ?`).run(from, until);
 }
 
 function rolledCount(db: Database, h: number): number {
@@ -166,7 +218,9 @@ function rolledCount(db: Database, h: number): number {
 }
 
 function rawCount(db: Database, h: number, maxid: number): number {
-  return (db.query(`SELECT COUNT(*) AS n FROM query_storage WHERE ${IN_HOURS}`).get(h, h + HOUR, maxid) as { n: number }).n;
+  return (
+    db.query(`SELECT COUNT(*) AS n FROM query_storage WHERE ${IN_HOURS}`).get(h, h + HOUR, maxid) as { n: number }
+  ).n;
 }
 
 /** Follows deletions at both ends of the rolled hours (pruning, flush/logs). */
@@ -194,7 +248,11 @@ function followDeletions(db: Database, st: State): void {
   // and rebuild each hour whose count changed, until one still matches.
   let below = st.boundary;
   for (;;) {
-    const last = (db.query("SELECT MAX(h) AS h FROM moat_rollup_hour WHERE h < ? AND h >= ?").get(below, st.low) as { h: number | null }).h;
+    const last = (
+      db.query("SELECT MAX(h) AS h FROM moat_rollup_hour WHERE h < ? AND h >= ?").get(below, st.low) as {
+        h: number | null;
+      }
+    ).h;
     if (last === null) break;
     const n = rawCount(db, last, st.maxid);
     if (n === rolledCount(db, last)) break;
@@ -305,5 +363,12 @@ export function splitRange(from: number, until: number, c: Coverage): Split {
   const a = Math.max(Math.ceil(from / HOUR) * HOUR, c.low);
   const e = Math.min(floorHour(until), c.boundary);
   if (!c.ready || !(a < e) || !(from <= until)) return { full: none, edges: [[from, Number.MAX_VALUE], none], until };
-  return { full: [a, e], edges: [[from, a], [e, Number.MAX_VALUE]], until };
+  return {
+    full: [a, e],
+    edges: [
+      [from, a],
+      [e, Number.MAX_VALUE],
+    ],
+    until,
+  };
 }

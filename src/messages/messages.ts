@@ -1,7 +1,16 @@
 // The message table bound to the main thread's connection (rt.queryDb), for the services that raise
 // and take back warnings there: start-up, DHCP, the fleet, and the /api/info/messages routes.
 import type { Database } from "bun:sqlite";
-import { clearMessages, countMessages, deleteMessages, hasMessage, listMessages, raiseMessage, type MessageBlob, type StoredMessage } from "./table.ts";
+import {
+  clearMessages,
+  countMessages,
+  deleteMessages,
+  hasMessage,
+  listMessages,
+  raiseMessage,
+  type MessageBlob,
+  type StoredMessage,
+} from "./table.ts";
 
 export class Messages {
   constructor(private readonly db: Database) {}

@@ -20,7 +20,9 @@ const BLOB_COLUMNS = 5;
 
 export function raiseMessage(db: Database, type: string, text: string, blobs: readonly MessageBlob[] = []): void {
   const values = Array.from({ length: BLOB_COLUMNS }, (_, i) => blobs[i] ?? null);
-  db.query("INSERT INTO message (timestamp, type, message, blob1, blob2, blob3, blob4, blob5) VALUES (?,?,?,?,?,?,?,?)").run(Date.now() / 1000, type, text, ...values);
+  db.query(
+    "INSERT INTO message (timestamp, type, message, blob1, blob2, blob3, blob4, blob5) VALUES (?,?,?,?,?,?,?,?)",
+  ).run(Date.now() / 1000, type, text, ...values);
 }
 
 /** Whether a message of this type with exactly this text is raised. */
@@ -36,7 +38,11 @@ export function clearMessages(db: Database, type: string, text?: string): void {
 
 /** Every message, oldest first. */
 export function listMessages(db: Database): StoredMessage[] {
-  const rows = db.query<{ id: number; timestamp: number; type: string; message: unknown }, []>("SELECT id, timestamp, type, message FROM message ORDER BY id").all();
+  const rows = db
+    .query<{ id: number; timestamp: number; type: string; message: unknown }, []>(
+      "SELECT id, timestamp, type, message FROM message ORDER BY id",
+    )
+    .all();
   return rows.map((r) => ({ id: r.id, timestamp: r.timestamp, type: r.type, text: String(r.message) }));
 }
 

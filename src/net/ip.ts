@@ -14,7 +14,7 @@ export function ipv6Bytes(ip: string): Uint8Array {
   const v4 = s.match(/(\d+\.\d+\.\d+\.\d+)$/);
   if (v4) {
     tail = v4[1]!.split(".").map(Number);
-    s = s.slice(0, -v4[1]!.length) + "0:0";
+    s = `${s.slice(0, -v4[1]!.length)}0:0`;
   }
   const [head, rest] = s.split("::") as [string, string | undefined];
   const h = head ? head.split(":") : [];
@@ -84,12 +84,19 @@ export function inCidr(ip: Uint8Array, c: Cidr): boolean {
 
 /** Eight hex groups ("2001","db8","0",…) → the usual short form, the longest run of zero groups as "::". */
 export function compressV6(groups: string[]): string {
-  let best = -1, bestLen = 0;
+  let best = -1,
+    bestLen = 0;
   for (let i = 0; i < 8; ) {
-    if (groups[i] !== "0") { i++; continue; }
+    if (groups[i] !== "0") {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === "0") j++;
-    if (j - i > bestLen && j - i > 1) { best = i; bestLen = j - i; }
+    if (j - i > bestLen && j - i > 1) {
+      best = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   if (best < 0) return groups.join(":");

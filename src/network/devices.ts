@@ -26,7 +26,12 @@ interface Device {
 }
 
 /** Brings the tables up to date with the clients of the last 24 h and the neighbour table, in one transaction. */
-export function recordDevices(db: Database, clients: Iterable<[string, SeenClient]>, arp: ReadonlyMap<string, Neighbour>, now = Math.floor(Date.now() / 1000)): void {
+export function recordDevices(
+  db: Database,
+  clients: Iterable<[string, SeenClient]>,
+  arp: ReadonlyMap<string, Neighbour>,
+  now = Math.floor(Date.now() / 1000),
+): void {
   db.transaction(() => {
     for (const [ip, seen] of clients) {
       // the address every client gets at privacy level 2 and above: no device behind it
@@ -35,14 +40,24 @@ export function recordDevices(db: Database, clients: Iterable<[string, SeenClien
       // Without a MAC address Pi-hole keys a device by its IP, the same way.
       const hwaddr = n?.hwaddr ?? `ip-${ip}`;
       const last = Math.floor(seen.last ?? now);
-      const row = db.query("SELECT id, numQueries FROM network WHERE hwaddr = ?").get(hwaddr) as { id: number; numQueries: number } | null;
+      const row = db.query("SELECT id, numQueries FROM network WHERE hwaddr = ?").get(hwaddr) as {
+        id: number;
+        numQueries: number;
+      } | null;
       let id: number;
       if (row) {
-        db.query("UPDATE network SET lastQuery = MAX(lastQuery, ?), numQueries = MAX(numQueries, ?) WHERE id = ?").run(last, seen.count, row.id);
+        db.query("UPDATE network SET lastQuery = MAX(lastQuery, ?), numQueries = MAX(numQueries, ?) WHERE id = ?").run(
+          last,
+          seen.count,
+          row.id,
+        );
         id = row.id;
       } else {
         id = Number(
-          db.query("INSERT INTO network (hwaddr, interface, firstSeen, lastQuery, numQueries, macVendor) VALUES (?,?,?,?,?,NULL)")
+          db
+            .query(
+              "INSERT INTO network (hwaddr, interface, firstSeen, lastQuery, numQueries, macVendor) VALUES (?,?,?,?,?,NULL)",
+            )
             .run(hwaddr, n?.iface ?? "N/A", last, last, seen.count).lastInsertRowid,
         );
       }
@@ -55,19 +70,39 @@ export function recordDevices(db: Database, clients: Iterable<[string, SeenClien
 
 /** The devices that queried last first, each with its newest addresses; a count ≤ 0 means all. */
 export function listDevices(db: Database, maxDevices: number, maxAddresses: number): Device[] {
-  const devs = db.query("SELECT * FROM network ORDER BY lastQuery DESC, id LIMIT ?").all(maxDevices > 0 ? maxDevices : -1) as Array<Record<string, any>>;
-  const addr = db.query("SELECT ip, name, lastSeen, nameUpdated FROM network_addresses WHERE network_id = ? ORDER BY lastSeen DESC LIMIT ?");
+  const devs = db
+    .query("SELECT * FROM network ORDER BY lastQuery DESC, id LIMIT ?")
+    .all(maxDevices > 0 ? maxDevices : -1) as Array<Record<string, any>>;
+  const addr = db.query(
+    "SELECT ip, name, lastSeen, nameUpdated FROM network_addresses WHERE network_id = ? ORDER BY lastSeen DESC LIMIT ?",
+  );
   return devs.map((d) => ({
-    id: d.id, hwaddr: d.hwaddr, interface: d.interface, firstSeen: d.firstSeen, lastQuery: d.lastQuery, numQueries: d.numQueries, macVendor: d.macVendor ?? null,
-    ips: (addr.all(d.id, maxAddresses > 0 ? maxAddresses : -1) as Array<Record<string, any>>).map((a) => ({ ip: a.ip, name: a.name ?? null, lastSeen: a.lastSeen, nameUpdated: a.nameUpdated ?? null })),
+    id: d.id,
+    hwaddr: d.hwaddr,
+    interface: d.interface,
+    firstSeen: d.firstSeen,
+    lastQuery: d.lastQuery,
+    numQueries: d.numQueries,
+    macVendor: d.macVendor ?? null,
+    ips: (addr.all(d.id, maxAddresses > 0 ? maxAddresses : -1) as Array<Record<string, any>>).map((a) => ({
+      ip: a.ip,
+      name: a.name ?? null,
+      lastSeen: a.lastSeen,
+      nameUpdated: a.nameUpdated ?? null,
+    })),
   }));
 }
 
 /** Devices with their newest `maxAddresses` addresses and names, the device that queried last first. */
 export function devicesWithAddresses(db: Database, maxAddresses: number) {
-  const devices = db.query("SELECT id, hwaddr, macVendor, lastQuery FROM network ORDER BY lastQuery DESC").all() as Array<{ id: number; hwaddr: string; macVendor: string | null; lastQuery: number }>;
+  const devices = db
+    .query("SELECT id, hwaddr, macVendor, lastQuery FROM network ORDER BY lastQuery DESC")
+    .all() as Array<{ id: number; hwaddr: string; macVendor: string | null; lastQuery: number }>;
   const addrQ = db.query("SELECT ip, name FROM network_addresses WHERE network_id = ? ORDER BY lastSeen DESC LIMIT ?");
-  return devices.map((d) => ({ ...d, addresses: addrQ.all(d.id, maxAddresses) as Array<{ ip: string; name: string | null }> }));
+  return devices.map((d) => ({
+    ...d,
+    addresses: addrQ.all(d.id, maxAddresses) as Array<{ ip: string; name: string | null }>,
+  }));
 }
 
 /** Forgets one device and its addresses; false when there was no such device. */

@@ -34,7 +34,8 @@ function load(): ((p: Pointer) => number) | null {
 /** Reads the state (modes = 0: nothing is changed). */
 export function clockState(): ClockState {
   const fn = load();
-  if (!fn || (process.arch !== "x64" && process.arch !== "arm64")) return { synchronised: false, leap: 3, maxError: 16 };
+  if (!fn || (process.arch !== "x64" && process.arch !== "arm64"))
+    return { synchronised: false, leap: 3, maxError: 16 };
   const buf = new BigInt64Array(TIMEX_SIZE / 8);
   const state = fn(ptr(buf));
   const maxError = Number(new DataView(buf.buffer).getBigInt64(MAXERROR_AT, true)) / 1e6;

@@ -38,7 +38,13 @@ function writeTimestamp(v: DataView, at: number, unixSeconds: number) {
 const short = (seconds: number) => Math.min(0xffffffff, Math.round(seconds * 65536)) >>> 0;
 
 /** The server's reply to `req`; `received` is when it came in (unix seconds), `now` reads the clock. */
-export function serverReply(req: Uint8Array, version: number, s: ServerState, received: number, now: () => number): Uint8Array {
+export function serverReply(
+  req: Uint8Array,
+  version: number,
+  s: ServerState,
+  received: number,
+  now: () => number,
+): Uint8Array {
   const out = new Uint8Array(HEADER);
   const v = new DataView(out.buffer);
   out[0] = (s.leap << 6) | (version << 3) | MODE_SERVER;

@@ -49,7 +49,10 @@ function listen(family: 4 | 6, address: string, state: () => ServerState, log: R
   });
   return new Promise((resolve) => {
     sock.once("error", (e) => {
-      log("warn", `NTP: cannot serve on ${family === 4 ? address || "0.0.0.0" : `[${address || "::"}]`}:${NTP_PORT} (${(e as NodeJS.ErrnoException).code ?? e.message})`);
+      log(
+        "warn",
+        `NTP: cannot serve on ${family === 4 ? address || "0.0.0.0" : `[${address || "::"}]`}:${NTP_PORT} (${(e as NodeJS.ErrnoException).code ?? e.message})`,
+      );
       sock.close();
       resolve(null);
     });
@@ -80,7 +83,8 @@ export function startNtpService(rt: Pick<Runtime, "config" | "log">): { stop(): 
   };
   chain = open();
   const unsubscribe = rt.config.subscribe((_n, _p, changed) => {
-    if (changed.some((p) => p.startsWith("ntp.ipv4.") || p.startsWith("ntp.ipv6."))) chain = chain.then(close).then(open);
+    if (changed.some((p) => p.startsWith("ntp.ipv4.") || p.startsWith("ntp.ipv6.")))
+      chain = chain.then(close).then(open);
   });
   return {
     async stop() {

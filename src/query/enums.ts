@@ -2,21 +2,62 @@
 // in the database, the string is what the API shows. One source for DNS, statistics and the API.
 
 export const QUERY_STATUS = [
-  "UNKNOWN", "GRAVITY", "FORWARDED", "CACHE", "REGEX", "DENYLIST", "EXTERNAL_BLOCKED_IP", "EXTERNAL_BLOCKED_NULL",
-  "EXTERNAL_BLOCKED_NXRA", "GRAVITY_CNAME", "REGEX_CNAME", "DENYLIST_CNAME", "RETRIED", "RETRIED_DNSSEC", "IN_PROGRESS",
-  "DBBUSY", "SPECIAL_DOMAIN", "CACHE_STALE", "EXTERNAL_BLOCKED_EDE15",
+  "UNKNOWN",
+  "GRAVITY",
+  "FORWARDED",
+  "CACHE",
+  "REGEX",
+  "DENYLIST",
+  "EXTERNAL_BLOCKED_IP",
+  "EXTERNAL_BLOCKED_NULL",
+  "EXTERNAL_BLOCKED_NXRA",
+  "GRAVITY_CNAME",
+  "REGEX_CNAME",
+  "DENYLIST_CNAME",
+  "RETRIED",
+  "RETRIED_DNSSEC",
+  "IN_PROGRESS",
+  "DBBUSY",
+  "SPECIAL_DOMAIN",
+  "CACHE_STALE",
+  "EXTERNAL_BLOCKED_EDE15",
 ] as const;
 type QueryStatus = (typeof QUERY_STATUS)[number];
 export const Status = Object.fromEntries(QUERY_STATUS.map((s, i) => [s, i])) as { readonly [K in QueryStatus]: number };
 
 /** Statuses that count as blocked in the statistics. */
 export const BLOCKED_STATUSES: ReadonlySet<number> = new Set(
-  ["GRAVITY", "REGEX", "DENYLIST", "EXTERNAL_BLOCKED_IP", "EXTERNAL_BLOCKED_NULL", "EXTERNAL_BLOCKED_NXRA", "GRAVITY_CNAME",
-   "REGEX_CNAME", "DENYLIST_CNAME", "DBBUSY", "SPECIAL_DOMAIN", "EXTERNAL_BLOCKED_EDE15"].map((s) => Status[s as QueryStatus]),
+  [
+    "GRAVITY",
+    "REGEX",
+    "DENYLIST",
+    "EXTERNAL_BLOCKED_IP",
+    "EXTERNAL_BLOCKED_NULL",
+    "EXTERNAL_BLOCKED_NXRA",
+    "GRAVITY_CNAME",
+    "REGEX_CNAME",
+    "DENYLIST_CNAME",
+    "DBBUSY",
+    "SPECIAL_DOMAIN",
+    "EXTERNAL_BLOCKED_EDE15",
+  ].map((s) => Status[s as QueryStatus]),
 );
 
 export const REPLY_TYPE = [
-  "UNKNOWN", "NODATA", "NXDOMAIN", "CNAME", "IP", "DOMAIN", "RRNAME", "SERVFAIL", "REFUSED", "NOTIMP", "OTHER", "DNSSEC", "NONE", "BLOB",
+  "UNKNOWN",
+  "NODATA",
+  "NXDOMAIN",
+  "CNAME",
+  "IP",
+  "DOMAIN",
+  "RRNAME",
+  "SERVFAIL",
+  "REFUSED",
+  "NOTIMP",
+  "OTHER",
+  "DNSSEC",
+  "NONE",
+  "BLOB",
 ] as const;
 type ReplyType = (typeof REPLY_TYPE)[number];
 export const Reply = Object.fromEntries(REPLY_TYPE.map((s, i) => [s, i])) as { readonly [K in ReplyType]: number };
@@ -24,13 +65,46 @@ export const Reply = Object.fromEntries(REPLY_TYPE.map((s, i) => [s, i])) as { r
 export const DNSSEC_STATUS = ["UNKNOWN", "SECURE", "INSECURE", "BOGUS", "ABANDONED", "TRUNCATED"] as const;
 
 /** Query types the API counts by name; the database stores them as 1…16, anything else as 100 + qtype. */
-export const QUERY_TYPES = ["A", "AAAA", "ANY", "SRV", "SOA", "PTR", "TXT", "NAPTR", "MX", "DS", "RRSIG", "DNSKEY", "NS", "OTHER", "SVCB", "HTTPS"] as const;
+export const QUERY_TYPES = [
+  "A",
+  "AAAA",
+  "ANY",
+  "SRV",
+  "SOA",
+  "PTR",
+  "TXT",
+  "NAPTR",
+  "MX",
+  "DS",
+  "RRSIG",
+  "DNSKEY",
+  "NS",
+  "OTHER",
+  "SVCB",
+  "HTTPS",
+] as const;
 type QueryTypeName = (typeof QUERY_TYPES)[number];
 
 const WIRE_QTYPE: Record<string, number> = {
-  A: 1, AAAA: 28, ANY: 255, SRV: 33, SOA: 6, PTR: 12, TXT: 16, NAPTR: 35, MX: 15, DS: 43, RRSIG: 46, DNSKEY: 48, NS: 2, SVCB: 64, HTTPS: 65,
+  A: 1,
+  AAAA: 28,
+  ANY: 255,
+  SRV: 33,
+  SOA: 6,
+  PTR: 12,
+  TXT: 16,
+  NAPTR: 35,
+  MX: 15,
+  DS: 43,
+  RRSIG: 46,
+  DNSKEY: 48,
+  NS: 2,
+  SVCB: 64,
+  HTTPS: 65,
 };
-const DB_BY_WIRE = new Map<number, number>(Object.entries(WIRE_QTYPE).map(([n, w]) => [w, QUERY_TYPES.indexOf(n as QueryTypeName) + 1]));
+const DB_BY_WIRE = new Map<number, number>(
+  Object.entries(WIRE_QTYPE).map(([n, w]) => [w, QUERY_TYPES.indexOf(n as QueryTypeName) + 1]),
+);
 
 /** Wire qtype (e.g. 28) → the database's type column (e.g. 2 for AAAA, 100+qtype for the rest). */
 export function dbQueryType(wire: number): number {

@@ -15,11 +15,15 @@ export interface RecordBatch {
   text: string;
 }
 
-const F = 3, N = 6, S = 4;
+const F = 3,
+  N = 6,
+  S = 4;
 
 export function encodeBatch(records: readonly StoredRecord[]): RecordBatch {
   const count = records.length;
-  const f = new Float64Array(count * F), n = new Int32Array(count * N), len = new Int32Array(count * S);
+  const f = new Float64Array(count * F),
+    n = new Int32Array(count * N),
+    len = new Int32Array(count * S);
   const parts: string[] = [];
   const str = (i: number, s: string | null) => {
     if (s === null) len[i] = -1;
@@ -61,10 +65,18 @@ export function decodeBatch(b: RecordBatch): StoredRecord[] {
   for (let i = 0; i < b.count; i++) {
     const o = i * N;
     const r: QueryRecord = {
-      time: b.f[i * F + 1]!, replyTime: b.f[i * F + 2]!,
-      type: b.n[o]!, status: b.n[o + 1]!, reply: b.n[o + 2]!, dnssec: b.n[o + 3]!,
-      listId: b.n[o + 4]! < 0 ? null : b.n[o + 4]!, ede: b.n[o + 5]!,
-      domain: str(i * S) ?? "", client: str(i * S + 1) ?? "", upstream: str(i * S + 2), cname: str(i * S + 3),
+      time: b.f[i * F + 1]!,
+      replyTime: b.f[i * F + 2]!,
+      type: b.n[o]!,
+      status: b.n[o + 1]!,
+      reply: b.n[o + 2]!,
+      dnssec: b.n[o + 3]!,
+      listId: b.n[o + 4]! < 0 ? null : b.n[o + 4]!,
+      ede: b.n[o + 5]!,
+      domain: str(i * S) ?? "",
+      client: str(i * S + 1) ?? "",
+      upstream: str(i * S + 2),
+      cname: str(i * S + 3),
     };
     out[i] = { id: b.f[i * F]!, r };
   }

@@ -24,7 +24,12 @@ export function memoryLimitBytes(cgroupFile = "/proc/self/cgroup", root = "/sys/
     const [, controllers, path] = line.split(":");
     if (path === undefined) continue;
     // cgroup v2 ("0::/path") or the v1 memory controller ("4:memory:/path")
-    const file = controllers === "" ? join(root, path, "memory.max") : controllers!.split(",").includes("memory") ? join(root, "memory", path, "memory.limit_in_bytes") : null;
+    const file =
+      controllers === ""
+        ? join(root, path, "memory.max")
+        : controllers!.split(",").includes("memory")
+          ? join(root, "memory", path, "memory.limit_in_bytes")
+          : null;
     const n = file ? Number(read(file).trim()) : NaN;
     if (Number.isFinite(n) && n > 0) limit = Math.min(limit, n);
   }
@@ -41,7 +46,8 @@ export function logBudgetBytes(mib: number, machineBytes = MACHINE_BYTES): numbe
 
 /** Bytes the log's database uses now: its pages in use (freed pages are reused, not returned) plus its write-ahead log. */
 export function logBytes(db: Database): number {
-  const n = (pragma: string) => Number(Object.values(db.query(`PRAGMA ${pragma}`).get() as Record<string, number>)[0] ?? 0);
+  const n = (pragma: string) =>
+    Number(Object.values(db.query(`PRAGMA ${pragma}`).get() as Record<string, number>)[0] ?? 0);
   return (n("page_count") - n("freelist_count")) * n("page_size");
 }
 
@@ -58,11 +64,17 @@ interface Shed {
  */
 export function shedOldest(db: Database, budget: number, used = logBytes(db)): Shed | null {
   if (budget <= 0 || used <= budget) return null;
-  const span = db.query("SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS n FROM query_storage").get() as { lo: number | null; hi: number | null; n: number };
+  const span = db.query("SELECT MIN(id) AS lo, MAX(id) AS hi, COUNT(*) AS n FROM query_storage").get() as {
+    lo: number | null;
+    hi: number | null;
+    n: number;
+  };
   if (!span.n || span.lo === null || span.hi === null) return null;
   // rows to keep, in proportion to the bytes; at least one row goes
   const keep = Math.min(span.n - 1, Math.floor((span.n * 0.9 * budget) / used));
-  const cut = db.query("SELECT id FROM query_storage ORDER BY id DESC LIMIT 1 OFFSET ?").get(Math.max(0, keep)) as { id: number } | null;
+  const cut = db.query("SELECT id FROM query_storage ORDER BY id DESC LIMIT 1 OFFSET ?").get(Math.max(0, keep)) as {
+    id: number;
+  } | null;
   if (!cut) return null;
   const rows = db.query("DELETE FROM query_storage WHERE id <= ?").run(cut.id).changes;
   const oldest = (db.query("SELECT MIN(timestamp) AS t FROM query_storage").get() as { t: number | null }).t;

@@ -1,7 +1,15 @@
 // /api/queries over a database in Pi-hole's layout: filters → one SQL statement, newest first,
 // paged by cursor (an id upper bound, so new queries do not shift pages) and offset.
 import type { Database } from "bun:sqlite";
-import { BLOCKED_STATUSES, DNSSEC_STATUS, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status, queryTypeName } from "../query/enums.ts";
+import {
+  BLOCKED_STATUSES,
+  DNSSEC_STATUS,
+  QUERY_STATUS,
+  QUERY_TYPES,
+  REPLY_TYPE,
+  Status,
+  queryTypeName,
+} from "../query/enums.ts";
 import { ADDINFO_CNAME } from "./store.ts";
 
 /** Hard cap of rows in one reply, whatever `length` asks. */
@@ -34,8 +42,18 @@ export interface QueryFilter {
 
 /** DataTables column names Pi-hole sorts by, and their SQL. Anything else: newest first. */
 const ORDER_COLUMNS: Record<string, string> = {
-  time: "q.timestamp", domain: "d.domain", "client.ip": "c.ip", "client.name": "c.name", upstream: "fw.forward", type: "q.type",
-  status: "q.status", reply: "q.reply_type", "reply.time": "q.reply_time", dnssec: "q.dnssec", list_id: "q.list_id", ede: "q.ede",
+  time: "q.timestamp",
+  domain: "d.domain",
+  "client.ip": "c.ip",
+  "client.name": "c.name",
+  upstream: "fw.forward",
+  type: "q.type",
+  status: "q.status",
+  reply: "q.reply_type",
+  "reply.time": "q.reply_time",
+  dnssec: "q.dnssec",
+  list_id: "q.list_id",
+  ede: "q.ede",
 };
 const ORDER_DIRS: Record<string, string> = { asc: "ASC", ascending: "ASC", desc: "DESC", descending: "DESC" };
 
@@ -53,7 +71,10 @@ function wildcard(p: string): RegExp {
 
 /** A filter value the API rejects with 400 bad_request: message and hint. */
 export class FilterError extends Error {
-  constructor(message: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
     super(message);
   }
 }
@@ -112,12 +133,18 @@ export function earliestQuery(db: Database): number {
 
 /** ip → the host name stored with a client's queries (Pi-hole's client_by_id.name), where one is. */
 export function storedClientNames(db: Database): Array<{ ip: string; name: string }> {
-  return db.query("SELECT ip, name FROM client_by_id WHERE name IS NOT NULL AND name != ''").all() as Array<{ ip: string; name: string }>;
+  return db.query("SELECT ip, name FROM client_by_id WHERE name IS NOT NULL AND name != ''").all() as Array<{
+    ip: string;
+    name: string;
+  }>;
 }
 
 /** How many queries a query database holds, and the time of its oldest. */
 export function storedQueries(db: Database): { count: number; earliest: number } {
-  return { count: (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n, earliest: earliestQuery(db) };
+  return {
+    count: (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n,
+    earliest: earliestQuery(db),
+  };
 }
 
 export function queryPage(db: Database, f: QueryFilter): QueryPage {
@@ -130,15 +157,18 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
   if (f.from !== undefined) add("q.timestamp >= ?", f.from);
   if (f.until !== undefined) add("q.timestamp <= ?", f.until);
   // Text filters resolve to lookup-table ids first: the tables are small and the ids are indexed.
-  const idSet = (table: string, col: string) =>
-    `(SELECT id FROM ${table} WHERE ${col} LIKE ? ESCAPE '\\')`;
+  const idSet = (table: string, col: string) => `(SELECT id FROM ${table} WHERE ${col} LIKE ? ESCAPE '\\')`;
   if (f.domain) add(`q.domain IN ${idSet("domain_by_id", "domain")}`, likePattern(f.domain));
   if (f.client_ip) add(`q.client IN ${idSet("client_by_id", "ip")}`, likePattern(f.client_ip));
   if (f.client_name) {
     // names from the network table count too: their addresses join the stored names
     const re = wildcard(f.client_name);
     const ips = [...(f.names ?? [])].filter(([, n]) => re.test(n)).map(([ip]) => ip);
-    add(`q.client IN (SELECT id FROM client_by_id WHERE name LIKE ? ESCAPE '\\' OR ip IN (${ips.map(() => "?").join(",")}))`, likePattern(f.client_name), ...ips);
+    add(
+      `q.client IN (SELECT id FROM client_by_id WHERE name LIKE ? ESCAPE '\\' OR ip IN (${ips.map(() => "?").join(",")}))`,
+      likePattern(f.client_name),
+      ...ips,
+    );
   }
   if (f.upstream) {
     const u = f.upstream.toLowerCase();
@@ -157,16 +187,22 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
   if (f.dnssec) add("q.dnssec = ?", enumValue(DNSSEC_STATUS, f.dnssec, "dnssec"));
   if (f.domainSearch) add(`q.domain IN ${idSet("domain_by_id", "domain")}`, `%${likePattern(f.domainSearch)}%`);
   if (f.clientSearch)
-    add(`q.client IN (SELECT id FROM client_by_id WHERE ip LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\')`, `%${likePattern(f.clientSearch)}%`, `%${likePattern(f.clientSearch)}%`);
+    add(
+      `q.client IN (SELECT id FROM client_by_id WHERE ip LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\')`,
+      `%${likePattern(f.clientSearch)}%`,
+      `%${likePattern(f.clientSearch)}%`,
+    );
 
   if (f.hide) {
     // The lookup tables are small next to query_storage: test each name once, filter by id.
     const hide = f.hide;
-    const doms = (db.query("SELECT id, domain FROM domain_by_id").all() as Array<{ id: number; domain: string }>).filter((x) => hide.domain(x.domain));
+    const doms = (
+      db.query("SELECT id, domain FROM domain_by_id").all() as Array<{ id: number; domain: string }>
+    ).filter((x) => hide.domain(x.domain));
     if (doms.length) where.push(`q.domain NOT IN (${doms.map((x) => x.id).join(",")})`);
-    const cls = (db.query("SELECT id, ip, name FROM client_by_id").all() as Array<{ id: number; ip: string; name: string | null }>).filter((x) =>
-      hide.client(x.ip, x.name ?? f.names?.get(x.ip) ?? null),
-    );
+    const cls = (
+      db.query("SELECT id, ip, name FROM client_by_id").all() as Array<{ id: number; ip: string; name: string | null }>
+    ).filter((x) => hide.client(x.ip, x.name ?? f.names?.get(x.ip) ?? null));
     if (cls.length) where.push(`q.client NOT IN (${cls.map((x) => x.id).join(",")})`);
   }
 
@@ -181,7 +217,8 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
   // The page walks ids downwards (newest first); a time range must not make SQLite sort a whole
   // range by id instead, hence `+` (no index) on the timestamp terms of the page query only.
   const pageWhere = [...where.map((w) => w.replace(/^q\.timestamp/, "+q.timestamp")), "q.id <= ?"];
-  const length = !f.length || f.length <= 0 || f.length > MAX_ROWS ? (f.length === undefined ? 100 : MAX_ROWS) : f.length;
+  const length =
+    !f.length || f.length <= 0 || f.length > MAX_ROWS ? (f.length === undefined ? 100 : MAX_ROWS) : f.length;
   const rows = db
     .query(
       `SELECT q.id, q.timestamp, q.type, q.status, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede,
@@ -196,7 +233,9 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
     )
     .all(...args, cursor, length, f.start ?? 0) as Array<Record<string, any>>;
   const recordsTotal = (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n;
-  const recordsFiltered = where.length ? (db.query(`SELECT COUNT(*) AS n FROM query_storage q ${filterSql}`).get(...args) as { n: number }).n : recordsTotal;
+  const recordsFiltered = where.length
+    ? (db.query(`SELECT COUNT(*) AS n FROM query_storage q ${filterSql}`).get(...args) as { n: number }).n
+    : recordsTotal;
   return {
     queries: rows.map((x) => ({
       id: x.id,
@@ -220,21 +259,47 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
 
 /** RFC 8914 texts of the EDE codes Moat sets. */
 export const EDE_TEXT: Record<number, string> = {
-  0: "Other", 1: "Unsupported DNSKEY Algorithm", 2: "Unsupported DS Digest Type", 3: "Stale Answer", 4: "Forged Answer",
-  5: "DNSSEC Indeterminate", 6: "DNSSEC Bogus", 7: "Signature Expired", 8: "Signature Not Yet Valid", 9: "DNSKEY Missing",
-  10: "RRSIGs Missing", 11: "No Zone Key Bit Set", 12: "NSEC Missing", 13: "Cached Error", 14: "Not Ready", 15: "Blocked",
-  16: "Censored", 17: "Filtered", 18: "Prohibited", 19: "Stale NXDOMAIN Answer", 20: "Not Authoritative", 21: "Not Supported",
-  22: "No Reachable Authority", 23: "Network Error", 24: "Invalid Data",
+  0: "Other",
+  1: "Unsupported DNSKEY Algorithm",
+  2: "Unsupported DS Digest Type",
+  3: "Stale Answer",
+  4: "Forged Answer",
+  5: "DNSSEC Indeterminate",
+  6: "DNSSEC Bogus",
+  7: "Signature Expired",
+  8: "Signature Not Yet Valid",
+  9: "DNSKEY Missing",
+  10: "RRSIGs Missing",
+  11: "No Zone Key Bit Set",
+  12: "NSEC Missing",
+  13: "Cached Error",
+  14: "Not Ready",
+  15: "Blocked",
+  16: "Censored",
+  17: "Filtered",
+  18: "Prohibited",
+  19: "Stale NXDOMAIN Answer",
+  20: "Not Authoritative",
+  21: "Not Supported",
+  22: "No Reachable Authority",
+  23: "Network Error",
+  24: "Invalid Data",
 };
 
 /** Distinct values the query-log filter boxes offer. */
 export function suggestions(db: Database, limit = 30) {
   const col = (sql: string) => (db.query(sql).all(limit) as Array<{ v: string }>).map((r) => r.v);
   return {
-    domain: col("SELECT domain AS v FROM domain_by_id WHERE id IN (SELECT DISTINCT domain FROM query_storage) ORDER BY id DESC LIMIT ?"),
-    client_ip: col("SELECT ip AS v FROM client_by_id WHERE id IN (SELECT DISTINCT client FROM query_storage) ORDER BY id DESC LIMIT ?"),
+    domain: col(
+      "SELECT domain AS v FROM domain_by_id WHERE id IN (SELECT DISTINCT domain FROM query_storage) ORDER BY id DESC LIMIT ?",
+    ),
+    client_ip: col(
+      "SELECT ip AS v FROM client_by_id WHERE id IN (SELECT DISTINCT client FROM query_storage) ORDER BY id DESC LIMIT ?",
+    ),
     client_name: col("SELECT DISTINCT name AS v FROM client_by_id WHERE name IS NOT NULL ORDER BY id DESC LIMIT ?"),
-    upstream: col("SELECT forward AS v FROM forward_by_id WHERE id IN (SELECT DISTINCT forward FROM query_storage) ORDER BY id DESC LIMIT ?"),
+    upstream: col(
+      "SELECT forward AS v FROM forward_by_id WHERE id IN (SELECT DISTINCT forward FROM query_storage) ORDER BY id DESC LIMIT ?",
+    ),
     type: [...QUERY_TYPES],
     status: [...QUERY_STATUS],
     reply: [...REPLY_TYPE],

@@ -39,14 +39,32 @@ export class QueryStore {
    * grow with every name seen for as long as the database lives, so it starts again when full
    * (a miss costs one indexed SELECT).
    */
-  constructor(readonly db: Database, lean = false, private readonly maxIds = 100_000) {
+  constructor(
+    readonly db: Database,
+    lean = false,
+    private readonly maxIds = 100_000,
+  ) {
     for (const sql of lean ? INDEXES.filter((i) => /_(domain|client) ON/.test(i)) : INDEXES) db.exec(sql);
     // the newest ids first: those are the names still being asked
-    for (const r of db.query("SELECT id, domain FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{ id: number; domain: string }>) this.domainIds.set(r.domain, r.id);
-    for (const r of db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{ id: number; ip: string; name: string | null }>)
+    for (const r of db.query("SELECT id, domain FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
+      id: number;
+      domain: string;
+    }>)
+      this.domainIds.set(r.domain, r.id);
+    for (const r of db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
+      id: number;
+      ip: string;
+      name: string | null;
+    }>)
       if (!r.name) this.clientIds.set(r.ip, r.id);
-    for (const r of db.query("SELECT id, forward FROM forward_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{ id: number; forward: string }>) this.forwardIds.set(r.forward, r.id);
-    for (const r of db.query("SELECT id, content FROM addinfo_by_id WHERE type = ? ORDER BY id DESC LIMIT ?").all(ADDINFO_CNAME, maxIds) as Array<{ id: number; content: string }>)
+    for (const r of db.query("SELECT id, forward FROM forward_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
+      id: number;
+      forward: string;
+    }>)
+      this.forwardIds.set(r.forward, r.id);
+    for (const r of db
+      .query("SELECT id, content FROM addinfo_by_id WHERE type = ? ORDER BY id DESC LIMIT ?")
+      .all(ADDINFO_CNAME, maxIds) as Array<{ id: number; content: string }>)
       this.addinfoIds.set(r.content, r.id);
   }
 
@@ -81,11 +99,41 @@ export class QueryStore {
     try {
       db.transaction(() => {
         for (const { id, r } of batch) {
-          const d = lookup(this.domainIds, "SELECT id FROM domain_by_id WHERE domain = ?", "INSERT OR IGNORE INTO domain_by_id (domain) VALUES (?)", r.domain, r.domain);
-          const c = lookup(this.clientIds, "SELECT id FROM client_by_id WHERE ip = ? AND name IS NULL", "INSERT INTO client_by_id (ip, name) VALUES (?, NULL)", r.client, r.client);
-          const f = r.upstream === null ? null : lookup(this.forwardIds, "SELECT id FROM forward_by_id WHERE forward = ?", "INSERT OR IGNORE INTO forward_by_id (forward) VALUES (?)", r.upstream, r.upstream);
-          const a = r.cname === null ? null
-            : lookup(this.addinfoIds, "SELECT id FROM addinfo_by_id WHERE type = ? AND content = ?", "INSERT OR IGNORE INTO addinfo_by_id (type, content) VALUES (?, ?)", r.cname, ADDINFO_CNAME, r.cname);
+          const d = lookup(
+            this.domainIds,
+            "SELECT id FROM domain_by_id WHERE domain = ?",
+            "INSERT OR IGNORE INTO domain_by_id (domain) VALUES (?)",
+            r.domain,
+            r.domain,
+          );
+          const c = lookup(
+            this.clientIds,
+            "SELECT id FROM client_by_id WHERE ip = ? AND name IS NULL",
+            "INSERT INTO client_by_id (ip, name) VALUES (?, NULL)",
+            r.client,
+            r.client,
+          );
+          const f =
+            r.upstream === null
+              ? null
+              : lookup(
+                  this.forwardIds,
+                  "SELECT id FROM forward_by_id WHERE forward = ?",
+                  "INSERT OR IGNORE INTO forward_by_id (forward) VALUES (?)",
+                  r.upstream,
+                  r.upstream,
+                );
+          const a =
+            r.cname === null
+              ? null
+              : lookup(
+                  this.addinfoIds,
+                  "SELECT id FROM addinfo_by_id WHERE type = ? AND content = ?",
+                  "INSERT OR IGNORE INTO addinfo_by_id (type, content) VALUES (?, ?)",
+                  r.cname,
+                  ADDINFO_CNAME,
+                  r.cname,
+                );
           ins.run(id, r.time, r.type, r.status, d, c, f, a, r.reply, r.replyTime / 1000, r.dnssec, r.listId, r.ede);
         }
       })();
@@ -101,8 +149,12 @@ export class QueryStore {
     db.transaction(() => {
       db.exec("DELETE FROM domain_by_id WHERE id NOT IN (SELECT domain FROM query_storage)");
       db.exec("DELETE FROM client_by_id WHERE id NOT IN (SELECT client FROM query_storage)");
-      db.exec("DELETE FROM forward_by_id WHERE id NOT IN (SELECT forward FROM query_storage WHERE forward IS NOT NULL)");
-      db.exec("DELETE FROM addinfo_by_id WHERE id NOT IN (SELECT additional_info FROM query_storage WHERE additional_info IS NOT NULL)");
+      db.exec(
+        "DELETE FROM forward_by_id WHERE id NOT IN (SELECT forward FROM query_storage WHERE forward IS NOT NULL)",
+      );
+      db.exec(
+        "DELETE FROM addinfo_by_id WHERE id NOT IN (SELECT additional_info FROM query_storage WHERE additional_info IS NOT NULL)",
+      );
     })();
     this.domainIds.clear();
     this.clientIds.clear();
@@ -128,9 +180,18 @@ export class QueryStore {
     return rows.map((x) => ({
       id: x.id,
       r: {
-        time: x.timestamp, type: x.type, domain: x.domain, client: x.ip, status: x.status, reply: x.reply_type ?? 0,
-        replyTime: (x.reply_time ?? 0) * 1000, upstream: x.forward ?? null, dnssec: x.dnssec ?? 0, listId: x.list_id ?? null,
-        ede: x.ede ?? -1, cname: x.cname ?? null,
+        time: x.timestamp,
+        type: x.type,
+        domain: x.domain,
+        client: x.ip,
+        status: x.status,
+        reply: x.reply_type ?? 0,
+        replyTime: (x.reply_time ?? 0) * 1000,
+        upstream: x.forward ?? null,
+        dnssec: x.dnssec ?? 0,
+        listId: x.list_id ?? null,
+        ede: x.ede ?? -1,
+        cname: x.cname ?? null,
       },
     }));
   }

@@ -48,7 +48,8 @@ function insertHeld(): void {
   if (holdTimer) clearTimeout(holdTimer);
   holdTimer = null;
   if (!heldSeq) return;
-  const records = held, seq = heldSeq;
+  const records = held,
+    seq = heldSeq;
   held = [];
   heldSeq = 0;
   try {
@@ -107,7 +108,10 @@ function writeQueue(): boolean {
     return true;
   } catch (e) {
     Atomics.add(state, State.DISK_WRITE_ERRORS, 1);
-    if (failures++ === 0) report(`writing ${queued} queries to the long-term database failed (kept for the next attempt): ${(e as Error).message}`);
+    if (failures++ === 0)
+      report(
+        `writing ${queued} queries to the long-term database failed (kept for the next attempt): ${(e as Error).message}`,
+      );
     return false;
   }
 }
@@ -136,7 +140,8 @@ function keepWithinBudget(budgetBytes: number, budgetMiB: number): void {
   const now = Date.now() / 1000;
   if (now - lastShedMessage < 3600) return;
   lastShedMessage = now;
-  const setting = budgetMiB > 0 ? `${budgetMiB} MiB` : `${Math.round(budgetBytes / 1048576)} MiB, a tenth of this machine's memory`;
+  const setting =
+    budgetMiB > 0 ? `${budgetMiB} MiB` : `${Math.round(budgetBytes / 1048576)} MiB, a tenth of this machine's memory`;
   const since = shed.oldest === null ? "now" : new Date(shed.oldest * 1000).toISOString();
   const text = `The query log reached its memory budget (database.queryLogMemory: ${setting}): the details of the oldest queries are being dropped, so the query log starts at ${since} instead of 24 hours ago. Statistics still count every query.`;
   try {

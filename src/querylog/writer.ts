@@ -54,7 +54,16 @@ export class QueryWriter {
       if (ev.data.log) o.log("error", ev.data.log);
     };
     this.worker.onerror = (ev) => o.log("error", `query writer thread: ${ev.message}`);
-    const ok = this.call({ op: "init", state: this.state.buffer as SharedArrayBuffer, memoryPath, diskPath: o.diskPath, busyTimeoutMs: o.busyTimeoutMs ?? 5000 }, 30_000);
+    const ok = this.call(
+      {
+        op: "init",
+        state: this.state.buffer as SharedArrayBuffer,
+        memoryPath,
+        diskPath: o.diskPath,
+        busyTimeoutMs: o.busyTimeoutMs ?? 5000,
+      },
+      30_000,
+    );
     if (!ok) throw new Error("the query writer thread did not start");
     this.memoryDb = new Database(memoryPath, { readonly: true, strict: true });
   }
@@ -79,7 +88,12 @@ export class QueryWriter {
   /** Counters the writer keeps up to date. */
   get counters() {
     const s = this.state;
-    return { diskWrites: s[State.DISK_WRITES]!, diskWriteErrors: s[State.DISK_WRITE_ERRORS]!, dropped: s[State.DROPPED]!, shed: s[State.SHED]! };
+    return {
+      diskWrites: s[State.DISK_WRITES]!,
+      diskWriteErrors: s[State.DISK_WRITE_ERRORS]!,
+      dropped: s[State.DROPPED]!,
+      shed: s[State.SHED]!,
+    };
   }
 
   /** Records queued for the long-term database (handed over or not). */
@@ -90,7 +104,8 @@ export class QueryWriter {
   /** Sends what is queued; `toDisk` says whether the long-term database keeps these records. */
   send(toDisk = this.o.toDisk()): void {
     this.settle();
-    const budgetMiB = this.o.budgetMiB?.() ?? 0, budgetBytes = logBudgetBytes(budgetMiB);
+    const budgetMiB = this.o.budgetMiB?.() ?? 0,
+      budgetBytes = logBudgetBytes(budgetMiB);
     while (this.pending.length) {
       const part = this.pending.length > BATCH ? this.pending.splice(0, BATCH) : this.pending;
       if (part === this.pending) this.pending = [];

@@ -1,7 +1,16 @@
 import { expect, test } from "bun:test";
 import { RecordRing } from "./ring.ts";
 
-const entry = (i: number) => ({ time: i, replyTime: i / 4, type: 100 + (i % 70000), status: i % 19, reply: i % 14, domain: i, client: i % 3, upstream: i % 2 ? -1 : 5 });
+const entry = (i: number) => ({
+  time: i,
+  replyTime: i / 4,
+  type: 100 + (i % 70000),
+  status: i % 19,
+  reply: i % 14,
+  domain: i,
+  client: i % 3,
+  upstream: i % 2 ? -1 : 5,
+});
 
 test("ring: entries come back oldest first, across chunk boundaries, with every field", () => {
   const r = new RecordRing();

@@ -36,7 +36,16 @@ export class RecordRing {
   private head = 0;
   /** entries used in the last chunk */
   private tail = CHUNK;
-  private readonly view: RingEntry = { time: 0, replyTime: 0, type: 0, status: 0, reply: 0, domain: -1, client: -1, upstream: -1 };
+  private readonly view: RingEntry = {
+    time: 0,
+    replyTime: 0,
+    type: 0,
+    status: 0,
+    reply: 0,
+    domain: -1,
+    client: -1,
+    upstream: -1,
+  };
 
   get size(): number {
     return this.chunks.length ? (this.chunks.length - 1) * CHUNK + this.tail - this.head : 0;
@@ -47,7 +56,8 @@ export class RecordRing {
       this.chunks.push(new Chunk());
       this.tail = 0;
     }
-    const c = this.chunks[this.chunks.length - 1]!, i = this.tail++;
+    const c = this.chunks[this.chunks.length - 1]!,
+      i = this.tail++;
     c.time[i] = e.time;
     c.replyTime[i] = e.replyTime;
     c.type[i] = e.type;
@@ -66,7 +76,8 @@ export class RecordRing {
   /** Removes the oldest entry and returns it (a reused view). */
   shift(): RingEntry | null {
     if (!this.size) return null;
-    const c = this.chunks[0]!, i = this.head;
+    const c = this.chunks[0]!,
+      i = this.head;
     const v = this.view;
     v.time = c.time[i]!;
     v.replyTime = c.replyTime[i]!;

@@ -39,7 +39,10 @@ export class Stats implements QuerySink {
     this.disk = { db: o.disk };
     this.nextId = lastQueryId(o.disk) + 1;
     this.writer = new QueryWriter({
-      diskPath: o.disk.filename, log: o.log, busyTimeoutMs: o.busyTimeoutMs, toDisk: () => this.keepSeconds() > 0,
+      diskPath: o.disk.filename,
+      log: o.log,
+      busyTimeoutMs: o.busyTimeoutMs,
+      toDisk: () => this.keepSeconds() > 0,
       budgetMiB: () => o.config.current.database.queryLogMemory,
     });
   }

@@ -120,7 +120,9 @@ export class CompactTallies {
   /** The counters of one key, as a new object (for tools and tests; the API reads through forEach). */
   get(key: string): TallyView | undefined {
     const id = this.ids.get(key);
-    return id === undefined ? undefined : { count: this.counts[id]!, blocked: this.blockeds[id]!, last: this.lasts[id]! };
+    return id === undefined
+      ? undefined
+      : { count: this.counts[id]!, blocked: this.blockeds[id]!, last: this.lasts[id]! };
   }
 
   private grow(): void {

@@ -3,14 +3,17 @@ import { topN } from "./window.ts";
 
 test("topN: the bounded selection equals sorting everything, ties by key, skip honoured", () => {
   let seed = 7;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
   const m = new Map<string, { key: string; count: number; blocked: number }>();
   for (let i = 0; i < 5000; i++) {
     const key = `d${Math.floor(rnd() * 4000)}`;
     const count = Math.floor(rnd() * 50);
     m.set(key, { key, count, blocked: Math.floor(count * rnd()) });
   }
-  const full = [...m].map(([k, t]) => [k, t.count] as [string, number]).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const full = [...m]
+    .map(([k, t]) => [k, t.count] as [string, number])
+    .filter(([, v]) => v > 0)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   for (const n of [1, 3, 10, 100]) expect(topN(m, n, (t) => t.count)).toEqual(full.slice(0, n));
   expect(topN(m, 0, (t) => t.count)).toEqual(full);
   const skip = (k: string) => k.endsWith("7");

@@ -48,7 +48,16 @@ function isCached(status: number): boolean {
 
 export class QueryWindow {
   private readonly ring = new RecordRing();
-  private readonly entry: RingEntry = { time: 0, replyTime: 0, type: 0, status: 0, reply: 0, domain: -1, client: -1, upstream: -1 };
+  private readonly entry: RingEntry = {
+    time: 0,
+    replyTime: 0,
+    type: 0,
+    status: 0,
+    reply: 0,
+    domain: -1,
+    client: -1,
+    upstream: -1,
+  };
   private readonly domainTallies = new CompactTallies();
   private readonly clientTallies = new TallyTable();
   /** upstream names by ring id (a handful: kept for the life of the process) */
@@ -71,7 +80,12 @@ export class QueryWindow {
   /** newest blocked domains, newest last */
   private recentBlocked: string[] = [];
   /** lifetime counters (Prometheus counters never go down) */
-  readonly lifetime = { total: 0, blocked: 0, status: new Array<number>(QUERY_STATUS.length).fill(0), types: new Array<number>(QUERY_TYPES.length).fill(0) };
+  readonly lifetime = {
+    total: 0,
+    blocked: 0,
+    status: new Array<number>(QUERY_STATUS.length).fill(0),
+    types: new Array<number>(QUERY_TYPES.length).fill(0),
+  };
   readonly latency = { buckets: new Array<number>(LATENCY_BUCKETS.length).fill(0), count: 0, sum: 0 };
 
   /** `maxAge`: seconds a query stays (webserver.api.maxHistory, at most 24 h) */
@@ -130,7 +144,8 @@ export class QueryWindow {
   /** Drops records older than the window (24 h, or webserver.api.maxHistory); call before reading. */
   expire(): void {
     const cutoff = this.now() - Math.min(WINDOW_SECONDS, this.maxAge());
-    for (let t = this.ring.oldestTime(); t !== null && t < cutoff; t = this.ring.oldestTime()) this.remove(this.ring.shift()!);
+    for (let t = this.ring.oldestTime(); t !== null && t < cutoff; t = this.ring.oldestTime())
+      this.remove(this.ring.shift()!);
     const oldest = slotOf(cutoff);
     for (const k of this.slots.keys()) if (k < oldest - SLOT_SECONDS) this.slots.delete(k);
   }
@@ -167,9 +182,20 @@ export class QueryWindow {
 
   /** Adds (d = 1) or removes (d = -1) one query. */
   /** `domain` is an id of domainTallies, -1 for none. */
-  private count(time: number, status: number, type: number, reply: number, domain: number, client: Tally | null, upstream: string | null, replyTime: number, d: 1 | -1): void {
+  private count(
+    time: number,
+    status: number,
+    type: number,
+    reply: number,
+    domain: number,
+    client: Tally | null,
+    upstream: string | null,
+    replyTime: number,
+    d: 1 | -1,
+  ): void {
     const blocked = isBlocked(status);
-    const forwarded = isForwarded(status), cached = isCached(status);
+    const forwarded = isForwarded(status),
+      cached = isCached(status);
     this.total += d;
     if (blocked) this.blocked += d;
     if (forwarded) this.forwarded += d;
@@ -219,7 +245,12 @@ function typeIndex(dbType: number): number {
  * for which `skip` says so are left out. A bounded selection, not a sort of the whole map: the
  * window may hold millions of domains and this runs on the thread that answers DNS.
  */
-export function topN<T extends Pick<Tally, "count" | "blocked">>(m: { forEach(fn: (t: T, key: string) => void): void }, n: number, pick: (t: T) => number, skip?: (key: string) => boolean): Array<[string, number]> {
+export function topN<T extends Pick<Tally, "count" | "blocked">>(
+  m: { forEach(fn: (t: T, key: string) => void): void },
+  n: number,
+  pick: (t: T) => number,
+  skip?: (key: string) => boolean,
+): Array<[string, number]> {
   const out: Array<[string, number]> = [];
   const before = (k: string, v: number, b: [string, number]) => v > b[1] || (v === b[1] && k < b[0]);
   let floor = 0; // the value an entry must reach once `out` is full

@@ -27,7 +27,10 @@ export function teleporterCommand(args: string[], config: ConfigStore, dataDir: 
     }
     try {
       // a stopped Moat: nothing listens for the change
-      const r = importArchive({ config, gravityDb, events: new EventBus(), dataDir }, new Uint8Array(readFileSync(file)));
+      const r = importArchive(
+        { config, gravityDb, events: new EventBus(), dataDir },
+        new Uint8Array(readFileSync(file)),
+      );
       for (const f of r.files) console.log(`imported ${f}`);
       for (const s of r.skipped) console.error(`skipped setting ${s}`);
       return 0;

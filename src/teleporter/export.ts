@@ -83,7 +83,10 @@ function exportedConfig(src: ExportSources, now: Date): Uint8Array {
     `# Pi-hole configuration file (${src.version ?? "v6"})`,
     "# Encoding: UTF-8",
     "# This file is managed by Moat (Pi-hole v6 compatible)",
-    `# Last updated on ${now.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}`,
+    `# Last updated on ${now
+      .toISOString()
+      .replace("T", " ")
+      .replace(/\.\d+Z$/, " UTC")}`,
     "",
   ].join("\n");
   return new TextEncoder().encode(`${header}\n${body}`);

@@ -24,7 +24,8 @@ export function planConfig(store: ConfigStore, text: string): ConfigPlan {
   for (const e of LEAVES) {
     if (e.leaf.kind === "password" || store.envForced.has(e.path)) continue;
     // Where this instance keeps its databases (set by --data-dir) is not the backed-up machine's.
-    if (e.path.startsWith("files.") && JSON.stringify(store.defaultOf(e.path)) !== JSON.stringify(e.leaf.default)) continue;
+    if (e.path.startsWith("files.") && JSON.stringify(store.defaultOf(e.path)) !== JSON.stringify(e.leaf.default))
+      continue;
     // Which fleet this machine belongs to, and its name there, are not the backed-up machine's.
     if (e.path.startsWith("fleet.")) continue;
     const raw = getIn(parsed, e.segments);

@@ -5,7 +5,13 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import type { ConfigStore } from "../config/index.ts";
 import type { EventBus } from "../core/events.ts";
 import { backupListContents } from "../filter/gravity/tables.ts";
-import { BackupDbError, GRAVITY_PARTS, checkBackupDb, restoreListsFromBackup, type GravityPart } from "../lists/backup.ts";
+import {
+  BackupDbError,
+  GRAVITY_PARTS,
+  checkBackupDb,
+  restoreListsFromBackup,
+  type GravityPart,
+} from "../lists/backup.ts";
 import { leasesFile } from "../dhcp/leases.ts";
 import { ENTRY, scratchFile } from "./export.ts";
 import { applyConfig, planConfig, BackupConfigError } from "./import-config.ts";
@@ -47,7 +53,8 @@ export interface ImportResult {
 const READ = new Set<string>([ENTRY.gravity, ENTRY.config, ENTRY.leases]);
 
 export function importArchive(t: ImportTargets, archive: Uint8Array, sel: ImportSelection = {}): ImportResult {
-  if (archive.byteLength > MAX_ARCHIVE) throw new TeleporterError("ZIP archive too large", `at most ${MAX_ARCHIVE} bytes`);
+  if (archive.byteLength > MAX_ARCHIVE)
+    throw new TeleporterError("ZIP archive too large", `at most ${MAX_ARCHIVE} bytes`);
   let files: Map<string, Uint8Array>;
   try {
     files = readZip(archive, (name) => READ.has(name));
@@ -86,7 +93,10 @@ export function importArchive(t: ImportTargets, archive: Uint8Array, sel: Import
   if (plan) applyConfig(t.config, plan);
   if (stagedLeases) renameSync(stagedLeases, leasesFile(t.dataDir));
   // Pi-hole's order: settings, leases, then the gravity tables
-  return { files: [...(plan ? [ENTRY.config] : []), ...(stagedLeases ? [ENTRY.leases] : []), ...done], skipped: plan?.skipped ?? [] };
+  return {
+    files: [...(plan ? [ENTRY.config] : []), ...(stagedLeases ? [ENTRY.leases] : []), ...done],
+    skipped: plan?.skipped ?? [],
+  };
 }
 
 function restoreGravity(t: ImportTargets, db: Uint8Array, parts: ReadonlySet<GravityPart>): string[] {

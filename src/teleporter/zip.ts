@@ -136,7 +136,8 @@ function readCentral(buf: Uint8Array, limits: ZipLimits): CentralEntry[] {
   const count = v.getUint16(endAt + 10, true);
   const cdSize = v.getUint32(endAt + 12, true);
   const cdOffset = v.getUint32(endAt + 16, true);
-  if (v.getUint16(endAt + 4, true) !== 0 || v.getUint16(endAt + 6, true) !== 0) throw new ZipError("multi-disk archives are not supported");
+  if (v.getUint16(endAt + 4, true) !== 0 || v.getUint16(endAt + 6, true) !== 0)
+    throw new ZipError("multi-disk archives are not supported");
   if (count === 0xffff || cdOffset === 0xffffffff) throw new ZipError("ZIP64 archives are not supported");
   if (count > limits.maxEntries) throw new ZipError(`too many entries (${count}, at most ${limits.maxEntries})`);
   if (cdOffset + cdSize > endAt) throw new ZipError("corrupt central directory");
@@ -172,7 +173,8 @@ function readCentral(buf: Uint8Array, limits: ZipLimits): CentralEntry[] {
     seen.add(name);
     if (name.endsWith("/")) continue; // directory
     if (e.flags & 0x1) throw new ZipError(`"${name}" is encrypted`);
-    if (e.method !== 0 && e.method !== 8) throw new ZipError(`"${name}" uses an unsupported compression method (${e.method})`);
+    if (e.method !== 0 && e.method !== 8)
+      throw new ZipError(`"${name}" uses an unsupported compression method (${e.method})`);
     if (e.size === 0xffffffff || e.compressed === 0xffffffff) throw new ZipError("ZIP64 archives are not supported");
     if (e.method === 0 && e.size !== e.compressed) throw new ZipError(`"${name}" is corrupt (size mismatch)`);
     if (e.size > limits.ratioFloor && e.size > e.compressed * limits.maxRatio)
@@ -188,7 +190,11 @@ function readCentral(buf: Uint8Array, limits: ZipLimits): CentralEntry[] {
  * Reads every file entry, or throws ZipError. `wanted` decides which names are inflated (others
  * are only checked from the directory).
  */
-export function readZip(buf: Uint8Array, wanted: (name: string) => boolean = () => true, limits: ZipLimits = DEFAULT_LIMITS): Map<string, Uint8Array> {
+export function readZip(
+  buf: Uint8Array,
+  wanted: (name: string) => boolean = () => true,
+  limits: ZipLimits = DEFAULT_LIMITS,
+): Map<string, Uint8Array> {
   const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const files = new Map<string, Uint8Array>();
   for (const e of readCentral(buf, limits)) {
@@ -197,7 +203,8 @@ export function readZip(buf: Uint8Array, wanted: (name: string) => boolean = () 
       continue;
     }
     const at = e.localOffset;
-    if (at + 30 > buf.byteLength || v.getUint32(at, true) !== SIG_LOCAL) throw new ZipError(`"${e.name}" is corrupt (bad local header)`);
+    if (at + 30 > buf.byteLength || v.getUint32(at, true) !== SIG_LOCAL)
+      throw new ZipError(`"${e.name}" is corrupt (bad local header)`);
     const start = at + 30 + v.getUint16(at + 26, true) + v.getUint16(at + 28, true);
     const end = start + e.compressed;
     if (end > buf.byteLength) throw new ZipError(`"${e.name}" is truncated`);
@@ -210,11 +217,15 @@ export function readZip(buf: Uint8Array, wanted: (name: string) => boolean = () 
         data = new Uint8Array(inflateRawSync(raw, { maxOutputLength: Math.max(1, e.size + 1) }));
       } catch (err) {
         const code = (err as { code?: string }).code;
-        throw new ZipError(code === "ERR_BUFFER_TOO_LARGE" ? `"${e.name}" inflates beyond its declared size` : `"${e.name}" is corrupt (${(err as Error).message})`);
+        throw new ZipError(
+          code === "ERR_BUFFER_TOO_LARGE"
+            ? `"${e.name}" inflates beyond its declared size`
+            : `"${e.name}" is corrupt (${(err as Error).message})`,
+        );
       }
     }
     if (data.byteLength !== e.size) throw new ZipError(`"${e.name}" is corrupt (size mismatch)`);
-    if ((Bun.hash.crc32(data) >>> 0) !== e.crc) throw new ZipError(`"${e.name}" is corrupt (CRC mismatch)`);
+    if (Bun.hash.crc32(data) >>> 0 !== e.crc) throw new ZipError(`"${e.name}" is corrupt (CRC mismatch)`);
     files.set(e.name, data);
   }
   return files;

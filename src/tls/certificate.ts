@@ -26,7 +26,8 @@ function extension(id: string, critical: boolean, value: Der): Der {
 function ipBytes(ip: string): Uint8Array {
   if (isIP(ip) === 4) return Uint8Array.from(ip.split(".").map(Number));
   const [head, tail = ""] = ip.split("::") as [string, string?];
-  const h = head ? head.split(":") : [], t = tail ? tail.split(":") : [];
+  const h = head ? head.split(":") : [],
+    t = tail ? tail.split(":") : [];
   const groups = ip.includes("::") ? [...h, ...Array(8 - h.length - t.length).fill("0"), ...t] : h;
   const out = new Uint8Array(16);
   groups.forEach((g, i) => {
@@ -45,11 +46,23 @@ function namedBits(byte: number): Der {
 }
 
 function pem(label: string, der: Uint8Array): string {
-  const b64 = Buffer.from(der).toString("base64").replace(/(.{64})/g, "$1\n").replace(/\n$/, "");
+  const b64 = Buffer.from(der)
+    .toString("base64")
+    .replace(/(.{64})/g, "$1\n")
+    .replace(/\n$/, "");
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }
 
-function build(o: { subject: string; issuer: string; publicKey: KeyObject; signer: KeyObject; days: number; ca: boolean; names?: string[]; ips?: string[] }): string {
+function build(o: {
+  subject: string;
+  issuer: string;
+  publicKey: KeyObject;
+  signer: KeyObject;
+  days: number;
+  ca: boolean;
+  names?: string[];
+  ips?: string[];
+}): string {
   const alg = seq(oid(ECDSA_SHA256));
   const serial = randomBytes(16);
   serial[0]! &= 0x7f;
@@ -61,7 +74,10 @@ function build(o: { subject: string; issuer: string; publicKey: KeyObject; signe
   ];
   if (!o.ca) {
     extensions.push(extension("2.5.29.37", false, seq(oid("1.3.6.1.5.5.7.3.1")))); // extKeyUsage: serverAuth
-    const alt = [...(o.names ?? []).map((n) => implicit(2, new TextEncoder().encode(n))), ...(o.ips ?? []).map((ip) => implicit(7, ipBytes(ip)))];
+    const alt = [
+      ...(o.names ?? []).map((n) => implicit(2, new TextEncoder().encode(n))),
+      ...(o.ips ?? []).map((ip) => implicit(7, ipBytes(ip))),
+    ];
     extensions.push(extension("2.5.29.17", false, seq(...alt))); // subjectAltName
   }
   const tbs = seq(
@@ -82,7 +98,10 @@ function build(o: { subject: string; issuer: string; publicKey: KeyObject; signe
 export function makeAuthority(host: string): Issued {
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const cn = `Moat on ${host}`;
-  return { keyPem: privateKey.export({ type: "pkcs8", format: "pem" }) as string, certPem: build({ subject: cn, issuer: cn, publicKey, signer: privateKey, days: 3650, ca: true }) };
+  return {
+    keyPem: privateKey.export({ type: "pkcs8", format: "pem" }) as string,
+    certPem: build({ subject: cn, issuer: cn, publicKey, signer: privateKey, days: 3650, ca: true }),
+  };
 }
 
 /** A server certificate for `names` and `ips`, signed by `authority`. */

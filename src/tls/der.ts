@@ -61,6 +61,8 @@ export function oid(dotted: string): Der {
 
 /** UTCTime through 2049, GeneralizedTime after (RFC 5280 §4.1.2.5). */
 export function time(d: Date): Der {
-  const iso = d.toISOString().replace(/[-:T]/g, "").slice(0, 14) + "Z"; // YYYYMMDDHHMMSSZ
-  return d.getUTCFullYear() < 2050 ? tlv(0x17, new TextEncoder().encode(iso.slice(2))) : tlv(0x18, new TextEncoder().encode(iso));
+  const iso = `${d.toISOString().replace(/[-:T]/g, "").slice(0, 14)}Z`; // YYYYMMDDHHMMSSZ
+  return d.getUTCFullYear() < 2050
+    ? tlv(0x17, new TextEncoder().encode(iso.slice(2)))
+    : tlv(0x18, new TextEncoder().encode(iso));
 }

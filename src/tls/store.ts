@@ -62,7 +62,11 @@ export class TlsStore {
   regenerate(): TlsMaterial {
     this.issue();
     const m = this.load();
-    if (m.user) this.o.log("warn", `a new certificate was made in ${this.generatedFile}, but webserver.tls.cert (${m.file}) is the one served`);
+    if (m.user)
+      this.o.log(
+        "warn",
+        `a new certificate was made in ${this.generatedFile}, but webserver.tls.cert (${m.file}) is the one served`,
+      );
     this.changed(m);
     return m;
   }
@@ -112,11 +116,15 @@ export class TlsStore {
 
   private authority(): Issued {
     const keyFile = join(this.o.dataDir, "tls_ca.key");
-    if (existsSync(keyFile) && existsSync(this.caFile)) return { keyPem: readFileSync(keyFile, "utf8"), certPem: readFileSync(this.caFile, "utf8") };
+    if (existsSync(keyFile) && existsSync(this.caFile))
+      return { keyPem: readFileSync(keyFile, "utf8"), certPem: readFileSync(this.caFile, "utf8") };
     const ca = makeAuthority(hostname());
     writeFileSync(keyFile, ca.keyPem, { mode: 0o600 });
     writeFileSync(this.caFile, ca.certPem);
-    this.o.log("info", `made a certificate authority for this Moat: ${this.caFile} (install it on devices to trust Moat's HTTPS and DNS over TLS)`);
+    this.o.log(
+      "info",
+      `made a certificate authority for this Moat: ${this.caFile} (install it on devices to trust Moat's HTTPS and DNS over TLS)`,
+    );
     return ca;
   }
 
@@ -126,7 +134,12 @@ export class TlsStore {
     const tmp = `${this.generatedFile}.tmp`;
     writeFileSync(tmp, issued.keyPem + issued.certPem, { mode: 0o600 });
     renameSync(tmp, this.generatedFile);
-    this.o.log("info", `made a TLS certificate for ${wantedNames(this.o.config).filter((n) => !n.startsWith("*.")).join(", ")}, valid ${days} days: ${this.generatedFile}`);
+    this.o.log(
+      "info",
+      `made a TLS certificate for ${wantedNames(this.o.config)
+        .filter((n) => !n.startsWith("*."))
+        .join(", ")}, valid ${days} days: ${this.generatedFile}`,
+    );
   }
 }
 
@@ -140,7 +153,8 @@ function wantedNames(config: ConfigStore): string[] {
 
 function ownAddresses(): string[] {
   const out = new Set(["127.0.0.1", "::1"]);
-  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (!a.address.startsWith("fe80")) out.add(a.address);
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? []) if (!a.address.startsWith("fe80")) out.add(a.address);
   return [...out];
 }
 
@@ -169,9 +183,21 @@ function read(file: string, user: boolean): TlsMaterial {
     throw new Error(`${file}: the private key cannot be read (${(e as Error).message})`);
   }
   if (!matches) throw new Error(`${file}: the private key does not belong to the certificate`);
-  if (Date.parse(x509.validTo) < Date.now()) throw new Error(`${file}: the certificate expired on ${new Date(x509.validTo).toISOString()}`);
-  const names = (x509.subjectAltName ?? "").split(/,\s*/).filter((s) => s.startsWith("DNS:")).map((s) => s.slice(4).toLowerCase());
-  return { keyPem, certPem: certs.join("\n") + "\n", user, names, notAfter: new Date(x509.validTo).toISOString(), fingerprint: x509.fingerprint256, file };
+  if (Date.parse(x509.validTo) < Date.now())
+    throw new Error(`${file}: the certificate expired on ${new Date(x509.validTo).toISOString()}`);
+  const names = (x509.subjectAltName ?? "")
+    .split(/,\s*/)
+    .filter((s) => s.startsWith("DNS:"))
+    .map((s) => s.slice(4).toLowerCase());
+  return {
+    keyPem,
+    certPem: `${certs.join("\n")}\n`,
+    user,
+    names,
+    notAfter: new Date(x509.validTo).toISOString(),
+    fingerprint: x509.fingerprint256,
+    file,
+  };
 }
 
 /**

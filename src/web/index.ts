@@ -10,9 +10,15 @@ function redirect(to: string): Response {
 }
 
 function serve(req: Request, a: Asset, cache: string): Response {
-  if (req.headers.get("if-none-match") === a.etag) return new Response(null, { status: 304, headers: { etag: a.etag, "cache-control": cache } });
+  if (req.headers.get("if-none-match") === a.etag)
+    return new Response(null, { status: 304, headers: { etag: a.etag, "cache-control": cache } });
   const gzip = /\bgzip\b/.test(req.headers.get("accept-encoding") ?? "");
-  const headers: Record<string, string> = { "content-type": a.type, etag: a.etag, "cache-control": cache, vary: "accept-encoding" };
+  const headers: Record<string, string> = {
+    "content-type": a.type,
+    etag: a.etag,
+    "cache-control": cache,
+    vary: "accept-encoding",
+  };
   if (gzip) headers["content-encoding"] = "gzip";
   return new Response(req.method === "HEAD" ? null : gzip ? a.gzip : a.body, { status: 200, headers });
 }

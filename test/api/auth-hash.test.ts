@@ -33,7 +33,12 @@ test("stored hashes have Pi-hole's PHC-like form and verify", () => {
   expect(verifyPassword("", stored)).toBe("incorrect");
   expect(hashPassword("s3cret")).not.toBe(hashPassword("s3cret")); // random salt
   // malformed or foreign hashes never verify
-  for (const bad of ["", "$BALLOON-SHA256$v=2$s=1024,t=32$AAECAwQFBgcICQoLDA0ODw==$x", "$ARGON2$v=1$s=1,t=1$AAAA$AAAA", "plain"])
+  for (const bad of [
+    "",
+    "$BALLOON-SHA256$v=2$s=1024,t=32$AAECAwQFBgcICQoLDA0ODw==$x",
+    "$ARGON2$v=1$s=1,t=1$AAAA$AAAA",
+    "plain",
+  ])
     expect(verifyPassword("s3cret", bad)).toBe("incorrect");
 }, 30000);
 

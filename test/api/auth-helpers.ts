@@ -32,7 +32,9 @@ export function callFrom(
         let data = "";
         res.setEncoding("utf8");
         res.on("data", (c) => (data += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data ? JSON.parse(data) : null, headers: res.headers }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: data ? JSON.parse(data) : null, headers: res.headers }),
+        );
       },
     );
     req.on("error", reject);
@@ -58,5 +60,3 @@ export function totp(secretB32: string, t = Date.now() / 1000): number {
   const o = h[19]! & 15;
   return (h.readUInt32BE(o) & 0x7fffffff) % 1_000_000;
 }
-
-

@@ -26,7 +26,13 @@ function server(opts: Parameters<typeof startMoat>[0]) {
 }
 
 describe("expiry (webserver.session.timeout = 2, one slot)", () => {
-  const s = server({ env: { FTLCONF_webserver_api_password: PW, FTLCONF_webserver_session_timeout: "2", FTLCONF_webserver_api_max_sessions: "1" } });
+  const s = server({
+    env: {
+      FTLCONF_webserver_api_password: PW,
+      FTLCONF_webserver_session_timeout: "2",
+      FTLCONF_webserver_api_max_sessions: "1",
+    },
+  });
 
   test("sliding expiry, then the SID is refused and the slot is free again", async () => {
     const m = s.m;
@@ -46,7 +52,13 @@ describe("expiry (webserver.session.timeout = 2, one slot)", () => {
     await Bun.sleep(3000);
     const st = await call(m, "/api/auth", { headers: { sid } });
     expect(st.status).toBe(401);
-    expect(st.body!.session).toEqual({ valid: false, totp: false, sid: null, validity: -1, message: "session expired" });
+    expect(st.body!.session).toEqual({
+      valid: false,
+      totp: false,
+      sid: null,
+      validity: -1,
+      message: "session expired",
+    });
     expect((await call(m, "/api/dns/blocking", { headers: { sid } })).status).toBe(401);
     // the expired session's slot is given to a new login
     const again = await login(m, PW);
@@ -71,7 +83,9 @@ describe("no password set", () => {
     expect(l.body!.session).toMatchObject({ valid: true, sid: null, validity: -1 });
     expect((await call(m, "/api/auth", { method: "DELETE" })).status).toBe(410);
     // validation still applies
-    expect((await call(m, "/api/auth", { method: "POST", body: "{}" })).body!.error.message).toBe("No password found in JSON payload");
+    expect((await call(m, "/api/auth", { method: "POST", body: "{}" })).body!.error.message).toBe(
+      "No password found in JSON payload",
+    );
   });
 });
 
@@ -81,7 +95,13 @@ describe("webserver.api.piholeCompat = true", () => {
   test("wrong password: 401 with the session object (Pi-hole's reply)", async () => {
     const r = await login(s.m, "wrong");
     expect(r.status).toBe(401);
-    expect(r.body!.session).toEqual({ valid: false, totp: false, sid: null, validity: -1, message: "password incorrect" });
+    expect(r.body!.session).toEqual({
+      valid: false,
+      totp: false,
+      sid: null,
+      validity: -1,
+      message: "password incorrect",
+    });
     expect(typeof r.body!.took).toBe("number");
     expect(r.body!.error).toBeUndefined();
   });
@@ -102,7 +122,9 @@ describe("webserver.api.piholeCompat = true", () => {
     const { sid, csrf } = l.body!.session;
     expect((await callFrom(s.m, "127.0.0.2", "/api/dns/blocking", { headers: { sid } })).status).toBe(200);
     expect((await call(s.m, "/api/dns/blocking", { headers: { cookie: `sid=${sid}` } })).status).toBe(401);
-    expect((await call(s.m, "/api/dns/blocking", { headers: { cookie: `sid=${sid}`, "X-CSRF-Token": csrf } })).status).toBe(200);
+    expect(
+      (await call(s.m, "/api/dns/blocking", { headers: { cookie: `sid=${sid}`, "X-CSRF-Token": csrf } })).status,
+    ).toBe(200);
     expect((await call(s.m, "/api/auth", { method: "DELETE", headers: { sid } })).status).toBe(204);
   });
 
@@ -112,7 +134,8 @@ describe("webserver.api.piholeCompat = true", () => {
     const limited = results.filter((r) => r.status === 429);
     expect(unauthorized.length + limited.length).toBe(8);
     expect(unauthorized.length).toBeLessThanOrEqual(3);
-    for (const r of limited) expect(r.body!.error).toEqual({ key: "rate_limiting", message: "Rate-limiting login attempts", hint: null });
+    for (const r of limited)
+      expect(r.body!.error).toEqual({ key: "rate_limiting", message: "Rate-limiting login attempts", hint: null });
     await Bun.sleep(1100);
     expect((await login(s.m, PW)).status).toBe(200);
   }, 20000);
@@ -135,7 +158,11 @@ describe("TOTP, app password, CLI password", () => {
 
     const missing = await login(m, PW);
     expect(missing.status).toBe(400);
-    expect(missing.body!.error).toEqual({ key: "bad_request", message: "No 2FA token found in JSON payload", hint: null });
+    expect(missing.body!.error).toEqual({
+      key: "bad_request",
+      message: "No 2FA token found in JSON payload",
+      hint: null,
+    });
 
     const now = Date.now() / 1000;
     const near = new Set([-1, 0, 1].map((d) => totp(SECRET, now + 30 * d)));
@@ -153,12 +180,20 @@ describe("TOTP, app password, CLI password", () => {
 
     const fast = await login(m, PW, { totp: code });
     expect(fast.status).toBe(429);
-    expect(fast.body!.error).toEqual({ key: "rate_limiting", message: "Rate-limiting 2FA token requests, try again later", hint: null });
+    expect(fast.body!.error).toEqual({
+      key: "rate_limiting",
+      message: "Rate-limiting 2FA token requests, try again later",
+      hint: null,
+    });
 
     await tick();
     const reused = await login(m, PW, { totp: code });
     expect(reused.status).toBe(401);
-    expect(reused.body!.error).toEqual({ key: "unauthorized", message: "Reused 2FA token", hint: "wait for new token" });
+    expect(reused.body!.error).toEqual({
+      key: "unauthorized",
+      message: "Reused 2FA token",
+      hint: "wait for new token",
+    });
 
     await tick();
     const next = totp(SECRET, Date.now() / 1000 + 30);
@@ -176,7 +211,11 @@ describe("TOTP, app password, CLI password", () => {
     const sid = r.body!.session.sid;
     const list = await call(m, "/api/auth/sessions", { headers: { sid } });
     expect(list.body!.sessions.find((x: Json) => x.current_session)).toMatchObject({ app: true, cli: false });
-    const patch = await call(m, "/api/config", { method: "PATCH", headers: { sid }, body: JSON.stringify({ config: { webserver: { api: { app_sudo: true } } } }) });
+    const patch = await call(m, "/api/config", {
+      method: "PATCH",
+      headers: { sid },
+      body: JSON.stringify({ config: { webserver: { api: { app_sudo: true } } } }),
+    });
     expect(patch.status).toBe(403);
     expect(patch.body!.error.key).toBe("forbidden");
   });
@@ -199,7 +238,14 @@ describe("TOTP, app password, CLI password", () => {
     const sid = (await login(m, APP)).body!.session.sid;
     const t = await call(m, "/api/auth/totp", { headers: { sid } });
     expect(t.status).toBe(200);
-    expect(t.body!.totp).toMatchObject({ type: "totp", account: "pi.hole", algorithm: "SHA1", digits: 6, period: 30, offset: 0 });
+    expect(t.body!.totp).toMatchObject({
+      type: "totp",
+      account: "pi.hole",
+      algorithm: "SHA1",
+      digits: 6,
+      period: 30,
+      offset: 0,
+    });
     expect(t.body!.totp.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(t.body!.totp.codes.length).toBe(5);
     const now = Date.now() / 1000;
@@ -244,7 +290,9 @@ function expectUnauthorizedStatus(r: { status: number; body: Json | null }) {
 
 describe("login rate limit and the legacy hash upgrade", () => {
   const OLD = "old-v5-password";
-  const legacy = new Bun.CryptoHasher("sha256").update(new Bun.CryptoHasher("sha256").update(OLD).digest("hex")).digest("hex");
+  const legacy = new Bun.CryptoHasher("sha256")
+    .update(new Bun.CryptoHasher("sha256").update(OLD).digest("hex"))
+    .digest("hex");
   const s = server({ configToml: `[webserver.api]\npwhash = "${legacy}"\n` });
 
   test("failed logins beyond webserver.api.loginRateLimit per second get 429 rate_limiting", async () => {
@@ -283,10 +331,14 @@ describe("moat password and moat totp", () => {
       const none = await run([BUN, "src/main.ts", "totp", "--data-dir", dir]);
       expect(none.code).toBe(1);
       const secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
-      const t = await run([BUN, "src/main.ts", "totp", "--data-dir", dir], { env: { FTLCONF_webserver_api_totp_secret: secret } });
+      const t = await run([BUN, "src/main.ts", "totp", "--data-dir", dir], {
+        env: { FTLCONF_webserver_api_totp_secret: secret },
+      });
       expect(t.code).toBe(0);
       const now = Date.now() / 1000;
-      expect([totp(secret, now), totp(secret, now - 30)].map((c) => String(c).padStart(6, "0"))).toContain(t.stdout.trim());
+      expect([totp(secret, now), totp(secret, now - 30)].map((c) => String(c).padStart(6, "0"))).toContain(
+        t.stdout.trim(),
+      );
       const m = await startMoat({ dataDir: dir });
       try {
         expect((await login(m, "from stdin pw")).status).toBe(200);

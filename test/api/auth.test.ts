@@ -86,7 +86,8 @@ test("rules 3-5: missing password, wrong type, malformed JSON, not an object", a
   };
   expect((await bad("{}", "No password found in JSON payload")).hint).toBeNull();
   expect((await bad(JSON.stringify({ totp: 1 }), "No password found in JSON payload")).hint).toBeNull();
-  for (const v of [5, true, null, ["x"], { a: 1 }]) expect((await bad(JSON.stringify({ password: v }), "Field password has to be of type 'string'")).hint).toBeNull();
+  for (const v of [5, true, null, ["x"], { a: 1 }])
+    expect((await bad(JSON.stringify({ password: v }), "Field password has to be of type 'string'")).hint).toBeNull();
   await bad("{password:", "Invalid request body data (no valid JSON), error at hint");
   await bad("", "No request body data");
   const r = await call(moat, "/api/auth", { method: "POST", body: "[1,2]" });
@@ -142,19 +143,25 @@ test("precedence: body, then header sid, then X-FTL-SID, then cookie, then query
   expect((await blocking({ headers: { sid: bad, "X-FTL-SID": s.sid } })).status).toBe(401);
   // X-FTL-SID beats a cookie sent without CSRF (clients that store the cookie, docs/pihole-differences.md)
   expect((await blocking({ headers: { "X-FTL-SID": s.sid, cookie: `sid=${bad}` } })).status).toBe(200);
-  expect((await blocking({ headers: { "X-FTL-SID": bad, cookie: `sid=${s.sid}`, "X-FTL-CSRF": s.csrf } })).status).toBe(401);
+  expect((await blocking({ headers: { "X-FTL-SID": bad, cookie: `sid=${s.sid}`, "X-FTL-CSRF": s.csrf } })).status).toBe(
+    401,
+  );
   // cookie beats query
   expect((await blocking({ headers: { cookie: `sid=${s.sid}`, "X-FTL-CSRF": s.csrf } }, qBad)).status).toBe(200);
   expect((await blocking({ headers: { cookie: `sid=${bad}`, "X-FTL-CSRF": s.csrf } }, q)).status).toBe(401);
   // body beats headers
-  const post = (sid: string, header: string) => blocking({ method: "POST", body: JSON.stringify({ blocking: true, sid }), headers: { sid: header } });
+  const post = (sid: string, header: string) =>
+    blocking({ method: "POST", body: JSON.stringify({ blocking: true, sid }), headers: { sid: header } });
   expect((await post(s.sid, bad)).status).not.toBe(401);
   expect((await post(bad, s.sid)).status).toBe(401);
 });
 
 test("row 4: each successful request extends the session and resends the cookie", async () => {
   const s = await session();
-  const until = async () => (await call(moat, "/api/auth/sessions", { headers: { sid: s.sid } })).body!.sessions.find((x: Json) => x.sid === undefined && x.current_session).valid_until as number;
+  const until = async () =>
+    (await call(moat, "/api/auth/sessions", { headers: { sid: s.sid } })).body!.sessions.find(
+      (x: Json) => x.sid === undefined && x.current_session,
+    ).valid_until as number;
   const first = await until();
   await Bun.sleep(1300);
   const r = await blocking({ headers: { sid: s.sid } });
@@ -210,7 +217,11 @@ test("row 3: the session cap gives 429 api_seats_exceeded; logout and DELETE /ap
   for (let i = 0; i < CAP; i++) all.push(await session());
   const r = await login(moat, PW);
   expect(r.status).toBe(429);
-  expect(r.body!.error).toEqual({ key: "api_seats_exceeded", message: "API seats exceeded", hint: "increase webserver.api.max_sessions" });
+  expect(r.body!.error).toEqual({
+    key: "api_seats_exceeded",
+    message: "API seats exceeded",
+    hint: "increase webserver.api.max_sessions",
+  });
   expect(typeof r.body!.took).toBe("number");
   // logout frees one
   expect((await call(moat, "/api/auth", { method: "DELETE", headers: { sid: all[0]!.sid } })).status).toBe(410);
@@ -231,7 +242,14 @@ test("GET /api/auth/sessions lists the slots with Pi-hole's fields", async () =>
   const r = await call(moat, "/api/auth/sessions", { headers: { sid: s.sid, "user-agent": "moat-test" } });
   expect(r.status).toBe(200);
   const me = r.body!.sessions.find((x: Json) => x.current_session);
-  expect(me).toMatchObject({ valid: true, tls: { login: false, mixed: false }, app: false, cli: false, remote_addr: "127.0.0.1", x_forwarded_for: null });
+  expect(me).toMatchObject({
+    valid: true,
+    tls: { login: false, mixed: false },
+    app: false,
+    cli: false,
+    remote_addr: "127.0.0.1",
+    x_forwarded_for: null,
+  });
   expect(Number.isInteger(me.id) && me.id >= 0 && me.id < CAP).toBe(true);
   expect(me.valid_until - me.last_active).toBe(1800);
   expect(Number.isInteger(me.login_at)).toBe(true);
@@ -266,7 +284,8 @@ test("an empty password with a valid session returns that session", async () => 
 });
 
 test("bad inputs: exact status and key each, and the server stays healthy", async () => {
-  const post = (body: string | Uint8Array, headers: Record<string, string> = {}) => call(moat, "/api/auth", { method: "POST", body, headers });
+  const post = (body: string | Uint8Array, headers: Record<string, string> = {}) =>
+    call(moat, "/api/auth", { method: "POST", body, headers });
   const expectErr = (r: { status: number; body: Json | null }, status: number, key: string) => {
     expect(r.status).toBe(status);
     expect(r.body!.error.key).toBe(key);
@@ -284,7 +303,9 @@ test("bad inputs: exact status and key each, and the server stays healthy", asyn
   expectErr(await blocking({ headers: { sid: "' OR '1'='1" } }), 401, "unauthorized");
   expectErr(await blocking({}, "?sid=%27%20OR%201%3D1--"), 401, "unauthorized");
   // JSON is JSON whatever the label (curl -d sends form-encoded)
-  const labelled = await post(JSON.stringify({ password: PW }), { "content-type": "application/x-www-form-urlencoded" });
+  const labelled = await post(JSON.stringify({ password: PW }), {
+    "content-type": "application/x-www-form-urlencoded",
+  });
   expect(labelled.status).toBe(200);
   opened.set(labelled.body!.session.sid, "127.0.0.1");
   const s = await session();

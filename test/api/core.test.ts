@@ -30,10 +30,14 @@ test("wrong method on a known path is 404 like Pi-hole", async () => {
 });
 
 test("malformed JSON, empty body, wrong type, huge body, invalid UTF-8", async () => {
-  const post = (body: string | Uint8Array | null, headers: Record<string, string> = {}) => moat.api("/api/dns/blocking", { method: "POST", body, headers });
+  const post = (body: string | Uint8Array | null, headers: Record<string, string> = {}) =>
+    moat.api("/api/dns/blocking", { method: "POST", body, headers });
   let r = await post("{bad");
   expect(r.status).toBe(400);
-  expect((await json(r)).error).toMatchObject({ key: "bad_request", message: "Invalid request body data (no valid JSON), error at hint" });
+  expect((await json(r)).error).toMatchObject({
+    key: "bad_request",
+    message: "Invalid request body data (no valid JSON), error at hint",
+  });
   r = await post(null);
   expect(r.status).toBe(400);
   expect((await json(r)).error).toMatchObject({ key: "bad_request", message: "No request body data" });
@@ -88,7 +92,9 @@ test("docs render on the server and the endpoint list derives from the route tab
 });
 
 test("blocking timer flips the state back", async () => {
-  let b = await json(await moat.api("/api/dns/blocking", { method: "POST", body: JSON.stringify({ blocking: false, timer: 1 }) }));
+  let b = await json(
+    await moat.api("/api/dns/blocking", { method: "POST", body: JSON.stringify({ blocking: false, timer: 1 }) }),
+  );
   expect(b.blocking).toBe(false);
   expect(b.timer).toBeGreaterThan(0);
   const deadline = Date.now() + 10000;

@@ -18,7 +18,8 @@ async function sh(cmd: string[]): Promise<number> {
 }
 
 beforeAll(async () => {
-  mounted = process.getuid?.() === 0 && (await sh(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mountPoint])) === 0;
+  mounted =
+    process.getuid?.() === 0 && (await sh(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mountPoint])) === 0;
   if (!mounted) {
     console.log("disk-full test not run: mounting a tmpfs needs root");
     return;
@@ -38,7 +39,10 @@ const filler = () => join(mountPoint, "filler");
 
 test("changes on a full disk are 507 database_error saying so; reads work; room again heals it", async () => {
   if (!m) return;
-  expect((await m.api("/api/domains/deny/exact", { method: "POST", body: JSON.stringify({ domain: "before.example" }) })).status).toBe(201);
+  expect(
+    (await m.api("/api/domains/deny/exact", { method: "POST", body: JSON.stringify({ domain: "before.example" }) }))
+      .status,
+  ).toBe(201);
   await sh(["dd", "if=/dev/zero", `of=${filler()}`, "bs=64k"]);
   const changes: Array<[string, string, unknown]> = [
     ["POST", "/api/domains/deny/exact", { domain: "full.example", comment: "x".repeat(4000) }],
@@ -60,6 +64,9 @@ test("changes on a full disk are 507 database_error saying so; reads work; room 
   expect(await m.outputWith("the disk is full")).toContain("the disk is full");
   expect(m.output).not.toMatch(/\n\s+at /);
   rmSync(filler());
-  const r = await m.api("/api/domains/deny/exact", { method: "POST", body: JSON.stringify({ domain: "after.example" }) });
+  const r = await m.api("/api/domains/deny/exact", {
+    method: "POST",
+    body: JSON.stringify({ domain: "after.example" }),
+  });
   expect(r.status).toBe(201);
 });

@@ -26,7 +26,9 @@ beforeAll(async () => {
     startMoat(),
   ]);
   doc = (await (await plain.api("/api/docs/json")).json()) as Json;
-  ops = Object.entries(doc.paths as Json).flatMap(([path, byMethod]) => Object.entries(byMethod as Json).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+  ops = Object.entries(doc.paths as Json).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod as Json).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+  );
 });
 afterAll(async () => {
   await Promise.all([plain?.dispose(), compat?.dispose(), open?.dispose()]);
@@ -48,7 +50,10 @@ function documentedReply(op: Json, status: number): { schema?: Schema } | undefi
 async function replyProblems(where: string, op: Json, res: Response, isCompat: boolean): Promise<string[]> {
   const documented = documentedReply(op, res.status);
   const text = await res.text();
-  if (!documented) return [`${where}: answered ${res.status}, documented ${Object.keys(op.responses).join(", ")} (${text.slice(0, 120)})`];
+  if (!documented)
+    return [
+      `${where}: answered ${res.status}, documented ${Object.keys(op.responses).join(", ")} (${text.slice(0, 120)})`,
+    ];
   if (!documented.schema || !(res.headers.get("content-type") ?? "").startsWith("application/json")) return [];
   const body = JSON.parse(text) as Json;
   if (typeof body.took !== "number") return [`${where}: no took`];
@@ -60,9 +65,11 @@ async function replyProblems(where: string, op: Json, res: Response, isCompat: b
 const VOLATILE = new Set(["sid", "csrf", "validity", "took", "id", "date_added", "date_modified", "timestamp"]);
 
 function exampleProblems(actual: unknown, example: unknown, at = "$"): string[] {
-  if (example === null || typeof example !== "object") return actual === example ? [] : [`${at}: ${JSON.stringify(actual)}, example says ${JSON.stringify(example)}`];
+  if (example === null || typeof example !== "object")
+    return actual === example ? [] : [`${at}: ${JSON.stringify(actual)}, example says ${JSON.stringify(example)}`];
   if (Array.isArray(example)) {
-    if (!Array.isArray(actual) || actual.length !== example.length) return [`${at}: ${JSON.stringify(actual)}, example says ${JSON.stringify(example)}`];
+    if (!Array.isArray(actual) || actual.length !== example.length)
+      return [`${at}: ${JSON.stringify(actual)}, example says ${JSON.stringify(example)}`];
     return example.flatMap((e, i) => exampleProblems(actual[i], e, `${at}[${i}]`));
   }
   if (!actual || typeof actual !== "object") return [`${at}: ${JSON.stringify(actual)} is not an object`];
@@ -84,14 +91,22 @@ function exampleProblems(actual: unknown, example: unknown, at = "$"): string[] 
 const fill = (path: string) => path.replace(/\{[^}]+\}/g, "docs-test-absent");
 
 test("the document covers every route of /api/endpoints, and login, logout and validity are documented as the server behaves", async () => {
-  const endpoints = ((await (await plain.api("/api/endpoints", { headers: { sid: await sid(plain) } })).json()) as Json).endpoints as Record<string, Array<{ uri: string; parameters: string }>>;
+  const endpoints = ((await (await plain.api("/api/endpoints", { headers: { sid: await sid(plain) } })).json()) as Json)
+    .endpoints as Record<string, Array<{ uri: string; parameters: string }>>;
   for (const [method, list] of Object.entries(endpoints))
-    for (const e of list) expect([method, e.uri + e.parameters, !!doc.paths[e.uri + e.parameters]?.[method]]).toEqual([method, e.uri + e.parameters, true]);
+    for (const e of list)
+      expect([method, e.uri + e.parameters, !!doc.paths[e.uri + e.parameters]?.[method]]).toEqual([
+        method,
+        e.uri + e.parameters,
+        true,
+      ]);
   const login = doc.paths["/api/auth"].post;
   expect(login.security).toEqual([]);
   expect(Object.keys(login.responses)).toEqual(["200", "400", "401", "429"]);
   expect(login.requestBody.content["application/json"].examples["log in"].value).toEqual({ password: PASSWORD });
-  expect(login.responses["200"].content["application/json"].schema.properties.session.properties.validity).toMatchObject({ type: "integer" });
+  expect(
+    login.responses["200"].content["application/json"].schema.properties.session.properties.validity,
+  ).toMatchObject({ type: "integer" });
   expect(JSON.stringify(doc)).not.toContain('"format":"integer"');
   const logout = doc.paths["/api/auth"].delete;
   expect(Object.keys(logout.responses)).toEqual(["204", "401", "410"]);
@@ -107,8 +122,12 @@ test("every documented example gets its status and reply from the server", async
       if (ex.session ?? op.security === undefined) headers.sid = await sid(m);
       // failed logins are limited per second: never let the examples trip the limit
       if (failedLogins >= 2) await Bun.sleep(1100), (failedLogins = 0);
-      const url = (ex.path ?? path) + (ex.query ? "?" + new URLSearchParams(ex.query) : "");
-      const res = await m.api(url, { method, headers, body: ex.body === undefined ? undefined : JSON.stringify(ex.body) });
+      const url = (ex.path ?? path) + (ex.query ? `?${new URLSearchParams(ex.query)}` : "");
+      const res = await m.api(url, {
+        method,
+        headers,
+        body: ex.body === undefined ? undefined : JSON.stringify(ex.body),
+      });
       if (path === "/api/auth" && method === "POST" && res.status === 401) failedLogins++;
       const where = `${method} ${url} "${ex.summary}"`;
       if (res.status !== ex.status) {
@@ -117,7 +136,8 @@ test("every documented example gets its status and reply from the server", async
       }
       const copy = res.clone();
       problems.push(...(await replyProblems(where, op, res, m === compat)));
-      if (ex.response !== undefined) problems.push(...exampleProblems(await copy.json(), ex.response).map((p) => `${where}: ${p}`));
+      if (ex.response !== undefined)
+        problems.push(...exampleProblems(await copy.json(), ex.response).map((p) => `${where}: ${p}`));
     }
   }
   expect(problems).toEqual([]);
@@ -126,10 +146,15 @@ test("every documented example gets its status and reply from the server", async
 test("without a session every operation answers as its security says, with a documented status", async () => {
   const problems: string[] = [];
   for (const { path, method, op } of ops) {
-    const res = await plain.api(fill(path), { method, body: method === "GET" || method === "DELETE" ? undefined : "{}" });
+    const res = await plain.api(fill(path), {
+      method,
+      body: method === "GET" || method === "DELETE" ? undefined : "{}",
+    });
     const where = `${method} ${path}`;
-    if (op.security === undefined && res.status !== 401) problems.push(`${where}: ${res.status} without a session, documented as needing one`);
-    if (op.security !== undefined && res.status === 401 && !(path === "/api/auth")) problems.push(`${where}: 401 without a session, documented as public`);
+    if (op.security === undefined && res.status !== 401)
+      problems.push(`${where}: ${res.status} without a session, documented as needing one`);
+    if (op.security !== undefined && res.status === 401 && !(path === "/api/auth"))
+      problems.push(`${where}: 401 without a session, documented as public`);
     problems.push(...(await replyProblems(where, op, res, false)));
   }
   expect(problems).toEqual([]);
@@ -143,12 +168,28 @@ test("with a session, what the server answers is documented: reads, absent items
       const where = `${method} ${path}${m === compat ? " (piholeCompat)" : ""}`;
       if (method === "GET") {
         if (path === "/api/docs") continue;
-        problems.push(...(await replyProblems(`${where} as ${fill(path)}`, op, await m.api(fill(path), { headers }), m === compat)));
+        problems.push(
+          ...(await replyProblems(`${where} as ${fill(path)}`, op, await m.api(fill(path), { headers }), m === compat)),
+        );
       } else if (op.requestBody) {
         // a body that is not JSON is refused before anything happens
-        problems.push(...(await replyProblems(`${where} with a broken body`, op, await m.api(fill(path), { method, headers, body: "{" }), m === compat)));
+        problems.push(
+          ...(await replyProblems(
+            `${where} with a broken body`,
+            op,
+            await m.api(fill(path), { method, headers, body: "{" }),
+            m === compat,
+          )),
+        );
       } else if (method === "DELETE" && path.includes("{")) {
-        problems.push(...(await replyProblems(`${where} of an absent item`, op, await m.api(fill(path), { method, headers }), m === compat)));
+        problems.push(
+          ...(await replyProblems(
+            `${where} of an absent item`,
+            op,
+            await m.api(fill(path), { method, headers }),
+            m === compat,
+          )),
+        );
       }
     }
   }
@@ -163,5 +204,7 @@ test("the page shows every operation with absolute curl URLs and loads nothing f
   const curls = [...html.matchAll(/<pre>curl ([^<]*)<\/pre>/g)].map((m) => m[1]!);
   expect(curls.length).toBe(ops.reduce((n, o) => n + Math.max(1, (o.op["x-moat-examples"] ?? []).length), 0));
   for (const c of curls) expect(c).toMatch(new RegExp(`&#39;${plain.base.replace(/[.:/]/g, "\\$&")}/api/`));
-  expect(html).toContain(`&#39;${plain.base}/api/auth&#39; -H &#39;Content-Type: application/json&#39; -d &#39;{&#34;password&#34;:&#34;correct horse battery staple&#34;}&#39;`);
+  expect(html).toContain(
+    `&#39;${plain.base}/api/auth&#39; -H &#39;Content-Type: application/json&#39; -d &#39;{&#34;password&#34;:&#34;correct horse battery staple&#34;}&#39;`,
+  );
 });

@@ -28,10 +28,19 @@ function expectEnvelope(r: RawReply, status: number, key: string): Record<string
   return body;
 }
 
-const req = (line: string, headers: string[] = ["Host: 127.0.0.1"]) => [line, ...headers, "Connection: close", "", ""].join("\r\n");
+const req = (line: string, headers: string[] = ["Host: 127.0.0.1"]) =>
+  [line, ...headers, "Connection: close", "", ""].join("\r\n");
 
 test("an empty or invalid Host header is answered like any other request", async () => {
-  for (const host of ["Host: ", "Host: a b", "Host: [::1", "Host: ::::", "Host: example.com:99999999", "Host: http://x/", "Host: ü.example"]) {
+  for (const host of [
+    "Host: ",
+    "Host: a b",
+    "Host: [::1",
+    "Host: ::::",
+    "Host: example.com:99999999",
+    "Host: http://x/",
+    "Host: ü.example",
+  ]) {
     const r = await rawHttp(m.httpPort, req("GET /api/info/login HTTP/1.1", [host]));
     expect(r.status, `${JSON.stringify(host)} → ${r.text.slice(0, 200)}`).toBe(200);
     expect(JSON.parse(r.body)).toHaveProperty("dns");
@@ -58,12 +67,21 @@ test("a request line or header block over the limit is 431 in the envelope", asy
   const r = await rawHttp(m.httpPort, req(`GET /api/info/login?${"a".repeat(20_000)} HTTP/1.1`));
   const body = expectEnvelope(r, 431, "bad_request");
   expect(body.error.message).toContain("larger than");
-  const h = await rawHttp(m.httpPort, req("GET /api/info/login HTTP/1.1", ["Host: 127.0.0.1", `X-Big: ${"b".repeat(20_000)}`]));
+  const h = await rawHttp(
+    m.httpPort,
+    req("GET /api/info/login HTTP/1.1", ["Host: 127.0.0.1", `X-Big: ${"b".repeat(20_000)}`]),
+  );
   expectEnvelope(h, 431, "bad_request");
 });
 
 test("garbage and malformed request lines are 400 in the envelope", async () => {
-  for (const raw of ["garbage\r\n\r\n", "GET\r\n\r\n", "GET / HTTP/9.9\r\n\r\n", "GET /api/info/login HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n"]) {
+  for (const raw of [
+    "garbage\r\n\r\n",
+    "GET\r\n\r\n",
+    "GET / HTTP/9.9\r\n\r\n",
+    "GET /api/info/login HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+    "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n",
+  ]) {
     const r = await rawHttp(m.httpPort, raw);
     expectEnvelope(r, r.status, "bad_request");
     expect([400, 405]).toContain(r.status);
@@ -81,13 +99,22 @@ test("numbers past what SQLite binds as an integer are clamped, not a 500 (found
   const r = await m.api("/api/queries?start=99999999999999999999&length=99999999999999999999");
   expect(r.status).toBe(200);
   expect(((await r.json()) as { queries: unknown[] }).queries).toEqual([]);
-  for (const path of ["/api/stats/top_domains?count=1e300", "/api/history/database?from=-1e300&until=1e300", "/api/queries?from=1e300&until=-1e300&length=-99999999999999999999"]) {
+  for (const path of [
+    "/api/stats/top_domains?count=1e300",
+    "/api/history/database?from=-1e300&until=1e300",
+    "/api/queries?from=1e300&until=-1e300&length=-99999999999999999999",
+  ]) {
     expect((await m.api(path)).status, path).toBeLessThan(500);
   }
 });
 
 test("strings that are not Unicode text (unpaired surrogate escapes) are refused (found by test/fuzz/api)", async () => {
-  for (const body of ['{"client":"\\ud800::1"}', '{"client":"a","comment":"\\udfff"}', '{"\\ud800":1}', '[[["\\udbff"]]]']) {
+  for (const body of [
+    '{"client":"\\ud800::1"}',
+    '{"client":"a","comment":"\\udfff"}',
+    '{"\\ud800":1}',
+    '[[["\\udbff"]]]',
+  ]) {
     const r = await m.api("/api/clients", { method: "POST", body });
     expect(r.status, body).toBe(400);
     const e = ((await r.json()) as { error: { key: string; hint: string } }).error;

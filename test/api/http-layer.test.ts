@@ -18,7 +18,7 @@ afterAll(async () => {
   await m.dispose();
 });
 
-test("GET /api/endpoints with {\"sid\": …} in its JSON body authenticates (Pi-hole's checker)", async () => {
+test('GET /api/endpoints with {"sid": …} in its JSON body authenticates (Pi-hole\'s checker)', async () => {
   const r = await getWithBody(`${m.base}/api/endpoints`, JSON.stringify({ sid }));
   expect(r.status).toBe(200);
   const body = (await r.json()) as { endpoints: { get: unknown[] } };
@@ -26,7 +26,9 @@ test("GET /api/endpoints with {\"sid\": …} in its JSON body authenticates (Pi-
   // the refreshed session cookie comes back, as on every authenticated request
   expect(r.headers.get("set-cookie")).toContain(`sid=${sid}`);
   // GET /api/auth reports the session found in the body
-  const a = (await (await getWithBody(`${m.base}/api/auth`, JSON.stringify({ sid }))).json()) as { session: { valid: boolean } };
+  const a = (await (await getWithBody(`${m.base}/api/auth`, JSON.stringify({ sid }))).json()) as {
+    session: { valid: boolean };
+  };
   expect(a.session.valid).toBe(true);
 });
 
@@ -67,7 +69,11 @@ test("mounts: /api/docs, /admin/, /metrics and paths outside them", async () => 
 });
 
 test("POST bodies still reach the routes (JSON and the gravity progress stream)", async () => {
-  const r = await m.api("/api/groups", { method: "POST", headers: { sid }, body: JSON.stringify({ name: "via node:http" }) });
+  const r = await m.api("/api/groups", {
+    method: "POST",
+    headers: { sid },
+    body: JSON.stringify({ name: "via node:http" }),
+  });
   expect(r.status).toBe(201);
   const g = await m.api("/api/action/gravity", { method: "POST", headers: { sid } });
   expect(g.status).toBe(200);

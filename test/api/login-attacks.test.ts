@@ -17,7 +17,9 @@ const ADMIN = "127.0.0.3";
 let m: MoatProcess;
 
 beforeAll(async () => {
-  m = await startMoat({ env: { FTLCONF_webserver_api_password: PW, FTLCONF_webserver_api_max_sessions: String(SEATS) } });
+  m = await startMoat({
+    env: { FTLCONF_webserver_api_password: PW, FTLCONF_webserver_api_max_sessions: String(SEATS) },
+  });
 });
 afterAll(async () => {
   await m.dispose();
@@ -25,7 +27,8 @@ afterAll(async () => {
 
 const loginFrom = (from: string, password: string, headers: Record<string, string> = {}) =>
   callFrom(m, from, "/api/auth", { method: "POST", body: JSON.stringify({ password }), headers });
-const logoutFrom = (from: string, sid: string) => callFrom(m, from, "/api/auth", { method: "DELETE", headers: { sid } });
+const logoutFrom = (from: string, sid: string) =>
+  callFrom(m, from, "/api/auth", { method: "DELETE", headers: { sid } });
 
 test("clients are counted by IPv4 address and by IPv6 /64", () => {
   expect(clientKey("192.0.2.7")).toBe("192.0.2.7");
@@ -43,7 +46,11 @@ test("one address guessing passwords is slowed with Retry-After; the administrat
   const worker = async () => {
     while (Date.now() < deadline && attacker.length < 400) {
       const r = await loginFrom(ATTACKER, `guess-${attacker.length}`, { "x-forwarded-for": ADMIN });
-      attacker.push({ status: r.status, retryAfter: r.headers["retry-after"] as string | undefined, key: r.body?.error?.key });
+      attacker.push({
+        status: r.status,
+        retryAfter: r.headers["retry-after"] as string | undefined,
+        key: r.body?.error?.key,
+      });
     }
   };
   const attack = Promise.all([worker(), worker(), worker(), worker()]);
@@ -55,7 +62,9 @@ test("one address guessing passwords is slowed with Retry-After; the administrat
     if (r.status === 200) await logoutFrom(ADMIN, r.body!.session.sid);
   }
   await attack;
-  console.log(`attacker: ${attacker.length} attempts, ${attacker.filter((a) => a.status === 429).length} rate limited; administrator: ${admin.join(",")}`);
+  console.log(
+    `attacker: ${attacker.length} attempts, ${attacker.filter((a) => a.status === 429).length} rate limited; administrator: ${admin.join(",")}`,
+  );
   expect(admin.length).toBeGreaterThan(2);
   expect(admin.every((s) => s === 200)).toBe(true);
   const limited = attacker.filter((a) => a.status === 429);

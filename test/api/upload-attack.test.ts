@@ -27,7 +27,12 @@ function rssMiB(pid: number): number {
 }
 
 /** Streams `bytes` of body (with or without a Content-Length); resolves with the status, or 0 when the server cut the connection first. */
-function bigPost(path: string, headers: Record<string, string>, bytes: number, declareLength: boolean): Promise<number> {
+function bigPost(
+  path: string,
+  headers: Record<string, string>,
+  bytes: number,
+  declareLength: boolean,
+): Promise<number> {
   return new Promise((resolve) => {
     let status = 0;
     const h: Record<string, string> = { ...headers };
@@ -62,10 +67,16 @@ test("ten concurrent 60 MB unauthenticated uploads leave RSS where it was", asyn
   ];
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 20);
-  const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => bigPost("/api/teleporter", kinds[i % kinds.length]![0], BODY_BYTES, kinds[i % kinds.length]![1])));
+  const statuses = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      bigPost("/api/teleporter", kinds[i % kinds.length]![0], BODY_BYTES, kinds[i % kinds.length]![1]),
+    ),
+  );
   clearInterval(sampler);
   peak = Math.max(peak, rssMiB(pid));
-  console.log(`RSS before ${before.toFixed(0)} MiB, peak during ${peak.toFixed(0)} MiB, statuses ${statuses.join(",")}`);
+  console.log(
+    `RSS before ${before.toFixed(0)} MiB, peak during ${peak.toFixed(0)} MiB, statuses ${statuses.join(",")}`,
+  );
   // refused (401) or cut off once refused: never accepted
   for (const s of statuses) expect([0, 401]).toContain(s);
   expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
@@ -77,9 +88,19 @@ test("ten concurrent 60 MB unauthenticated uploads leave RSS where it was", asyn
 test("an authenticated upload over the limit is 413, read no further than the limit", async () => {
   const pid = m.proc!.pid;
   const before = rssMiB(pid);
-  const declared = await bigPost("/api/teleporter", { "content-type": "multipart/form-data; boundary=x", sid }, BODY_BYTES, true);
+  const declared = await bigPost(
+    "/api/teleporter",
+    { "content-type": "multipart/form-data; boundary=x", sid },
+    BODY_BYTES,
+    true,
+  );
   expect([0, 413]).toContain(declared);
-  const chunked = await bigPost("/api/teleporter", { "content-type": "multipart/form-data; boundary=x", sid }, BODY_BYTES, false);
+  const chunked = await bigPost(
+    "/api/teleporter",
+    { "content-type": "multipart/form-data; boundary=x", sid },
+    BODY_BYTES,
+    false,
+  );
   expect([0, 413]).toContain(chunked);
   expect(rssMiB(pid) - before).toBeLessThan(150);
   // a small authenticated upload still reaches the route (and is told what is wrong with it)

@@ -21,13 +21,30 @@ const isRoot = process.getuid?.() === 0;
 /** The command as the unprivileged user nobody (the tests run as root in CI). */
 const asNobody = (cmd: string[]) => (isRoot ? ["runuser", "-u", "nobody", "--", ...cmd] : cmd);
 /** nobody can run Moat from this checkout (not so when it lives under a private home directory). */
-const nobodyRuns = isRoot && Bun.which("runuser") !== null && Bun.spawnSync(asNobody([BUN, "-e", `require("fs").readFileSync(${JSON.stringify(MAIN)})`]), { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+const nobodyRuns =
+  isRoot &&
+  Bun.which("runuser") !== null &&
+  Bun.spawnSync(asNobody([BUN, "-e", `require("fs").readFileSync(${JSON.stringify(MAIN)})`]), {
+    stdout: "ignore",
+    stderr: "ignore",
+  }).exitCode === 0;
 
 async function fails(cmd: string[], env: Record<string, string> = {}) {
-  const r = await run(cmd, { env: { FTLCONF_webserver_port: `127.0.0.1:${await freePort()}`, FTLCONF_dns_port: String(await freePort()), ...env } });
+  const r = await run(cmd, {
+    env: {
+      FTLCONF_webserver_port: `127.0.0.1:${await freePort()}`,
+      FTLCONF_dns_port: String(await freePort()),
+      ...env,
+    },
+  });
   expect(r.code).toBe(1);
   // one line, a sentence: no errno names, no stack
-  expect(r.stderr.trim().split("\n").filter((l) => l.startsWith("moat:"))).toHaveLength(1);
+  expect(
+    r.stderr
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("moat:")),
+  ).toHaveLength(1);
   expect(r.stderr).not.toMatch(/\b(EACCES|EEXIST|ENOENT|EADDRINUSE|ENOTDIR)\b|\n\s+at /);
   expect(r.stdout).not.toContain("listening");
   return r.stderr.trim().split("\n").pop()!;
@@ -36,34 +53,51 @@ async function fails(cmd: string[], env: Record<string, string> = {}) {
 test("a data directory that cannot be made or used is a sentence with the way out", async () => {
   const d = tmp();
   writeFileSync(join(d, "file"), "");
-  expect(await fails([BUN, MAIN, "serve", "--data-dir", join(d, "file")])).toBe(`moat: the data directory ${join(d, "file")} is a file, not a directory; pick another with --data-dir DIR`);
+  expect(await fails([BUN, MAIN, "serve", "--data-dir", join(d, "file")])).toBe(
+    `moat: the data directory ${join(d, "file")} is a file, not a directory; pick another with --data-dir DIR`,
+  );
   const deep = join(d, "no", "such", "dir");
-  expect(await fails([BUN, MAIN, "password", "x", "--data-dir", deep])).toBe(`moat: cannot create the data directory ${deep}: ${join(d, "no", "such")} does not exist (create it first, or pick another with --data-dir DIR)`);
+  expect(await fails([BUN, MAIN, "password", "x", "--data-dir", deep])).toBe(
+    `moat: cannot create the data directory ${deep}: ${join(d, "no", "such")} does not exist (create it first, or pick another with --data-dir DIR)`,
+  );
   expect(existsSync(join(d, "no"))).toBe(false);
 });
 
-test.skipIf(!nobodyRuns)("a normal user whose data directory is root's is told to use --dev or --data-dir", async () => {
-  const d = tmp();
-  chmodSync(d, 0o755);
-  const line = await fails(asNobody([BUN, MAIN, "serve", "--data-dir", join(d, "etc-moat")]));
-  expect(line).toBe(`moat: cannot create the data directory ${join(d, "etc-moat")}: nobody may not write to ${d}; run as root (the appliance's default), or use --dev (data in ./.moat-data) or --data-dir DIR`);
-  mkdirSync(join(d, "mine"));
-  expect(await fails(asNobody([BUN, MAIN, "serve", "--data-dir", join(d, "mine")]))).toContain(`the data directory ${join(d, "mine")} is not writable by nobody; run as root`);
-});
+test.skipIf(!nobodyRuns)(
+  "a normal user whose data directory is root's is told to use --dev or --data-dir",
+  async () => {
+    const d = tmp();
+    chmodSync(d, 0o755);
+    const line = await fails(asNobody([BUN, MAIN, "serve", "--data-dir", join(d, "etc-moat")]));
+    expect(line).toBe(
+      `moat: cannot create the data directory ${join(d, "etc-moat")}: nobody may not write to ${d}; run as root (the appliance's default), or use --dev (data in ./.moat-data) or --data-dir DIR`,
+    );
+    mkdirSync(join(d, "mine"));
+    expect(await fails(asNobody([BUN, MAIN, "serve", "--data-dir", join(d, "mine")]))).toContain(
+      `the data directory ${join(d, "mine")} is not writable by nobody; run as root`,
+    );
+  },
+);
 
 test.skipIf(!nobodyRuns)("port 53 without root says what to do, and no listener line comes before it", async () => {
   const d = tmp();
   chmodSync(d, 0o777);
   const line = await fails(asNobody([BUN, MAIN, "serve", "--data-dir", join(d, "data")]), { FTLCONF_dns_port: "53" });
-  expect(line).toBe("moat: cannot listen for DNS on port 53: ports below 1024 need root (or CAP_NET_BIND_SERVICE); run as root, or use --dev (DNS on 1053, HTTP on 8080), or choose another port with dns.port");
+  expect(line).toBe(
+    "moat: cannot listen for DNS on port 53: ports below 1024 need root (or CAP_NET_BIND_SERVICE); run as root, or use --dev (DNS on 1053, HTTP on 8080), or choose another port with dns.port",
+  );
 });
 
 test("a taken HTTP port or DNS port is one sentence, and DNS does not claim to listen first", async () => {
   const http = await freePort();
   const blocker = Bun.listen({ hostname: "127.0.0.1", port: http, socket: { data() {} } });
   try {
-    const line = await fails([BUN, MAIN, "serve", "--data-dir", tmp()], { FTLCONF_webserver_port: `127.0.0.1:${http}` });
-    expect(line).toBe(`moat: cannot listen for HTTP on 127.0.0.1:${http}: another program already uses port ${http}; stop it, or choose another port with webserver.port`);
+    const line = await fails([BUN, MAIN, "serve", "--data-dir", tmp()], {
+      FTLCONF_webserver_port: `127.0.0.1:${http}`,
+    });
+    expect(line).toBe(
+      `moat: cannot listen for HTTP on 127.0.0.1:${http}: another program already uses port ${http}; stop it, or choose another port with webserver.port`,
+    );
   } finally {
     blocker.stop(true);
   }
@@ -71,7 +105,9 @@ test("a taken HTTP port or DNS port is one sentence, and DNS does not claim to l
   const udp = await Bun.udpSocket({ hostname: "0.0.0.0", port: dns });
   try {
     const line = await fails([BUN, MAIN, "serve", "--data-dir", tmp()], { FTLCONF_dns_port: String(dns) });
-    expect(line).toBe(`moat: cannot listen for DNS on port ${dns}: another program already uses port ${dns}; stop it, or choose another port with dns.port`);
+    expect(line).toBe(
+      `moat: cannot listen for DNS on port ${dns}: another program already uses port ${dns}; stop it, or choose another port with dns.port`,
+    );
   } finally {
     udp.close();
   }
@@ -80,7 +116,9 @@ test("a taken HTTP port or DNS port is one sentence, and DNS does not claim to l
 test("--config FILE that does not exist is refused unless --init", async () => {
   const d = tmp();
   const file = join(d, "typo.toml");
-  expect(await fails([BUN, MAIN, "password", "x", "--data-dir", d, "--config", file])).toBe(`moat: the config file ${file} does not exist; check the path, or add --init to start with a new one there`);
+  expect(await fails([BUN, MAIN, "password", "x", "--data-dir", d, "--config", file])).toBe(
+    `moat: the config file ${file} does not exist; check the path, or add --init to start with a new one there`,
+  );
   expect(existsSync(file)).toBe(false);
   const ok = await run([BUN, MAIN, "password", "x", "--data-dir", d, "--config", file, "--init"]);
   expect(ok.code).toBe(0);
@@ -114,7 +152,9 @@ test("the development profile (npm start) listens for DNS on 1053, not mDNS's 53
     expect(dig.stdout.trim()).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(existsSync(join(cwd, ".moat-data", "gravity.db"))).toBe(true);
     // NTP's port 123 needs root: the development profile leaves it off rather than warn at every start
-    const ntp = (await (await fetch(`http://127.0.0.1:${httpPort}/api/config/ntp`)).json()) as { config: { ntp: { ipv4: { active: boolean }; ipv6: { active: boolean } } } };
+    const ntp = (await (await fetch(`http://127.0.0.1:${httpPort}/api/config/ntp`)).json()) as {
+      config: { ntp: { ipv4: { active: boolean }; ipv6: { active: boolean } } };
+    };
     expect([ntp.config.ntp.ipv4.active, ntp.config.ntp.ipv6.active]).toEqual([false, false]);
   } finally {
     proc.kill();

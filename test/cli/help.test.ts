@@ -39,5 +39,5 @@ test("--version and -v print the version like moat version", async () => {
 
 test("the README's command list is the one moat --help prints", () => {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  expect(readme).toContain("```\n" + commandList() + "\n```");
+  expect(readme).toContain(`\`\`\`\n${commandList()}\n\`\`\``);
 });

@@ -18,7 +18,9 @@ let compatSid: string;
 beforeAll(async () => {
   [plain, compat] = await Promise.all([
     startMoat({ configToml: `[webserver.api]\npassword = "${PASSWORD}"\n`, env: { FTLCONF_misc_nice: "-5" } }),
-    startMoat({ configToml: `[webserver.api]\npassword = "${PASSWORD}"\npiholeCompat = true\n[gravity]\nupdateInterval = 0\n` }),
+    startMoat({
+      configToml: `[webserver.api]\npassword = "${PASSWORD}"\npiholeCompat = true\n[gravity]\nupdateInterval = 0\n`,
+    }),
   ]);
   [sid, compatSid] = await Promise.all([login(plain, PASSWORD), login(compat, PASSWORD)]);
 }, 60000);
@@ -49,7 +51,17 @@ test("compatibility mode: exactly Pi-hole's keys, with Pi-hole's JSON types and 
     expect(`${key}: ${type === "number" && t === "integer" ? "number" : t}`).toBe(`${key}: ${type}`);
   }
   for (const [key, value] of Object.entries(PIHOLE_DEFAULTS)) expect([key, got.get(key)]).toEqual([key, value]);
-  expect(Object.keys(r.body.config)).toEqual(["dns", "dhcp", "ntp", "resolver", "database", "webserver", "files", "misc", "debug"]);
+  expect(Object.keys(r.body.config)).toEqual([
+    "dns",
+    "dhcp",
+    "ntp",
+    "resolver",
+    "database",
+    "webserver",
+    "files",
+    "misc",
+    "debug",
+  ]);
 });
 
 test("compatibility mode: Moat's own keys are still there when asked for by name, and in the file", async () => {
@@ -57,28 +69,57 @@ test("compatibility mode: Moat's own keys are still there when asked for by name
   expect(api.piholeCompat).toBeUndefined();
   const own = await call(compat, "GET", "/api/config/webserver/api/piholeCompat", undefined, compatSid);
   expect(own.body.config).toEqual({ webserver: { api: { piholeCompat: true } } });
-  expect((await call(compat, "GET", "/api/config/gravity", undefined, compatSid)).body.config.gravity).toMatchObject({ updateInterval: 0, downloadTimeout: 60 });
+  expect((await call(compat, "GET", "/api/config/gravity", undefined, compatSid)).body.config.gravity).toMatchObject({
+    updateInterval: 0,
+    downloadTimeout: 60,
+  });
   const file = Bun.TOML.parse(readFileSync(join(compat.dataDir, "pihole.toml"), "utf8")) as Json;
   expect(file.gravity.updateInterval).toBe(0);
   // PATCHing a Moat key in compatibility mode works, and the detailed view hides it as well
-  expect((await call(compat, "PATCH", "/api/config", { config: { gravity: { downloadTimeout: 30 } } }, compatSid)).status).toBe(200);
-  expect((await call(compat, "GET", "/api/config/gravity/downloadTimeout", undefined, compatSid)).body.config.gravity.downloadTimeout).toBe(30);
+  expect(
+    (await call(compat, "PATCH", "/api/config", { config: { gravity: { downloadTimeout: 30 } } }, compatSid)).status,
+  ).toBe(200);
+  expect(
+    (await call(compat, "GET", "/api/config/gravity/downloadTimeout", undefined, compatSid)).body.config.gravity
+      .downloadTimeout,
+  ).toBe(30);
   const detailed = (await call(compat, "GET", "/api/config?detailed=true", undefined, compatSid)).body;
   expect(detailed.config.gravity).toBeUndefined();
-  expect(detailed.topics.map((t: Json) => t.name)).toEqual(["dns", "dhcp", "ntp", "resolver", "database", "webserver", "files", "misc", "debug"]);
+  expect(detailed.topics.map((t: Json) => t.name)).toEqual([
+    "dns",
+    "dhcp",
+    "ntp",
+    "resolver",
+    "database",
+    "webserver",
+    "files",
+    "misc",
+    "debug",
+  ]);
 });
 
 test("default mode: Pi-hole's keys plus Moat's own; file paths are where this instance keeps its data", async () => {
   const got = leaves((await call(plain, "GET", "/api/config", undefined, sid)).body.config);
   for (const key of Object.keys(PIHOLE_CONFIG_KEYS)) expect([key, got.has(key)]).toEqual([key, true]);
-  for (const key of ["webserver.api.piholeCompat", "webserver.api.loginRateLimit", "webserver.api.metricsToken", "gravity.updateInterval"])
+  for (const key of [
+    "webserver.api.piholeCompat",
+    "webserver.api.loginRateLimit",
+    "webserver.api.metricsToken",
+    "gravity.updateInterval",
+  ])
     expect([key, got.has(key)]).toEqual([key, true]);
   expect(got.get("files.gravity")).toBe(join(plain.dataDir, "gravity.db"));
   expect(got.get("files.database")).toBe(join(plain.dataDir, "pihole-FTL.db"));
 });
 
 test("PATCH on an element path applies the body and answers with that subtree", async () => {
-  const r = await call(plain, "PATCH", "/api/config/webserver/api/password", { config: { webserver: { api: { password: "second pass" } } } }, sid);
+  const r = await call(
+    plain,
+    "PATCH",
+    "/api/config/webserver/api/password",
+    { config: { webserver: { api: { password: "second pass" } } } },
+    sid,
+  );
   expect(r.status).toBe(200);
   expect(r.body.config).toEqual({ webserver: { api: { password: "********" } } });
   // a password change ends every session; the new password logs in
@@ -88,13 +129,23 @@ test("PATCH on an element path applies the body and answers with that subtree", 
   expect(dns.body.config).toEqual({ dns: { blockTTL: 9 } });
   expect((await call(plain, "GET", "/api/config/dns/blockTTL", undefined, sid)).body.config.dns.blockTTL).toBe(9);
   // Pi-hole's own API test: an env-forced item through its element path
-  const forced = await plain.api("/api/config/misc/nice", { method: "PATCH", headers: { sid }, body: JSON.stringify({ config: { misc: { nice: -10 } } }) });
+  const forced = await plain.api("/api/config/misc/nice", {
+    method: "PATCH",
+    headers: { sid },
+    body: JSON.stringify({ config: { misc: { nice: -10 } } }),
+  });
   expect(forced.status).toBe(400);
   const body = (await forced.json()) as Json;
-  expect(body.error).toEqual({ key: "bad_request", message: "Config items set via environment variables cannot be changed via the API", hint: "misc.nice" });
+  expect(body.error).toEqual({
+    key: "bad_request",
+    message: "Config items set via environment variables cannot be changed via the API",
+    hint: "misc.nice",
+  });
   expect(typeof body.took).toBe("number");
   // sending the forced value unchanged is fine
-  expect((await call(plain, "PATCH", "/api/config/misc/nice", { config: { misc: { nice: -5 } } }, sid)).status).toBe(200);
+  expect((await call(plain, "PATCH", "/api/config/misc/nice", { config: { misc: { nice: -5 } } }, sid)).status).toBe(
+    200,
+  );
 });
 
 test("unknown keys and sections are reported, with a suggestion, and nothing is applied", async () => {
@@ -105,28 +156,90 @@ test("unknown keys and sections are reported, with a suggestion, and nothing is 
     "Config item is invalid",
     'dns.upstream: unknown config item (did you mean "dns.upstreams"?)',
   );
-  expectError(await call(plain, "PATCH", "/api/config", { config: { nosuch: { x: 1 } } }, sid), 400, "bad_request", "Config item is invalid", "nosuch: unknown config item");
-  expectError(await call(plain, "PATCH", "/api/config", { config: { ntp: { sync: { rtc: { utcx: true } } } } }, sid), 400, "bad_request", "Config item is invalid", 'ntp.sync.rtc.utcx: unknown config item (did you mean "ntp.sync.rtc.utc"?)');
+  expectError(
+    await call(plain, "PATCH", "/api/config", { config: { nosuch: { x: 1 } } }, sid),
+    400,
+    "bad_request",
+    "Config item is invalid",
+    "nosuch: unknown config item",
+  );
+  expectError(
+    await call(plain, "PATCH", "/api/config", { config: { ntp: { sync: { rtc: { utcx: true } } } } }, sid),
+    400,
+    "bad_request",
+    "Config item is invalid",
+    'ntp.sync.rtc.utcx: unknown config item (did you mean "ntp.sync.rtc.utc"?)',
+  );
   expect((await call(plain, "GET", "/api/config/dns/blockTTL", undefined, sid)).body.config.dns.blockTTL).toBe(9);
 });
 
 test("Pi-hole's validators: file paths, netmasks, web paths", async () => {
   const patch = (config: unknown) => call(plain, "PATCH", "/api/config", { config }, sid);
-  expectError(await patch({ files: { pcap: "%gh4b" } }), 400, "bad_request", "Config item validation failed", 'files.pcap: not a valid file path ("%gh4b")');
-  expectError(await patch({ files: { log: { ftl: "" } } }), 400, "bad_request", "Config item validation failed", 'files.log.ftl: not a valid file path ("")');
-  expectError(await patch({ webserver: { paths: { webhome: "/admin" } } }), 400, "bad_request", "Config item validation failed", 'webserver.paths.webhome: file path does not start and end with a slash ("/admin")');
-  expectError(await patch({ dhcp: { netmask: "255.0.255.0" } }), 400, "bad_request", "Config item validation failed", 'dhcp.netmask: not a valid netmask ("255.0.255.0"), the one-bits are not contiguous');
-  expectError(await patch({ dhcp: { start: "10.0.0" } }), 400, "bad_request", "Config item validation failed", "dhcp.start: not a valid IPv4 address");
-  expectError(await patch({ webserver: { interface: { theme: "pink" } } }), 400, "bad_request", "Config item is invalid", "webserver.interface.theme: invalid option");
-  expect((await patch({ files: { pcap: "/tmp/dns capture.pcap" }, dhcp: { netmask: "255.255.255.0" } })).status).toBe(200);
+  expectError(
+    await patch({ files: { pcap: "%gh4b" } }),
+    400,
+    "bad_request",
+    "Config item validation failed",
+    'files.pcap: not a valid file path ("%gh4b")',
+  );
+  expectError(
+    await patch({ files: { log: { ftl: "" } } }),
+    400,
+    "bad_request",
+    "Config item validation failed",
+    'files.log.ftl: not a valid file path ("")',
+  );
+  expectError(
+    await patch({ webserver: { paths: { webhome: "/admin" } } }),
+    400,
+    "bad_request",
+    "Config item validation failed",
+    'webserver.paths.webhome: file path does not start and end with a slash ("/admin")',
+  );
+  expectError(
+    await patch({ dhcp: { netmask: "255.0.255.0" } }),
+    400,
+    "bad_request",
+    "Config item validation failed",
+    'dhcp.netmask: not a valid netmask ("255.0.255.0"), the one-bits are not contiguous',
+  );
+  expectError(
+    await patch({ dhcp: { start: "10.0.0" } }),
+    400,
+    "bad_request",
+    "Config item validation failed",
+    "dhcp.start: not a valid IPv4 address",
+  );
+  expectError(
+    await patch({ webserver: { interface: { theme: "pink" } } }),
+    400,
+    "bad_request",
+    "Config item is invalid",
+    "webserver.interface.theme: invalid option",
+  );
+  expect((await patch({ files: { pcap: "/tmp/dns capture.pcap" }, dhcp: { netmask: "255.255.255.0" } })).status).toBe(
+    200,
+  );
 });
 
 test("multi-alias CNAME records are accepted and every alias answers with the target", async () => {
   const patch = (config: unknown) => call(plain, "PATCH", "/api/config", { config }, sid);
-  expectError(await patch({ dns: { cnameRecords: ["a.lan,,nas.lan"] } }), 400, "bad_request", "Config item validation failed", "dns.cnameRecords[0]: contains an empty string at position 1");
-  const r = await patch({ dns: { hosts: ["10.7.7.7 nas.lan"], cnameRecords: ["files.lan,media.lan,nas.lan,600", "www.lan,nas.lan"] } });
+  expectError(
+    await patch({ dns: { cnameRecords: ["a.lan,,nas.lan"] } }),
+    400,
+    "bad_request",
+    "Config item validation failed",
+    "dns.cnameRecords[0]: contains an empty string at position 1",
+  );
+  const r = await patch({
+    dns: { hosts: ["10.7.7.7 nas.lan"], cnameRecords: ["files.lan,media.lan,nas.lan,600", "www.lan,nas.lan"] },
+  });
   expect(r.status).toBe(200);
-  for (const [alias, ttl] of [["files.lan", 600], ["media.lan", 600], ["www.lan", undefined]] as const) {
+  for (const [alias, ttl] of [
+    ["files.lan", 600],
+    ["media.lan", 600],
+    ["www.lan", undefined],
+  ] as const) {
     const q = encodeQuery(alias);
     const raw = await sendUdp(plain.dnsPort, q);
     expect(raw).not.toBeNull();

@@ -4,10 +4,20 @@ import type { MoatProcess } from "../harness/moat.ts";
 
 export type Json = Record<string, any>;
 
-export async function call(m: MoatProcess, method: string, path: string, body?: unknown, sid?: string): Promise<{ status: number; body: Json }> {
+export async function call(
+  m: MoatProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+  sid?: string,
+): Promise<{ status: number; body: Json }> {
   const headers: Record<string, string> = {};
   if (sid) headers.sid = sid;
-  const r = await m.api(path, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+  const r = await m.api(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, body: text === "" ? {} : (JSON.parse(text) as Json) };
 }
@@ -20,7 +30,13 @@ export async function login(m: MoatProcess, password: string): Promise<string> {
 }
 
 /** Expects a Pi-hole error envelope. */
-export function expectError(r: { status: number; body: Json }, status: number, key: string, message: string, hint?: unknown) {
+export function expectError(
+  r: { status: number; body: Json },
+  status: number,
+  key: string,
+  message: string,
+  hint?: unknown,
+) {
   expect(r.status).toBe(status);
   expect(r.body.error.key).toBe(key);
   expect(r.body.error.message).toBe(message);

@@ -18,7 +18,18 @@ const upstreams: Array<{ port: number; proc: Subprocess }> = [];
 async function startDnsmasq(answer: string): Promise<{ port: number; proc: Subprocess }> {
   const port = await freePort();
   const proc = Bun.spawn(
-    ["dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", `--port=${port}`, "--listen-address=127.0.0.1", "--bind-interfaces", "--no-resolv", "--no-hosts", `--address=/up.test/${answer}`, "--user=root"],
+    [
+      "dnsmasq",
+      "--keep-in-foreground",
+      "--conf-file=/dev/null",
+      `--port=${port}`,
+      "--listen-address=127.0.0.1",
+      "--bind-interfaces",
+      "--no-resolv",
+      "--no-hosts",
+      `--address=/up.test/${answer}`,
+      "--user=root",
+    ],
     { stdout: "ignore", stderr: "pipe" },
   );
   for (let i = 0; i < 100; i++) {
@@ -63,38 +74,56 @@ afterAll(async () => {
   for (const u of upstreams) u.proc.kill();
 });
 
-test.skipIf(!hasDns)("a new upstream is used at once", async () => {
-  if (!dnsUp) return;
-  expect(answerOf(await dig("a.up.test"))).toBe("10.0.0.1");
-  const r = await call(m, "PATCH", "/api/config", { config: { dns: { upstreams: [`127.0.0.1#${upstreams[1]!.port}`] } } });
-  expect(r.status).toBe(200);
-  expect(await eventually(async () => answerOf(await dig(`b${Date.now()}.up.test`)), "10.0.0.2")).toBe("10.0.0.2");
-}, 30000);
+test.skipIf(!hasDns)(
+  "a new upstream is used at once",
+  async () => {
+    if (!dnsUp) return;
+    expect(answerOf(await dig("a.up.test"))).toBe("10.0.0.1");
+    const r = await call(m, "PATCH", "/api/config", {
+      config: { dns: { upstreams: [`127.0.0.1#${upstreams[1]!.port}`] } },
+    });
+    expect(r.status).toBe(200);
+    expect(await eventually(async () => answerOf(await dig(`b${Date.now()}.up.test`)), "10.0.0.2")).toBe("10.0.0.2");
+  },
+  30000,
+);
 
-test.skipIf(!hasDns)("local records and CNAMEs added through the API answer at once, and go away", async () => {
-  if (!dnsUp) return;
-  expect((await call(m, "PUT", "/api/config/dns/hosts/10.1.2.3%20nas.lan")).status).toBe(201);
-  expect((await call(m, "PUT", "/api/config/dns/cnameRecords/files.lan%2Cnas.lan%2C300")).status).toBe(201);
-  expect(await eventually(async () => answerOf(await dig("nas.lan")), "10.1.2.3")).toBe("10.1.2.3");
-  expect(await dig("files.lan")).toContain("nas.lan.");
-  expect((await call(m, "DELETE", "/api/config/dns/hosts/10.1.2.3%20nas.lan")).status).toBe(204);
-  expect(await eventually(async () => answerOf(await dig("nas.lan")), "")).toBe("");
-}, 30000);
+test.skipIf(!hasDns)(
+  "local records and CNAMEs added through the API answer at once, and go away",
+  async () => {
+    if (!dnsUp) return;
+    expect((await call(m, "PUT", "/api/config/dns/hosts/10.1.2.3%20nas.lan")).status).toBe(201);
+    expect((await call(m, "PUT", "/api/config/dns/cnameRecords/files.lan%2Cnas.lan%2C300")).status).toBe(201);
+    expect(await eventually(async () => answerOf(await dig("nas.lan")), "10.1.2.3")).toBe("10.1.2.3");
+    expect(await dig("files.lan")).toContain("nas.lan.");
+    expect((await call(m, "DELETE", "/api/config/dns/hosts/10.1.2.3%20nas.lan")).status).toBe(204);
+    expect(await eventually(async () => answerOf(await dig("nas.lan")), "")).toBe("");
+  },
+  30000,
+);
 
-test.skipIf(!hasDns)("the blocking mode switches at once", async () => {
-  if (!dnsUp) return;
-  const add = await call(m, "POST", "/api/domains/deny/exact", { domain: "blocked.up.test" });
-  expect([200, 201]).toContain(add.status);
-  expect(await eventually(async () => answerOf(await dig("blocked.up.test")), "0.0.0.0")).toBe("0.0.0.0");
-  expect((await call(m, "PATCH", "/api/config", { config: { dns: { blocking: { mode: "NX" } } } })).status).toBe(200);
-  expect(await eventually(async () => statusOf(await dig("blocked.up.test")), "NXDOMAIN")).toBe("NXDOMAIN");
-}, 30000);
+test.skipIf(!hasDns)(
+  "the blocking mode switches at once",
+  async () => {
+    if (!dnsUp) return;
+    const add = await call(m, "POST", "/api/domains/deny/exact", { domain: "blocked.up.test" });
+    expect([200, 201]).toContain(add.status);
+    expect(await eventually(async () => answerOf(await dig("blocked.up.test")), "0.0.0.0")).toBe("0.0.0.0");
+    expect((await call(m, "PATCH", "/api/config", { config: { dns: { blocking: { mode: "NX" } } } })).status).toBe(200);
+    expect(await eventually(async () => statusOf(await dig("blocked.up.test")), "NXDOMAIN")).toBe("NXDOMAIN");
+  },
+  30000,
+);
 
-test.skipIf(!hasDns)("a new DNS port is listened on without restarting", async () => {
-  if (!dnsUp) return;
-  const next = await freePort();
-  const r = await call(m, "PATCH", "/api/config", { config: { dns: { port: next } } });
-  expect(r.status).toBe(200);
-  expect(await eventually(async () => answerOf(await dig("c.up.test", "A", next)), "10.0.0.2")).toBe("10.0.0.2");
-  expect((await call(m, "GET", "/api/config/dns/port")).body.config.dns.port).toBe(next);
-}, 30000);
+test.skipIf(!hasDns)(
+  "a new DNS port is listened on without restarting",
+  async () => {
+    if (!dnsUp) return;
+    const next = await freePort();
+    const r = await call(m, "PATCH", "/api/config", { config: { dns: { port: next } } });
+    expect(r.status).toBe(200);
+    expect(await eventually(async () => answerOf(await dig("c.up.test", "A", next)), "10.0.0.2")).toBe("10.0.0.2");
+    expect((await call(m, "GET", "/api/config/dns/port")).body.config.dns.port).toBe(next);
+  },
+  30000,
+);

@@ -90,7 +90,10 @@ export function piholeToml(pwhash: string): string {
 }
 
 export function zipOf(entries: Record<string, Uint8Array | string>): Uint8Array {
-  const list: ZipEntry[] = Object.entries(entries).map(([name, data]) => ({ name, data: typeof data === "string" ? new TextEncoder().encode(data) : data }));
+  const list: ZipEntry[] = Object.entries(entries).map(([name, data]) => ({
+    name,
+    data: typeof data === "string" ? new TextEncoder().encode(data) : data,
+  }));
   return writeZip(list);
 }
 
@@ -108,7 +111,16 @@ export function gravityDump(dataDir: string): Record<string, unknown[]> {
   const db = new Database(join(dataDir, "gravity.db"), { readonly: true });
   try {
     const out: Record<string, unknown[]> = {};
-    for (const t of ["group", "domainlist", "adlist", "client", "domainlist_by_group", "adlist_by_group", "client_by_group", "gravity"])
+    for (const t of [
+      "group",
+      "domainlist",
+      "adlist",
+      "client",
+      "domainlist_by_group",
+      "adlist_by_group",
+      "client_by_group",
+      "gravity",
+    ])
       out[t] = db.query(`SELECT * FROM "${t}" ORDER BY 1, 2`).all();
     return out;
   } finally {

@@ -15,7 +15,8 @@ const PASSWORD = "shared file password";
 let moat: MoatProcess;
 let up: Upstream;
 const file = () => join(moat.dataDir, "pihole.toml");
-const cli = (args: string[], stdin?: string) => run([BUN, "src/main.ts", ...args, "--data-dir", moat.dataDir], stdin === undefined ? {} : { stdin });
+const cli = (args: string[], stdin?: string) =>
+  run([BUN, "src/main.ts", ...args, "--data-dir", moat.dataDir], stdin === undefined ? {} : { stdin });
 
 beforeAll(async () => {
   up = await startUpstream({ addr: "192.0.2.50" });
@@ -30,7 +31,11 @@ test("moat password while the server runs: in force at once, and kept by the nex
   const r = await cli(["password"], PASSWORD);
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
-  await until(async () => (await call(moat, "GET", "/api/auth")).status === 401, 5000, "the server to ask for the password");
+  await until(
+    async () => (await call(moat, "GET", "/api/auth")).status === 401,
+    5000,
+    "the server to ask for the password",
+  );
   const sid = await login(moat, PASSWORD);
   expect((await call(moat, "PATCH", "/api/config", { config: { dns: { blockTTL: 7 } } }, sid)).status).toBe(200);
   const text = readFileSync(file(), "utf8");
@@ -45,7 +50,11 @@ test("moat totp enable while the server runs: 2FA in force at once, and kept by 
   expect(r.code).toBe(0);
   const secret = /^\s+([A-Z2-7]{32})$/m.exec(r.stdout)?.[1];
   expect(secret).toBeDefined();
-  await until(async () => (await call(moat, "POST", "/api/auth", { password: PASSWORD })).status === 400, 5000, "the server to ask for a 2FA code");
+  await until(
+    async () => (await call(moat, "POST", "/api/auth", { password: PASSWORD })).status === 400,
+    5000,
+    "the server to ask for a 2FA code",
+  );
   const noCode = await call(moat, "POST", "/api/auth", { password: PASSWORD });
   expect(noCode.body.error.message).toBe("No 2FA token found in JSON payload");
   const ok = await call(moat, "POST", "/api/auth", { password: PASSWORD, totp: totp(secret!) });
@@ -56,17 +65,32 @@ test("moat totp enable while the server runs: 2FA in force at once, and kept by 
   const code = await cli(["totp"]);
   expect(code.stdout.trim()).toBe(String(totp(secret!)).padStart(6, "0"));
   expect((await cli(["totp", "disable"])).code).toBe(0);
-  await until(async () => (await call(moat, "POST", "/api/auth", { password: PASSWORD })).status === 200, 5000, "2FA to be off");
+  await until(
+    async () => (await call(moat, "POST", "/api/auth", { password: PASSWORD })).status === 200,
+    5000,
+    "2FA to be off",
+  );
 });
 
 test("a hand edit while the server runs: applied at once (DNS answers it), kept by the next API change", async () => {
   const before = readFileSync(file(), "utf8");
   expect(before).toContain("[dns]\n");
-  writeFileSync(file(), before.replace("blockTTL = 8", "blockTTL = 9").replace("[dns]\n", '[dns]\n  hosts = ["10.7.7.7 hand.shared.test"]\n'));
-  await until(async () => firstAddress(await ask(moat.dnsPort, "hand.shared.test")) === "10.7.7.7", 5000, "the hand-written record");
+  writeFileSync(
+    file(),
+    before
+      .replace("blockTTL = 8", "blockTTL = 9")
+      .replace("[dns]\n", '[dns]\n  hosts = ["10.7.7.7 hand.shared.test"]\n'),
+  );
+  await until(
+    async () => firstAddress(await ask(moat.dnsPort, "hand.shared.test")) === "10.7.7.7",
+    5000,
+    "the hand-written record",
+  );
   const sid = await login(moat, PASSWORD);
   expect((await call(moat, "GET", "/api/config/dns/blockTTL", undefined, sid)).body.config.dns.blockTTL).toBe(9);
-  expect((await call(moat, "PATCH", "/api/config", { config: { dns: { cache: { size: 5000 } } } }, sid)).status).toBe(200);
+  expect((await call(moat, "PATCH", "/api/config", { config: { dns: { cache: { size: 5000 } } } }, sid)).status).toBe(
+    200,
+  );
   const text = readFileSync(file(), "utf8");
   expect(text).toContain('"10.7.7.7 hand.shared.test"');
   expect(text).toMatch(/blockTTL = 9/);
@@ -88,5 +112,9 @@ test("a broken hand edit is reported with its line, the running settings stay, a
   expect(readFileSync(file(), "utf8")).toBe(broken);
   expect(firstAddress(await ask(moat.dnsPort, "hand.shared.test"))).toBe("10.7.7.7");
   writeFileSync(file(), good.replace("blockTTL = 9", "blockTTL = 4"));
-  await until(async () => (await call(moat, "GET", "/api/config/dns/blockTTL", undefined, sid)).body.config?.dns?.blockTTL === 4, 5000, "the fixed file");
+  await until(
+    async () => (await call(moat, "GET", "/api/config/dns/blockTTL", undefined, sid)).body.config?.dns?.blockTTL === 4,
+    5000,
+    "the fixed file",
+  );
 });

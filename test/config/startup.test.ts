@@ -19,7 +19,11 @@ afterAll(() => {
 
 async function serveFails(dataDir: string, env: Record<string, string>, extraArgs: string[] = []) {
   const r = await run([BUN, join(ROOT, "src/main.ts"), "serve", "--data-dir", dataDir, ...extraArgs], {
-    env: { FTLCONF_webserver_port: `127.0.0.1:${await freePort()}`, FTLCONF_dns_port: String(await freePort()), ...env },
+    env: {
+      FTLCONF_webserver_port: `127.0.0.1:${await freePort()}`,
+      FTLCONF_dns_port: String(await freePort()),
+      ...env,
+    },
   });
   expect(r.code).not.toBe(0);
   const lines = r.stderr.trim().split("\n");
@@ -31,7 +35,9 @@ test("a bad environment value stops start-up with one line naming the key", asyn
   // the variable names the key once; an enum lists the values it takes
   expect(line).toBe("moat: invalid value in FTLCONF_webserver_session_timeout: not of type unsigned integer");
   const line2 = await serveFails(tmp(), { MOAT_DNS_BLOCKING_MODE: "LOUD" });
-  expect(line2).toBe("moat: invalid value in MOAT_DNS_BLOCKING_MODE: invalid option; valid values: NULL, IP_NODATA_AAAA, IP, NX, NODATA");
+  expect(line2).toBe(
+    "moat: invalid value in MOAT_DNS_BLOCKING_MODE: invalid option; valid values: NULL, IP_NODATA_AAAA, IP, NX, NODATA",
+  );
   const line3 = await serveFails(tmp(), { FTLCONF_dns_upstreams: "1.2.3.4;not a server" });
   expect(line3).toBe("moat: invalid value in FTLCONF_dns_upstreams: [1]: not a valid upstream (expected IP[#port])");
 });
@@ -42,7 +48,9 @@ test("a bad value in the TOML file and broken TOML each give one clear line", as
   // the file, the line and the key once, with the reason
   expect(await serveFails(d, {})).toBe(`moat: ${join(d, "pihole.toml")}, line 2: dns.port: must be at most 65535`);
   writeFileSync(join(d, "pihole.toml"), '[dns]\nport = 1\n[dns.blocking]\nmode = "LOUD"\n');
-  expect(await serveFails(d, {})).toBe(`moat: ${join(d, "pihole.toml")}, line 4: dns.blocking.mode: invalid option; valid values: NULL, IP_NODATA_AAAA, IP, NX, NODATA`);
+  expect(await serveFails(d, {})).toBe(
+    `moat: ${join(d, "pihole.toml")}, line 4: dns.blocking.mode: invalid option; valid values: NULL, IP_NODATA_AAAA, IP, NX, NODATA`,
+  );
   writeFileSync(join(d, "pihole.toml"), "[dns]\nport = 1\nblockTTL = = 2\n");
   expect(await serveFails(d, {})).toMatch(/pihole\.toml, line 3: not valid TOML: /);
 });
@@ -61,7 +69,10 @@ test("a taken HTTP port is one clear line, not a stack trace", async () => {
 
 test("a corrupt gravity database and a read-only one are refused clearly", async () => {
   const d = tmp();
-  writeFileSync(join(d, "gravity.db"), "this is not sqlite at all, just text that is long enough to look like a header".repeat(100));
+  writeFileSync(
+    join(d, "gravity.db"),
+    "this is not sqlite at all, just text that is long enough to look like a header".repeat(100),
+  );
   expect(await serveFails(d, {})).toMatch(/^moat: gravity database .* is corrupt or not an SQLite database/);
   if (process.getuid?.() !== 0) {
     const d2 = tmp();
@@ -85,7 +96,10 @@ test("a gravity database newer than this build is refused", async () => {
 
 test("file values apply, environment wins over the file, and the file keeps API-independent values", async () => {
   const d = tmp();
-  const m = await startMoat({ dataDir: d, configToml: '[webserver.api]\nprettyJSON = true\n[dns]\nupstreams = ["9.9.9.9"]\n' });
+  const m = await startMoat({
+    dataDir: d,
+    configToml: '[webserver.api]\nprettyJSON = true\n[dns]\nupstreams = ["9.9.9.9"]\n',
+  });
   try {
     const text = await (await m.api("/api/info/login")).text();
     expect(text).toContain('\n  "dns"'); // prettyJSON from the file

@@ -13,7 +13,8 @@ import { call, login, type Json } from "./helpers.ts";
 
 const PASSWORD = "teleport gravity";
 const FWD = "192.0.2.77";
-const LEASES = "1795400000 aa:bb:cc:dd:ee:01 192.168.7.10 laptop 01:aa:bb:cc:dd:ee:01\n1795400100 aa:bb:cc:dd:ee:02 192.168.7.11 * *\n";
+const LEASES =
+  "1795400000 aa:bb:cc:dd:ee:01 192.168.7.10 laptop 01:aa:bb:cc:dd:ee:01\n1795400100 aa:bb:cc:dd:ee:02 192.168.7.11 * *\n";
 const NAMES = ["ads-a.tele.test", "ads-b.tele.test", "denied-a.tele.test", "other.tele.test", "nas-a.tele.test"];
 let lists: ReturnType<typeof Bun.serve>;
 let up: Upstream;
@@ -26,20 +27,32 @@ beforeAll(async () => {
   lists = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (req) => new Response(new URL(req.url).pathname === "/a.txt" ? "0.0.0.0 ads-a.tele.test\n" : "ads-b.tele.test\n"),
+    fetch: (req) =>
+      new Response(new URL(req.url).pathname === "/a.txt" ? "0.0.0.0 ads-a.tele.test\n" : "ads-b.tele.test\n"),
   });
   up = await startUpstream({ addr: FWD });
-  const opts = { configToml: `[webserver.api]\npassword = "${PASSWORD}"\npiholeCompat = true\n`, env: { FTLCONF_dns_upstreams: up.address, FTLCONF_dns_rateLimit_count: "0" } };
+  const opts = {
+    configToml: `[webserver.api]\npassword = "${PASSWORD}"\npiholeCompat = true\n`,
+    env: { FTLCONF_dns_upstreams: up.address, FTLCONF_dns_rateLimit_count: "0" },
+  };
   [a, b] = await Promise.all([startMoat(opts), startMoat(opts)]);
   [sidA, sidB] = await Promise.all([login(a, PASSWORD), login(b, PASSWORD)]);
   // A: list a + a deny entry + a local record; B: list b. Both run gravity, so gravity rows exist on both.
-  for (const [m, sid, list] of [[a, sidA, "a"], [b, sidB, "b"]] as const) {
-    expect((await call(m, "POST", "/api/lists?type=block", { address: `http://127.0.0.1:${lists.port}/${list}.txt` }, sid)).status).toBe(201);
+  for (const [m, sid, list] of [
+    [a, sidA, "a"],
+    [b, sidB, "b"],
+  ] as const) {
+    expect(
+      (await call(m, "POST", "/api/lists?type=block", { address: `http://127.0.0.1:${lists.port}/${list}.txt` }, sid))
+        .status,
+    ).toBe(201);
     const run = await m.api("/api/action/gravity", { method: "POST", headers: { sid } });
     expect(await run.text()).toContain("Done");
   }
   expect((await call(a, "POST", "/api/domains/deny/exact", { domain: "denied-a.tele.test" }, sidA)).status).toBe(201);
-  expect((await call(a, "PATCH", "/api/config", { config: { dns: { hosts: ["10.5.5.5 nas-a.tele.test"] } } }, sidA)).status).toBe(200);
+  expect(
+    (await call(a, "PATCH", "/api/config", { config: { dns: { hosts: ["10.5.5.5 nas-a.tele.test"] } } }, sidA)).status,
+  ).toBe(200);
   writeFileSync(join(a.dataDir, "dhcp.leases"), LEASES);
 }, 90000);
 afterAll(async () => {
@@ -48,7 +61,12 @@ afterAll(async () => {
 });
 
 async function answers(m: MoatProcess): Promise<string[]> {
-  return Promise.all(NAMES.map(async (n) => `${n} ${(await runDig(["@127.0.0.1", "-p", String(m.dnsPort), n, "A", "+short", "+tries=1", "+time=3"])).trim()}`));
+  return Promise.all(
+    NAMES.map(
+      async (n) =>
+        `${n} ${(await runDig(["@127.0.0.1", "-p", String(m.dnsPort), n, "A", "+short", "+tries=1", "+time=3"])).trim()}`,
+    ),
+  );
 }
 
 async function upload(m: MoatProcess, sid: string, zip: Uint8Array): Promise<{ status: number; body: Json }> {
@@ -58,13 +76,26 @@ async function upload(m: MoatProcess, sid: string, zip: Uint8Array): Promise<{ s
   return { status: r.status, body: (await r.json()) as Json };
 }
 
-const gravityRows = (m: MoatProcess) => call(m, "GET", "/api/info/ftl", undefined, m === a ? sidA : sidB).then((r) => r.body.ftl.database.gravity as number);
+const gravityRows = (m: MoatProcess) =>
+  call(m, "GET", "/api/info/ftl", undefined, m === a ? sidA : sidB).then((r) => r.body.ftl.database.gravity as number);
 
 test("before: each side blocks its own list, and both have gravity rows", async () => {
-  const wantA = ["ads-a.tele.test 0.0.0.0", `ads-b.tele.test ${FWD}`, "denied-a.tele.test 0.0.0.0", `other.tele.test ${FWD}`, "nas-a.tele.test 10.5.5.5"];
+  const wantA = [
+    "ads-a.tele.test 0.0.0.0",
+    `ads-b.tele.test ${FWD}`,
+    "denied-a.tele.test 0.0.0.0",
+    `other.tele.test ${FWD}`,
+    "nas-a.tele.test 10.5.5.5",
+  ];
   // the deny entry reaches DNS with the next filter snapshot, built off the DNS thread
   await until(async () => JSON.stringify(await answers(a)) === JSON.stringify(wantA), 10000, "A's deny entry");
-  expect(await answers(b)).toEqual([`ads-a.tele.test ${FWD}`, "ads-b.tele.test 0.0.0.0", `denied-a.tele.test ${FWD}`, `other.tele.test ${FWD}`, `nas-a.tele.test ${FWD}`]);
+  expect(await answers(b)).toEqual([
+    `ads-a.tele.test ${FWD}`,
+    "ads-b.tele.test 0.0.0.0",
+    `denied-a.tele.test ${FWD}`,
+    `other.tele.test ${FWD}`,
+    `nas-a.tele.test ${FWD}`,
+  ]);
   expect(await gravityRows(a)).toBe(1);
   expect(await gravityRows(b)).toBe(1);
 }, 30000);
@@ -106,7 +137,11 @@ test("import into another installation with lists and gravity: replaced in one g
   expect(await gravityRows(b)).toBe(1);
   const want = await answers(a);
   let got: string[] = [];
-  await until(async () => JSON.stringify((got = await answers(b))) === JSON.stringify(want), 10000, "B answering like A").catch(() => {});
+  await until(
+    async () => JSON.stringify((got = await answers(b))) === JSON.stringify(want),
+    10000,
+    "B answering like A",
+  ).catch(() => {});
   expect(got).toEqual(want);
 }, 30000);
 

@@ -26,7 +26,12 @@ afterAll(async () => {
   await Promise.all([a?.dispose(), b?.dispose()]);
 });
 
-async function upload(m: MoatProcess, zip: Uint8Array, sid = "", selection?: unknown): Promise<{ status: number; body: Json }> {
+async function upload(
+  m: MoatProcess,
+  zip: Uint8Array,
+  sid = "",
+  selection?: unknown,
+): Promise<{ status: number; body: Json }> {
   const fd = new FormData();
   fd.set("file", new Blob([zip], { type: "application/zip" }), "backup.zip");
   if (selection !== undefined) fd.set("import", JSON.stringify(selection));
@@ -48,7 +53,11 @@ function patchCentral(zip: Uint8Array, field: number, value: number): Uint8Array
 }
 
 async function state(m: MoatProcess) {
-  return { config: (await call(m, "GET", "/api/config", undefined, sidA)).body.config, gravity: gravityDump(m.dataDir), file: readFileSync(join(m.dataDir, "pihole.toml"), "utf8") };
+  return {
+    config: (await call(m, "GET", "/api/config", undefined, sidA)).body.config,
+    gravity: gravityDump(m.dataDir),
+    file: readFileSync(join(m.dataDir, "pihole.toml"), "utf8"),
+  };
 }
 
 test("hostile, corrupt and oversized archives are refused and change nothing", async () => {
@@ -68,21 +77,69 @@ test("hostile, corrupt and oversized archives are refused and change nothing", a
   const sizeAt = 24; // central directory: uncompressed size
   const crcAt = 16;
   const cases: Array<[string, Uint8Array, string, string]> = [
-    ["not a zip", new TextEncoder().encode("this is not a zip archive at all, just text"), "Invalid file", "not a ZIP archive"],
-    ["path traversal", zipOf({ "etc/pihole/pihole.toml": toml, "../../../tmp/moat-evil": "x" }), "Invalid file", "path traversal"],
-    ["absolute path", zipOf({ "/etc/passwd": "root::0:0::/:/bin/sh", "etc/pihole/pihole.toml": toml }), "Invalid file", "absolute path"],
+    [
+      "not a zip",
+      new TextEncoder().encode("this is not a zip archive at all, just text"),
+      "Invalid file",
+      "not a ZIP archive",
+    ],
+    [
+      "path traversal",
+      zipOf({ "etc/pihole/pihole.toml": toml, "../../../tmp/moat-evil": "x" }),
+      "Invalid file",
+      "path traversal",
+    ],
+    [
+      "absolute path",
+      zipOf({ "/etc/passwd": "root::0:0::/:/bin/sh", "etc/pihole/pihole.toml": toml }),
+      "Invalid file",
+      "absolute path",
+    ],
     ["zip bomb", zipOf({ "etc/pihole/gravity.db": new Uint8Array(24 * 1024 * 1024) }), "Invalid file", "zip bomb"],
-    ["size lie", patchCentral(zipOf({ "etc/pihole/pihole.toml": toml }), sizeAt, 100), "Invalid file", "inflates beyond its declared size"],
+    [
+      "size lie",
+      patchCentral(zipOf({ "etc/pihole/pihole.toml": toml }), sizeAt, 100),
+      "Invalid file",
+      "inflates beyond its declared size",
+    ],
     ["CRC mismatch", patchCentral(good, crcAt, 12345), "Invalid file", "CRC mismatch"],
     ["truncated", good.subarray(0, good.length - 30), "Invalid file", "not a ZIP archive"],
-    ["not a database", zipOf({ "etc/pihole/gravity.db": "SQLite format 3\0 but not really", "etc/pihole/pihole.toml": toml.replace("blockTTL = 5", "blockTTL = 99") }), "Invalid file", "etc/pihole/gravity.db: not a readable SQLite database"],
-    ["wrong database", zipOf({ "etc/pihole/gravity.db": emptySqlite, "etc/pihole/pihole.toml": toml }), "Invalid file", "etc/pihole/gravity.db: not a Pi-hole gravity database (missing table group, adlist, domainlist, client, info)"],
-    ["bad TOML", zipOf({ "etc/pihole/pihole.toml": "[dns\nport = ", "etc/pihole/gravity.db": gravity }), "Invalid file", "etc/pihole/pihole.toml: not valid TOML"],
-    ["nothing to import", zipOf({ "etc/hosts": "127.0.0.1 localhost\n" }), "Invalid file", "neither etc/pihole/pihole.toml nor etc/pihole/gravity.db"],
+    [
+      "not a database",
+      zipOf({
+        "etc/pihole/gravity.db": "SQLite format 3\0 but not really",
+        "etc/pihole/pihole.toml": toml.replace("blockTTL = 5", "blockTTL = 99"),
+      }),
+      "Invalid file",
+      "etc/pihole/gravity.db: not a readable SQLite database",
+    ],
+    [
+      "wrong database",
+      zipOf({ "etc/pihole/gravity.db": emptySqlite, "etc/pihole/pihole.toml": toml }),
+      "Invalid file",
+      "etc/pihole/gravity.db: not a Pi-hole gravity database (missing table group, adlist, domainlist, client, info)",
+    ],
+    [
+      "bad TOML",
+      zipOf({ "etc/pihole/pihole.toml": "[dns\nport = ", "etc/pihole/gravity.db": gravity }),
+      "Invalid file",
+      "etc/pihole/pihole.toml: not valid TOML",
+    ],
+    [
+      "nothing to import",
+      zipOf({ "etc/hosts": "127.0.0.1 localhost\n" }),
+      "Invalid file",
+      "neither etc/pihole/pihole.toml nor etc/pihole/gravity.db",
+    ],
   ];
   for (const [what, zip, message, hint] of cases) {
     const r = await upload(a, zip);
-    expect({ what, status: r.status, key: r.body.error?.key, message: r.body.error?.message }).toEqual({ what, status: 400, key: "bad_request", message });
+    expect({ what, status: r.status, key: r.body.error?.key, message: r.body.error?.message }).toEqual({
+      what,
+      status: 400,
+      key: "bad_request",
+      message,
+    });
     expect(String(r.body.error.hint)).toContain(hint);
   }
   // over 50 MiB
@@ -127,7 +184,11 @@ test("a backup in Pi-hole's layout restores settings, lists and the Balloon pass
   expect(cfg.dhcp).toMatchObject({ active: false, start: "192.168.1.100", end: "192.168.1.200" });
   expect(cfg.ntp.ipv4.active).toBe(true);
   const g = gravityDump(a.dataDir);
-  expect(g.group!.map((x: any) => [x.id, x.name, x.enabled])).toEqual([[0, "Default", 1], [1, "kids", 1], [2, "iot", 0]]);
+  expect(g.group!.map((x: any) => [x.id, x.name, x.enabled])).toEqual([
+    [0, "Default", 1],
+    [1, "kids", 1],
+    [2, "iot", 0],
+  ]);
   expect(g.domainlist!.map((x: any) => [x.id, x.type, x.domain])).toEqual([
     [1, 1, "denied.example"],
     [2, 0, "allowed.example"],
@@ -141,8 +202,14 @@ test("a backup in Pi-hole's layout restores settings, lists and the Balloon pass
     { domainlist_id: 4, group_id: 1 },
   ]);
   expect(g.client).toHaveLength(1);
-  expect(g.client_by_group).toEqual([{ client_id: 1, group_id: 0 }, { client_id: 1, group_id: 1 }]);
-  expect(g.adlist_by_group).toEqual([{ adlist_id: 1, group_id: 0 }, { adlist_id: 1, group_id: 1 }]);
+  expect(g.client_by_group).toEqual([
+    { client_id: 1, group_id: 0 },
+    { client_id: 1, group_id: 1 },
+  ]);
+  expect(g.adlist_by_group).toEqual([
+    { adlist_id: 1, group_id: 0 },
+    { adlist_id: 1, group_id: 1 },
+  ]);
   expect(g.gravity).toHaveLength(2);
 }, 60000);
 
@@ -155,10 +222,18 @@ test("round trip: export from one Moat, import into another, same lists, setting
   const res = await a.api("/api/teleporter", { headers: { sid: sidA } });
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toBe("application/zip");
-  expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="pi-hole_.+_teleporter_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d\.zip"$/);
+  expect(res.headers.get("content-disposition")).toMatch(
+    /^attachment; filename="pi-hole_.+_teleporter_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d\.zip"$/,
+  );
   const zip = new Uint8Array(await res.arrayBuffer());
   const entries = readZip(zip);
-  expect([...entries.keys()]).toEqual(["etc/pihole/gravity.db", "etc/pihole/pihole.toml", "etc/pihole/pihole-FTL.db", "etc/hosts", "etc/pihole/dhcp.leases"]);
+  expect([...entries.keys()]).toEqual([
+    "etc/pihole/gravity.db",
+    "etc/pihole/pihole.toml",
+    "etc/pihole/pihole-FTL.db",
+    "etc/hosts",
+    "etc/pihole/dhcp.leases",
+  ]);
   expect(new TextDecoder().decode(entries.get("etc/hosts"))).toContain("192.168.1.10 nas.lan");
   // `unzip` (what a Pi-hole user has) reads our archive
   const dir = mkdtempSync(join(tmpdir(), "moat-unzip-"));
@@ -181,7 +256,12 @@ test("round trip: export from one Moat, import into another, same lists, setting
   }
   expect(cfgB).toEqual(cfgA);
   if (a.output.includes("DNS listening") && b.output.includes("DNS listening")) {
-    for (const [name, type] of [["nas.lan", "A"], ["files.lan", "CNAME"], ["denied.example", "A"], ["x.tracker.example", "A"]] as const) {
+    for (const [name, type] of [
+      ["nas.lan", "A"],
+      ["files.lan", "CNAME"],
+      ["denied.example", "A"],
+      ["x.tracker.example", "A"],
+    ] as const) {
       const [ra, rb] = await Promise.all([dig(a, name, type), dig(b, name, type)]);
       expect({ name, answer: rb }).toEqual({ name, answer: ra });
     }
@@ -191,8 +271,22 @@ test("round trip: export from one Moat, import into another, same lists, setting
 
 test("the import selection restores only what is asked for", async () => {
   const sidB = await login(b, PIHOLE_PASSWORD);
-  const zip = zipOf({ "etc/pihole/pihole.toml": piholeToml(pwhash).replace("blockTTL = 5", "blockTTL = 42"), "etc/pihole/gravity.db": piholeGravityDb(false) });
-  const r = await upload(b, zip, sidB, { config: false, gravity: { group: false, adlist: false, domainlist: true, domainlist_by_group: true, client: false, client_by_group: false, adlist_by_group: false } });
+  const zip = zipOf({
+    "etc/pihole/pihole.toml": piholeToml(pwhash).replace("blockTTL = 5", "blockTTL = 42"),
+    "etc/pihole/gravity.db": piholeGravityDb(false),
+  });
+  const r = await upload(b, zip, sidB, {
+    config: false,
+    gravity: {
+      group: false,
+      adlist: false,
+      domainlist: true,
+      domainlist_by_group: true,
+      client: false,
+      client_by_group: false,
+      adlist_by_group: false,
+    },
+  });
   expect(r.status).toBe(200);
   expect(r.body.files).toEqual(["etc/pihole/gravity.db->domainlist", "etc/pihole/gravity.db->domainlist_by_group"]);
   const g = gravityDump(b.dataDir);

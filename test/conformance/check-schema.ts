@@ -34,15 +34,21 @@ export function check(value: unknown, schema: Schema, compat: boolean, path = "$
       if (errs.length === 0) return [];
       if (!best || errs.length < best.length) best = errs;
     }
-    return value === null ? [`${path}: null where the schema does not allow it`] : (best ?? [`${path}: no alternative allowed`]);
+    return value === null
+      ? [`${path}: null where the schema does not allow it`]
+      : (best ?? [`${path}: no alternative allowed`]);
   }
   if (schema.allOf) return schema.allOf.flatMap((m) => check(value, m, compat, path));
-  if (schema.const !== undefined && value !== schema.const) return [`${path}: ${JSON.stringify(value)} is not ${JSON.stringify(schema.const)}`];
-  if (schema.enum && !schema.enum.includes(value)) return [`${path}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`];
+  if (schema.const !== undefined && value !== schema.const)
+    return [`${path}: ${JSON.stringify(value)} is not ${JSON.stringify(schema.const)}`];
+  if (schema.enum && !schema.enum.includes(value))
+    return [`${path}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`];
   const type = schema.type;
   if (type === undefined) return [];
   if (Array.isArray(type)) {
-    return type.some((t) => check(value, { ...schema, type: t }, compat, path).length === 0) ? [] : [`${path}: not of type ${type.join("|")}`];
+    return type.some((t) => check(value, { ...schema, type: t }, compat, path).length === 0)
+      ? []
+      : [`${path}: not of type ${type.join("|")}`];
   }
   switch (type) {
     case "null":
@@ -52,7 +58,9 @@ export function check(value: unknown, schema: Schema, compat: boolean, path = "$
     case "integer":
       return Number.isInteger(value) ? [] : [`${path}: expected integer, got ${describe(value)}`];
     case "number":
-      return typeof value === "number" && Number.isFinite(value) ? [] : [`${path}: expected number, got ${describe(value)}`];
+      return typeof value === "number" && Number.isFinite(value)
+        ? []
+        : [`${path}: expected number, got ${describe(value)}`];
     case "string": {
       if (typeof value !== "string") return [`${path}: expected string, got ${describe(value)}`];
       if (schema.format === "ipv4" && isIP(value) !== 4) return [`${path}: "${value}" is not an IPv4 address`];
@@ -64,7 +72,8 @@ export function check(value: unknown, schema: Schema, compat: boolean, path = "$
       return schema.items ? value.flatMap((v, i) => check(v, schema.items!, compat, `${path}[${i}]`)) : [];
     }
     case "object": {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) return [`${path}: expected object, got ${describe(value)}`];
+      if (typeof value !== "object" || value === null || Array.isArray(value))
+        return [`${path}: expected object, got ${describe(value)}`];
       const obj = value as Record<string, unknown>;
       const props = schema.properties ?? {};
       const errs: string[] = [];
@@ -77,7 +86,8 @@ export function check(value: unknown, schema: Schema, compat: boolean, path = "$
         }
         const pattern = Object.entries(schema.patternProperties ?? {}).find(([re]) => new RegExp(re).test(key));
         if (pattern) errs.push(...check(v, pattern[1], compat, at));
-        else if (typeof schema.additionalProperties === "object") errs.push(...check(v, schema.additionalProperties, compat, at));
+        else if (typeof schema.additionalProperties === "object")
+          errs.push(...check(v, schema.additionalProperties, compat, at));
         else if (schema.additionalProperties !== true) errs.push(`${at}: not in the schema`);
       }
       return errs;
@@ -95,7 +105,8 @@ export function looseSpots(schema: Schema, path = "$"): string[] {
   const out: string[] = [];
   for (const [k, p] of Object.entries(schema.properties ?? {})) out.push(...looseSpots(p, `${path}.${k}`));
   for (const p of Object.values(schema.patternProperties ?? {})) out.push(...looseSpots(p, `${path}.*`));
-  if (typeof schema.additionalProperties === "object") out.push(...looseSpots(schema.additionalProperties, `${path}.*`));
+  if (typeof schema.additionalProperties === "object")
+    out.push(...looseSpots(schema.additionalProperties, `${path}.*`));
   if (schema.items) out.push(...looseSpots(schema.items, `${path}[]`));
   return out;
 }

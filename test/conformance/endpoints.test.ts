@@ -21,13 +21,17 @@ afterAll(async () => {
 });
 
 const lines = (endpoints: Record<string, Array<{ uri: string; parameters: string }>>) =>
-  Object.entries(endpoints).flatMap(([m, list]) => list.map((e) => `${m.toUpperCase()} ${e.uri}${e.parameters ? ` ${e.parameters}` : ""}`)).sort();
+  Object.entries(endpoints)
+    .flatMap(([m, list]) => list.map((e) => `${m.toUpperCase()} ${e.uri}${e.parameters ? ` ${e.parameters}` : ""}`))
+    .sort();
 
 test("compatibility mode: the 85 operations of Pi-hole's table, nothing else", async () => {
   const r = await call(compat, "GET", "/api/endpoints", undefined, sid);
   expect(r.status).toBe(200);
   expect(Object.keys(r.body.endpoints)).toEqual(["get", "post", "put", "patch", "delete"]);
-  const want = PIHOLE_OPERATIONS.map((o) => `${o.method.toUpperCase()} ${o.uri}${o.parameters ? ` ${o.parameters}` : ""}`).sort();
+  const want = PIHOLE_OPERATIONS.map(
+    (o) => `${o.method.toUpperCase()} ${o.uri}${o.parameters ? ` ${o.parameters}` : ""}`,
+  ).sort();
   expect(want.length).toBe(85);
   expect(lines(r.body.endpoints)).toEqual(want);
   expect(r.body.endpoints.get).toContainEqual({ uri: "/api/clients", parameters: "/{client}" });
@@ -37,7 +41,8 @@ test("compatibility mode: the 85 operations of Pi-hole's table, nothing else", a
 test("default mode lists Pi-hole's operations too (plus any of Moat's own)", async () => {
   const r = await call(plain, "GET", "/api/endpoints", undefined, plainSid);
   const got = new Set(lines(r.body.endpoints));
-  for (const o of PIHOLE_OPERATIONS) expect(got.has(`${o.method.toUpperCase()} ${o.uri}${o.parameters ? ` ${o.parameters}` : ""}`)).toBe(true);
+  for (const o of PIHOLE_OPERATIONS)
+    expect(got.has(`${o.method.toUpperCase()} ${o.uri}${o.parameters ? ` ${o.parameters}` : ""}`)).toBe(true);
 });
 
 test("every GET of the table answers 200 when asked literally, templates and all (as Pi-hole's checker asks)", async () => {

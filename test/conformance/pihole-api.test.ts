@@ -26,12 +26,23 @@ let lists: ReturnType<typeof Bun.serve>;
 let up: Upstream;
 let m: MoatProcess;
 let session: { sid: string; csrf: string };
-let docs: { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> }>> };
+let docs: {
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+  >;
+};
 
 const random = rng(SEED);
 
 type Channel = "header sid" | "header X-FTL-SID" | "cookie+csrf" | "query" | "body";
-const CHANNELS: Channel[] = ["header sid", "header X-FTL-SID", "cookie+csrf", "query", ...(GET_BODY_CHANNEL ? (["body"] as Channel[]) : [])];
+const CHANNELS: Channel[] = [
+  "header sid",
+  "header X-FTL-SID",
+  "cookie+csrf",
+  "query",
+  ...(GET_BODY_CHANNEL ? (["body"] as Channel[]) : []),
+];
 
 /** A GET carrying the SID the way `channel` does. */
 function get(path: string, channel: Channel): Promise<Response> {
@@ -39,20 +50,30 @@ function get(path: string, channel: Channel): Promise<Response> {
   let url = path;
   if (channel === "header sid") headers.sid = session.sid;
   else if (channel === "header X-FTL-SID") headers["X-FTL-SID"] = session.sid;
-  else if (channel === "cookie+csrf") Object.assign(headers, { cookie: `sid=${session.sid}`, "X-FTL-CSRF": session.csrf });
+  else if (channel === "cookie+csrf")
+    Object.assign(headers, { cookie: `sid=${session.sid}`, "X-FTL-CSRF": session.csrf });
   else if (channel === "query") url += `${path.includes("?") ? "&" : "?"}sid=${encodeURIComponent(session.sid)}`;
   else return getWithBody(m.base + url, JSON.stringify({ sid: session.sid }));
   return m.api(url, { method: "GET", headers });
 }
 
 async function api(method: string, path: string, body?: unknown): Promise<Response> {
-  return m.api(path, { method, headers: { sid: session.sid }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return m.api(path, {
+    method,
+    headers: { sid: session.sid },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }
 
-const dig = (name: string, type = "A") => runDig(["@127.0.0.1", "-p", String(m.dnsPort), name, type, "+tries=1", "+time=3", "+short"]);
+const dig = (name: string, type = "A") =>
+  runDig(["@127.0.0.1", "-p", String(m.dnsPort), name, type, "+tries=1", "+time=3", "+short"]);
 
 beforeAll(async () => {
-  lists = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("0.0.0.0 ads.conf.test\ntracker.conf.test\n||abp.conf.test^\n") });
+  lists = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response("0.0.0.0 ads.conf.test\ntracker.conf.test\n||abp.conf.test^\n"),
+  });
   up = await startUpstream({ addr: "192.0.2.99" });
   m = await startMoat({
     configToml: `[webserver.api]\npassword = "${PASSWORD}"\npiholeCompat = true\n`,
@@ -63,17 +84,54 @@ beforeAll(async () => {
 
   // lists, gravity, domains, a group and a client
   expect((await api("POST", "/api/groups", { name: "kids", comment: "children" })).status).toBe(201);
-  expect((await api("POST", "/api/lists?type=block", { address: `http://127.0.0.1:${lists.port}/hosts.txt`, comment: "main" })).status).toBe(201);
+  expect(
+    (
+      await api("POST", "/api/lists?type=block", {
+        address: `http://127.0.0.1:${lists.port}/hosts.txt`,
+        comment: "main",
+      })
+    ).status,
+  ).toBe(201);
   expect(await (await api("POST", "/api/action/gravity")).text()).toContain("Done");
-  for (const [type, kind, domain] of [["deny", "exact", "denied.conf.test"], ["allow", "exact", "allowed.conf.test"], ["deny", "regex", "(^|\\.)bad\\.conf\\.test$"], ["allow", "regex", "^good"]])
-    expect((await api("POST", `/api/domains/${type}/${kind}`, { domain, comment: `${type} ${kind}` })).status).toBe(201);
+  for (const [type, kind, domain] of [
+    ["deny", "exact", "denied.conf.test"],
+    ["allow", "exact", "allowed.conf.test"],
+    ["deny", "regex", "(^|\\.)bad\\.conf\\.test$"],
+    ["allow", "regex", "^good"],
+  ])
+    expect((await api("POST", `/api/domains/${type}/${kind}`, { domain, comment: `${type} ${kind}` })).status).toBe(
+      201,
+    );
   expect((await api("POST", "/api/clients", { client: "127.0.0.1", comment: "this machine" })).status).toBe(201);
-  expect((await api("PATCH", "/api/config", { config: { dns: { hosts: ["10.9.9.9 nas.conf.test"], cnameRecords: ["files.conf.test,nas.conf.test"] } } })).status).toBe(200);
+  expect(
+    (
+      await api("PATCH", "/api/config", {
+        config: { dns: { hosts: ["10.9.9.9 nas.conf.test"], cnameRecords: ["files.conf.test,nas.conf.test"] } },
+      })
+    ).status,
+  ).toBe(200);
 
   // DNS traffic over real dig: blocked by gravity and by entries, forwarded, cached, local, AAAA
   // (the filter snapshot with the new entries goes live off the DNS thread: wait for it first)
-  await until(async () => (await dig("ads.conf.test")).trim() === "0.0.0.0" && (await dig("x.bad.conf.test")).trim() === "0.0.0.0", 15000, "the lists in DNS");
-  for (const name of ["ads.conf.test", "tracker.conf.test", "x.abp.conf.test", "denied.conf.test", "x.bad.conf.test", "fwd.conf.test", "fwd.conf.test", "nas.conf.test", "files.conf.test", "pi.hole"]) await dig(name);
+  await until(
+    async () =>
+      (await dig("ads.conf.test")).trim() === "0.0.0.0" && (await dig("x.bad.conf.test")).trim() === "0.0.0.0",
+    15000,
+    "the lists in DNS",
+  );
+  for (const name of [
+    "ads.conf.test",
+    "tracker.conf.test",
+    "x.abp.conf.test",
+    "denied.conf.test",
+    "x.bad.conf.test",
+    "fwd.conf.test",
+    "fwd.conf.test",
+    "nas.conf.test",
+    "files.conf.test",
+    "pi.hole",
+  ])
+    await dig(name);
   await dig("fwd.conf.test", "AAAA");
 
   // a teleporter round trip: the archive goes back in
@@ -95,19 +153,23 @@ afterAll(async () => {
 
 const now = Math.floor(Date.now() / 1000);
 /** The query parameters Pi-hole's spec marks required, with values like its examples. */
-const required = (path: string) => (/^\/api\/(stats|history)\/database/.test(path) ? `?from=${now - 86400}&until=${now + 60}` : "");
+const required = (path: string) =>
+  /^\/api\/(stats|history)\/database/.test(path) ? `?from=${now - 86400}&until=${now + 60}` : "";
 
 const gets = PIHOLE_OPERATIONS.filter((o) => o.method === "get");
 
 /** /api/config's tree (typed loosely in its schema) holds exactly Pi-hole's keys with Pi-hole's JSON types. */
 function checkConfigKeys(body: Record<string, unknown>, problems: string[], where: string) {
   const flat = (o: unknown, prefix: string): Array<[string, unknown]> =>
-    typeof o === "object" && o !== null && !Array.isArray(o) ? Object.entries(o).flatMap(([k, v]) => flat(v, prefix ? `${prefix}.${k}` : k)) : [[prefix, o]];
+    typeof o === "object" && o !== null && !Array.isArray(o)
+      ? Object.entries(o).flatMap(([k, v]) => flat(v, prefix ? `${prefix}.${k}` : k))
+      : [[prefix, o]];
   for (const [key, v] of flat(body.config, "")) {
     const want = PIHOLE_CONFIG_KEYS[key];
     const got = Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v;
     if (!want) problems.push(`${where}: config key ${key} is not Pi-hole's`);
-    else if (got !== want && !(want === "number" && got === "integer")) problems.push(`${where}: config.${key} is ${got}, Pi-hole's is ${want}`);
+    else if (got !== want && !(want === "number" && got === "integer"))
+      problems.push(`${where}: config.${key} is ${got}, Pi-hole's is ${want}`);
   }
 }
 
@@ -136,7 +198,13 @@ const concrete = (): Array<[template: string, path: string]> => [
 
 test(`every GET operation of Pi-hole's table answers with its documented shape (seed ${SEED})`, async () => {
   const problems: string[] = [];
-  const asks: Array<[string, string]> = [...gets.map((op): [string, string] => [op.uri + op.parameters, (op.uri + op.parameters).replace(/[{}]/g, encodeURIComponent)]), ...concrete()];
+  const asks: Array<[string, string]> = [
+    ...gets.map((op): [string, string] => [
+      op.uri + op.parameters,
+      (op.uri + op.parameters).replace(/[{}]/g, encodeURIComponent),
+    ]),
+    ...concrete(),
+  ];
   for (const [template, path] of asks) {
     const channel = CHANNELS[Math.floor(random() * CHANNELS.length)]!;
     const res = await get(path + required(template), channel);
@@ -154,9 +222,18 @@ test(`every GET operation of Pi-hole's table answers with its documented shape (
     if (template === "/api/teleporter") {
       if (!type.startsWith("application/zip")) problems.push(`${where}: content type ${type}`);
       const entries = readZip(new Uint8Array(await res.arrayBuffer()));
-      for (const f of ["etc/pihole/gravity.db", "etc/pihole/pihole.toml", "etc/pihole/pihole-FTL.db", "etc/hosts", "etc/pihole/dhcp.leases"])
+      for (const f of [
+        "etc/pihole/gravity.db",
+        "etc/pihole/pihole.toml",
+        "etc/pihole/pihole-FTL.db",
+        "etc/hosts",
+        "etc/pihole/dhcp.leases",
+      ])
         if (!entries.has(f)) problems.push(`${where}: ${f} missing from the archive`);
-      if (!new TextDecoder().decode(entries.get("etc/pihole/pihole.toml")).startsWith("# Pi-hole configuration file (v")) problems.push(`${where}: pihole.toml lacks Pi-hole's header`);
+      if (
+        !new TextDecoder().decode(entries.get("etc/pihole/pihole.toml")).startsWith("# Pi-hole configuration file (v")
+      )
+        problems.push(`${where}: pihole.toml lacks Pi-hole's header`);
       continue;
     }
     if (!type.startsWith("application/json")) {
@@ -175,7 +252,8 @@ test(`every GET operation of Pi-hole's table answers with its documented shape (
     const facts = PIHOLE_REPLIES[template];
     if (!facts) problems.push(`${where}: no facts about Pi-hole's reply in pihole-replies.ts`);
     else for (const p of compareWithPihole(schema, facts)) problems.push(`${where} schema vs Pi-hole: ${p}`);
-    for (const spot of looseSpots(schema)) if (facts && !facts.includes("{*}")) problems.push(`${where}: the schema accepts anything at ${spot}`);
+    for (const spot of looseSpots(schema))
+      if (facts && !facts.includes("{*}")) problems.push(`${where}: the schema accepts anything at ${spot}`);
     for (const p of check(body, schema, true)) problems.push(`${where}: ${p}`);
   }
   // Elysia checks each reply against its schema too, and Moat logs a reply that does not fit
@@ -188,5 +266,6 @@ test("the literal template paths find nothing, as in Pi-hole (and the data is re
   expect(clients.clients).toHaveLength(1);
   const q = (await (await get("/api/queries?length=100", "query")).json()) as { queries: Array<{ status: string }> };
   const statuses = new Set(q.queries.map((x) => x.status));
-  for (const s of ["GRAVITY", "DENYLIST", "REGEX", "FORWARDED", "CACHE"]) expect([s, statuses.has(s)]).toEqual([s, true]);
+  for (const s of ["GRAVITY", "DENYLIST", "REGEX", "FORWARDED", "CACHE"])
+    expect([s, statuses.has(s)]).toEqual([s, true]);
 });

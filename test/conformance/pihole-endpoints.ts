@@ -91,4 +91,6 @@ export const PIHOLE_OPERATIONS: readonly Operation[] = table
   });
 
 /** The GET operations with their path templates filled in as Pi-hole's own checker requests them (literally). */
-export const PIHOLE_GET_PATHS: readonly string[] = PIHOLE_OPERATIONS.filter((o) => o.method === "get").map((o) => o.uri + o.parameters);
+export const PIHOLE_GET_PATHS: readonly string[] = PIHOLE_OPERATIONS.filter((o) => o.method === "get").map(
+  (o) => o.uri + o.parameters,
+);

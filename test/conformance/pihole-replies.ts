@@ -10,7 +10,8 @@ const STATUS =
 const REPLIES = "UNKNOWN,NODATA,NXDOMAIN,CNAME,IP,DOMAIN,RRNAME,SERVFAIL,REFUSED,NOTIMP,OTHER,DNSSEC,NONE,BLOB";
 const DNSMASQ =
   "dns_cache_inserted,dns_cache_live_freed,dns_queries_forwarded,dns_auth_answered,dns_local_answered,dns_stale_answered,dns_unanswered,bootp,pxe,dhcp_ack,dhcp_decline,dhcp_discover,dhcp_inform,dhcp_nak,dhcp_offer,dhcp_release,dhcp_request,noanswer,leases_allocated_4,leases_pruned_4,leases_allocated_6,leases_pruned_6,tcp_connections,dnssec_max_crypto_use,dnssec_max_sig_fail,dnssec_max_work";
-const SYSTEM = "system{uptime,memory{ram{total,free,used,available,%used},swap{total,used,free,%used}},procs,cpu{nprocs,%cpu,load{raw[],percent[]}},ftl{%mem,%cpu}}";
+const SYSTEM =
+  "system{uptime,memory{ram{total,free,used,available,%used},swap{total,used,free,%used}},procs,cpu{nprocs,%cpu,load{raw[],percent[]}},ftl{%mem,%cpu}}";
 const REMOTE = "remote{version,hash}";
 const VERSION = `version{core{local{branch,version,hash},${REMOTE}},web{local{branch,version,hash},${REMOTE}},ftl{local{branch,version,hash,date},${REMOTE}},docker{local,remote}}`;
 const UPSTREAMS = "upstreams[]{ip,name,port,count,statistics{response,variance}},forwarded_queries,total_queries";
@@ -24,22 +25,28 @@ const COUNTED = "{total,enabled}";
 
 export const PIHOLE_REPLIES: Readonly<Record<string, string>> = {
   "/api/auth": "session{valid,totp,sid,csrf?,validity,message}",
-  "/api/auth/sessions": "sessions[]{id,current_session,valid,tls{login,mixed},app,cli,login_at,last_active,valid_until,remote_addr,user_agent,x_forwarded_for}",
+  "/api/auth/sessions":
+    "sessions[]{id,current_session,valid,tls{login,mixed},app,cli,login_at,last_active,valid_until,remote_addr,user_agent,x_forwarded_for}",
   "/api/auth/totp": "totp{type,account,issuer,algorithm,digits,period,offset,secret,codes[]}",
   "/api/auth/app": "app{password,hash}",
   "/api/dns/blocking": "blocking,timer",
   "/api/clients/_suggestions": "clients[]{hwaddr,macVendor,lastQuery,addresses,names}",
   "/api/clients/{client}": "clients[]{client,name,comment,groups[],id,date_added,date_modified}",
-  "/api/domains/{type}/{kind}/{domain}": "domains[]{domain,unicode,type,kind,comment,groups[],enabled,id,date_added,date_modified}",
-  "/api/search/{domain}": "search{domains[]{*},gravity[]{*},results{domains{exact,regex},gravity{allow,block},total},parameters{N,partial,domain,debug},debug?}",
+  "/api/domains/{type}/{kind}/{domain}":
+    "domains[]{domain,unicode,type,kind,comment,groups[],enabled,id,date_added,date_modified}",
+  "/api/search/{domain}":
+    "search{domains[]{*},gravity[]{*},results{domains{exact,regex},gravity{allow,block},total},parameters{N,partial,domain,debug},debug?}",
   "/api/groups/{name}": "groups[]{name,comment,enabled,id,date_added,date_modified}",
-  "/api/lists/{list}": "lists[]{address,type,comment,groups[],enabled,id,date_added,date_modified,date_updated,number,invalid_domains,abp_entries,status}",
+  "/api/lists/{list}":
+    "lists[]{address,type,comment,groups[],enabled,id,date_added,date_modified,date_updated,number,invalid_domains,abp_entries,status}",
   "/api/info/client": "remote_addr,http_version,method,headers[]{name,value}",
   "/api/info/login": "https_port,dns",
   "/api/info/system": SYSTEM,
-  "/api/info/database": "size,type,mode,atime,mtime,ctime,owner{user{uid,name,info},group{gid,name}},queries,earliest_timestamp,queries_disk,earliest_timestamp_disk,sqlite_version",
+  "/api/info/database":
+    "size,type,mode,atime,mtime,ctime,owner{user{uid,name,info},group{gid,name}},queries,earliest_timestamp,queries_disk,earliest_timestamp_disk,sqlite_version",
   "/api/info/sensors": "sensors{list[]{name,path,source,temps[]{name,value,max,crit,sensor}},cpu_temp,hot_limit,unit}",
-  "/api/info/host": "host{uname{domainname,machine,nodename,release,sysname,version},model,dmi{bios{vendor},board{name,vendor,version},product{name,version,family},sys{vendor}}}",
+  "/api/info/host":
+    "host{uname{domainname,machine,nodename,release,sysname,version},model,dmi{bios{vendor},board{name,vendor,version},product{name,version,family},sys{vendor}}}",
   "/api/info/ftl": `ftl{database{gravity,groups,lists,clients,domains{allowed${COUNTED},denied${COUNTED}},regex{allowed${COUNTED},denied${COUNTED}}},privacy_level,query_frequency,clients{total,active},pid,uptime,%mem,%cpu,allow_destructive,dnsmasq{${DNSMASQ}}}`,
   "/api/info/version": VERSION,
   "/api/info/messages/count": "count",
@@ -53,7 +60,8 @@ export const PIHOLE_REPLIES: Readonly<Record<string, string>> = {
   "/api/history/database/clients": CLIENT_HISTORY,
   "/api/history/database": HISTORY,
   "/api/history": HISTORY,
-  "/api/queries/suggestions": "suggestions{domain[],client_ip[],client_name[],upstream[],type[],status[],reply[],dnssec[]}",
+  "/api/queries/suggestions":
+    "suggestions{domain[],client_ip[],client_name[],upstream[],type[],status[],reply[],dnssec[]}",
   "/api/queries":
     "queries[]{id,time,type,domain,cname,status,client{ip,name},dnssec,reply{type,time},list_id,upstream,ede{code,text}},cursor,recordsTotal,recordsFiltered,draw,earliest_timestamp,earliest_timestamp_disk",
   "/api/stats/summary": `queries{total,blocked,percent_blocked,unique_domains,forwarded,cached,frequency,types{${TYPES}},status{${STATUS}},replies{${REPLIES}}},clients{active,total},gravity{domains_being_blocked,last_update}`,
@@ -70,9 +78,12 @@ export const PIHOLE_REPLIES: Readonly<Record<string, string>> = {
   "/api/config": "config{*}",
   "/api/config/{element}": "config{*}",
   "/api/network/gateway": "gateway[]{family,interface,address,local[]},routes?,interfaces?",
-  "/api/network/routes": "routes[]{gateway?,family,table,protocol?,scope?,type,flags[],oif,iif?,dst,src?,prefsrc?,priority,pref?}",
-  "/api/network/interfaces": "interfaces[]{name,speed?,carrier?,type?,flags[],state?,proto_down?,address?,broadcast?,perm_address?,stats{*},addresses[]{*}}",
-  "/api/network/devices": "devices[]{id,hwaddr,interface,firstSeen,lastQuery,numQueries,macVendor,ips[]{ip,name,lastSeen,nameUpdated}}",
+  "/api/network/routes":
+    "routes[]{gateway?,family,table,protocol?,scope?,type,flags[],oif,iif?,dst,src?,prefsrc?,priority,pref?}",
+  "/api/network/interfaces":
+    "interfaces[]{name,speed?,carrier?,type?,flags[],state?,proto_down?,address?,broadcast?,perm_address?,stats{*},addresses[]{*}}",
+  "/api/network/devices":
+    "devices[]{id,hwaddr,interface,firstSeen,lastQuery,numQueries,macVendor,ips[]{ip,name,lastSeen,nameUpdated}}",
   "/api/endpoints": `endpoints{get${ENDPOINT},post${ENDPOINT},put${ENDPOINT},patch${ENDPOINT},delete${ENDPOINT}}`,
   "/api/dhcp/leases": "leases[]{expires,name,hwaddr,ip,clientid}",
   "/api/padd": `recent_blocked,top_domain,top_blocked,top_client,active_clients,gravity_size,blocking,queries{total,blocked,percent_blocked},cache{size,inserted,evicted},iface?{v4{addr,rx_bytes{value,unit},tx_bytes{value,unit},num_addrs,name,gw_addr},v6{addr,num_addrs,name,gw_addr}},node_name,host_model,config{dhcp_active,dhcp_start,dhcp_end,dhcp_ipv6,dns_domain,dns_port,dns_num_upstreams,dns_dnssec,dns_revServer_active,privacy_level},%cpu,%mem,pid,sensors{cpu_temp,hot_limit,unit},${SYSTEM},${VERSION.replace("version{", "version?{")}`,
@@ -128,7 +139,10 @@ export function compareWithPihole(schema: Schema, notation: string, compat = tru
         continue;
       }
       const required = (obj.required ?? []).includes(k);
-      if (required === node.optional) problems.push(`${at}.${k}: ${node.optional ? "optional" : "always present"} in Pi-hole, ${required ? "required" : "optional"} here`);
+      if (required === node.optional)
+        problems.push(
+          `${at}.${k}: ${node.optional ? "optional" : "always present"} in Pi-hole, ${required ? "required" : "optional"} here`,
+        );
       let child: Schema | undefined = p;
       if (node.array) {
         const arr = variants(p, compat).find((v) => v.type === "array");

@@ -12,7 +12,8 @@ let sid: string;
 let plainSid: string;
 
 beforeAll(async () => {
-  const toml = (c: boolean) => `[webserver.api]\npassword = "${PASSWORD}"\npiholeCompat = ${c}\n[webserver.api.temp]\nlimit = 70.5\n`;
+  const toml = (c: boolean) =>
+    `[webserver.api]\npassword = "${PASSWORD}"\npiholeCompat = ${c}\n[webserver.api.temp]\nlimit = 70.5\n`;
   [m, plain] = await Promise.all([startMoat({ configToml: toml(true) }), startMoat({ configToml: toml(false) })]);
   [sid, plainSid] = await Promise.all([login(m, PASSWORD), login(plain, PASSWORD)]);
 }, 60000);
@@ -48,7 +49,11 @@ test("PADD: every field it reads, with numbers where it computes", async () => {
 test("PADD ?full=false leaves out only the interfaces and the versions", async () => {
   const full = await get("/api/padd");
   const lean = await get("/api/padd?full=false");
-  expect(Object.keys(lean).sort()).toEqual(Object.keys(full).filter((k) => k !== "iface" && k !== "version").sort());
+  expect(Object.keys(lean).sort()).toEqual(
+    Object.keys(full)
+      .filter((k) => k !== "iface" && k !== "version")
+      .sort(),
+  );
   for (const k of ["system", "sensors", "config", "node_name", "host_model"]) expect(Object.keys(lean)).toContain(k);
 });
 
@@ -81,7 +86,19 @@ test("network: keys the kernel has no value for are left out, byte counts are {v
 test("logs name their file as a string; /api/info/ftl has dnsmasq's counters; no Moat-only keys", async () => {
   for (const log of ["dnsmasq", "ftl", "webserver"]) expect(typeof (await get(`/api/logs/${log}`)).file).toBe("string");
   const d = (await get("/api/info/ftl")).ftl.dnsmasq;
-  for (const k of ["dhcp_ack", "dhcp_nak", "leases_allocated_4", "leases_pruned_6", "pxe", "bootp", "tcp_connections", "dnssec_max_work", "dnssec_max_sig_fail", "dnssec_max_crypto_use", "dns_cache_inserted"])
+  for (const k of [
+    "dhcp_ack",
+    "dhcp_nak",
+    "leases_allocated_4",
+    "leases_pruned_6",
+    "pxe",
+    "bootp",
+    "tcp_connections",
+    "dnssec_max_work",
+    "dnssec_max_sig_fail",
+    "dnssec_max_crypto_use",
+    "dns_cache_inserted",
+  ])
     expect([k, d[k]]).toEqual([k, expect.any(Number)]);
   expect((await get("/api/info/version")).version.moat).toBeUndefined();
   // Moat's own mode keeps its build information

@@ -24,7 +24,9 @@ test("gravity.db: version 20, group 0 always exists, new rows join group 0, view
 
   db.run("INSERT INTO adlist (address, type) VALUES ('https://lists.example/a.txt', 0)");
   db.run("INSERT INTO gravity (domain, adlist_id) VALUES ('tracker.example', 1)");
-  expect(db.query("SELECT domain, adlist_id, group_id FROM vw_gravity").all()).toEqual([{ domain: "tracker.example", adlist_id: 1, group_id: 0 }]);
+  expect(db.query("SELECT domain, adlist_id, group_id FROM vw_gravity").all()).toEqual([
+    { domain: "tracker.example", adlist_id: 1, group_id: 0 },
+  ]);
   db.run("DELETE FROM domainlist");
   expect(db.query("SELECT COUNT(*) AS n FROM domainlist_by_group").get()).toEqual({ n: 0 });
   db.close();
@@ -39,7 +41,11 @@ test("pihole-FTL.db: version 21 and the queries view resolves the lookup tables"
   expect(db.query("SELECT value FROM ftl WHERE id = 0").get()).toEqual({ value: 21 });
   db.run("INSERT INTO domain_by_id (id, domain) VALUES (1, 'example.com')");
   db.run("INSERT INTO client_by_id (id, ip, name) VALUES (1, '192.168.1.5', 'laptop')");
-  db.run("INSERT INTO query_storage (timestamp, type, status, domain, client, forward, reply_type, reply_time, dnssec) VALUES (1700000000, 1, 2, 1, 1, NULL, 4, 0.01, 0)");
-  expect(db.query("SELECT domain, client, status FROM queries").all()).toEqual([{ domain: "example.com", client: "192.168.1.5", status: 2 }]);
+  db.run(
+    "INSERT INTO query_storage (timestamp, type, status, domain, client, forward, reply_type, reply_time, dnssec) VALUES (1700000000, 1, 2, 1, 1, NULL, 4, 0.01, 0)",
+  );
+  expect(db.query("SELECT domain, client, status FROM queries").all()).toEqual([
+    { domain: "example.com", client: "192.168.1.5", status: 2 },
+  ]);
   db.close();
 });

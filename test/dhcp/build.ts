@@ -1,5 +1,13 @@
 // Builds DHCP client messages byte by byte for the tests (independent of the server's own encoder).
-export function dhcpMessage(o: { op?: number; xid: number; mac: string; ciaddr?: string; type: number | null; options?: number[][]; cookie?: number }): Buffer {
+export function dhcpMessage(o: {
+  op?: number;
+  xid: number;
+  mac: string;
+  ciaddr?: string;
+  type: number | null;
+  options?: number[][];
+  cookie?: number;
+}): Buffer {
   const b = Buffer.alloc(240);
   b[0] = o.op ?? 1;
   b[1] = 1;
@@ -16,7 +24,13 @@ export function dhcpMessage(o: { op?: number; xid: number; mac: string; ciaddr?:
 }
 
 /** The reply's message type and yiaddr, read the way a client reads them. */
-export function readReply(hex: string): { op: number; xid: number; type: number; yiaddr: string; options: Map<number, Buffer> } {
+export function readReply(hex: string): {
+  op: number;
+  xid: number;
+  type: number;
+  yiaddr: string;
+  options: Map<number, Buffer>;
+} {
   const b = Buffer.from(hex, "hex");
   const options = new Map<number, Buffer>();
   for (let i = 240; i < b.length && b[i] !== 255; ) {
@@ -27,5 +41,11 @@ export function readReply(hex: string): { op: number; xid: number; type: number;
     options.set(b[i]!, b.subarray(i + 2, i + 2 + b[i + 1]!));
     i += 2 + b[i + 1]!;
   }
-  return { op: b[0]!, xid: b.readUInt32BE(4), type: options.get(53)?.[0] ?? 0, yiaddr: [...b.subarray(16, 20)].join("."), options };
+  return {
+    op: b[0]!,
+    xid: b.readUInt32BE(4),
+    type: options.get(53)?.[0] ?? 0,
+    yiaddr: [...b.subarray(16, 20)].join("."),
+    options,
+  };
 }

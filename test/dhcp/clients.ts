@@ -57,7 +57,10 @@ exit 0`,
 
   /** Gets a lease (or re-confirms the one in its lease file) and leaves the daemon running. */
   obtain(): boolean {
-    const out = Bun.spawnSync(["ip", "netns", "exec", this.dev.ns, "timeout", "20", "dhclient", "-1", ...this.files, this.dev.ifname], { stdout: "pipe", stderr: "pipe" });
+    const out = Bun.spawnSync(
+      ["ip", "netns", "exec", this.dev.ns, "timeout", "20", "dhclient", "-1", ...this.files, this.dev.ifname],
+      { stdout: "pipe", stderr: "pipe" },
+    );
     return out.exitCode === 0;
   }
 
@@ -100,12 +103,31 @@ exit 0`,
   }
 
   private args(extra: string[]): string[] {
-    return ["busybox", "udhcpc", "-f", "-i", this.dev.ifname, "-s", this.script, "-t", "3", "-T", "1", "-A", "1", ...(this.hostname ? ["-x", `hostname:${this.hostname}`] : []), ...extra];
+    return [
+      "busybox",
+      "udhcpc",
+      "-f",
+      "-i",
+      this.dev.ifname,
+      "-s",
+      this.script,
+      "-t",
+      "3",
+      "-T",
+      "1",
+      "-A",
+      "1",
+      ...(this.hostname ? ["-x", `hostname:${this.hostname}`] : []),
+      ...extra,
+    ];
   }
 
   /** One attempt that quits once bound (-q) or after its tries (-n); true when it got a lease. */
   once(): boolean {
-    const p = Bun.spawnSync(["ip", "netns", "exec", this.dev.ns, "timeout", "20", ...this.args(["-q", "-n"])], { stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawnSync(["ip", "netns", "exec", this.dev.ns, "timeout", "20", ...this.args(["-q", "-n"])], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     return p.exitCode === 0;
   }
 

@@ -16,7 +16,9 @@ afterEach(async () => {
 describe.skipIf(!canMakeNamespaces())("address conflicts", () => {
   test("an address in use by a device with a static address is skipped, even when the pool then runs out", async () => {
     lan = new TestLan().up();
-    moat = await startMoat({ configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.101"\n` });
+    moat = await startMoat({
+      configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.101"\n`,
+    });
     await waitFor(() => moat!.output.includes("DHCP: serving"), 10000, "DHCP to start");
     const squatter = lan.addDevice("02:00:00:00:31:01");
     squatter.exec(["ip", "addr", "add", `${lan.prefix}.100/24`, "dev", "eth0"]);
@@ -28,7 +30,11 @@ describe.skipIf(!canMakeNamespaces())("address conflicts", () => {
     // ... and after it, none: .100 is not offered to anyone
     const b = new Udhcpc(lan, lan.addDevice("02:00:00:00:31:03"), null);
     expect(b.once()).toBe(false);
-    await waitFor(() => moat!.output.includes(`${lan!.prefix}.100 is in use on ${lan!.bridge} but not leased`), 5000, "the conflict to be logged");
+    await waitFor(
+      () => moat!.output.includes(`${lan!.prefix}.100 is in use on ${lan!.bridge} but not leased`),
+      5000,
+      "the conflict to be logged",
+    );
     const r = (await (await moat.api("/api/dhcp/leases")).json()) as { leases: Array<{ ip: string }> };
     expect(r.leases.map((l) => l.ip)).toEqual([`${lan.prefix}.101`]);
   });
@@ -41,14 +47,25 @@ describe.skipIf(!canMakeNamespaces())("another DHCP server", () => {
     rogue.exec(["ip", "addr", "add", `${lan.prefix}.2/24`, "dev", "eth0"]);
     rogue.exec(["ip", "route", "add", "default", "dev", "eth0"]); // a router has one; broadcasts need a route
     rogue.spawn([
-      "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--port=0", "--user=root", "--interface=eth0",
-      `--dhcp-range=${lan.prefix}.150,${lan.prefix}.160,1h`, `--dhcp-leasefile=${lan.path("rogue.leases")}`, `--pid-file=${lan.path("rogue.pid")}`,
+      "dnsmasq",
+      "--keep-in-foreground",
+      "--conf-file=/dev/null",
+      "--port=0",
+      "--user=root",
+      "--interface=eth0",
+      `--dhcp-range=${lan.prefix}.150,${lan.prefix}.160,1h`,
+      `--dhcp-leasefile=${lan.path("rogue.leases")}`,
+      `--pid-file=${lan.path("rogue.pid")}`,
     ]);
     await Bun.sleep(500); // dnsmasq listening
-    moat = await startMoat({ configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.120"\n` });
+    moat = await startMoat({
+      configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.120"\n`,
+    });
     const expected = `Another DHCP server answers on ${lan.bridge}: ${lan.prefix}.2.`;
     await waitFor(() => moat!.output.includes(expected), 12000, "the other server to be reported");
-    const r = (await (await moat.api("/api/info/messages")).json()) as { messages: Array<{ type: string; plain: string }> };
+    const r = (await (await moat.api("/api/info/messages")).json()) as {
+      messages: Array<{ type: string; plain: string }>;
+    };
     expect(r.messages.filter((m) => m.plain.startsWith(expected))).toHaveLength(1);
     expect(r.messages.find((m) => m.plain.startsWith(expected))!.type).toBe("DNSMASQ_WARN");
     // our own probe got no lease from ourselves
@@ -58,7 +75,9 @@ describe.skipIf(!canMakeNamespaces())("another DHCP server", () => {
   test("alone on the network, nothing is reported", async () => {
     lan = new TestLan().up();
     lan.addDevice("02:00:00:00:32:02");
-    moat = await startMoat({ configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.120"\n` });
+    moat = await startMoat({
+      configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.120"\n`,
+    });
     await waitFor(() => moat!.output.includes("DHCP: serving"), 10000, "DHCP to start");
     await Bun.sleep(5500); // the probe's whole wait
     expect(moat.output).not.toContain("Another DHCP server");

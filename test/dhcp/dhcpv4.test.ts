@@ -20,7 +20,10 @@ afterEach(async () => {
   lan = null;
 });
 
-async function setup(extra: (prefix: string) => string = () => "", range = [100, 120]): Promise<{ lan: TestLan; moat: MoatProcess }> {
+async function setup(
+  extra: (prefix: string) => string = () => "",
+  range = [100, 120],
+): Promise<{ lan: TestLan; moat: MoatProcess }> {
   lan = new TestLan().up();
   moat = await startMoat({
     configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.${range[0]}"\nend = "${lan.prefix}.${range[1]}"\nleaseTime = "2h"\nlogging = true\n${extra(lan.prefix)}\n[dns.domain]\nname = "home.arpa"\n`,
@@ -52,9 +55,15 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
     expect(bound).toBeDefined();
     const ip = bound.ip;
     const last = Number(ip.split(".")[3]);
-    expect(ip.startsWith(lan.prefix + ".")).toBe(true);
+    expect(ip.startsWith(`${lan.prefix}.`)).toBe(true);
     expect(last >= 100 && last <= 120).toBe(true);
-    expect(bound).toMatchObject({ mask: "255.255.255.0", router: lan.hostIp, dns: lan.hostIp, domain: "home.arpa", lease: "7200" });
+    expect(bound).toMatchObject({
+      mask: "255.255.255.0",
+      router: lan.hostIp,
+      dns: lan.hostIp,
+      domain: "home.arpa",
+      lease: "7200",
+    });
     expect(dev.exec(["ip", "-4", "-br", "addr", "show", "eth0"])).toContain(ip);
 
     const [lease] = await leases(moat);
@@ -64,12 +73,21 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
     // stop without a release, then start again: INIT-REBOOT asks for the same address and gets it
     client.stop();
     expect(client.obtain()).toBe(true);
-    expect(client.told().filter((t) => ["BOUND", "REBOOT"].includes(t.event)).at(-1)!.ip).toBe(ip);
+    expect(
+      client
+        .told()
+        .filter((t) => ["BOUND", "REBOOT"].includes(t.event))
+        .at(-1)!.ip,
+    ).toBe(ip);
     expect((await leases(moat)).map((l) => l.ip)).toEqual([ip]);
 
     client.release();
     await waitFor(async () => (await leases(moat)).length === 0, 5000, "the lease to go");
-    await waitFor(() => readFileSync(join(moat.dataDir, "dhcp.leases"), "utf8").trim() === "", 5000, "the lease file to be empty");
+    await waitFor(
+      () => readFileSync(join(moat.dataDir, "dhcp.leases"), "utf8").trim() === "",
+      5000,
+      "the lease file to be empty",
+    );
   });
 
   test("udhcpc gets a lease, renews it by unicast and releases it", async () => {
@@ -77,7 +95,13 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
     const dev = lan.addDevice("02:00:00:00:11:02");
     const client = new Udhcpc(lan, dev, "phone");
     const bound = await client.run();
-    expect(bound).toMatchObject({ mask: "255.255.255.0", router: lan.hostIp, dns: lan.hostIp, domain: "home.arpa", lease: "7200" });
+    expect(bound).toMatchObject({
+      mask: "255.255.255.0",
+      router: lan.hostIp,
+      dns: lan.hostIp,
+      domain: "home.arpa",
+      lease: "7200",
+    });
     const first = (await leases(moat))[0]!;
     expect(first).toMatchObject({ ip: bound.ip, hwaddr: "02:00:00:00:11:02", name: "phone" });
     // the lease file names the client id udhcpc sends (type 1 + MAC)
@@ -103,7 +127,10 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
     const printer = new Udhcpc(lan, lan.addDevice("02:00:00:00:11:0a"), "somethingelse");
     expect(printer.once()).toBe(true);
     expect(printer.told().find((t) => t.event === "bound")!.ip).toBe(`${lan.prefix}.50`);
-    expect((await leases(moat)).find((l) => l.hwaddr === "02:00:00:00:11:0a")).toMatchObject({ ip: `${lan.prefix}.50`, name: "printer" });
+    expect((await leases(moat)).find((l) => l.hwaddr === "02:00:00:00:11:0a")).toMatchObject({
+      ip: `${lan.prefix}.50`,
+      name: "printer",
+    });
 
     // two pool addresses, three more clients: the third gets nothing
     const got: string[] = [];
@@ -121,7 +148,9 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
 
     // the lease file is dnsmasq's format, and it survives a restart
     const file = readFileSync(join(moat.dataDir, "dhcp.leases"), "utf8");
-    expect(file).toMatch(new RegExp(`^\\d+ 02:00:00:00:11:0a ${lan.prefix.replaceAll(".", "\\.")}\\.50 printer \\S+$`, "m"));
+    expect(file).toMatch(
+      new RegExp(`^\\d+ 02:00:00:00:11:0a ${lan.prefix.replaceAll(".", "\\.")}\\.50 printer \\S+$`, "m"),
+    );
     const before = await leases(moat);
     await moat.restart();
     await waitFor(() => moat.output.includes("DHCP: serving"), 10000, "DHCP to start again");
@@ -129,7 +158,9 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
     // and the holders keep their addresses: the first pool client asks again and gets the same one
     const again = new Udhcpc(lan, lan.addDevice("02:00:00:00:12:01"), null);
     expect(again.once()).toBe(true);
-    expect(again.told().find((t) => t.event === "bound")!.ip).toBe(before.find((l) => l.hwaddr === "02:00:00:00:12:01")!.ip);
+    expect(again.told().find((t) => t.event === "bound")!.ip).toBe(
+      before.find((l) => l.hwaddr === "02:00:00:00:12:01")!.ip,
+    );
 
     // DELETE /api/dhcp/leases/{ip} removes a lease from the API and the file
     const del = await moat.api(`/api/dhcp/leases/${lan.prefix}.50`, { method: "DELETE" });
@@ -139,7 +170,9 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
     expect((await moat.api(`/api/dhcp/leases/${lan.prefix}.50`, { method: "DELETE" })).status).toBe(404);
     const bad = await moat.api("/api/dhcp/leases/nonsense", { method: "DELETE" });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { message: string } }).error.message).toBe("The provided IP address is invalid");
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toBe(
+      "The provided IP address is invalid",
+    );
   });
 
   test("answers only on the interface whose network holds the pool; off by default", async () => {
@@ -149,7 +182,11 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
       const stranger = new Udhcpc(other, other.addDevice("02:00:00:00:11:05"), null);
       expect(stranger.once()).toBe(false);
       expect(await leases(moat)).toEqual([]);
-      const sockets = (pid: number) => Bun.spawnSync(["ss", "-ulnpH", "sport", "=", ":67"]).stdout.toString().split("\n").filter((l) => l.includes(`pid=${pid},`));
+      const sockets = (pid: number) =>
+        Bun.spawnSync(["ss", "-ulnpH", "sport", "=", ":67"])
+          .stdout.toString()
+          .split("\n")
+          .filter((l) => l.includes(`pid=${pid},`));
       expect(sockets(moat.proc!.pid).map((l) => l.split(/\s+/)[3])).toEqual([`0.0.0.0%${lan.bridge}:67`]);
       const plain = await startMoat();
       try {
@@ -179,9 +216,17 @@ describe.skipIf(!enabled)("DHCPv4 server", () => {
       dhcpMessage({ xid: 7, mac, type: 1 }).subarray(0, 243), // no end option
       Buffer.alloc(1500, 0xff),
     ];
-    const ftl = async () => ((await (await moat.api("/api/info/ftl")).json()) as { ftl: { dnsmasq: Record<string, number> } }).ftl.dnsmasq;
+    const ftl = async () =>
+      ((await (await moat.api("/api/info/ftl")).json()) as { ftl: { dnsmasq: Record<string, number> } }).ftl.dnsmasq;
     const before = await ftl();
-    const out = dev.exec([BUN, join(ROOT, "test/dhcp/raw-client.ts"), lan.hostIp, "300", ...bad.map((b) => b.toString("hex")), good.toString("hex")]);
+    const out = dev.exec([
+      BUN,
+      join(ROOT, "test/dhcp/raw-client.ts"),
+      lan.hostIp,
+      "300",
+      ...bad.map((b) => b.toString("hex")),
+      good.toString("hex"),
+    ]);
     const replies = JSON.parse(out) as string[][];
     expect(replies.slice(0, bad.length)).toEqual(bad.map(() => []));
     const offer = readReply(replies[bad.length]![0]!);

@@ -18,23 +18,60 @@ describe.skipIf(!canMakeNamespaces())("IPv6 router advertisements", () => {
     const v6 = `fd77:${lan.octet.toString(16)}::1`;
     sh(["ip", "-6", "addr", "add", `${v6}/64`, "dev", lan.bridge, "nodad"]);
     const dev = lan.addDevice("02:00:00:00:41:01");
-    const config = (ipv6: boolean) => `[dhcp]\nactive = true\nipv6 = ${ipv6}\nstart = "${lan!.prefix}.100"\nend = "${lan!.prefix}.120"\n[dns.domain]\nname = "home.arpa"\n`;
+    const config = (ipv6: boolean) =>
+      `[dhcp]\nactive = true\nipv6 = ${ipv6}\nstart = "${lan!.prefix}.100"\nend = "${lan!.prefix}.120"\n[dns.domain]\nname = "home.arpa"\n`;
     moat = await startMoat({ configToml: config(true) });
     await waitFor(() => moat!.output.includes("DHCP: serving"), 10000, "DHCP to start");
     // the device's link-local address must be ready before it can solicit
-    await waitFor(() => !dev.exec(["ip", "-6", "addr", "show", "dev", "eth0", "tentative"]).trim(), 10000, "the device's IPv6 link-local address");
+    await waitFor(
+      () => !dev.exec(["ip", "-6", "addr", "show", "dev", "eth0", "tentative"]).trim(),
+      10000,
+      "the device's IPv6 link-local address",
+    );
     const out = dev.exec(["rdisc6", "-1", "-r", "5", "-w", "1000", "eth0"], { allowFail: true });
     expect(out).toMatch(new RegExp(`Recursive DNS server\\s*:\\s*${v6}`));
     expect(out).toMatch(/DNS search list\s*:\s*home\.arpa/);
     expect(out).toMatch(new RegExp(`Prefix\\s*:\\s*fd77:${lan.octet.toString(16)}::/64`));
     expect(out).toMatch(/Router lifetime\s*:\s*0 \(0x00000000\) seconds/);
     // the kernel took the prefix: the device has a SLAAC address in it
-    await waitFor(() => dev.exec(["ip", "-6", "addr", "show", "dev", "eth0"]).includes(`fd77:${lan!.octet.toString(16)}:`), 10000, "a SLAAC address");
+    await waitFor(
+      () => dev.exec(["ip", "-6", "addr", "show", "dev", "eth0"]).includes(`fd77:${lan!.octet.toString(16)}:`),
+      10000,
+      "a SLAAC address",
+    );
 
     // stateless DHCPv6: ISC dhclient -6 -S asks for the DNS servers and gets Moat's
-    const script = lan.script("dh6.sh", `echo "$reason|$new_dhcp6_name_servers|$new_dhcp6_domain_search" >> ${lan.path("dh6.log")}\nexit 0`);
-    dev.exec(["timeout", "15", "dhclient", "-6", "-S", "-1", "-lf", lan.path("dh6.leases"), "-pf", lan.path("dh6.pid"), "-sf", script, "eth0"], { allowFail: true });
-    const told = await waitFor(() => lan!.read("dh6.log").split("\n").find((l) => l.includes(v6)), 10000, "dhclient -6 to be told the DNS server");
+    const script = lan.script(
+      "dh6.sh",
+      `echo "$reason|$new_dhcp6_name_servers|$new_dhcp6_domain_search" >> ${lan.path("dh6.log")}\nexit 0`,
+    );
+    dev.exec(
+      [
+        "timeout",
+        "15",
+        "dhclient",
+        "-6",
+        "-S",
+        "-1",
+        "-lf",
+        lan.path("dh6.leases"),
+        "-pf",
+        lan.path("dh6.pid"),
+        "-sf",
+        script,
+        "eth0",
+      ],
+      { allowFail: true },
+    );
+    const told = await waitFor(
+      () =>
+        lan!
+          .read("dh6.log")
+          .split("\n")
+          .find((l) => l.includes(v6)),
+      10000,
+      "dhclient -6 to be told the DNS server",
+    );
     expect(told.split("|").slice(1)).toEqual([v6, "home.arpa."]);
 
     await moat.dispose();

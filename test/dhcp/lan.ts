@@ -7,7 +7,8 @@ import { join } from "node:path";
 
 export function sh(cmd: string[], opts: { allowFail?: boolean } = {}): string {
   const p = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
-  if (p.exitCode !== 0 && !opts.allowFail) throw new Error(`${cmd.join(" ")} failed (${p.exitCode}): ${p.stderr.toString()}`);
+  if (p.exitCode !== 0 && !opts.allowFail)
+    throw new Error(`${cmd.join(" ")} failed (${p.exitCode}): ${p.stderr.toString()}`);
   return p.stdout.toString();
 }
 
@@ -31,7 +32,7 @@ const usedOctets = new Set<number>();
 function freshOctet(): number {
   for (;;) {
     const o = 10 + Math.floor(Math.random() * 240);
-    if (!usedOctets.has(o)) return usedOctets.add(o), o;
+    if (!usedOctets.has(o)) return (usedOctets.add(o), o);
   }
 }
 

@@ -14,10 +14,19 @@ afterEach(async () => {
 });
 
 /** dig's answer section as [owner, type, data] rows, plus the status */
-function dig(server: string, port: number, args: string[], exec: (cmd: string[]) => string = (cmd) => Bun.spawnSync(cmd).stdout.toString()) {
+function dig(
+  server: string,
+  port: number,
+  args: string[],
+  exec: (cmd: string[]) => string = (cmd) => Bun.spawnSync(cmd).stdout.toString(),
+) {
   const out = exec(["dig", `@${server}`, "-p", String(port), "+time=2", "+tries=2", ...args]);
   const status = /status: (\w+)/.exec(out)?.[1];
-  const answers = out.split("\n").filter((l) => l && !l.startsWith(";")).map((l) => l.split(/\s+/)).map((f) => [f[0], f[3], f[4]]);
+  const answers = out
+    .split("\n")
+    .filter((l) => l && !l.startsWith(";"))
+    .map((l) => l.split(/\s+/))
+    .map((f) => [f[0], f[3], f[4]]);
   return { status, answers };
 }
 
@@ -33,17 +42,28 @@ describe.skipIf(!canMakeNamespaces())("DHCP clients' names", () => {
     expect(client.obtain()).toBe(true);
     const ip = client.told().find((t) => t.event === "BOUND")!.ip;
 
-    expect(dig("127.0.0.1", moat.dnsPort, ["laptop.home.arpa", "A"])).toEqual({ status: "NOERROR", answers: [["laptop.home.arpa.", "A", ip]] });
-    expect(dig("127.0.0.1", moat.dnsPort, ["laptop", "A"])).toEqual({ status: "NOERROR", answers: [["laptop.", "A", ip]] });
-    const rev = ip.split(".").reverse().join(".") + ".in-addr.arpa.";
-    expect(dig("127.0.0.1", moat.dnsPort, ["-x", ip])).toEqual({ status: "NOERROR", answers: [[rev, "PTR", "laptop.home.arpa."]] });
+    expect(dig("127.0.0.1", moat.dnsPort, ["laptop.home.arpa", "A"])).toEqual({
+      status: "NOERROR",
+      answers: [["laptop.home.arpa.", "A", ip]],
+    });
+    expect(dig("127.0.0.1", moat.dnsPort, ["laptop", "A"])).toEqual({
+      status: "NOERROR",
+      answers: [["laptop.", "A", ip]],
+    });
+    const rev = `${ip.split(".").reverse().join(".")}.in-addr.arpa.`;
+    expect(dig("127.0.0.1", moat.dnsPort, ["-x", ip])).toEqual({
+      status: "NOERROR",
+      answers: [[rev, "PTR", "laptop.home.arpa."]],
+    });
 
     // the device asks Moat itself: the statistics name it by its lease
     const fromDevice = dig(lan.hostIp, moat.dnsPort, ["laptop.home.arpa", "A"], (cmd) => dev.exec(cmd));
     expect(fromDevice.answers).toEqual([["laptop.home.arpa.", "A", ip]]);
     await waitFor(
       async () => {
-        const r = (await (await moat!.api("/api/stats/top_clients")).json()) as { clients: Array<{ ip: string; name: string | null }> };
+        const r = (await (await moat!.api("/api/stats/top_clients")).json()) as {
+          clients: Array<{ ip: string; name: string | null }>;
+        };
         return r.clients.find((c) => c.ip === ip && c.name === "laptop.home.arpa");
       },
       15000,
@@ -51,6 +71,10 @@ describe.skipIf(!canMakeNamespaces())("DHCP clients' names", () => {
     );
 
     client.release();
-    await waitFor(() => dig("127.0.0.1", moat!.dnsPort, ["laptop.home.arpa", "A"]).status === "NXDOMAIN", 5000, "the name to go");
+    await waitFor(
+      () => dig("127.0.0.1", moat!.dnsPort, ["laptop.home.arpa", "A"]).status === "NXDOMAIN",
+      5000,
+      "the name to go",
+    );
   });
 });

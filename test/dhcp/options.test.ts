@@ -16,15 +16,27 @@ afterEach(async () => {
 
 async function serve(extra: (prefix: string) => string) {
   lan = new TestLan().up();
-  moat = await startMoat({ configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.120"\n${extra(lan.prefix)}\n` });
+  moat = await startMoat({
+    configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.120"\n${extra(lan.prefix)}\n`,
+  });
   await waitFor(() => moat!.output.includes("DHCP: serving"), 10000, "DHCP to start");
   const dev = lan.addDevice("02:00:00:00:51:01");
   dev.exec(["ip", "addr", "add", `${lan.prefix}.200/24`, "dev", "eth0"]);
-  const send = (packets: Buffer[]) => JSON.parse(dev.exec([BUN, join(ROOT, "test/dhcp/raw-client.ts"), lan!.hostIp, "1500", ...packets.map((p) => p.toString("hex"))])) as string[][];
+  const send = (packets: Buffer[]) =>
+    JSON.parse(
+      dev.exec([
+        BUN,
+        join(ROOT, "test/dhcp/raw-client.ts"),
+        lan!.hostIp,
+        "1500",
+        ...packets.map((p) => p.toString("hex")),
+      ]),
+    ) as string[][];
   return { lan, moat, send };
 }
 
-const leases = async (m: MoatProcess) => ((await (await m.api("/api/dhcp/leases")).json()) as { leases: Array<{ ip: string; hwaddr: string }> }).leases;
+const leases = async (m: MoatProcess) =>
+  ((await (await m.api("/api/dhcp/leases")).json()) as { leases: Array<{ ip: string; hwaddr: string }> }).leases;
 
 describe.skipIf(!canMakeNamespaces())("DHCP options", () => {
   test("rapidCommit: a DISCOVER with option 80 gets an ACK with option 80 and a lease; without it, an OFFER", async () => {
@@ -42,7 +54,9 @@ describe.skipIf(!canMakeNamespaces())("DHCP options", () => {
   });
 
   test("ignoreUnknownClients: only a MAC in dhcp.hosts gets an offer", async () => {
-    const { lan, send } = await serve((p) => `ignoreUnknownClients = true\nhosts = ["02:00:00:00:51:0c,${p}.105,known"]`);
+    const { lan, send } = await serve(
+      (p) => `ignoreUnknownClients = true\nhosts = ["02:00:00:00:51:0c,${p}.105,known"]`,
+    );
     const [unknown, [known]] = send([
       dhcpMessage({ xid: 0x90, mac: "02:00:00:00:51:0d", type: 1 }),
       dhcpMessage({ xid: 0x91, mac: "02:00:00:00:51:0c", type: 1 }),

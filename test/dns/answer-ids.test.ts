@@ -24,7 +24,10 @@ revServers = ["true,10.99.0.0/16,127.0.0.1#${dead},dead.test"]
 optimizer = 3600
 `,
   });
-  const r = await moat.api("/api/domains/deny/exact", { method: "POST", body: JSON.stringify({ domain: "blocked.ids.test" }) });
+  const r = await moat.api("/api/domains/deny/exact", {
+    method: "POST",
+    body: JSON.stringify({ domain: "blocked.ids.test" }),
+  });
   expect(r.status).toBe(201);
 });
 afterAll(async () => {
@@ -35,16 +38,29 @@ afterAll(async () => {
 let nextId = 0x1234;
 function query(name: string, type = "A"): { bytes: Uint8Array; id: number; name: string; type: string } {
   const id = (nextId = (nextId * 7 + 13) & 0xffff);
-  const bytes = packet.encode({ type: "query", id, flags: packet.RECURSION_DESIRED, questions: [{ type: type as packet.RecordType, name, class: "IN" }],
-    additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232 } as packet.Answer] });
+  const bytes = packet.encode({
+    type: "query",
+    id,
+    flags: packet.RECURSION_DESIRED,
+    questions: [{ type: type as packet.RecordType, name, class: "IN" }],
+    additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232 } as packet.Answer],
+  });
   return { bytes, id, name, type };
 }
 
 /** The answer is the client's: its ID, one question with the same name (letter case too), type and class. */
-function checkAnswer(raw: Uint8Array | null | undefined, q: { id: number; name: string; type: string }, rcode: string): void {
+function checkAnswer(
+  raw: Uint8Array | null | undefined,
+  q: { id: number; name: string; type: string },
+  rcode: string,
+): void {
   expect(raw).toBeTruthy();
   const r = decodeReply(raw!);
-  expect({ id: r.msg.id, questions: r.msg.questions, rcode: r.rcode }).toEqual({ id: q.id, questions: [{ name: q.name, type: q.type, class: "IN" }], rcode } as never);
+  expect({ id: r.msg.id, questions: r.msg.questions, rcode: r.rcode }).toEqual({
+    id: q.id,
+    questions: [{ name: q.name, type: q.type, class: "IN" }],
+    rcode,
+  } as never);
 }
 
 /** Mixed case, so an answer that lowercases or rewrites the question is caught. */
@@ -65,7 +81,9 @@ for (const tcp of [false, true]) {
       const name = pattern.replace("%", via);
       for (let round = 0; round < 2; round++) {
         const q = query(name, type);
-        const raw = tcp ? (await sendTcp(moat.dnsPort, [q.bytes], 1, 8000))[0] : await sendUdp(moat.dnsPort, q.bytes, "127.0.0.1", 8000);
+        const raw = tcp
+          ? (await sendTcp(moat.dnsPort, [q.bytes], 1, 8000))[0]
+          : await sendUdp(moat.dnsPort, q.bytes, "127.0.0.1", 8000);
         if (!tcp && what.startsWith("truncated")) {
           // too big for UDP: TC and the question, then the client comes back over TCP
           checkAnswer(raw, q, rcode);
@@ -90,9 +108,21 @@ test("stale answers (serve-stale) carry the query's ID and question over UDP and
 });
 
 test("TCP: many pipelined queries of every source in one write, and one byte per write, all match", async () => {
-  const names = ["NAS.ids.test", "blocked.IDS.test", "Pipe-1.Ids.Test", "PIPE-1.ids.test", "nx-Pipe.Ids.Test", "Pipe-2.Ids.Test"];
+  const names = [
+    "NAS.ids.test",
+    "blocked.IDS.test",
+    "Pipe-1.Ids.Test",
+    "PIPE-1.ids.test",
+    "nx-Pipe.Ids.Test",
+    "Pipe-2.Ids.Test",
+  ];
   const qs = names.map((n) => query(n));
-  const answers = await sendTcp(moat.dnsPort, qs.map((q) => q.bytes), qs.length, 8000);
+  const answers = await sendTcp(
+    moat.dnsPort,
+    qs.map((q) => q.bytes),
+    qs.length,
+    8000,
+  );
   expect(answers.length).toBe(qs.length);
   const byId = new Map(answers.map((a) => [decodeReply(a).msg.id, a]));
   for (const q of qs) checkAnswer(byId.get(q.id), q, q.name.startsWith("nx-") ? "NXDOMAIN" : "NOERROR");
@@ -103,7 +133,8 @@ test("TCP: many pipelined queries of every source in one write, and one byte per
   const got: Uint8Array[] = [];
   const frames = tcpFrames();
   const sock = await Bun.connect({
-    hostname: "127.0.0.1", port: moat.dnsPort,
+    hostname: "127.0.0.1",
+    port: moat.dnsPort,
     socket: {
       data(_s, chunk) {
         got.push(...frames(chunk));
@@ -124,12 +155,29 @@ test("TCP: many pipelined queries of every source in one write, and one byte per
 
 test("dig +tcp accepts forwarded, cached and local answers (no ID mismatch)", async () => {
   for (const name of ["Dig-Tcp.Ids.Test", "Dig-Tcp.Ids.Test", "nas.ids.test", "Big-Dig.Ids.Test"]) {
-    const out = await runDig(["+tcp", "+tries=1", "+time=5", "@127.0.0.1", "-p", String(moat.dnsPort), name, name.startsWith("Big") ? "TXT" : "A"]);
+    const out = await runDig([
+      "+tcp",
+      "+tries=1",
+      "+time=5",
+      "@127.0.0.1",
+      "-p",
+      String(moat.dnsPort),
+      name,
+      name.startsWith("Big") ? "TXT" : "A",
+    ]);
     expect(out).not.toContain("mismatch");
     expect(out).toContain("status: NOERROR");
   }
   // the UDP answer is truncated: dig retries over TCP by itself
-  const out = await runDig(["+tries=1", "+time=5", "@127.0.0.1", "-p", String(moat.dnsPort), "Big-Fallback.Ids.Test", "TXT"]);
+  const out = await runDig([
+    "+tries=1",
+    "+time=5",
+    "@127.0.0.1",
+    "-p",
+    String(moat.dnsPort),
+    "Big-Fallback.Ids.Test",
+    "TXT",
+  ]);
   expect(out).toContain("Truncated, retrying in TCP mode");
   expect(out).not.toContain("mismatch");
   expect(out).toContain("ANSWER: 40");
@@ -138,16 +186,46 @@ test("dig +tcp accepts forwarded, cached and local answers (no ID mismatch)", as
 test("EDNS version 1 gets BADVERS (extended rcode 16) with OPT version 0, over UDP and TCP, and is not answered otherwise", async () => {
   for (const tcp of [false, true]) {
     const id = 0x4242 + (tcp ? 1 : 0);
-    const bytes = packet.encode({ type: "query", id, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name: "Vers.Ids.Test", class: "IN" }],
-      additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232, ednsVersion: 1 } as packet.Answer] });
+    const bytes = packet.encode({
+      type: "query",
+      id,
+      flags: packet.RECURSION_DESIRED,
+      questions: [{ type: "A", name: "Vers.Ids.Test", class: "IN" }],
+      additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232, ednsVersion: 1 } as packet.Answer],
+    });
     const raw = tcp ? (await sendTcp(moat.dnsPort, [bytes]))[0] : await sendUdp(moat.dnsPort, bytes);
     expect(raw).toBeTruthy();
     const r = decodeReply(raw!);
-    const opt = r.msg.additionals!.find((a) => a.type === "OPT") as unknown as { extendedRcode: number; ednsVersion: number };
-    expect({ id: r.msg.id, q: r.msg.questions, low: raw![3]! & 0xf, ext: opt.extendedRcode, version: opt.ednsVersion, answers: r.answers.length })
-      .toEqual({ id, q: [{ name: "Vers.Ids.Test", type: "A", class: "IN" }], low: 0, ext: 1, version: 0, answers: 0 } as never);
+    const opt = r.msg.additionals!.find((a) => a.type === "OPT") as unknown as {
+      extendedRcode: number;
+      ednsVersion: number;
+    };
+    expect({
+      id: r.msg.id,
+      q: r.msg.questions,
+      low: raw![3]! & 0xf,
+      ext: opt.extendedRcode,
+      version: opt.ednsVersion,
+      answers: r.answers.length,
+    }).toEqual({
+      id,
+      q: [{ name: "Vers.Ids.Test", type: "A", class: "IN" }],
+      low: 0,
+      ext: 1,
+      version: 0,
+      answers: 0,
+    } as never);
   }
   expect(up.count("vers.ids.test")).toBe(0);
-  const dig = await runDig(["+edns=1", "+noednsnegotiation", "+tries=1", "+time=5", "@127.0.0.1", "-p", String(moat.dnsPort), "vers.ids.test"]);
+  const dig = await runDig([
+    "+edns=1",
+    "+noednsnegotiation",
+    "+tries=1",
+    "+time=5",
+    "@127.0.0.1",
+    "-p",
+    String(moat.dnsPort),
+    "vers.ids.test",
+  ]);
   expect(dig).toContain("status: BADVERS");
 });

@@ -10,7 +10,9 @@ let up: Upstream;
 
 beforeAll(async () => {
   up = await startUpstream({ addr: "192.0.2.30", ttl: 300 });
-  moat = await startMoat({ env: { FTLCONF_dns_upstreams: up.address, FTLCONF_dns_cache_size: "3", FTLCONF_dns_cache_optimizer: "-1" } });
+  moat = await startMoat({
+    env: { FTLCONF_dns_upstreams: up.address, FTLCONF_dns_cache_size: "3", FTLCONF_dns_cache_optimizer: "-1" },
+  });
 });
 afterAll(async () => {
   await moat?.dispose();
@@ -29,13 +31,16 @@ async function miss(name: string): Promise<boolean> {
 async function cacheCounters(): Promise<{ size: number; inserted: number; evicted: number }> {
   const r = await moat.api("/api/info/metrics");
   expect(r.status).toBe(200);
-  return ((await r.json()) as { metrics: { dns: { cache: { size: number; inserted: number; evicted: number } } } }).metrics.dns.cache;
+  return ((await r.json()) as { metrics: { dns: { cache: { size: number; inserted: number; evicted: number } } } })
+    .metrics.dns.cache;
 }
 
 test("the oldest answer leaves first, hits do not reorder, a flush starts the order again", async () => {
   // [name, miss?]: the cache holds three answers in the order they were stored
   const steps: Array<[string, boolean]> = [
-    ["a", true], ["b", true], ["c", true], // a b c
+    ["a", true],
+    ["b", true],
+    ["c", true], // a b c
     ["a", false], // a hit leaves the order as it is
     ["d", true], // b c d (a out)
     ["b", false],
@@ -44,8 +49,12 @@ test("the oldest answer leaves first, hits do not reorder, a flush starts the or
     ["b", true], // d a b (c out)
     ["c", true], // a b c (d out)
     ["d", true], // b c d (a out)
-    ["e", true], ["f", true], ["g", true], // e f g
-    ["e", false], ["f", false], ["g", false],
+    ["e", true],
+    ["f", true],
+    ["g", true], // e f g
+    ["e", false],
+    ["f", false],
+    ["g", false],
   ];
   for (const [name, expected] of steps) expect([name, await miss(name)]).toEqual([name, expected]);
   const mid = await cacheCounters();
@@ -54,12 +63,17 @@ test("the oldest answer leaves first, hits do not reorder, a flush starts the or
   const flushed = await moat.api("/api/action/restartdns", { method: "POST" });
   expect(flushed.status).toBe(200);
   const after: Array<[string, boolean]> = [
-    ["e", true], ["h", true], ["i", true], // e h i
+    ["e", true],
+    ["h", true],
+    ["i", true], // e h i
     ["j", true], // h i j (e out)
     ["e", true], // i j e (h out)
-    ["i", false], ["j", false], ["e", false],
+    ["i", false],
+    ["j", false],
+    ["e", false],
     ["h", true], // j e h (i out)
   ];
-  for (const [name, expected] of after) expect([`after flush ${name}`, await miss(name)]).toEqual([`after flush ${name}`, expected]);
+  for (const [name, expected] of after)
+    expect([`after flush ${name}`, await miss(name)]).toEqual([`after flush ${name}`, expected]);
   expect((await cacheCounters()).size).toBe(3);
 });

@@ -19,7 +19,9 @@ beforeAll(async () => {
   const g = await call(moat, "POST", "/api/groups", { name: "kids" });
   expect(g.status).toBe(201);
   const kids = g.json.groups[0].id;
-  expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "games.test", groups: [kids] })).status).toBe(201);
+  expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "games.test", groups: [kids] })).status).toBe(
+    201,
+  );
   expect((await call(moat, "POST", "/api/clients", { client: "kidslaptop", groups: [kids] })).status).toBe(201);
 });
 afterAll(async () => {
@@ -35,7 +37,9 @@ test("a client entry by host name applies once the client's PTR name is known", 
   expect(await games("127.0.0.43")).toBe(FWD);
   // the names show in the statistics, and the lookups themselves are not in the query log
   const top = await call(moat, "GET", "/api/stats/top_clients");
-  const names = Object.fromEntries((top.json.clients as Array<{ ip: string; name: string | null }>).map((c) => [c.ip, c.name]));
+  const names = Object.fromEntries(
+    (top.json.clients as Array<{ ip: string; name: string | null }>).map((c) => [c.ip, c.name]),
+  );
   expect(names["127.0.0.42"]).toBe("kidslaptop");
   expect(names["127.0.0.43"]).toBe("parentsdesk");
   const log = await call(moat, "GET", "/api/queries?domain=*in-addr.arpa");

@@ -10,7 +10,10 @@ import { call } from "../lists/helpers.ts";
 import { decodeReply, firstAddress, sendUdp, until } from "./helpers.ts";
 
 const FWD = "192.0.2.88";
-const KID = "127.0.0.42", OTHER = "127.0.0.43", FLOODER = "127.0.0.44", PROXY = "127.0.0.45";
+const KID = "127.0.0.42",
+  OTHER = "127.0.0.43",
+  FLOODER = "127.0.0.44",
+  PROXY = "127.0.0.45";
 let moat: MoatProcess;
 let up: Upstream;
 
@@ -30,7 +33,9 @@ interval = 60
   const g = await call(moat, "POST", "/api/groups", { name: "kids" });
   expect(g.status).toBe(201);
   const kids = g.json.groups[0].id;
-  expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "games.ecs.test", groups: [kids] })).status).toBe(201);
+  expect(
+    (await call(moat, "POST", "/api/domains/deny/exact", { domain: "games.ecs.test", groups: [kids] })).status,
+  ).toBe(201);
   expect((await call(moat, "POST", "/api/clients", { client: KID, groups: [kids] })).status).toBe(201);
 });
 afterAll(async () => {
@@ -42,7 +47,10 @@ let id = 1;
 function withEcs(name: string, ip: string | null): Uint8Array {
   const options = ip ? [{ code: "CLIENT_SUBNET", ip, sourcePrefixLength: 32, scopePrefixLength: 0 }] : [];
   return packet.encode({
-    type: "query", id: id++, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name, class: "IN" }],
+    type: "query",
+    id: id++,
+    flags: packet.RECURSION_DESIRED,
+    questions: [{ type: "A", name, class: "IN" }],
     additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232, options } as unknown as packet.Answer],
   });
 }
@@ -54,9 +62,14 @@ async function askAs(from: string, name: string, ecs: string | null) {
 }
 
 test("a child's device claiming another address with ECS stays in its group: still blocked", async () => {
-  await until(async () => firstAddress(await askAs(KID, "games.ecs.test", null)) === "0.0.0.0", 15000, "the kids block");
+  await until(
+    async () => firstAddress(await askAs(KID, "games.ecs.test", null)) === "0.0.0.0",
+    15000,
+    "the kids block",
+  );
   expect(firstAddress(await askAs(OTHER, "games.ecs.test", null))).toBe(FWD);
-  for (const claim of [OTHER, "10.66.0.1", "192.168.1.1"]) expect(firstAddress(await askAs(KID, "games.ecs.test", claim))).toBe("0.0.0.0");
+  for (const claim of [OTHER, "10.66.0.1", "192.168.1.1"])
+    expect(firstAddress(await askAs(KID, "games.ecs.test", claim))).toBe("0.0.0.0");
   // a trusted proxy may say the query is the kid's, or another device's
   expect(firstAddress(await askAs(PROXY, "games.ecs.test", KID))).toBe("0.0.0.0");
   expect(firstAddress(await askAs(PROXY, "games.ecs.test", OTHER))).toBe(FWD);
@@ -72,11 +85,15 @@ test("a new made-up address in every query does not walk around the rate limit",
 test("the statistics show the sender, not the clients it invented; a trusted proxy's ECS names the client", async () => {
   await askAs(PROXY, "via-proxy.ecs.test", "10.77.0.9");
   let clients: string[] = [];
-  await until(async () => {
-    const r = await call(moat, "GET", "/api/queries?length=1000");
-    clients = [...new Set<string>(r.json.queries.map((q: { client: { ip: string } }) => q.client.ip))];
-    return clients.includes("10.77.0.9");
-  }, 15000, "the proxied query in the log");
+  await until(
+    async () => {
+      const r = await call(moat, "GET", "/api/queries?length=1000");
+      clients = [...new Set<string>(r.json.queries.map((q: { client: { ip: string } }) => q.client.ip))];
+      return clients.includes("10.77.0.9");
+    },
+    15000,
+    "the proxied query in the log",
+  );
   expect(clients.filter((c) => c.startsWith("10.66.") || c === "192.168.1.1")).toEqual([]);
   expect(clients).toEqual(expect.arrayContaining([KID, FLOODER]));
   const top = await call(moat, "GET", "/api/stats/top_clients?count=100");

@@ -12,7 +12,11 @@ const started: MoatProcess[] = [];
 
 beforeAll(async () => {
   ca = makeTestCa(["dns.test"]);
-  peer = await startUnbound(ca, ["dot.example.test. 300 IN A 192.0.2.53", "many.example.test. 300 IN A 192.0.2.54", "dns.test. 300 IN A 127.0.0.1"]);
+  peer = await startUnbound(ca, [
+    "dot.example.test. 300 IN A 192.0.2.53",
+    "many.example.test. 300 IN A 192.0.2.54",
+    "dns.test. 300 IN A 127.0.0.1",
+  ]);
 });
 
 afterAll(async () => {
@@ -29,9 +33,12 @@ async function moatWith(upstreams: string[], trust = true, env: Record<string, s
   return m;
 }
 
-async function upstreamStats(m: MoatProcess): Promise<Array<{ name: string; count: number; statistics: { response: number } }>> {
+async function upstreamStats(
+  m: MoatProcess,
+): Promise<Array<{ name: string; count: number; statistics: { response: number } }>> {
   const r = await m.api("/api/stats/upstreams");
-  return ((await r.json()) as { upstreams: Array<{ name: string; count: number; statistics: { response: number } }> }).upstreams;
+  return ((await r.json()) as { upstreams: Array<{ name: string; count: number; statistics: { response: number } }> })
+    .upstreams;
 }
 
 describe.each([
@@ -73,7 +80,12 @@ describe.each([
     const m = await moatWith([wrong]);
     const r = await ask(m.dnsPort, "dot.example.test", { timeoutMs: 8000 });
     expect(r.rcode).toBe("SERVFAIL");
-    await until(async () => /certificate refused/.test(m.output) || /certificate refused/.test(await (await m.api("/api/logs/ftl")).text()), 8000, "a log line about the certificate");
+    await until(
+      async () =>
+        /certificate refused/.test(m.output) || /certificate refused/.test(await (await m.api("/api/logs/ftl")).text()),
+      8000,
+      "a log line about the certificate",
+    );
   }, 25000);
 
   test("a certificate from an authority the system does not trust is refused", async () => {

@@ -12,7 +12,9 @@ let dead: number;
 beforeAll(async () => {
   up = await startUpstream({ addr: "192.0.2.10", ttl: 300, neg: 30 });
   dead = await freePort(); // nothing listens here: a failed upstream
-  moat = await startMoat({ env: { FTLCONF_dns_upstreams: `127.0.0.1#${dead};${up.address}`, FTLCONF_dns_cache_optimizer: "3600" } });
+  moat = await startMoat({
+    env: { FTLCONF_dns_upstreams: `127.0.0.1#${dead};${up.address}`, FTLCONF_dns_cache_optimizer: "3600" },
+  });
 });
 afterAll(async () => {
   await moat?.dispose();

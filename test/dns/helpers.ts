@@ -24,20 +24,44 @@ export interface Reply {
 }
 
 export function encodeQuery(name: string, o: AskOptions = {}): Uint8Array {
-  const additionals: packet.Answer[] = o.edns === false ? [] : [{ type: "OPT", name: ".", udpPayloadSize: o.udpSize ?? 1232, flags: o.dnssecOk ? packet.DNSSEC_OK : 0 } as packet.Answer];
-  return packet.encode({ type: "query", id: Math.floor(Math.random() * 65535), flags: packet.RECURSION_DESIRED, questions: [{ type: (o.type ?? "A") as packet.RecordType, name, class: "IN" }], additionals });
+  const additionals: packet.Answer[] =
+    o.edns === false
+      ? []
+      : [
+          {
+            type: "OPT",
+            name: ".",
+            udpPayloadSize: o.udpSize ?? 1232,
+            flags: o.dnssecOk ? packet.DNSSEC_OK : 0,
+          } as packet.Answer,
+        ];
+  return packet.encode({
+    type: "query",
+    id: Math.floor(Math.random() * 65535),
+    flags: packet.RECURSION_DESIRED,
+    questions: [{ type: (o.type ?? "A") as packet.RecordType, name, class: "IN" }],
+    additionals,
+  });
 }
 
 export function decodeReply(raw: Uint8Array): Reply {
   const msg = packet.decode(Buffer.from(raw));
-  const opt = (msg.additionals ?? []).find((a) => a.type === "OPT") as { options?: Array<{ code: number; data?: Buffer }> } | undefined;
+  const opt = (msg.additionals ?? []).find((a) => a.type === "OPT") as
+    | { options?: Array<{ code: number; data?: Buffer }> }
+    | undefined;
   const edeOpt = opt?.options?.find((x) => x.code === 15);
   const ede = edeOpt?.data ? { code: edeOpt.data.readUInt16BE(0), text: edeOpt.data.subarray(2).toString() } : null;
   return { raw, msg, rcode: (msg as { rcode?: string }).rcode ?? "NOERROR", answers: msg.answers ?? [], ede };
 }
 
 /** Sends raw bytes over UDP and waits for one datagram (null on timeout). */
-export async function sendUdp(port: number, bytes: Uint8Array, from = "127.0.0.1", timeoutMs = 3000, host = "127.0.0.1"): Promise<Uint8Array | null> {
+export async function sendUdp(
+  port: number,
+  bytes: Uint8Array,
+  from = "127.0.0.1",
+  timeoutMs = 3000,
+  host = "127.0.0.1",
+): Promise<Uint8Array | null> {
   let resolve: (v: Uint8Array | null) => void = () => {};
   const p = new Promise<Uint8Array | null>((r) => (resolve = r));
   // as a stub resolver does, take only a datagram from the server's port with the query's ID:
@@ -81,7 +105,13 @@ export function tcpFrames(): (chunk: Uint8Array) => Uint8Array[] {
 }
 
 /** Sends framed messages over one TCP connection and collects `expect` answers. */
-export async function sendTcp(port: number, msgs: Uint8Array[], expect = msgs.length, timeoutMs = 5000, from?: string): Promise<Uint8Array[]> {
+export async function sendTcp(
+  port: number,
+  msgs: Uint8Array[],
+  expect = msgs.length,
+  timeoutMs = 5000,
+  from?: string,
+): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
   const frames = tcpFrames();
   let resolve: () => void = () => {};
@@ -122,7 +152,7 @@ export async function sendTcp(port: number, msgs: Uint8Array[], expect = msgs.le
 /** Asks a name and decodes the answer; throws on timeout. */
 export async function ask(port: number, name: string, o: AskOptions = {}): Promise<Reply> {
   const q = encodeQuery(name, o);
-  const raw = o.tcp ? (await sendTcp(port, [q]))[0] ?? null : await sendUdp(port, q, o.from, o.timeoutMs);
+  const raw = o.tcp ? ((await sendTcp(port, [q]))[0] ?? null) : await sendUdp(port, q, o.from, o.timeoutMs);
   if (!raw) throw new Error(`no answer for ${name}`);
   return decodeReply(raw);
 }

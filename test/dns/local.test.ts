@@ -52,7 +52,9 @@ test("dns.cnameRecords: CNAME plus the target's address", async () => {
 
 test("pi.hole, own PTR, bogus private PTR and the local domain stay local", async () => {
   expect(firstAddress(await ask(moat.dnsPort, "pi.hole"))).toBe("127.0.0.1");
-  expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "-x", "127.0.0.1", "+short"])).trim()).toBe("localhost.");
+  expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "-x", "127.0.0.1", "+short"])).trim()).toBe(
+    "localhost.",
+  );
   expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "-x", "::1", "+short"])).trim()).toBe("localhost.");
   expect((await ask(moat.dnsPort, "9.9.168.192.in-addr.arpa", { type: "PTR" })).rcode).toBe("NXDOMAIN");
   expect((await ask(moat.dnsPort, "unknown.lan")).rcode).toBe("NXDOMAIN");
@@ -85,7 +87,7 @@ test("fuzz: thousands of random and mutated packets, then correct answers", asyn
   expect((await setConfig({ dns: { rateLimit: { count: 0 } } })).status).toBe(200); // let every packet reach the resolver
   const seedQueries = ["fuzz.test", "nas.home.test", "pi.hole", "x.y.z.fuzz.test"].map((n) => encodeQuery(n));
   let rnd = 12345;
-  const rand = () => ((rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0) / 4294967296);
+  const rand = () => (rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0) / 4294967296;
   const sock = await Bun.udpSocket({ hostname: "127.0.0.20", port: 0, socket: { data() {}, error() {} } });
   const N = 20000;
   for (let i = 0; i < N; i++) {

@@ -12,18 +12,29 @@ afterAll(async () => {
   await moat?.dispose();
 });
 
-const messages = async () => ((await (await moat.api("/api/info/messages")).json()) as { messages: Array<{ type: string; plain: string }> }).messages;
+const messages = async () =>
+  ((await (await moat.api("/api/info/messages")).json()) as { messages: Array<{ type: string; plain: string }> })
+    .messages;
 
 test("no upstream: SERVFAIL with EDE 22 and its text, a log line at start, an API message until upstreams are set", async () => {
   const out = await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "+tries=1", "+time=5", "example.com", "A"]);
   expect(out).toContain("status: SERVFAIL");
   expect(out).toMatch(/EDE: 22 \(No Reachable Authority\): \(no upstream configured\)/);
   // local names still answer
-  expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "+short", "pi.hole", "A"])).trim()).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-  expect(await moat.outputWith("no upstream servers configured")).toContain("no upstream servers configured (dns.upstreams)");
-  expect((await messages()).filter((m) => m.type === "DNSMASQ_WARN" && m.plain === "no upstream servers configured")).toHaveLength(1);
+  expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "+short", "pi.hole", "A"])).trim()).toMatch(
+    /^\d+\.\d+\.\d+\.\d+$/,
+  );
+  expect(await moat.outputWith("no upstream servers configured")).toContain(
+    "no upstream servers configured (dns.upstreams)",
+  );
+  expect(
+    (await messages()).filter((m) => m.type === "DNSMASQ_WARN" && m.plain === "no upstream servers configured"),
+  ).toHaveLength(1);
 
-  const r = await moat.api("/api/config", { method: "PATCH", body: JSON.stringify({ config: { dns: { upstreams: ["127.0.0.1#9"] } } }) });
+  const r = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { dns: { upstreams: ["127.0.0.1#9"] } } }),
+  });
   expect(r.status).toBe(200);
   expect((await messages()).filter((m) => m.plain === "no upstream servers configured")).toHaveLength(0);
   // an upstream that does not answer is a plain SERVFAIL, without the no-upstream EDE

@@ -16,28 +16,55 @@ function seed(dataDir: string): void {
   db.run(`INSERT INTO client(id, ip) VALUES (1, '127.0.0.2'), (2, '127.0.0.3'), (3, '127.0.1.0/24'), (4, '127.0.1.7')`);
   db.run(`DELETE FROM client_by_group`);
   db.run(`INSERT INTO client_by_group(client_id, group_id) VALUES (1, 0), (1, 1), (3, 1), (4, 0)`);
-  db.run(`INSERT INTO adlist(id, address, enabled, type) VALUES (1, 'http://l/1', 1, 0), (2, 'http://l/2', 1, 1), (3, 'http://l/3', 0, 0), (4, 'http://l/4', 1, 0), (5, 'http://l/5', 1, 0)`);
+  db.run(
+    `INSERT INTO adlist(id, address, enabled, type) VALUES (1, 'http://l/1', 1, 0), (2, 'http://l/2', 1, 1), (3, 'http://l/3', 0, 0), (4, 'http://l/4', 1, 0), (5, 'http://l/5', 1, 0)`,
+  );
   db.run(`DELETE FROM adlist_by_group`);
   db.run(`INSERT INTO adlist_by_group(adlist_id, group_id) VALUES (1, 0), (2, 0), (3, 0), (4, 1), (5, 2)`);
   const grav = db.prepare("INSERT INTO gravity(domain, adlist_id) VALUES (?, ?)");
   for (const [d, l] of [
-    ["ads.test", 1], ["||abp.test^", 1], ["off.test", 3], ["kids.test", 4], ["disabledgroup.test", 5], ["anti.test", 1],
-    ["both-allow.test", 1], ["allowre.test", 1], ["tracker.test", 1], ["ads.test", 4], ["toggle.test", 1],
-  ] as const) grav.run(d, l);
+    ["ads.test", 1],
+    ["||abp.test^", 1],
+    ["off.test", 3],
+    ["kids.test", 4],
+    ["disabledgroup.test", 5],
+    ["anti.test", 1],
+    ["both-allow.test", 1],
+    ["allowre.test", 1],
+    ["tracker.test", 1],
+    ["ads.test", 4],
+    ["toggle.test", 1],
+  ] as const)
+    grav.run(d, l);
   const anti = db.prepare("INSERT INTO antigravity(domain, adlist_id) VALUES (?, ?)");
   for (const d of ["anti.test", "deny-and-anti.test", "@@||okabp.abp.test^"]) anti.run(d, 2);
   const dl = db.prepare("INSERT INTO domainlist(domain, type, enabled) VALUES (?, ?, ?)");
   for (const [d, t, e] of [
-    ["both-allow.test", 0, 1], ["deny.test", 1, 1], ["deny-and-anti.test", 1, 1], ["disabled-deny.test", 1, 0], ["unlinked.test", 1, 1],
-    ["^allowre\\.test$", 2, 1], ["^re[[:digit:]]+\\.test$", 3, 1], ["^typed\\.test$;querytype=AAAA", 3, 1],
-    ["^reply\\.test$;reply=NXDOMAIN", 3, 1], ["^reply-ip\\.test$;reply=10.1.2.3", 3, 1], ["^notinv\\.test$;invert;querytype=TXT", 3, 1],
-  ] as const) dl.run(d, t, e);
-  db.run(`DELETE FROM domainlist_by_group WHERE domainlist_id = (SELECT id FROM domainlist WHERE domain = 'unlinked.test')`);
+    ["both-allow.test", 0, 1],
+    ["deny.test", 1, 1],
+    ["deny-and-anti.test", 1, 1],
+    ["disabled-deny.test", 1, 0],
+    ["unlinked.test", 1, 1],
+    ["^allowre\\.test$", 2, 1],
+    ["^re[[:digit:]]+\\.test$", 3, 1],
+    ["^typed\\.test$;querytype=AAAA", 3, 1],
+    ["^reply\\.test$;reply=NXDOMAIN", 3, 1],
+    ["^reply-ip\\.test$;reply=10.1.2.3", 3, 1],
+    ["^notinv\\.test$;invert;querytype=TXT", 3, 1],
+  ] as const)
+    dl.run(d, t, e);
+  db.run(
+    `DELETE FROM domainlist_by_group WHERE domainlist_id = (SELECT id FROM domainlist WHERE domain = 'unlinked.test')`,
+  );
   const mask = db.query<{ id: number }, []>("SELECT id FROM domainlist WHERE domain = 'mask.icloud.com'").get();
   if (!mask) {
     db.run(`INSERT INTO domainlist(domain, type, enabled) VALUES ('mask.icloud.com', 0, 1)`);
-    db.run(`DELETE FROM domainlist_by_group WHERE domainlist_id = (SELECT id FROM domainlist WHERE domain = 'mask.icloud.com')`);
-    db.run(`INSERT INTO domainlist_by_group(domainlist_id, group_id) SELECT id, 1 FROM domainlist WHERE domain = 'mask.icloud.com'`);
+    db.run(
+      `DELETE FROM domainlist_by_group WHERE domainlist_id = (SELECT id FROM domainlist WHERE domain = 'mask.icloud.com')`,
+    );
+    db.run(
+      `INSERT INTO domainlist_by_group(domainlist_id, group_id) SELECT id, 1 FROM domainlist WHERE domain = 'mask.icloud.com'`,
+    );
   }
   db.close();
 }
@@ -54,7 +81,11 @@ async function setConfig(config: unknown): Promise<void> {
 
 const blocked = async (name: string, from = "127.0.0.1", type = "A") => {
   const r = await ask(moat.dnsPort, name, { from, type });
-  return firstAddress(r) === (type === "AAAA" ? "::" : "0.0.0.0") || r.rcode === "NXDOMAIN" || (r.answers.length === 0 && r.rcode === "NOERROR");
+  return (
+    firstAddress(r) === (type === "AAAA" ? "::" : "0.0.0.0") ||
+    r.rcode === "NXDOMAIN" ||
+    (r.answers.length === 0 && r.rcode === "NOERROR")
+  );
 };
 
 beforeAll(async () => {
@@ -90,7 +121,8 @@ describe("decision order", () => {
     expect(firstAddress(await ask(moat.dnsPort, "x.okabp.abp.test"))).toBe(FWD);
   });
   test("disabled list, disabled group, disabled entry and an entry without groups block nobody", async () => {
-    for (const n of ["off.test", "disabledgroup.test", "disabled-deny.test", "unlinked.test"]) expect(firstAddress(await ask(moat.dnsPort, n))).toBe(FWD);
+    for (const n of ["off.test", "disabledgroup.test", "disabled-deny.test", "unlinked.test"])
+      expect(firstAddress(await ask(moat.dnsPort, n))).toBe(FWD);
   });
   test("allow exact beats gravity; allow regex beats gravity", async () => {
     expect(firstAddress(await ask(moat.dnsPort, "both-allow.test"))).toBe(FWD);
@@ -167,7 +199,9 @@ describe("blocking modes", () => {
     expect(firstAddress(await ask(moat.dnsPort, "ads.test"))).toBe("127.0.0.1");
     r = await ask(moat.dnsPort, "ads.test", { type: "AAAA" });
     expect([r.rcode, r.answers.length]).toEqual(["NOERROR", 0]);
-    await setConfig({ dns: { blocking: { mode: "IP", edns: "CODE" }, reply: { blocking: { force4: true, IPv4: "10.9.9.9" } } } });
+    await setConfig({
+      dns: { blocking: { mode: "IP", edns: "CODE" }, reply: { blocking: { force4: true, IPv4: "10.9.9.9" } } },
+    });
     r = await ask(moat.dnsPort, "ads.test");
     expect(firstAddress(r)).toBe("10.9.9.9");
     expect(r.ede).toEqual({ code: 15, text: "" });
@@ -191,7 +225,9 @@ test("blocking switch: off with a timer lets names through, then blocks again", 
 test("reload while queries are in flight: no query lost or answered wrongly", async () => {
   const db = gravityDb(moat.dataDir);
   let stop = false;
-  let wrong = 0, lost = 0, total = 0;
+  let wrong = 0,
+    lost = 0,
+    total = 0;
   const load = (async () => {
     while (!stop) {
       const batch = await Promise.all(
@@ -215,7 +251,12 @@ test("reload while queries are in flight: no query lost or answered wrongly", as
     await reload();
     const want = k % 2 === 1;
     await until(async () => (await blocked("toggle.test")) === want, 10000, `toggle ${want}`).catch((e) => {
-      console.log(moat.output.split("\n").filter((l) => l.includes("snapshot") || l.includes("restartdns")).join("\n"));
+      console.log(
+        moat.output
+          .split("\n")
+          .filter((l) => l.includes("snapshot") || l.includes("restartdns"))
+          .join("\n"),
+      );
       throw e;
     });
   }

@@ -31,7 +31,9 @@ afterAll(async () => {
 test("upstream queries: random IDs, a changing pool of source ports, random letter case", async () => {
   const N = 600;
   for (let i = 0; i < N; i += 50) {
-    const batch = Array.from({ length: 50 }, (_, k) => ask(moat.dnsPort, `rnd-${i + k}.ports.test`, { timeoutMs: 8000 }));
+    const batch = Array.from({ length: 50 }, (_, k) =>
+      ask(moat.dnsPort, `rnd-${i + k}.ports.test`, { timeoutMs: 8000 }),
+    );
     for (const r of await Promise.all(batch)) expect(firstAddress(r)).toBe("192.0.2.55");
   }
   const qs = up.queries().filter((q) => q.name.endsWith(".ports.test") && q.proto === "udp");

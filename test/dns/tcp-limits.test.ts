@@ -11,7 +11,8 @@ import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { decodeReply, encodeQuery, sendTcp, until } from "./helpers.ts";
 
-const MAX = 64, PER_CLIENT = 8;
+const MAX = 64,
+  PER_CLIENT = 8;
 let moat: MoatProcess;
 let up: Upstream;
 
@@ -45,7 +46,9 @@ interface Conn {
 async function connect(from: string, first?: Uint8Array): Promise<Conn> {
   const c: Conn = { sock: null, closed: false, data: [] };
   c.sock = await Bun.connect({
-    hostname: "127.0.0.1", port: moat.dnsPort, ...{ localAddress: from }, // Bun binds it; its types do not list it
+    hostname: "127.0.0.1",
+    port: moat.dnsPort,
+    ...{ localAddress: from }, // Bun binds it; its types do not list it
     socket: {
       data: (_s, chunk) => void c.data.push(new Uint8Array(chunk)),
       close: () => void (c.closed = true),
@@ -121,11 +124,35 @@ test("a message trickled for longer than 10 s is cut off", async () => {
 
 test("eight 64 KiB messages sent one byte per write are answered and do not grow RSS", async () => {
   // a valid query padded to 65535 bytes with an EDNS option (a local name: too big to forward over UDP)
-  const base = packet.encode({ type: "query", id: 1, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name: "Pi.Hole", class: "IN" }],
-    additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232, options: [{ code: 65001, data: Buffer.alloc(0) }] } as unknown as packet.Answer] });
+  const base = packet.encode({
+    type: "query",
+    id: 1,
+    flags: packet.RECURSION_DESIRED,
+    questions: [{ type: "A", name: "Pi.Hole", class: "IN" }],
+    additionals: [
+      {
+        type: "OPT",
+        name: ".",
+        udpPayloadSize: 1232,
+        options: [{ code: 65001, data: Buffer.alloc(0) }],
+      } as unknown as packet.Answer,
+    ],
+  });
   const pad = 65535 - base.length;
-  const msg = packet.encode({ type: "query", id: 1, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name: "Pi.Hole", class: "IN" }],
-    additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232, options: [{ code: 65001, data: Buffer.alloc(pad) }] } as unknown as packet.Answer] });
+  const msg = packet.encode({
+    type: "query",
+    id: 1,
+    flags: packet.RECURSION_DESIRED,
+    questions: [{ type: "A", name: "Pi.Hole", class: "IN" }],
+    additionals: [
+      {
+        type: "OPT",
+        name: ".",
+        udpPayloadSize: 1232,
+        options: [{ code: 65001, data: Buffer.alloc(pad) }],
+      } as unknown as packet.Answer,
+    ],
+  });
   expect(msg.length).toBe(65535);
   const framed = new Uint8Array([0xff, 0xff, ...msg]);
   await tcpQuery("Warm.Tcp.Test");

@@ -28,19 +28,34 @@ async function perThread(): Promise<number[]> {
 const sum = (a: number[]) => a.reduce((s, n) => s + n, 0);
 
 async function burst(n: number): Promise<void> {
-  const replies = await Promise.all(Array.from({ length: n }, async (_v, i) => {
-    const id = 100 + i;
-    const raw = await sendUdp(moat.dnsPort, packet.encode({ type: "query", id, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name: "live.threads.test" }] }), "127.0.0.1", 5000);
-    expect(raw).toBeTruthy();
-    const r = decodeReply(raw!);
-    expect(r.msg.id).toBe(id);
-    return firstAddress(r);
-  }));
+  const replies = await Promise.all(
+    Array.from({ length: n }, async (_v, i) => {
+      const id = 100 + i;
+      const raw = await sendUdp(
+        moat.dnsPort,
+        packet.encode({
+          type: "query",
+          id,
+          flags: packet.RECURSION_DESIRED,
+          questions: [{ type: "A", name: "live.threads.test" }],
+        }),
+        "127.0.0.1",
+        5000,
+      );
+      expect(raw).toBeTruthy();
+      const r = decodeReply(raw!);
+      expect(r.msg.id).toBe(id);
+      return firstAddress(r);
+    }),
+  );
   expect(replies.filter((a) => a !== "10.0.0.9")).toEqual([]);
 }
 
 async function setThreads(n: number): Promise<void> {
-  const r = await moat.api("/api/config", { method: "PATCH", body: JSON.stringify({ config: { dns: { threads: n } } }) });
+  const r = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { dns: { threads: n } } }),
+  });
   expect(r.status).toBe(200);
 }
 

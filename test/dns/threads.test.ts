@@ -32,23 +32,33 @@ let nextId = 0x2222;
 /** One query from a fresh source port; the answer must carry its ID and question (letter case too). */
 async function askFresh(name: string, type = "A", port = moat.dnsPort): Promise<Reply> {
   const id = (nextId = (nextId * 7 + 13) & 0xffff);
-  const bytes = packet.encode({ type: "query", id, flags: packet.RECURSION_DESIRED, questions: [{ type: type as packet.RecordType, name, class: "IN" }] });
+  const bytes = packet.encode({
+    type: "query",
+    id,
+    flags: packet.RECURSION_DESIRED,
+    questions: [{ type: type as packet.RecordType, name, class: "IN" }],
+  });
   const raw = await sendUdp(port, bytes, "127.0.0.1", 5000);
   expect(raw).toBeTruthy();
   const r = decodeReply(raw!);
-  expect({ id: r.msg.id, questions: r.msg.questions }).toEqual({ id, questions: [{ name, type, class: "IN" }] } as never);
+  expect({ id: r.msg.id, questions: r.msg.questions }).toEqual({
+    id,
+    questions: [{ name, type, class: "IN" }],
+  } as never);
   return r;
 }
 
 /** `n` queries at once, each from its own source port. */
-const many = (n: number, name: (i: number) => string) => Promise.all(Array.from({ length: n }, (_v, i) => askFresh(name(i))));
+const many = (n: number, name: (i: number) => string) =>
+  Promise.all(Array.from({ length: n }, (_v, i) => askFresh(name(i))));
 
 async function perThread(): Promise<number[]> {
   const r = await moat.api("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } });
   expect(r.status).toBe(200);
   const text = await r.text();
   const out: number[] = [];
-  for (const m of text.matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm)) out[Number(m[1])] = Number(m[2]);
+  for (const m of text.matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm))
+    out[Number(m[1])] = Number(m[2]);
   return out;
 }
 const sum = (a: number[]) => a.reduce((s, n) => s + n, 0);
@@ -63,7 +73,9 @@ test("both threads answer, every answer is the client's, and the statistics coun
   const before = sum(await perThread());
   const total0 = (await json("/api/stats/summary")).queries.total as number;
   const N = 120;
-  const replies = await many(N, (i) => (i % 3 === 0 ? "Nas.Threads.Test" : i % 3 === 1 ? `Fwd-${i}.Threads.Test` : "CACHED.threads.test"));
+  const replies = await many(N, (i) =>
+    i % 3 === 0 ? "Nas.Threads.Test" : i % 3 === 1 ? `Fwd-${i}.Threads.Test` : "CACHED.threads.test",
+  );
   for (const [i, r] of replies.entries()) expect(firstAddress(r)).toBe(i % 3 === 0 ? "10.0.0.7" : "192.0.2.55");
   // the other thread's counters and records reach the main thread a moment after its answers
   await until(async () => sum(await perThread()) - before >= N, 10_000, "every answer counted");
@@ -81,7 +93,10 @@ test("both threads answer, every answer is the client's, and the statistics coun
 test("a name blocked through the API is blocked by every thread when the API answers", async () => {
   // cached in both threads first: the block must win over the cache
   await many(40, () => "soon-blocked.threads.test");
-  const r = await moat.api("/api/domains/deny/exact", { method: "POST", body: JSON.stringify({ domain: "soon-blocked.threads.test" }) });
+  const r = await moat.api("/api/domains/deny/exact", {
+    method: "POST",
+    body: JSON.stringify({ domain: "soon-blocked.threads.test" }),
+  });
   expect(r.status).toBe(201);
   const before = await perThread();
   const replies = await many(60, () => "soon-blocked.threads.test");
@@ -100,13 +115,26 @@ test("blocking disabled through the API is off in every thread, and on again whe
   await until(async () => sum(await perThread()) - sum(before) >= 60, 10_000, "counted");
   expect((await perThread()).every((n, i) => n > before[i]!)).toBe(true);
   await json("/api/dns/blocking", { method: "POST", body: JSON.stringify({ blocking: true }) });
-  expect((await many(40, () => "soon-blocked.threads.test")).map(firstAddress).filter((a) => a !== "0.0.0.0")).toEqual([]);
+  expect((await many(40, () => "soon-blocked.threads.test")).map(firstAddress).filter((a) => a !== "0.0.0.0")).toEqual(
+    [],
+  );
 }, 30_000);
 
 test("names from block lists (hosts and ABP) after a gravity run are blocked by every thread", async () => {
-  const lists = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("0.0.0.0 listed.threads.test\n||abp.threads.test^\n") });
+  const lists = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response("0.0.0.0 listed.threads.test\n||abp.threads.test^\n"),
+  });
   try {
-    expect((await moat.api("/api/lists?type=block", { method: "POST", body: JSON.stringify({ address: `http://127.0.0.1:${lists.port}/l.txt` }) })).status).toBe(201);
+    expect(
+      (
+        await moat.api("/api/lists?type=block", {
+          method: "POST",
+          body: JSON.stringify({ address: `http://127.0.0.1:${lists.port}/l.txt` }),
+        })
+      ).status,
+    ).toBe(201);
     expect(await (await moat.api("/api/action/gravity", { method: "POST" })).text()).toContain("Done");
   } finally {
     lists.stop(true);
@@ -158,7 +186,13 @@ test("a port change moves every thread to the new port; the old one is closed", 
   const port = await freePort();
   const r = await moat.api("/api/config", { method: "PATCH", body: JSON.stringify({ config: { dns: { port } } }) });
   expect(r.status).toBe(200);
-  const probe = () => packet.encode({ type: "query", id: 7, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name: "nas.threads.test" }] });
+  const probe = () =>
+    packet.encode({
+      type: "query",
+      id: 7,
+      flags: packet.RECURSION_DESIRED,
+      questions: [{ type: "A", name: "nas.threads.test" }],
+    });
   // the API answers once every thread listens on the new port (the new threads count from zero)
   const before = await perThread();
   const replies = await Promise.all(Array.from({ length: 60 }, () => askFresh("nas.threads.test", "A", port)));

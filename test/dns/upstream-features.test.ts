@@ -41,7 +41,9 @@ async function setConfig(config: unknown): Promise<void> {
 async function logged(domain: string): Promise<{ status: string; client: { ip: string }; upstream: string | null }> {
   const r = await moat.api(`/api/queries?domain=${encodeURIComponent(domain)}&length=1`);
   expect(r.status).toBe(200);
-  const rows = ((await r.json()) as { queries: Array<{ status: string; client: { ip: string }; upstream: string | null }> }).queries;
+  const rows = (
+    (await r.json()) as { queries: Array<{ status: string; client: { ip: string }; upstream: string | null }> }
+  ).queries;
   expect(rows.length).toBe(1);
   return rows[0]!;
 }
@@ -79,14 +81,26 @@ test("conditional forwarding: the local domain and the network's PTRs go to the 
   expect(firstAddress(await ask(moat.dnsPort, "host.off.example"))).toBe("192.0.2.40");
   expect(router.count("7.56.168.192.in-addr.arpa") + router.count("host.off.example")).toBe(0);
   expect(firstAddress(await ask(moat.dnsPort, "elsewhere.example"))).toBe("192.0.2.40");
-  const ups = (await (await moat.api("/api/stats/upstreams")).json()) as { upstreams: Array<{ port: number; count: number }> };
+  const ups = (await (await moat.api("/api/stats/upstreams")).json()) as {
+    upstreams: Array<{ port: number; count: number }>;
+  };
   expect(ups.upstreams.find((u) => u.port === router.port)?.count).toBeGreaterThanOrEqual(2);
 });
 
 function queryWithEcs(name: string, ip: string, prefix: number): Uint8Array {
   return packet.encode({
-    type: "query", id: 4242, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name, class: "IN" }],
-    additionals: [{ type: "OPT", name: ".", udpPayloadSize: 1232, options: [{ code: "CLIENT_SUBNET", ip, sourcePrefixLength: prefix, scopePrefixLength: 0 }] } as unknown as packet.Answer],
+    type: "query",
+    id: 4242,
+    flags: packet.RECURSION_DESIRED,
+    questions: [{ type: "A", name, class: "IN" }],
+    additionals: [
+      {
+        type: "OPT",
+        name: ".",
+        udpPayloadSize: 1232,
+        options: [{ code: "CLIENT_SUBNET", ip, sourcePrefixLength: prefix, scopePrefixLength: 0 }],
+      } as unknown as packet.Answer,
+    ],
   });
 }
 
@@ -106,7 +120,19 @@ test("EDNS0ECS: from a trusted sender a /32 client subnet is the client; a wider
 });
 
 test("listening modes and the port change live: BIND on lo answers on its addresses only; a new port takes over", async () => {
-  const probe = (host: string, port = moat.dnsPort) => sendUdp(port, packet.encode({ type: "query", id: 7, flags: packet.RECURSION_DESIRED, questions: [{ type: "A", name: "mode.test", class: "IN" }] }), "127.0.0.1", 700, host);
+  const probe = (host: string, port = moat.dnsPort) =>
+    sendUdp(
+      port,
+      packet.encode({
+        type: "query",
+        id: 7,
+        flags: packet.RECURSION_DESIRED,
+        questions: [{ type: "A", name: "mode.test", class: "IN" }],
+      }),
+      "127.0.0.1",
+      700,
+      host,
+    );
   expect(await probe("127.0.0.2")).not.toBeNull(); // the wildcard socket covers every loopback address
   await setConfig({ dns: { listeningMode: "BIND", interface: "lo" } });
   await until(async () => (await probe("127.0.0.2")) === null, 10000, "127.0.0.2 to stop answering");
@@ -124,7 +150,16 @@ test("listening modes and the port change live: BIND on lo answers on its addres
 test("TCP: a connection that stays idle is closed by the server", async () => {
   let closed = false;
   const opened = Date.now();
-  await Bun.connect({ hostname: "127.0.0.1", port: moat.dnsPort, socket: { data() {}, close() { closed = true; } } });
+  await Bun.connect({
+    hostname: "127.0.0.1",
+    port: moat.dnsPort,
+    socket: {
+      data() {},
+      close() {
+        closed = true;
+      },
+    },
+  });
   await until(async () => closed, 30_000, "the idle TCP connection to be closed");
   // not before the idle timeout (10 s): an active client is never cut off early
   expect(Date.now() - opened).toBeGreaterThanOrEqual(9_000);

@@ -23,22 +23,45 @@ test("Redis killed: every node answers with what it has, changes wait, and all c
   // the others keep their last configuration and keep answering
   expect(await dig(n1, "before.fault.test")).toBe("0.0.0.0");
   expect(await dig(n3, "during.fault.test")).toBe(FWD);
-  await until(async () => {
-    const f = await fleetView(n2);
-    return !f.connected && f.kinds.lists.pending === true && f.error !== null;
-  }, 8000, "n2 reports its change as pending and the store as away");
+  await until(
+    async () => {
+      const f = await fleetView(n2);
+      return !f.connected && f.kinds.lists.pending === true && f.error !== null;
+    },
+    8000,
+    "n2 reports its change as pending and the store as away",
+  );
   // and says so where administrators look
-  const fleetMessages = async (n: MoatProcess) => ((await call(n, "GET", "/api/info/messages")).json.messages as Array<{ type: string; plain: string }>).filter((m) => m.type === "FLEET");
-  await until(async () => (await fleetMessages(n2)).some((m) => /cannot reach the fleet's Redis.*its own changes wait/.test(m.plain)), 10000, "a FLEET message on n2");
+  const fleetMessages = async (n: MoatProcess) =>
+    ((await call(n, "GET", "/api/info/messages")).json.messages as Array<{ type: string; plain: string }>).filter(
+      (m) => m.type === "FLEET",
+    );
+  await until(
+    async () =>
+      (await fleetMessages(n2)).some((m) => /cannot reach the fleet's Redis.*its own changes wait/.test(m.plain)),
+    10000,
+    "a FLEET message on n2",
+  );
   // Redis comes back empty (no persistence): the nodes give it their state again
   await fleet.redis.start();
-  await Promise.all([untilDig(n1, "during.fault.test", "0.0.0.0", 15000), untilDig(n3, "during.fault.test", "0.0.0.0", 15000)]);
+  await Promise.all([
+    untilDig(n1, "during.fault.test", "0.0.0.0", 15000),
+    untilDig(n3, "during.fault.test", "0.0.0.0", 15000),
+  ]);
   expect(await dig(n3, "before.fault.test")).toBe("0.0.0.0");
   await until(async () => (await fleetMessages(n2)).length === 0, 8000, "the FLEET message taken back");
-  await until(async () => {
-    const f = await fleetView(n1);
-    return f.connected && f.nodes.length === 3 && f.nodes.every((x: any) => x.healthy && x.lag === 0 && x.pending.length === 0);
-  }, 15000, "three healthy nodes in step");
+  await until(
+    async () => {
+      const f = await fleetView(n1);
+      return (
+        f.connected &&
+        f.nodes.length === 3 &&
+        f.nodes.every((x: any) => x.healthy && x.lag === 0 && x.pending.length === 0)
+      );
+    },
+    15000,
+    "three healthy nodes in step",
+  );
 });
 
 test("a node killed with kill -9 before it could publish its change publishes it when it comes back", async () => {
@@ -61,9 +84,17 @@ test("a node away while the others change things catches up when it returns", as
   expect((await call(n1, "POST", "/api/domains/deny/exact", { domain: "away.fault.test" })).status).toBe(201);
   expect((await call(n1, "POST", "/api/dns/blocking", { blocking: false })).status).toBe(200);
   // a node that stops says so; GET /api/fleet shows it down at once
-  await until(async () => (await fleetView(n1)).nodes.some((x: any) => x.node === "n2" && !x.healthy), 8000, "n2 reported down");
+  await until(
+    async () => (await fleetView(n1)).nodes.some((x: any) => x.node === "n2" && !x.healthy),
+    8000,
+    "n2 reported down",
+  );
   await n2.start();
-  await until(async () => (await call(n2, "GET", "/api/dns/blocking")).json.blocking === false, 10000, "blocking off on n2");
+  await until(
+    async () => (await call(n2, "GET", "/api/dns/blocking")).json.blocking === false,
+    10000,
+    "blocking off on n2",
+  );
   expect((await call(n1, "POST", "/api/dns/blocking", { blocking: true })).status).toBe(200);
   // blocking back on and the rebuilt snapshot both reach n2 on their own; a loaded machine needed more than 8 s once
   await untilDig(n2, "away.fault.test", "0.0.0.0", 15000);

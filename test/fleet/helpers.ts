@@ -17,7 +17,13 @@ function fleetToml(opts: { redis: string; node: string; upstream: string; postgr
 ${opts.postgres ? `  postgres = "${opts.postgres}"\n` : ""}${opts.extra ?? ""}`;
 }
 
-async function startNode(opts: { redis: string; node: string; upstream: string; postgres?: string; dataDir?: string }): Promise<MoatProcess> {
+async function startNode(opts: {
+  redis: string;
+  node: string;
+  upstream: string;
+  postgres?: string;
+  dataDir?: string;
+}): Promise<MoatProcess> {
   // a free port can be taken by another process between the check and the start: one more try
   for (let attempt = 0; ; attempt++) {
     try {
@@ -29,7 +35,10 @@ async function startNode(opts: { redis: string; node: string; upstream: string; 
 }
 
 /** Starts the named nodes; on failure stops those that started, so no process outlives the test. */
-export async function startNodes(names: string[], opts: { redis: string; upstream: string; postgres?: string }): Promise<MoatProcess[]> {
+export async function startNodes(
+  names: string[],
+  opts: { redis: string; upstream: string; postgres?: string },
+): Promise<MoatProcess[]> {
   const started = await Promise.allSettled(names.map((node) => startNode({ ...opts, node })));
   const ok = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const failed = started.find((r) => r.status === "rejected");
@@ -69,7 +78,11 @@ export async function dig(node: MoatProcess, name: string): Promise<string> {
 export async function untilDig(node: MoatProcess, name: string, addr: string, timeoutMs = 8000): Promise<void> {
   let last = "";
   try {
-    await until(async () => (last = await dig(node, name)) === addr, timeoutMs, `${name} -> ${addr} on port ${node.dnsPort}`);
+    await until(
+      async () => (last = await dig(node, name)) === addr,
+      timeoutMs,
+      `${name} -> ${addr} on port ${node.dnsPort}`,
+    );
   } catch (e) {
     throw new Error(`${(e as Error).message} (last answer ${JSON.stringify(last)})`);
   }

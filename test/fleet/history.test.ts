@@ -29,14 +29,25 @@ afterAll(async () => {
 const domainsOf = (r: { json: any }) => (r.json.queries as Array<{ domain: string }>).map((q) => q.domain);
 
 test("queries of every node reach one history; node= narrows it; node=local is the node's own", async () => {
-  for (const [i, n] of nodes.entries()) for (let k = 0; k < 3; k++) expect(await dig(n, `q${k}.${NAMES[i]}.hist.test`)).toBe(FWD);
-  await until(async () => domainsOf(await call(nodes[0]!, "GET", "/api/queries?domain=*.hist.test&length=100")).length === 9, 10000, "nine queries in the fleet log");
+  for (const [i, n] of nodes.entries())
+    for (let k = 0; k < 3; k++) expect(await dig(n, `q${k}.${NAMES[i]}.hist.test`)).toBe(FWD);
+  await until(
+    async () => domainsOf(await call(nodes[0]!, "GET", "/api/queries?domain=*.hist.test&length=100")).length === 9,
+    10000,
+    "nine queries in the fleet log",
+  );
   const all = await call(nodes[1]!, "GET", "/api/queries?domain=*.hist.test&length=100");
   expect(all.status).toBe(200);
   expect(all.json.recordsFiltered).toBe(9);
   expect(domainsOf(all).sort()).toEqual(NAMES.flatMap((n) => [0, 1, 2].map((k) => `q${k}.${n}.hist.test`)).sort());
   const q = all.json.queries[0];
-  expect(q).toMatchObject({ type: "A", status: "FORWARDED", client: { ip: "127.0.0.1" }, reply: { type: "IP" }, upstream: up.address });
+  expect(q).toMatchObject({
+    type: "A",
+    status: "FORWARDED",
+    client: { ip: "127.0.0.1" },
+    reply: { type: "IP" },
+    upstream: up.address,
+  });
   const one = await call(nodes[0]!, "GET", "/api/queries?domain=*.hist.test&node=n3");
   expect(domainsOf(one).sort()).toEqual(["q0.n3.hist.test", "q1.n3.hist.test", "q2.n3.hist.test"]);
   // paging: two at a time, newest first, by cursor
@@ -75,8 +86,12 @@ test("PostgreSQL killed: DNS answers, the API says so, and the queries arrive on
   expect(r.json.error.key).toBe("fleet_unavailable");
   expect((await call(n3, "GET", "/api/queries?domain=down*.hist.test&node=local")).json.queries.length).toBe(3);
   await pg.start();
-  await until(async () => {
-    const x = await call(n1, "GET", "/api/queries?domain=down*.hist.test");
-    return x.status === 200 && x.json.queries.length === 3;
-  }, 15000, "the queries asked while PostgreSQL was down");
+  await until(
+    async () => {
+      const x = await call(n1, "GET", "/api/queries?domain=down*.hist.test");
+      return x.status === 200 && x.json.queries.length === 3;
+    },
+    15000,
+    "the queries asked while PostgreSQL was down",
+  );
 });

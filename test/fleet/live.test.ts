@@ -48,7 +48,8 @@ test("blocking off with a timer on one node: off on all, and back on everywhere 
   expect(b.timer).toBeGreaterThan(0);
   expect(b.timer).toBeLessThanOrEqual(4);
   await Promise.all(nodes.map((n) => untilDig(n, "pause.fleet.test", "0.0.0.0", 10000)));
-  for (const n of nodes) expect((await call(n, "GET", "/api/dns/blocking")).json).toMatchObject({ blocking: true, timer: null });
+  for (const n of nodes)
+    expect((await call(n, "GET", "/api/dns/blocking")).json).toMatchObject({ blocking: true, timer: null });
   // a plain switch without a timer, and back
   expect((await call(n3, "POST", "/api/dns/blocking", { blocking: false })).status).toBe(200);
   await untilDig(n1, "pause.fleet.test", FWD);
@@ -78,7 +79,10 @@ test("gravity once: one node downloads, the others take its result and block wit
   expect(await dig(n1, "listed.fleet.test")).toBe("0.0.0.0");
   await Promise.all([untilDig(n2, "tracker.fleet.test", "0.0.0.0"), untilDig(n3, "listed.fleet.test", "0.0.0.0")]);
   expect(listHits).toBe(1);
-  for (const n of [n2, n3]) expect(await n.outputWith(/gravity version \d+ from n1 taken/)).toMatch(/gravity version \d+ from n1 taken \(2 rows, nothing downloaded\)/);
+  for (const n of [n2, n3])
+    expect(await n.outputWith(/gravity version \d+ from n1 taken/)).toMatch(
+      /gravity version \d+ from n1 taken \(2 rows, nothing downloaded\)/,
+    );
   // the rows, their rowids and the run's token came with the snapshot file: it is used as it is
   for (const n of [n2, n3]) {
     const info = {} as BuildInfo;

@@ -36,7 +36,7 @@ const NASTY = [
   "%zz",
   "%ff%fe",
   "'; DROP TABLE domainlist; --",
-  "\" OR 1=1 --",
+  '" OR 1=1 --',
   "${jndi:ldap://x}",
   "<script>alert(1)</script>",
   "\\",
@@ -88,13 +88,48 @@ function anyValue(r: Rng, depth = 0): unknown {
 
 /** Member names the routes read, so that wrong types reach the handlers' own checks. */
 const FIELD_NAMES = [
-  "domain", "comment", "groups", "enabled", "type", "kind", "name", "description", "client", "address",
-  "password", "totp", "sid", "blocking", "timer", "config", "item", "items", "id", "ip", "hwaddr",
-  "__proto__", "constructor", "", "😀",
+  "domain",
+  "comment",
+  "groups",
+  "enabled",
+  "type",
+  "kind",
+  "name",
+  "description",
+  "client",
+  "address",
+  "password",
+  "totp",
+  "sid",
+  "blocking",
+  "timer",
+  "config",
+  "item",
+  "items",
+  "id",
+  "ip",
+  "hwaddr",
+  "__proto__",
+  "constructor",
+  "",
+  "😀",
 ];
 
 /** Config changes limited to keys that cannot take the server away from the fuzzer (ports, password, paths). */
-const SAFE_CONFIG_PATHS = ["dns.upstreams", "dns.hosts", "dns.cnameRecords", "dns.domain.name", "dns.blockTTL", "dns.cache.size", "misc.nice", "dns.revServers", "dns.blocking.mode", "webserver.api.maxHistory", "dhcp.start", "ntp.ipv4.address"];
+const SAFE_CONFIG_PATHS = [
+  "dns.upstreams",
+  "dns.hosts",
+  "dns.cnameRecords",
+  "dns.domain.name",
+  "dns.blockTTL",
+  "dns.cache.size",
+  "misc.nice",
+  "dns.revServers",
+  "dns.blocking.mode",
+  "webserver.api.maxHistory",
+  "dhcp.start",
+  "ntp.ipv4.address",
+];
 export const SAFE_CONFIG_ELEMENTS = SAFE_CONFIG_PATHS.map((p) => p.replace(/\./g, "/"));
 
 export function body(r: Rng): { text: string | Uint8Array | null; label: string } {
@@ -111,11 +146,28 @@ export function body(r: Rng): { text: string | Uint8Array | null; label: string 
     // broken JSON: cut, doubled, stray bytes
     const good = JSON.stringify(anyValue(r));
     const cut = good.slice(0, int(r, good.length + 1));
-    return { text: pick(r, [cut, `${good}${good}`, `${good},`, `{${cut}`, "{'a':1}", "{\"a\":01}", "{\"a\":1,}", "\u0000", "sid=", "sid=%zz"]), label: "bad-json" };
+    return {
+      text: pick(r, [
+        cut,
+        `${good}${good}`,
+        `${good},`,
+        `{${cut}`,
+        "{'a':1}",
+        '{"a":01}',
+        '{"a":1,}',
+        "\u0000",
+        "sid=",
+        "sid=%zz",
+      ]),
+      label: "bad-json",
+    };
   }
   if (roll < 0.7) {
     const depth = 1 + int(r, 40_000);
-    return { text: r() < 0.5 ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth), label: `deep-${depth}` };
+    return {
+      text: r() < 0.5 ? "[".repeat(depth) + "]".repeat(depth) : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`,
+      label: `deep-${depth}`,
+    };
   }
   if (roll < 0.77) {
     const size = pick(r, [64 * 1024 - 10, 64 * 1024 + 1, 200_000, 1_000_000]);
@@ -126,8 +178,15 @@ export function body(r: Rng): { text: string | Uint8Array | null; label: string 
     for (let i = 0; i < bytes.length; i++) bytes[i] = int(r, 256);
     return { text: bytes, label: "binary" };
   }
-  if (roll < 0.92) return { text: JSON.stringify({ [pick(r, FIELD_NAMES)]: nastyString(r), domain: nastyString(r), comment: nastyString(r) }), label: "unicode" };
-  return { text: `--x\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n${nastyString(r)}\r\n--x--\r\n`, label: "multipart" };
+  if (roll < 0.92)
+    return {
+      text: JSON.stringify({ [pick(r, FIELD_NAMES)]: nastyString(r), domain: nastyString(r), comment: nastyString(r) }),
+      label: "unicode",
+    };
+  return {
+    text: `--x\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\n${nastyString(r)}\r\n--x--\r\n`,
+    label: "multipart",
+  };
 }
 
 export function pathValue(r: Rng): string {
@@ -135,15 +194,56 @@ export function pathValue(r: Rng): string {
   if (roll < 0.5) return pct(nastyString(r));
   if (roll < 0.6) return pick(r, ["%", "%zz", "%00", "%2F", "..", ".", "%2e%2e", "a%2Fb", "%ff"]);
   if (roll < 0.7) return "x".repeat(pick(r, [256, 2000, 8000]));
-  return pick(r, ["allow", "deny", "exact", "regex", "block", "0", "1", "-1", "99999999999", "example.com", "127.0.0.1", "Default", "abc"]);
+  return pick(r, [
+    "allow",
+    "deny",
+    "exact",
+    "regex",
+    "block",
+    "0",
+    "1",
+    "-1",
+    "99999999999",
+    "example.com",
+    "127.0.0.1",
+    "Default",
+    "abc",
+  ]);
 }
 
 export function query(r: Rng): string {
   if (r() < 0.5) return "";
-  const keys = ["length", "start", "from", "until", "cursor", "draw", "domain", "client", "type", "upstream", "blocked", "full", "detailed", "count", "n", "sid", "color", "disk", "nextID", "terms", "partial", "N", "debug"];
+  const keys = [
+    "length",
+    "start",
+    "from",
+    "until",
+    "cursor",
+    "draw",
+    "domain",
+    "client",
+    "type",
+    "upstream",
+    "blocked",
+    "full",
+    "detailed",
+    "count",
+    "n",
+    "sid",
+    "color",
+    "disk",
+    "nextID",
+    "terms",
+    "partial",
+    "N",
+    "debug",
+  ];
   const parts: string[] = [];
   for (let i = 1 + int(r, 4); i > 0; i--) {
-    const v = r() < 0.5 ? pick(r, ["-1", "0", "1", "abc", "true", "1e309", "99999999999999999999", "", "%", "%zz", "1,2"]) : pct(nastyString(r));
+    const v =
+      r() < 0.5
+        ? pick(r, ["-1", "0", "1", "abc", "true", "1e309", "99999999999999999999", "", "%", "%zz", "1,2"])
+        : pct(nastyString(r));
     parts.push(`${pick(r, keys)}=${v}`);
   }
   return `?${parts.join("&")}`;
@@ -158,10 +258,20 @@ export function headers(r: Rng, sid: string, csrf: string): Record<string, strin
   else if (auth < 0.85) h.cookie = pick(r, ["sid", "sid=", ";;;", "sid=deleted", `a=b; sid=${sid}; sid=x`, "=;=;="]);
   const ct = r();
   if (ct < 0.3) h["content-type"] = "application/json";
-  else if (ct < 0.4) h["content-type"] = pick(r, ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", "multipart/form-data; boundary=x", "multipart/form-data; boundary=", "application/json; charset=latin1", "*/*", "\u00ff"]);
+  else if (ct < 0.4)
+    h["content-type"] = pick(r, [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data",
+      "multipart/form-data; boundary=x",
+      "multipart/form-data; boundary=",
+      "application/json; charset=latin1",
+      "*/*",
+      "\u00ff",
+    ]);
   if (r() < 0.1) h.accept = pick(r, ["*/*", "text/html", "application/xml", ""]);
   if (r() < 0.05) h["accept-encoding"] = pick(r, ["gzip", "br", "identity;q=0", "x".repeat(3000)]);
-  if (r() < 0.05) h["if-none-match"] = pick(r, ["*", "\"x\"", ""]);
+  if (r() < 0.05) h["if-none-match"] = pick(r, ["*", '"x"', ""]);
   if (r() < 0.05) h["x-forwarded-for"] = pick(r, ["1.2.3.4", "::1", "garbage", ""]);
   if (r() < 0.05) h.range = "bytes=0-10";
   if (r() < 0.05) h.expect = "100-continue";

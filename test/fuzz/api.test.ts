@@ -60,12 +60,21 @@ async function loginNow(): Promise<void> {
 
 beforeAll(async () => {
   // no login rate limit: the fuzzer's wrong passwords would keep its own logins out (test/api/login-attacks.test.ts checks the limit)
-  m = await startMoat({ configToml: `[webserver.api]\npassword = "${PASSWORD}"\nmax_sessions = 64\nloginRateLimit = 0\n` });
+  m = await startMoat({
+    configToml: `[webserver.api]\npassword = "${PASSWORD}"\nmax_sessions = 64\nloginRateLimit = 0\n`,
+  });
   await login();
-  const table = (await (await m.api("/api/endpoints", { headers: { sid: session.sid } })).json()) as { endpoints: Record<string, Array<{ uri: string; parameters: string }>> };
-  for (const [method, list] of Object.entries(table.endpoints)) for (const e of list) operations.push({ method: method.toUpperCase(), template: e.uri + e.parameters });
+  const table = (await (await m.api("/api/endpoints", { headers: { sid: session.sid } })).json()) as {
+    endpoints: Record<string, Array<{ uri: string; parameters: string }>>;
+  };
+  for (const [method, list] of Object.entries(table.endpoints))
+    for (const e of list) operations.push({ method: method.toUpperCase(), template: e.uri + e.parameters });
   // Moat's own spellings beside Pi-hole's table
-  operations.push({ method: "PATCH", template: "/api/config/{element}" }, { method: "GET", template: "/api/docs/json" }, { method: "GET", template: "/metrics" });
+  operations.push(
+    { method: "PATCH", template: "/api/config/{element}" },
+    { method: "GET", template: "/api/docs/json" },
+    { method: "GET", template: "/metrics" },
+  );
   operations = operations.filter((o) => !SKIP.has(`${o.method} ${o.template}`));
 });
 afterAll(async () => {
@@ -85,7 +94,12 @@ interface Outcome {
   problem: string | null;
 }
 
-async function checkReply(key: string, status: number, h: Headers | Map<string, string>, text: string): Promise<string | null> {
+async function checkReply(
+  key: string,
+  status: number,
+  h: Headers | Map<string, string>,
+  text: string,
+): Promise<string | null> {
   if (status >= 500 || status < 100) return `status ${status}: ${text.slice(0, 200)}`;
   if (h.get("x-content-type-options") !== "nosniff") return `no security headers (status ${status})`;
   if (status === 204 || status === 304 || (status >= 300 && status < 400)) return null;
@@ -95,7 +109,8 @@ async function checkReply(key: string, status: number, h: Headers | Map<string, 
   const type = h.get("content-type") ?? "";
   const nonJson = NON_JSON.find(([route]) => route.test(key));
   if (nonJson && status < 400) return nonJson[1].test(type) ? null : `content-type ${type}`;
-  if (!type.startsWith("application/json")) return `content-type ${type || "(none)"} for status ${status}: ${text.slice(0, 120)}`;
+  if (!type.startsWith("application/json"))
+    return `content-type ${type || "(none)"} for status ${status}: ${text.slice(0, 120)}`;
   let j: Record<string, any>;
   try {
     j = JSON.parse(text);
@@ -106,7 +121,8 @@ async function checkReply(key: string, status: number, h: Headers | Map<string, 
   if (status >= 400) {
     // Pi-hole's login and session replies carry a session object instead (compat answers)
     if (j.session && typeof j.session === "object") return null;
-    if (typeof j.error?.key !== "string" || typeof j.error?.message !== "string" || !("hint" in j.error)) return `error reply without the envelope: ${text.slice(0, 160)}`;
+    if (typeof j.error?.key !== "string" || typeof j.error?.message !== "string" || !("hint" in j.error))
+      return `error reply without the envelope: ${text.slice(0, 160)}`;
   }
   if (!key.startsWith("GET /metrics") && typeof j.took !== "number") return "no took";
   return null;
@@ -126,7 +142,18 @@ async function one(r: Rng): Promise<Outcome> {
   if (roll < 0.06) {
     // raw: header lines and methods no client library sends
     // (every request here is complete: a server may rightly wait for a body that was announced and not sent)
-    const extra = pick(r, ["Host: ", "Host: \u00e4", `X-Long: ${"v".repeat(20_000)}`, "Content-Length: abc", "Content-Length: 1, 2", "Transfer-Encoding: gzip", "Bad Header: x", ":", "X-Null: a\u0000b", "Content-Type: application/json"]);
+    const extra = pick(r, [
+      "Host: ",
+      "Host: \u00e4",
+      `X-Long: ${"v".repeat(20_000)}`,
+      "Content-Length: abc",
+      "Content-Length: 1, 2",
+      "Transfer-Encoding: gzip",
+      "Bad Header: x",
+      ":",
+      "X-Null: a\u0000b",
+      "Content-Type: application/json",
+    ]);
     const payload = typeof b.text === "string" && r() < 0.5 ? b.text.slice(0, 2000) : "";
     const length = payload ? `Content-Length: ${Buffer.byteLength(payload)}\r\n` : "";
     const verb = pick(r, [method, "FOO", "G E T", "get", "M-SEARCH", "CONNECT"]);
@@ -143,7 +170,11 @@ async function one(r: Rng): Promise<Outcome> {
   try {
     if (!["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].includes(method)) {
       // fetch turns unknown methods into GET; these go raw
-      const rep = await rawHttp(m.httpPort, `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 10_000);
+      const rep = await rawHttp(
+        m.httpPort,
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+        10_000,
+      );
       return { what, problem: await checkReply(key, rep.status, rep.headers, rep.body) };
     }
     let res: Response;
@@ -151,7 +182,12 @@ async function one(r: Rng): Promise<Outcome> {
       res = await getWithBody(m.base + path, b.text, h);
     } else {
       const bodyAllowed = method !== "GET" && method !== "HEAD";
-      res = await m.api(path, { method, headers: h, body: bodyAllowed ? b.text : null, signal: AbortSignal.timeout(20_000) });
+      res = await m.api(path, {
+        method,
+        headers: h,
+        body: bodyAllowed ? b.text : null,
+        signal: AbortSignal.timeout(20_000),
+      });
     }
     const text = method === "HEAD" ? "" : await res.text();
     if (method === "HEAD") return { what, problem: res.status >= 500 ? `status ${res.status}` : null };
@@ -167,29 +203,35 @@ async function one(r: Rng): Promise<Outcome> {
   }
 }
 
-test(`API fuzz (seed ${SEED}, ${LONG ? "long" : "CI"} run): every answer is the envelope, never 5xx`, async () => {
-  const rssBefore = rssMiB();
-  const deadline = Date.now() + SECONDS * 1000;
-  let sent = 0;
-  const problems: string[] = [];
-  const worker = async (w: number) => {
-    const r = rng(SEED + w * 7919);
-    while (Date.now() < deadline && sent < MAX_REQUESTS && problems.length < 30) {
-      sent++;
-      const o = await one(r);
-      if (o.problem) problems.push(`${o.what}: ${o.problem}`);
-      if (m.proc!.exitCode !== null) {
-        problems.push(`server exited with ${m.proc!.exitCode}`);
-        return;
+test(
+  `API fuzz (seed ${SEED}, ${LONG ? "long" : "CI"} run): every answer is the envelope, never 5xx`,
+  async () => {
+    const rssBefore = rssMiB();
+    const deadline = Date.now() + SECONDS * 1000;
+    let sent = 0;
+    const problems: string[] = [];
+    const worker = async (w: number) => {
+      const r = rng(SEED + w * 7919);
+      while (Date.now() < deadline && sent < MAX_REQUESTS && problems.length < 30) {
+        sent++;
+        const o = await one(r);
+        if (o.problem) problems.push(`${o.what}: ${o.problem}`);
+        if (m.proc!.exitCode !== null) {
+          problems.push(`server exited with ${m.proc!.exitCode}`);
+          return;
+        }
       }
-    }
-  };
-  await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
-  const rssAfter = rssMiB();
-  const traces = m.output.split("\n").filter((l) => /^\s+at |TypeError|RangeError|internal_error/.test(l));
-  console.log(`API fuzz: ${sent} requests over ${operations.length} operations, ${problems.length} problems, RSS ${rssBefore.toFixed(0)} -> ${rssAfter.toFixed(0)} MiB, ${traces.length} stack lines in the server log`);
-  expect(problems).toEqual([]);
-  expect(traces.slice(0, 10)).toEqual([]);
-  expect(m.proc!.exitCode).toBeNull();
-  expect((await m.api("/api/info/login")).status).toBe(200);
-}, (SECONDS + 30) * 1000);
+    };
+    await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
+    const rssAfter = rssMiB();
+    const traces = m.output.split("\n").filter((l) => /^\s+at |TypeError|RangeError|internal_error/.test(l));
+    console.log(
+      `API fuzz: ${sent} requests over ${operations.length} operations, ${problems.length} problems, RSS ${rssBefore.toFixed(0)} -> ${rssAfter.toFixed(0)} MiB, ${traces.length} stack lines in the server log`,
+    );
+    expect(problems).toEqual([]);
+    expect(traces.slice(0, 10)).toEqual([]);
+    expect(m.proc!.exitCode).toBeNull();
+    expect((await m.api("/api/info/login")).status).toBe(200);
+  },
+  (SECONDS + 30) * 1000,
+);

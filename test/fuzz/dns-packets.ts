@@ -7,7 +7,17 @@ import * as packet from "dns-packet";
 export type Kind = "query" | "mutated" | "garbage";
 
 const TYPES = [1, 28, 5, 12, 15, 16, 33, 65, 64, 6, 2, 255, 46, 48, 43, 0, 41, 251, 252, 65535, 99];
-const NAMES = ["pi.hole", "local.fuzz.test", "blocked.fuzz.test", "fwd.fuzz.test", "nx-x.fuzz.test", "big-x.fuzz.test", "1.0.0.127.in-addr.arpa", "lan", ""];
+const NAMES = [
+  "pi.hole",
+  "local.fuzz.test",
+  "blocked.fuzz.test",
+  "fwd.fuzz.test",
+  "nx-x.fuzz.test",
+  "big-x.fuzz.test",
+  "1.0.0.127.in-addr.arpa",
+  "lan",
+  "",
+];
 const ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
 
 export class PacketMaker {
@@ -26,13 +36,15 @@ export class PacketMaker {
     const out: number[] = [];
     if (this.r() < 0.4) {
       const n = this.pick(NAMES);
-      for (const l of n ? n.split(".") : []) out.push(l.length, ...[...l].map((c) => (this.r() < 0.3 ? c.toUpperCase() : c).charCodeAt(0)));
+      for (const l of n ? n.split(".") : [])
+        out.push(l.length, ...[...l].map((c) => (this.r() < 0.3 ? c.toUpperCase() : c).charCodeAt(0)));
     } else {
       const labels = this.int(6);
       for (let i = 0; i < labels; i++) {
         const len = this.r() < 0.05 ? 40 + this.int(24) : 1 + this.int(12);
         out.push(len);
-        for (let k = 0; k < len; k++) out.push(this.r() < 0.03 ? this.int(256) : ALNUM.charCodeAt(this.int(ALNUM.length)));
+        for (let k = 0; k < len; k++)
+          out.push(this.r() < 0.03 ? this.int(256) : ALNUM.charCodeAt(this.int(ALNUM.length)));
       }
     }
     out.push(0);
@@ -66,7 +78,20 @@ export class PacketMaker {
     const size = this.r() < 0.1 ? this.int(65536) : 1232;
     const version = this.r() < 0.05 ? 1 + this.int(255) : 0;
     const flags = this.r() < 0.3 ? 0x80 : 0;
-    return [0, 0, 41, size >> 8, size & 0xff, this.r() < 0.05 ? this.int(256) : 0, version, flags, 0, opts.length >> 8, opts.length & 0xff, ...opts];
+    return [
+      0,
+      0,
+      41,
+      size >> 8,
+      size & 0xff,
+      this.r() < 0.05 ? this.int(256) : 0,
+      version,
+      flags,
+      0,
+      opts.length >> 8,
+      opts.length & 0xff,
+      ...opts,
+    ];
   }
 
   /** A query a resolver could send (now and then with an unusual opcode, class or flag). */
@@ -77,7 +102,26 @@ export class PacketMaker {
     const edns = this.r() < 0.6;
     const flags1 = (this.r() < 0.95 ? 0 : this.int(16) << 3) | (this.r() < 0.8 ? 1 : 0);
     const flags2 = (this.r() < 0.2 ? 0x10 : 0) | (this.r() < 0.2 ? 0x20 : 0);
-    const bytes = [0, 0, flags1, flags2, 0, 1, 0, 0, 0, 0, 0, edns ? 1 : 0, ...name, qtype >> 8, qtype & 0xff, qclass >> 8, qclass & 0xff, ...(edns ? this.opt() : [])];
+    const bytes = [
+      0,
+      0,
+      flags1,
+      flags2,
+      0,
+      1,
+      0,
+      0,
+      0,
+      0,
+      0,
+      edns ? 1 : 0,
+      ...name,
+      qtype >> 8,
+      qtype & 0xff,
+      qclass >> 8,
+      qclass & 0xff,
+      ...(edns ? this.opt() : []),
+    ];
     return new Uint8Array(bytes);
   }
 
@@ -90,10 +134,13 @@ export class PacketMaker {
       if (op === 0) b[at] = b[at]! ^ (1 << this.int(8));
       else if (op === 1) b = b.slice(0, at);
       else if (op === 2) b.push(...Array.from({ length: this.int(64) }, () => this.int(256)));
-      else if (op === 3 && b.length >= 12) b[4 + 2 * this.int(4) + 1] = this.int(256); // a section count
-      else if (op === 4 && b.length > 13) b.splice(12, 0, 0xc0, 12); // a pointer to itself
+      else if (op === 3 && b.length >= 12)
+        b[4 + 2 * this.int(4) + 1] = this.int(256); // a section count
+      else if (op === 4 && b.length > 13)
+        b.splice(12, 0, 0xc0, 12); // a pointer to itself
       else if (op === 5) b[at] = this.int(256);
-      else if (op === 6 && b.length > 14) b[12] = 63 + this.int(193); // a label length too long or a pointer
+      else if (op === 6 && b.length > 14)
+        b[12] = 63 + this.int(193); // a label length too long or a pointer
       else if (op === 7) b.splice(at, this.int(8));
     }
     return new Uint8Array(b);
@@ -143,7 +190,8 @@ export function judgeAnswer(query: Uint8Array, answer: Uint8Array): string | nul
   const rcode = answer[3]! & 0xf;
   if (qd > 1) return `${qd} questions`;
   if (qd === 1) {
-    const a = questionBytes(answer), q = questionBytes(query);
+    const a = questionBytes(answer),
+      q = questionBytes(query);
     if (!a || !q || a.length !== q.length || a.some((x, i) => x !== q[i])) return "question differs from the query's";
   } else if (rcode === 0 || rcode === 3) return "an answer without the question";
   return null;

@@ -4,17 +4,24 @@ import { request } from "node:http";
 
 export function getWithBody(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "GET", headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on("data", (c: Buffer) => parts.push(c));
-      res.on("end", () => {
-        const h = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-        const status = res.statusCode ?? 0;
-        resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(parts), { status, headers: h }));
-      });
-      res.on("error", reject);
-    });
+    const req = request(
+      url,
+      {
+        method: "GET",
+        headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => {
+          const h = new Headers();
+          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+          const status = res.statusCode ?? 0;
+          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(parts), { status, headers: h }));
+        });
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

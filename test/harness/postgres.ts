@@ -14,23 +14,44 @@ const NOBODY = 65534;
 export class PostgresServer {
   proc: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
-  constructor(readonly port: number, readonly dir: string) {}
+  constructor(
+    readonly port: number,
+    readonly dir: string,
+  ) {}
 
   get url(): string {
     return `postgres://moat@127.0.0.1:${this.port}/postgres`;
   }
 
   async start(): Promise<void> {
-    const p = spawn(`${BIN}/postgres`, ["-D", join(this.dir, "data"), "-p", String(this.port), "-k", this.dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"], {
-      uid: NOBODY,
-      gid: NOBODY,
-      stdio: "ignore",
-    });
+    const p = spawn(
+      `${BIN}/postgres`,
+      [
+        "-D",
+        join(this.dir, "data"),
+        "-p",
+        String(this.port),
+        "-k",
+        this.dir,
+        "-c",
+        "listen_addresses=127.0.0.1",
+        "-c",
+        "fsync=off",
+      ],
+      {
+        uid: NOBODY,
+        gid: NOBODY,
+        stdio: "ignore",
+      },
+    );
     this.proc = p;
     this.exited = new Promise((res) => p.once("exit", () => res()));
     const deadline = Date.now() + 15000;
     while (Date.now() < deadline) {
-      if (spawnSync(`${BIN}/pg_isready`, ["-h", "127.0.0.1", "-p", String(this.port)], { stdio: "ignore" }).status === 0) return;
+      if (
+        spawnSync(`${BIN}/pg_isready`, ["-h", "127.0.0.1", "-p", String(this.port)], { stdio: "ignore" }).status === 0
+      )
+        return;
       if (p.exitCode !== null) throw new Error(`postgres exited with ${p.exitCode}`);
       await Bun.sleep(100);
     }
@@ -61,7 +82,11 @@ export class PostgresServer {
 export async function startPostgres(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), "moat-pg-"));
   chownSync(dir, NOBODY, NOBODY);
-  const init = spawnSync(`${BIN}/initdb`, ["-D", join(dir, "data"), "-U", "moat", "--auth=trust", "-E", "UTF8", "--no-sync"], { uid: NOBODY, gid: NOBODY, stdio: ["ignore", "ignore", "pipe"] });
+  const init = spawnSync(
+    `${BIN}/initdb`,
+    ["-D", join(dir, "data"), "-U", "moat", "--auth=trust", "-E", "UTF8", "--no-sync"],
+    { uid: NOBODY, gid: NOBODY, stdio: ["ignore", "ignore", "pipe"] },
+  );
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr?.toString()}`);
   const pg = new PostgresServer(await freePort(), dir);
   await pg.start();

@@ -16,7 +16,11 @@ export function rawHttp(port: number, request: string | Uint8Array, timeoutMs = 
     const s = connect(port, "127.0.0.1", () => s.write(request));
     const timer = setTimeout(() => {
       s.destroy();
-      reject(new Error(`no complete reply within ${timeoutMs} ms: ${JSON.stringify(Buffer.concat(chunks).toString().slice(0, 300))}`));
+      reject(
+        new Error(
+          `no complete reply within ${timeoutMs} ms: ${JSON.stringify(Buffer.concat(chunks).toString().slice(0, 300))}`,
+        ),
+      );
     }, timeoutMs);
     const finish = () => {
       clearTimeout(timer);

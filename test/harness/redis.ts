@@ -9,14 +9,32 @@ import { freePort } from "./moat.ts";
 
 export class RedisServer {
   proc: Subprocess | undefined;
-  constructor(readonly port: number, readonly dir: string, readonly persist: boolean) {}
+  constructor(
+    readonly port: number,
+    readonly dir: string,
+    readonly persist: boolean,
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
-    const args = ["redis-server", "--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir, "--save", "", "--appendonly", this.persist ? "yes" : "no", "--protected-mode", "no"];
+    const args = [
+      "redis-server",
+      "--port",
+      String(this.port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      this.dir,
+      "--save",
+      "",
+      "--appendonly",
+      this.persist ? "yes" : "no",
+      "--protected-mode",
+      "no",
+    ];
     this.proc = Bun.spawn(args, { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
     const deadline = Date.now() + 10000;
     while (Date.now() < deadline) {
@@ -37,7 +55,9 @@ export class RedisServer {
 
   /** runs one redis-cli command and returns its output */
   cli(...args: string[]): string {
-    return Bun.spawnSync(["redis-cli", "-p", String(this.port), ...args], { stdout: "pipe", stderr: "ignore" }).stdout.toString().trim();
+    return Bun.spawnSync(["redis-cli", "-p", String(this.port), ...args], { stdout: "pipe", stderr: "ignore" })
+      .stdout.toString()
+      .trim();
   }
 
   async dispose(): Promise<void> {

@@ -24,12 +24,72 @@ function openssl(args: string[], cwd: string): void {
 /** A CA and a server certificate for `names` (DNS names) and 127.0.0.1, valid two days. */
 export function makeTestCa(names: string[]): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "moat-tls-"));
-  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Moat test CA"], dir);
-  openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", `/CN=${names[0]}`], dir);
-  writeFileSync(join(dir, "ext.cnf"), `subjectAltName=${[...names.map((n) => `DNS:${n}`), "IP:127.0.0.1"].join(",")}\nbasicConstraints=CA:FALSE\n`);
-  openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"], dir);
+  openssl(
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=Moat test CA",
+    ],
+    dir,
+  );
+  openssl(
+    [
+      "req",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      "server.key",
+      "-out",
+      "server.csr",
+      "-subj",
+      `/CN=${names[0]}`,
+    ],
+    dir,
+  );
+  writeFileSync(
+    join(dir, "ext.cnf"),
+    `subjectAltName=${[...names.map((n) => `DNS:${n}`), "IP:127.0.0.1"].join(",")}\nbasicConstraints=CA:FALSE\n`,
+  );
+  openssl(
+    [
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "server.pem",
+      "-days",
+      "2",
+      "-extfile",
+      "ext.cnf",
+    ],
+    dir,
+  );
   return {
-    dir, caFile: join(dir, "ca.pem"), certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key"),
+    dir,
+    caFile: join(dir, "ca.pem"),
+    certFile: join(dir, "server.pem"),
+    keyFile: join(dir, "server.key"),
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
@@ -46,7 +106,9 @@ export async function startUnbound(ca: TestCa, records: string[], extra = ""): P
   const [udpPort, dotPort, dohPort] = [await freePort(), await freePort(), await freePort()];
   const zones = [...new Set(records.map((r) => r.split(/\s+/)[0]!.split(".").slice(-2).join(".")))];
   const conf = join(ca.dir, `unbound-${udpPort}.conf`);
-  writeFileSync(conf, `server:
+  writeFileSync(
+    conf,
+    `server:
   interface: 127.0.0.1@${udpPort}
   interface: 127.0.0.1@${dotPort}
   interface: 127.0.0.1@${dohPort}
@@ -69,21 +131,38 @@ export async function startUnbound(ca: TestCa, records: string[], extra = ""): P
 ${zones.map((z) => `  local-zone: "${z}" static`).join("\n")}
 ${records.map((r) => `  local-data: "${r}"`).join("\n")}
 ${extra}
-`);
-  const proc: Subprocess = Bun.spawn(["unbound", "-d", "-c", conf], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+`,
+  );
+  const proc: Subprocess = Bun.spawn(["unbound", "-d", "-c", conf], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   // ready when the TLS port takes connections
   const deadline = Date.now() + 10_000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`unbound exited: ${await new Response(proc.stderr as ReadableStream).text()}`);
+    if (proc.exitCode !== null)
+      throw new Error(`unbound exited: ${await new Response(proc.stderr as ReadableStream).text()}`);
     const ok = await new Promise<boolean>((res) => {
-      Bun.connect({ hostname: "127.0.0.1", port: dohPort, socket: { open: (s) => (s.end(), res(true)), data() {}, error: () => res(false), connectError: () => res(false) } }).catch(() => res(false));
+      Bun.connect({
+        hostname: "127.0.0.1",
+        port: dohPort,
+        socket: {
+          open: (s) => (s.end(), res(true)),
+          data() {},
+          error: () => res(false),
+          connectError: () => res(false),
+        },
+      }).catch(() => res(false));
     });
     if (ok) break;
     if (Date.now() > deadline) throw new Error("unbound did not start");
     await Bun.sleep(50);
   }
   return {
-    udpPort, dotPort, dohPort,
+    udpPort,
+    dotPort,
+    dohPort,
     async stop() {
       proc.kill();
       await proc.exited;

@@ -45,40 +45,98 @@ function answer(query: Buffer, addr: string, ttl: number, neg: number, tcp: bool
   const name = question.name;
   const lname = name.toLowerCase();
   const type = question.type;
-  const soa = { name: "test", type: "SOA", ttl: 60, data: { mname: "ns.test", rname: "host.test", serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: neg } } as packet.Answer;
+  const soa = {
+    name: "test",
+    type: "SOA",
+    ttl: 60,
+    data: { mname: "ns.test", rname: "host.test", serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: neg },
+  } as packet.Answer;
   const edns = (q.additionals ?? []).some((a) => a.type === "OPT");
   const ra = lname.startsWith("nxra-") ? 0 : packet.RECURSION_AVAILABLE;
-  const ede15 = lname.startsWith("ede15-") ? [{ code: 15, data: Buffer.from([0, 15, ...Buffer.from("blocked upstream")]) }] : [];
-  const base = { id: q.id, type: "response" as const, flags: packet.AUTHORITATIVE_ANSWER | ra | ((q.flags ?? 0) & packet.RECURSION_DESIRED), questions: q.questions,
-    additionals: edns ? [{ type: "OPT", name: ".", udpPayloadSize: 1232, options: ede15 } as unknown as packet.Answer] : [] };
+  const ede15 = lname.startsWith("ede15-")
+    ? [{ code: 15, data: Buffer.from([0, 15, ...Buffer.from("blocked upstream")]) }]
+    : [];
+  const base = {
+    id: q.id,
+    type: "response" as const,
+    flags: packet.AUTHORITATIVE_ANSWER | ra | ((q.flags ?? 0) & packet.RECURSION_DESIRED),
+    questions: q.questions,
+    additionals: edns
+      ? [{ type: "OPT", name: ".", udpPayloadSize: 1232, options: ede15 } as unknown as packet.Answer]
+      : [],
+  };
   const m = /^ttl(\d+)-/.exec(lname);
   const t = m ? Number(m[1]) : ttl;
   const addrs = (n: string): packet.Answer[] =>
-    type === "A" ? [{ name: n, type: "A", ttl: t, data: addr }] : type === "AAAA" ? [{ name: n, type: "AAAA", ttl: t, data: "2001:db8::1" }] : type === "TXT" ? [{ name: n, type: "TXT", ttl: t, data: "hello" }] : [];
-  if (lname.startsWith("lower-")) return packet.encode({ ...base, questions: q.questions!.map((x) => ({ ...x, name: lname })), answers: addrs(lname) } as packet.Packet);
-  if (lname.startsWith("null-")) return packet.encode({ ...base, answers: type === "A" ? [{ name, type: "A", ttl: t, data: "0.0.0.0" }] : type === "AAAA" ? [{ name, type: "AAAA", ttl: t, data: "::" }] : [] } as packet.Packet);
-  if (lname.startsWith("umbrella-")) return packet.encode({ ...base, answers: type === "A" ? [{ name, type: "A", ttl: t, data: "146.112.61.105" }] : [] } as packet.Packet);
-  if (lname.startsWith("nx-") || lname.startsWith("nxra-") || lname.startsWith("ede15-")) return packet.encode({ ...base, flags: base.flags | 3, answers: [], authorities: [soa] } as packet.Packet);
-  if (lname.startsWith("servfail-")) return packet.encode({ ...base, flags: base.flags | 2, answers: [] } as packet.Packet);
+    type === "A"
+      ? [{ name: n, type: "A", ttl: t, data: addr }]
+      : type === "AAAA"
+        ? [{ name: n, type: "AAAA", ttl: t, data: "2001:db8::1" }]
+        : type === "TXT"
+          ? [{ name: n, type: "TXT", ttl: t, data: "hello" }]
+          : [];
+  if (lname.startsWith("lower-"))
+    return packet.encode({
+      ...base,
+      questions: q.questions!.map((x) => ({ ...x, name: lname })),
+      answers: addrs(lname),
+    } as packet.Packet);
+  if (lname.startsWith("null-"))
+    return packet.encode({
+      ...base,
+      answers:
+        type === "A"
+          ? [{ name, type: "A", ttl: t, data: "0.0.0.0" }]
+          : type === "AAAA"
+            ? [{ name, type: "AAAA", ttl: t, data: "::" }]
+            : [],
+    } as packet.Packet);
+  if (lname.startsWith("umbrella-"))
+    return packet.encode({
+      ...base,
+      answers: type === "A" ? [{ name, type: "A", ttl: t, data: "146.112.61.105" }] : [],
+    } as packet.Packet);
+  if (lname.startsWith("nx-") || lname.startsWith("nxra-") || lname.startsWith("ede15-"))
+    return packet.encode({ ...base, flags: base.flags | 3, answers: [], authorities: [soa] } as packet.Packet);
+  if (lname.startsWith("servfail-"))
+    return packet.encode({ ...base, flags: base.flags | 2, answers: [] } as packet.Packet);
   if (lname.startsWith("nodata-")) return packet.encode({ ...base, answers: [], authorities: [soa] } as packet.Packet);
   if (lname.startsWith("big-")) {
-    if (!tcp) return packet.encode({ ...base, flags: base.flags | packet.TRUNCATED_RESPONSE, answers: [] } as packet.Packet);
-    const answers = Array.from({ length: 40 }, (_, i) => ({ name, type: "TXT", ttl: t, data: `record ${i} ${"x".repeat(90)}` }) as packet.Answer);
+    if (!tcp)
+      return packet.encode({ ...base, flags: base.flags | packet.TRUNCATED_RESPONSE, answers: [] } as packet.Packet);
+    const answers = Array.from(
+      { length: 40 },
+      (_, i) => ({ name, type: "TXT", ttl: t, data: `record ${i} ${"x".repeat(90)}` }) as packet.Answer,
+    );
     return packet.encode({ ...base, answers } as packet.Packet);
   }
   if (lname.startsWith("cname-")) {
     const target = name.slice(6);
-    return packet.encode({ ...base, answers: [{ name, type: "CNAME", ttl: t, data: target }, ...addrs(target)] } as packet.Packet);
+    return packet.encode({
+      ...base,
+      answers: [{ name, type: "CNAME", ttl: t, data: target }, ...addrs(target)],
+    } as packet.Packet);
   }
   return packet.encode({ ...base, answers: addrs(name) } as packet.Packet);
 }
 
 /** Forged answers to a query, each wrong in one way a resolver must check (RFC 5452). */
-async function spoof(s: { send(d: Buffer, port: number, addr: string): boolean }, query: Buffer, rport: number, raddr: string, seenPorts: Set<number>): Promise<void> {
+async function spoof(
+  s: { send(d: Buffer, port: number, addr: string): boolean },
+  query: Buffer,
+  rport: number,
+  raddr: string,
+  seenPorts: Set<number>,
+): Promise<void> {
   const q = packet.decode(query);
   const forged = (id: number, name = q.questions![0]!.name) =>
-    packet.encode({ id, type: "response", flags: packet.RECURSION_AVAILABLE | packet.RECURSION_DESIRED, questions: [{ ...q.questions![0]!, name }],
-      answers: [{ name, type: "A", ttl: 300, data: "6.6.6.6" }] } as packet.Packet);
+    packet.encode({
+      id,
+      type: "response",
+      flags: packet.RECURSION_AVAILABLE | packet.RECURSION_DESIRED,
+      questions: [{ ...q.questions![0]!, name }],
+      answers: [{ name, type: "A", ttl: 300, data: "6.6.6.6" }],
+    } as packet.Packet);
   const id = q.id ?? 0;
   // a port closed since reports ECONNREFUSED on a later send: that forgery is simply lost
   const send = (d: Buffer, port: number) => {
@@ -109,7 +167,8 @@ async function serve(): Promise<void> {
     try {
       const m = packet.decode(buf);
       const q = m.questions?.[0];
-      if (q && logFile) appendFileSync(logFile, `Q ${proto} ${q.name.toLowerCase()} ${q.type} ${m.id} ${rport} ${q.name}\n`);
+      if (q && logFile)
+        appendFileSync(logFile, `Q ${proto} ${q.name.toLowerCase()} ${q.type} ${m.id} ${rport} ${q.name}\n`);
     } catch {
       // not a query
     }
@@ -134,13 +193,14 @@ async function serve(): Promise<void> {
           seenPorts.add(rport);
           if (seenPorts.size > 64) seenPorts.delete(seenPorts.values().next().value!);
           const a = answer(buf, addr, ttl, neg, false);
-          if (a) setTimeout(() => {
-            try {
-              s.send(a, rport, raddr);
-            } catch {
-              // ECONNREFUSED left over from a forgery to a closed port
-            }
-          }, delay);
+          if (a)
+            setTimeout(() => {
+              try {
+                s.send(a, rport, raddr);
+              } catch {
+                // ECONNREFUSED left over from a forgery to a closed port
+              }
+            }, delay);
         },
       },
     });
@@ -156,7 +216,13 @@ async function serve(): Promise<void> {
   }
 }
 
-function listenTcp(port: number, addr: string, ttl: number, neg: number, log: (proto: string, buf: Buffer) => void): void {
+function listenTcp(
+  port: number,
+  addr: string,
+  ttl: number,
+  neg: number,
+  log: (proto: string, buf: Buffer) => void,
+): void {
   Bun.listen<{ buf: Buffer }>({
     hostname: "127.0.0.1",
     port,
@@ -184,7 +250,11 @@ function listenTcp(port: number, addr: string, ttl: number, neg: number, log: (p
 
 /** A running test upstream, seen from the test. */
 export class Upstream {
-  constructor(readonly proc: Subprocess<"ignore", "pipe", "inherit">, readonly port: number, private readonly dir: string) {}
+  constructor(
+    readonly proc: Subprocess<"ignore", "pipe", "inherit">,
+    readonly port: number,
+    private readonly dir: string,
+  ) {}
   /** the query lines written so far */
   get lines(): string[] {
     let text = "";
@@ -208,10 +278,12 @@ export class Upstream {
   }
   /** the queries that reached the upstream: protocol, name (lowercase), type, ID, source port, name as sent */
   queries(): Array<{ proto: string; name: string; type: string; id: number; port: number; sent: string }> {
-    return this.lines.filter((l) => l.startsWith("Q ")).map((l) => {
-      const [, proto, name, type, id, port, sent] = l.split(" ") as string[];
-      return { proto: proto!, name: name!, type: type!, id: Number(id), port: Number(port), sent: sent! };
-    });
+    return this.lines
+      .filter((l) => l.startsWith("Q "))
+      .map((l) => {
+        const [, proto, name, type, id, port, sent] = l.split(" ") as string[];
+        return { proto: proto!, name: name!, type: type!, id: Number(id), port: Number(port), sent: sent! };
+      });
   }
   async stop(): Promise<void> {
     this.proc.kill();
@@ -220,10 +292,25 @@ export class Upstream {
   }
 }
 
-export async function startUpstream(opts: { port?: number; addr?: string; ttl?: number; neg?: number } = {}): Promise<Upstream> {
+export async function startUpstream(
+  opts: { port?: number; addr?: string; ttl?: number; neg?: number } = {},
+): Promise<Upstream> {
   const dir = mkdtempSync(join(tmpdir(), "moat-upstream-"));
   const proc = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "upstream.ts"), "--port", String(opts.port ?? 0), "--log", join(dir, "queries.log"), "--addr", opts.addr ?? "192.0.2.1", "--ttl", String(opts.ttl ?? 300), "--neg", String(opts.neg ?? 30)],
+    [
+      process.execPath,
+      join(import.meta.dir, "upstream.ts"),
+      "--port",
+      String(opts.port ?? 0),
+      "--log",
+      join(dir, "queries.log"),
+      "--addr",
+      opts.addr ?? "192.0.2.1",
+      "--ttl",
+      String(opts.ttl ?? 300),
+      "--neg",
+      String(opts.neg ?? 30),
+    ],
     { stdin: "ignore", stdout: "pipe", stderr: "inherit" },
   );
   const reader = proc.stdout.getReader();

@@ -55,19 +55,42 @@ function writerIdle(procRoot: string) {
 
 describe("writer_idle", () => {
   test("passes with the writer at SCHED_IDLE while other threads have ended between listing and reading", () => {
-    const r = writerIdle(proc([[PID, "moat", 0], [PID + 7, "bun:writer", 5]], [PID + 1, PID + 3, PID + 9]));
+    const r = writerIdle(
+      proc(
+        [
+          [PID, "moat", 0],
+          [PID + 7, "bun:writer", 5],
+        ],
+        [PID + 1, PID + 3, PID + 9],
+      ),
+    );
     expect(r.log).toContain("threads at SCHED_IDLE: 1 of 2");
     expect(r.code).toBe(0);
   });
 
   test("reads the policy after a thread name with spaces and parentheses", () => {
-    const r = writerIdle(proc([[PID, "moat", 0], [PID + 2, "a) b (c) 5", 0], [PID + 3, "w) 1 2", 5]]));
+    const r = writerIdle(
+      proc([
+        [PID, "moat", 0],
+        [PID + 2, "a) b (c) 5", 0],
+        [PID + 3, "w) 1 2", 5],
+      ]),
+    );
     expect(r.log).toContain("threads at SCHED_IDLE: 1 of 3");
     expect(r.code).toBe(0);
   });
 
   test("fails when no thread runs at SCHED_IDLE", () => {
-    const r = writerIdle(proc([[PID, "moat", 0], [PID + 1, "writer", 0], [PID + 2, "other", 3]], [PID + 5]));
+    const r = writerIdle(
+      proc(
+        [
+          [PID, "moat", 0],
+          [PID + 1, "writer", 0],
+          [PID + 2, "other", 3],
+        ],
+        [PID + 5],
+      ),
+    );
     expect(r.log).toContain("threads at SCHED_IDLE: 0 of 3");
     expect(r.code).not.toBe(0);
   });
@@ -104,9 +127,13 @@ const SS_LINES = {
     'udp   UNCONN 0      0            0.0.0.0:123        0.0.0.0:*    users:(("moat",pid=612,fd=25))',
     'udp   UNCONN 0      0               [::]:123           [::]:*    users:(("moat",pid=612,fd=28))',
   ],
-  ssh: ['tcp   LISTEN 0      128          0.0.0.0:22         0.0.0.0:*    users:(("sshd",pid=500,fd=3),("systemd",pid=1,fd=60))'],
+  ssh: [
+    'tcp   LISTEN 0      128          0.0.0.0:22         0.0.0.0:*    users:(("sshd",pid=500,fd=3),("systemd",pid=1,fd=60))',
+  ],
   dhcpServer: ['udp   UNCONN 0      0       0.0.0.0%eth0:67         0.0.0.0:*    users:(("moat",pid=612,fd=31))'],
-  dhcpClient: ['udp   UNCONN 0      0     10.0.2.15%eth0:68         0.0.0.0:*    users:(("systemd-network",pid=300,fd=22))'],
+  dhcpClient: [
+    'udp   UNCONN 0      0     10.0.2.15%eth0:68         0.0.0.0:*    users:(("systemd-network",pid=300,fd=22))',
+  ],
 };
 const APPLIANCE = "udp/53/moat tcp/53/moat tcp/80/moat tcp/443/moat tcp/853/moat udp/123/moat tcp/22/sshd";
 const CLIENTS = "udp/68/systemd-network udp/546/systemd-network";
@@ -116,7 +143,9 @@ const { dns, http, https, dot, ntp, ssh, dhcpServer, dhcpClient } = SS_LINES;
 describe("compare_listeners", () => {
   test("passes with exactly the wanted listeners, each counted once over IPv4 and IPv6", () => {
     const r = compareListeners(ss(dns, http, https, dot, ntp, ssh), APPLIANCE, CLIENTS);
-    expect(r.log).toContain("listening: tcp/22/sshd tcp/443/moat tcp/53/moat tcp/80/moat tcp/853/moat udp/123/moat udp/53/moat");
+    expect(r.log).toContain(
+      "listening: tcp/22/sshd tcp/443/moat tcp/53/moat tcp/80/moat tcp/853/moat udp/123/moat udp/53/moat",
+    );
     expect(r.code).toBe(0);
   });
 
@@ -156,7 +185,9 @@ describe("compare_listeners", () => {
 describe("image scripts", () => {
   const bashScripts = [
     ...["build-image.sh", "test-image.sh"].map((f) => join(ROOT, "scripts", f)),
-    ...readdirSync(LIB).filter((f) => f.endsWith(".sh")).map((f) => join(LIB, f)),
+    ...readdirSync(LIB)
+      .filter((f) => f.endsWith(".sh"))
+      .map((f) => join(LIB, f)),
     join(ROOT, "image/rootfs/usr/lib/moat/firstboot"),
   ];
   test.each(bashScripts)("bash parses %s", (f) => {
@@ -165,7 +196,9 @@ describe("image scripts", () => {
     expect(r.exitCode).toBe(0);
   });
   // the initrd runs these with busybox sh: no bash-only syntax
-  const initrd = ["scripts/local-premount/moat-grow", "hooks/moat-grow"].map((f) => join(ROOT, "image/rootfs/etc/initramfs-tools", f));
+  const initrd = ["scripts/local-premount/moat-grow", "hooks/moat-grow"].map((f) =>
+    join(ROOT, "image/rootfs/etc/initramfs-tools", f),
+  );
   test.each(initrd)("busybox sh parses %s", (f) => {
     const r = Bun.spawnSync(["busybox", "sh", "-n", f]);
     expect(r.stderr.toString()).toBe("");

@@ -46,7 +46,10 @@ describe("ipv4_in_range", () => {
 describe("lan_settings", () => {
   test("the LAN card's settings file turns DHCP on for the parser the appliance runs, keeping the rest", () => {
     const base = join(dir, "base.txt");
-    writeFileSync(base, "MOAT_PASSWORD=pw\nMOAT_UPSTREAMS=127.0.0.1#5335\nMOAT_GATEWAY=not-an-address\nMOAT_SSH_KEY=\n");
+    writeFileSync(
+      base,
+      "MOAT_PASSWORD=pw\nMOAT_UPSTREAMS=127.0.0.1#5335\nMOAT_GATEWAY=not-an-address\nMOAT_SSH_KEY=\n",
+    );
     const lan = join(dir, "lan.txt");
     const w = bash(`lan_settings '${base}' >'${lan}'`);
     expect(w.code).toBe(0);
@@ -56,25 +59,34 @@ describe("lan_settings", () => {
       `source '${SETTINGS_SH}'; parse_settings '${lan}'; echo "$S_PASSWORD|$S_UPSTREAMS|$S_ADDRESS|$S_GATEWAY|$S_DHCP_START|$S_DHCP_END|$SETTINGS_ERRORS"`,
     ]);
     expect(r.stderr.toString()).toBe("");
-    expect(r.stdout.toString().trim()).toBe("pw|127.0.0.1#5335|192.168.77.2/24|192.168.77.1|192.168.77.100|192.168.77.119|0");
+    expect(r.stdout.toString().trim()).toBe(
+      "pw|127.0.0.1#5335|192.168.77.2/24|192.168.77.1|192.168.77.100|192.168.77.119|0",
+    );
   });
 });
 
 describe("lease_told_ok", () => {
   function told(lines: string[]) {
     const f = join(dir, `told-${Math.random().toString(36).slice(2)}`);
-    writeFileSync(f, lines.map((l) => l + "\n").join(""));
+    writeFileSync(f, lines.map((l) => `${l}\n`).join(""));
     const r = bash(`lease_told_ok '${f}'; rc=$?; echo "$LEASE_IP"; exit $rc`);
     return { ok: r.code === 0, ip: r.out.trim() };
   }
 
   test("a lease from the pool with the gateway as router and Moat as DNS server", () => {
-    expect(told(["deconfig   ", "bound 192.168.77.107 192.168.77.1 192.168.77.2"])).toEqual({ ok: true, ip: "192.168.77.107" });
+    expect(told(["deconfig   ", "bound 192.168.77.107 192.168.77.1 192.168.77.2"])).toEqual({
+      ok: true,
+      ip: "192.168.77.107",
+    });
   });
 
   test("the last bound lease counts", () => {
-    expect(told(["bound 192.168.77.150 192.168.77.1 192.168.77.2", "bound 192.168.77.101 192.168.77.1 192.168.77.2"]).ok).toBe(true);
-    expect(told(["bound 192.168.77.101 192.168.77.1 192.168.77.2", "bound 192.168.77.150 192.168.77.1 192.168.77.2"]).ok).toBe(false);
+    expect(
+      told(["bound 192.168.77.150 192.168.77.1 192.168.77.2", "bound 192.168.77.101 192.168.77.1 192.168.77.2"]).ok,
+    ).toBe(true);
+    expect(
+      told(["bound 192.168.77.101 192.168.77.1 192.168.77.2", "bound 192.168.77.150 192.168.77.1 192.168.77.2"]).ok,
+    ).toBe(false);
   });
 
   test("refused: outside the pool, another DNS server or router, no lease at all", () => {

@@ -28,7 +28,15 @@ function bash(script: string, env: Record<string, string> = {}) {
   return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
 }
 
-const VARS = ["S_PASSWORD", "S_UPSTREAMS", "S_ADDRESS", "S_GATEWAY", "S_WIFI_COUNTRY", "S_WIFI_SSID", "S_WIFI_PASSWORD"] as const;
+const VARS = [
+  "S_PASSWORD",
+  "S_UPSTREAMS",
+  "S_ADDRESS",
+  "S_GATEWAY",
+  "S_WIFI_COUNTRY",
+  "S_WIFI_SSID",
+  "S_WIFI_PASSWORD",
+] as const;
 function parse(text: string) {
   const r = bash(
     `source '${SETTINGS_SH}'; parse_settings '${file(text)}'; ` +
@@ -97,7 +105,14 @@ describe("parse_settings", () => {
     expect(s.errors).toBe(1);
     expect(s.log).toContain(`<3>moat-settings.txt line 2: ${message}`);
     expect(s.log).toContain("keeping the default");
-    expect(s).toMatchObject({ S_PASSWORD: "kept", S_UPSTREAMS: "", S_ADDRESS: "", S_GATEWAY: "", S_WIFI_COUNTRY: "", keys: 0 });
+    expect(s).toMatchObject({
+      S_PASSWORD: "kept",
+      S_UPSTREAMS: "",
+      S_ADDRESS: "",
+      S_GATEWAY: "",
+      S_WIFI_COUNTRY: "",
+      keys: 0,
+    });
   });
 
   test("an address without a gateway keeps DHCP", () => {
@@ -116,7 +131,9 @@ describe("parse_settings", () => {
 
 describe("redact_settings", () => {
   test("removes the password and the Wi-Fi passphrase, keeps the rest", () => {
-    const f = file(`# c\nMOAT_PASSWORD=hunter22\nMOAT_WIFI_SSID=Net\nMOAT_WIFI_PASSWORD = "pass phrase"\r\nMOAT_SSH_KEY=${KEY}\n`);
+    const f = file(
+      `# c\nMOAT_PASSWORD=hunter22\nMOAT_WIFI_SSID=Net\nMOAT_WIFI_PASSWORD = "pass phrase"\r\nMOAT_SSH_KEY=${KEY}\n`,
+    );
     const r = bash(`source '${SETTINGS_SH}'; redact_settings '${f}'`);
     expect(r.out).toBe(`# c\nMOAT_PASSWORD=\nMOAT_WIFI_SSID=Net\nMOAT_WIFI_PASSWORD=\nMOAT_SSH_KEY=${KEY}\n`);
   });
@@ -143,12 +160,12 @@ describe("toml_set_upstreams", () => {
   });
 
   test("adds the key to a [dns] table without it", () => {
-    const t = Bun.TOML.parse(set("[dns]\n  port = 53\n[webserver]\n  port = \"80\"\n", "9.9.9.9")) as any;
+    const t = Bun.TOML.parse(set('[dns]\n  port = 53\n[webserver]\n  port = "80"\n', "9.9.9.9")) as any;
     expect(t).toEqual({ dns: { port: 53, upstreams: ["9.9.9.9"] }, webserver: { port: "80" } });
   });
 
   test("adds a [dns] table when there is none", () => {
-    const t = Bun.TOML.parse(set("[webserver]\n  port = \"80\"\n", "9.9.9.9")) as any;
+    const t = Bun.TOML.parse(set('[webserver]\n  port = "80"\n', "9.9.9.9")) as any;
     expect(t).toEqual({ dns: { upstreams: ["9.9.9.9"] }, webserver: { port: "80" } });
   });
 });
@@ -163,7 +180,10 @@ describe("firstboot", () => {
     cpSync(resolve(LIB, "../../share/moat"), join(root, "usr/share/moat"), { recursive: true });
     writeFileSync(join(root, "boot/firmware/moat-settings.txt"), settings);
     const rec = join(root, "record");
-    writeFileSync(rec, `#!/bin/bash\n{ printf '%s ' "$(basename "$0")" "$@"; printf 'stdin=%s\\n' "$([ "$1" = password ] && cat)"; } >>'${root}/calls'\n`);
+    writeFileSync(
+      rec,
+      `#!/bin/bash\n{ printf '%s ' "$(basename "$0")" "$@"; printf 'stdin=%s\\n' "$([ "$1" = password ] && cat)"; } >>'${root}/calls'\n`,
+    );
     chmodSync(rec, 0o755);
     const env = { ROOT: root, MOAT_BIN: rec, SYSTEMCTL: rec, AS_MOAT: "" };
     const run = () => bash(`'${FIRSTBOOT}'`, env);
@@ -179,14 +199,20 @@ describe("firstboot", () => {
     const first = r.run();
     expect(first.code).toBe(0);
     expect(first.err).toContain("settings file applied (0 setting(s) rejected)");
-    expect(r.calls()).toContain("record password --config " + join(r.root, "etc/moat/pihole.toml") + ` --data-dir ${join(r.root, "etc/moat")} stdin=s3cret pw`);
+    expect(r.calls()).toContain(
+      "record password --config " +
+        join(r.root, "etc/moat/pihole.toml") +
+        ` --data-dir ${join(r.root, "etc/moat")} stdin=s3cret pw`,
+    );
     expect((Bun.TOML.parse(r.read("etc/moat/pihole.toml")) as any).dns.upstreams).toEqual(["1.1.1.1", "9.9.9.9"]);
-    expect(r.read("etc/systemd/network/10-moat-static.network")).toContain("Type=wlan\n\n[Network]\nAddress=192.168.7.2/24\nGateway=192.168.7.1");
+    expect(r.read("etc/systemd/network/10-moat-static.network")).toContain(
+      "Type=wlan\n\n[Network]\nAddress=192.168.7.2/24\nGateway=192.168.7.1",
+    );
     const wpa = r.read("etc/wpa_supplicant/wpa_supplicant-wlan0.conf");
     expect(wpa).toContain("country=GB");
     expect(wpa).toContain('ssid="Home"');
     expect(wpa).toContain('psk="wifi-passphrase"');
-    expect(r.read("root/.ssh/authorized_keys")).toBe(KEY + "\n");
+    expect(r.read("root/.ssh/authorized_keys")).toBe(`${KEY}\n`);
     expect(r.calls()).toContain("record enable ssh.service");
     expect(r.calls()).toContain("record enable wpa_supplicant@wlan0.service");
     const left = r.read("boot/firmware/moat-settings.txt");
@@ -209,7 +235,10 @@ describe("firstboot", () => {
     expect(out.err).toContain("MOAT_ADDRESS rejected");
     expect(out.err).toContain("MOAT_SSH_KEY rejected");
     expect(out.err).toContain("settings file applied (3 setting(s) rejected)");
-    expect((Bun.TOML.parse(r.read("etc/moat/pihole.toml")) as any).dns.upstreams).toEqual(["9.9.9.9", "149.112.112.112"]);
+    expect((Bun.TOML.parse(r.read("etc/moat/pihole.toml")) as any).dns.upstreams).toEqual([
+      "9.9.9.9",
+      "149.112.112.112",
+    ]);
     expect(existsSync(join(r.root, "etc/systemd/network/10-moat-static.network"))).toBe(false);
     expect(existsSync(join(r.root, "root/.ssh/authorized_keys"))).toBe(false);
     expect(r.calls()).toContain("record disable --now ssh.service ssh.socket");
@@ -217,12 +246,19 @@ describe("firstboot", () => {
   });
 
   test("MOAT_DHCP_RANGE turns the DHCP server on in the address's network, and off again with 'off'", () => {
-    const r = scratchRoot("MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=192.168.7.100-192.168.7.199\n");
+    const r = scratchRoot(
+      "MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=192.168.7.100-192.168.7.199\n",
+    );
     const out = r.run();
     expect(out.code).toBe(0);
     expect(out.err).toContain("DHCP server on: 192.168.7.100-192.168.7.199");
     const toml = Bun.TOML.parse(r.read("etc/moat/pihole.toml")) as any;
-    expect(toml.dhcp).toMatchObject({ active: true, start: "192.168.7.100", end: "192.168.7.199", router: "192.168.7.1" });
+    expect(toml.dhcp).toMatchObject({
+      active: true,
+      start: "192.168.7.100",
+      end: "192.168.7.199",
+      router: "192.168.7.1",
+    });
     expect(toml.dns.upstreams).toEqual(["9.9.9.9", "149.112.112.112"]); // the rest of the file as it was
 
     writeFileSync(join(r.root, "boot/firmware/moat-settings.txt"), "MOAT_DHCP_RANGE=off\n");
@@ -234,8 +270,14 @@ describe("firstboot", () => {
   test("a DHCP range without a fixed address, outside its network or malformed leaves DHCP off", () => {
     for (const [text, message] of [
       ["MOAT_DHCP_RANGE=192.168.7.100-192.168.7.199\n", "MOAT_DHCP_RANGE rejected: it needs MOAT_ADDRESS"],
-      ["MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=10.0.0.10-10.0.0.20\n", "must lie in its network"],
-      ["MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=192.168.7.200-192.168.7.100\n", "is not a range like"],
+      [
+        "MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=10.0.0.10-10.0.0.20\n",
+        "must lie in its network",
+      ],
+      [
+        "MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=192.168.7.200-192.168.7.100\n",
+        "is not a range like",
+      ],
       ["MOAT_ADDRESS=192.168.7.2/24\nMOAT_GATEWAY=192.168.7.1\nMOAT_DHCP_RANGE=192.168.7.100\n", "is not a range like"],
     ] as const) {
       const r = scratchRoot(text);

@@ -19,7 +19,9 @@ beforeAll(async () => {
   expect(g.status).toBe(201);
   kids = g.json.groups[0].id;
   // blocked for the kids group only, not for Default
-  expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "games.test", groups: [kids] })).status).toBe(201);
+  expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "games.test", groups: [kids] })).status).toBe(
+    201,
+  );
 });
 afterAll(async () => {
   await moat?.dispose();
@@ -43,7 +45,11 @@ async function settle(want: Record<string, string>): Promise<Record<string, stri
 const BLOCKED = "0.0.0.0";
 
 test("no entry: every loopback client is in Default and gets the name", async () => {
-  expect(await settle({ "127.0.0.1": FWD, "127.0.0.2": FWD, "127.0.5.9": FWD })).toEqual({ "127.0.0.1": FWD, "127.0.0.2": FWD, "127.0.5.9": FWD });
+  expect(await settle({ "127.0.0.1": FWD, "127.0.0.2": FWD, "127.0.5.9": FWD })).toEqual({
+    "127.0.0.1": FWD,
+    "127.0.0.2": FWD,
+    "127.0.5.9": FWD,
+  });
 });
 
 test(":lo puts every client whose queries arrive on lo in its groups", async () => {
@@ -70,7 +76,7 @@ test("an address entry beats :lo, and the longest prefix wins among subnets", as
   want = { "127.0.5.9": FWD, "127.0.5.8": BLOCKED, "127.0.6.9": BLOCKED, "127.1.0.1": FWD };
   expect(await settle(want)).toEqual(want);
   // removing the /8 leaves 127.1.0.1 to :lo again
-  expect((await call(moat, "DELETE", "/api/clients/" + encodeURIComponent("127.0.0.0/8"))).status).toBe(204);
+  expect((await call(moat, "DELETE", `/api/clients/${encodeURIComponent("127.0.0.0/8")}`)).status).toBe(204);
   want = { "127.1.0.1": BLOCKED, "127.0.5.9": FWD };
   expect(await settle(want)).toEqual(want);
 }, 30_000);

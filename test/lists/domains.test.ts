@@ -29,9 +29,19 @@ describe("domains", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("location")).toBe("/api/domains/deny/exact/ads.example.com");
     expect(r.json.domains).toHaveLength(1);
-    expect(r.json.domains[0]).toMatchObject({ domain: "ads.example.com", unicode: "ads.example.com", type: "deny", kind: "exact", comment: "c1", groups: [0], enabled: true });
+    expect(r.json.domains[0]).toMatchObject({
+      domain: "ads.example.com",
+      unicode: "ads.example.com",
+      type: "deny",
+      kind: "exact",
+      comment: "c1",
+      groups: [0],
+      enabled: true,
+    });
     expect(r.json.processed).toEqual({ success: [{ item: "ads.example.com" }], errors: [] });
-    expect(dbRows("SELECT domain, type FROM domainlist WHERE domain = 'ads.example.com'")).toEqual([{ domain: "ads.example.com", type: 1 }]);
+    expect(dbRows("SELECT domain, type FROM domainlist WHERE domain = 'ads.example.com'")).toEqual([
+      { domain: "ads.example.com", type: 1 },
+    ]);
   });
 
   test("GET one, list, aggregates; absent item is 404", async () => {
@@ -52,47 +62,130 @@ describe("domains", () => {
   });
 
   test("writes to aggregates and misplaced items are uri_error", async () => {
-    expectError(await call(moat, "POST", "/api/domains/allow", { domain: "x.com" }), 400, "uri_error", "Invalid request: Specify list to modify more precisely");
-    expectError(await call(moat, "DELETE", "/api/domains/exact/x.com"), 400, "uri_error", "Invalid request: Specify list to modify more precisely");
-    expectError(await call(moat, "POST", "/api/domains/deny/exact/x.com", { domain: "x.com" }), 400, "uri_error", "Invalid request: Specify item in payload, not as URI parameter");
-    expectError(await call(moat, "PUT", "/api/domains/deny/exact", {}), 400, "uri_error", "Invalid request: Specify item in URI");
+    expectError(
+      await call(moat, "POST", "/api/domains/allow", { domain: "x.com" }),
+      400,
+      "uri_error",
+      "Invalid request: Specify list to modify more precisely",
+    );
+    expectError(
+      await call(moat, "DELETE", "/api/domains/exact/x.com"),
+      400,
+      "uri_error",
+      "Invalid request: Specify list to modify more precisely",
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/exact/x.com", { domain: "x.com" }),
+      400,
+      "uri_error",
+      "Invalid request: Specify item in payload, not as URI parameter",
+    );
+    expectError(
+      await call(moat, "PUT", "/api/domains/deny/exact", {}),
+      400,
+      "uri_error",
+      "Invalid request: Specify item in URI",
+    );
   });
 
   test("payload errors", async () => {
     expectError(await call(moat, "POST", "/api/domains/deny/exact"), 400, "bad_request", "No request body data");
-    expectError(await call(moat, "POST", "/api/domains/deny/exact", "{nope"), 400, "bad_request", "Invalid request body data (no valid JSON), error at hint");
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/exact", "{nope"),
+      400,
+      "bad_request",
+      "Invalid request body data (no valid JSON), error at hint",
+    );
     const noDomain = 'Invalid request: No valid "domain" in payload (must be either string or array)';
     expectError(await call(moat, "POST", "/api/domains/deny/exact", { comment: "x" }), 400, "bad_request", noDomain);
     expectError(await call(moat, "POST", "/api/domains/deny/exact", { domain: 5 }), 400, "bad_request", noDomain);
     expectError(await call(moat, "POST", "/api/domains/deny/exact", { domain: [] }), 400, "bad_request", noDomain);
-    expectError(await call(moat, "POST", "/api/domains/deny/exact", { domain: "a b.com" }), 400, "bad_request", "Spaces, newlines and tabs are not allowed in domains and URLs", "a b.com");
-    expectError(await call(moat, "POST", "/api/domains/deny/exact", { domain: "bad_-.com!" }), 400, "bad_request", "Invalid domain", "bad_-.com!");
-    expectError(await call(moat, "POST", "/api/domains/deny/exact", { domain: "a..b" }), 400, "bad_request", "Invalid domain", "a..b");
-    expectError(await call(moat, "POST", "/api/domains/deny/exact", { domain: "x".repeat(64) + ".com" }), 400, "bad_request", "Invalid domain");
-    expectError(await call(moat, "POST", "/api/domains/deny/exact", { domain: "a\u0000\u2028.com" }), 400, "bad_request", "Invalid request: Invalid domain name");
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/exact", { domain: "a b.com" }),
+      400,
+      "bad_request",
+      "Spaces, newlines and tabs are not allowed in domains and URLs",
+      "a b.com",
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/exact", { domain: "bad_-.com!" }),
+      400,
+      "bad_request",
+      "Invalid domain",
+      "bad_-.com!",
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/exact", { domain: "a..b" }),
+      400,
+      "bad_request",
+      "Invalid domain",
+      "a..b",
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/exact", { domain: `${"x".repeat(64)}.com` }),
+      400,
+      "bad_request",
+      "Invalid domain",
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/exact", { domain: "a\u0000\u2028.com" }),
+      400,
+      "bad_request",
+      "Invalid request: Invalid domain name",
+    );
   });
 
   test("IDN input is stored as lowercase punycode and shown as unicode", async () => {
     const r = await call(moat, "POST", "/api/domains/deny/exact", { domain: "Bücher.Example" });
     expect(r.status).toBe(201);
     expect(r.json.domains[0]).toMatchObject({ domain: "xn--bcher-kva.example", unicode: "bücher.example" });
-    expect(dbRows("SELECT domain FROM domainlist WHERE domain LIKE 'xn--%'")).toEqual([{ domain: "xn--bcher-kva.example" }]);
+    expect(dbRows("SELECT domain FROM domainlist WHERE domain LIKE 'xn--%'")).toEqual([
+      { domain: "xn--bcher-kva.example" },
+    ]);
     // already punycoded emoji names are accepted as typed (FTL#2837)
     expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "xn--i-7iq.ws" })).status).toBe(201);
   });
 
   test("regex validation errors and extensions", async () => {
-    expectError(await call(moat, "POST", "/api/domains/deny/regex", { domain: "abc[" }), 400, "regex_error", "Regex validation failed", "Missing ']'");
-    expectError(await call(moat, "POST", "/api/domains/deny/regex", { domain: "(abc" }), 400, "regex_error", "Regex validation failed", "Missing ')'");
-    expectError(await call(moat, "POST", "/api/domains/deny/regex", { domain: "abc;reply=BOGUS" }), 400, "regex_error", "Regex validation failed", 'Unknown reply type "BOGUS"');
-    expectError(await call(moat, "POST", "/api/domains/deny/regex", { domain: "abc;querytype=XX" }), 400, "regex_error", "Regex validation failed");
-    const ok = await call(moat, "POST", "/api/domains/deny/regex", { domain: ["^ads;querytype=A,AAAA", "^trk;invert", "^x;reply=NXDOMAIN", "^y;reply=1.2.3.4"] });
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/regex", { domain: "abc[" }),
+      400,
+      "regex_error",
+      "Regex validation failed",
+      "Missing ']'",
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/regex", { domain: "(abc" }),
+      400,
+      "regex_error",
+      "Regex validation failed",
+      "Missing ')'",
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/regex", { domain: "abc;reply=BOGUS" }),
+      400,
+      "regex_error",
+      "Regex validation failed",
+      'Unknown reply type "BOGUS"',
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains/deny/regex", { domain: "abc;querytype=XX" }),
+      400,
+      "regex_error",
+      "Regex validation failed",
+    );
+    const ok = await call(moat, "POST", "/api/domains/deny/regex", {
+      domain: ["^ads;querytype=A,AAAA", "^trk;invert", "^x;reply=NXDOMAIN", "^y;reply=1.2.3.4"],
+    });
     expect(ok.status).toBe(201);
     expect(ok.json.processed.success).toHaveLength(4);
   });
 
   test("duplicate add: Moat's 400 database_error with hint {argument, enabled, sql_msg}; nothing half-added", async () => {
-    const r = await call(moat, "POST", "/api/domains/deny/exact", { domain: ["new-one.example", "ads.example.com"], enabled: false });
+    const r = await call(moat, "POST", "/api/domains/deny/exact", {
+      domain: ["new-one.example", "ads.example.com"],
+      enabled: false,
+    });
     expectError(r, 400, "database_error", "Could not add to gravity database", {
       argument: "ads.example.com",
       enabled: false,
@@ -102,7 +195,11 @@ describe("domains", () => {
   });
 
   test("PUT replaces fields and moves an entry between lists; DELETE 204 then 404", async () => {
-    let r = await call(moat, "PUT", "/api/domains/deny/exact/ads.example.com", { comment: "changed", enabled: false, groups: [0] });
+    let r = await call(moat, "PUT", "/api/domains/deny/exact/ads.example.com", {
+      comment: "changed",
+      enabled: false,
+      groups: [0],
+    });
     expect(r.status).toBe(200);
     expect(r.json.domains[0]).toMatchObject({ comment: "changed", enabled: false });
     r = await call(moat, "PUT", "/api/domains/allow/exact/ads.example.com", { type: "deny", kind: "exact" });
@@ -129,15 +226,19 @@ describe("domains", () => {
     expect(found).not.toContain("search\\.test$;invert");
     const inverted = await call(moat, "GET", "/api/search/other.example");
     expect(inverted.json.search.domains.map((d: any) => d.domain)).toContain("search\\.test$;invert");
-    await call(moat, "DELETE", "/api/domains/deny/regex/" + encodeURIComponent("^tracker[[:digit:]]+\\.search\\.test$"));
-    await call(moat, "DELETE", "/api/domains/deny/regex/" + encodeURIComponent("search\\.test$;invert"));
+    await call(
+      moat,
+      "DELETE",
+      `/api/domains/deny/regex/${encodeURIComponent("^tracker[[:digit:]]+\\.search\\.test$")}`,
+    );
+    await call(moat, "DELETE", `/api/domains/deny/regex/${encodeURIComponent("search\\.test$;invert")}`);
   });
 
   test("percent-encoded items: %2F and + decode like Pi-hole", async () => {
     const re = "^a/b+c$";
     let r = await call(moat, "POST", "/api/domains/deny/regex", { domain: re });
-    expect(r.headers.get("location")).toBe("/api/domains/deny/regex/" + encodeURIComponent(re));
-    r = await call(moat, "GET", "/api/domains/deny/regex/" + encodeURIComponent(re));
+    expect(r.headers.get("location")).toBe(`/api/domains/deny/regex/${encodeURIComponent(re)}`);
+    r = await call(moat, "GET", `/api/domains/deny/regex/${encodeURIComponent(re)}`);
     expect(r.json.domains[0].domain).toBe(re);
     // a literal + in the path is a space (form decoding)
     r = await call(moat, "GET", "/api/domains/deny/regex/^a/b+c$");
@@ -154,9 +255,24 @@ describe("domains", () => {
     expect(dbRows("SELECT 1 FROM domainlist WHERE domain LIKE 'b_.example'")).toEqual([]);
     r = await call(moat, "POST", "/api/domains:batchDelete", [{ item: "b1.example", type: "deny", kind: "exact" }]);
     expect(r.status).toBe(404);
-    expectError(await call(moat, "POST", "/api/domains:batchDelete", { item: "x" }), 400, "bad_request", "Invalid request: Batch delete requires an array of objects");
-    expectError(await call(moat, "POST", "/api/domains:batchDelete", [{ item: 1 }]), 400, "bad_request", 'Invalid request: Batch delete requires an array of objects with "item" as string');
-    expectError(await call(moat, "POST", "/api/domains:batchDelete", [{ item: "x" }]), 400, "bad_request", 'Invalid request: Batch delete requires an array of objects with "type" and "kind" as string');
+    expectError(
+      await call(moat, "POST", "/api/domains:batchDelete", { item: "x" }),
+      400,
+      "bad_request",
+      "Invalid request: Batch delete requires an array of objects",
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains:batchDelete", [{ item: 1 }]),
+      400,
+      "bad_request",
+      'Invalid request: Batch delete requires an array of objects with "item" as string',
+    );
+    expectError(
+      await call(moat, "POST", "/api/domains:batchDelete", [{ item: "x" }]),
+      400,
+      "bad_request",
+      'Invalid request: Batch delete requires an array of objects with "type" and "kind" as string',
+    );
     expectError(
       await call(moat, "POST", "/api/domains:batchDelete", [{ item: "x", type: "deny", kind: "fuzzy" }]),
       400,

@@ -53,7 +53,8 @@ async function eventually(fn: () => Promise<boolean>, ms: number): Promise<boole
   return fn();
 }
 
-const listStatus = async () => (await call(moat, "GET", "/api/lists")).json.lists.find((l: { address: string }) => l.address === address());
+const listStatus = async () =>
+  (await call(moat, "GET", "/api/lists")).json.lists.find((l: { address: string }) => l.address === address());
 
 test("a gravity run writes the snapshot file and blocks", async () => {
   expect((await call(moat, "POST", "/api/lists?type=block", { address: address() })).status).toBe(201);
@@ -96,11 +97,22 @@ test("without the snapshot file (or with one that no longer matches) the gravity
 test("a short gravity.updateInterval starts runs by itself", async () => {
   const before = hits;
   expect((await listStatus()).status).toBe(1); // the first run downloaded it
-  const patch = await moat.api("/api/config", { method: "PATCH", body: JSON.stringify({ config: { gravity: { updateInterval: 2 } } }) });
+  const patch = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { gravity: { updateInterval: 2 } } }),
+  });
   expect(patch.status).toBe(200);
   // a scheduled run fetched the list again (same content: status 2, unchanged) and restored the row
-  expect(await eventually(async () => hits > before && (await listStatus()).status === 2 && (await answer("kept.life.test")) === "0.0.0.0", 20_000)).toBe(true);
+  expect(
+    await eventually(
+      async () => hits > before && (await listStatus()).status === 2 && (await answer("kept.life.test")) === "0.0.0.0",
+      20_000,
+    ),
+  ).toBe(true);
   expect(await moat.outputWith("gravity update started (schedule)")).toContain("gravity update started (schedule)");
-  const off = await moat.api("/api/config", { method: "PATCH", body: JSON.stringify({ config: { gravity: { updateInterval: 0 } } }) });
+  const off = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { gravity: { updateInterval: 0 } } }),
+  });
   expect(off.status).toBe(200);
 }, 40_000);

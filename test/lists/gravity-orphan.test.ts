@@ -16,7 +16,11 @@ beforeAll(async () => {
     fetch: (req) => {
       if (new URL(req.url).pathname === "/done.txt") return new Response("done.orphan.test\n");
       // one line, then nothing more until the test ends
-      return new Response(new ReadableStream<Uint8Array>({ start: (c) => (hanging.push(c), c.enqueue(new TextEncoder().encode("first.orphan.test\n"))) }));
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          start: (c) => (hanging.push(c), c.enqueue(new TextEncoder().encode("first.orphan.test\n"))),
+        }),
+      );
     },
   });
   m = await startMoat();
@@ -59,7 +63,14 @@ function alive(pid: number): boolean {
 }
 
 test("kill -9 of the server in a gravity run ends the gravity child", async () => {
-  expect((await m.api("/api/lists?type=block", { method: "POST", body: JSON.stringify({ address: `http://127.0.0.1:${lists.port}/hangs.txt` }) })).status).toBe(201);
+  expect(
+    (
+      await m.api("/api/lists?type=block", {
+        method: "POST",
+        body: JSON.stringify({ address: `http://127.0.0.1:${lists.port}/hangs.txt` }),
+      })
+    ).status,
+  ).toBe(201);
   const run = await m.api("/api/action/gravity", { method: "POST" });
   const reader = run.body!.getReader();
   await reader.read();
@@ -86,8 +97,21 @@ test("kill -9 of the server in a gravity run ends the gravity child", async () =
 
   // the next server runs gravity at once (the lock was given back)
   await m.start();
-  expect((await m.api("/api/lists?type=block", { method: "POST", body: JSON.stringify({ address: `http://127.0.0.1:${lists.port}/done.txt` }) })).status).toBe(201);
-  expect((await m.api(`/api/lists/${encodeURIComponent(`http://127.0.0.1:${lists.port}/hangs.txt`)}?type=block`, { method: "DELETE" })).status).toBe(204);
+  expect(
+    (
+      await m.api("/api/lists?type=block", {
+        method: "POST",
+        body: JSON.stringify({ address: `http://127.0.0.1:${lists.port}/done.txt` }),
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await m.api(`/api/lists/${encodeURIComponent(`http://127.0.0.1:${lists.port}/hangs.txt`)}?type=block`, {
+        method: "DELETE",
+      })
+    ).status,
+  ).toBe(204);
   const again = await (await m.api("/api/action/gravity", { method: "POST" })).text();
   expect(again).not.toContain("already running");
   expect(again).toContain("Done");

@@ -13,7 +13,8 @@ let truncated: TCPSocketListener;
 const hits: Record<string, number> = {};
 let goodBroken = false;
 
-const GOOD = "\uFEFF# comment\r\n0.0.0.0 ads.one.test\r\n127.0.0.1 localhost\r\n0.0.0.0 trk.one.test # inline\r\nplain.one.test\r\n||abp.one.test^\r\n||opt.one.test^$third-party\r\nnot a domain!\r\nexample.com##.banner\r\n";
+const GOOD =
+  "\uFEFF# comment\r\n0.0.0.0 ads.one.test\r\n127.0.0.1 localhost\r\n0.0.0.0 trk.one.test # inline\r\nplain.one.test\r\n||abp.one.test^\r\n||opt.one.test^$third-party\r\nnot a domain!\r\nexample.com##.banner\r\n";
 const BIG_LINES = 500_000;
 const big = () => Array.from({ length: BIG_LINES }, (_, i) => `0.0.0.0 d${i}.big.test`).join("\n");
 
@@ -34,7 +35,7 @@ beforeAll(async () => {
         case "/binary.bin":
           return new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2, 3]));
         case "/junk.txt":
-          return new Response("x".repeat(5_000_000) + "\n" + "~!junk line\n".repeat(400_000));
+          return new Response(`${"x".repeat(5_000_000)}\n${"~!junk line\n".repeat(400_000)}`);
         case "/slow.txt":
           await Bun.sleep(6000);
           return new Response("slow.one.test\n");
@@ -87,7 +88,9 @@ async function runGravity(): Promise<string> {
 }
 
 async function dig(name: string): Promise<string> {
-  const p = Bun.spawn(["dig", "+short", "+time=3", "+tries=2", "-p", String(moat.dnsPort), "@127.0.0.1", name, "A"], { stdout: "pipe" });
+  const p = Bun.spawn(["dig", "+short", "+time=3", "+tries=2", "-p", String(moat.dnsPort), "@127.0.0.1", name, "A"], {
+    stdout: "pipe",
+  });
   const out = await new Response(p.stdout).text();
   await p.exited;
   return out.trim();
@@ -110,7 +113,18 @@ test("lists API: ?type rules, create, fields, duplicates", async () => {
   expect(r.json.error.message).toBe('Invalid request: Specify type parameter (should be either "allow" or "block")');
   r = await call(moat, "POST", "/api/lists?type=deny", { address: url("/good.txt") });
   expect(r.json.error.message).toBe('Invalid request: Invalid type parameter (should be either "allow" or "block")');
-  r = await call(moat, "POST", "/api/lists?type=block", { address: [url("/good.txt"), url("/binary.bin"), url("/junk.txt"), url("/truncated.txt"), url("/slow.txt"), url("/missing.txt"), url("/redirect.txt"), "file:///nonexistent/list.txt"] });
+  r = await call(moat, "POST", "/api/lists?type=block", {
+    address: [
+      url("/good.txt"),
+      url("/binary.bin"),
+      url("/junk.txt"),
+      url("/truncated.txt"),
+      url("/slow.txt"),
+      url("/missing.txt"),
+      url("/redirect.txt"),
+      "file:///nonexistent/list.txt",
+    ],
+  });
   expect(r.status).toBe(201);
   expect(r.headers.get("location")).toBe(`/api/lists/${encodeURIComponent("file:///nonexistent/list.txt")}?type=block`);
   expect(r.json.lists[0]).toMatchObject({ type: "block", enabled: true, groups: [0], number: 0, status: 0 });
@@ -147,13 +161,25 @@ test("gravity: streamed progress, per-list status and counts, ABP, redirects, fa
   expect(junk).toMatchObject({ status: 1, number: 0 });
   expect(junk.invalid_domains).toBeGreaterThan(0);
   expect(text).toMatch(/Download failed: HTTP 404/);
-  const rows = db((d) => d.query("SELECT domain FROM gravity ORDER BY domain").all().map((r: any) => r.domain));
+  const rows = db((d) =>
+    d
+      .query("SELECT domain FROM gravity ORDER BY domain")
+      .all()
+      .map((r: any) => r.domain),
+  );
   expect(rows).toContain("ads.one.test");
   expect(rows).toContain("||abp.one.test^");
   expect(rows).not.toContain("localhost");
-  const anti = db((d) => d.query("SELECT domain FROM antigravity ORDER BY domain").all().map((r: any) => r.domain));
+  const anti = db((d) =>
+    d
+      .query("SELECT domain FROM antigravity ORDER BY domain")
+      .all()
+      .map((r: any) => r.domain),
+  );
   expect(anti).toEqual(["@@||plain.one.test^", "allowed.one.test"]);
-  const info = db((d) => Object.fromEntries((d.query("SELECT property, value FROM info").all() as any[]).map((r) => [r.property, r.value])));
+  const info = db((d) =>
+    Object.fromEntries((d.query("SELECT property, value FROM info").all() as any[]).map((r) => [r.property, r.value])),
+  );
   expect(Number(info.gravity_count)).toBe(4);
   expect(info.abp_domains).toBe("1");
   expect(Number(info.updated)).toBeGreaterThan(0);
@@ -192,7 +218,10 @@ test("deleting a list deletes its gravity rows; batchDelete", async () => {
   r = await call(moat, "DELETE", `/api/lists/${encodeURIComponent(url("/redirect.txt"))}?type=block`);
   expect(r.status).toBe(204);
   const id = listRow(url("/good.txt")).id;
-  r = await call(moat, "POST", "/api/lists:batchDelete", [{ item: url("/good.txt"), type: "block" }, { item: url("/missing.txt"), type: "block" }]);
+  r = await call(moat, "POST", "/api/lists:batchDelete", [
+    { item: url("/good.txt"), type: "block" },
+    { item: url("/missing.txt"), type: "block" },
+  ]);
   expect(r.status).toBe(204);
   expect(db((d) => (d.query("SELECT COUNT(*) AS n FROM gravity WHERE adlist_id = ?").get(id) as any).n)).toBe(0);
   r = await call(moat, "POST", "/api/lists:batchDelete", [{ item: url("/good.txt"), type: "block" }]);
@@ -201,7 +230,10 @@ test("deleting a list deletes its gravity rows; batchDelete", async () => {
 
 test("a 500k-line list compiles through the CLI and answers", async () => {
   await call(moat, "POST", "/api/lists?type=block", { address: url("/big.txt") });
-  const p = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), "gravity", "--data-dir", moat.dataDir], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(
+    [process.execPath, join(import.meta.dir, "../../src/main.ts"), "gravity", "--data-dir", moat.dataDir],
+    { stdout: "pipe", stderr: "pipe" },
+  );
   const out = await new Response(p.stdout).text();
   expect(await p.exited).toBe(0);
   expect(out).toContain("Done");

@@ -13,7 +13,10 @@ afterAll(async () => {
 });
 
 async function dig(name: string, source = "127.0.0.1"): Promise<string> {
-  const p = Bun.spawn(["dig", "+short", "+time=3", "+tries=2", "-b", source, "-p", String(moat.dnsPort), "@127.0.0.1", name, "A"], { stdout: "pipe" });
+  const p = Bun.spawn(
+    ["dig", "+short", "+time=3", "+tries=2", "-b", source, "-p", String(moat.dnsPort), "@127.0.0.1", name, "A"],
+    { stdout: "pipe" },
+  );
   const out = await new Response(p.stdout).text();
   await p.exited;
   return out.trim();
@@ -39,27 +42,41 @@ test("groups: create by name, get, rename, enable flag, duplicate, delete, Defau
   r = await call(moat, "GET", "/api/groups");
   expect(r.json.groups.map((g: any) => g.name)).toEqual(["Default", "kids room", "iot"]);
   r = await call(moat, "POST", "/api/groups", { name: "iot" });
-  expectError(r, 400, "database_error", "Could not add to gravity database", { argument: "iot", enabled: true, sql_msg: "UNIQUE constraint failed: group.name" });
+  expectError(r, 400, "database_error", "Could not add to gravity database", {
+    argument: "iot",
+    enabled: true,
+    sql_msg: "UNIQUE constraint failed: group.name",
+  });
   r = await call(moat, "PUT", "/api/groups/iot", { name: "things", enabled: false });
   expect(r.status).toBe(200);
   expect(r.json.groups[0]).toMatchObject({ name: "things", enabled: false });
   expectError(await call(moat, "GET", "/api/groups/iot"), 404, "not_found", "Not found");
   expectError(await call(moat, "GET", "/api/groups/%7Bname%7D"), 404, "not_found", "Not found");
-  expectError(await call(moat, "POST", "/api/groups", {}), 400, "bad_request", 'Invalid request: No valid "name" in payload (must be either string or array)');
+  expectError(
+    await call(moat, "POST", "/api/groups", {}),
+    400,
+    "bad_request",
+    'Invalid request: No valid "name" in payload (must be either string or array)',
+  );
   expectError(await call(moat, "PUT", "/api/groups/nope", { name: "x" }), 404, "not_found", "Not found");
   expect((await call(moat, "DELETE", "/api/groups/things")).status).toBe(204);
   expect((await call(moat, "DELETE", "/api/groups/things")).status).toBe(404);
   expect((await call(moat, "DELETE", "/api/groups/Default")).status).toBe(204);
   r = await call(moat, "GET", "/api/groups/Default");
   expect(r.json.groups[0].id).toBe(0);
-  expect((await call(moat, "POST", "/api/groups:batchDelete", [{ item: "kids room" }, { item: "zzz" }])).status).toBe(204);
+  expect((await call(moat, "POST", "/api/groups:batchDelete", [{ item: "kids room" }, { item: "zzz" }])).status).toBe(
+    204,
+  );
   expect((await call(moat, "POST", "/api/groups:batchDelete", [{ item: "kids room" }])).status).toBe(404);
 });
 
 test("clients: IP, CIDR, MAC, :interface, URL-encoded; groups; errors; batchDelete; suggestions", async () => {
   await call(moat, "POST", "/api/groups", { name: "g1" });
   const g1 = (await call(moat, "GET", "/api/groups/g1")).json.groups[0].id;
-  let r = await call(moat, "POST", "/api/clients", { client: ["127.0.0.2", "10.0.0.0/8", "12:34:56:78:9A:BC", ":lo"], groups: [g1] });
+  let r = await call(moat, "POST", "/api/clients", {
+    client: ["127.0.0.2", "10.0.0.0/8", "12:34:56:78:9A:BC", ":lo"],
+    groups: [g1],
+  });
   expect(r.status).toBe(201);
   expect(r.headers.get("location")).toBe("/api/clients/%3Alo");
   r = await call(moat, "GET", "/api/clients/10.0.0.0%2F8");
@@ -69,9 +86,24 @@ test("clients: IP, CIDR, MAC, :interface, URL-encoded; groups; errors; batchDele
   expect(r.json.clients[0].client).toBe("12:34:56:78:9A:BC");
   r = await call(moat, "PUT", "/api/clients/127.0.0.2", { comment: "laptop", groups: [0, g1] });
   expect(r.json.clients[0]).toMatchObject({ comment: "laptop", groups: [0, g1] });
-  expectError(await call(moat, "POST", "/api/clients", { client: "127.0.0.2" }), 400, "database_error", "Could not add to gravity database");
-  expectError(await call(moat, "POST", "/api/clients", { client: "a b" }), 400, "bad_request", "Spaces, newlines and tabs are not allowed in domains and URLs");
-  expectError(await call(moat, "PUT", "/api/clients/127.0.0.9", { groups: [999] }), 400, "bad_request", "Invalid request: group does not exist");
+  expectError(
+    await call(moat, "POST", "/api/clients", { client: "127.0.0.2" }),
+    400,
+    "database_error",
+    "Could not add to gravity database",
+  );
+  expectError(
+    await call(moat, "POST", "/api/clients", { client: "a b" }),
+    400,
+    "bad_request",
+    "Spaces, newlines and tabs are not allowed in domains and URLs",
+  );
+  expectError(
+    await call(moat, "PUT", "/api/clients/127.0.0.9", { groups: [999] }),
+    400,
+    "bad_request",
+    "Invalid request: group does not exist",
+  );
   r = await call(moat, "GET", "/api/clients/_suggestions");
   expect(r.status).toBe(200);
   expect(Array.isArray(r.json.clients)).toBe(true);

@@ -3,7 +3,10 @@ import { expect } from "bun:test";
 import type { MoatProcess } from "../harness/moat.ts";
 
 export async function call(moat: MoatProcess, method: string, path: string, body?: unknown) {
-  const r = await moat.api(path, { method, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+  const r = await moat.api(path, {
+    method,
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await r.text();
   let json: any = null;
   if (text) {
@@ -13,7 +16,13 @@ export async function call(moat: MoatProcess, method: string, path: string, body
   return { status: r.status, json, headers: r.headers };
 }
 
-export function expectError(res: { status: number; json: any }, status: number, key: string, message: string, hint?: unknown) {
+export function expectError(
+  res: { status: number; json: any },
+  status: number,
+  key: string,
+  message: string,
+  hint?: unknown,
+) {
   expect(res.status).toBe(status);
   expect(res.json.error.key).toBe(key);
   expect(res.json.error.message).toBe(message);

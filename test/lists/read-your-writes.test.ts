@@ -35,7 +35,9 @@ test("domain entries: add, disable, enable, delete", async () => {
   expect(await now("ads.ryw.test")).toBe("0.0.0.0");
   expect((await call(moat, "DELETE", "/api/domains/deny/exact/ads.ryw.test")).status).toBe(204);
   expect(await now("ads.ryw.test")).toBe(FWD);
-  expect((await call(moat, "POST", "/api/domains/deny/regex", { domain: "^track[0-9]+\\.ryw\\.test$" })).status).toBe(201);
+  expect((await call(moat, "POST", "/api/domains/deny/regex", { domain: "^track[0-9]+\\.ryw\\.test$" })).status).toBe(
+    201,
+  );
   expect(await now("track42.ryw.test")).toBe("0.0.0.0");
 });
 
@@ -43,7 +45,9 @@ test("groups and clients: a client joins a group, the group is disabled", async 
   const g = await call(moat, "POST", "/api/groups", { name: "ryw-kids" });
   expect(g.status).toBe(201);
   const gid = g.json.groups[0].id as number;
-  expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "games.ryw.test", groups: [gid] })).status).toBe(201);
+  expect(
+    (await call(moat, "POST", "/api/domains/deny/exact", { domain: "games.ryw.test", groups: [gid] })).status,
+  ).toBe(201);
   // 127.0.0.2 is in no group of its own yet: Default only, where the entry does not apply
   expect(await now("games.ryw.test", "127.0.0.2")).toBe(FWD);
   expect((await call(moat, "POST", "/api/clients", { client: "127.0.0.2", groups: [gid] })).status).toBe(201);
@@ -73,7 +77,10 @@ test("lists: a gravity run, then the list disabled and enabled", async () => {
 test("local records and the blocking switch", async () => {
   expect((await call(moat, "PUT", "/api/config/dns/hosts/10.9.8.7%20nas.ryw.test")).status).toBe(201);
   expect(await now("nas.ryw.test")).toBe("10.9.8.7");
-  expect((await call(moat, "PATCH", "/api/config", { config: { dns: { cnameRecords: ["alias.ryw.test,nas.ryw.test"] } } })).status).toBe(200);
+  expect(
+    (await call(moat, "PATCH", "/api/config", { config: { dns: { cnameRecords: ["alias.ryw.test,nas.ryw.test"] } } }))
+      .status,
+  ).toBe(200);
   expect((await ask(moat.dnsPort, "alias.ryw.test")).answers.map((a) => a.type)).toEqual(["CNAME", "A"]);
   expect((await call(moat, "DELETE", "/api/config/dns/hosts/10.9.8.7%20nas.ryw.test")).status).toBe(204);
   expect(await now("nas.ryw.test")).toBe(FWD);

@@ -25,8 +25,32 @@ const range = `from=${NOW - 86400}&until=${NOW + 60}`;
 
 test("summary: exact totals, every type, status and reply key", async () => {
   const s = await get("/api/stats/summary");
-  expect(s.queries).toMatchObject({ total: 20, blocked: 6, percent_blocked: 30, unique_domains: 6, forwarded: 10, cached: 4 });
-  expect(Object.keys(s.queries.types)).toEqual(["A", "AAAA", "ANY", "SRV", "SOA", "PTR", "TXT", "NAPTR", "MX", "DS", "RRSIG", "DNSKEY", "NS", "OTHER", "SVCB", "HTTPS"]);
+  expect(s.queries).toMatchObject({
+    total: 20,
+    blocked: 6,
+    percent_blocked: 30,
+    unique_domains: 6,
+    forwarded: 10,
+    cached: 4,
+  });
+  expect(Object.keys(s.queries.types)).toEqual([
+    "A",
+    "AAAA",
+    "ANY",
+    "SRV",
+    "SOA",
+    "PTR",
+    "TXT",
+    "NAPTR",
+    "MX",
+    "DS",
+    "RRSIG",
+    "DNSKEY",
+    "NS",
+    "OTHER",
+    "SVCB",
+    "HTTPS",
+  ]);
   expect(s.queries.types).toMatchObject({ A: 14, AAAA: 4, HTTPS: 2, OTHER: 0 });
   expect(Object.keys(s.queries.status).length).toBe(19);
   expect(s.queries.status).toMatchObject({ GRAVITY: 3, REGEX: 2, DENYLIST_CNAME: 1, FORWARDED: 10, CACHE: 4 });
@@ -38,14 +62,27 @@ test("summary: exact totals, every type, status and reply key", async () => {
 
 test("top domains, top clients, query types, recent blocked", async () => {
   expect((await get("/api/stats/top_domains")).domains).toEqual([
-    { domain: "a.example", count: 8 }, { domain: "b.example", count: 4 }, { domain: "c.example", count: 2 },
+    { domain: "a.example", count: 8 },
+    { domain: "b.example", count: 4 },
+    { domain: "c.example", count: 2 },
   ]);
   const b = await get("/api/stats/top_domains?blocked=true&count=2");
-  expect(b).toMatchObject({ domains: [{ domain: "ads.example", count: 3 }, { domain: "track.example", count: 2 }], total_queries: 20, blocked_queries: 6 });
+  expect(b).toMatchObject({
+    domains: [
+      { domain: "ads.example", count: 3 },
+      { domain: "track.example", count: 2 },
+    ],
+    total_queries: 20,
+    blocked_queries: 6,
+  });
   expect((await get("/api/stats/top_clients")).clients).toEqual([
-    { ip: "127.0.0.1", name: null, count: 10 }, { ip: "127.0.0.2", name: null, count: 7 }, { ip: "127.0.0.3", name: null, count: 3 },
+    { ip: "127.0.0.1", name: null, count: 10 },
+    { ip: "127.0.0.2", name: null, count: 7 },
+    { ip: "127.0.0.3", name: null, count: 3 },
   ]);
-  expect((await get("/api/stats/top_clients?blocked=true&count=1")).clients).toEqual([{ ip: "127.0.0.2", name: null, count: 3 }]);
+  expect((await get("/api/stats/top_clients?blocked=true&count=1")).clients).toEqual([
+    { ip: "127.0.0.2", name: null, count: 3 },
+  ]);
   expect((await get("/api/stats/query_types")).types).toMatchObject({ A: 14, AAAA: 4, HTTPS: 2 });
   expect((await get("/api/stats/recent_blocked?count=2")).blocked).toEqual(["cdn.example", "track.example"]);
   expect((await get("/api/stats/recent_blocked")).blocked).toEqual(["cdn.example"]);
@@ -55,7 +92,12 @@ test("upstreams: pseudo entries, counts and mean reply time in seconds", async (
   const u = await get("/api/stats/upstreams");
   expect(u.forwarded_queries).toBe(10);
   expect(u.total_queries).toBe(20);
-  expect(u.upstreams.map((x: any) => [x.ip, x.port, x.count])).toEqual([["blocklist", -1, 6], ["cache", -1, 4], ["127.0.0.1", 5300, 8], ["127.0.0.1", 5301, 2]]);
+  expect(u.upstreams.map((x: any) => [x.ip, x.port, x.count])).toEqual([
+    ["blocklist", -1, 6],
+    ["cache", -1, 4],
+    ["127.0.0.1", 5300, 8],
+    ["127.0.0.1", 5301, 2],
+  ]);
   expect(u.upstreams[2].statistics.response).toBeCloseTo(0.01, 6);
   expect(u.upstreams[3].statistics.response).toBeCloseTo(0.03, 6);
 });
@@ -75,16 +117,25 @@ test("history: 145 ten-minute slots summing to the totals; client history with o
 
 test("database variants agree with the live numbers for the same window", async () => {
   const live = await get("/api/stats/summary");
-  expect(await get(`/api/stats/database/summary?${range}`)).toMatchObject({ sum_queries: live.queries.total, sum_blocked: live.queries.blocked, percent_blocked: 30, total_clients: 3 });
+  expect(await get(`/api/stats/database/summary?${range}`)).toMatchObject({
+    sum_queries: live.queries.total,
+    sum_blocked: live.queries.blocked,
+    percent_blocked: 30,
+    total_clients: 3,
+  });
   for (const p of ["top_domains", "top_domains?blocked=true", "top_clients", "top_clients?blocked=true"]) {
     const l = await get(`/api/stats/${p}`);
     const d = await get(`/api/stats/database/${p}${p.includes("?") ? "&" : "?"}${range}`);
     expect({ ...d, took: 0 }).toEqual({ ...l, took: 0 });
   }
-  expect((await get(`/api/stats/database/query_types?${range}`)).types).toEqual((await get("/api/stats/query_types")).types);
+  expect((await get(`/api/stats/database/query_types?${range}`)).types).toEqual(
+    (await get("/api/stats/query_types")).types,
+  );
   const lu = await get("/api/stats/upstreams");
   const du = await get(`/api/stats/database/upstreams?${range}`);
-  expect(du.upstreams.map((x: any) => [x.ip, x.port, x.count])).toEqual(lu.upstreams.map((x: any) => [x.ip, x.port, x.count]));
+  expect(du.upstreams.map((x: any) => [x.ip, x.port, x.count])).toEqual(
+    lu.upstreams.map((x: any) => [x.ip, x.port, x.count]),
+  );
   const lh = (await get("/api/history")).history;
   const dh = (await get(`/api/history/database?from=${lh[0].timestamp}&until=${NOW + 60}`)).history;
   // `until` reaches a minute past now, so near a 10-minute boundary the database side has one more (empty) slot.
@@ -96,9 +147,19 @@ test("database variants agree with the live numbers for the same window", async 
 });
 
 test("database variants need both from and until", async () => {
-  for (const p of ["stats/database/summary?from=1", "stats/database/top_domains?until=2", "history/database", "stats/database/upstreams", "stats/database/query_types?from=x&until=2"]) {
+  for (const p of [
+    "stats/database/summary?from=1",
+    "stats/database/top_domains?until=2",
+    "history/database",
+    "stats/database/upstreams",
+    "stats/database/query_types?from=x&until=2",
+  ]) {
     const b = await get(`/api/${p}`, 400);
-    expect(b.error).toEqual({ key: "bad_request", message: 'You need to specify both "from" and "until" in the request.', hint: null });
+    expect(b.error).toEqual({
+      key: "bad_request",
+      message: 'You need to specify both "from" and "until" in the request.',
+      hint: null,
+    });
   }
 });
 
@@ -107,8 +168,18 @@ test("query log: shape, filters, cursor paging, disk variant and exact errors", 
   expect(all).toMatchObject({ recordsTotal: 20, recordsFiltered: 20, cursor: 20, draw: 0 });
   expect(all.queries.length).toBe(20);
   expect(all.queries[0]).toEqual({
-    id: 20, time: expect.any(Number), type: "HTTPS", domain: "c.example", cname: null, status: "FORWARDED", client: { ip: "127.0.0.1", name: null },
-    dnssec: "UNKNOWN", reply: { type: "NXDOMAIN", time: 0.03 }, list_id: null, upstream: "127.0.0.1#5301", ede: { code: -1, text: null },
+    id: 20,
+    time: expect.any(Number),
+    type: "HTTPS",
+    domain: "c.example",
+    cname: null,
+    status: "FORWARDED",
+    client: { ip: "127.0.0.1", name: null },
+    dnssec: "UNKNOWN",
+    reply: { type: "NXDOMAIN", time: 0.03 },
+    list_id: null,
+    upstream: "127.0.0.1#5301",
+    ede: { code: -1, text: null },
   });
   const n = async (q: string) => (await get(`/api/queries?${q}`)).recordsFiltered;
   expect(await n("domain=ads.example")).toBe(3);
@@ -127,7 +198,8 @@ test("query log: shape, filters, cursor paging, disk variant and exact errors", 
   expect(await n("domain=*.example&status=GRAVITY&client_ip=127.0.0.2")).toBe(3);
   expect(await n("columns[3][search][value]=track")).toBe(2);
   const ids: number[] = [];
-  for (let start = 0; start < 20; start += 6) ids.push(...(await get(`/api/queries?length=6&start=${start}&cursor=20`)).queries.map((q: any) => q.id));
+  for (let start = 0; start < 20; start += 6)
+    ids.push(...(await get(`/api/queries?length=6&start=${start}&cursor=20`)).queries.map((q: any) => q.id));
   expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
   expect((await get("/api/queries?cursor=5&length=2")).queries.map((q: any) => q.id)).toEqual([5, 4]);
   const disk = await get("/api/queries?disk=true&status=GRAVITY");
@@ -139,9 +211,17 @@ test("query log: shape, filters, cursor paging, disk variant and exact errors", 
     ["status=NOPE", "Requested status is invalid", "NOPE"],
     ["reply=NOPE", "Requested reply is invalid", "NOPE"],
     ["dnssec=NOPE", "Requested dnssec is invalid", "NOPE"],
-  ]) expect((await get(`/api/queries?${q}`, 400)).error).toEqual({ key: "bad_request", message, hint });
+  ])
+    expect((await get(`/api/queries?${q}`, 400)).error).toEqual({ key: "bad_request", message, hint });
   const s = (await get("/api/queries/suggestions")).suggestions;
-  expect(s.domain.sort()).toEqual(["a.example", "ads.example", "b.example", "c.example", "cdn.example", "track.example"]);
+  expect(s.domain.sort()).toEqual([
+    "a.example",
+    "ads.example",
+    "b.example",
+    "c.example",
+    "cdn.example",
+    "track.example",
+  ]);
   expect(s.client_ip.sort()).toEqual(["127.0.0.1", "127.0.0.2", "127.0.0.3"]);
   expect(s.upstream.sort()).toEqual(["127.0.0.1#5300", "127.0.0.1#5301"]);
   expect(s.status.length).toBe(19);
@@ -159,9 +239,21 @@ test("info, padd, logs, network and dhcp answer with real shapes", async () => {
   const ftl = (await get("/api/info/ftl")).ftl;
   expect(ftl).toMatchObject({ pid: expect.any(Number), privacy_level: 0, clients: { total: 3, active: 3 } });
   expect(ftl.pid).not.toBe(process.pid);
-  expect(await get("/api/info/database")).toMatchObject({ queries: 20, queries_disk: 20, sqlite_version: expect.any(String) });
+  expect(await get("/api/info/database")).toMatchObject({
+    queries: 20,
+    queries_disk: 20,
+    sqlite_version: expect.any(String),
+  });
   // this server has no upstream, which is its one message
-  expect((await get("/api/info/messages")).messages).toEqual([{ id: 1, timestamp: expect.any(Number), type: "DNSMASQ_WARN", plain: "no upstream servers configured", html: "no upstream servers configured" }]);
+  expect((await get("/api/info/messages")).messages).toEqual([
+    {
+      id: 1,
+      timestamp: expect.any(Number),
+      type: "DNSMASQ_WARN",
+      plain: "no upstream servers configured",
+      html: "no upstream servers configured",
+    },
+  ]);
   expect((await get("/api/info/messages/count")).count).toBe(1);
   let r = await moat.api("/api/info/messages/7", { method: "DELETE" });
   expect(r.status).toBe(404);
@@ -170,8 +262,30 @@ test("info, padd, logs, network and dhcp answer with real shapes", async () => {
   expect(((await r.json()) as any).error.key).toBe("uri_error");
   expect(Object.keys((await get("/api/info/metrics")).metrics.dns)).toEqual(["cache", "replies"]);
   const padd = await get("/api/padd");
-  expect(padd).toMatchObject({ recent_blocked: "cdn.example", top_domain: "a.example", top_blocked: "ads.example", top_client: "127.0.0.1", active_clients: 3, blocking: "enabled", queries: { total: 20, blocked: 6, percent_blocked: 30 } });
-  for (const k of ["iface", "node_name", "host_model", "config", "%cpu", "%mem", "pid", "sensors", "system", "version", "cache", "gravity_size"]) expect(padd).toHaveProperty([k]);
+  expect(padd).toMatchObject({
+    recent_blocked: "cdn.example",
+    top_domain: "a.example",
+    top_blocked: "ads.example",
+    top_client: "127.0.0.1",
+    active_clients: 3,
+    blocking: "enabled",
+    queries: { total: 20, blocked: 6, percent_blocked: 30 },
+  });
+  for (const k of [
+    "iface",
+    "node_name",
+    "host_model",
+    "config",
+    "%cpu",
+    "%mem",
+    "pid",
+    "sensors",
+    "system",
+    "version",
+    "cache",
+    "gravity_size",
+  ])
+    expect(padd).toHaveProperty([k]);
   expect(Object.keys(await get("/api/padd?full=false"))).not.toContain("iface");
   const log1 = await get("/api/logs/ftl");
   expect(log1.log.some((l: any) => /imported 20 queries/.test(l.message))).toBe(true);
@@ -184,13 +298,23 @@ test("info, padd, logs, network and dhcp answer with real shapes", async () => {
   r = await moat.api("/api/network/devices/999999", { method: "DELETE" });
   expect(r.status).toBe(404);
   r = await moat.api("/api/network/devices/x", { method: "DELETE" });
-  expect(((await r.json()) as any).error).toMatchObject({ key: "invalid_request", message: "Missing or invalid {id} parameter" });
+  expect(((await r.json()) as any).error).toMatchObject({
+    key: "invalid_request",
+    message: "Missing or invalid {id} parameter",
+  });
   expect(Array.isArray((await get("/api/network/routes")).routes)).toBe(true);
   expect((await get("/api/network/interfaces")).interfaces.some((i: any) => i.name === "lo")).toBe(true);
-  expect(Object.keys(await get("/api/network/gateway?detailed=true"))).toEqual(["gateway", "routes", "interfaces", "took"]);
+  expect(Object.keys(await get("/api/network/gateway?detailed=true"))).toEqual([
+    "gateway",
+    "routes",
+    "interfaces",
+    "took",
+  ]);
   expect((await get("/api/dhcp/leases")).leases).toEqual([]);
   expect((await moat.api("/api/dhcp/leases/10.0.0.9", { method: "DELETE" })).status).toBe(404);
-  expect(((await (await moat.api("/api/dhcp/leases/nonsense", { method: "DELETE" })).json()) as any).error.message).toBe("The provided IP address is invalid");
+  expect(
+    ((await (await moat.api("/api/dhcp/leases/nonsense", { method: "DELETE" })).json()) as any).error.message,
+  ).toBe("The provided IP address is invalid");
 });
 
 test("/metrics: Prometheus text with the bearer token only", async () => {
@@ -205,7 +329,8 @@ test("/metrics: Prometheus text with the bearer token only", async () => {
   expect(r.headers.get("content-type")).toStartWith("text/plain; version=0.0.4");
   const fams = parseProm(await r.text());
   const val = (name: string, labels: Record<string, string> = {}) =>
-    fams.get(name)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+    fams.get(name)?.samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+      ?.value;
   expect(fams.get("moat_queries_total")!.type).toBe("counter");
   expect(val("moat_queries_total", { status: "GRAVITY" })).toBe(3);
   expect(val("moat_queries_by_type_total", { type: "AAAA" })).toBe(4);

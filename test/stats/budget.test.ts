@@ -28,12 +28,19 @@ test("budget: a tiny budget sheds the oldest details, keeps the newest, the coun
   const stats = new Stats({ config, disk, log: () => {}, now: () => NOW + n / 1000 });
   try {
     // distinct names make each row cost what a busy network's do
-    for (let i = 0; i < n; i++) stats.record(rec({ time: NOW + i / 1000, domain: `host${i}.budget.example`, client: `10.0.${i % 4}.1` }));
+    for (let i = 0; i < n; i++)
+      stats.record(rec({ time: NOW + i / 1000, domain: `host${i}.budget.example`, client: `10.0.${i % 4}.1` }));
     const db = (await stats.freshMemory()).db;
-    const span = () => db.query("SELECT COUNT(*) AS n, MIN(id) AS lo, MAX(id) AS hi FROM query_storage").get() as { n: number; lo: number; hi: number };
+    const span = () =>
+      db.query("SELECT COUNT(*) AS n, MIN(id) AS lo, MAX(id) AS hi FROM query_storage").get() as {
+        n: number;
+        lo: number;
+        hi: number;
+      };
     // the writer thread runs at idle priority: on a busy machine it may need more than one wait
     // (the last batch is readable a moment before the shedding that follows it is done)
-    for (let tries = 0; tries < 40 && (span().hi !== n || logBytes(db) > 1024 * 1024); tries++) await stats.freshMemory();
+    for (let tries = 0; tries < 40 && (span().hi !== n || logBytes(db) > 1024 * 1024); tries++)
+      await stats.freshMemory();
     const kept = span();
     // within the budget, oldest first: the rows left are the newest ones, without a gap
     expect(logBytes(db)).toBeLessThanOrEqual(1024 * 1024);
@@ -50,7 +57,11 @@ test("budget: a tiny budget sheds the oldest details, keeps the newest, the coun
     expect(page.queries[0]!.domain).toBe(`host${n - 1}.budget.example`);
     expect(page.recordsTotal).toBe(kept.n);
     // one message (not one per shed), naming the setting
-    const msgs = disk.query("SELECT type, message, blob1 FROM message").all() as Array<{ type: string; message: string; blob1: number }>;
+    const msgs = disk.query("SELECT type, message, blob1 FROM message").all() as Array<{
+      type: string;
+      message: string;
+      blob1: number;
+    }>;
     expect(msgs.length).toBe(1);
     expect(msgs[0]!.type).toBe("SHMEM");
     expect(msgs[0]!.message).toContain("database.queryLogMemory: 1 MiB");

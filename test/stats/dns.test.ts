@@ -7,13 +7,20 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, ROOT, startMoat, type MoatProcess } from "../harness/moat.ts";
 
-const DNS_WIRED = existsSync(join(ROOT, "src/dns/server.ts")) && /DnsServer/.test(readFileSync(join(ROOT, "src/services.ts"), "utf8")) && Bun.which("dnsmasq") !== null && Bun.which("dig") !== null;
+const DNS_WIRED =
+  existsSync(join(ROOT, "src/dns/server.ts")) &&
+  /DnsServer/.test(readFileSync(join(ROOT, "src/services.ts"), "utf8")) &&
+  Bun.which("dnsmasq") !== null &&
+  Bun.which("dig") !== null;
 
 let moat: MoatProcess;
 let upstream: ReturnType<typeof Bun.spawn> | undefined;
 
 async function dig(name: string, client: string, type = "A"): Promise<string> {
-  const p = Bun.spawn(["dig", "+short", "+tries=1", "+time=5", "-b", client, "-p", String(moat.dnsPort), "@127.0.0.1", name, type], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(
+    ["dig", "+short", "+tries=1", "+time=5", "-b", client, "-p", String(moat.dnsPort), "@127.0.0.1", name, type],
+    { stdout: "pipe", stderr: "pipe" },
+  );
   const out = await new Response(p.stdout).text();
   await p.exited;
   return out.trim();
@@ -29,12 +36,29 @@ beforeAll(async () => {
   if (!DNS_WIRED) return;
   const port = await freePort();
   upstream = Bun.spawn(
-    ["dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--no-resolv", "--no-hosts", "--bind-interfaces", "--listen-address=127.0.0.1", `--port=${port}`,
-      "--local-ttl=300", "--address=/fwd1.test/192.0.2.1", "--address=/fwd2.test/192.0.2.2", "--address=/blocked.test/192.0.2.66", "--user=root"],
+    [
+      "dnsmasq",
+      "--no-daemon",
+      "--conf-file=/dev/null",
+      "--no-resolv",
+      "--no-hosts",
+      "--bind-interfaces",
+      "--listen-address=127.0.0.1",
+      `--port=${port}`,
+      "--local-ttl=300",
+      "--address=/fwd1.test/192.0.2.1",
+      "--address=/fwd2.test/192.0.2.2",
+      "--address=/blocked.test/192.0.2.66",
+      "--user=root",
+    ],
     { stdout: "ignore", stderr: "pipe" },
   );
   moat = await startMoat({
-    env: { FTLCONF_dns_upstreams: `127.0.0.1#${port}`, FTLCONF_database_DBinterval: "1", FTLCONF_webserver_api_metricsToken: "t0ken" },
+    env: {
+      FTLCONF_dns_upstreams: `127.0.0.1#${port}`,
+      FTLCONF_database_DBinterval: "1",
+      FTLCONF_webserver_api_metricsToken: "t0ken",
+    },
   });
 }, 30_000);
 
@@ -44,7 +68,10 @@ afterAll(async () => {
 });
 
 test.skipIf(!DNS_WIRED)("forwarded, cached and denylisted queries from three clients show up exactly", async () => {
-  const r = await moat.api("/api/domains/deny/exact", { method: "POST", body: JSON.stringify({ domain: "blocked.test" }) });
+  const r = await moat.api("/api/domains/deny/exact", {
+    method: "POST",
+    body: JSON.stringify({ domain: "blocked.test" }),
+  });
   expect(r.status).toBe(201);
   // the filter snapshot is rebuilt off the hot path: poll until the block is in force
   const deadline = Date.now() + 15_000;
@@ -70,9 +97,14 @@ test.skipIf(!DNS_WIRED)("forwarded, cached and denylisted queries from three cli
   ]);
   expect(log[0].upstream).toMatch(/^127\.0\.0\.1#\d+$/);
   expect(log[0].reply.type).toBe("IP");
-  expect((await get("/api/stats/top_domains?blocked=true")).domains[0]).toEqual({ domain: "blocked.test", count: expect.any(Number) });
+  expect((await get("/api/stats/top_domains?blocked=true")).domains[0]).toEqual({
+    domain: "blocked.test",
+    count: expect.any(Number),
+  });
   expect((await get("/api/queries?client_ip=127.0.0.3")).recordsFiltered).toBeGreaterThanOrEqual(2);
-  expect((await get("/api/stats/top_clients")).clients.map((c: any) => c.ip)).toEqual(expect.arrayContaining(["127.0.0.1", "127.0.0.2", "127.0.0.3"]));
+  expect((await get("/api/stats/top_clients")).clients.map((c: any) => c.ip)).toEqual(
+    expect.arrayContaining(["127.0.0.1", "127.0.0.2", "127.0.0.3"]),
+  );
   // the long-term database catches up within DBinterval (1 s)
   const until = Math.ceil(Date.now() / 1000) + 1;
   let db: Record<string, any> = {};

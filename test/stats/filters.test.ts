@@ -15,8 +15,14 @@ let dir: string;
 beforeAll(async () => {
   dir = seededDataDir(knownRecords(NOW));
   const db = new Database(join(dir, "pihole-FTL.db"));
-  db.run("INSERT INTO network (id, hwaddr, interface, firstSeen, lastQuery, numQueries) VALUES (1, 'aa:bb:cc:dd:ee:ff', 'eth0', ?, ?, 7)", [NOW - 3600, NOW]);
-  db.run("INSERT INTO network_addresses (network_id, ip, lastSeen, name, nameUpdated) VALUES (1, '127.0.0.2', ?, 'laptop.lan', ?)", [NOW, NOW]);
+  db.run(
+    "INSERT INTO network (id, hwaddr, interface, firstSeen, lastQuery, numQueries) VALUES (1, 'aa:bb:cc:dd:ee:ff', 'eth0', ?, ?, 7)",
+    [NOW - 3600, NOW],
+  );
+  db.run(
+    "INSERT INTO network_addresses (network_id, ip, lastSeen, name, nameUpdated) VALUES (1, '127.0.0.2', ?, 'laptop.lan', ?)",
+    [NOW, NOW],
+  );
   db.close();
   moat = await startMoat({ dataDir: dir });
 }, 30_000);
@@ -27,18 +33,31 @@ afterAll(async () => {
 
 const get = (path: string, status = 200) => getJson(moat, path, status);
 async function setExcludes(excludeDomains: string[], excludeClients: string[]): Promise<void> {
-  const r = await moat.api("/api/config", { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ config: { webserver: { api: { excludeDomains, excludeClients } } } }) });
+  const r = await moat.api("/api/config", {
+    method: "PATCH",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ config: { webserver: { api: { excludeDomains, excludeClients } } } }),
+  });
   expect(r.status).toBe(200);
 }
 const range = `from=${NOW - 86400}&until=${NOW + 60}`;
 
 test("client names from the network table in top clients, history and the query log", async () => {
   expect((await get("/api/stats/top_clients")).clients).toEqual([
-    { ip: "127.0.0.1", name: null, count: 10 }, { ip: "127.0.0.2", name: "laptop.lan", count: 7 }, { ip: "127.0.0.3", name: null, count: 3 },
+    { ip: "127.0.0.1", name: null, count: 10 },
+    { ip: "127.0.0.2", name: "laptop.lan", count: 7 },
+    { ip: "127.0.0.3", name: null, count: 3 },
   ]);
-  expect((await get(`/api/stats/database/top_clients?${range}`)).clients[1]).toEqual({ ip: "127.0.0.2", name: "laptop.lan", count: 7 });
+  expect((await get(`/api/stats/database/top_clients?${range}`)).clients[1]).toEqual({
+    ip: "127.0.0.2",
+    name: "laptop.lan",
+    count: 7,
+  });
   expect((await get("/api/history/clients")).clients["127.0.0.2"]).toEqual({ name: "laptop.lan", total: 7 });
-  expect((await get(`/api/history/database/clients?${range}`)).clients["127.0.0.2"]).toEqual({ name: "laptop.lan", total: 7 });
+  expect((await get(`/api/history/database/clients?${range}`)).clients["127.0.0.2"]).toEqual({
+    name: "laptop.lan",
+    total: 7,
+  });
   const q = await get("/api/queries?client_ip=127.0.0.2");
   expect(q.queries.length).toBe(7);
   expect(q.queries.every((x: any) => x.client.name === "laptop.lan")).toBe(true);
@@ -50,7 +69,8 @@ test("client names from the network table in top clients, history and the query 
 });
 
 test("DataTables ordering by a named column, both directions; unknown columns keep newest first", async () => {
-  const order = (col: number, data: string, dir: string) => `order%5B0%5D%5Bcolumn%5D=${col}&order%5B0%5D%5Bdir%5D=${dir}&columns%5B${col}%5D%5Bdata%5D=${data}`;
+  const order = (col: number, data: string, dir: string) =>
+    `order%5B0%5D%5Bcolumn%5D=${col}&order%5B0%5D%5Bdir%5D=${dir}&columns%5B${col}%5D%5Bdata%5D=${data}`;
   const asc = (await get(`/api/queries?${order(2, "domain", "asc")}`)).queries.map((x: any) => x.domain);
   expect(asc).toEqual([...asc].sort());
   expect(asc[0]).toBe("a.example");
@@ -69,23 +89,35 @@ test("excludeDomains and excludeClients hide rows from the top lists and the que
   await setExcludes(["^ads\\.", "^C\\.EXAMPLE$"], ["laptop"]);
   try {
     const top = await get("/api/stats/top_domains");
-    expect(top.domains).toEqual([{ domain: "a.example", count: 8 }, { domain: "b.example", count: 4 }]);
+    expect(top.domains).toEqual([
+      { domain: "a.example", count: 8 },
+      { domain: "b.example", count: 4 },
+    ]);
     // the totals stay those of all queries, as in Pi-hole
     expect(top).toMatchObject({ total_queries: 20, blocked_queries: 6 });
-    expect((await get("/api/stats/top_domains?blocked=true")).domains.map((x: any) => x.domain)).toEqual(["track.example", "cdn.example"]);
+    expect((await get("/api/stats/top_domains?blocked=true")).domains.map((x: any) => x.domain)).toEqual([
+      "track.example",
+      "cdn.example",
+    ]);
     // 127.0.0.2 is hidden by its network name
     expect((await get("/api/stats/top_clients")).clients.map((x: any) => x.ip)).toEqual(["127.0.0.1", "127.0.0.3"]);
     const q = await get("/api/queries?length=100");
     // 20 - 7 (laptop, which also sent every ads.example query) - 2 (c.example)
     expect(q.recordsFiltered).toBe(11);
     expect(q.queries.length).toBe(11);
-    expect(q.queries.some((x: any) => x.domain === "ads.example" || x.domain === "c.example" || x.client.ip === "127.0.0.2")).toBe(false);
+    expect(
+      q.queries.some((x: any) => x.domain === "ads.example" || x.domain === "c.example" || x.client.ip === "127.0.0.2"),
+    ).toBe(false);
     expect(q.recordsTotal).toBe(20);
     // a regex that does not compile: the query log refuses like Pi-hole, the top lists ignore it
     await setExcludes(["("], []);
     const bad = await moat.api("/api/queries");
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).error).toMatchObject({ key: "bad_request", message: "Failed to compile regex", hint: "(" });
+    expect(((await bad.json()) as any).error).toMatchObject({
+      key: "bad_request",
+      message: "Failed to compile regex",
+      hint: "(",
+    });
     expect((await get("/api/stats/top_domains")).domains.length).toBe(3);
   } finally {
     await setExcludes([], []);

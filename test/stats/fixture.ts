@@ -11,8 +11,18 @@ import type { MoatProcess } from "../harness/moat.ts";
 
 export function rec(p: Partial<QueryRecord> & { time: number }): QueryRecord {
   return {
-    type: dbQueryType(1), domain: "example.com", client: "127.0.0.1", status: Status.FORWARDED, reply: Reply.IP, replyTime: 10,
-    upstream: "127.0.0.1#5300", dnssec: 0, listId: null, ede: -1, cname: null, ...p,
+    type: dbQueryType(1),
+    domain: "example.com",
+    client: "127.0.0.1",
+    status: Status.FORWARDED,
+    reply: Reply.IP,
+    replyTime: 10,
+    upstream: "127.0.0.1#5300",
+    dnssec: 0,
+    listId: null,
+    ede: -1,
+    cname: null,
+    ...p,
   };
 }
 
@@ -31,11 +41,47 @@ export function knownRecords(now: number): QueryRecord[] {
     for (let i = 0; i < n; i++) out.push(rec({ time: 0, ...p }));
   };
   push(8, { domain: "a.example", client: "127.0.0.1" });
-  push(4, { domain: "b.example", client: "127.0.0.2", type: dbQueryType(28), status: Status.CACHE, upstream: null, replyTime: 0.1 });
-  push(3, { domain: "ads.example", client: "127.0.0.2", status: Status.GRAVITY, upstream: null, listId: 7, ede: 15, replyTime: 0.1 });
-  push(2, { domain: "track.example", client: "127.0.0.3", status: Status.REGEX, upstream: null, listId: 3, replyTime: 0.1 });
-  push(1, { domain: "cdn.example", client: "127.0.0.3", status: Status.DENYLIST_CNAME, upstream: null, cname: "evil.example", replyTime: 0.1 });
-  push(2, { domain: "c.example", client: "127.0.0.1", type: dbQueryType(65), upstream: "127.0.0.1#5301", replyTime: 30, reply: Reply.NXDOMAIN });
+  push(4, {
+    domain: "b.example",
+    client: "127.0.0.2",
+    type: dbQueryType(28),
+    status: Status.CACHE,
+    upstream: null,
+    replyTime: 0.1,
+  });
+  push(3, {
+    domain: "ads.example",
+    client: "127.0.0.2",
+    status: Status.GRAVITY,
+    upstream: null,
+    listId: 7,
+    ede: 15,
+    replyTime: 0.1,
+  });
+  push(2, {
+    domain: "track.example",
+    client: "127.0.0.3",
+    status: Status.REGEX,
+    upstream: null,
+    listId: 3,
+    replyTime: 0.1,
+  });
+  push(1, {
+    domain: "cdn.example",
+    client: "127.0.0.3",
+    status: Status.DENYLIST_CNAME,
+    upstream: null,
+    cname: "evil.example",
+    replyTime: 0.1,
+  });
+  push(2, {
+    domain: "c.example",
+    client: "127.0.0.1",
+    type: dbQueryType(65),
+    upstream: "127.0.0.1#5301",
+    replyTime: 30,
+    reply: Reply.NXDOMAIN,
+  });
   // spread: one record every 9 minutes, ending one minute ago
   out.forEach((r, i) => (r.time = now - 60 - (out.length - 1 - i) * 540));
   return out;

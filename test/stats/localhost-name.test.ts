@@ -19,7 +19,10 @@ async function get(path: string): Promise<any> {
 
 test("127.0.0.1 and ::1 are localhost in /api/stats/top_clients and /api/queries", async () => {
   for (const server of ["127.0.0.1", "::1"]) {
-    const p = Bun.spawn(["dig", "+short", "+tries=1", "+time=5", "-p", String(moat.dnsPort), `@${server}`, "pi.hole", "A"], { stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(
+      ["dig", "+short", "+tries=1", "+time=5", "-p", String(moat.dnsPort), `@${server}`, "pi.hole", "A"],
+      { stdout: "pipe", stderr: "pipe" },
+    );
     expect((await new Response(p.stdout).text()).trim()).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     await p.exited;
   }
@@ -31,7 +34,10 @@ test("127.0.0.1 and ::1 are localhost in /api/stats/top_clients and /api/queries
     if (clients.length === 2 && clients.every((c) => c.name !== null)) break;
     await Bun.sleep(200);
   }
-  expect(clients.map((c) => [c.ip, c.name]).sort()).toEqual([["127.0.0.1", "localhost"], ["::1", "localhost"]]);
+  expect(clients.map((c) => [c.ip, c.name]).sort()).toEqual([
+    ["127.0.0.1", "localhost"],
+    ["::1", "localhost"],
+  ]);
   const queries: Array<{ client: { ip: string; name: string | null } }> = (await get("/api/queries")).queries;
   expect(queries.length).toBe(2);
   for (const q of queries) expect(q.client.name).toBe("localhost");

@@ -27,14 +27,21 @@ async function logged(): Promise<string[]> {
 }
 
 async function setMaxHistory(seconds: number): Promise<void> {
-  const r = await moat.api("/api/config", { method: "PATCH", body: JSON.stringify({ config: { webserver: { api: { maxHistory: seconds } } } }) });
+  const r = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { webserver: { api: { maxHistory: seconds } } } }),
+  });
   expect([r.status, r.status === 200 ? "" : await r.text()]).toEqual([200, ""]);
 }
 
 async function askLocal(name: string, times: number): Promise<void> {
   for (let i = 0; i < times; i++) {
     const a = await ask(moat.dnsPort, name);
-    expect([name, a.msg.questions![0]!.name, firstAddress(a)]).toEqual([name, name, name === "mh1.test" ? "10.9.8.1" : "10.9.8.2"]);
+    expect([name, a.msg.questions![0]!.name, firstAddress(a)]).toEqual([
+      name,
+      name,
+      name === "mh1.test" ? "10.9.8.1" : "10.9.8.2",
+    ]);
   }
 }
 

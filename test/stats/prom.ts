@@ -23,7 +23,8 @@ export function parseProm(text: string): Map<string, Family> {
     }
     if (line.startsWith("# TYPE ")) {
       const [, , n, type] = line.split(" ");
-      if (!["counter", "gauge", "histogram", "summary", "untyped"].includes(type!)) throw new Error(`bad type: ${line}`);
+      if (!["counter", "gauge", "histogram", "summary", "untyped"].includes(type!))
+        throw new Error(`bad type: ${line}`);
       const f = fams.get(n!) ?? { type: type!, help: "", samples: [] };
       f.type = type!;
       fams.set(n!, f);
@@ -43,7 +44,9 @@ export function parseProm(text: string): Map<string, Family> {
     }
     const value = m[4] === "+Inf" ? Infinity : m[4] === "-Inf" ? -Infinity : Number(m[4]);
     if (Number.isNaN(value) && m[4] !== "NaN") throw new Error(`bad value: ${line}`);
-    const family = [...fams.keys()].find((f) => m[1] === f || (fams.get(f)!.type === "histogram" && /^(.*)_(bucket|sum|count)$/.exec(m[1]!)?.[1] === f));
+    const family = [...fams.keys()].find(
+      (f) => m[1] === f || (fams.get(f)!.type === "histogram" && /^(.*)_(bucket|sum|count)$/.exec(m[1]!)?.[1] === f),
+    );
     if (!family) throw new Error(`sample without TYPE: ${line}`);
     fams.get(family)!.samples.push({ name: m[1]!, labels, value });
   }

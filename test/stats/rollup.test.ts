@@ -8,7 +8,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openQueryDb } from "../../src/db/index.ts";
-import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams, type Range } from "../../src/longterm/dbstats.ts";
+import {
+  dbHistory,
+  dbHistoryClients,
+  dbQueryTypes,
+  dbSummary,
+  dbTop,
+  dbUpstreams,
+  type Range,
+} from "../../src/longterm/dbstats.ts";
 import { BLOCKED_STATUSES, QUERY_TYPES, Status, dbQueryType } from "../../src/query/enums.ts";
 import { catchUpRollups, ensureRollups, resetRollups, splitRange } from "../../src/longterm/rollup.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
@@ -22,7 +30,11 @@ const W = "timestamp >= ? AND timestamp <= ?";
 /** The plain scans, written independently of dbstats.ts. */
 const oracle = {
   summary(db: Database, r: Range) {
-    const x = db.query(`SELECT COUNT(*) AS t, COALESCE(SUM(status IN (${B})), 0) AS b, COUNT(DISTINCT client) AS c FROM query_storage WHERE ${W}`).get(r.from, r.until) as { t: number; b: number; c: number };
+    const x = db
+      .query(
+        `SELECT COUNT(*) AS t, COALESCE(SUM(status IN (${B})), 0) AS b, COUNT(DISTINCT client) AS c FROM query_storage WHERE ${W}`,
+      )
+      .get(r.from, r.until) as { t: number; b: number; c: number };
     return { sum_queries: x.t, sum_blocked: x.b, percent_blocked: x.t ? (100 * x.b) / x.t : 0, total_clients: x.c };
   },
   top(db: Database, r: Range, what: "domain" | "client", blocked: boolean | null, count: number) {
@@ -32,7 +44,9 @@ const oracle = {
       .query(`SELECT t.${col} AS k, ${what === "client" ? "t.name" : "NULL"} AS name, COUNT(*) AS n FROM query_storage q JOIN ${table} t ON t.id = q.${what}
               WHERE ${W} AND ${f} GROUP BY q.${what} ORDER BY n DESC, k LIMIT ?`)
       .all(r.from, r.until, count > 0 ? count : -1);
-    const t = db.query(`SELECT COUNT(*) AS t, COALESCE(SUM(status IN (${B})), 0) AS b FROM query_storage WHERE ${W}`).get(r.from, r.until) as { t: number; b: number };
+    const t = db
+      .query(`SELECT COUNT(*) AS t, COALESCE(SUM(status IN (${B})), 0) AS b FROM query_storage WHERE ${W}`)
+      .get(r.from, r.until) as { t: number; b: number };
     return { rows, total_queries: t.t, blocked_queries: t.b };
   },
   upstreams(db: Database, r: Range) {
@@ -48,7 +62,9 @@ const oracle = {
   },
   types(db: Database, r: Range) {
     const out = Object.fromEntries(QUERY_TYPES.map((t) => [t, 0])) as Record<string, number>;
-    for (const x of db.query(`SELECT type, COUNT(*) AS n FROM query_storage WHERE ${W} GROUP BY type`).all(r.from, r.until) as Array<{ type: number; n: number }>)
+    for (const x of db
+      .query(`SELECT type, COUNT(*) AS n FROM query_storage WHERE ${W} GROUP BY type`)
+      .all(r.from, r.until) as Array<{ type: number; n: number }>)
       out[x.type >= 1 && x.type <= 16 ? QUERY_TYPES[x.type - 1]! : "OTHER"]! += x.n;
     return out;
   },
@@ -76,7 +92,17 @@ let seed = 12345;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed / 2147483648);
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
 
-const STATUSES = [Status.FORWARDED, Status.FORWARDED, Status.CACHE, Status.CACHE_STALE, Status.GRAVITY, Status.REGEX, Status.RETRIED, Status.DENYLIST_CNAME, Status.SPECIAL_DOMAIN];
+const STATUSES = [
+  Status.FORWARDED,
+  Status.FORWARDED,
+  Status.CACHE,
+  Status.CACHE_STALE,
+  Status.GRAVITY,
+  Status.REGEX,
+  Status.RETRIED,
+  Status.DENYLIST_CNAME,
+  Status.SPECIAL_DOMAIN,
+];
 
 /** n random rows with timestamps in [from, until), some whole seconds, some fractional. */
 function fill(n: number, from: number, until: number): void {
@@ -89,8 +115,12 @@ function fill(n: number, from: number, until: number): void {
     batch.push({
       id: nextId++,
       r: rec({
-        time, status, type: dbQueryType(pick([1, 1, 28, 65, 12, 99])), domain: `d${Math.floor(40 * rnd() ** 2)}.example`,
-        client: `10.0.0.${Math.floor(rnd() * 12)}`, upstream: fwd ? pick(["127.0.0.1#53", "127.0.0.2#53", "127.0.0.3#5353"]) : null,
+        time,
+        status,
+        type: dbQueryType(pick([1, 1, 28, 65, 12, 99])),
+        domain: `d${Math.floor(40 * rnd() ** 2)}.example`,
+        client: `10.0.0.${Math.floor(rnd() * 12)}`,
+        upstream: fwd ? pick(["127.0.0.1#53", "127.0.0.2#53", "127.0.0.3#5353"]) : null,
         replyTime: fwd ? Math.round(rnd() * 40_000) / 1000 : 0.1,
       }),
     });
@@ -101,10 +131,15 @@ function fill(n: number, from: number, until: number): void {
 function expectSame(r: Range): void {
   expect(dbSummary(db, r)).toEqual(oracle.summary(db, r));
   for (const what of ["domain", "client"] as const)
-    for (const blocked of [null, true, false]) for (const count of [5, 0]) expect(dbTop(db, r, what, blocked, count)).toEqual(oracle.top(db, r, what, blocked, count) as never);
+    for (const blocked of [null, true, false])
+      for (const count of [5, 0])
+        expect(dbTop(db, r, what, blocked, count)).toEqual(oracle.top(db, r, what, blocked, count) as never);
   const u = dbUpstreams(db, r);
   const o = oracle.upstreams(db, r);
-  expect({ ...u, rows: u.rows.map((x) => x.upstream).sort() }).toEqual({ ...o, rows: o.rows.map((x) => x.upstream).sort() });
+  expect({ ...u, rows: u.rows.map((x) => x.upstream).sort() }).toEqual({
+    ...o,
+    rows: o.rows.map((x) => x.upstream).sort(),
+  });
   for (const x of o.rows) {
     const y = u.rows.find((z) => z.upstream === x.upstream)!;
     expect(y.count).toBe(x.count);
@@ -114,7 +149,8 @@ function expectSame(r: Range): void {
   }
   expect(dbQueryTypes(db, r)).toEqual(oracle.types(db, r));
   // (history answers stop at 100 000 slots, about two years)
-  if (r.until - r.from < 50_000 * 600) expect(dbHistory(db, r).filter((s) => s.total > 0)).toEqual(oracle.history(db, r) as never);
+  if (r.until - r.from < 50_000 * 600)
+    expect(dbHistory(db, r).filter((s) => s.total > 0)).toEqual(oracle.history(db, r) as never);
   const hc = dbHistoryClients(db, r).rows.sort((a, b) => a.slot - b.slot || (a.ip < b.ip ? -1 : 1));
   expect(hc).toEqual(oracle.historyClients(db, r) as never);
 }
@@ -162,8 +198,14 @@ test("rollups cover the complete hours, and the answers read them", () => {
   expect(s.full[1] - s.full[0]).toBeGreaterThanOrEqual(18 * 3600);
   // A planted count in a rolled hour shows up: the answer really comes from the rollups.
   const before = dbSummary(db, r).sum_queries;
-  const row = db.query("SELECT slot, status, type FROM moat_rollup_slot WHERE slot >= ? AND slot < ? LIMIT 1").get(s.full[0], s.full[1]) as { slot: number; status: number; type: number };
-  db.query("UPDATE moat_rollup_slot SET n = n + 1000 WHERE slot = ? AND status = ? AND type = ?").run(row.slot, row.status, row.type);
+  const row = db
+    .query("SELECT slot, status, type FROM moat_rollup_slot WHERE slot >= ? AND slot < ? LIMIT 1")
+    .get(s.full[0], s.full[1]) as { slot: number; status: number; type: number };
+  db.query("UPDATE moat_rollup_slot SET n = n + 1000 WHERE slot = ? AND status = ? AND type = ?").run(
+    row.slot,
+    row.status,
+    row.type,
+  );
   expect(dbSummary(db, r).sum_queries).toBe(before + 1000);
   resetRollups(db);
   expect(dbSummary(db, r).sum_queries).toBe(before);
@@ -204,7 +246,12 @@ test("pruning old rows (maxDBdays) and flushing recent ones (flush/logs) are fol
   fill(200, NOW - 60, NOW);
   for (const r of ranges().slice(0, 12)) expectSame(r);
   db.run("DELETE FROM query_storage");
-  expect(dbSummary(db, { from: 1, until: NOW + 1 })).toEqual({ sum_queries: 0, sum_blocked: 0, percent_blocked: 0, total_clients: 0 });
+  expect(dbSummary(db, { from: 1, until: NOW + 1 })).toEqual({
+    sum_queries: 0,
+    sum_blocked: 0,
+    percent_blocked: 0,
+    total_clients: 0,
+  });
   fill(100, NOW - 3 * 3600, NOW);
   for (const r of ranges().slice(0, 8)) expectSame(r);
 });

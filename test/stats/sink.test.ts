@@ -25,8 +25,15 @@ test("window: exact totals, tops, upstream mean and 145 history slots", () => {
   expect([w.total, w.blocked, w.forwarded, w.cached]).toEqual([20, 6, 10, 4]);
   expect(w.status[Status.GRAVITY]).toBe(3);
   expect(w.types[QUERY_TYPES.indexOf("HTTPS")]).toBe(2);
-  expect(topN(w.domains, 2, (x) => x.blocked)).toEqual([["ads.example", 3], ["track.example", 2]]);
-  expect(topN(w.clients, 0, (x) => x.count)).toEqual([["127.0.0.1", 10], ["127.0.0.2", 7], ["127.0.0.3", 3]]);
+  expect(topN(w.domains, 2, (x) => x.blocked)).toEqual([
+    ["ads.example", 3],
+    ["track.example", 2],
+  ]);
+  expect(topN(w.clients, 0, (x) => x.count)).toEqual([
+    ["127.0.0.1", 10],
+    ["127.0.0.2", 7],
+    ["127.0.0.3", 3],
+  ]);
   const u = w.upstreams.get("127.0.0.1#5301")!;
   expect(u.count).toBe(2);
   expect(u.sum / u.count).toBeCloseTo(0.03, 9);
@@ -56,7 +63,15 @@ test("window: the ring names domains and clients by ids that are reused once fre
   // three generations a few hours apart; each one's domains and clients free their ids for the next
   for (let g = 0; g < 3; g++) {
     for (let i = 0; i < 50; i++)
-      w.add(rec({ time: NOW + g * 10000 + i, domain: `g${g}-d${i % 7}.example`, client: `10.${g}.0.${i % 5}`, status: i % 2 ? Status.GRAVITY : Status.FORWARDED, upstream: i % 3 ? "127.0.0.1#53" : null }));
+      w.add(
+        rec({
+          time: NOW + g * 10000 + i,
+          domain: `g${g}-d${i % 7}.example`,
+          client: `10.${g}.0.${i % 5}`,
+          status: i % 2 ? Status.GRAVITY : Status.FORWARDED,
+          upstream: i % 3 ? "127.0.0.1#53" : null,
+        }),
+      );
     now = NOW + g * 10000 + 86400 - 5000; // the previous generation ages out, this one stays
     w.expire();
     expect([w.total, w.domains.size, w.clients.size]).toEqual([50, 7, 5]);
@@ -101,10 +116,25 @@ test("query log: each filter, wildcards, special upstreams and exact errors", ()
   expect(n({ domain: "c.example", status: "FORWARDED", client_ip: "127.0.0.1" })).toBe(2);
   expect(n({ domain: "a_example" })).toBe(0); // LIKE metacharacters are literal
   const cname = queryPage(db, { status: "DENYLIST_CNAME" }).queries[0]!;
-  expect(cname).toMatchObject({ domain: "cdn.example", cname: "evil.example", client: { ip: "127.0.0.3", name: null }, list_id: null });
+  expect(cname).toMatchObject({
+    domain: "cdn.example",
+    cname: "evil.example",
+    client: { ip: "127.0.0.3", name: null },
+    list_id: null,
+  });
   const blocked = queryPage(db, { status: "GRAVITY", length: 1 }).queries[0]!;
-  expect(blocked).toMatchObject({ list_id: 7, ede: { code: 15, text: "Blocked" }, reply: { type: "IP" }, upstream: null });
-  for (const [k, v, msg] of [["type", "FOO", "Requested type is invalid"], ["status", "FOO", "Requested status is invalid"], ["reply", "X", "Requested reply is invalid"], ["dnssec", "Y", "Requested dnssec is invalid"]] as const) {
+  expect(blocked).toMatchObject({
+    list_id: 7,
+    ede: { code: 15, text: "Blocked" },
+    reply: { type: "IP" },
+    upstream: null,
+  });
+  for (const [k, v, msg] of [
+    ["type", "FOO", "Requested type is invalid"],
+    ["status", "FOO", "Requested status is invalid"],
+    ["reply", "X", "Requested reply is invalid"],
+    ["dnssec", "Y", "Requested dnssec is invalid"],
+  ] as const) {
     expect(() => queryPage(db, { [k]: v })).toThrow(new FilterError(msg, v));
   }
   expect(() => queryPage(db, { cursor: 21 })).toThrow("Requested cursor is invalid");
@@ -118,7 +148,8 @@ test("query log: cursor paging returns every row once, newest first, stable whil
   seen.push(...first.queries.map((q) => q.id));
   // a new query arrives between pages: the cursor keeps the pages where they were
   store.insert([{ id: 21, r: rec({ time: NOW }) }]);
-  for (let start = 7; start < 20; start += 7) seen.push(...queryPage(store.db, { length: 7, start, cursor: first.cursor }).queries.map((q) => q.id));
+  for (let start = 7; start < 20; start += 7)
+    seen.push(...queryPage(store.db, { length: 7, start, cursor: first.cursor }).queries.map((q) => q.id));
   expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
   // cursor as the next upper bound works too (keyset paging)
   const p = queryPage(store.db, { length: 5, cursor: 10 });
@@ -132,11 +163,16 @@ test("database aggregates equal the live window for the same records", () => {
   for (const r of knownRecords(NOW)) w.add(r);
   const range = { from: NOW - 86400, until: NOW };
   expect(dbSummary(db, range)).toEqual({ sum_queries: 20, sum_blocked: 6, percent_blocked: 30, total_clients: 3 });
-  expect(dbTop(db, range, "domain", true, 10).rows.map((r) => [r.k, r.n])).toEqual(topN(w.domains, 10, (x) => x.blocked));
+  expect(dbTop(db, range, "domain", true, 10).rows.map((r) => [r.k, r.n])).toEqual(
+    topN(w.domains, 10, (x) => x.blocked),
+  );
   expect(dbTop(db, range, "client", null, 10).rows.map((r) => [r.k, r.n])).toEqual(topN(w.clients, 10, (x) => x.count));
   expect(Object.values(dbQueryTypes(db, range))).toEqual(w.types);
   const u = dbUpstreams(db, range);
-  expect(u.rows.map((x) => [x.upstream, x.count])).toEqual([["127.0.0.1#5300", 8], ["127.0.0.1#5301", 2]]);
+  expect(u.rows.map((x) => [x.upstream, x.count])).toEqual([
+    ["127.0.0.1#5300", 8],
+    ["127.0.0.1#5301", 2],
+  ]);
   expect([u.total, u.blocked, u.cached, u.forwarded]).toEqual([20, 6, 4, 10]);
   const h = dbHistory(db, { from: slotOf(NOW) - 144 * 600, until: NOW });
   expect(h.length).toBe(145);
@@ -158,11 +194,22 @@ test("sink: privacy levels hide domains (1), clients (2), everything but counter
     const set = (level: number) => expect(config.update([{ path: "misc.privacylevel", value: level }]).ok).toBe(true);
     for (const level of [0, 1, 2, 3]) {
       set(level);
-      stats.record(rec({ time: NOW, domain: `l${level}.example`, client: `10.0.0.${level}`, cname: level === 1 ? "x.example" : null }));
+      stats.record(
+        rec({
+          time: NOW,
+          domain: `l${level}.example`,
+          client: `10.0.0.${level}`,
+          cname: level === 1 ? "x.example" : null,
+        }),
+      );
     }
     stats.syncMemory();
     const rows = queryPage(stats.memory.db, {}).queries.map((q) => [q.domain, q.client.ip, q.cname]);
-    expect(rows).toEqual([["hidden", "0.0.0.0", null], ["hidden", "10.0.0.1", "hidden"], ["l0.example", "10.0.0.0", null]]);
+    expect(rows).toEqual([
+      ["hidden", "0.0.0.0", null],
+      ["hidden", "10.0.0.1", "hidden"],
+      ["l0.example", "10.0.0.0", null],
+    ]);
     expect(stats.window.total).toBe(4);
     expect([...stats.window.domains.keys()].sort()).toEqual(["hidden", "l0.example"]);
     expect(stats.flushDisk()).toBe(true);
@@ -210,9 +257,16 @@ test("sink: a failed write keeps its records for the next attempt; retention pru
 test("writer: a thread that falls too far behind drops new records (counted) instead of queueing them without bound", async () => {
   const { dir } = await sinkFixture();
   const disk = openQueryDb(dir);
-  const writer = new QueryWriter({ diskPath: disk.filename, log: () => {}, busyTimeoutMs: 3000, toDisk: () => true, maxBacklog: 1000 });
+  const writer = new QueryWriter({
+    diskPath: disk.filename,
+    log: () => {},
+    busyTimeoutMs: 3000,
+    toDisk: () => true,
+    maxBacklog: 1000,
+  });
   try {
-    const recs = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: from + i, r: rec({ time: NOW, domain: `b${from + i}.example` }) }));
+    const recs = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: from + i, r: rec({ time: NOW, domain: `b${from + i}.example` }) }));
     for (const r of recs(1, 10)) writer.add(r);
     writer.syncMemory(5000);
     // the thread now waits (up to 3 s) for the long-term database another connection holds
@@ -245,10 +299,21 @@ test("store: lookup ids are a bounded cache of the *_by_id tables; every row sti
   db.exec(QUERY_SCHEMA);
   const store = new QueryStore(db, true, 10);
   // 40 names cycling through 3 batches: the cache of 10 starts again several times
-  for (let b = 0; b < 3; b++) store.insert(Array.from({ length: 100 }, (_, i) => ({ id: b * 100 + i + 1, r: rec({ time: NOW, domain: `n${(b * 100 + i) % 40}.example`, client: `10.0.0.${i % 13}` }) })));
-  const rows = db.query("SELECT q.id, d.domain, c.ip FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client ORDER BY q.id").all() as Array<{ id: number; domain: string; ip: string }>;
+  for (let b = 0; b < 3; b++)
+    store.insert(
+      Array.from({ length: 100 }, (_, i) => ({
+        id: b * 100 + i + 1,
+        r: rec({ time: NOW, domain: `n${(b * 100 + i) % 40}.example`, client: `10.0.0.${i % 13}` }),
+      })),
+    );
+  const rows = db
+    .query(
+      "SELECT q.id, d.domain, c.ip FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client ORDER BY q.id",
+    )
+    .all() as Array<{ id: number; domain: string; ip: string }>;
   expect(rows.length).toBe(300);
-  for (const r of rows) expect([r.domain, r.ip]).toEqual([`n${(r.id - 1) % 40}.example`, `10.0.0.${((r.id - 1) % 100) % 13}`]);
+  for (const r of rows)
+    expect([r.domain, r.ip]).toEqual([`n${(r.id - 1) % 40}.example`, `10.0.0.${((r.id - 1) % 100) % 13}`]);
   expect((db.query("SELECT COUNT(*) AS n FROM domain_by_id").get() as { n: number }).n).toBe(40);
   expect((db.query("SELECT COUNT(*) AS n FROM client_by_id").get() as { n: number }).n).toBe(13);
   expect((store as unknown as { domainIds: Map<string, number> }).domainIds.size).toBeLessThanOrEqual(10);
@@ -270,7 +335,10 @@ test("sink: import at start restores the last 24 h with the same ids, and new id
     stats.record(rec({ time: NOW, domain: "next.example" }));
     stats.syncMemory();
     const top = queryPage(stats.memory.db, { length: 2 }).queries;
-    expect(top.map((q) => [q.id, q.domain])).toEqual([[22, "next.example"], [21, "c.example"]]);
+    expect(top.map((q) => [q.id, q.domain])).toEqual([
+      [22, "next.example"],
+      [21, "c.example"],
+    ]);
     await stats.stop();
   } finally {
     disk.close();

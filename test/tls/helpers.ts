@@ -18,7 +18,12 @@ export async function startTlsMoat(env: Record<string, string> = {}, opts: MoatO
   const [http, https, dns, dot] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const moat = new MoatProcess(dataDir, http, dns, {
     ...opts,
-    env: { FTLCONF_webserver_port: `127.0.0.1:${http},127.0.0.1:${https}s`, FTLCONF_dns_tls_port: String(dot), FTLCONF_dns_rateLimit_count: "0", ...env },
+    env: {
+      FTLCONF_webserver_port: `127.0.0.1:${http},127.0.0.1:${https}s`,
+      FTLCONF_dns_tls_port: String(dot),
+      FTLCONF_dns_rateLimit_count: "0",
+      ...env,
+    },
   });
   await moat.start();
   return { moat, httpsPort: https, dotPort: dot, caFile: join(dataDir, "tls_ca.crt") };
@@ -35,8 +40,17 @@ export async function run(cmd: string[], timeoutMs = 15000): Promise<{ code: num
 
 /** The SHA-256 fingerprint (AA:BB:…) of the certificate served on `port` for `sni`. */
 export async function servedFingerprint(port: number, sni = "pi.hole"): Promise<string> {
-  const p = Bun.spawn(["openssl", "s_client", "-connect", `127.0.0.1:${port}`, "-servername", sni], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-  const pem = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(await new Response(p.stdout).text())?.[0] ?? "";
-  const f = Bun.spawn(["openssl", "x509", "-noout", "-fingerprint", "-sha256"], { stdin: new TextEncoder().encode(pem), stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["openssl", "s_client", "-connect", `127.0.0.1:${port}`, "-servername", sni], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const pem =
+    /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(await new Response(p.stdout).text())?.[0] ?? "";
+  const f = Bun.spawn(["openssl", "x509", "-noout", "-fingerprint", "-sha256"], {
+    stdin: new TextEncoder().encode(pem),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return (await new Response(f.stdout).text()).trim().replace(/^.*=/, "");
 }

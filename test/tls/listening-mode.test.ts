@@ -10,8 +10,11 @@ import { run, startTlsMoat, type TlsMoat } from "./helpers.ts";
 const ok = canMakeNamespaces();
 const tag = Math.random().toString(36).slice(2, 7);
 const o = 10 + Math.floor(Math.random() * 240);
-const ns = `mtls${tag}`, outer = `mt${tag}`;
-const HOST = `10.78.${o}.1`, NEAR = `10.78.${o}.2`, FAR = `10.79.${o}.2`;
+const ns = `mtls${tag}`,
+  outer = `mt${tag}`;
+const HOST = `10.78.${o}.1`,
+  NEAR = `10.78.${o}.2`,
+  FAR = `10.79.${o}.2`;
 let t: TlsMoat | undefined;
 let up: Upstream | undefined;
 
@@ -41,13 +44,25 @@ afterAll(async () => {
   sh(["ip", "netns", "del", ns], { allowFail: true });
 });
 
-test.skipIf(!ok)("a device off the local subnets: plain DNS dropped, DNS over TLS answered", async () => {
-  const kdig = (from: string, extra: string[], name: string) =>
-    run(["ip", "netns", "exec", ns, "kdig", "-b", from, `@${HOST}`, "+retry=0", "+time=2", ...extra, name, "A"]);
-  // the near address is on Moat's subnet: plain DNS answers it (the path works)
-  expect((await kdig(NEAR, ["-p", String(t!.moat.dnsPort)], "near.example.test")).out).toMatch(/IN\s+A\s+192\.0\.2\.61/);
-  // the far one is not: plain DNS stays silent, DoT answers
-  expect((await kdig(FAR, ["-p", String(t!.moat.dnsPort)], "far.example.test")).out).not.toMatch(/IN\s+A\s+192\.0\.2\.61/);
-  const dot = await kdig(FAR, ["-p", String(t!.dotPort), "+tls", `+tls-ca=${t!.caFile}`, "+tls-hostname=pi.hole"], "far.example.test");
-  expect(dot.out).toMatch(/IN\s+A\s+192\.0\.2\.61/);
-}, 25000);
+test.skipIf(!ok)(
+  "a device off the local subnets: plain DNS dropped, DNS over TLS answered",
+  async () => {
+    const kdig = (from: string, extra: string[], name: string) =>
+      run(["ip", "netns", "exec", ns, "kdig", "-b", from, `@${HOST}`, "+retry=0", "+time=2", ...extra, name, "A"]);
+    // the near address is on Moat's subnet: plain DNS answers it (the path works)
+    expect((await kdig(NEAR, ["-p", String(t!.moat.dnsPort)], "near.example.test")).out).toMatch(
+      /IN\s+A\s+192\.0\.2\.61/,
+    );
+    // the far one is not: plain DNS stays silent, DoT answers
+    expect((await kdig(FAR, ["-p", String(t!.moat.dnsPort)], "far.example.test")).out).not.toMatch(
+      /IN\s+A\s+192\.0\.2\.61/,
+    );
+    const dot = await kdig(
+      FAR,
+      ["-p", String(t!.dotPort), "+tls", `+tls-ca=${t!.caFile}`, "+tls-hostname=pi.hole"],
+      "far.example.test",
+    );
+    expect(dot.out).toMatch(/IN\s+A\s+192\.0\.2\.61/);
+  },
+  25000,
+);

@@ -14,8 +14,14 @@ export async function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync",
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
     ],
   });
 }
@@ -40,7 +46,8 @@ export async function openPage(browser: Browser, viewport = { width: 1280, heigh
   page.on("console", (m) => {
     // the browser logs every 4xx answer of the API as a console error; those are answers the page
     // handles (a 401 after the session ended, 410 of a logout, a field error), so only 5xx count
-    if (m.type() === "error" && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) w.errors.push(m.text());
+    if (m.type() === "error" && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()))
+      w.errors.push(m.text());
   });
   page.on("response", (r) => {
     if (r.status() >= 500) w.errors.push(`${r.status()} from ${r.url()}`);

@@ -18,7 +18,9 @@ test("first load of the dashboard is at most 200 KB compressed", async () => {
   expect(page.headers.get("content-encoding")).toBe("gzip");
   const html = Bun.gunzipSync(new Uint8Array(await page.clone().arrayBuffer()));
   let total = (await page.arrayBuffer()).byteLength;
-  const assets = [...new TextDecoder().decode(html).matchAll(/(?:src|href)="(\/admin\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+  const assets = [...new TextDecoder().decode(html).matchAll(/(?:src|href)="(\/admin\/assets\/[^"]+)"/g)].map(
+    (m) => m[1]!,
+  );
   expect(assets.length).toBe(2); // one script, one stylesheet
   for (const a of assets) {
     const r = await get(a);

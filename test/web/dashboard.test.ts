@@ -37,7 +37,11 @@ beforeAll(async () => {
     configToml: `[dns]\n  upstreams = ["${up1.address}"]\n`,
     env: { FTLCONF_webserver_api_password: PASSWORD },
   });
-  listServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("0.0.0.0 listed-one.example\n0.0.0.0 listed-two.example\n||listed-abp.example^\n") });
+  listServer = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response("0.0.0.0 listed-one.example\n0.0.0.0 listed-two.example\n||listed-abp.example^\n"),
+  });
   browser = await launch();
   w = await openPage(browser);
   const r = await moat.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) });
@@ -82,8 +86,12 @@ test("login with the password, and back to the same page after the session expir
   // the session ends on the server (as when it times out); the next request brings the login
   const sessions = await apiGet<{ sessions: Array<{ id: number; current_session: boolean }> }>("/api/auth/sessions");
   w.expected401 = true;
-  for (const s of sessions.sessions.filter((x) => !x.current_session)) await moat.api(`/api/auth/session/${s.id}`, { method: "DELETE", headers: { sid } });
-  await page.locator("nav.side >> text=Groups").click({ timeout: 2000 }).catch(() => undefined);
+  for (const s of sessions.sessions.filter((x) => !x.current_session))
+    await moat.api(`/api/auth/session/${s.id}`, { method: "DELETE", headers: { sid } });
+  await page
+    .locator("nav.side >> text=Groups")
+    .click({ timeout: 2000 })
+    .catch(() => undefined);
   await page.waitForSelector("#password");
   expect(await page.textContent(".login .note")).toContain("expired");
   const where = new URL(page.url()).pathname;
@@ -106,9 +114,12 @@ test("the dashboard shows what the API counts after known traffic", async () => 
   await w.page.waitForSelector("[data-testid=stat-total] .stat-value");
   const summary = await apiGet<{ queries: { total: number; blocked: number } }>("/api/stats/summary");
   expect(summary.queries.total).toBeGreaterThanOrEqual(5);
-  const shown = async () => Number((await w.page.textContent("[data-testid=stat-total] .stat-value"))!.replace(/\D/g, ""));
+  const shown = async () =>
+    Number((await w.page.textContent("[data-testid=stat-total] .stat-value"))!.replace(/\D/g, ""));
   expect(await shown()).toBe(summary.queries.total);
-  expect(Number((await w.page.textContent("[data-testid=stat-blocked] .stat-value"))!.replace(/\D/g, ""))).toBe(summary.queries.blocked);
+  expect(Number((await w.page.textContent("[data-testid=stat-blocked] .stat-value"))!.replace(/\D/g, ""))).toBe(
+    summary.queries.blocked,
+  );
   const top = await w.page.textContent(".card:has(h2:text('Top clients'))");
   expect(top).toContain("127.0.0.1");
   // both charts are drawn (each from its own request, so the second may come a moment later)
@@ -146,7 +157,11 @@ test("Teleporter: download a backup, change something, restore it", async () => 
   const file = join(moat.dataDir, "backup.zip");
   await download.saveAs(file);
   expect(readFileSync(file).subarray(0, 2).toString()).toBe("PK");
-  const add = await moat.api("/api/domains/deny/exact", { method: "POST", headers: { sid }, body: JSON.stringify({ domain: "after-backup.example" }) });
+  const add = await moat.api("/api/domains/deny/exact", {
+    method: "POST",
+    headers: { sid },
+    body: JSON.stringify({ domain: "after-backup.example" }),
+  });
   expect(add.status).toBe(201);
   await page.setInputFiles("#s-import", file);
   await page.click("form >> button:text('Restore')");
@@ -173,7 +188,10 @@ test("change the upstream in the settings and see it used", async () => {
   await page.waitForSelector(".toast:text('Saved')");
   const cfg = await apiGet<{ config: { dns: { upstreams: string[] } } }>("/api/config/dns/upstreams");
   expect(cfg.config.dns.upstreams).toEqual([up2.address]);
-  await eventually(async () => (await dig(moat.dnsPort, "via-second.example")) === "192.0.2.2", "an answer from the second upstream");
+  await eventually(
+    async () => (await dig(moat.dnsPort, "via-second.example")) === "192.0.2.2",
+    "an answer from the second upstream",
+  );
   expect(up2.count("via-second.example")).toBeGreaterThan(0);
   expect(up1.count("via-second.example")).toBe(0);
 });
@@ -192,9 +210,16 @@ test("add a list and watch gravity's progress to the end", async () => {
   await shot(page, "gravity-desktop");
   const lists = await apiGet<{ lists: Array<{ number: number; status: number }> }>("/api/lists");
   expect(lists.lists[0]!.number).toBeGreaterThan(0);
-  await eventually(async () => (await page.textContent(`tr[data-key='${url}'] td[data-label=Domains]`)) === String(lists.lists[0]!.number), "the list's count");
+  await eventually(
+    async () =>
+      (await page.textContent(`tr[data-key='${url}'] td[data-label=Domains]`)) === String(lists.lists[0]!.number),
+    "the list's count",
+  );
   expect(await page.textContent(`tr[data-key='${url}'] td[data-label=Status]`)).toBe("updated");
-  await eventually(async () => (await dig(moat.dnsPort, "listed-one.example")) === "0.0.0.0", "a listed name to be blocked");
+  await eventually(
+    async () => (await dig(moat.dnsPort, "listed-one.example")) === "0.0.0.0",
+    "a listed name to be blocked",
+  );
 });
 
 test("the blocking switch in the header: off for 5 minutes, then on again", async () => {
@@ -204,11 +229,17 @@ test("the blocking switch in the header: off for 5 minutes, then on again", asyn
   await page.click("role=menuitem[name='For 5 minutes']");
   await page.waitForSelector("[data-testid=blocking-state]:text('Not blocking')");
   // the state flips with the POST's answer; the time left follows from the next read of the timer
-  await eventually(async () => /4m 5\ds|5m 00s/.test((await page.textContent("[data-testid=blocking-state]")) ?? ""), "the time left to show");
+  await eventually(
+    async () => /4m 5\ds|5m 00s/.test((await page.textContent("[data-testid=blocking-state]")) ?? ""),
+    "the time left to show",
+  );
   const b = await apiGet<{ blocking: boolean; timer: number }>("/api/dns/blocking");
   expect(b.blocking).toBe(false);
   expect(b.timer).toBeGreaterThan(280);
-  await eventually(async () => /^192\.0\.2\./.test(await dig(moat.dnsPort, "deny-me.example")), "a denied name to resolve while off");
+  await eventually(
+    async () => /^192\.0\.2\./.test(await dig(moat.dnsPort, "deny-me.example")),
+    "a denied name to resolve while off",
+  );
   await shot(page, "blocking-off-desktop");
   await page.click(".blocking button:text('Enable')");
   await page.waitForSelector("[data-testid=blocking-state]:text('Blocking')");
@@ -229,7 +260,10 @@ test("every page, on a desktop and on a phone: no errors, nothing fetched from o
   await phone.page.goto(`${moat.base}/admin/`);
   await login(phone.page);
   phone.expected401 = false;
-  for (const [name, v] of [["desktop", w], ["phone", phone]] as const) {
+  for (const [name, v] of [
+    ["desktop", w],
+    ["phone", phone],
+  ] as const) {
     for (const p of PAGES) {
       await v.page.goto(`${moat.base}/admin${p}`);
       await v.page.waitForSelector("h1.page-title");
@@ -256,7 +290,7 @@ test("every page, on a desktop and on a phone: no errors, nothing fetched from o
   await phone.page.reload();
   await phone.page.waitForSelector("h1.page-title");
   await phone.page.keyboard.press("Tab"); // keyboard: the skip link comes first
-  expect(await phone.page.evaluate("document.activeElement?.textContent ?? \"\"")).toContain("Skip to content");
+  expect(await phone.page.evaluate('document.activeElement?.textContent ?? ""')).toContain("Skip to content");
   expect(phone.errors).toEqual([]);
   expect(phone.outside).toEqual([]);
   expect(w.errors).toEqual([]);

@@ -41,7 +41,13 @@ test("no password: no login; the first-run setup sets the password and the upstr
   expect(new URL(page.url()).pathname).toBe("/admin/");
   await shot(page, "setup-desktop");
   // the presets are offered; this network's upstream is typed in instead
-  expect(await page.locator(".presets label").allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("Quad9"), expect.stringContaining("Cloudflare"), expect.stringContaining("Google")]));
+  expect(await page.locator(".presets label").allTextContents()).toEqual(
+    expect.arrayContaining([
+      expect.stringContaining("Quad9"),
+      expect.stringContaining("Cloudflare"),
+      expect.stringContaining("Google"),
+    ]),
+  );
   await page.uncheck("label:has-text('Quad9') input");
   await page.fill("#setup-pw", PASSWORD);
   await page.fill("#setup-pw2", "something else");
@@ -52,10 +58,17 @@ test("no password: no login; the first-run setup sets the password and the upstr
   await page.fill("#setup-pw2", PASSWORD);
   await page.click("button:text('Save and start')");
   await page.waitForSelector("h1.page-title:text('Dashboard')");
-  const cfg = (await (await moat.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) })).json()) as { session: { sid: string } };
-  const upstreams = (await (await moat.api("/api/config/dns/upstreams", { headers: { sid: cfg.session.sid } })).json()) as { config: { dns: { upstreams: string[] } } };
+  const cfg = (await (
+    await moat.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) })
+  ).json()) as { session: { sid: string } };
+  const upstreams = (await (
+    await moat.api("/api/config/dns/upstreams", { headers: { sid: cfg.session.sid } })
+  ).json()) as { config: { dns: { upstreams: string[] } } };
   expect(upstreams.config.dns.upstreams).toEqual([up.address]);
-  await eventually(async () => (await dig(moat.dnsPort, "first-run.example")) === "192.0.2.1", "an answer through the new upstream");
+  await eventually(
+    async () => (await dig(moat.dnsPort, "first-run.example")) === "192.0.2.1",
+    "an answer through the new upstream",
+  );
   // the password is in force: a new browser must log in
   const other = await openPage(browser);
   await other.page.goto(`${moat.base}/admin/`);
@@ -72,7 +85,10 @@ test("two-factor enrolment with a QR code, then login with password and code", a
   const secret = (await page.textContent("[data-testid=totp-secret]"))!.trim();
   const key = base32Decode(secret);
   // a wrong code is refused next to the field and nothing is stored
-  await page.fill("#s-totp", "000000" === String(totpAt(key, Date.now() / 1000)).padStart(6, "0") ? "111111" : "000000");
+  await page.fill(
+    "#s-totp",
+    "000000" === String(totpAt(key, Date.now() / 1000)).padStart(6, "0") ? "111111" : "000000",
+  );
   await page.click("button:text('Turn on')");
   await page.waitForSelector(".field.invalid .error");
   await page.fill("#s-totp", String(totpAt(key, Date.now() / 1000)).padStart(6, "0"));

@@ -10,11 +10,25 @@ export function gravityActionRoutes(rt: Pick<ApiDeps, "gravity">) {
     "/action/gravity",
     () => {
       const run = rt.gravity.start("API");
-      return streamedResponse(new Response(run.stream(), { status: 200, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } }));
+      return streamedResponse(
+        new Response(run.stream(), {
+          status: 200,
+          headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+        }),
+      );
     },
     {
-      query: t.Object({ color: t.Optional(t.String({ description: "accepted for compatibility; output has no colours" })) }, { additionalProperties: true }),
-      detail: documented({ tags: ["Actions"], summary: "Update gravity: download the lists and rebuild the filter, streaming progress as text/plain" }, { responses: { 200: "The progress, line by line, until the run ends" }, replyType: "text/plain" }),
+      query: t.Object(
+        { color: t.Optional(t.String({ description: "accepted for compatibility; output has no colours" })) },
+        { additionalProperties: true },
+      ),
+      detail: documented(
+        {
+          tags: ["Actions"],
+          summary: "Update gravity: download the lists and rebuild the filter, streaming progress as text/plain",
+        },
+        { responses: { 200: "The progress, line by line, until the run ends" }, replyType: "text/plain" },
+      ),
     },
   );
 }

@@ -10,7 +10,8 @@ import { ApiError, Errors } from "../core/errors.ts";
 const Success = t.Object({ status: t.Literal("success") });
 
 function allowDestructive(rt: Pick<ApiDeps, "config">, message: string): void {
-  if (!rt.config.current.webserver.api.allow_destructive) throw Errors.forbidden(message, "Check setting webserver.api.allow_destructive");
+  if (!rt.config.current.webserver.api.allow_destructive)
+    throw Errors.forbidden(message, "Check setting webserver.api.allow_destructive");
 }
 
 export function actionRoutes(rt: ApiDeps) {
@@ -24,7 +25,13 @@ export function actionRoutes(rt: ApiDeps) {
         rt.events.emit("dns-restarted", { origin: "api" });
         return { status: "success" as const };
       },
-      { response: Success, detail: documented({ tags: ["Actions"], summary: "Reload the lists and restart the DNS service (the API stays up)" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }) },
+      {
+        response: Success,
+        detail: documented(
+          { tags: ["Actions"], summary: "Reload the lists and restart the DNS service (the API stays up)" },
+          { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } },
+        ),
+      },
     )
     .post(
       "/action/flush/logs",
@@ -40,15 +47,27 @@ export function actionRoutes(rt: ApiDeps) {
         rt.log("info", "flush/logs: queries of the last 24 hours removed");
         return { status: "success" as const };
       },
-      { response: Success, detail: documented({ tags: ["Actions"], summary: "Forget the queries of the last 24 hours" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }) },
+      {
+        response: Success,
+        detail: documented(
+          { tags: ["Actions"], summary: "Forget the queries of the last 24 hours" },
+          { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } },
+        ),
+      },
     )
     .post("/action/flush/network", () => flushNetwork(rt), {
       response: Success,
-      detail: documented({ tags: ["Actions"], summary: "Empty the network table (devices and their addresses)" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }),
+      detail: documented(
+        { tags: ["Actions"], summary: "Empty the network table (devices and their addresses)" },
+        { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } },
+      ),
     })
     .post("/action/flush/arp", () => flushNetwork(rt), {
       response: Success,
-      detail: documented({ tags: ["Actions"], summary: "Same as flush/network (Pi-hole's alias)" }, { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } }),
+      detail: documented(
+        { tags: ["Actions"], summary: "Same as flush/network (Pi-hole's alias)" },
+        { responses: { 200: "Done", 403: "Refused while webserver.api.allow_destructive is false" } },
+      ),
     });
 }
 

@@ -25,14 +25,24 @@ export function tlsActionRoutes(rt: Pick<ApiDeps, "tls" | "log">) {
         throw new ApiError(500, "server_error", "Cannot make a certificate", (e as Error).message);
       }
       rt.log("info", `TLS certificate regenerated through the API (${m.fingerprint.slice(0, 23)}…)`);
-      return { status: "success" as const, certificate: { names: m.names, notAfter: m.notAfter, fingerprint: m.fingerprint, user: m.user } };
+      return {
+        status: "success" as const,
+        certificate: { names: m.names, notAfter: m.notAfter, fingerprint: m.fingerprint, user: m.user },
+      };
     },
     {
       response: t.Object({ status: t.Literal("success"), certificate: CertificateInfo }),
       detail: moatOnly(
         documented(
-          { tags: ["Actions"], summary: "Make a new self-signed server certificate (HTTPS and DNS over TLS use it at once)" },
-          { responses: { 200: "The certificate now served (webserver.tls.cert's when one is set: then the new one waits in the data directory)" } },
+          {
+            tags: ["Actions"],
+            summary: "Make a new self-signed server certificate (HTTPS and DNS over TLS use it at once)",
+          },
+          {
+            responses: {
+              200: "The certificate now served (webserver.tls.cert's when one is set: then the new one waits in the data directory)",
+            },
+          },
         ),
       ),
     },

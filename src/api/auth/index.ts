@@ -10,7 +10,8 @@ import { ApiError, Errors } from "../core/errors.ts";
 import { csrfHeader, findSid } from "./sid.ts";
 
 export const AuthErrors = {
-  seatsExceeded: () => new ApiError(429, "api_seats_exceeded", "API seats exceeded", "increase webserver.api.max_sessions"),
+  seatsExceeded: () =>
+    new ApiError(429, "api_seats_exceeded", "API seats exceeded", "increase webserver.api.max_sessions"),
   rateLimited: () => new ApiError(429, "rate_limiting", "Rate-limiting login attempts", null),
   totpRateLimited: () => new ApiError(429, "rate_limiting", "Rate-limiting 2FA token requests, try again later", null),
   noTotp: () => Errors.badRequest("No 2FA token found in JSON payload"),
@@ -69,7 +70,8 @@ export class AuthService implements Authenticator {
     return `sid=${s.sid}; SameSite=Lax; Path=/; Max-Age=${this.auth.timeout}; HttpOnly${tls ? "; Secure" : ""}`;
   }
 
-  static readonly deleteCookie = "sid=deleted; SameSite=Lax; Path=/; Max-Age=-1; Expires=Thu, 01 Jan 1970 00:00:00 GMT;";
+  static readonly deleteCookie =
+    "sid=deleted; SameSite=Lax; Path=/; Max-Age=-1; Expires=Thu, 01 Jan 1970 00:00:00 GMT;";
 
   authenticate(req: AuthRequest): { session: unknown; headers?: Record<string, string> } | ApiError {
     if (!this.auth.passwordSet) return { session: null };

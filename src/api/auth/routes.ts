@@ -27,8 +27,17 @@ const SessionReply = t.Object({ session: SessionObject });
 
 const LoginBody = t.Object({
   // checked in the handler so the two messages for a missing and a non-string password come out with hint null
-  password: t.Optional(t.Unknown({ description: "the password, the application password or the CLI password (a string)", examples: ["correct horse battery staple"] })),
-  totp: t.Optional(t.Union([t.String(), t.Number(), t.Null()], { description: "the 2FA token when 2FA is enabled (string or number)" })),
+  password: t.Optional(
+    t.Unknown({
+      description: "the password, the application password or the CLI password (a string)",
+      examples: ["correct horse battery staple"],
+    }),
+  ),
+  totp: t.Optional(
+    t.Union([t.String(), t.Number(), t.Null()], {
+      description: "the 2FA token when 2FA is enabled (string or number)",
+    }),
+  ),
   sid: t.Optional(t.String({ description: "an existing session, reused when password is empty" })),
 });
 
@@ -47,7 +56,11 @@ const SessionInfo = t.Object({
   x_forwarded_for: t.Union([t.String(), t.Null()]),
 });
 
-const LOGIN_MESSAGE: Record<LoginKind, string> = { password: "password correct", app: "app-password correct", cli: "password correct" };
+const LOGIN_MESSAGE: Record<LoginKind, string> = {
+  password: "password correct",
+  app: "app-password correct",
+  cli: "password correct",
+};
 
 export function authRoutes(rt: Runtime, authenticator: Authenticator) {
   if (!(authenticator instanceof AuthService)) throw new Error("authRoutes needs the AuthService from createAuth()");
@@ -58,10 +71,21 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
   const reply = (request: Request, body: Record<string, unknown>, status = 200, headers?: Record<string, string>) =>
     jsonResponse(body, status, requestState(request).started, pretty(), headers);
   const validSession = (s: Session, message: string) => ({
-    session: { valid: true, totp: auth.totpEnabled, sid: s.sid, csrf: s.csrf, validity: Math.max(0, Math.round(s.validUntil - Date.now() / 1000)), message },
+    session: {
+      valid: true,
+      totp: auth.totpEnabled,
+      sid: s.sid,
+      csrf: s.csrf,
+      validity: Math.max(0, Math.round(s.validUntil - Date.now() / 1000)),
+      message,
+    },
   });
-  const invalidSession = (message: string) => ({ session: { valid: false, totp: auth.totpEnabled, sid: null, validity: -1, message } });
-  const noPassword = (message = "no password set") => ({ session: { valid: true, totp: false, sid: null, validity: -1, message } });
+  const invalidSession = (message: string) => ({
+    session: { valid: false, totp: auth.totpEnabled, sid: null, validity: -1, message },
+  });
+  const noPassword = (message = "no password set") => ({
+    session: { valid: true, totp: false, sid: null, validity: -1, message },
+  });
   const withDeletedCookie = (res: Response) => {
     res.headers.set("set-cookie", AuthService.deleteCookie);
     return res;
@@ -85,14 +109,45 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           {
             tags: ["Authentication"],
             summary: "Session status",
-            description: "The session carried by the request (any SID channel; the cookie needs no CSRF header here). No password set: valid with sid null.",
+            description:
+              "The session carried by the request (any SID channel; the cookie needs no CSRF header here). No password set: valid with sid null.",
           },
           {
-            responses: { 200: "A valid session, or no password set", 401: "No valid session: the session object says why" },
+            responses: {
+              200: "A valid session, or no password set",
+              401: "No valid session: the session object says why",
+            },
             examples: [
-              { summary: "with a session", session: true, status: 200, response: { session: { valid: true, totp: false, sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=", csrf: "Ux87YTIiMOf/GKCefVIOMw=", validity: 1800, message: "correct password" } } },
-              { summary: "without a session", status: 401, response: { session: { valid: false, totp: false, sid: null, validity: -1, message: "no SID provided" } } },
-              { summary: "no password set", passwordSet: false, status: 200, response: { session: { valid: true, totp: false, sid: null, validity: -1, message: "no password set" } } },
+              {
+                summary: "with a session",
+                session: true,
+                status: 200,
+                response: {
+                  session: {
+                    valid: true,
+                    totp: false,
+                    sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=",
+                    csrf: "Ux87YTIiMOf/GKCefVIOMw=",
+                    validity: 1800,
+                    message: "correct password",
+                  },
+                },
+              },
+              {
+                summary: "without a session",
+                status: 401,
+                response: {
+                  session: { valid: false, totp: false, sid: null, validity: -1, message: "no SID provided" },
+                },
+              },
+              {
+                summary: "no password set",
+                passwordSet: false,
+                status: 200,
+                response: {
+                  session: { valid: true, totp: false, sid: null, validity: -1, message: "no password set" },
+                },
+              },
             ],
           },
         ),
@@ -110,9 +165,16 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
         // an empty password with a valid session returns that session, as in Pi-hole
         if (password === "" && auth.passwordSet) {
           const r = http.check(request, url, body, st.ip, false);
-          if ("session" in r) return reply(request, validSession(r.session, "correct password"), 200, http.refresh(r.session, isTls(request)));
+          if ("session" in r)
+            return reply(
+              request,
+              validSession(r.session, "correct password"),
+              200,
+              http.refresh(r.session, isTls(request)),
+            );
         }
-        if (!auth.passwordSet) return reply(request, noPassword(compat && password !== "" ? "password incorrect" : "no password set"));
+        if (!auth.passwordSet)
+          return reply(request, noPassword(compat && password !== "" ? "password incorrect" : "no password set"));
         // per client address: one address guessing passwords never locks out another
         const wait = auth.loginLimiter.retryAfter(st.ip);
         if (wait) {
@@ -129,7 +191,9 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           checked(kind === null);
         }
         if (!kind) {
-          const res = compat ? reply(request, invalidSession("password incorrect"), 401) : errorResponse(Errors.unauthorized(), request, rt);
+          const res = compat
+            ? reply(request, invalidSession("password incorrect"), 401)
+            : errorResponse(Errors.unauthorized(), request, rt);
           return withDeletedCookie(res);
         }
         if (kind === "password" && auth.totpEnabled) http.checkTotp(body.totp, st.ip);
@@ -141,7 +205,9 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           app: kind === "app",
           cli: kind === "cli",
         });
-        return reply(request, validSession(s, LOGIN_MESSAGE[kind]), 200, { "set-cookie": http.cookie(s, isTls(request)) });
+        return reply(request, validSession(s, LOGIN_MESSAGE[kind]), 200, {
+          "set-cookie": http.cookie(s, isTls(request)),
+        });
       },
       {
         body: LoginBody,
@@ -150,21 +216,61 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
           {
             tags: ["Authentication"],
             summary: "Log in",
-            description: "Exchanges the password (or the app or CLI password) and, with 2FA, `totp` for a session. The cookie `sid` is set too.",
+            description:
+              "Exchanges the password (or the app or CLI password) and, with 2FA, `totp` for a session. The cookie `sid` is set too.",
           },
           {
             responses: {
-              200: "Logged in (with no password set: valid, sid null, \"no password set\")",
+              200: 'Logged in (with no password set: valid, sid null, "no password set")',
               400: "No password, a password that is not a string, or no 2FA token when 2FA is on",
               401: "Wrong password or 2FA token: the error envelope (with webserver.api.piholeCompat: the session object, valid false)",
               429: "rate_limiting: too many failed logins in one second; api_seats_exceeded: every session slot is taken",
             },
             examples: [
-              { summary: "log in", body: { password: "correct horse battery staple" }, status: 200, response: { session: { valid: true, totp: false, sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=", csrf: "Ux87YTIiMOf/GKCefVIOMw=", validity: 1800, message: "password correct" } } },
-              { summary: "wrong password", body: { password: "wrong" }, status: 401, response: { error: { key: "unauthorized", message: "Unauthorized", hint: null } } },
-              { summary: "wrong password (piholeCompat)", compat: true, body: { password: "wrong" }, status: 401, response: { session: { valid: false, totp: false, sid: null, validity: -1, message: "password incorrect" } } },
-              { summary: "no password", body: {}, status: 400, response: { error: { key: "bad_request", message: "No password found in JSON payload", hint: null } } },
-              { summary: "password not a string", body: { password: 1234 }, status: 400, response: { error: { key: "bad_request", message: "Field password has to be of type 'string'", hint: null } } },
+              {
+                summary: "log in",
+                body: { password: "correct horse battery staple" },
+                status: 200,
+                response: {
+                  session: {
+                    valid: true,
+                    totp: false,
+                    sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=",
+                    csrf: "Ux87YTIiMOf/GKCefVIOMw=",
+                    validity: 1800,
+                    message: "password correct",
+                  },
+                },
+              },
+              {
+                summary: "wrong password",
+                body: { password: "wrong" },
+                status: 401,
+                response: { error: { key: "unauthorized", message: "Unauthorized", hint: null } },
+              },
+              {
+                summary: "wrong password (piholeCompat)",
+                compat: true,
+                body: { password: "wrong" },
+                status: 401,
+                response: {
+                  session: { valid: false, totp: false, sid: null, validity: -1, message: "password incorrect" },
+                },
+              },
+              {
+                summary: "no password",
+                body: {},
+                status: 400,
+                response: { error: { key: "bad_request", message: "No password found in JSON payload", hint: null } },
+              },
+              {
+                summary: "password not a string",
+                body: { password: 1234 },
+                status: 400,
+                response: {
+                  error: { key: "bad_request", message: "Field password has to be of type 'string'", hint: null },
+                },
+              },
             ],
           },
         ),
@@ -179,7 +285,9 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
         if (!auth.passwordSet) return done();
         const r = http.check(request, new URL(request.url), body, st.ip, true);
         if ("reason" in r) {
-          const res = compat ? reply(request, invalidSession(r.reason), 401) : errorResponse(Errors.unauthorized(), request, rt);
+          const res = compat
+            ? reply(request, invalidSession(r.reason), 401)
+            : errorResponse(Errors.unauthorized(), request, rt);
           return withDeletedCookie(res);
         }
         auth.sessions.remove(r.session.id);
@@ -188,7 +296,11 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
       {
         response: { 401: t.Union([ErrorReply, SessionReply]) },
         detail: documented(
-          { tags: ["Authentication"], summary: "Log out", description: "Ends the session of the request and deletes the cookie." },
+          {
+            tags: ["Authentication"],
+            summary: "Log out",
+            description: "Ends the session of the request and deletes the cookie.",
+          },
           {
             responses: {
               204: "Logged out, with webserver.api.piholeCompat (no content)",
@@ -198,7 +310,11 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
             examples: [
               { summary: "log out", session: true, status: 410 },
               { summary: "log out (piholeCompat)", compat: true, session: true, status: 204 },
-              { summary: "without a session", status: 401, response: { error: { key: "unauthorized", message: "Unauthorized", hint: null } } },
+              {
+                summary: "without a session",
+                status: 401,
+                response: { error: { key: "unauthorized", message: "Unauthorized", hint: null } },
+              },
             ],
           },
         ),
@@ -241,7 +357,8 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
         if (!auth.sessions.remove(id)) throw Errors.badRequest("Session ID not in use");
         const headers: Record<string, string> = { ...requestState(request).replyHeaders, "content-type": JSON_TYPE };
         // ending one's own session must not hand its cookie back
-        if ((requestState(request).session as Session | null)?.id === id) headers["set-cookie"] = AuthService.deleteCookie;
+        if ((requestState(request).session as Session | null)?.id === id)
+          headers["set-cookie"] = AuthService.deleteCookie;
         return emptyResponse(204, headers);
       },
       {
@@ -290,7 +407,8 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
         detail: {
           tags: ["Authentication"],
           summary: "Suggest a new TOTP secret",
-          description: "Nothing is stored: set webserver.api.totp_secret to the secret to enable 2FA (this ends all sessions).",
+          description:
+            "Nothing is stored: set webserver.api.totp_secret to the secret to enable 2FA (this ends all sessions).",
         },
       },
     )
@@ -298,16 +416,21 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
       "/auth/app",
       async ({ request }) => {
         const password = Buffer.from(randomBytes(32)).toString("base64");
-        return reply(request, { app: { password, hash: await hashPasswordAsync(password) } }, 200, requestState(request).replyHeaders);
+        return reply(
+          request,
+          { app: { password, hash: await hashPasswordAsync(password) } },
+          200,
+          requestState(request).replyHeaders,
+        );
       },
       {
         response: { 200: t.Object({ app: t.Object({ password: t.String(), hash: t.String() }) }) },
         detail: {
           tags: ["Authentication"],
           summary: "Suggest a new application password",
-          description: "Nothing is stored: set webserver.api.app_pwhash to the hash to enable it (this ends all sessions).",
+          description:
+            "Nothing is stored: set webserver.api.app_pwhash to the hash to enable it (this ends all sessions).",
         },
       },
     );
 }
-

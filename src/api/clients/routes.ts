@@ -9,7 +9,16 @@ import { devicesWithAddresses } from "../../network/devices.ts";
 import { addressName, hwaddrName } from "../../network/names.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent, batchItems, commentOf, createdReply, encodeItem, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts,
+  absent,
+  batchItems,
+  commentOf,
+  createdReply,
+  encodeItem,
+  itemsOf,
+  listsWrite,
+  newProcessed,
+  onDuplicate,
+  pathParts,
   rejectWhitespace,
 } from "../lists/common.ts";
 import { addClients, clientRows, configuredClients, deleteClients, putClient } from "../../lists/clients.ts";
@@ -74,7 +83,10 @@ const Client = t.Object({
   date_added: t.Integer(),
   date_modified: t.Integer(),
 });
-const Processed = t.Object({ success: t.Array(t.Object({ item: t.String() })), errors: t.Array(t.Object({ item: t.String(), error: t.String() })) });
+const Processed = t.Object({
+  success: t.Array(t.Object({ item: t.String() })),
+  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
+});
 const ClientsReply = t.Object({ clients: t.Array(Client), processed: t.Optional(Processed) });
 /** What a GET answers (writes add `processed`). */
 const ClientsList = t.Object({ clients: t.Array(Client) });
@@ -108,15 +120,26 @@ export function clientRoutes(rt: Runtime) {
         detail: { tags, summary: "Devices seen on the network that are not configured as clients" },
       },
     )
-    .get("/clients", get, { response: ClientsList, detail: piholeParams("/{client}", { tags, summary: "All clients" }) })
-    .get("/clients/*", get, { response: ClientsList, detail: piholeParams("/{client}", { tags, summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)" }) })
+    .get("/clients", get, {
+      response: ClientsList,
+      detail: piholeParams("/{client}", { tags, summary: "All clients" }),
+    })
+    .get("/clients/*", get, {
+      response: ClientsList,
+      detail: piholeParams("/{client}", {
+        tags,
+        summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)",
+      }),
+    })
     .post(
       "/clients",
       ({ request, body }) => {
         const items = itemsOf(body, "client", request);
         rejectWhitespace(items);
         const processed = newProcessed();
-        processed.success = listsWrite(request, () => addClients(rt, items, commentOf(body), body.groups, onDuplicate(rt, processed, true))).map((item) => ({ item }));
+        processed.success = listsWrite(request, () =>
+          addClients(rt, items, commentOf(body), body.groups, onDuplicate(rt, processed, true)),
+        ).map((item) => ({ item }));
         const last = items[items.length - 1]!;
         return createdReply(rt, request, { clients: list(rt, last), processed }, `/api/clients/${encodeItem(last)}`);
       },
@@ -129,12 +152,24 @@ export function clientRoutes(rt: Runtime) {
           },
           { additionalProperties: true },
         ),
-        detail: documented({ tags, summary: "Add one or more clients" }, { responses: { 201: "Created (Location names the last item)", 400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)" } }),
+        detail: documented(
+          { tags, summary: "Add one or more clients" },
+          {
+            responses: {
+              201: "Created (Location names the last item)",
+              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
+            },
+          },
+        ),
       },
     )
-    .post("/clients/*", () => {
-      throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-    }, { detail: { tags, summary: "(rejected: the client belongs in the body)", hide: true } })
+    .post(
+      "/clients/*",
+      () => {
+        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
+      },
+      { detail: { tags, summary: "(rejected: the client belongs in the body)", hide: true } },
+    )
     .put(
       "/clients/*",
       ({ request, body }) => {
@@ -147,7 +182,10 @@ export function clientRoutes(rt: Runtime) {
         return { clients: list(rt, item), processed };
       },
       {
-        body: t.Object({ comment: t.Optional(t.Union([t.String(), t.Null()])), groups: t.Optional(t.Array(t.Integer())) }, { additionalProperties: true }),
+        body: t.Object(
+          { comment: t.Optional(t.Union([t.String(), t.Null()])), groups: t.Optional(t.Array(t.Integer())) },
+          { additionalProperties: true },
+        ),
         response: ClientsReply,
         detail: piholeParams("/{client}", { tags, summary: "Create or replace a client" }),
       },
@@ -167,10 +205,19 @@ export function clientRoutes(rt: Runtime) {
       "/clients:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        const n = deleteClients(rt, items.map((b) => b.item));
+        const n = deleteClients(
+          rt,
+          items.map((b) => b.item),
+        );
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { body: t.Unknown({ description: '[{"item":"<client>"}]' }), detail: documented({ tags, summary: "Delete several clients" }, { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } }) },
+      {
+        body: t.Unknown({ description: '[{"item":"<client>"}]' }),
+        detail: documented(
+          { tags, summary: "Delete several clients" },
+          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
+        ),
+      },
     );
 }

@@ -10,7 +10,8 @@ export interface Change {
   value: unknown;
 }
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
 
 /**
  * Walks a partial tree such as `{dns:{upstreams:[…]}}`. A secret sent back as its mask, and a
@@ -25,11 +26,13 @@ export function changesFromTree(store: ConfigStore, tree: Record<string, unknown
       const segs = [...prefix, key];
       const path = segs.join(".");
       const child = Object.hasOwn(node, key) ? node[key] : undefined;
-      if (child === undefined) throw Errors.badRequest("Config item is invalid", `${path}: unknown config item${suggestion(path)}`);
+      if (child === undefined)
+        throw Errors.badRequest("Config item is invalid", `${path}: unknown config item${suggestion(path)}`);
       if (isLeaf(child)) {
         if (isWriteOnly(child) && value === MASK) continue;
         const c = coerce(child, value);
-        if (c.ok && child.kind !== "password" && JSON.stringify(c.value) === JSON.stringify(getIn(store.current, segs))) continue;
+        if (c.ok && child.kind !== "password" && JSON.stringify(c.value) === JSON.stringify(getIn(store.current, segs)))
+          continue;
         changes.push({ path, value });
         continue;
       }
@@ -101,7 +104,11 @@ export function assertMayChangeConfig(rt: Runtime, request: Request): void {
       "Unable to change configuration (read-only)",
       "The current app session is not allowed to modify Pi-hole config settings (webserver.api.app_sudo is false)",
     );
-  if (s.cli) throw Errors.forbidden("Unable to change configuration (read-only)", "The current CLI session is not allowed to modify Pi-hole config settings");
+  if (s.cli)
+    throw Errors.forbidden(
+      "Unable to change configuration (read-only)",
+      "The current CLI session is not allowed to modify Pi-hole config settings",
+    );
   if (rt.config.current.misc.readOnly) throw Errors.forbidden("The config is currently in read-only mode", null);
 }
 
@@ -109,11 +116,14 @@ export function assertMayChangeConfig(rt: Runtime, request: Request): void {
 export function pathSegments(request: Request): string[] {
   const raw = new URL(request.url).pathname.replace(/^\/api\/config\/?/, "");
   if (raw === "") return [];
-  return raw.split("/").filter((s) => s !== "").map((s) => {
-    try {
-      return decodeURIComponent(s.replace(/\+/g, " "));
-    } catch {
-      throw new ApiError(400, "bad_request", "Invalid value", s);
-    }
-  });
+  return raw
+    .split("/")
+    .filter((s) => s !== "")
+    .map((s) => {
+      try {
+        return decodeURIComponent(s.replace(/\+/g, " "));
+      } catch {
+        throw new ApiError(400, "bad_request", "Invalid value", s);
+      }
+    });
 }

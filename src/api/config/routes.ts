@@ -11,13 +11,15 @@ import { applyChanges, assertMayChangeConfig, changesFromTree, pathSegments } fr
 import { DNS_SERVERS, TOPICS, configTree, isKnownPath, nodeAt } from "./view.ts";
 
 const ConfigQuery = t.Object({
-  detailed: t.Optional(t.String({ description: "true: every leaf as {description,allowed,type,value,default,modified,flags}" })),
+  detailed: t.Optional(
+    t.String({ description: "true: every leaf as {description,allowed,type,value,default,modified,flags}" }),
+  ),
   restart: t.Optional(t.String({ description: "accepted for compatibility: Moat applies changes without restarting" })),
 });
 
 // `config` is checked by hand: Elysia fills a missing object member with {} before validation.
 const PatchBody = t.Object(
-  { config: t.Optional(t.Unknown({ description: "partial config tree, e.g. {dns:{upstreams:[\"9.9.9.9\"]}}" })) },
+  { config: t.Optional(t.Unknown({ description: 'partial config tree, e.g. {dns:{upstreams:["9.9.9.9"]}}' })) },
   { additionalProperties: true },
 );
 
@@ -43,7 +45,10 @@ function usage(method: "PUT" | "DELETE"): ApiError {
 }
 
 /** `dns/hosts/10.1.2.3 nas.lan` → the array leaf dns.hosts and the item. */
-function arrayItem(request: Request, method: "PUT" | "DELETE"): { path: string; segments: string[]; leaf: AnyLeaf; item: string } {
+function arrayItem(
+  request: Request,
+  method: "PUT" | "DELETE",
+): { path: string; segments: string[]; leaf: AnyLeaf; item: string } {
   const segs = pathSegments(request);
   if (segs.length < 2) throw usage(method);
   const segments = segs.slice(0, -1);
@@ -60,75 +65,123 @@ function patchConfig(rt: Runtime, request: Request, config: unknown, segments: s
 }
 
 export function configRoutes(rt: Runtime) {
-  return new Elysia({ name: "config" })
-    .get("/config", ({ query }) => reply(rt, [], truthy(query.detailed)), {
-      query: ConfigQuery,
-      response: ConfigReply,
-      detail: { tags: ["Config"], summary: "Get the whole configuration (secrets masked)" },
-    })
-    .get(
-      "/config/*",
-      ({ query, request }) => {
-        const segs = pathSegments(request);
-        // Pi-hole answers a path it does not know with an empty tree; Moat's own mode says 404.
-        if (!isKnownPath(segs)) {
-          if (rt.config.current.webserver.api.piholeCompat) return { config: {} };
-          throw Errors.notFound(new URL(request.url).pathname);
-        }
-        return reply(rt, segs, truthy(query.detailed));
-      },
-      {
+  return (
+    new Elysia({ name: "config" })
+      .get("/config", ({ query }) => reply(rt, [], truthy(query.detailed)), {
         query: ConfigQuery,
         response: ConfigReply,
-        detail: piholeParams("/{element}", { tags: ["Config"], summary: "Get a subtree of the configuration, e.g. /api/config/dns/upstreams" }),
-      },
-    )
-    .patch("/config", ({ body, request }) => patchConfig(rt, request, body.config, []), {
-      body: PatchBody,
-      query: ConfigQuery,
-      response: ConfigReply,
-      detail: documented({ tags: ["Config"], summary: "Change settings with a partial tree {config:{…}}; applied live, all or nothing" }, { responses: { 200: "Changed: the reply is the new tree", 400: "An unknown key or a bad value (nothing changed)", 403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)" } }),
-    })
-    // Pi-hole matches /api/config by prefix: the body is applied whatever the path, and the reply
-    // is the subtree the path names (clients set e.g. /api/config/webserver/api/password this way).
-    .patch("/config/*", ({ body, request }) => patchConfig(rt, request, body.config, pathSegments(request)), {
-      body: PatchBody,
-      query: ConfigQuery,
-      response: ConfigReply,
-      detail: piholeParams("", { tags: ["Config"], summary: "Same as PATCH /api/config; the reply is the subtree under the path" }),
-    })
-    .put(
-      "/config/*",
-      ({ request, set }) => {
-        assertMayChangeConfig(rt, request);
-        const { path, segments, item } = arrayItem(request, "PUT");
-        const current = getIn(rt.config.current, segments) as string[];
-        if (current.includes(item)) throw Errors.badRequest("Item already present", "Uniqueness of items is enforced");
-        applyChanges(rt, [{ path, value: [...current, item] }]);
-        set.status = 201;
-        return {};
-      },
-      {
+        detail: { tags: ["Config"], summary: "Get the whole configuration (secrets masked)" },
+      })
+      .get(
+        "/config/*",
+        ({ query, request }) => {
+          const segs = pathSegments(request);
+          // Pi-hole answers a path it does not know with an empty tree; Moat's own mode says 404.
+          if (!isKnownPath(segs)) {
+            if (rt.config.current.webserver.api.piholeCompat) return { config: {} };
+            throw Errors.notFound(new URL(request.url).pathname);
+          }
+          return reply(rt, segs, truthy(query.detailed));
+        },
+        {
+          query: ConfigQuery,
+          response: ConfigReply,
+          detail: piholeParams("/{element}", {
+            tags: ["Config"],
+            summary: "Get a subtree of the configuration, e.g. /api/config/dns/upstreams",
+          }),
+        },
+      )
+      .patch("/config", ({ body, request }) => patchConfig(rt, request, body.config, []), {
+        body: PatchBody,
         query: ConfigQuery,
-        detail: documented(piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Add an item to an array setting, e.g. PUT /api/config/dns/hosts/10.1.2.3%20nas.lan" }), {
-          responses: { 201: "Added", 400: "Not an array setting, a bad value, or the item is already there", 403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)" },
-          examples: [{ summary: "add a local record", path: "/api/config/dns/hosts/10.1.2.3%20nas.lan", status: 201, response: {} }],
+        response: ConfigReply,
+        detail: documented(
+          {
+            tags: ["Config"],
+            summary: "Change settings with a partial tree {config:{…}}; applied live, all or nothing",
+          },
+          {
+            responses: {
+              200: "Changed: the reply is the new tree",
+              400: "An unknown key or a bad value (nothing changed)",
+              403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)",
+            },
+          },
+        ),
+      })
+      // Pi-hole matches /api/config by prefix: the body is applied whatever the path, and the reply
+      // is the subtree the path names (clients set e.g. /api/config/webserver/api/password this way).
+      .patch("/config/*", ({ body, request }) => patchConfig(rt, request, body.config, pathSegments(request)), {
+        body: PatchBody,
+        query: ConfigQuery,
+        response: ConfigReply,
+        detail: piholeParams("", {
+          tags: ["Config"],
+          summary: "Same as PATCH /api/config; the reply is the subtree under the path",
         }),
-      },
-    )
-    .delete(
-      "/config/*",
-      ({ request }) => {
-        assertMayChangeConfig(rt, request);
-        const { path, segments, item } = arrayItem(request, "DELETE");
-        const current = getIn(rt.config.current, segments) as string[];
-        if (!current.includes(item)) throw new ApiError(404, "not_found", "Item not found", item);
-        applyChanges(rt, [{ path, value: current.filter((x) => x !== item) }]);
-        return undefined;
-      },
-      {
-        query: ConfigQuery,
-        detail: documented(piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Remove an item from an array setting" }), { responses: { 204: "Removed", 400: "Not an array setting", 403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)", 404: "The item is not there" } }),
-      },
-    );
+      })
+      .put(
+        "/config/*",
+        ({ request, set }) => {
+          assertMayChangeConfig(rt, request);
+          const { path, segments, item } = arrayItem(request, "PUT");
+          const current = getIn(rt.config.current, segments) as string[];
+          if (current.includes(item))
+            throw Errors.badRequest("Item already present", "Uniqueness of items is enforced");
+          applyChanges(rt, [{ path, value: [...current, item] }]);
+          set.status = 201;
+          return {};
+        },
+        {
+          query: ConfigQuery,
+          detail: documented(
+            piholeParams("/{element}/{value}", {
+              tags: ["Config"],
+              summary: "Add an item to an array setting, e.g. PUT /api/config/dns/hosts/10.1.2.3%20nas.lan",
+            }),
+            {
+              responses: {
+                201: "Added",
+                400: "Not an array setting, a bad value, or the item is already there",
+                403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)",
+              },
+              examples: [
+                {
+                  summary: "add a local record",
+                  path: "/api/config/dns/hosts/10.1.2.3%20nas.lan",
+                  status: 201,
+                  response: {},
+                },
+              ],
+            },
+          ),
+        },
+      )
+      .delete(
+        "/config/*",
+        ({ request }) => {
+          assertMayChangeConfig(rt, request);
+          const { path, segments, item } = arrayItem(request, "DELETE");
+          const current = getIn(rt.config.current, segments) as string[];
+          if (!current.includes(item)) throw new ApiError(404, "not_found", "Item not found", item);
+          applyChanges(rt, [{ path, value: current.filter((x) => x !== item) }]);
+          return undefined;
+        },
+        {
+          query: ConfigQuery,
+          detail: documented(
+            piholeParams("/{element}/{value}", { tags: ["Config"], summary: "Remove an item from an array setting" }),
+            {
+              responses: {
+                204: "Removed",
+                400: "Not an array setting",
+                403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)",
+                404: "The item is not there",
+              },
+            },
+          ),
+        },
+      )
+  );
 }

@@ -84,7 +84,11 @@ function onlyMoatBelow(prefix: string): boolean {
  * `{ dns: { upstreams: [...] } }` for ["dns","upstreams"]; the whole tree for []. In Pi-hole
  * compatibility mode Moat's own keys are left out, unless the path asks for them by name.
  */
-export function configTree(store: ConfigStore, segments: readonly string[], detailed: boolean): Record<string, unknown> {
+export function configTree(
+  store: ConfigStore,
+  segments: readonly string[],
+  detailed: boolean,
+): Record<string, unknown> {
   const prefix = segments.join(".");
   const hideMoat = store.current.webserver.api.piholeCompat && !(prefix !== "" && onlyMoatBelow(prefix));
   const out: Record<string, unknown> = {};
@@ -117,7 +121,11 @@ export const TOPICS = [
 
 export const DNS_SERVERS = [
   { name: "Google (ECS, DNSSEC)", v4: ["8.8.8.8", "8.8.4.4"], v6: ["2001:4860:4860::8888", "2001:4860:4860::8844"] },
-  { name: "OpenDNS (ECS, DNSSEC)", v4: ["208.67.222.222", "208.67.220.220"], v6: ["2620:119:35::35", "2620:119:53::53"] },
+  {
+    name: "OpenDNS (ECS, DNSSEC)",
+    v4: ["208.67.222.222", "208.67.220.220"],
+    v6: ["2620:119:35::35", "2620:119:53::53"],
+  },
   { name: "Quad9 (filtered, DNSSEC)", v4: ["9.9.9.9", "149.112.112.112"], v6: ["2620:fe::fe", "2620:fe::9"] },
   { name: "Quad9 (unfiltered, no DNSSEC)", v4: ["9.9.9.10", "149.112.112.10"], v6: ["2620:fe::10", "2620:fe::fe:10"] },
   { name: "Cloudflare (DNSSEC)", v4: ["1.1.1.1", "1.0.0.1"], v6: ["2606:4700:4700::1111", "2606:4700:4700::1001"] },

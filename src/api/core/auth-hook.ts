@@ -37,4 +37,11 @@ export function bodyForAuth(request: Request, body: unknown): unknown {
 }
 
 /** Routes answered without a session (public in Pi-hole's router too). */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["/api/auth", "/api/info/client", "/api/info/login", "/api/docs", "/api/docs/json", "/api/docs/assets/*"]);
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
+  "/api/auth",
+  "/api/info/client",
+  "/api/info/login",
+  "/api/docs",
+  "/api/docs/json",
+  "/api/docs/assets/*",
+]);

@@ -31,7 +31,16 @@ export function dnsCounters(rt: { dns: DnsHandle }): DnsCounters | undefined {
     const c = rt.dns.cache();
     const f = rt.dns.filter();
     return {
-      cache: { size: c.max, entries: c.size, inserted: c.inserted, evicted: c.evicted, expired: c.expired, immortal: 0, hits: c.hits + c.staleHits, misses: c.misses },
+      cache: {
+        size: c.max,
+        entries: c.size,
+        inserted: c.inserted,
+        evicted: c.evicted,
+        expired: c.expired,
+        immortal: 0,
+        hits: c.hits + c.staleHits,
+        misses: c.misses,
+      },
       replies: rt.dns.replies(),
       gravitySize: () => f.gravity,
     };

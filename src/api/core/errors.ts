@@ -16,17 +16,28 @@ export class ApiError extends Error {
 
 export const Errors = {
   notFound: (uri: string) => new ApiError(404, "not_found", "Not found", uri),
-  unauthorized: (message = "Unauthorized", hint: string | null = null) => new ApiError(401, "unauthorized", message, hint),
+  unauthorized: (message = "Unauthorized", hint: string | null = null) =>
+    new ApiError(401, "unauthorized", message, hint),
   forbidden: (message: string, hint: string | null = null) => new ApiError(403, "forbidden", message, hint),
   badRequest: (message: string, hint: unknown = null) => new ApiError(400, "bad_request", message, hint),
   noBody: () => new ApiError(400, "bad_request", "No request body data", null),
-  invalidJson: (at: string) => new ApiError(400, "bad_request", "Invalid request body data (no valid JSON), error at hint", at),
-  bodyTooLarge: (limit: number) => new ApiError(413, "payload_too_large", `Request body larger than ${limit} bytes`, `limit: ${limit} bytes`),
-  internal: (message = "Internal server error", hint: string | null = null) => new ApiError(500, "internal_error", message, hint),
-  database: (message: string, hint: unknown = null, status = 400) => new ApiError(status, "database_error", message, hint),
-  diskFull: (cause: string) => new ApiError(507, "database_error", "The disk is full: no space left to save the change", cause),
+  invalidJson: (at: string) =>
+    new ApiError(400, "bad_request", "Invalid request body data (no valid JSON), error at hint", at),
+  bodyTooLarge: (limit: number) =>
+    new ApiError(413, "payload_too_large", `Request body larger than ${limit} bytes`, `limit: ${limit} bytes`),
+  internal: (message = "Internal server error", hint: string | null = null) =>
+    new ApiError(500, "internal_error", message, hint),
+  database: (message: string, hint: unknown = null, status = 400) =>
+    new ApiError(status, "database_error", message, hint),
+  diskFull: (cause: string) =>
+    new ApiError(507, "database_error", "The disk is full: no space left to save the change", cause),
   fleetUnavailable: (hint: string) =>
-    new ApiError(503, "fleet_unavailable", "The fleet's query history (PostgreSQL) cannot be reached; node=local answers from this node's own log", hint),
+    new ApiError(
+      503,
+      "fleet_unavailable",
+      "The fleet's query history (PostgreSQL) cannot be reached; node=local answers from this node's own log",
+      hint,
+    ),
 } as const;
 
 /** SQLite's SQLITE_FULL and the file system's ENOSPC: the disk (or the database's quota) is full. */

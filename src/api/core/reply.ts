@@ -8,7 +8,13 @@ function tookSince(startedMs: number): number {
   return (performance.now() - startedMs) / 1000;
 }
 
-export function jsonResponse(body: Record<string, unknown>, status: number, startedMs: number, pretty = false, headers?: Record<string, string>): Response {
+export function jsonResponse(
+  body: Record<string, unknown>,
+  status: number,
+  startedMs: number,
+  pretty = false,
+  headers?: Record<string, string>,
+): Response {
   const withTook = { ...body, took: tookSince(startedMs) };
   const text = pretty ? JSON.stringify(withTook, null, 2) : JSON.stringify(withTook);
   const h = new Headers(headers);

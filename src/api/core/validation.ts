@@ -32,9 +32,15 @@ export function validationToApiError(error: ValidationError): ApiError {
   }
   if (!first) return Errors.badRequest(`Invalid ${where}`);
   if (typeof first.schema.error === "string")
-    return new ApiError(400, typeof first.schema.errorKey === "string" ? first.schema.errorKey : "bad_request", first.schema.error, null);
+    return new ApiError(
+      400,
+      typeof first.schema.errorKey === "string" ? first.schema.errorKey : "bad_request",
+      first.schema.error,
+      null,
+    );
   const field = first.path.replace(/^\//, "").replace(/\//g, ".");
-  if (first.type === REQUIRED_PROPERTY || first.value === undefined) return Errors.badRequest(`No ${field} found in ${where}`);
+  if (first.type === REQUIRED_PROPERTY || first.value === undefined)
+    return Errors.badRequest(`No ${field} found in ${where}`);
   if (field === "") return Errors.badRequest(`Invalid ${where}: expected an object`);
   return Errors.badRequest(`Field ${field} has to be of type '${typeOf(first.schema)}'`, first.message);
 }

@@ -11,7 +11,13 @@ export function dhcpRoutes(rt: Pick<ApiDeps, "dhcp">) {
     .get(
       "/dhcp/leases",
       () => ({
-        leases: rt.dhcp.leases().map((l) => ({ expires: l.expires, name: l.hostname, hwaddr: l.mac, ip: numberToIp(l.ip), clientid: l.clientId })),
+        leases: rt.dhcp.leases().map((l) => ({
+          expires: l.expires,
+          name: l.hostname,
+          hwaddr: l.mac,
+          ip: numberToIp(l.ip),
+          clientid: l.clientId,
+        })),
       }),
       {
         response: t.Object({
@@ -33,9 +39,13 @@ export function dhcpRoutes(rt: Pick<ApiDeps, "dhcp">) {
       async ({ params }) => {
         if (!isIP(params.ip)) throw Errors.badRequest("The provided IP address is invalid", params.ip);
         // only IPv4 leases are kept: an IPv6 address never names one
-        if (isIP(params.ip) !== 4 || !(await rt.dhcp.remove(params.ip))) throw Errors.notFound(`/api/dhcp/leases/${params.ip}`);
+        if (isIP(params.ip) !== 4 || !(await rt.dhcp.remove(params.ip)))
+          throw Errors.notFound(`/api/dhcp/leases/${params.ip}`);
         return undefined;
       },
-      { params: t.Object({ ip: t.String() }), detail: { tags: ["DHCP"], summary: "Remove a lease (204; 404 when absent)" } },
+      {
+        params: t.Object({ ip: t.String() }),
+        detail: { tags: ["DHCP"], summary: "Remove a lease (204; 404 when absent)" },
+      },
     );
 }

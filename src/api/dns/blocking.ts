@@ -4,15 +4,22 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 
 const BlockingReply = t.Object({
-  blocking: t.Union([t.Boolean(), t.Union([t.Literal("enabled"), t.Literal("disabled"), t.Literal("failure"), t.Literal("unknown")])], {
-    description: "true/false; \"enabled\"/\"disabled\"/\"failure\"/\"unknown\" with webserver.api.piholeCompat",
-  }),
+  blocking: t.Union(
+    [t.Boolean(), t.Union([t.Literal("enabled"), t.Literal("disabled"), t.Literal("failure"), t.Literal("unknown")])],
+    {
+      description: 'true/false; "enabled"/"disabled"/"failure"/"unknown" with webserver.api.piholeCompat',
+    },
+  ),
   timer: t.Union([t.Number(), t.Null()], { description: "seconds until the state flips back, or null" }),
 });
 
 const BlockingBody = t.Object({
-  blocking: t.Boolean({ error: "No \"blocking\" boolean in body data", errorKey: "body_error" }),
-  timer: t.Optional(t.Union([t.Number(), t.Null()], { description: "seconds after which the state flips back; null or absent: permanent" })),
+  blocking: t.Boolean({ error: 'No "blocking" boolean in body data', errorKey: "body_error" }),
+  timer: t.Optional(
+    t.Union([t.Number(), t.Null()], {
+      description: "seconds after which the state flips back; null or absent: permanent",
+    }),
+  ),
 });
 
 function state(rt: Runtime) {

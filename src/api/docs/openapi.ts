@@ -42,7 +42,14 @@ function plainSchema(schema: unknown): unknown {
   if (!schema || typeof schema !== "object") return schema;
   const s = schema as Json;
   if (Array.isArray(s.anyOf)) {
-    const real = (s.anyOf as Json[]).filter((alt) => !(alt.type === "string" && typeof alt.format === "string" && /^(integer|numeric|boolean|ArrayString|ObjectString)$/.test(alt.format)));
+    const real = (s.anyOf as Json[]).filter(
+      (alt) =>
+        !(
+          alt.type === "string" &&
+          typeof alt.format === "string" &&
+          /^(integer|numeric|boolean|ArrayString|ObjectString)$/.test(alt.format)
+        ),
+    );
     if (real.length === 1 && real.length < (s.anyOf as unknown[]).length) {
       const { anyOf: _drop, default: _default, ...rest } = s;
       return plainSchema({ ...rest, ...real[0] });
@@ -51,12 +58,18 @@ function plainSchema(schema: unknown): unknown {
   const out: Json = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === "elysiaMeta" || k === "nullable") continue;
-    out[k] = k === "properties" || k === "patternProperties" ? Object.fromEntries(Object.entries(v as Json).map(([p, ps]) => [p, plainSchema(ps)])) : plainSchema(v);
+    out[k] =
+      k === "properties" || k === "patternProperties"
+        ? Object.fromEntries(Object.entries(v as Json).map(([p, ps]) => [p, plainSchema(ps)]))
+        : plainSchema(v);
   }
   return out;
 }
 
-const isSchema = (v: unknown): v is Json => !!v && typeof v === "object" && ("type" in v || "anyOf" in v || "properties" in v || "$ref" in v || Object.keys(v).length === 0);
+const isSchema = (v: unknown): v is Json =>
+  !!v &&
+  typeof v === "object" &&
+  ("type" in v || "anyOf" in v || "properties" in v || "$ref" in v || Object.keys(v).length === 0);
 
 /** The reply schemas of a route by status: a single schema is the success reply. */
 function replySchemas(response: unknown): Map<number, Json | undefined> {
@@ -71,13 +84,25 @@ function parametersOf(route: DocRoute, docPath: string): Json[] {
   const params: Json[] = [];
   for (const m of docPath.matchAll(/\{([^}]+)\}/g)) {
     const own = (route.hooks?.params as { properties?: Json } | undefined)?.properties?.[m[1]!];
-    params.push({ name: m[1], in: "path", required: true, schema: own ? plainSchema(own) : { type: "string" }, description: "URL-encoded" });
+    params.push({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: own ? plainSchema(own) : { type: "string" },
+      description: "URL-encoded",
+    });
   }
   const q = route.hooks?.query as { properties?: Json; required?: string[] } | undefined;
   for (const [name, s] of Object.entries(q?.properties ?? {})) {
     const plain = plainSchema(s) as Json;
     const { description, ...schema } = plain;
-    params.push({ name, in: "query", required: q?.required?.includes(name) ?? false, schema, ...(description ? { description } : {}) });
+    params.push({
+      name,
+      in: "query",
+      required: q?.required?.includes(name) ?? false,
+      schema,
+      ...(description ? { description } : {}),
+    });
   }
   return params;
 }
@@ -107,7 +132,10 @@ function responsesOf(route: DocRoute, needsAuth: boolean, hasItem: boolean, exam
     if (schema && code !== 204 && !(code === 410 && !own)) {
       const content: Json = { schema };
       const ex = examples.filter((e) => e.status === code && e.response !== undefined);
-      if (ex.length) content.examples = Object.fromEntries(ex.map((e) => [e.summary, { summary: e.summary, value: { ...(e.response as Json), took: 0.003 } }]));
+      if (ex.length)
+        content.examples = Object.fromEntries(
+          ex.map((e) => [e.summary, { summary: e.summary, value: { ...(e.response as Json), took: 0.003 } }]),
+        );
       entry.content = { [docs.replyType ?? "application/json"]: content };
     }
     out[String(code)] = entry;
@@ -121,7 +149,8 @@ function requestBodyOf(route: DocRoute, examples: readonly DocExample[]): Json |
   const docs = docsOf(route.hooks?.detail);
   const content: Json = { schema: plainSchema(body) };
   const ex = examples.filter((e) => e.body !== undefined);
-  if (ex.length) content.examples = Object.fromEntries(ex.map((e) => [e.summary, { summary: e.summary, value: e.body }]));
+  if (ex.length)
+    content.examples = Object.fromEntries(ex.map((e) => [e.summary, { summary: e.summary, value: e.body }]));
   return { required: !docs.bodyOptional, content: { [docs.bodyType ?? "application/json"]: content } };
 }
 
@@ -170,9 +199,19 @@ export function openApiDocument(routes: readonly DocRoute[], o: DocOptions): Jso
     components: {
       schemas: { Error: ErrorSchema },
       securitySchemes: {
-        sid_header: { type: "apiKey", in: "header", name: "X-FTL-SID", description: "the session ID from POST /api/auth (the header `sid` works too)" },
+        sid_header: {
+          type: "apiKey",
+          in: "header",
+          name: "X-FTL-SID",
+          description: "the session ID from POST /api/auth (the header `sid` works too)",
+        },
         sid_query: { type: "apiKey", in: "query", name: "sid" },
-        sid_cookie: { type: "apiKey", in: "cookie", name: "sid", description: "only together with the header X-FTL-CSRF carrying the session's csrf" },
+        sid_cookie: {
+          type: "apiKey",
+          in: "cookie",
+          name: "sid",
+          description: "only together with the header X-FTL-CSRF carrying the session's csrf",
+        },
       },
     },
     security: [{ sid_header: [] }, { sid_query: [] }, { sid_cookie: [] }],

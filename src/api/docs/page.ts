@@ -17,7 +17,7 @@ function typeText(schema: Json | undefined, indent = ""): string {
     const props = Object.entries((schema.properties ?? {}) as Record<string, Json>);
     const pattern = Object.values((schema.patternProperties ?? {}) as Record<string, Json>)[0];
     if (!props.length) return pattern ? `{ [key: string]: ${typeText(pattern, indent)} }` : "object";
-    const inner = indent + "  ";
+    const inner = `${indent}  `;
     const required = new Set((schema.required as string[]) ?? []);
     const lines = props.map(([k, v]) => {
       const note = v.description ? `  // ${v.description}` : "";
@@ -26,17 +26,22 @@ function typeText(schema: Json | undefined, indent = ""): string {
     return `{\n${lines.join("\n")}\n${indent}}`;
   }
   const t = Array.isArray(schema.type) ? schema.type.join(" | ") : String(schema.type ?? "any");
-  return schema.format && schema.format !== "binary" ? `${t} (${schema.format})` : schema.format === "binary" ? "file" : t;
+  return schema.format && schema.format !== "binary"
+    ? `${t} (${schema.format})`
+    : schema.format === "binary"
+      ? "file"
+      : t;
 }
 
 function curl(method: string, origin: string, docPath: string, op: Json, ex: Json | undefined): string {
   const parts = ["curl -s"];
   if (method !== "GET") parts.push(`-X ${method}`);
   let target = origin + (ex?.path ?? docPath);
-  if (ex?.query) target += "?" + new URLSearchParams(ex.query).toString();
+  if (ex?.query) target += `?${new URLSearchParams(ex.query).toString()}`;
   parts.push(shellQuote(target));
   if (ex?.session ?? op.security === undefined) parts.push(`-H "X-FTL-SID: $SID"`);
-  if (ex?.body !== undefined) parts.push(`-H 'Content-Type: application/json' -d ${shellQuote(JSON.stringify(ex.body))}`);
+  if (ex?.body !== undefined)
+    parts.push(`-H 'Content-Type: application/json' -d ${shellQuote(JSON.stringify(ex.body))}`);
   return parts.join(" ");
 }
 
@@ -45,13 +50,17 @@ function operationHtml(origin: string, path: string, method: string, op: Json): 
   const examples = (op["x-moat-examples"] as Json[] | undefined) ?? [];
   const params = (op.parameters as Json[]) ?? [];
   const out: string[] = [];
-  out.push(`<section class="op" id="${esc(op.operationId)}"><h3><span class="m ${method}">${M}</span> <code>${esc(path)}</code></h3>`);
+  out.push(
+    `<section class="op" id="${esc(op.operationId)}"><h3><span class="m ${method}">${M}</span> <code>${esc(path)}</code></h3>`,
+  );
   out.push(`<p>${esc(op.summary ?? "")}${op.security ? ' <span class="pub">no session needed</span>' : ""}</p>`);
   if (op.description) out.push(`<p class="desc">${esc(op.description)}</p>`);
   if (params.length) {
     out.push("<table><tr><th>parameter</th><th>in</th><th>type</th><th></th></tr>");
     for (const p of params)
-      out.push(`<tr><td><code>${esc(p.name)}</code>${p.required ? "" : "?"}</td><td>${esc(p.in)}</td><td><code>${esc(typeText(p.schema))}</code></td><td>${esc(p.description ?? "")}</td></tr>`);
+      out.push(
+        `<tr><td><code>${esc(p.name)}</code>${p.required ? "" : "?"}</td><td>${esc(p.in)}</td><td><code>${esc(typeText(p.schema))}</code></td><td>${esc(p.description ?? "")}</td></tr>`,
+      );
     out.push("</table>");
   }
   const body = op.requestBody?.content as Json | undefined;
@@ -63,14 +72,16 @@ function operationHtml(origin: string, path: string, method: string, op: Json): 
   for (const [code, r] of Object.entries(op.responses as Record<string, Json>)) {
     out.push(`<dt><b>${esc(code)}</b> ${esc(r.description)}</dt>`);
     const media = r.content ? (Object.values(r.content)[0] as Json) : undefined;
-    if (media?.schema) out.push(`<dd><details><summary>reply</summary><pre>${esc(typeText(media.schema))}</pre></details></dd>`);
+    if (media?.schema)
+      out.push(`<dd><details><summary>reply</summary><pre>${esc(typeText(media.schema))}</pre></details></dd>`);
   }
   out.push("</dl>");
   out.push("<h4>Example</h4>");
   for (const ex of examples.length ? examples : [undefined]) {
     if (ex) out.push(`<p class="ex">${esc(ex.summary)} → <b>${esc(ex.status)}</b></p>`);
     out.push(`<pre>${esc(curl(M, origin, path, op, ex))}</pre>`);
-    if (ex?.response !== undefined) out.push(`<pre class="reply">${esc(JSON.stringify({ ...ex.response, took: 0.003 }, null, 2))}</pre>`);
+    if (ex?.response !== undefined)
+      out.push(`<pre class="reply">${esc(JSON.stringify({ ...ex.response, took: 0.003 }, null, 2))}</pre>`);
   }
   out.push("</section>");
   return out.join("\n");
@@ -84,7 +95,11 @@ export function docsPage(doc: Json, origin: string): string {
       const tag = ((op.tags as string[] | undefined) ?? ["Other"])[0]!;
       if (!byTag.has(tag)) byTag.set(tag, []), toc.set(tag, []);
       byTag.get(tag)!.push(operationHtml(origin, path, method, op));
-      toc.get(tag)!.push(`<a href="#${esc(op.operationId)}"><span class="m ${method}">${method.toUpperCase()}</span> ${esc(path)}</a>`);
+      toc
+        .get(tag)!
+        .push(
+          `<a href="#${esc(op.operationId)}"><span class="m ${method}">${method.toUpperCase()}</span> ${esc(path)}</a>`,
+        );
     }
   const tags = [...byTag.keys()];
   return `<!doctype html>
@@ -109,7 +124,7 @@ dt{margin-top:.3rem}dd{margin-left:1rem}.desc{color:#444}.ex{margin-bottom:0}
 <nav><b>${esc(doc.info.title)} ${esc(doc.info.version)}</b><br><a href="${esc(origin)}/api/docs/json">OpenAPI document (JSON)</a>
 ${tags.map((t) => `<h2>${esc(t)}</h2>${toc.get(t)!.join("\n")}`).join("\n")}</nav>
 <main><h1>${esc(doc.info.title)}</h1><p>${esc(doc.info.description)}</p>
-<pre>${esc(`SID=$(curl -s -X POST ${shellQuote(origin + "/api/auth")} -d '{"password":"…"}' | sed -E 's/.*"sid":"([^"]+)".*/\\1/')`)}</pre>
+<pre>${esc(`SID=$(curl -s -X POST ${shellQuote(`${origin}/api/auth`)} -d '{"password":"…"}' | sed -E 's/.*"sid":"([^"]+)".*/\\1/')`)}</pre>
 ${tags.map((t) => `<h2>${esc(t)}</h2>\n${byTag.get(t)!.join("\n")}`).join("\n")}
 </main></body></html>`;
 }

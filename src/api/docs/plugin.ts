@@ -20,10 +20,24 @@ const DESCRIPTION =
 
 export function docsPlugin(version: VersionInfo) {
   let cached: Record<string, unknown> | undefined;
-  const doc = () => (cached ??= openApiDocument(routeTable(), { title: "Moat API", version: version.version, description: DESCRIPTION }));
+  const doc = () =>
+    (cached ??= openApiDocument(routeTable(), {
+      title: "Moat API",
+      version: version.version,
+      description: DESCRIPTION,
+    }));
   return new Elysia({ name: "docs" })
-    .get("/docs", ({ request }) => new Response(docsPage(doc(), new URL(request.url).origin), { headers: { "content-type": "text/html; charset=utf-8" } }), {
-      detail: { tags: ["Docs"], summary: "This API reference (HTML)" },
-    })
-    .get("/docs/json", () => doc(), { detail: { tags: ["Docs"], summary: "The OpenAPI document of this API", hide: true } });
+    .get(
+      "/docs",
+      ({ request }) =>
+        new Response(docsPage(doc(), new URL(request.url).origin), {
+          headers: { "content-type": "text/html; charset=utf-8" },
+        }),
+      {
+        detail: { tags: ["Docs"], summary: "This API reference (HTML)" },
+      },
+    )
+    .get("/docs/json", () => doc(), {
+      detail: { tags: ["Docs"], summary: "The OpenAPI document of this API", hide: true },
+    });
 }

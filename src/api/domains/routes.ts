@@ -6,13 +6,31 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent, batchItems, commentOf, createdReply, encodeItem, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts,
-  rejectWhitespace, type Processed,
+  absent,
+  batchItems,
+  commentOf,
+  createdReply,
+  encodeItem,
+  itemsOf,
+  listsWrite,
+  newProcessed,
+  onDuplicate,
+  pathParts,
+  rejectWhitespace,
+  type Processed,
 } from "../lists/common.ts";
 import { normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
 import {
-  addDomains, deleteDomains, domainKindName, domainRows, domainTypeCode as typeCode, domainTypeName, putDomain,
-  type DomainKind as DKind, type DomainRow, type DomainType as DType,
+  addDomains,
+  deleteDomains,
+  domainKindName,
+  domainRows,
+  domainTypeCode as typeCode,
+  domainTypeName,
+  putDomain,
+  type DomainKind as DKind,
+  type DomainRow,
+  type DomainType as DType,
 } from "../../lists/domains.ts";
 import { groupMap } from "../../lists/group-links.ts";
 
@@ -71,7 +89,8 @@ function normaliseAll(items: string[], kind: DKind): string[] {
   return items.map(normaliseExact);
 }
 
-const writable = (tg: Target): tg is Target & { type: DType; kind: DKind } => tg.type !== undefined && tg.kind !== undefined;
+const writable = (tg: Target): tg is Target & { type: DType; kind: DKind } =>
+  tg.type !== undefined && tg.kind !== undefined;
 const uriError = (message: string) => new ApiError(400, "uri_error", message, null);
 
 export const DomainEntry = t.Object({
@@ -129,8 +148,17 @@ export function domainRoutes(rt: Runtime) {
   };
 
   return new Elysia({ name: "domains" })
-    .get("/domains", get, { response: DomainsList, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "All domain entries" }) })
-    .get("/domains/*", get, { response: DomainsList, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Domain entries of a list (/allow, /deny/regex, …), or one entry" }) })
+    .get("/domains", get, {
+      response: DomainsList,
+      detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "All domain entries" }),
+    })
+    .get("/domains/*", get, {
+      response: DomainsList,
+      detail: piholeParams("/{type}/{kind}/{domain}", {
+        tags,
+        summary: "Domain entries of a list (/allow, /deny/regex, …), or one entry",
+      }),
+    })
     .post(
       "/domains/*",
       ({ request, body }) => {
@@ -141,15 +169,43 @@ export function domainRoutes(rt: Runtime) {
         const enabled = body.enabled ?? true;
         const processed = newProcessed();
         processed.success = listsWrite(request, () =>
-          addDomains(rt, { code: typeCode(tg.type, tg.kind), domains: items, enabled, comment: commentOf(body), groups: body.groups }, onDuplicate(rt, processed, enabled)),
+          addDomains(
+            rt,
+            {
+              code: typeCode(tg.type, tg.kind),
+              domains: items,
+              enabled,
+              comment: commentOf(body),
+              groups: body.groups,
+            },
+            onDuplicate(rt, processed, enabled),
+          ),
         ).map((item) => ({ item }));
         const last = items[items.length - 1]!;
-        return createdReply(rt, request, reply(tg, last, processed), `/api/domains/${tg.type}/${tg.kind}/${encodeItem(last)}`);
+        return createdReply(
+          rt,
+          request,
+          reply(tg, last, processed),
+          `/api/domains/${tg.type}/${tg.kind}/${encodeItem(last)}`,
+        );
       },
-      { body: PostBody, detail: documented(piholeParams("/{type}/{kind}", { tags, summary: "Add one or more entries to a list" }), {
-        responses: { 201: "Created (Location names the last entry)", 400: "Bad request, a bad domain or regex, or a duplicate (database_error; with webserver.api.piholeCompat: 201 with processed.errors)" },
-        examples: [{ summary: "deny a domain", path: "/api/domains/deny/exact", body: { domain: "ads.example.com", comment: "from the docs" }, status: 201 }],
-      }) },
+      {
+        body: PostBody,
+        detail: documented(piholeParams("/{type}/{kind}", { tags, summary: "Add one or more entries to a list" }), {
+          responses: {
+            201: "Created (Location names the last entry)",
+            400: "Bad request, a bad domain or regex, or a duplicate (database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
+          },
+          examples: [
+            {
+              summary: "deny a domain",
+              path: "/api/domains/deny/exact",
+              body: { domain: "ads.example.com", comment: "from the docs" },
+              status: 201,
+            },
+          ],
+        }),
+      },
     )
     .put(
       "/domains/*",
@@ -162,11 +218,15 @@ export function domainRoutes(rt: Runtime) {
         const newCode = typeCode(tg.type, tg.kind);
         let oldCode = newCode;
         if ((body.type === undefined) !== (body.kind === undefined)) {
-          processed.errors.push({ item: item!, error: body.type === undefined ? "Field type missing from request" : "Field oldkind missing from request" });
+          processed.errors.push({
+            item: item!,
+            error: body.type === undefined ? "Field type missing from request" : "Field oldkind missing from request",
+          });
           return { domains: list(rt, [newCode], item!), processed };
         }
         if (body.type !== undefined) {
-          const ot = body.type.toLowerCase(), ok = body.kind!.toLowerCase();
+          const ot = body.type.toLowerCase(),
+            ok = body.kind!.toLowerCase();
           if (!isType(ot) || !isKind(ok)) {
             processed.errors.push({ item: item!, error: "Cannot interpret type/kind" });
             return { domains: list(rt, [newCode], item!), processed };
@@ -174,11 +234,26 @@ export function domainRoutes(rt: Runtime) {
           oldCode = typeCode(ot, ok);
         }
         const enabled = body.enabled ?? true;
-        const put = { domain: item!, fromCode: oldCode, code: newCode, enabled, comment: commentOf(body), groups: body.groups };
-        if (listsWrite(request, () => putDomain(rt, put, onDuplicate(rt, processed, enabled)))) processed.success.push({ item: item! });
+        const put = {
+          domain: item!,
+          fromCode: oldCode,
+          code: newCode,
+          enabled,
+          comment: commentOf(body),
+          groups: body.groups,
+        };
+        if (listsWrite(request, () => putDomain(rt, put, onDuplicate(rt, processed, enabled))))
+          processed.success.push({ item: item! });
         return reply(tg, item!, processed);
       },
-      { body: PutBody, response: DomainsReply, detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Create or replace an entry; body type+kind name its current list to move it" }) },
+      {
+        body: PutBody,
+        response: DomainsReply,
+        detail: piholeParams("/{type}/{kind}/{domain}", {
+          tags,
+          summary: "Create or replace an entry; body type+kind name its current list to move it",
+        }),
+      },
     )
     .delete(
       "/domains/*",
@@ -198,11 +273,22 @@ export function domainRoutes(rt: Runtime) {
         const items = batchItems(body, "type+kind");
         for (const b of items)
           if (!isType(b.type) || !isKind(b.kind))
-            throw Errors.badRequest('Invalid request: Batch delete requires an valid combination of "type" and "kind" for each object');
-        const n = deleteDomains(rt, items.map((b) => ({ domain: b.item, code: typeCode(b.type as DType, b.kind as DKind) })));
+            throw Errors.badRequest(
+              'Invalid request: Batch delete requires an valid combination of "type" and "kind" for each object',
+            );
+        const n = deleteDomains(
+          rt,
+          items.map((b) => ({ domain: b.item, code: typeCode(b.type as DType, b.kind as DKind) })),
+        );
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { body: t.Unknown({ description: '[{"item","type":"allow|deny","kind":"exact|regex"}]' }), detail: documented({ tags, summary: "Delete several entries in one transaction" }, { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } }) },
+      {
+        body: t.Unknown({ description: '[{"item","type":"allow|deny","kind":"exact|regex"}]' }),
+        detail: documented(
+          { tags, summary: "Delete several entries in one transaction" },
+          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
+        ),
+      },
     );
 }

@@ -7,15 +7,14 @@ import { QUERY_TYPES } from "../../query/enums.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { validDomain } from "../../filter/gravity/domain.ts";
 
-;
-
 /** Unicode or ASCII input → the stored form (lowercase punycode), or Pi-hole's error. */
 export function normaliseExact(item: string): string {
   let ascii = item;
   // Pure ASCII skips IDNA so that already-punycoded names stay as typed (FTL#2837).
   if (/[^\x00-\x7f]/.test(item)) {
     ascii = domainToASCII(item);
-    if (ascii === "") throw Errors.badRequest("Invalid request: Invalid domain name", "string contains a disallowed character");
+    if (ascii === "")
+      throw Errors.badRequest("Invalid request: Invalid domain name", "string contains a disallowed character");
   }
   ascii = ascii.toLowerCase();
   if (!validDomain(ascii)) throw Errors.badRequest("Invalid domain", item);
@@ -58,7 +57,9 @@ export function validateRegex(entry: string): void {
     const [key, value = ""] = ext.split(/=(.*)/s) as [string, string?];
     if (key === "querytype") {
       const list = value.replace(/^!/, "").split(",");
-      for (const q of list) if (!(QUERY_TYPES as readonly string[]).includes(q.toUpperCase()) && !/^TYPE\d+$/i.test(q)) throw regexError(`Unknown querytype "${q}"`);
+      for (const q of list)
+        if (!(QUERY_TYPES as readonly string[]).includes(q.toUpperCase()) && !/^TYPE\d+$/i.test(q))
+          throw regexError(`Unknown querytype "${q}"`);
     } else if (key === "reply") {
       const up = value.toUpperCase();
       if (REPLY_WORDS.has(up) || isIP(value) !== 0) continue;

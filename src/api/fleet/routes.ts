@@ -36,7 +36,9 @@ const FleetReply = t.Object({
     nodes: t.Array(NodeState),
     gravity: t.Object({
       version: t.Integer({ description: "version of the shared gravity package this node holds (0: none)" }),
-      leader: t.Union([t.String(), t.Null()], { description: "the node holding the gravity lease: it runs the scheduled updates" }),
+      leader: t.Union([t.String(), t.Null()], {
+        description: "the node holding the gravity lease: it runs the scheduled updates",
+      }),
       error: t.Union([t.String(), t.Null()], { description: "why the last gravity exchange failed, or null" }),
     }),
   }),
@@ -46,13 +48,32 @@ export function fleetRoutes(rt: Pick<ApiDeps, "fleet">) {
   return new Elysia({ name: "fleet" }).get(
     "/fleet",
     async () => {
-      if (!rt.fleet) return { fleet: { enabled: false, node: null, connected: false, error: null, kinds: {}, nodes: [], gravity: { version: 0, leader: null, error: null } } };
+      if (!rt.fleet)
+        return {
+          fleet: {
+            enabled: false,
+            node: null,
+            connected: false,
+            error: null,
+            kinds: {},
+            nodes: [],
+            gravity: { version: 0, leader: null, error: null },
+          },
+        };
       const s = await rt.fleet.status();
       const latest: Record<string, number> = {};
       const kinds: Record<string, typeof KindState.static> = {};
       for (const [name, k] of Object.entries(s.kinds)) {
         latest[name] = k.latest;
-        kinds[name] = { version: k.version, node: k.node, at: k.at / 1000, latest: k.latest, lag: Math.max(0, k.latest - k.version), pending: k.pending, error: k.error };
+        kinds[name] = {
+          version: k.version,
+          node: k.node,
+          at: k.at / 1000,
+          latest: k.latest,
+          lag: Math.max(0, k.latest - k.version),
+          pending: k.pending,
+          error: k.error,
+        };
       }
       const nodes = s.nodes
         .map((n) => ({
@@ -61,14 +82,42 @@ export function fleetRoutes(rt: Pick<ApiDeps, "fleet">) {
           lag: Object.entries(latest).reduce((sum, [name, v]) => sum + Math.max(0, v - (n.versions[name] ?? 0)), 0),
         }))
         .sort((a, b) => a.node.localeCompare(b.node));
-      return { fleet: { enabled: true, node: s.node, connected: s.connected, error: s.error, kinds, nodes, gravity: s.gravity } };
+      return {
+        fleet: {
+          enabled: true,
+          node: s.node,
+          connected: s.connected,
+          error: s.error,
+          kinds,
+          nodes,
+          gravity: s.gravity,
+        },
+      };
     },
     {
       response: FleetReply,
       detail: moatOnly(
         documented(
           { tags: ["Fleet"], summary: "The nodes of the fleet, the versions they hold, their lag and health" },
-          { examples: [{ summary: "A single node (fleet.redis not set)", status: 200, response: { fleet: { enabled: false, node: null, connected: false, error: null, kinds: {}, nodes: [], gravity: { version: 0, leader: null, error: null } } } }] },
+          {
+            examples: [
+              {
+                summary: "A single node (fleet.redis not set)",
+                status: 200,
+                response: {
+                  fleet: {
+                    enabled: false,
+                    node: null,
+                    connected: false,
+                    error: null,
+                    kinds: {},
+                    nodes: [],
+                    gravity: { version: 0, leader: null, error: null },
+                  },
+                },
+              },
+            ],
+          },
         ),
       ),
     },

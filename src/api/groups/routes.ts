@@ -5,11 +5,29 @@ import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
-import { absent, batchItems, commentOf, createdReply, encodeItem, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts } from "../lists/common.ts";
+import {
+  absent,
+  batchItems,
+  commentOf,
+  createdReply,
+  encodeItem,
+  itemsOf,
+  listsWrite,
+  newProcessed,
+  onDuplicate,
+  pathParts,
+} from "../lists/common.ts";
 import { addGroups, deleteGroups, groupRows, putGroup } from "../../lists/groups.ts";
 
 function list(rt: Runtime, name: string | null) {
-  return groupRows(rt.gravityDb, name).map((r) => ({ name: r.name, comment: r.description, enabled: r.enabled === 1, id: r.id, date_added: r.date_added, date_modified: r.date_modified }));
+  return groupRows(rt.gravityDb, name).map((r) => ({
+    name: r.name,
+    comment: r.description,
+    enabled: r.enabled === 1,
+    id: r.id,
+    date_added: r.date_added,
+    date_modified: r.date_modified,
+  }));
 }
 
 const Group = t.Object({
@@ -20,7 +38,10 @@ const Group = t.Object({
   date_added: t.Integer(),
   date_modified: t.Integer(),
 });
-const Processed = t.Object({ success: t.Array(t.Object({ item: t.String() })), errors: t.Array(t.Object({ item: t.String(), error: t.String() })) });
+const Processed = t.Object({
+  success: t.Array(t.Object({ item: t.String() })),
+  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
+});
 const GroupsReply = t.Object({ groups: t.Array(Group), processed: t.Optional(Processed) });
 /** What a GET answers (writes add `processed`). */
 const GroupsList = t.Object({ groups: t.Array(Group) });
@@ -36,14 +57,19 @@ export function groupRoutes(rt: Runtime) {
   };
   return new Elysia({ name: "groups" })
     .get("/groups", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
-    .get("/groups/*", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "One group by name" }) })
+    .get("/groups/*", get, {
+      response: GroupsList,
+      detail: piholeParams("/{name}", { tags, summary: "One group by name" }),
+    })
     .post(
       "/groups",
       ({ request, body }) => {
         const names = itemsOf(body, "name", request);
         const enabled = body.enabled ?? true;
         const processed = newProcessed();
-        processed.success = addGroups(rt, names, enabled, commentOf(body), onDuplicate(rt, processed, enabled)).map((item) => ({ item }));
+        processed.success = addGroups(rt, names, enabled, commentOf(body), onDuplicate(rt, processed, enabled)).map(
+          (item) => ({ item }),
+        );
         const last = names[names.length - 1]!;
         return createdReply(rt, request, { groups: list(rt, last), processed }, `/api/groups/${encodeItem(last)}`);
       },
@@ -56,12 +82,24 @@ export function groupRoutes(rt: Runtime) {
           },
           { additionalProperties: true },
         ),
-        detail: documented({ tags, summary: "Create one or more groups" }, { responses: { 201: "Created (Location names the last item)", 400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)" } }),
+        detail: documented(
+          { tags, summary: "Create one or more groups" },
+          {
+            responses: {
+              201: "Created (Location names the last item)",
+              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
+            },
+          },
+        ),
       },
     )
-    .post("/groups/*", () => {
-      throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-    }, { detail: { tags, summary: "(rejected: the name belongs in the body)", hide: true } })
+    .post(
+      "/groups/*",
+      () => {
+        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
+      },
+      { detail: { tags, summary: "(rejected: the name belongs in the body)", hide: true } },
+    )
     .put(
       "/groups/*",
       ({ request, body }) => {
@@ -71,16 +109,24 @@ export function groupRoutes(rt: Runtime) {
         const enabled = body.enabled ?? true;
         const newName = typeof body.name === "string" && body.name !== "" ? body.name : item;
         const put = { name: item, newName, enabled, description: commentOf(body) };
-        if (listsWrite(request, () => putGroup(rt, put, onDuplicate(rt, processed, enabled, item)))) processed.success.push({ item });
+        if (listsWrite(request, () => putGroup(rt, put, onDuplicate(rt, processed, enabled, item))))
+          processed.success.push({ item });
         return { groups: list(rt, newName), processed };
       },
       {
         body: t.Object(
-          { name: t.Optional(t.String({ description: "new name (rename)" })), comment: t.Optional(t.Union([t.String(), t.Null()])), enabled: t.Optional(t.Boolean()) },
+          {
+            name: t.Optional(t.String({ description: "new name (rename)" })),
+            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            enabled: t.Optional(t.Boolean()),
+          },
           { additionalProperties: true },
         ),
         response: GroupsReply,
-        detail: documented(piholeParams("/{name}", { tags, summary: "Create or update a group; body name renames it" }), { responses: { 400: "Bad request, or the new name is taken", 404: "Renaming a group that does not exist" } }),
+        detail: documented(
+          piholeParams("/{name}", { tags, summary: "Create or update a group; body name renames it" }),
+          { responses: { 400: "Bad request, or the new name is taken", 404: "Renaming a group that does not exist" } },
+        ),
       },
     )
     .delete(
@@ -92,16 +138,30 @@ export function groupRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { detail: piholeParams("/{name}", { tags, summary: "Delete a group (204; 404 when absent). Deleting Default re-creates it empty" }) },
+      {
+        detail: piholeParams("/{name}", {
+          tags,
+          summary: "Delete a group (204; 404 when absent). Deleting Default re-creates it empty",
+        }),
+      },
     )
     .post(
       "/groups:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        const n = deleteGroups(rt, items.map((b) => b.item));
+        const n = deleteGroups(
+          rt,
+          items.map((b) => b.item),
+        );
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { body: t.Unknown({ description: '[{"item":"<name>"}]' }), detail: documented({ tags, summary: "Delete several groups" }, { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } }) },
+      {
+        body: t.Unknown({ description: '[{"item":"<name>"}]' }),
+        detail: documented(
+          { tags, summary: "Delete several groups" },
+          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
+        ),
+      },
     );
 }

@@ -9,7 +9,13 @@ import { clientNames } from "../stats/clients.ts";
 import { FleetRangeQuery, intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
 import { Errors } from "../core/errors.ts";
 
-const Slot = t.Object({ timestamp: t.Integer(), total: t.Integer(), cached: t.Integer(), blocked: t.Integer(), forwarded: t.Integer() });
+const Slot = t.Object({
+  timestamp: t.Integer(),
+  total: t.Integer(),
+  cached: t.Integer(),
+  blocked: t.Integer(),
+  forwarded: t.Integer(),
+});
 const ClientsReply = t.Object({
   clients: t.Record(t.String(), t.Object({ name: t.Union([t.String(), t.Null()]), total: t.Integer() })),
   history: t.Array(t.Object({ timestamp: t.Integer(), data: t.Record(t.String(), t.Integer()) })),
@@ -48,20 +54,37 @@ export function historyRoutes(rt: ApiDeps) {
         const slots = liveStats(rt).window.history();
         if (rt.fleetHistory && query.node !== "local") {
           try {
-            return { history: await rt.fleetHistory.history(slots[0]!.timestamp, slots[slots.length - 1]!.timestamp, query.node || undefined) };
+            return {
+              history: await rt.fleetHistory.history(
+                slots[0]!.timestamp,
+                slots[slots.length - 1]!.timestamp,
+                query.node || undefined,
+              ),
+            };
           } catch (e) {
             throw Errors.fleetUnavailable((e as Error).message);
           }
         }
         return {
           history: slots.map(({ timestamp, slot }) => ({
-            timestamp, total: slot?.total ?? 0, cached: slot?.cached ?? 0, blocked: slot?.blocked ?? 0, forwarded: slot?.forwarded ?? 0,
+            timestamp,
+            total: slot?.total ?? 0,
+            cached: slot?.cached ?? 0,
+            blocked: slot?.blocked ?? 0,
+            forwarded: slot?.forwarded ?? 0,
           })),
         };
       },
       {
         query: t.Object(
-          { node: t.Optional(t.String({ description: "with fleet.postgres: one node (its fleet.node name), 'local' for this node; absent: the whole fleet" })) },
+          {
+            node: t.Optional(
+              t.String({
+                description:
+                  "with fleet.postgres: one node (its fleet.node name), 'local' for this node; absent: the whole fleet",
+              }),
+            ),
+          },
           { additionalProperties: true },
         ),
         response: t.Object({ history: t.Array(Slot) }),
@@ -73,9 +96,17 @@ export function historyRoutes(rt: ApiDeps) {
       ({ query }) => {
         const w = liveStats(rt).window;
         const chosen = topN(w.clients, clientLimit(query.N, rt), (x) => x.count);
-        return clientHistory(chosen, w.history().map(({ timestamp, slot }) => ({ timestamp, counts: slot?.clients ?? new Map() })), clientNames(rt));
+        return clientHistory(
+          chosen,
+          w.history().map(({ timestamp, slot }) => ({ timestamp, counts: slot?.clients ?? new Map() })),
+          clientNames(rt),
+        );
       },
-      { query: t.Object({ N: t.Optional(t.String({ description: "number of clients (0: all)" })) }), response: ClientsReply, detail: detail("Queries per client per 10 minutes") },
+      {
+        query: t.Object({ N: t.Optional(t.String({ description: "number of clients (0: all)" })) }),
+        response: ClientsReply,
+        detail: detail("Queries per client per 10 minutes"),
+      },
     )
     .get(
       "/history/database",
@@ -91,7 +122,9 @@ export function historyRoutes(rt: ApiDeps) {
       {
         query: FleetRangeQuery,
         response: t.Object({ history: t.Array(Slot) }),
-        detail: detail("Queries per 10 minutes over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)"),
+        detail: detail(
+          "Queries per 10 minutes over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)",
+        ),
       },
     )
     .get(
@@ -112,8 +145,16 @@ export function historyRoutes(rt: ApiDeps) {
           m.set(r.ip, (m.get(r.ip) ?? 0) + r.n);
         }
         const chosen = topN(totals, clientLimit(query.N, rt), (v) => v.count);
-        return clientHistory(chosen, x.slots.map((ts) => ({ timestamp: ts, counts: bySlot.get(ts) ?? new Map() })), names);
+        return clientHistory(
+          chosen,
+          x.slots.map((ts) => ({ timestamp: ts, counts: bySlot.get(ts) ?? new Map() })),
+          names,
+        );
       },
-      { query: t.Object({ ...RangeQuery.properties, N: t.Optional(t.String()) }), response: ClientsReply, detail: detail("Queries per client per 10 minutes over a range of the long-term database") },
+      {
+        query: t.Object({ ...RangeQuery.properties, N: t.Optional(t.String()) }),
+        response: ClientsReply,
+        detail: detail("Queries per client per 10 minutes over a range of the long-term database"),
+      },
     );
 }

@@ -14,7 +14,10 @@ const DatabaseReply = t.Object({
   atime: Int,
   mtime: Int,
   ctime: Int,
-  owner: t.Object({ user: t.Object({ uid: Int, name: t.String(), info: t.String() }), group: t.Object({ gid: Int, name: t.String() }) }),
+  owner: t.Object({
+    user: t.Object({ uid: Int, name: t.String(), info: t.String() }),
+    group: t.Object({ gid: Int, name: t.String() }),
+  }),
   queries: Int,
   earliest_timestamp: t.Number(),
   queries_disk: Int,
@@ -37,9 +40,21 @@ export function databaseInfoRoutes(rt: ApiDeps) {
       const user = f?.owner.user ?? { uid, name: null, info: null };
       const group = f?.owner.group ?? { gid, name: null };
       return {
-        size: f?.size ?? 0, type: f?.type ?? "file", mode: f?.mode ?? "0000", atime: f?.atime ?? 0, mtime: f?.mtime ?? 0, ctime: f?.ctime ?? 0,
-        owner: { user: { uid: user.uid, name: user.name ?? String(user.uid), info: user.info ?? "" }, group: { gid: group.gid, name: group.name ?? String(group.gid) } },
-        queries: mem.count, earliest_timestamp: mem.earliest, queries_disk: disk.count, earliest_timestamp_disk: disk.earliest, sqlite_version: version,
+        size: f?.size ?? 0,
+        type: f?.type ?? "file",
+        mode: f?.mode ?? "0000",
+        atime: f?.atime ?? 0,
+        mtime: f?.mtime ?? 0,
+        ctime: f?.ctime ?? 0,
+        owner: {
+          user: { uid: user.uid, name: user.name ?? String(user.uid), info: user.info ?? "" },
+          group: { gid: group.gid, name: group.name ?? String(group.gid) },
+        },
+        queries: mem.count,
+        earliest_timestamp: mem.earliest,
+        queries_disk: disk.count,
+        earliest_timestamp_disk: disk.earliest,
+        sqlite_version: version,
       };
     },
     { response: DatabaseReply, detail: { tags: ["Info"], summary: "The long-term query database" } },

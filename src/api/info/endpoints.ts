@@ -43,7 +43,10 @@ function listed(r: RouteEntry, compat: boolean): boolean {
 }
 
 function endpointTable(compat: boolean): Record<Method, Array<{ uri: string; parameters: string }>> {
-  const out = { get: [], post: [], put: [], patch: [], delete: [] } as Record<Method, Array<{ uri: string; parameters: string }>>;
+  const out = { get: [], post: [], put: [], patch: [], delete: [] } as Record<
+    Method,
+    Array<{ uri: string; parameters: string }>
+  >;
   const seen = new Set<string>();
   for (const r of table()) {
     const m = r.method.toLowerCase() as Method;
@@ -54,15 +57,26 @@ function endpointTable(compat: boolean): Record<Method, Array<{ uri: string; par
     seen.add(key);
     out[m].push(d);
   }
-  for (const list of Object.values(out)) list.sort((a, b) => a.uri.localeCompare(b.uri) || a.parameters.localeCompare(b.parameters));
+  for (const list of Object.values(out))
+    list.sort((a, b) => a.uri.localeCompare(b.uri) || a.parameters.localeCompare(b.parameters));
   return out;
 }
 
 export function endpointsRoutes(rt: Runtime) {
-  return new Elysia({ name: "endpoints" }).get("/endpoints", () => ({ endpoints: endpointTable(rt.config.current.webserver.api.piholeCompat) }), {
-    response: t.Object({
-      endpoints: t.Object({ get: t.Array(Endpoint), post: t.Array(Endpoint), put: t.Array(Endpoint), patch: t.Array(Endpoint), delete: t.Array(Endpoint) }),
-    }),
-    detail: { tags: ["Info"], summary: "Every endpoint of this build, as {uri, parameters} per method" },
-  });
+  return new Elysia({ name: "endpoints" }).get(
+    "/endpoints",
+    () => ({ endpoints: endpointTable(rt.config.current.webserver.api.piholeCompat) }),
+    {
+      response: t.Object({
+        endpoints: t.Object({
+          get: t.Array(Endpoint),
+          post: t.Array(Endpoint),
+          put: t.Array(Endpoint),
+          patch: t.Array(Endpoint),
+          delete: t.Array(Endpoint),
+        }),
+      }),
+      detail: { tags: ["Info"], summary: "Every endpoint of this build, as {uri, parameters} per method" },
+    },
+  );
 }

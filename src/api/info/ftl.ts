@@ -11,10 +11,32 @@ const Int = t.Integer();
 const Counted = t.Object({ total: Int, enabled: Int });
 /** dnsmasq's counters as Pi-hole reports them (the DHCP ones from src/dhcp). */
 const DNSMASQ_COUNTERS = [
-  "dns_cache_inserted", "dns_cache_live_freed", "dns_queries_forwarded", "dns_auth_answered", "dns_local_answered", "dns_stale_answered",
-  "dns_unanswered", "bootp", "pxe", "dhcp_ack", "dhcp_decline", "dhcp_discover", "dhcp_inform", "dhcp_nak", "dhcp_offer", "dhcp_release",
-  "dhcp_request", "noanswer", "leases_allocated_4", "leases_pruned_4", "leases_allocated_6", "leases_pruned_6", "tcp_connections",
-  "dnssec_max_crypto_use", "dnssec_max_sig_fail", "dnssec_max_work",
+  "dns_cache_inserted",
+  "dns_cache_live_freed",
+  "dns_queries_forwarded",
+  "dns_auth_answered",
+  "dns_local_answered",
+  "dns_stale_answered",
+  "dns_unanswered",
+  "bootp",
+  "pxe",
+  "dhcp_ack",
+  "dhcp_decline",
+  "dhcp_discover",
+  "dhcp_inform",
+  "dhcp_nak",
+  "dhcp_offer",
+  "dhcp_release",
+  "dhcp_request",
+  "noanswer",
+  "leases_allocated_4",
+  "leases_pruned_4",
+  "leases_allocated_6",
+  "leases_pruned_6",
+  "tcp_connections",
+  "dnssec_max_crypto_use",
+  "dnssec_max_sig_fail",
+  "dnssec_max_work",
 ] as const;
 
 const FtlReply = t.Object({
@@ -34,7 +56,9 @@ const FtlReply = t.Object({
   "%mem": t.Number(),
   "%cpu": t.Number(),
   allow_destructive: t.Boolean(),
-  dnsmasq: t.Object(Object.fromEntries(DNSMASQ_COUNTERS.map((k) => [k, Int])) as Record<(typeof DNSMASQ_COUNTERS)[number], typeof Int>),
+  dnsmasq: t.Object(
+    Object.fromEntries(DNSMASQ_COUNTERS.map((k) => [k, Int])) as Record<(typeof DNSMASQ_COUNTERS)[number], typeof Int>,
+  ),
 });
 
 function ftlInfo(rt: ApiDeps) {
@@ -42,7 +66,10 @@ function ftlInfo(rt: ApiDeps) {
   const cfg = rt.config.current;
   const c = dnsCounters(rt);
   // dnsmasq's own counters in Pi-hole; Moat's resolver reports its equivalents (0 for what it does not do)
-  const dnsmasq = Object.fromEntries(DNSMASQ_COUNTERS.map((k) => [k, 0])) as Record<(typeof DNSMASQ_COUNTERS)[number], number>;
+  const dnsmasq = Object.fromEntries(DNSMASQ_COUNTERS.map((k) => [k, 0])) as Record<
+    (typeof DNSMASQ_COUNTERS)[number],
+    number
+  >;
   Object.assign(dnsmasq, {
     dns_cache_inserted: c?.cache.inserted ?? 0,
     dns_cache_live_freed: c?.cache.evicted ?? 0,
@@ -54,10 +81,22 @@ function ftlInfo(rt: ApiDeps) {
   });
   const d = rt.dhcp.counters;
   Object.assign(dnsmasq, {
-      bootp: d.bootp, pxe: d.pxe, dhcp_ack: d.ack, dhcp_decline: d.decline, dhcp_discover: d.discover, dhcp_inform: d.inform,
-      dhcp_nak: d.nak, dhcp_offer: d.offer, dhcp_release: d.release, dhcp_request: d.request, noanswer: d.noanswer,
-      leases_allocated_4: d.leases.allocated_4, leases_pruned_4: d.leases.pruned_4, leases_allocated_6: d.leases.allocated_6, leases_pruned_6: d.leases.pruned_6,
-    });
+    bootp: d.bootp,
+    pxe: d.pxe,
+    dhcp_ack: d.ack,
+    dhcp_decline: d.decline,
+    dhcp_discover: d.discover,
+    dhcp_inform: d.inform,
+    dhcp_nak: d.nak,
+    dhcp_offer: d.offer,
+    dhcp_release: d.release,
+    dhcp_request: d.request,
+    noanswer: d.noanswer,
+    leases_allocated_4: d.leases.allocated_4,
+    leases_pruned_4: d.leases.pruned_4,
+    leases_allocated_6: d.leases.allocated_6,
+    leases_pruned_6: d.leases.pruned_6,
+  });
   return {
     database: { gravity: gravityCount(rt), ...listsCounts(rt.gravityDb) },
     privacy_level: cfg.misc.privacylevel,

@@ -15,7 +15,11 @@ export const SystemReply = t.Object({
     swap: t.Object({ total: Int, free: Int, used: Int, "%used": t.Number() }, { description: "KiB" }),
   }),
   procs: Int,
-  cpu: t.Object({ nprocs: Int, "%cpu": t.Number(), load: t.Object({ raw: t.Array(t.Number()), percent: t.Array(t.Number()) }) }),
+  cpu: t.Object({
+    nprocs: Int,
+    "%cpu": t.Number(),
+    load: t.Object({ raw: t.Array(t.Number()), percent: t.Array(t.Number()) }),
+  }),
   ftl: t.Object({ "%mem": t.Number(), "%cpu": t.Number() }, { description: "this process" }),
 });
 
@@ -34,7 +38,14 @@ export const SensorsReply = t.Object({
 });
 
 const HostReply = t.Object({
-  uname: t.Object({ domainname: t.String(), machine: t.String(), nodename: t.String(), release: t.String(), sysname: t.String(), version: t.String() }),
+  uname: t.Object({
+    domainname: t.String(),
+    machine: t.String(),
+    nodename: t.String(),
+    release: t.String(),
+    sysname: t.String(),
+    version: t.String(),
+  }),
   model: S,
   dmi: t.Object({
     bios: t.Object({ vendor: S }),
@@ -54,8 +65,14 @@ export function machineInfoRoutes(rt: Runtime) {
       response: t.Object({ host: HostReply }),
       detail: { tags: ["Info"], summary: "Kernel, model and DMI data of the machine" },
     })
-    .get("/info/sensors", () => ({ sensors: sensorsInfo(rt.config.current.webserver.api.temp.unit, rt.config.current.webserver.api.temp.limit) }), {
-      response: t.Object({ sensors: SensorsReply }),
-      detail: { tags: ["Info"], summary: "Temperature sensors" },
-    });
+    .get(
+      "/info/sensors",
+      () => ({
+        sensors: sensorsInfo(rt.config.current.webserver.api.temp.unit, rt.config.current.webserver.api.temp.limit),
+      }),
+      {
+        response: t.Object({ sensors: SensorsReply }),
+        detail: { tags: ["Info"], summary: "Temperature sensors" },
+      },
+    );
 }

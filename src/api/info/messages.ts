@@ -9,10 +9,22 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`
 export function messageRoutes(rt: Runtime) {
   const messages = new Messages(rt.queryDb);
   return new Elysia({ name: "info-messages" })
-    .get("/info/messages", () => ({ messages: messages.list().map((m) => ({ id: m.id, timestamp: m.timestamp, type: m.type, plain: m.text, html: esc(m.text) })) }), {
-      response: t.Object({ messages: t.Array(t.Object({ id: t.Integer(), timestamp: t.Number(), type: t.String(), plain: t.String(), html: t.String() })) }),
-      detail: { tags: ["Info"], summary: "Warnings Moat raised (failed list downloads, rate-limited clients, …)" },
-    })
+    .get(
+      "/info/messages",
+      () => ({
+        messages: messages
+          .list()
+          .map((m) => ({ id: m.id, timestamp: m.timestamp, type: m.type, plain: m.text, html: esc(m.text) })),
+      }),
+      {
+        response: t.Object({
+          messages: t.Array(
+            t.Object({ id: t.Integer(), timestamp: t.Number(), type: t.String(), plain: t.String(), html: t.String() }),
+          ),
+        }),
+        detail: { tags: ["Info"], summary: "Warnings Moat raised (failed list downloads, rate-limited clients, …)" },
+      },
+    )
     .get("/info/messages/count", () => ({ count: messages.count() }), {
       response: t.Object({ count: t.Integer() }),
       detail: { tags: ["Info"], summary: "Number of messages" },
@@ -21,10 +33,14 @@ export function messageRoutes(rt: Runtime) {
       "/info/messages/:message_id",
       ({ params }) => {
         const ids = params.message_id.split(",").map((x) => x.trim());
-        if (!ids.length || ids.some((x) => !/^\d+$/.test(x))) throw new ApiError(400, "uri_error", "Specify ID of message to delete in path", params.message_id);
+        if (!ids.length || ids.some((x) => !/^\d+$/.test(x)))
+          throw new ApiError(400, "uri_error", "Specify ID of message to delete in path", params.message_id);
         if (!messages.delete(ids.map(Number))) throw Errors.notFound(`/api/info/messages/${params.message_id}`);
         return undefined;
       },
-      { params: t.Object({ message_id: t.String() }), detail: { tags: ["Info"], summary: "Delete messages by id (comma-separated)" } },
+      {
+        params: t.Object({ message_id: t.String() }),
+        detail: { tags: ["Info"], summary: "Delete messages by id (comma-separated)" },
+      },
     );
 }

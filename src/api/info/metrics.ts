@@ -18,7 +18,17 @@ const MetricsReply = t.Object({
     replies: t.Object({ forwarded: Int, unanswered: Int, local: Int, optimized: Int, auth: Int, sum: Int }),
   }),
   dhcp: t.Object({
-    ack: Int, nak: Int, decline: Int, offer: Int, discover: Int, inform: Int, request: Int, release: Int, noanswer: Int, bootp: Int, pxe: Int,
+    ack: Int,
+    nak: Int,
+    decline: Int,
+    offer: Int,
+    discover: Int,
+    inform: Int,
+    request: Int,
+    release: Int,
+    noanswer: Int,
+    bootp: Int,
+    pxe: Int,
     leases: t.Object({ allocated_4: Int, pruned_4: Int, allocated_6: Int, pruned_6: Int }),
   }),
 });

@@ -5,7 +5,10 @@ import type { Runtime } from "../../core/runtime.ts";
 import { requestState } from "../core/request-state.ts";
 
 const Local = t.Object({ branch: t.String(), version: t.String(), hash: t.String() });
-const Remote = t.Object({ version: t.Union([t.String(), t.Null()]), hash: t.Union([t.String(), t.Null()]) }, { description: "null: Moat does not look for updates" });
+const Remote = t.Object(
+  { version: t.Union([t.String(), t.Null()]), hash: t.Union([t.String(), t.Null()]) },
+  { description: "null: Moat does not look for updates" },
+);
 const Component = t.Object({ local: Local, remote: Remote });
 const MoatBuild = t.Object(
   { version: t.String(), commit: t.String(), date: t.String(), runtime: t.String() },
@@ -14,8 +17,14 @@ const MoatBuild = t.Object(
 export const VersionReply = t.Object({
   core: Component,
   web: Component,
-  ftl: t.Object({ local: t.Object({ branch: t.String(), version: t.String(), hash: t.String(), date: t.String() }), remote: Remote }),
-  docker: t.Object({ local: t.Null(), remote: t.Null() }, { description: "null: not running in Pi-hole's Docker image" }),
+  ftl: t.Object({
+    local: t.Object({ branch: t.String(), version: t.String(), hash: t.String(), date: t.String() }),
+    remote: Remote,
+  }),
+  docker: t.Object(
+    { local: t.Null(), remote: t.Null() },
+    { description: "null: not running in Pi-hole's Docker image" },
+  ),
   moat: t.Optional(MoatBuild),
 });
 
@@ -30,37 +39,45 @@ export function versionInfo(rt: Runtime): Static<typeof VersionReply> {
     ftl: { local: { ...local, date: v.date }, remote },
     docker: { local: null, remote: null },
   };
-  if (!rt.config.current.webserver.api.piholeCompat) out.moat = { version: v.version, commit: v.commit, date: v.date, runtime: `${v.runtime.name} ${v.runtime.version}` };
+  if (!rt.config.current.webserver.api.piholeCompat)
+    out.moat = {
+      version: v.version,
+      commit: v.commit,
+      date: v.date,
+      runtime: `${v.runtime.name} ${v.runtime.version}`,
+    };
   return out;
 }
 
 export function infoRoutes(rt: Runtime) {
-  return new Elysia({ name: "info" })
-    .get("/info/version", () => ({ version: versionInfo(rt) }), {
-      response: t.Object({ version: VersionReply }),
-      detail: { tags: ["Info"], summary: "Version of Moat, its build and its runtime" },
-    })
-    // dns: the API answers only while DNS runs (src/services.ts starts it first and stops it last)
-    .get("/info/login", () => ({ https_port: 0, dns: true }), {
-      response: t.Object({ https_port: t.Integer({ description: "0: Moat serves no HTTPS yet" }), dns: t.Boolean() }),
-      detail: { tags: ["Info"], summary: "What the login page needs (public)" },
-    })
-    .get(
-      "/info/client",
-      ({ request }) => ({
-        remote_addr: requestState(request).ip,
-        http_version: "1.1",
-        method: request.method,
-        headers: [...request.headers].map(([name, value]) => ({ name, value })),
-      }),
-      {
-        response: t.Object({
-          remote_addr: IpAddress(),
-          http_version: t.String(),
-          method: t.String(),
-          headers: t.Array(t.Object({ name: t.String(), value: t.String() })),
+  return (
+    new Elysia({ name: "info" })
+      .get("/info/version", () => ({ version: versionInfo(rt) }), {
+        response: t.Object({ version: VersionReply }),
+        detail: { tags: ["Info"], summary: "Version of Moat, its build and its runtime" },
+      })
+      // dns: the API answers only while DNS runs (src/services.ts starts it first and stops it last)
+      .get("/info/login", () => ({ https_port: 0, dns: true }), {
+        response: t.Object({ https_port: t.Integer({ description: "0: Moat serves no HTTPS yet" }), dns: t.Boolean() }),
+        detail: { tags: ["Info"], summary: "What the login page needs (public)" },
+      })
+      .get(
+        "/info/client",
+        ({ request }) => ({
+          remote_addr: requestState(request).ip,
+          http_version: "1.1",
+          method: request.method,
+          headers: [...request.headers].map(([name, value]) => ({ name, value })),
         }),
-        detail: { tags: ["Info"], summary: "What the server sees of the caller (public)" },
-      },
-    );
+        {
+          response: t.Object({
+            remote_addr: IpAddress(),
+            http_version: t.String(),
+            method: t.String(),
+            headers: t.Array(t.Object({ name: t.String(), value: t.String() })),
+          }),
+          detail: { tags: ["Info"], summary: "What the server sees of the caller (public)" },
+        },
+      )
+  );
 }

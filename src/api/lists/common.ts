@@ -4,7 +4,7 @@
 // docs/pihole-differences.md), and batch-delete bodies. The tables themselves are src/lists/'s.
 import type { Runtime } from "../../core/runtime.ts";
 import { ListsError, type OnDuplicate } from "../../lists/store.ts";
-import { ApiError, Errors } from "../core/errors.ts";
+import { type ApiError, Errors } from "../core/errors.ts";
 import { jsonResponse } from "../core/reply.ts";
 import { requestState } from "../core/request-state.ts";
 
@@ -29,7 +29,11 @@ function formDecode(raw: string): string {
  * rest (slashes included) the item, decoded. `/api/domains/allow/exact/a%2Fb` with fixed 2 gives
  * { segments: ["allow","exact"], item: "a/b" }.
  */
-export function pathParts(request: Request, resource: string, fixed: number): { segments: string[]; item: string | null } {
+export function pathParts(
+  request: Request,
+  resource: string,
+  fixed: number,
+): { segments: string[]; item: string | null } {
   const path = new URL(request.url).pathname;
   const base = `/api/${resource}`;
   let rest = path.startsWith(base) ? path.slice(base.length) : "";
@@ -46,7 +50,12 @@ export function pathParts(request: Request, resource: string, fixed: number): { 
 /** Elysia hands an object schema `{}` for an empty body; the request's length tells them apart. */
 function isEmptyBody(request: Request, body: unknown): boolean {
   const len = request.headers.get("content-length");
-  return (len === null || len === "0") && !request.headers.has("transfer-encoding") && typeof body === "object" && Object.keys(body as object).length === 0;
+  return (
+    (len === null || len === "0") &&
+    !request.headers.has("transfer-encoding") &&
+    typeof body === "object" &&
+    Object.keys(body as object).length === 0
+  );
 }
 
 export const compat = (rt: Runtime) => rt.config.current.webserver.api.piholeCompat;
@@ -55,7 +64,12 @@ export const compat = (rt: Runtime) => rt.config.current.webserver.api.piholeCom
 export function itemsOf(body: unknown, field: string, request?: Request): string[] {
   if (body === null || body === undefined || (request && isEmptyBody(request, body))) throw Errors.noBody();
   const v = body && typeof body === "object" ? (body as Record<string, unknown>)[field] : undefined;
-  const list = typeof v === "string" ? [v] : Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string") ? (v as string[]) : null;
+  const list =
+    typeof v === "string"
+      ? [v]
+      : Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string")
+        ? (v as string[])
+        : null;
   if (!list || list.some((s) => s === ""))
     throw Errors.badRequest(`Invalid request: No valid "${field}" in payload (must be either string or array)`);
   return list;
@@ -63,7 +77,8 @@ export function itemsOf(body: unknown, field: string, request?: Request): string
 
 export function rejectWhitespace(items: readonly string[]): void {
   for (const item of items)
-    if (/[ \t\r\n]/.test(item)) throw Errors.badRequest("Spaces, newlines and tabs are not allowed in domains and URLs", item);
+    if (/[ \t\r\n]/.test(item))
+      throw Errors.badRequest("Spaces, newlines and tabs are not allowed in domains and URLs", item);
 }
 
 /** comment: empty or absent becomes NULL */
@@ -111,19 +126,29 @@ export function batchItems(body: unknown, needTypeKind: "none" | "type" | "type+
     throw Errors.badRequest("Invalid request: Batch delete requires an array of objects");
   return body.map((raw) => {
     const o = raw as Record<string, unknown>;
-    if (typeof o.item !== "string") throw Errors.badRequest('Invalid request: Batch delete requires an array of objects with "item" as string');
+    if (typeof o.item !== "string")
+      throw Errors.badRequest('Invalid request: Batch delete requires an array of objects with "item" as string');
     if (needTypeKind !== "none") {
       if (typeof o.type !== "string" || (needTypeKind === "type+kind" && typeof o.kind !== "string"))
-        throw Errors.badRequest(`Invalid request: Batch delete requires an array of objects with ${needTypeKind === "type" ? '"type"' : '"type" and "kind"'} as string`);
+        throw Errors.badRequest(
+          `Invalid request: Batch delete requires an array of objects with ${needTypeKind === "type" ? '"type"' : '"type" and "kind"'} as string`,
+        );
     }
-    return { item: o.item, type: typeof o.type === "string" ? o.type.toLowerCase() : undefined, kind: typeof o.kind === "string" ? o.kind.toLowerCase() : undefined };
+    return {
+      item: o.item,
+      type: typeof o.type === "string" ? o.type.toLowerCase() : undefined,
+      kind: typeof o.kind === "string" ? o.kind.toLowerCase() : undefined,
+    };
   });
 }
 
 /** 201 + Location for creations, as Moat's API defines it (built here: the core maps only bodies) */
 export function createdReply(rt: Runtime, request: Request, body: Record<string, unknown>, location: string): Response {
   const st = requestState(request);
-  return jsonResponse(body, 201, st.started, rt.config.current.webserver.api.prettyJSON, { ...st.replyHeaders, location });
+  return jsonResponse(body, 201, st.started, rt.config.current.webserver.api.prettyJSON, {
+    ...st.replyHeaders,
+    location,
+  });
 }
 
 /** GET of an item that is absent: 404, or Pi-hole's 200 with an empty array (compat). */

@@ -7,10 +7,26 @@ import type { Runtime } from "../../core/runtime.ts";
 import { removeListCache } from "../../filter/gravity/cache.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent, batchItems, commentOf, createdReply, encodeItem, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts,
+  absent,
+  batchItems,
+  commentOf,
+  createdReply,
+  encodeItem,
+  itemsOf,
+  listsWrite,
+  newProcessed,
+  onDuplicate,
+  pathParts,
   rejectWhitespace,
 } from "./common.ts";
-import { addAdlists, adlistRows, deleteAdlists, putAdlist, type AdlistRow, type AdlistType as LType } from "../../lists/adlists.ts";
+import {
+  addAdlists,
+  adlistRows,
+  deleteAdlists,
+  putAdlist,
+  type AdlistRow,
+  type AdlistType as LType,
+} from "../../lists/adlists.ts";
 import { groupMap } from "../../lists/group-links.ts";
 
 function list(rt: Runtime, address: string | null, type: LType | undefined) {
@@ -38,12 +54,14 @@ export function listEntry(r: AdlistRow, groups: Map<number, number[]>) {
 }
 
 function requiredType(type: string | undefined): LType {
-  if (type === undefined || type === "") throw Errors.badRequest('Invalid request: Specify type parameter (should be either "allow" or "block")');
+  if (type === undefined || type === "")
+    throw Errors.badRequest('Invalid request: Specify type parameter (should be either "allow" or "block")');
   return optionalType(type)!;
 }
 function optionalType(type: string | undefined): LType | undefined {
   if (type === undefined || type === "") return undefined;
-  if (type !== "allow" && type !== "block") throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
+  if (type !== "allow" && type !== "block")
+    throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
   return type;
 }
 
@@ -67,13 +85,21 @@ export const ListEntry = t.Object({
   number: t.Integer({ description: "valid domains of the last parse" }),
   invalid_domains: t.Integer(),
   abp_entries: t.Integer(),
-  status: t.Integer({ description: "0 never downloaded, 1 updated, 2 unchanged, 3 failed (cached copy used), 4 failed (no cache)" }),
+  status: t.Integer({
+    description: "0 never downloaded, 1 updated, 2 unchanged, 3 failed (cached copy used), 4 failed (no cache)",
+  }),
 });
-const Processed = t.Object({ success: t.Array(t.Object({ item: t.String() })), errors: t.Array(t.Object({ item: t.String(), error: t.String() })) });
+const Processed = t.Object({
+  success: t.Array(t.Object({ item: t.String() })),
+  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
+});
 const ListsReply = t.Object({ lists: t.Array(ListEntry), processed: t.Optional(Processed) });
 /** What a GET answers (writes add `processed`). */
 const ListsList = t.Object({ lists: t.Array(ListEntry) });
-const TypeQuery = t.Object({ type: t.Optional(t.String({ description: "block or allow" })) }, { additionalProperties: true });
+const TypeQuery = t.Object(
+  { type: t.Optional(t.String({ description: "block or allow" })) },
+  { additionalProperties: true },
+);
 const tags = ["List management"];
 const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
@@ -85,8 +111,16 @@ export function listRoutes(rt: Runtime) {
     return { lists };
   };
   return new Elysia({ name: "lists" })
-    .get("/lists", get, { query: TypeQuery, response: ListsList, detail: piholeParams("/{list}", { tags, summary: "All subscribed lists (?type filters)" }) })
-    .get("/lists/*", get, { query: TypeQuery, response: ListsList, detail: piholeParams("/{list}", { tags, summary: "One list by URL-encoded address" }) })
+    .get("/lists", get, {
+      query: TypeQuery,
+      response: ListsList,
+      detail: piholeParams("/{list}", { tags, summary: "All subscribed lists (?type filters)" }),
+    })
+    .get("/lists/*", get, {
+      query: TypeQuery,
+      response: ListsList,
+      detail: piholeParams("/{list}", { tags, summary: "One list by URL-encoded address" }),
+    })
     .post(
       "/lists",
       ({ request, body, query }) => {
@@ -96,9 +130,16 @@ export function listRoutes(rt: Runtime) {
         const enabled = body.enabled ?? true;
         const processed = newProcessed();
         const add = { type, addresses: items, enabled, comment: commentOf(body), groups: body.groups };
-        processed.success = listsWrite(request, () => addAdlists(rt, add, onDuplicate(rt, processed, enabled))).map((item) => ({ item }));
+        processed.success = listsWrite(request, () => addAdlists(rt, add, onDuplicate(rt, processed, enabled))).map(
+          (item) => ({ item }),
+        );
         const last = items[items.length - 1]!;
-        return createdReply(rt, request, { lists: list(rt, last, type), processed }, `/api/lists/${encodeItem(last)}?type=${type}`);
+        return createdReply(
+          rt,
+          request,
+          { lists: list(rt, last, type), processed },
+          `/api/lists/${encodeItem(last)}?type=${type}`,
+        );
       },
       {
         query: TypeQuery,
@@ -111,12 +152,24 @@ export function listRoutes(rt: Runtime) {
           },
           { additionalProperties: true },
         ),
-        detail: documented({ tags, summary: "Subscribe to one or more lists (?type=block|allow required)" }, { responses: { 201: "Created (Location names the last item)", 400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)" } }),
+        detail: documented(
+          { tags, summary: "Subscribe to one or more lists (?type=block|allow required)" },
+          {
+            responses: {
+              201: "Created (Location names the last item)",
+              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
+            },
+          },
+        ),
       },
     )
-    .post("/lists/*", () => {
-      throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-    }, { detail: { tags, summary: "(rejected: the address belongs in the body)", hide: true } })
+    .post(
+      "/lists/*",
+      () => {
+        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
+      },
+      { detail: { tags, summary: "(rejected: the address belongs in the body)", hide: true } },
+    )
     .put(
       "/lists/*",
       ({ request, body, query }) => {
@@ -125,14 +178,26 @@ export function listRoutes(rt: Runtime) {
         if (item === null) throw uriError("Invalid request: Specify item in URI");
         rejectWhitespace([item]);
         const processed = newProcessed();
-        listsWrite(request, () => putAdlist(rt, { address: item, type, enabled: body.enabled ?? true, comment: commentOf(body), groups: body.groups }));
+        listsWrite(request, () =>
+          putAdlist(rt, {
+            address: item,
+            type,
+            enabled: body.enabled ?? true,
+            comment: commentOf(body),
+            groups: body.groups,
+          }),
+        );
         processed.success.push({ item });
         return { lists: list(rt, item, type), processed };
       },
       {
         query: TypeQuery,
         body: t.Object(
-          { comment: t.Optional(t.Union([t.String(), t.Null()])), groups: t.Optional(t.Array(t.Integer())), enabled: t.Optional(t.Boolean()) },
+          {
+            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            groups: t.Optional(t.Array(t.Integer())),
+            enabled: t.Optional(t.Boolean()),
+          },
           { additionalProperties: true },
         ),
         response: ListsReply,
@@ -149,17 +214,34 @@ export function listRoutes(rt: Runtime) {
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { query: TypeQuery, detail: piholeParams("/{list}", { tags, summary: "Delete a list and its domains (?type required; 204, 404 when absent)" }) },
+      {
+        query: TypeQuery,
+        detail: piholeParams("/{list}", {
+          tags,
+          summary: "Delete a list and its domains (?type required; 204, 404 when absent)",
+        }),
+      },
     )
     .post(
       "/lists:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "type");
-        for (const b of items) if (b.type !== "allow" && b.type !== "block") throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
-        const n = deleteLists(rt, items.map((b) => ({ address: b.item, type: b.type as LType })));
+        for (const b of items)
+          if (b.type !== "allow" && b.type !== "block")
+            throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
+        const n = deleteLists(
+          rt,
+          items.map((b) => ({ address: b.item, type: b.type as LType })),
+        );
         if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
-      { body: t.Unknown({ description: '[{"item":"<address>","type":"block|allow"}]' }), detail: documented({ tags, summary: "Delete several lists" }, { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } }) },
+      {
+        body: t.Unknown({ description: '[{"item":"<address>","type":"block|allow"}]' }),
+        detail: documented(
+          { tags, summary: "Delete several lists" },
+          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
+        ),
+      },
     );
 }

@@ -12,12 +12,21 @@ const Reply = t.Object({
 });
 
 export function logsRoutes(rt: Runtime) {
-  const route = (name: LogName) => ({ query }: { query: { nextID?: string } }) => {
-    const { lines, nextID } = rt.logs.buffers[name].since(Math.max(0, intParam(query.nextID, 0)));
-    return { log: lines.map((l) => ({ timestamp: l.timestamp, message: l.message, prio: l.prio })), nextID, pid: process.pid, file: "" };
-  };
+  const route =
+    (name: LogName) =>
+    ({ query }: { query: { nextID?: string } }) => {
+      const { lines, nextID } = rt.logs.buffers[name].since(Math.max(0, intParam(query.nextID, 0)));
+      return {
+        log: lines.map((l) => ({ timestamp: l.timestamp, message: l.message, prio: l.prio })),
+        nextID,
+        pid: process.pid,
+        file: "",
+      };
+    };
   const opts = (what: string) => ({
-    query: t.Object({ nextID: t.Optional(t.String({ description: "first line id to return (from the previous reply)" })) }),
+    query: t.Object({
+      nextID: t.Optional(t.String({ description: "first line id to return (from the previous reply)" })),
+    }),
     response: Reply,
     detail: { tags: ["Logs"], summary: `The ${what} log (last 515 lines)` },
   });

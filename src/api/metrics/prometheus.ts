@@ -21,7 +21,12 @@ function labelText(l: Labels | undefined): string {
 export class Exposition {
   private out: string[] = [];
 
-  metric(name: string, type: "counter" | "gauge", help: string, samples: Array<[Labels | undefined, number]> | number): this {
+  metric(
+    name: string,
+    type: "counter" | "gauge",
+    help: string,
+    samples: Array<[Labels | undefined, number]> | number,
+  ): this {
     this.out.push(`# HELP ${name} ${help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}`, `# TYPE ${name} ${type}`);
     const list = typeof samples === "number" ? [[undefined, samples] as [Labels | undefined, number]] : samples;
     for (const [l, v] of list) this.out.push(`${name}${labelText(l)} ${fmt(v)}`);
@@ -37,6 +42,6 @@ export class Exposition {
   }
 
   text(): string {
-    return this.out.join("\n") + "\n";
+    return `${this.out.join("\n")}\n`;
   }
 }

@@ -14,9 +14,21 @@ function refreshDevices(rt: ApiDeps): void {
 }
 
 const Device = t.Object({
-  id: t.Integer(), hwaddr: t.String(), interface: t.String(), firstSeen: t.Integer(), lastQuery: t.Integer(), numQueries: t.Integer(),
+  id: t.Integer(),
+  hwaddr: t.String(),
+  interface: t.String(),
+  firstSeen: t.Integer(),
+  lastQuery: t.Integer(),
+  numQueries: t.Integer(),
   macVendor: t.Union([t.String(), t.Null()]),
-  ips: t.Array(t.Object({ ip: IpAddress(), name: t.Union([t.String(), t.Null()]), lastSeen: t.Integer(), nameUpdated: t.Union([t.Integer(), t.Null()]) })),
+  ips: t.Array(
+    t.Object({
+      ip: IpAddress(),
+      name: t.Union([t.String(), t.Null()]),
+      lastSeen: t.Integer(),
+      nameUpdated: t.Union([t.Integer(), t.Null()]),
+    }),
+  ),
 });
 const Detailed = t.Object({ detailed: t.Optional(t.String()) });
 /** A key left out when the kernel has no value for it (as Pi-hole does), never null. */
@@ -51,13 +63,31 @@ const InterfaceReply = t.Object({
   broadcast: Opt(t.String()),
   perm_address: Opt(t.String()),
   stats: t.Object({
-    rx_bytes: Opt(Size), tx_bytes: Opt(Size), rx_packets: Counter, tx_packets: Counter, rx_errors: Counter, tx_errors: Counter,
-    rx_dropped: Counter, tx_dropped: Counter, multicast: Counter, collisions: Counter,
+    rx_bytes: Opt(Size),
+    tx_bytes: Opt(Size),
+    rx_packets: Counter,
+    tx_packets: Counter,
+    rx_errors: Counter,
+    tx_errors: Counter,
+    rx_dropped: Counter,
+    tx_dropped: Counter,
+    multicast: Counter,
+    collisions: Counter,
   }),
-  addresses: t.Array(t.Object({ address: IpAddress(), family: t.String(), prefixlen: t.Integer(), scope: t.String(), netmask: t.String() })),
+  addresses: t.Array(
+    t.Object({
+      address: IpAddress(),
+      family: t.String(),
+      prefixlen: t.Integer(),
+      scope: t.String(),
+      netmask: t.String(),
+    }),
+  ),
 });
 const GatewayReply = t.Object({
-  gateway: t.Array(t.Object({ family: t.String(), interface: t.String(), address: IpAddress(), local: t.Array(IpAddress()) })),
+  gateway: t.Array(
+    t.Object({ family: t.String(), interface: t.String(), address: IpAddress(), local: t.Array(IpAddress()) }),
+  ),
   routes: t.Optional(t.Array(RouteReply, { description: "with detailed=true" })),
   interfaces: t.Optional(t.Array(InterfaceReply, { description: "with detailed=true" })),
 });
@@ -77,12 +107,17 @@ export function networkRoutes(rt: ApiDeps) {
         const maxAddresses = intParam(query.max_addresses, 3);
         return { devices: listDevices(rt.queryDb, maxDevices, maxAddresses) };
       },
-      { query: t.Object({ max_devices: t.Optional(t.String()), max_addresses: t.Optional(t.String()) }), response: t.Object({ devices: t.Array(Device) }), detail: detail("Devices seen on the network") },
+      {
+        query: t.Object({ max_devices: t.Optional(t.String()), max_addresses: t.Optional(t.String()) }),
+        response: t.Object({ devices: t.Array(Device) }),
+        detail: detail("Devices seen on the network"),
+      },
     )
     .delete(
       "/network/devices/:device_id",
       ({ params }) => {
-        if (!/^\d+$/.test(params.device_id)) throw new ApiError(400, "invalid_request", "Missing or invalid {id} parameter", null);
+        if (!/^\d+$/.test(params.device_id))
+          throw new ApiError(400, "invalid_request", "Missing or invalid {id} parameter", null);
         const id = Number(params.device_id);
         if (!forgetDevice(rt.queryDb, id)) throw Errors.notFound(`/api/network/devices/${params.device_id}`);
         return undefined;
@@ -91,10 +126,21 @@ export function networkRoutes(rt: ApiDeps) {
     )
     .get(
       "/network/gateway",
-      ({ query }) => ({ gateway: gateways(), ...(boolParam(query.detailed, false) ? { routes: routes(), interfaces: interfaces() } : {}) }),
-      { query: Detailed, response: GatewayReply, detail: detail("Default gateways (detailed: also routes and interfaces)") },
+      ({ query }) => ({
+        gateway: gateways(),
+        ...(boolParam(query.detailed, false) ? { routes: routes(), interfaces: interfaces() } : {}),
+      }),
+      {
+        query: Detailed,
+        response: GatewayReply,
+        detail: detail("Default gateways (detailed: also routes and interfaces)"),
+      },
     )
-    .get("/network/routes", () => ({ routes: routes() }), { query: Detailed, response: t.Object({ routes: t.Array(RouteReply) }), detail: detail("The routing table") })
+    .get("/network/routes", () => ({ routes: routes() }), {
+      query: Detailed,
+      response: t.Object({ routes: t.Array(RouteReply) }),
+      detail: detail("The routing table"),
+    })
     .get("/network/interfaces", () => ({ interfaces: interfaces() }), {
       query: Detailed,
       response: t.Object({ interfaces: t.Array(InterfaceReply) }),

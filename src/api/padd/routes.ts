@@ -17,7 +17,10 @@ const Size = t.Object({ value: t.Number(), unit: t.String({ description: 'SI pre
 const iface = (ip: typeof Ipv4) => ({
   addr: t.Union([ip(), t.Null()], { description: "first address of the family, null when there is none" }),
   num_addrs: t.Integer(),
-  name: t.String({ description: "interface of the default route (else the first with an address of the family); empty when there is none" }),
+  name: t.String({
+    description:
+      "interface of the default route (else the first with an address of the family); empty when there is none",
+  }),
   gw_addr: t.Union([ip(), t.Null()]),
 });
 
@@ -53,16 +56,29 @@ const Fast = {
 };
 const PaddReply = t.Object({
   ...Fast,
-  iface: t.Optional(t.Object({ v4: t.Object({ ...iface(Ipv4), rx_bytes: Size, tx_bytes: Size }), v6: t.Object(iface(Ipv6)) }, { description: "left out with full=false" })),
+  iface: t.Optional(
+    t.Object(
+      { v4: t.Object({ ...iface(Ipv4), rx_bytes: Size, tx_bytes: Size }), v6: t.Object(iface(Ipv6)) },
+      { description: "left out with full=false" },
+    ),
+  ),
   version: t.Optional(VersionReply),
 });
 
 function ifaceSummary(family: "inet" | "inet6") {
   const gw = gateways().find((g) => g.family === family);
   const ifs = interfaces();
-  const it = ifs.find((i) => i.name === gw?.interface) ?? ifs.find((i) => i.type !== "loopback" && i.addresses.some((a) => a.family === family));
+  const it =
+    ifs.find((i) => i.name === gw?.interface) ??
+    ifs.find((i) => i.type !== "loopback" && i.addresses.some((a) => a.family === family));
   const addrs = it?.addresses.filter((a) => a.family === family) ?? [];
-  return { addr: addrs[0]?.address ?? null, num_addrs: addrs.length, name: it?.name ?? "", gw_addr: gw?.address ?? null, stats: it?.stats };
+  return {
+    addr: addrs[0]?.address ?? null,
+    num_addrs: addrs.length,
+    name: it?.name ?? "",
+    gw_addr: gw?.address ?? null,
+    stats: it?.stats,
+  };
 }
 
 export function paddRoutes(rt: ApiDeps) {
@@ -83,7 +99,11 @@ export function paddRoutes(rt: ApiDeps) {
         gravity_size: gravityCount(rt),
         blocking: rt.blocking.active ? "enabled" : "disabled",
         queries: { total: w.total, blocked: w.blocked, percent_blocked: w.total ? (100 * w.blocked) / w.total : 0 },
-        cache: { size: cache?.size ?? cfg.dns.cache.size, inserted: cache?.inserted ?? 0, evicted: cache?.evicted ?? 0 },
+        cache: {
+          size: cache?.size ?? cfg.dns.cache.size,
+          inserted: cache?.inserted ?? 0,
+          evicted: cache?.evicted ?? 0,
+        },
         node_name: host.uname.nodename,
         host_model: host.model,
         config: {
@@ -107,7 +127,14 @@ export function paddRoutes(rt: ApiDeps) {
         const v4 = ifaceSummary("inet");
         const v6 = ifaceSummary("inet6");
         reply.iface = {
-          v4: { addr: v4.addr, num_addrs: v4.num_addrs, name: v4.name, gw_addr: v4.gw_addr, rx_bytes: v4.stats?.rx_bytes ?? siSize(0), tx_bytes: v4.stats?.tx_bytes ?? siSize(0) },
+          v4: {
+            addr: v4.addr,
+            num_addrs: v4.num_addrs,
+            name: v4.name,
+            gw_addr: v4.gw_addr,
+            rx_bytes: v4.stats?.rx_bytes ?? siSize(0),
+            tx_bytes: v4.stats?.tx_bytes ?? siSize(0),
+          },
           v6: { addr: v6.addr, num_addrs: v6.num_addrs, name: v6.name, gw_addr: v6.gw_addr },
         };
         reply.version = versionInfo(rt);
@@ -115,7 +142,9 @@ export function paddRoutes(rt: ApiDeps) {
       return reply;
     },
     {
-      query: t.Object({ full: t.Optional(t.String({ description: "false: leave out the interfaces and the versions" })) }),
+      query: t.Object({
+        full: t.Optional(t.String({ description: "false: leave out the interfaces and the versions" })),
+      }),
       response: PaddReply,
       detail: { tags: ["PADD"], summary: "Everything the PADD dashboard shows, in one call" },
     },

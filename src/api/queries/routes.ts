@@ -51,9 +51,13 @@ const QueriesQuery = t.Object(
     reply: Str("reply type (IP, NXDOMAIN, …)"),
     dnssec: Str("DNSSEC status"),
     disk: Str("true: read the long-term database instead of the last 24 h"),
-    node: Str("with fleet.postgres: one node's queries (its fleet.node name), 'local' for this node's own log; absent: the whole fleet"),
+    node: Str(
+      "with fleet.postgres: one node's queries (its fleet.node name), 'local' for this node's own log; absent: the whole fleet",
+    ),
     draw: Str("DataTables draw counter, echoed"),
-    "order[0][column]": Str("DataTables: index N of the column to sort by (its name is columns[N][data]: time, domain, client.ip, client.name, upstream, type, status, reply, reply.time, dnssec, list_id, ede)"),
+    "order[0][column]": Str(
+      "DataTables: index N of the column to sort by (its name is columns[N][data]: time, domain, client.ip, client.name, upstream, type, status, reply, reply.time, dnssec, list_id, ede)",
+    ),
     "order[0][dir]": Str("DataTables: asc or desc"),
   },
   { additionalProperties: true },
@@ -94,7 +98,8 @@ export function queriesRoutes(rt: ApiDeps) {
         const col = (i: number) => (q[`columns[${i}][search][value]`] ? q[`columns[${i}][search][value]`] : undefined);
         // Ordering names its column by index: order[0][column]=N, whose name is columns[N][data].
         const orderCol = q["order[0][column]"];
-        const orderColumn = orderCol !== undefined && /^\d+$/.test(orderCol) ? q[`columns[${orderCol}][data]`] : undefined;
+        const orderColumn =
+          orderCol !== undefined && /^\d+$/.test(orderCol) ? q[`columns[${orderCol}][data]`] : undefined;
         const orderDir = q["order[0][dir]"];
         const ex = excludes(rt, true);
         const names = clientNames(rt);
@@ -119,7 +124,12 @@ export function queriesRoutes(rt: ApiDeps) {
             hide: ex.active ? ex : undefined,
             names,
           });
-          return { ...page, draw: intParam(q.draw, 0), earliest_timestamp: earliestQuery(memory), earliest_timestamp_disk: earliestQuery(s.disk.db) };
+          return {
+            ...page,
+            draw: intParam(q.draw, 0),
+            earliest_timestamp: earliestQuery(memory),
+            earliest_timestamp_disk: earliestQuery(s.disk.db),
+          };
         } catch (e) {
           if (e instanceof FilterError) throw Errors.badRequest(e.message, e.hint);
           throw Errors.database("Could not read from in-memory database", (e as Error).message, 500);
@@ -134,7 +144,9 @@ export function queriesRoutes(rt: ApiDeps) {
           recordsFiltered: t.Integer(),
           draw: t.Integer(),
           earliest_timestamp: t.Number({ description: "time of the oldest query of the last 24 h (0: none)" }),
-          earliest_timestamp_disk: t.Number({ description: "time of the oldest query in the long-term database (0: none)" }),
+          earliest_timestamp_disk: t.Number({
+            description: "time of the oldest query in the long-term database (0: none)",
+          }),
         }),
         detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
       },
@@ -142,8 +154,14 @@ export function queriesRoutes(rt: ApiDeps) {
     .get("/queries/suggestions", async () => ({ suggestions: suggestions((await liveStats(rt).freshMemory()).db) }), {
       response: t.Object({
         suggestions: t.Object({
-          domain: t.Array(t.String()), client_ip: t.Array(t.String()), client_name: t.Array(t.String()), upstream: t.Array(t.String()),
-          type: t.Array(t.String()), status: t.Array(t.String()), reply: t.Array(t.String()), dnssec: t.Array(t.String()),
+          domain: t.Array(t.String()),
+          client_ip: t.Array(t.String()),
+          client_name: t.Array(t.String()),
+          upstream: t.Array(t.String()),
+          type: t.Array(t.String()),
+          status: t.Array(t.String()),
+          reply: t.Array(t.String()),
+          dnssec: t.Array(t.String()),
         }),
       }),
       detail: { tags: ["Queries"], summary: "Values the query-log filters can take" },

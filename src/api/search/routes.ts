@@ -31,9 +31,17 @@ function regexMatches(entry: string, domain: string): boolean {
 const Int = t.Integer();
 const SearchReply = t.Object({
   search: t.Object({
-    domains: t.Array(DomainEntry, { description: "allow/deny entries (exact ones equal to the domain, regexes matching it)" }),
-    gravity: t.Array(t.Composite([t.Object({ domain: t.String() }), ListEntry]), { description: "list entries covering the domain, with their list" }),
-    results: t.Object({ domains: t.Object({ exact: Int, regex: Int }), gravity: t.Object({ allow: Int, block: Int }), total: Int }),
+    domains: t.Array(DomainEntry, {
+      description: "allow/deny entries (exact ones equal to the domain, regexes matching it)",
+    }),
+    gravity: t.Array(t.Composite([t.Object({ domain: t.String() }), ListEntry]), {
+      description: "list entries covering the domain, with their list",
+    }),
+    results: t.Object({
+      domains: t.Object({ exact: Int, regex: Int }),
+      gravity: t.Object({ allow: Int, block: Int }),
+      total: Int,
+    }),
     parameters: t.Object({ N: Int, partial: t.Boolean(), domain: t.String(), debug: t.Boolean() }),
     debug: t.Optional(
       t.Object(
@@ -77,7 +85,8 @@ export function searchRoutes(rt: Runtime) {
       const domains = [...exactRows, ...regexRows].map((r) => domainEntry(r, dGroups));
 
       const aGroups = groupMap(db, "adlist_by_group");
-      const gravityOf = (table: "gravity" | "antigravity", prefix: string) => listMatches(db, table, [domain, ...abpPatterns(domain, prefix)], partial, N);
+      const gravityOf = (table: "gravity" | "antigravity", prefix: string) =>
+        listMatches(db, table, [domain, ...abpPatterns(domain, prefix)], partial, N);
       const gravityRows = [...gravityOf("gravity", ""), ...gravityOf("antigravity", "@@")];
       const gravity = gravityRows.map((r) => ({ domain: r.domain, ...listEntry(r, aGroups) }));
       const allow = gravity.filter((g) => g.type === "allow").length;
@@ -102,11 +111,21 @@ export function searchRoutes(rt: Runtime) {
     },
     {
       query: t.Object(
-        { partial: t.Optional(t.BooleanString()), N: t.Optional(t.Numeric({ minimum: 1 })), debug: t.Optional(t.BooleanString()) },
+        {
+          partial: t.Optional(t.BooleanString()),
+          N: t.Optional(t.Numeric({ minimum: 1 })),
+          debug: t.Optional(t.BooleanString()),
+        },
         { additionalProperties: true },
       ),
       response: SearchReply,
-      detail: documented(piholeParams("/{domain}", { tags: ["Search"], summary: "Find a domain in the domain entries and the lists (exact or partial)" }), { responses: { 400: "No search term, an invalid domain, or N too large" } }),
+      detail: documented(
+        piholeParams("/{domain}", {
+          tags: ["Search"],
+          summary: "Find a domain in the domain entries and the lists (exact or partial)",
+        }),
+        { responses: { 400: "No search term, an invalid domain, or N too large" } },
+      ),
     },
   );
 }

@@ -17,7 +17,9 @@ export function intParam(v: string | undefined, dflt: number): number {
   if (v === undefined || v.trim() === "") return dflt;
   const n = Number(v);
   // clamped to what SQLite binds as an integer: 1e20 as LIMIT/OFFSET was "datatype mismatch" (500)
-  return Number.isFinite(n) ? Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Math.trunc(n))) : dflt;
+  return Number.isFinite(n)
+    ? Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Math.trunc(n)))
+    : dflt;
 }
 
 export function numParam(v: string | undefined): number | undefined {
@@ -30,7 +32,8 @@ export function numParam(v: string | undefined): number | undefined {
 export function rangeParams(q: { from?: string; until?: string }): { from: number; until: number } {
   const from = numParam(q.from);
   const until = numParam(q.until);
-  if (from === undefined || until === undefined) throw Errors.badRequest('You need to specify both "from" and "until" in the request.');
+  if (from === undefined || until === undefined)
+    throw Errors.badRequest('You need to specify both "from" and "until" in the request.');
   return { from, until };
 }
 
@@ -44,7 +47,12 @@ export const RangeQuery = t.Object({
 /** RangeQuery plus node=, for the routes that can answer from the fleet's query history. */
 export const FleetRangeQuery = t.Object({
   ...RangeQuery.properties,
-  node: t.Optional(t.String({ description: "with fleet.postgres: one node (its fleet.node name), 'local' for this node; absent: the whole fleet" })),
+  node: t.Optional(
+    t.String({
+      description:
+        "with fleet.postgres: one node (its fleet.node name), 'local' for this node; absent: the whole fleet",
+    }),
+  ),
 });
 
 /** The statistics service, fresh (queued records applied, old ones aged out). */

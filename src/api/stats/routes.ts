@@ -7,7 +7,16 @@ import type { ApiDeps } from "../deps.ts";
 import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../longterm/dbstats.ts";
 import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../query/enums.ts";
 import { topN } from "../../stats/window.ts";
-import { boolParam, FleetRangeQuery, intParam, liveStats, meanVariance, RangeQuery, rangeParams, splitUpstream } from "./params.ts";
+import {
+  boolParam,
+  FleetRangeQuery,
+  intParam,
+  liveStats,
+  meanVariance,
+  RangeQuery,
+  rangeParams,
+  splitUpstream,
+} from "./params.ts";
 import { Errors } from "../core/errors.ts";
 import { dnsCounters } from "../core/dns-counters.ts";
 import { clientNames, excludes } from "./clients.ts";
@@ -22,8 +31,16 @@ const Upstream = t.Object({
   count: t.Integer(),
   statistics: t.Object({ response: t.Number(), variance: t.Number() }),
 });
-const UpstreamsReply = t.Object({ upstreams: t.Array(Upstream), forwarded_queries: t.Integer(), total_queries: t.Integer() });
-const DomainsReply = t.Object({ domains: t.Array(t.Object({ domain: t.String(), count: t.Integer() })), total_queries: t.Integer(), blocked_queries: t.Integer() });
+const UpstreamsReply = t.Object({
+  upstreams: t.Array(Upstream),
+  forwarded_queries: t.Integer(),
+  total_queries: t.Integer(),
+});
+const DomainsReply = t.Object({
+  domains: t.Array(t.Object({ domain: t.String(), count: t.Integer() })),
+  total_queries: t.Integer(),
+  blocked_queries: t.Integer(),
+});
 const ClientsReply = t.Object({
   clients: t.Array(t.Object({ ip: IpAddress(), name: t.Union([t.String(), t.Null()]), count: t.Integer() })),
   total_queries: t.Integer(),
@@ -93,8 +110,16 @@ export function statsRoutes(rt: ApiDeps) {
     .get("/stats/summary", () => summary(rt), {
       response: t.Object({
         queries: t.Object({
-          total: t.Integer(), blocked: t.Integer(), percent_blocked: t.Number(), unique_domains: t.Integer(), forwarded: t.Integer(),
-          cached: t.Integer(), frequency: t.Number(), types: TypesObj, status: Counts(QUERY_STATUS), replies: Counts(REPLY_TYPE),
+          total: t.Integer(),
+          blocked: t.Integer(),
+          percent_blocked: t.Number(),
+          unique_domains: t.Integer(),
+          forwarded: t.Integer(),
+          cached: t.Integer(),
+          frequency: t.Number(),
+          types: TypesObj,
+          status: Counts(QUERY_STATUS),
+          replies: Counts(REPLY_TYPE),
         }),
         clients: t.Object({ active: t.Integer(), total: t.Integer() }),
         gravity: t.Object({ domains_being_blocked: t.Integer(), last_update: t.Integer() }),
@@ -107,8 +132,17 @@ export function statsRoutes(rt: ApiDeps) {
         const w = liveStats(rt).window;
         const blocked = boolParam(query.blocked, false);
         const ex = excludes(rt);
-        const rows = topN(w.domains, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count - x.blocked, ex.active ? ex.domain : undefined);
-        return { domains: rows.map(([domain, count]) => ({ domain, count })), total_queries: w.total, blocked_queries: w.blocked };
+        const rows = topN(
+          w.domains,
+          intParam(query.count, 10),
+          blocked ? (x) => x.blocked : (x) => x.count - x.blocked,
+          ex.active ? ex.domain : undefined,
+        );
+        return {
+          domains: rows.map(([domain, count]) => ({ domain, count })),
+          total_queries: w.total,
+          blocked_queries: w.blocked,
+        };
       },
       { query: TopQuery, response: DomainsReply, detail: detail("Most queried (or blocked) domains of the last 24 h") },
     )
@@ -119,22 +153,38 @@ export function statsRoutes(rt: ApiDeps) {
         const blocked = boolParam(query.blocked, false);
         const names = clientNames(rt);
         const ex = excludes(rt);
-        const clients = ex.active ? new Map([...w.clients].filter(([ip]) => !ex.client(ip, names.get(ip) ?? null))) : w.clients;
+        const clients = ex.active
+          ? new Map([...w.clients].filter(([ip]) => !ex.client(ip, names.get(ip) ?? null)))
+          : w.clients;
         const rows = topN(clients, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count);
-        return { clients: rows.map(([ip, count]) => ({ ip, name: names.get(ip) ?? null, count })), total_queries: w.total, blocked_queries: w.blocked };
+        return {
+          clients: rows.map(([ip, count]) => ({ ip, name: names.get(ip) ?? null, count })),
+          total_queries: w.total,
+          blocked_queries: w.blocked,
+        };
       },
-      { query: TopQuery, response: ClientsReply, detail: detail("Most active (or most blocked) clients of the last 24 h") },
+      {
+        query: TopQuery,
+        response: ClientsReply,
+        detail: detail("Most active (or most blocked) clients of the last 24 h"),
+      },
     )
     .get(
       "/stats/upstreams",
       () => {
         const w = liveStats(rt).window;
-        const real = [...w.upstreams].sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1)).map(([u, x]) => ({
-          ...splitUpstream(u),
-          count: x.count,
-          statistics: meanVariance(x.count, x.sum, x.sumSq),
-        }));
-        return { upstreams: [...pseudoUpstreams(w.blocked, w.cached), ...real], forwarded_queries: w.forwarded, total_queries: w.total };
+        const real = [...w.upstreams]
+          .sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1))
+          .map(([u, x]) => ({
+            ...splitUpstream(u),
+            count: x.count,
+            statistics: meanVariance(x.count, x.sum, x.sumSq),
+          }));
+        return {
+          upstreams: [...pseudoUpstreams(w.blocked, w.cached), ...real],
+          forwarded_queries: w.forwarded,
+          total_queries: w.total,
+        };
       },
       { response: UpstreamsReply, detail: detail("Upstream servers with counts and reply times (seconds)") },
     )
@@ -145,7 +195,11 @@ export function statsRoutes(rt: ApiDeps) {
     .get(
       "/stats/recent_blocked",
       ({ query }) => ({ blocked: liveStats(rt).window.recentBlockedDomains(Math.max(0, intParam(query.count, 1))) }),
-      { query: t.Object({ count: t.Optional(t.String()) }), response: t.Object({ blocked: t.Array(t.String()) }), detail: detail("Most recently blocked domains") },
+      {
+        query: t.Object({ count: t.Optional(t.String()) }),
+        response: t.Object({ blocked: t.Array(t.String()) }),
+        detail: detail("Most recently blocked domains"),
+      },
     )
     .get(
       "/stats/database/summary",
@@ -160,17 +214,38 @@ export function statsRoutes(rt: ApiDeps) {
       },
       {
         query: FleetRangeQuery,
-        response: t.Object({ sum_queries: t.Integer(), sum_blocked: t.Integer(), percent_blocked: t.Number(), total_clients: t.Integer() }),
-        detail: detail("Totals over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)"),
+        response: t.Object({
+          sum_queries: t.Integer(),
+          sum_blocked: t.Integer(),
+          percent_blocked: t.Number(),
+          total_clients: t.Integer(),
+        }),
+        detail: detail(
+          "Totals over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)",
+        ),
       },
     )
     .get(
       "/stats/database/top_domains",
       ({ query }) => {
-        const x = dbTop(liveStats(rt).disk.db, rangeParams(query), "domain", boolParam(query.blocked, false), intParam(query.count, 10));
-        return { domains: x.rows.map((r) => ({ domain: r.k, count: r.n })), total_queries: x.total_queries, blocked_queries: x.blocked_queries };
+        const x = dbTop(
+          liveStats(rt).disk.db,
+          rangeParams(query),
+          "domain",
+          boolParam(query.blocked, false),
+          intParam(query.count, 10),
+        );
+        return {
+          domains: x.rows.map((r) => ({ domain: r.k, count: r.n })),
+          total_queries: x.total_queries,
+          blocked_queries: x.blocked_queries,
+        };
       },
-      { query: RangeQuery, response: DomainsReply, detail: detail("Top domains over a range of the long-term database") },
+      {
+        query: RangeQuery,
+        response: DomainsReply,
+        detail: detail("Top domains over a range of the long-term database"),
+      },
     )
     .get(
       "/stats/database/top_clients",
@@ -179,22 +254,46 @@ export function statsRoutes(rt: ApiDeps) {
         const blocked = boolParam(query.blocked, false) ? true : null;
         const x = dbTop(liveStats(rt).disk.db, rangeParams(query), "client", blocked, intParam(query.count, 10));
         const names = clientNames(rt);
-        return { clients: x.rows.map((c) => ({ ip: c.k, name: c.name ?? names.get(c.k) ?? null, count: c.n })), total_queries: x.total_queries, blocked_queries: x.blocked_queries };
+        return {
+          clients: x.rows.map((c) => ({ ip: c.k, name: c.name ?? names.get(c.k) ?? null, count: c.n })),
+          total_queries: x.total_queries,
+          blocked_queries: x.blocked_queries,
+        };
       },
-      { query: RangeQuery, response: ClientsReply, detail: detail("Top clients over a range of the long-term database") },
+      {
+        query: RangeQuery,
+        response: ClientsReply,
+        detail: detail("Top clients over a range of the long-term database"),
+      },
     )
     .get(
       "/stats/database/upstreams",
       ({ query }) => {
         const x = dbUpstreams(liveStats(rt).disk.db, rangeParams(query));
-        const real = x.rows.map((u) => ({ ...splitUpstream(u.upstream), count: u.count, statistics: meanVariance(u.count, u.sum, u.sumSq) }));
-        return { upstreams: [...pseudoUpstreams(x.blocked, x.cached), ...real], forwarded_queries: x.forwarded, total_queries: x.total };
+        const real = x.rows.map((u) => ({
+          ...splitUpstream(u.upstream),
+          count: u.count,
+          statistics: meanVariance(u.count, u.sum, u.sumSq),
+        }));
+        return {
+          upstreams: [...pseudoUpstreams(x.blocked, x.cached), ...real],
+          forwarded_queries: x.forwarded,
+          total_queries: x.total,
+        };
       },
-      { query: RangeQuery, response: UpstreamsReply, detail: detail("Upstreams over a range of the long-term database") },
+      {
+        query: RangeQuery,
+        response: UpstreamsReply,
+        detail: detail("Upstreams over a range of the long-term database"),
+      },
     )
-    .get("/stats/database/query_types", ({ query }) => ({ types: dbQueryTypes(liveStats(rt).disk.db, rangeParams(query)) }), {
-      query: RangeQuery,
-      response: t.Object({ types: TypesObj }),
-      detail: detail("Queries per type over a range of the long-term database"),
-    });
+    .get(
+      "/stats/database/query_types",
+      ({ query }) => ({ types: dbQueryTypes(liveStats(rt).disk.db, rangeParams(query)) }),
+      {
+        query: RangeQuery,
+        response: t.Object({ types: TypesObj }),
+        detail: detail("Queries per type over a range of the long-term database"),
+      },
+    );
 }

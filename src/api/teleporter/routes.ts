@@ -11,7 +11,9 @@ import { assertMayChangeConfig } from "../config/changes.ts";
 const ImportForm = t.Object(
   {
     file: t.Optional(t.Unknown({ description: "the .zip archive (at most 50 MiB)" })),
-    import: t.Optional(t.Unknown({ description: 'JSON selection, e.g. {"config":true,"gravity":{"domainlist":true,"group":false}}' })),
+    import: t.Optional(
+      t.Unknown({ description: 'JSON selection, e.g. {"config":true,"gravity":{"domainlist":true,"group":false}}' }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -28,10 +30,11 @@ function selection(raw: unknown): ImportSelection {
     try {
       v = JSON.parse(raw);
     } catch {
-      throw Errors.badRequest("Invalid request", "\"import\" is not valid JSON");
+      throw Errors.badRequest("Invalid request", '"import" is not valid JSON');
     }
   }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw Errors.badRequest("Invalid request", "\"import\" must be a JSON object");
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw Errors.badRequest("Invalid request", '"import" must be a JSON object');
   return v as ImportSelection;
 }
 
@@ -43,29 +46,55 @@ export function teleporterRoutes(rt: Runtime) {
         const now = new Date();
         let zip: Uint8Array;
         try {
-          zip = exportArchive({ config: rt.config, gravityDb: rt.gravityDb, queryDb: rt.queryDb, dataDir: rt.paths.dataDir, version: rt.version.version }, now);
+          zip = exportArchive(
+            {
+              config: rt.config,
+              gravityDb: rt.gravityDb,
+              queryDb: rt.queryDb,
+              dataDir: rt.paths.dataDir,
+              version: rt.version.version,
+            },
+            now,
+          );
         } catch (e) {
           rt.log("error", `teleporter export failed: ${(e as Error).message}`);
           throw new ApiError(500, "compression_error", "Failed to create the ZIP archive", (e as Error).message);
         }
         return new Response(zip, {
-          headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${archiveName(now)}"` },
+          headers: {
+            "content-type": "application/zip",
+            "content-disposition": `attachment; filename="${archiveName(now)}"`,
+          },
         });
       },
-      { detail: documented({ tags: ["Teleporter"], summary: "Download a backup: gravity.db, pihole.toml, pihole-FTL.db, hosts and dhcp.leases in Pi-hole's zip layout" }, { responses: { 200: "The archive (application/zip)" }, replyType: "application/zip" }) },
+      {
+        detail: documented(
+          {
+            tags: ["Teleporter"],
+            summary:
+              "Download a backup: gravity.db, pihole.toml, pihole-FTL.db, hosts and dhcp.leases in Pi-hole's zip layout",
+          },
+          { responses: { 200: "The archive (application/zip)" }, replyType: "application/zip" },
+        ),
+      },
     )
     .post(
       "/teleporter",
       async ({ body, request }) => {
         assertMayChangeConfig(rt, request);
-        if (!body || typeof body !== "object") throw Errors.badRequest("Invalid form request", "send multipart/form-data with a \"file\" field");
+        if (!body || typeof body !== "object")
+          throw Errors.badRequest("Invalid form request", 'send multipart/form-data with a "file" field');
         const file = (body as { file?: unknown }).file;
-        if (!(file instanceof Blob)) throw Errors.badRequest("No ZIP archive received", "field \"file\" is missing");
+        if (!(file instanceof Blob)) throw Errors.badRequest("No ZIP archive received", 'field "file" is missing');
         if (file.size > MAX_ARCHIVE) throw Errors.badRequest("ZIP archive too large", `at most ${MAX_ARCHIVE} bytes`);
         const sel = selection((body as { import?: unknown }).import);
         const bytes = new Uint8Array(await file.arrayBuffer());
         try {
-          const r = importArchive({ config: rt.config, gravityDb: rt.gravityDb, events: rt.events, dataDir: rt.paths.dataDir }, bytes, sel);
+          const r = importArchive(
+            { config: rt.config, gravityDb: rt.gravityDb, events: rt.events, dataDir: rt.paths.dataDir },
+            bytes,
+            sel,
+          );
           rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
           for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
           if (r.files.includes(ENTRY.leases)) rt.events.emit("dhcp-leases-changed", { reason: "teleporter" });
@@ -78,7 +107,20 @@ export function teleporterRoutes(rt: Runtime) {
       {
         body: ImportForm,
         response: ImportReply,
-        detail: documented({ tags: ["Teleporter"], summary: "Restore a backup (multipart: file, optional import selection); all or nothing" }, { responses: { 200: "Restored: the files and settings taken", 400: "Not a usable archive (nothing changed)", 403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)" }, bodyType: "multipart/form-data" }),
+        detail: documented(
+          {
+            tags: ["Teleporter"],
+            summary: "Restore a backup (multipart: file, optional import selection); all or nothing",
+          },
+          {
+            responses: {
+              200: "Restored: the files and settings taken",
+              400: "Not a usable archive (nothing changed)",
+              403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)",
+            },
+            bodyType: "multipart/form-data",
+          },
+        ),
       },
     );
 }

@@ -9,7 +9,8 @@ type Listener = Parameters<ConfigView["subscribe"]>[0];
 /** `next`, with every part equal to `prev`'s replaced by prev's own object. */
 function sharePrevious<T>(prev: T, next: T): T {
   if (prev === next || JSON.stringify(prev) === JSON.stringify(next)) return prev;
-  if (typeof prev !== "object" || typeof next !== "object" || prev === null || next === null || Array.isArray(next)) return next;
+  if (typeof prev !== "object" || typeof next !== "object" || prev === null || next === null || Array.isArray(next))
+    return next;
   const out: Record<string, unknown> = {};
   const p = prev as Record<string, unknown>;
   for (const [k, v] of Object.entries(next as Record<string, unknown>)) out[k] = k in p ? sharePrevious(p[k], v) : v;

@@ -74,8 +74,16 @@ export class DnsThreads {
       };
       const snap = o.snapshot();
       const init: ThreadInit = {
-        op: "init", index: i + 1, port: o.port, hosts: o.hosts, config: o.config.current, blocking: o.blocking.active,
-        snapshot: snap.data, builtAt: snap.builtAt, leases: o.leases(), names: [...o.names()],
+        op: "init",
+        index: i + 1,
+        port: o.port,
+        hosts: o.hosts,
+        config: o.config.current,
+        blocking: o.blocking.active,
+        snapshot: snap.data,
+        builtAt: snap.builtAt,
+        leases: o.leases(),
+        names: [...o.names()],
       };
       w.postMessage(init);
     });

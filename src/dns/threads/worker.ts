@@ -50,7 +50,13 @@ class DnsThread {
     this.blocking = { active: init.blocking };
     this.names = new Map(init.names);
     this.snapshot = this.snapshotOf(init.snapshot, init.builtAt);
-    this.engine = new QueryEngine({ config: this.config, blocking: this.blocking, sink: this.relay, log, snapshot: () => this.snapshot });
+    this.engine = new QueryEngine({
+      config: this.config,
+      blocking: this.blocking,
+      sink: this.relay,
+      log,
+      snapshot: () => this.snapshot,
+    });
     this.engine.local.setLeaseNames(init.leases);
     this.timer = setInterval(() => this.sendCounters(), 250);
   }
@@ -126,7 +132,10 @@ self.onmessage = (ev: MessageEvent<ToThread>) => {
       post({ op: "ready", error: (e as Error).message });
       return;
     }
-    thread.start().then(() => post({ op: "ready", error: null }), (e: Error) => post({ op: "ready", error: `${e.message} ${(e as { code?: string }).code ?? ""}`.trim() }));
+    thread.start().then(
+      () => post({ op: "ready", error: null }),
+      (e: Error) => post({ op: "ready", error: `${e.message} ${(e as { code?: string }).code ?? ""}`.trim() }),
+    );
     return;
   }
   thread?.apply(m);

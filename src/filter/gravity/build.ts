@@ -91,7 +91,9 @@ class Sets {
 
   /** true when (entry, list) is new; parseList hands ABP entries verbatim ("||x^" / "@@||x^") */
   add(b: Uint8Array, start: number, end: number, abp: boolean, id: number): boolean {
-    const wire = abp ? this.scratch.encodeBytes(b, start + this.prefix.length, end - 1) : this.scratch.encodeBytes(b, start, end);
+    const wire = abp
+      ? this.scratch.encodeBytes(b, start + this.prefix.length, end - 1)
+      : this.scratch.encodeBytes(b, start, end);
     // a name too long for the wire (the DNS never asks for it) is still stored in the table
     return wire === null || (abp ? this.abp : this.plain).add(wire, id);
   }
@@ -103,14 +105,26 @@ class Sets {
 }
 
 function writeSets(path: string, key: string, block: Sets, allow: Sets): { snapshotBytes: number; unique: number } {
-  const gravity = block.plain.finish(false), gravityAbp = block.abp.finish(false);
-  const snapshotBytes = writeSnapshotFile(path, key, { gravity, gravityAbp, antigravity: allow.plain.finish(false), antigravityAbp: allow.abp.finish(false) });
+  const gravity = block.plain.finish(false),
+    gravityAbp = block.abp.finish(false);
+  const snapshotBytes = writeSnapshotFile(path, key, {
+    gravity,
+    gravityAbp,
+    antigravity: allow.plain.finish(false),
+    antigravityAbp: allow.abp.finish(false),
+  });
   return { snapshotBytes, unique: gravity.count + gravityAbp.count };
 }
 
-const maxRowid = (db: Database, table: string) => (db.query(`SELECT MAX(rowid) AS m FROM ${table}`).get() as { m: number | null }).m ?? 0;
+const maxRowid = (db: Database, table: string) =>
+  (db.query(`SELECT MAX(rowid) AS m FROM ${table}`).get() as { m: number | null }).m ?? 0;
 
-export async function runGravity(db: Database, dataDir: string, limits: Limits, out: (line: string) => void): Promise<GravityResult> {
+export async function runGravity(
+  db: Database,
+  dataDir: string,
+  limits: Limits,
+  out: (line: string) => void,
+): Promise<GravityResult> {
   const t0 = performance.now();
   db.exec("PRAGMA foreign_keys = OFF");
   const lists = enabledAdlists(db);
@@ -137,7 +151,9 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       mark = performance.now();
       const f = await fetchList(dataDir, l.id, l.address, limits);
       phase("fetch");
-      out(`  [${f.status === ListStatus.updated || f.status === ListStatus.unchanged ? "✓" : "✗"}] Status: ${f.message}`);
+      out(
+        `  [${f.status === ListStatus.updated || f.status === ListStatus.unchanged ? "✓" : "✗"}] Status: ${f.message}`,
+      );
       if (!f.file) {
         stats.set(l.id, { status: f.status, valid: 0, invalid: 0, abp: 0 });
         continue;
@@ -163,13 +179,20 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       phases.insert! += ins.ms - before;
       if (counts.abp > 0) abpSeen = true;
       stats.set(l.id, { status: f.status, valid: counts.valid, invalid: counts.invalid, abp: counts.abp });
-      out(`  [i] Imported ${counts.valid} domains${counts.abp ? ` and ${counts.abp} ABP entries` : ""}, ignoring ${counts.invalid} non-domain entries`);
+      out(
+        `  [i] Imported ${counts.valid} domains${counts.abp ? ` and ${counts.abp} ABP entries` : ""}, ignoring ${counts.invalid} non-domain entries`,
+      );
       if (counts.samples.length) out(`      Sample of non-domain entries: ${counts.samples.join(", ")}`);
     }
     mark = performance.now();
     const now = Math.floor(Date.now() / 1000);
     const token = randomUUID();
-    const key = snapshotKey(String(now), token, [block.count, maxRowid(db, BUILD.gravity)], [allow.count, maxRowid(db, BUILD.antigravity)]);
+    const key = snapshotKey(
+      String(now),
+      token,
+      [block.count, maxRowid(db, BUILD.gravity)],
+      [allow.count, maxRowid(db, BUILD.antigravity)],
+    );
     // the sets only live to be written: the index below is built without them in memory
     const { snapshotBytes, unique } = writeSets(join(dataDir, "gravity.snapshot"), key, blockSets, allowSets);
     blockSets = allowSets = null;
@@ -190,9 +213,17 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       db.exec(`ALTER TABLE ${BUILD.antigravity} RENAME TO antigravity`);
       const results = new Map<number, AdlistResult>();
       for (const [id, s] of stats)
-        results.set(id, { number: s.valid, invalid_domains: s.invalid, abp_entries: s.abp, status: s.status, updated: s.status === ListStatus.updated });
+        results.set(id, {
+          number: s.valid,
+          invalid_domains: s.invalid,
+          abp_entries: s.abp,
+          status: s.status,
+          updated: s.status === ListStatus.updated,
+        });
       recordAdlistResults(db, results, now);
-      const setInfo = db.query("INSERT INTO info (property, value) VALUES (?, ?) ON CONFLICT(property) DO UPDATE SET value = excluded.value");
+      const setInfo = db.query(
+        "INSERT INTO info (property, value) VALUES (?, ?) ON CONFLICT(property) DO UPDATE SET value = excluded.value",
+      );
       setInfo.run("updated", String(now));
       setInfo.run("gravity_count", String(unique));
       setInfo.run("abp_domains", abpSeen ? "1" : "0");
@@ -206,10 +237,23 @@ export async function runGravity(db: Database, dataDir: string, limits: Limits, 
       // readers may hold the WAL; it is checkpointed later
     }
     phase("swap");
-    const result: GravityResult = { ok: true, lists: lists.length, gravityRows: block.count, unique, antigravityRows: allow.count, ms: Math.round(performance.now() - t0), phases, snapshotBytes };
+    const result: GravityResult = {
+      ok: true,
+      lists: lists.length,
+      gravityRows: block.count,
+      unique,
+      antigravityRows: allow.count,
+      ms: Math.round(performance.now() - t0),
+      phases,
+      snapshotBytes,
+    };
     out(`  [i] Number of gravity domains: ${block.count} (${unique} unique domains)`);
     out(`  [i] Number of allowed domains from allow lists: ${allow.count}`);
-    out(`  [i] Phases (ms): ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ")}; snapshot file ${(snapshotBytes / 1048576).toFixed(1)} MiB`);
+    out(
+      `  [i] Phases (ms): ${Object.entries(phases)
+        .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+        .join(", ")}; snapshot file ${(snapshotBytes / 1048576).toFixed(1)} MiB`,
+    );
     out(`  [✓] Done in ${(result.ms / 1000).toFixed(1)} s.`);
     return result;
   } catch (e) {

@@ -1,7 +1,17 @@
 // The local copy of each list (<dataDir>/listsCache/list.<id>.domains) with what the next download
 // needs to ask "changed since?" (ETag, Last-Modified) and to tell "same content" (sha1).
 import { createHash, type Hash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 
 export interface CacheMeta {
@@ -44,14 +54,19 @@ export class CacheWriter {
   private fd: number | null;
   private readonly hash: Hash = createHash("sha1");
   size = 0;
-  constructor(private readonly dataDir: string, private readonly id: number, private readonly maxBytes: number) {
+  constructor(
+    private readonly dataDir: string,
+    private readonly id: number,
+    private readonly maxBytes: number,
+  ) {
     mkdirSync(cacheDir(dataDir), { recursive: true });
-    this.tmp = file(dataDir, id) + ".tmp";
+    this.tmp = `${file(dataDir, id)}.tmp`;
     this.fd = openSync(this.tmp, "w");
   }
 
   write(chunk: Uint8Array): void {
-    if (this.size + chunk.byteLength > this.maxBytes) throw new ContentError(`list larger than the limit (${this.maxBytes} bytes)`);
+    if (this.size + chunk.byteLength > this.maxBytes)
+      throw new ContentError(`list larger than the limit (${this.maxBytes} bytes)`);
     // NUL bytes in the first 64 KiB: an image or archive served instead of a list
     const end = Math.min(chunk.byteLength, 65536 - this.size);
     for (let i = 0; i < end; i++) if (chunk[i] === 0) throw new ContentError("not a text list (binary content)");
@@ -69,8 +84,8 @@ export class CacheWriter {
   commit(meta: CacheMeta): string {
     this.close();
     renameSync(this.tmp, file(this.dataDir, this.id));
-    writeFileSync(metaFile(this.dataDir, this.id) + ".tmp", JSON.stringify(meta));
-    renameSync(metaFile(this.dataDir, this.id) + ".tmp", metaFile(this.dataDir, this.id));
+    writeFileSync(`${metaFile(this.dataDir, this.id)}.tmp`, JSON.stringify(meta));
+    renameSync(`${metaFile(this.dataDir, this.id)}.tmp`, metaFile(this.dataDir, this.id));
     return file(this.dataDir, this.id);
   }
 

@@ -45,7 +45,12 @@ export async function gravityCommand(paths: Paths, config: ConfigStore): Promise
     process.exit(1);
   });
   try {
-    const r = await runGravity(db, paths.dataDir, { timeoutMs: c.downloadTimeout * 1000, maxBytes: c.maxListSize * 1024 * 1024 }, (l) => console.log(l));
+    const r = await runGravity(
+      db,
+      paths.dataDir,
+      { timeoutMs: c.downloadTimeout * 1000, maxBytes: c.maxListSize * 1024 * 1024 },
+      (l) => console.log(l),
+    );
     return r.ok ? 0 : 1;
   } catch (e) {
     console.log(`  [✗] Gravity update failed, the previous lists stay active: ${(e as Error).message}`);

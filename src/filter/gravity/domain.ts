@@ -14,7 +14,8 @@ export function validDomain(name: string, fqdnOnly = false): boolean {
       if (i === labelStart || i - labelStart > 63 || name.charCodeAt(i - 1) === 45) return false;
       labelStart = i + 1;
       labels++;
-    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95 || (c >= 65 && c <= 90))) return false;
+    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95 || (c >= 65 && c <= 90)))
+      return false;
   }
   if (n === labelStart || n - labelStart > 63 || name.charCodeAt(n - 1) === 45) return false;
   if (fqdnOnly && labels < 2) return false;

@@ -33,7 +33,13 @@ async function readLimited(res: Response, maxBytes: number, into: CacheWriter): 
   for await (const chunk of res.body) into.write(chunk);
 }
 
-async function fetchHttp(address: string, etag: string | undefined, lastModified: string | undefined, limits: Limits, into: CacheWriter) {
+async function fetchHttp(
+  address: string,
+  etag: string | undefined,
+  lastModified: string | undefined,
+  limits: Limits,
+  into: CacheWriter,
+) {
   const headers: Record<string, string> = { "user-agent": "moat-gravity", "accept-encoding": "gzip, deflate" };
   if (etag) headers["if-none-match"] = etag;
   if (lastModified) headers["if-modified-since"] = lastModified;
@@ -42,7 +48,9 @@ async function fetchHttp(address: string, etag: string | undefined, lastModified
   try {
     res = await fetch(address, { headers, redirect: "follow", signal });
   } catch (e) {
-    throw new FetchFailure(signal.aborted ? `timed out after ${limits.timeoutMs / 1000} s` : `connection failed (${(e as Error).message})`);
+    throw new FetchFailure(
+      signal.aborted ? `timed out after ${limits.timeoutMs / 1000} s` : `connection failed (${(e as Error).message})`,
+    );
   }
   if (res.status === 304) return { notModified: true as const };
   if (res.status !== 200) {
@@ -51,10 +59,18 @@ async function fetchHttp(address: string, etag: string | undefined, lastModified
   }
   try {
     await readLimited(res, limits.maxBytes, into);
-    return { notModified: false as const, etag: res.headers.get("etag") ?? undefined, lastModified: res.headers.get("last-modified") ?? undefined };
+    return {
+      notModified: false as const,
+      etag: res.headers.get("etag") ?? undefined,
+      lastModified: res.headers.get("last-modified") ?? undefined,
+    };
   } catch (e) {
     if (e instanceof FetchFailure || e instanceof ContentError) throw e;
-    throw new FetchFailure(signal.aborted ? `timed out after ${limits.timeoutMs / 1000} s` : `transfer interrupted (${(e as Error).message})`);
+    throw new FetchFailure(
+      signal.aborted
+        ? `timed out after ${limits.timeoutMs / 1000} s`
+        : `transfer interrupted (${(e as Error).message})`,
+    );
   }
 }
 
@@ -92,7 +108,8 @@ export async function fetchList(dataDir: string, id: number, address: string, li
       throw new FetchFailure("invalid address");
     }
     let etag: string | undefined, lastModified: string | undefined;
-    if (scheme !== "file:" && scheme !== "http:" && scheme !== "https:") throw new FetchFailure(`unsupported protocol ${scheme.replace(/:$/, "")}`);
+    if (scheme !== "file:" && scheme !== "http:" && scheme !== "https:")
+      throw new FetchFailure(`unsupported protocol ${scheme.replace(/:$/, "")}`);
     into = new CacheWriter(dataDir, id, limits.maxBytes);
     if (scheme === "file:") {
       readLocal(address, limits, into);
@@ -100,21 +117,39 @@ export async function fetchList(dataDir: string, id: number, address: string, li
       const r = await fetchHttp(address, cached?.meta.etag, cached?.meta.lastModified, limits, into);
       if (r.notModified) {
         into.abort();
-        if (cached) return { status: ListStatus.unchanged, file: cached.file, message: "No changes detected (HTTP 304)" };
+        if (cached)
+          return { status: ListStatus.unchanged, file: cached.file, message: "No changes detected (HTTP 304)" };
         throw new FetchFailure("HTTP 304 without a cached copy");
       }
       ({ etag, lastModified } = r);
     }
     const digest = into.digest();
     if (cached && cached.meta.sha1 === digest) {
-      return { status: ListStatus.unchanged, file: into.commit({ ...cached.meta, etag, lastModified, fetchedAt: Date.now() }), message: "No changes detected" };
+      return {
+        status: ListStatus.unchanged,
+        file: into.commit({ ...cached.meta, etag, lastModified, fetchedAt: Date.now() }),
+        message: "No changes detected",
+      };
     }
-    return { status: ListStatus.updated, file: into.commit({ address, etag, lastModified, sha1: digest, fetchedAt: Date.now() }), message: "Retrieval successful" };
+    return {
+      status: ListStatus.updated,
+      file: into.commit({ address, etag, lastModified, sha1: digest, fetchedAt: Date.now() }),
+      message: "Retrieval successful",
+    };
   } catch (e) {
     into?.abort();
     if (e instanceof ContentError) e = new FetchFailure(e.message);
     if (!(e instanceof FetchFailure)) throw e;
-    if (cached) return { status: ListStatus.cached, file: cached.file, message: `Download failed: ${e.message}; using the cached copy` };
-    return { status: ListStatus.failed, file: null, message: `Download failed: ${e.message}; no cached copy available` };
+    if (cached)
+      return {
+        status: ListStatus.cached,
+        file: cached.file,
+        message: `Download failed: ${e.message}; using the cached copy`,
+      };
+    return {
+      status: ListStatus.failed,
+      file: null,
+      message: `Download failed: ${e.message}; no cached copy available`,
+    };
   }
 }

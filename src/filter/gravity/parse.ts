@@ -19,8 +19,18 @@ export interface ParseCounts {
 export type Emit = (buf: Uint8Array, start: number, end: number, abp: boolean) => void;
 
 const FALSE_POSITIVES = new Set([
-  "localhost", "localhost.localdomain", "local", "broadcasthost", "ip6-localhost", "ip6-loopback", "lo0",
-  "ip6-localnet", "ip6-mcastprefix", "ip6-allnodes", "ip6-allrouters", "ip6-allhosts",
+  "localhost",
+  "localhost.localdomain",
+  "local",
+  "broadcasthost",
+  "ip6-localhost",
+  "ip6-loopback",
+  "lo0",
+  "ip6-localnet",
+  "ip6-mcastprefix",
+  "ip6-allnodes",
+  "ip6-allrouters",
+  "ip6-allhosts",
 ]);
 /** first letters and lengths of the false positives: other tokens need no string made to ask */
 const FP_FIRST = new Set([...FALSE_POSITIVES].map((s) => s.charCodeAt(0)));
@@ -49,7 +59,7 @@ function takeToken(tok: string, abpPrefix: string, counts: ParseCounts, scratch:
     abp = true;
   } else {
     counts.invalid++;
-    if (counts.samples.length < 5) counts.samples.push(tok.length > 80 ? tok.slice(0, 80) + "…" : tok);
+    if (counts.samples.length < 5) counts.samples.push(tok.length > 80 ? `${tok.slice(0, 80)}…` : tok);
     return;
   }
   // a valid entry is ASCII and at most 255 + 5 characters
@@ -110,7 +120,16 @@ function isIpv4(b: Uint8Array, s: number, e: number): boolean {
 }
 
 /** The common token: a plain name or ABP entry, decided from the bytes without a string. */
-function takeBytes(b: Uint8Array, s: number, e: number, prefix: Uint8Array, abpPrefix: string, counts: ParseCounts, scratch: Uint8Array, emit: Emit): void {
+function takeBytes(
+  b: Uint8Array,
+  s: number,
+  e: number,
+  prefix: Uint8Array,
+  abpPrefix: string,
+  counts: ParseCounts,
+  scratch: Uint8Array,
+  emit: Emit,
+): void {
   if (e - s > 300) return takeToken(latin1.decode(b.subarray(s, e)), abpPrefix, counts, scratch, emit);
   if (b[s]! <= 57 && isIpv4(b, s, e)) return;
   let n = 0;
@@ -121,13 +140,19 @@ function takeBytes(b: Uint8Array, s: number, e: number, prefix: Uint8Array, abpP
     scratch[n++] = c >= 65 && c <= 90 ? c + 32 : c;
   }
   if (scratch[n - 1] === 46) n--;
-  if (FP_FIRST.has(scratch[0]!) && FP_LENGTHS.has(n) && FALSE_POSITIVES.has(latin1.decode(scratch.subarray(0, n)))) return;
+  if (FP_FIRST.has(scratch[0]!) && FP_LENGTHS.has(n) && FALSE_POSITIVES.has(latin1.decode(scratch.subarray(0, n))))
+    return;
   if (validBytes(scratch, 0, n, true)) {
     counts.valid++;
     return emit(scratch, 0, n, false);
   }
   const p = prefix.length;
-  if (n > p && scratch[n - 1] === 94 && prefix.every((c, i) => scratch[i] === c) && validBytes(scratch, p, n - 1, false)) {
+  if (
+    n > p &&
+    scratch[n - 1] === 94 &&
+    prefix.every((c, i) => scratch[i] === c) &&
+    validBytes(scratch, p, n - 1, false)
+  ) {
     counts.abp++;
     return emit(scratch, 0, n, true);
   }
@@ -194,7 +219,10 @@ class Parser {
   private readonly abpPrefix: string;
   private readonly prefix: Uint8Array;
   private readonly scratch = new Uint8Array(320);
-  constructor(kind: "block" | "allow", private readonly emit: Emit) {
+  constructor(
+    kind: "block" | "allow",
+    private readonly emit: Emit,
+  ) {
     this.abpPrefix = kind === "block" ? "||" : "@@||";
     this.prefix = new TextEncoder().encode(this.abpPrefix);
   }

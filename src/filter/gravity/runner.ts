@@ -24,12 +24,12 @@ export class GravityRun {
     let listener: ((line: string | null) => void) | undefined;
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
-        for (const l of this.lines) controller.enqueue(enc.encode(l + "\n"));
+        for (const l of this.lines) controller.enqueue(enc.encode(`${l}\n`));
         if (this.done) return controller.close();
         listener = (line) => {
           try {
             if (line === null) controller.close();
-            else controller.enqueue(enc.encode(line + "\n"));
+            else controller.enqueue(enc.encode(`${line}\n`));
           } catch {
             // the client went away
           }
@@ -115,7 +115,11 @@ export class GravityService {
     // said once the filter holds the new lists, with the number the API shows
     const unique = this.rt.gravitySize();
     if (!ok) this.rt.log("warn", "gravity update failed, previous lists kept");
-    else this.rt.log("info", `gravity update finished${unique === undefined ? "" : `: ${unique} unique domains on block lists`}`);
+    else
+      this.rt.log(
+        "info",
+        `gravity update finished${unique === undefined ? "" : `: ${unique} unique domains on block lists`}`,
+      );
   }
 
   /** due when the last run is older than gravity.updateInterval (never run: 5 minutes after start) */
@@ -148,4 +152,3 @@ export class GravityService {
     this.timers = [];
   }
 }
-

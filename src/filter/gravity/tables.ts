@@ -9,7 +9,9 @@ import { snapshotKey, type GravitySets } from "../snapshot-file.ts";
 /** info.<property> of the last run, or null (no run yet, or no readable gravity.db). */
 export function gravityInfo(db: Database, property: "updated" | "gravity_count"): string | null {
   try {
-    return db.query<{ value: string }, [string]>("SELECT value FROM info WHERE property = ?").get(property)?.value ?? null;
+    return (
+      db.query<{ value: string }, [string]>("SELECT value FROM info WHERE property = ?").get(property)?.value ?? null
+    );
   } catch {
     return null;
   }
@@ -22,7 +24,9 @@ export function gravitySetsFromDb(db: Database): GravitySets {
     const n = db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n ?? 0;
     const plain = new DomainSetBuilder(new ComboTable(), n);
     const abp = new DomainSetBuilder(new ComboTable(), 16);
-    for (const r of db.query<{ domain: string; adlist_id: number }, []>(`SELECT domain, adlist_id FROM ${table}`).iterate()) {
+    for (const r of db
+      .query<{ domain: string; adlist_id: number }, []>(`SELECT domain, adlist_id FROM ${table}`)
+      .iterate()) {
       let d = r.domain;
       let into = plain;
       if (d.startsWith(marker) && d.endsWith("^")) {
@@ -47,7 +51,8 @@ function tableShape(db: Database, table: string): [number, number] {
 
 /** The key of the gravity content now in the tables (snapshot-file.ts: a snapshot file is valid for one key). */
 export function readGravityKey(db: Database): string {
-  const get = (p: string) => db.query<{ value: string }, [string]>("SELECT value FROM info WHERE property = ?").get(p)?.value ?? "";
+  const get = (p: string) =>
+    db.query<{ value: string }, [string]>("SELECT value FROM info WHERE property = ?").get(p)?.value ?? "";
   return snapshotKey(get("updated"), get("moat_snapshot"), tableShape(db, "gravity"), tableShape(db, "antigravity"));
 }
 
@@ -63,9 +68,12 @@ interface GravityRows {
 
 export function readGravityRows(db: Database): GravityRows {
   const info: Record<string, string> = {};
-  for (const r of db.query(`SELECT property, value FROM info WHERE property IN (${RUN_INFO.map(() => "?").join(",")})`).all(...RUN_INFO) as Array<{ property: string; value: string }>)
+  for (const r of db
+    .query(`SELECT property, value FROM info WHERE property IN (${RUN_INFO.map(() => "?").join(",")})`)
+    .all(...RUN_INFO) as Array<{ property: string; value: string }>)
     info[r.property] = r.value;
-  const rows = (t: string) => db.query(`SELECT rowid, domain, adlist_id FROM ${t}`).values() as Array<[number, string, number]>;
+  const rows = (t: string) =>
+    db.query(`SELECT rowid, domain, adlist_id FROM ${t}`).values() as Array<[number, string, number]>;
   return { info, gravity: rows("gravity"), antigravity: rows("antigravity") };
 }
 
@@ -93,7 +101,9 @@ export const backupListContents: ListContents = {
     for (const t of ["gravity", "antigravity"]) if (backupTables.has(t)) copyFromBackup(live, backup, t, kept);
     // the rows are the backup's gravity: its date and count come along, and the snapshot file
     // (whose key may match the new rows' count by chance) no longer describes them
-    live.run(`INSERT OR REPLACE INTO main.info (property, value) SELECT property, value FROM ${backup}.info WHERE property IN ('updated', 'gravity_count', 'abp_domains')`);
+    live.run(
+      `INSERT OR REPLACE INTO main.info (property, value) SELECT property, value FROM ${backup}.info WHERE property IN ('updated', 'gravity_count', 'abp_domains')`,
+    );
     live.run("DELETE FROM main.info WHERE property = 'moat_snapshot'");
   },
 };

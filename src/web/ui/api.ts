@@ -51,11 +51,21 @@ async function fail(res: Response): Promise<never> {
     // not JSON
   }
   const e = body.error;
-  throw new ApiError(res.status, e?.key ?? "http_error", e?.message ?? `${res.status} ${res.statusText}`, e?.hint ?? null);
+  throw new ApiError(
+    res.status,
+    e?.key ?? "http_error",
+    e?.message ?? `${res.status} ${res.statusText}`,
+    e?.hint ?? null,
+  );
 }
 
 /** a raw request to /api…; throws ApiError for any non-2xx status */
-export async function request(method: string, path: string, body?: unknown, opts: { auth?: boolean } = {}): Promise<Response> {
+export async function request(
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { auth?: boolean } = {},
+): Promise<Response> {
   const isForm = body instanceof FormData;
   const res = await fetch(`/api${path}`, {
     method,

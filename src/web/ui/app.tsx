@@ -37,7 +37,13 @@ export function App() {
   const route = useRoute();
   const [menu, setMenu] = useState(false);
   const setup = useSetupNeeded(s.state === "open" || s.state === "in");
-  useEffect(() => void checkSession().catch(() => session.set({ state: "out", totp: false, reason: "Moat did not answer. Is it running?" })), []);
+  useEffect(
+    () =>
+      void checkSession().catch(() =>
+        session.set({ state: "out", totp: false, reason: "Moat did not answer. Is it running?" }),
+      ),
+    [],
+  );
   useEffect(() => setMenu(false), [route]);
   const path = route.split("?")[0]!.replace(/\/+$/, "") || "/";
   const current = PAGES.find((p) => p.path === path) ?? PAGES[0]!;
@@ -50,9 +56,17 @@ export function App() {
   const Page = current.page;
   return (
     <div class={`shell ${menu ? "menu-open" : ""}`}>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
-        <button type="button" class="icon-btn nav-toggle" aria-label="Menu" aria-expanded={menu} onClick={() => setMenu(!menu)}>
+        <button
+          type="button"
+          class="icon-btn nav-toggle"
+          aria-label="Menu"
+          aria-expanded={menu}
+          onClick={() => setMenu(!menu)}
+        >
           ☰
         </button>
         <a class="brand" {...linkProps("/")}>
@@ -74,7 +88,12 @@ export function App() {
       </header>
       <nav class="side" aria-label="Pages">
         {PAGES.map((p) => (
-          <a key={p.path} {...linkProps(p.path)} class={p === current ? "active" : ""} aria-current={p === current ? "page" : undefined}>
+          <a
+            key={p.path}
+            {...linkProps(p.path)}
+            class={p === current ? "active" : ""}
+            aria-current={p === current ? "page" : undefined}
+          >
             {p.title}
           </a>
         ))}

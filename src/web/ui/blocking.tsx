@@ -55,7 +55,12 @@ export function BlockingControl() {
     }
   };
 
-  if (!data) return <div class="blocking"><Spinner /></div>;
+  if (!data)
+    return (
+      <div class="blocking">
+        <Spinner />
+      </div>
+    );
   const on = isOn(data);
   return (
     <div class="blocking" ref={box}>
@@ -75,8 +80,12 @@ export function BlockingControl() {
       )}
       {open && (
         <div class="menu" role="menu">
-          <button role="menuitem" onClick={() => set(false, 300)}>For 5 minutes</button>
-          <button role="menuitem" onClick={() => set(false, 3600)}>For 1 hour</button>
+          <button role="menuitem" onClick={() => set(false, 300)}>
+            For 5 minutes
+          </button>
+          <button role="menuitem" onClick={() => set(false, 3600)}>
+            For 1 hour
+          </button>
           <form
             class="menu-custom"
             onSubmit={(e) => {
@@ -87,12 +96,23 @@ export function BlockingControl() {
           >
             <label>
               For
-              <input type="number" min="1" step="1" value={custom} aria-label="minutes" onInput={(e) => setCustom((e.target as HTMLInputElement).value)} />
+              <input
+                type="number"
+                min="1"
+                step="1"
+                value={custom}
+                aria-label="minutes"
+                onInput={(e) => setCustom((e.target as HTMLInputElement).value)}
+              />
               min
             </label>
-            <button type="submit" class="btn">Go</button>
+            <button type="submit" class="btn">
+              Go
+            </button>
           </form>
-          <button role="menuitem" class="danger-text" onClick={() => set(false, null)}>Until I enable it</button>
+          <button role="menuitem" class="danger-text" onClick={() => set(false, null)}>
+            Until I enable it
+          </button>
         </div>
       )}
     </div>

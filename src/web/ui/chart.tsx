@@ -11,7 +11,17 @@ function cssVar(name: string): string {
 const resolve = (c: string) => (c.startsWith("var(") ? cssVar(c.slice(4, -1)) : c);
 
 /** x: unix seconds; series drawn in order (a later bar series paints over an earlier one) */
-export function TimeChart({ x, series, height = 220, label }: { x: number[]; series: Series[]; height?: number; label: string }) {
+export function TimeChart({
+  x,
+  series,
+  height = 220,
+  label,
+}: {
+  x: number[];
+  series: Series[];
+  height?: number;
+  label: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const latest = useRef(series);
@@ -32,7 +42,18 @@ export function TimeChart({ x, series, height = 220, label }: { x: number[]; ser
         { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid"), width: 1 }, ticks: { show: false }, size: 48 },
       ],
       series: [
-        { label: "Time", value: (_u, v) => (v == null ? "" : new Date(v * 1000).toLocaleString([], { hour: "2-digit", minute: "2-digit", day: "numeric", month: "short" })) },
+        {
+          label: "Time",
+          value: (_u, v) =>
+            v == null
+              ? ""
+              : new Date(v * 1000).toLocaleString([], {
+                  hour: "2-digit",
+                  minute: "2-digit",
+                  day: "numeric",
+                  month: "short",
+                }),
+        },
         ...series.map((s, k) => ({
           label: s.label,
           stroke: resolve(s.color),
@@ -40,7 +61,12 @@ export function TimeChart({ x, series, height = 220, label }: { x: number[]; ser
           width: s.bars ? 0 : 2,
           points: { show: false },
           ...(s.bars ? { paths: bars } : {}),
-          ...(s.legend ? { value: (_u: uPlot, _v: number, _si: number, i: number | null) => (i == null ? "" : (latest.current[k]?.legend?.(i) ?? "")) } : {}),
+          ...(s.legend
+            ? {
+                value: (_u: uPlot, _v: number, _si: number, i: number | null) =>
+                  i == null ? "" : (latest.current[k]?.legend?.(i) ?? ""),
+              }
+            : {}),
         })),
       ],
     };

@@ -9,17 +9,38 @@ export function Spinner({ label }: { label?: string }) {
   return <span class="spinner" role="status" aria-label={label ?? "working"} />;
 }
 
-type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { busy?: boolean; kind?: "primary" | "danger" | "ghost" | "" };
+type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
+  busy?: boolean;
+  kind?: "primary" | "danger" | "ghost" | "";
+};
 export function Button({ busy, kind = "", children, class: cls, disabled, ...rest }: ButtonProps) {
   return (
-    <button type="button" class={`btn ${kind} ${cls ?? ""}`} disabled={busy || (disabled as boolean)} aria-busy={busy} {...rest}>
+    <button
+      type="button"
+      class={`btn ${kind} ${cls ?? ""}`}
+      disabled={busy || (disabled as boolean)}
+      aria-busy={busy}
+      {...rest}
+    >
       {busy && <Spinner />}
       {children}
     </button>
   );
 }
 
-export function Field({ label, error, hint, children, id }: { label: string; error?: string | null | undefined; hint?: ComponentChildren; children: ComponentChildren; id?: string }) {
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+  id,
+}: {
+  label: string;
+  error?: string | null | undefined;
+  hint?: ComponentChildren;
+  children: ComponentChildren;
+  id?: string;
+}) {
   return (
     <div class={`field ${error ? "invalid" : ""}`}>
       <label for={id}>{label}</label>
@@ -34,7 +55,17 @@ export function Field({ label, error, hint, children, id }: { label: string; err
   );
 }
 
-export function Card({ title, actions, children, class: cls }: { title?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren; class?: string }) {
+export function Card({
+  title,
+  actions,
+  children,
+  class: cls,
+}: {
+  title?: ComponentChildren;
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+  class?: string;
+}) {
   return (
     <section class={`card ${cls ?? ""}`}>
       {(title || actions) && (
@@ -138,7 +169,15 @@ export function ConfirmHost() {
 }
 
 /** a modal for forms (add/edit) */
-export function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+export function Modal({
+  title,
+  onClose,
+  children,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     ref.current?.showModal();
@@ -156,10 +195,27 @@ export function Modal({ title, onClose, children }: { title: string; onClose: ()
   );
 }
 
-export function Toggle({ checked, onChange, label, disabled }: { checked: boolean; onChange: (v: boolean) => void; label: string; disabled?: boolean }) {
+export function Toggle({
+  checked,
+  onChange,
+  label,
+  disabled,
+}: {
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  label: string;
+  disabled?: boolean;
+}) {
   return (
     <label class="switch" title={label}>
-      <input type="checkbox" role="switch" checked={checked} disabled={disabled} aria-label={label} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />
+      <input
+        type="checkbox"
+        role="switch"
+        checked={checked}
+        disabled={disabled}
+        aria-label={label}
+        onChange={(e) => onChange((e.target as HTMLInputElement).checked)}
+      />
       <span class="slider" />
     </label>
   );

@@ -24,13 +24,27 @@ export function GroupChips({ ids, groups }: { ids: number[]; groups: Group[] }) 
   );
 }
 
-export function GroupPicker({ groups, value, onChange }: { groups: Group[]; value: number[]; onChange: (v: number[]) => void }) {
+export function GroupPicker({
+  groups,
+  value,
+  onChange,
+}: {
+  groups: Group[];
+  value: number[];
+  onChange: (v: number[]) => void;
+}) {
   return (
     <fieldset class="group-picker">
       <legend>Groups</legend>
       {groups.map((g) => (
         <label key={g.id} class="check">
-          <input type="checkbox" checked={value.includes(g.id)} onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...value, g.id] : value.filter((x) => x !== g.id))} />
+          <input
+            type="checkbox"
+            checked={value.includes(g.id)}
+            onChange={(e) =>
+              onChange((e.target as HTMLInputElement).checked ? [...value, g.id] : value.filter((x) => x !== g.id))
+            }
+          />
           {g.name}
         </label>
       ))}
@@ -41,7 +55,14 @@ export function GroupPicker({ groups, value, onChange }: { groups: Group[]; valu
 export type Column<T> = { title: string; cell: (r: T) => ComponentChildren; class?: string };
 
 export function EntityTable<T>({
-  rows, columns, rowKey, enabled, onToggle, onEdit, onDelete, noun,
+  rows,
+  columns,
+  rowKey,
+  enabled,
+  onToggle,
+  onEdit,
+  onDelete,
+  noun,
 }: {
   rows: T[];
   columns: Array<Column<T>>;
@@ -56,8 +77,16 @@ export function EntityTable<T>({
   const [busy, run] = useAction();
   const chosen = rows.filter((r) => selected.has(rowKey(r)));
   const del = async (list: T[]) => {
-    if (!(await confirmAction(list.length === 1 ? `Delete ${noun} ${rowKey(list[0]!)}?` : `Delete ${list.length} ${noun}s?`))) return;
-    await run(() => onDelete(list), list.length === 1 ? `Deleted ${rowKey(list[0]!)}` : `Deleted ${list.length} ${noun}s`);
+    if (
+      !(await confirmAction(
+        list.length === 1 ? `Delete ${noun} ${rowKey(list[0]!)}?` : `Delete ${list.length} ${noun}s?`,
+      ))
+    )
+      return;
+    await run(
+      () => onDelete(list),
+      list.length === 1 ? `Deleted ${rowKey(list[0]!)}` : `Deleted ${list.length} ${noun}s`,
+    );
     setSelected(new Set());
   };
   if (!rows.length) return <p class="empty">No {noun}s yet.</p>;
@@ -79,13 +108,22 @@ export function EntityTable<T>({
           <thead>
             <tr>
               <th class="sel">
-                <input type="checkbox" aria-label="Select all" checked={all} onChange={() => setSelected(all ? new Set() : new Set(rows.map(rowKey)))} />
+                <input
+                  type="checkbox"
+                  aria-label="Select all"
+                  checked={all}
+                  onChange={() => setSelected(all ? new Set() : new Set(rows.map(rowKey)))}
+                />
               </th>
               {columns.map((c) => (
-                <th key={c.title} class={c.class}>{c.title}</th>
+                <th key={c.title} class={c.class}>
+                  {c.title}
+                </th>
               ))}
               {onToggle && <th>Enabled</th>}
-              <th><span class="sr-only">Actions</span></th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -113,7 +151,11 @@ export function EntityTable<T>({
                   ))}
                   {onToggle && enabled && (
                     <td data-label="Enabled">
-                      <Toggle checked={enabled(r)} label={`Enable ${k}`} onChange={(on) => void run(() => onToggle(r, on))} />
+                      <Toggle
+                        checked={enabled(r)}
+                        label={`Enable ${k}`}
+                        onChange={(on) => void run(() => onToggle(r, on))}
+                      />
                     </td>
                   )}
                   <td class="row-actions">

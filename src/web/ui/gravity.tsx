@@ -57,10 +57,20 @@ export function GravityProgress({ lists, onDone }: { lists: number; onDone: (r: 
     <div class="gravity" data-testid="gravity-progress">
       <div class="row">
         {!result && !error && <Spinner />}
-        <strong>{error ? `Update failed: ${error}` : result ? (result.ok ? "Update finished" : "Update failed, the previous lists stay active") : "Updating lists…"}</strong>
+        <strong>
+          {error
+            ? `Update failed: ${error}`
+            : result
+              ? result.ok
+                ? "Update finished"
+                : "Update failed, the previous lists stay active"
+              : "Updating lists…"}
+        </strong>
       </div>
       <progress max={100} value={pct} aria-label="gravity progress" />
-      <pre ref={pre} class="log">{lines.join("\n")}</pre>
+      <pre ref={pre} class="log">
+        {lines.join("\n")}
+      </pre>
     </div>
   );
 }

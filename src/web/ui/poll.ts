@@ -3,7 +3,11 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "./api.ts";
 
-export function usePoll<T>(load: () => Promise<T>, everyMs: number, deps: unknown[] = []): { data: T | undefined; error: ApiError | null; reload: () => void } {
+export function usePoll<T>(
+  load: () => Promise<T>,
+  everyMs: number,
+  deps: unknown[] = [],
+): { data: T | undefined; error: ApiError | null; reload: () => void } {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<ApiError | null>(null);
   const tick = useRef<() => void>(() => {});
@@ -22,7 +26,8 @@ export function usePoll<T>(load: () => Promise<T>, everyMs: number, deps: unknow
           setError(null);
         }
       } catch (e) {
-        if (!stopped) setError(e instanceof ApiError ? e : new ApiError(0, "network", String((e as Error).message ?? e), null));
+        if (!stopped)
+          setError(e instanceof ApiError ? e : new ApiError(0, "network", String((e as Error).message ?? e), null));
       } finally {
         busy = false;
         if (!stopped && everyMs > 0 && !document.hidden) timer = setTimeout(run, everyMs);

@@ -30,7 +30,11 @@ export async function checkSession(): Promise<void> {
     const here = currentPath();
     if (here === "/") sessionStorage.removeItem(BACK_KEY);
     else sessionStorage.setItem(BACK_KEY, here);
-    return session.set({ state: "out", totp: body.session?.totp ?? false, ...(session.get().reason ? { reason: session.get().reason } : {}) });
+    return session.set({
+      state: "out",
+      totp: body.session?.totp ?? false,
+      ...(session.get().reason ? { reason: session.get().reason } : {}),
+    });
   }
   if (body.session.sid === null) session.set({ state: "open", totp: false });
   else {

@@ -19,7 +19,13 @@ export function Theme() {
   const next: Record<Mode, Mode> = { auto: "light", light: "dark", dark: "auto" };
   const label = { auto: "◐", light: "☀", dark: "☾" }[mode];
   return (
-    <button type="button" class="icon-btn" title={`Theme: ${mode}`} aria-label={`Theme: ${mode}, switch to ${next[mode]}`} onClick={() => setMode(next[mode])}>
+    <button
+      type="button"
+      class="icon-btn"
+      title={`Theme: ${mode}`}
+      aria-label={`Theme: ${mode}, switch to ${next[mode]}`}
+      onClick={() => setMode(next[mode])}
+    >
       {label}
     </button>
   );

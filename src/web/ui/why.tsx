@@ -5,19 +5,53 @@ import { enc, get } from "./api.ts";
 import { Loading, Modal } from "./components.tsx";
 
 export type QueryRow = {
-  id: number; time: number; type: string; domain: string; cname: string | null; status: string;
-  client: { ip: string; name: string | null }; reply: { type: string; time: number }; list_id: number | null; upstream: string | null;
+  id: number;
+  time: number;
+  type: string;
+  domain: string;
+  cname: string | null;
+  status: string;
+  client: { ip: string; name: string | null };
+  reply: { type: string; time: number };
+  list_id: number | null;
+  upstream: string | null;
   ede: { code: number; text: string | null };
 };
 
 type Group = { id: number; name: string };
-type DomainEntry = { id: number; domain: string; type: string; kind: string; groups: number[]; enabled: boolean; comment: string | null };
-type ListEntry = { id: number; address: string; type: string; groups: number[]; enabled: boolean; comment: string | null; domain?: string };
+type DomainEntry = {
+  id: number;
+  domain: string;
+  type: string;
+  kind: string;
+  groups: number[];
+  enabled: boolean;
+  comment: string | null;
+};
+type ListEntry = {
+  id: number;
+  address: string;
+  type: string;
+  groups: number[];
+  enabled: boolean;
+  comment: string | null;
+  domain?: string;
+};
 type SearchReply = { search: { domains: DomainEntry[]; gravity: ListEntry[] } };
 
 export const BLOCKED = new Set([
-  "GRAVITY", "REGEX", "DENYLIST", "EXTERNAL_BLOCKED_IP", "EXTERNAL_BLOCKED_NULL", "EXTERNAL_BLOCKED_NXRA", "GRAVITY_CNAME",
-  "REGEX_CNAME", "DENYLIST_CNAME", "DBBUSY", "SPECIAL_DOMAIN", "EXTERNAL_BLOCKED_EDE15",
+  "GRAVITY",
+  "REGEX",
+  "DENYLIST",
+  "EXTERNAL_BLOCKED_IP",
+  "EXTERNAL_BLOCKED_NULL",
+  "EXTERNAL_BLOCKED_NXRA",
+  "GRAVITY_CNAME",
+  "REGEX_CNAME",
+  "DENYLIST_CNAME",
+  "DBBUSY",
+  "SPECIAL_DOMAIN",
+  "EXTERNAL_BLOCKED_EDE15",
 ]);
 
 const STATUS_TEXT: Record<string, string> = {
@@ -42,7 +76,9 @@ const STATUS_TEXT: Record<string, string> = {
 const isRuleStatus = (s: string) => /^(DENYLIST|REGEX)/.test(s);
 
 export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
-  const [data, setData] = useState<{ search: SearchReply["search"]; groups: Group[]; clientGroups: number[] | null } | { error: string } | null>(null);
+  const [data, setData] = useState<
+    { search: SearchReply["search"]; groups: Group[]; clientGroups: number[] | null } | { error: string } | null
+  >(null);
   useEffect(() => {
     const name = row.cname && /_CNAME$/.test(row.status) ? row.cname : row.domain;
     Promise.all([
@@ -50,15 +86,28 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
       get<{ groups: Group[] }>("/groups"),
       get<{ clients: Array<{ client: string; groups: number[] }> }>("/clients"),
     ])
-      .then(([s, g, c]) => setData({ search: s.search, groups: g.groups, clientGroups: c.clients.find((x) => x.client === row.client.ip)?.groups ?? null }))
+      .then(([s, g, c]) =>
+        setData({
+          search: s.search,
+          groups: g.groups,
+          clientGroups: c.clients.find((x) => x.client === row.client.ip)?.groups ?? null,
+        }),
+      )
       .catch((e: Error) => setData({ error: e.message }));
   }, [row.id]);
-  const groupNames = (ids: number[], groups: Group[]) => ids.map((id) => groups.find((g) => g.id === id)?.name ?? `#${id}`).join(", ") || "none";
+  const groupNames = (ids: number[], groups: Group[]) =>
+    ids.map((id) => groups.find((g) => g.id === id)?.name ?? `#${id}`).join(", ") || "none";
   return (
     <Modal title={`Why: ${row.domain}`} onClose={onClose}>
       <p data-testid="why-status">
         <strong>{STATUS_TEXT[row.status] ?? `Status ${row.status}.`}</strong>
-        {row.ede.code >= 0 && <> EDE {row.ede.code}{row.ede.text ? ` (${row.ede.text})` : ""}.</>}
+        {row.ede.code >= 0 && (
+          <>
+            {" "}
+            EDE {row.ede.code}
+            {row.ede.text ? ` (${row.ede.text})` : ""}.
+          </>
+        )}
       </p>
       {!data ? (
         <Loading />
@@ -67,7 +116,8 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
       ) : (
         <div class="why" data-testid="why-details">
           <p class="muted">
-            Client {row.client.name ?? row.client.ip} is in the groups: {data.clientGroups ? groupNames(data.clientGroups, data.groups) : "Default (no client entry)"}.
+            Client {row.client.name ?? row.client.ip} is in the groups:{" "}
+            {data.clientGroups ? groupNames(data.clientGroups, data.groups) : "Default (no client entry)"}.
           </p>
           {data.search.domains.length > 0 && (
             <>
@@ -75,7 +125,8 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
               <ul>
                 {data.search.domains.map((d) => (
                   <li key={d.id} class={isRuleStatus(row.status) && d.id === row.list_id ? "hit" : ""}>
-                    <code>{d.domain}</code> ({d.type} {d.kind}{d.enabled ? "" : ", disabled"}) in groups {groupNames(d.groups, data.groups)}
+                    <code>{d.domain}</code> ({d.type} {d.kind}
+                    {d.enabled ? "" : ", disabled"}) in groups {groupNames(d.groups, data.groups)}
                     {isRuleStatus(row.status) && d.id === row.list_id && <strong> ← this rule</strong>}
                   </li>
                 ))}
@@ -96,7 +147,9 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
               </ul>
             </>
           )}
-          {data.search.domains.length === 0 && data.search.gravity.length === 0 && <p>No domain rule or list matches this name now.</p>}
+          {data.search.domains.length === 0 && data.search.gravity.length === 0 && (
+            <p>No domain rule or list matches this name now.</p>
+          )}
         </div>
       )}
     </Modal>

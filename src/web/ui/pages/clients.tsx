@@ -13,7 +13,10 @@ function ClientForm({ groups, initial, onDone }: { groups: Group[]; initial?: Cl
   const [client, setClient] = useState(initial?.client ?? "");
   const [comment, setComment] = useState(initial?.comment ?? "");
   const [sel, setSel] = useState<number[]>(initial?.groups ?? [0]);
-  const { data: sug } = usePoll(() => get<{ clients: Suggestion[] }>("/clients/_suggestions").then((r) => r.clients), 0);
+  const { data: sug } = usePoll(
+    () => get<{ clients: Suggestion[] }>("/clients/_suggestions").then((r) => r.clients),
+    0,
+  );
   const f = useForm();
   const save = (e: Event) => {
     e.preventDefault();
@@ -21,7 +24,11 @@ function ClientForm({ groups, initial, onDone }: { groups: Group[]; initial?: Cl
       .submit(
         async () => {
           const body = { comment: comment || null, groups: sel };
-          throwProcessed(initial ? await api("PUT", `/clients/${enc(initial.client)}`, body) : await api("POST", "/clients", { ...body, client: client.trim() }));
+          throwProcessed(
+            initial
+              ? await api("PUT", `/clients/${enc(initial.client)}`, body)
+              : await api("POST", "/clients", { ...body, client: client.trim() }),
+          );
         },
         () => "client",
       )
@@ -29,17 +36,40 @@ function ClientForm({ groups, initial, onDone }: { groups: Group[]; initial?: Cl
   };
   return (
     <form class="form" onSubmit={save}>
-      <Field label="Client" id="c-client" error={f.errors.client} hint="IP address, subnet (192.168.1.0/24), MAC address, host name or :interface">
-        <input id="c-client" list="c-sug" required value={client} disabled={!!initial} onInput={(e) => setClient((e.target as HTMLInputElement).value)} />
+      <Field
+        label="Client"
+        id="c-client"
+        error={f.errors.client}
+        hint="IP address, subnet (192.168.1.0/24), MAC address, host name or :interface"
+      >
+        <input
+          id="c-client"
+          list="c-sug"
+          required
+          value={client}
+          disabled={!!initial}
+          onInput={(e) => setClient((e.target as HTMLInputElement).value)}
+        />
       </Field>
       <datalist id="c-sug">
-        {(sug ?? []).flatMap((s) => [s.hwaddr, ...s.addresses.split(",").filter(Boolean)].map((v) => <option key={v} value={v}>{[s.names, s.macVendor].filter(Boolean).join(" · ")}</option>))}
+        {(sug ?? []).flatMap((s) =>
+          [s.hwaddr, ...s.addresses.split(",").filter(Boolean)].map((v) => (
+            <option key={v} value={v}>
+              {[s.names, s.macVendor].filter(Boolean).join(" · ")}
+            </option>
+          )),
+        )}
       </datalist>
       {!initial && sug && sug.length > 0 && (
         <div class="suggestions">
           <span class="muted">Seen on the network:</span>
           {sug.slice(0, 8).map((s) => (
-            <button key={s.hwaddr} type="button" class="chip as-button" onClick={() => setClient(s.addresses.split(",")[0] || s.hwaddr)}>
+            <button
+              key={s.hwaddr}
+              type="button"
+              class="chip as-button"
+              onClick={() => setClient(s.addresses.split(",")[0] || s.hwaddr)}
+            >
               {s.names.split(",")[0] || s.addresses.split(",")[0] || s.hwaddr}
             </button>
           ))}
@@ -82,7 +112,13 @@ export function Clients() {
               { title: "Groups", cell: (c) => <GroupChips ids={c.groups} groups={groups} /> },
             ]}
             onEdit={setEditing}
-            onDelete={(list) => api("POST", "/clients:batchDelete", list.map((c) => ({ item: c.client }))).then(reload)}
+            onDelete={(list) =>
+              api(
+                "POST",
+                "/clients:batchDelete",
+                list.map((c) => ({ item: c.client })),
+              ).then(reload)
+            }
           />
         )}
       </Card>

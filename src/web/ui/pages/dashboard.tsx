@@ -9,18 +9,62 @@ import { usePoll } from "../poll.ts";
 import { linkProps } from "../router.ts";
 
 type Summary = {
-  queries: { total: number; blocked: number; percent_blocked: number; unique_domains: number; forwarded: number; cached: number; types: Record<string, number> };
+  queries: {
+    total: number;
+    blocked: number;
+    percent_blocked: number;
+    unique_domains: number;
+    forwarded: number;
+    cached: number;
+    types: Record<string, number>;
+  };
   clients: { active: number; total: number };
   gravity: { domains_being_blocked: number; last_update: number };
 };
-type History = { history: Array<{ timestamp: number; total: number; cached: number; blocked: number; forwarded: number }> };
-type ClientHistory = { clients: Record<string, { name: string | null; total: number }>; history: Array<{ timestamp: number; data: Record<string, number> }> };
-type Upstreams = { upstreams: Array<{ ip: string; name: string; port: number; count: number; statistics: { response: number } }>; total_queries: number };
-type Top = { domains?: Array<{ domain: string; count: number }>; clients?: Array<{ ip: string; name: string | null; count: number }>; total_queries: number; blocked_queries: number };
+type History = {
+  history: Array<{ timestamp: number; total: number; cached: number; blocked: number; forwarded: number }>;
+};
+type ClientHistory = {
+  clients: Record<string, { name: string | null; total: number }>;
+  history: Array<{ timestamp: number; data: Record<string, number> }>;
+};
+type Upstreams = {
+  upstreams: Array<{ ip: string; name: string; port: number; count: number; statistics: { response: number } }>;
+  total_queries: number;
+};
+type Top = {
+  domains?: Array<{ domain: string; count: number }>;
+  clients?: Array<{ ip: string; name: string | null; count: number }>;
+  total_queries: number;
+  blocked_queries: number;
+};
 
-const PALETTE = ["#3b82f6", "#f59e0b", "#10b981", "#8b5cf6", "#ef4444", "#06b6d4", "#84cc16", "#ec4899", "#64748b", "#a16207"];
+const PALETTE = [
+  "#3b82f6",
+  "#f59e0b",
+  "#10b981",
+  "#8b5cf6",
+  "#ef4444",
+  "#06b6d4",
+  "#84cc16",
+  "#ec4899",
+  "#64748b",
+  "#a16207",
+];
 
-function Stat({ label, value, sub, kind, testid }: { label: string; value: string; sub?: string; kind: string; testid: string }) {
+function Stat({
+  label,
+  value,
+  sub,
+  kind,
+  testid,
+}: {
+  label: string;
+  value: string;
+  sub?: string;
+  kind: string;
+  testid: string;
+}) {
   return (
     <div class={`stat ${kind}`} data-testid={testid}>
       <span class="stat-label">{label}</span>
@@ -56,8 +100,20 @@ function QueriesChart() {
       label="Queries over the last 24 hours, permitted and blocked"
       x={x}
       series={[
-        { label: "Permitted", color: "var(--ok-chart)", values: h.map((b) => b.total), bars: true, legend: (i) => num(permitted[i]) },
-        { label: "Blocked", color: "var(--bad-chart)", values: h.map((b) => b.blocked), bars: true, legend: (i) => num(h[i]?.blocked) },
+        {
+          label: "Permitted",
+          color: "var(--ok-chart)",
+          values: h.map((b) => b.total),
+          bars: true,
+          legend: (i) => num(permitted[i]),
+        },
+        {
+          label: "Blocked",
+          color: "var(--bad-chart)",
+          values: h.map((b) => b.blocked),
+          bars: true,
+          legend: (i) => num(h[i]?.blocked),
+        },
       ]}
     />
   );
@@ -68,8 +124,13 @@ function ClientsChart() {
   if (!data) return <Loading />;
   const ips = Object.keys(data.clients);
   const x = data.history.map((b) => b.timestamp);
-  const series = ips.map((ip, k) => ({ label: data.clients[ip]!.name ?? ip, color: PALETTE[k % PALETTE.length]!, values: data.history.map((b) => b.data[ip] ?? 0) }));
-  if (data.history.some((b) => b.data.others)) series.push({ label: "others", color: "#94a3b8", values: data.history.map((b) => b.data.others ?? 0) });
+  const series = ips.map((ip, k) => ({
+    label: data.clients[ip]!.name ?? ip,
+    color: PALETTE[k % PALETTE.length]!,
+    values: data.history.map((b) => b.data[ip] ?? 0),
+  }));
+  if (data.history.some((b) => b.data.others))
+    series.push({ label: "others", color: "#94a3b8", values: data.history.map((b) => b.data.others ?? 0) });
   return <TimeChart label="Queries per client over the last 24 hours" x={x} series={series} />;
 }
 
@@ -81,14 +142,40 @@ export function Dashboard() {
   const { data: clients } = usePoll(() => get<Top>("/stats/top_clients?count=10"), 30000);
   if (!s) return error ? <ErrorNote error={error} /> : <Loading />;
   const q = s.queries;
-  const types = Object.entries(q.types).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  const types = Object.entries(q.types)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
   return (
     <div class="dash">
       <div class="stats">
-        <Stat testid="stat-total" kind="blue" label="Total queries" value={num(q.total)} sub={`${num(s.clients.active)} active clients`} />
-        <Stat testid="stat-blocked" kind="red" label="Queries blocked" value={num(q.blocked)} sub={`${num(q.cached)} answered from cache`} />
-        <Stat testid="stat-percent" kind="amber" label="Percent blocked" value={pct(q.percent_blocked)} sub={`${num(q.unique_domains)} distinct domains`} />
-        <Stat testid="stat-gravity" kind="green" label="Domains on lists" value={num(s.gravity.domains_being_blocked)} sub={`updated ${ago(s.gravity.last_update)}`} />
+        <Stat
+          testid="stat-total"
+          kind="blue"
+          label="Total queries"
+          value={num(q.total)}
+          sub={`${num(s.clients.active)} active clients`}
+        />
+        <Stat
+          testid="stat-blocked"
+          kind="red"
+          label="Queries blocked"
+          value={num(q.blocked)}
+          sub={`${num(q.cached)} answered from cache`}
+        />
+        <Stat
+          testid="stat-percent"
+          kind="amber"
+          label="Percent blocked"
+          value={pct(q.percent_blocked)}
+          sub={`${num(q.unique_domains)} distinct domains`}
+        />
+        <Stat
+          testid="stat-gravity"
+          kind="green"
+          label="Domains on lists"
+          value={num(s.gravity.domains_being_blocked)}
+          sub={`updated ${ago(s.gravity.last_update)}`}
+        />
       </div>
       <Card title="Queries, last 24 hours" class="span2">
         <QueriesChart />
@@ -102,7 +189,9 @@ export function Dashboard() {
       <Card title="Upstreams">
         {up ? (
           <Bars
-            items={up.upstreams.filter((u) => u.count > 0).map((u) => ({ label: u.port > 0 ? `${u.name}#${u.port}` : u.name, count: u.count }))}
+            items={up.upstreams
+              .filter((u) => u.count > 0)
+              .map((u) => ({ label: u.port > 0 ? `${u.name}#${u.port}` : u.name, count: u.count }))}
             total={up.total_queries}
           />
         ) : (
@@ -110,17 +199,46 @@ export function Dashboard() {
         )}
       </Card>
       <Card title="Top permitted domains">
-        {top ? <Bars items={(top.domains ?? []).map((d) => ({ label: d.domain, count: d.count, href: `/queries?domain=${encodeURIComponent(d.domain)}` }))} total={top.total_queries} /> : <Loading />}
+        {top ? (
+          <Bars
+            items={(top.domains ?? []).map((d) => ({
+              label: d.domain,
+              count: d.count,
+              href: `/queries?domain=${encodeURIComponent(d.domain)}`,
+            }))}
+            total={top.total_queries}
+          />
+        ) : (
+          <Loading />
+        )}
       </Card>
       <Card title="Top blocked domains">
         {topBlocked ? (
-          <Bars items={(topBlocked.domains ?? []).map((d) => ({ label: d.domain, count: d.count, href: `/queries?domain=${encodeURIComponent(d.domain)}&upstream=blocklist` }))} total={topBlocked.blocked_queries} />
+          <Bars
+            items={(topBlocked.domains ?? []).map((d) => ({
+              label: d.domain,
+              count: d.count,
+              href: `/queries?domain=${encodeURIComponent(d.domain)}&upstream=blocklist`,
+            }))}
+            total={topBlocked.blocked_queries}
+          />
         ) : (
           <Loading />
         )}
       </Card>
       <Card title="Top clients">
-        {clients ? <Bars items={(clients.clients ?? []).map((c) => ({ label: c.name ? `${c.name} (${c.ip})` : c.ip, count: c.count, href: `/queries?client_ip=${encodeURIComponent(c.ip)}` }))} total={clients.total_queries} /> : <Loading />}
+        {clients ? (
+          <Bars
+            items={(clients.clients ?? []).map((c) => ({
+              label: c.name ? `${c.name} (${c.ip})` : c.ip,
+              count: c.count,
+              href: `/queries?client_ip=${encodeURIComponent(c.ip)}`,
+            }))}
+            total={clients.total_queries}
+          />
+        ) : (
+          <Loading />
+        )}
       </Card>
     </div>
   );

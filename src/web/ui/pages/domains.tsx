@@ -7,7 +7,17 @@ import { EntityTable, GroupChips, GroupPicker, throwProcessed, useForm, useGroup
 import { dateTime } from "../format.ts";
 import { usePoll } from "../poll.ts";
 
-type Domain = { id: number; domain: string; unicode: string; type: "allow" | "deny"; kind: "exact" | "regex"; comment: string | null; groups: number[]; enabled: boolean; date_added: number };
+type Domain = {
+  id: number;
+  domain: string;
+  unicode: string;
+  type: "allow" | "deny";
+  kind: "exact" | "regex";
+  comment: string | null;
+  groups: number[];
+  enabled: boolean;
+  date_added: number;
+};
 type Kind = "exact" | "wildcard" | "regex";
 
 /** what gets stored for a wildcard or ABP entry */
@@ -33,7 +43,11 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
         async () => {
           const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
           const r = initial
-            ? await api("PUT", `/domains/${type}/${storedKind}/${enc(initial.domain)}`, { ...body, type: initial.type, kind: initial.kind })
+            ? await api("PUT", `/domains/${type}/${storedKind}/${enc(initial.domain)}`, {
+                ...body,
+                type: initial.type,
+                kind: initial.kind,
+              })
             : await api("POST", `/domains/${type}/${storedKind}`, { ...body, domain: value });
           throwProcessed(r);
         },
@@ -43,12 +57,33 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
   };
   return (
     <form class="form" onSubmit={save}>
-      <Field label="Domain" id="d-domain" error={f.errors.domain} hint={kind === "wildcard" ? "example.com blocks it and every subdomain" : kind === "regex" ? "an extended regular expression" : "example.com, or an ABP line ||example.com^"}>
-        <input id="d-domain" required value={domain} disabled={!!initial} onInput={(e) => setDomain((e.target as HTMLInputElement).value)} />
+      <Field
+        label="Domain"
+        id="d-domain"
+        error={f.errors.domain}
+        hint={
+          kind === "wildcard"
+            ? "example.com blocks it and every subdomain"
+            : kind === "regex"
+              ? "an extended regular expression"
+              : "example.com, or an ABP line ||example.com^"
+        }
+      >
+        <input
+          id="d-domain"
+          required
+          value={domain}
+          disabled={!!initial}
+          onInput={(e) => setDomain((e.target as HTMLInputElement).value)}
+        />
       </Field>
       <div class="row wrap">
         <Field label="List" id="d-type">
-          <select id="d-type" value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value as "allow" | "deny")}>
+          <select
+            id="d-type"
+            value={type}
+            onChange={(e) => setType((e.target as HTMLSelectElement).value as "allow" | "deny")}
+          >
             <option value="deny">Deny</option>
             <option value="allow">Allow</option>
           </select>
@@ -81,7 +116,15 @@ export function Domains() {
   const [editing, setEditing] = useState<Domain | null>(null);
   const rows = (data ?? []).filter((d) => filter === "all" || d.type === filter);
   const put = (d: Domain, enabled: boolean) =>
-    api("PUT", `/domains/${d.type}/${d.kind}/${enc(d.domain)}`, { type: d.type, kind: d.kind, comment: d.comment, groups: d.groups, enabled }).then(throwProcessed).then(reload);
+    api("PUT", `/domains/${d.type}/${d.kind}/${enc(d.domain)}`, {
+      type: d.type,
+      kind: d.kind,
+      comment: d.comment,
+      groups: d.groups,
+      enabled,
+    })
+      .then(throwProcessed)
+      .then(reload);
   return (
     <div class="stack">
       <Card title="Add a domain">
@@ -92,7 +135,13 @@ export function Domains() {
         actions={
           <div class="seg" role="group" aria-label="Show">
             {(["all", "allow", "deny"] as const).map((f) => (
-              <button key={f} type="button" class={filter === f ? "on" : ""} aria-pressed={filter === f} onClick={() => setFilter(f)}>
+              <button
+                key={f}
+                type="button"
+                class={filter === f ? "on" : ""}
+                aria-pressed={filter === f}
+                onClick={() => setFilter(f)}
+              >
                 {f}
               </button>
             ))}
@@ -108,7 +157,10 @@ export function Domains() {
             rowKey={(d) => d.domain}
             columns={[
               { title: "Domain", class: "domain", cell: (d) => <code>{d.unicode || d.domain}</code> },
-              { title: "Type", cell: (d) => <Badge kind={d.type === "deny" ? "bad" : "ok"}>{`${d.type} ${d.kind}`}</Badge> },
+              {
+                title: "Type",
+                cell: (d) => <Badge kind={d.type === "deny" ? "bad" : "ok"}>{`${d.type} ${d.kind}`}</Badge>,
+              },
               { title: "Comment", cell: (d) => d.comment ?? "" },
               { title: "Groups", cell: (d) => <GroupChips ids={d.groups} groups={groups} /> },
               { title: "Added", class: "nowrap", cell: (d) => dateTime(d.date_added) },
@@ -116,7 +168,13 @@ export function Domains() {
             enabled={(d) => d.enabled}
             onToggle={put}
             onEdit={setEditing}
-            onDelete={(list) => api("POST", "/domains:batchDelete", list.map((d) => ({ item: d.domain, type: d.type, kind: d.kind }))).then(reload)}
+            onDelete={(list) =>
+              api(
+                "POST",
+                "/domains:batchDelete",
+                list.map((d) => ({ item: d.domain, type: d.type, kind: d.kind })),
+              ).then(reload)
+            }
           />
         )}
       </Card>

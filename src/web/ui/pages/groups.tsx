@@ -15,7 +15,9 @@ function GroupForm({ initial, onDone }: { initial?: Group; onDone: () => void })
       .submit(
         async () => {
           const body = { name: name.trim(), comment: comment || null, enabled: initial?.enabled ?? true };
-          throwProcessed(initial ? await api("PUT", `/groups/${enc(initial.name)}`, body) : await api("POST", "/groups", body));
+          throwProcessed(
+            initial ? await api("PUT", `/groups/${enc(initial.name)}`, body) : await api("POST", "/groups", body),
+          );
         },
         () => "name",
       )
@@ -57,9 +59,19 @@ export function Groups() {
               { title: "Comment", cell: (g) => g.comment ?? "" },
             ]}
             enabled={(g) => g.enabled}
-            onToggle={(g, enabled) => api("PUT", `/groups/${enc(g.name)}`, { name: g.name, comment: g.comment, enabled }).then(throwProcessed).then(reload)}
+            onToggle={(g, enabled) =>
+              api("PUT", `/groups/${enc(g.name)}`, { name: g.name, comment: g.comment, enabled })
+                .then(throwProcessed)
+                .then(reload)
+            }
             onEdit={setEditing}
-            onDelete={(list) => api("POST", "/groups:batchDelete", list.map((g) => ({ item: g.name }))).then(reload)}
+            onDelete={(list) =>
+              api(
+                "POST",
+                "/groups:batchDelete",
+                list.map((g) => ({ item: g.name })),
+              ).then(reload)
+            }
           />
         )}
       </Card>

@@ -9,8 +9,17 @@ import { GravityProgress } from "../gravity.tsx";
 import { usePoll } from "../poll.ts";
 
 type List = {
-  id: number; address: string; type: "block" | "allow"; comment: string | null; groups: number[]; enabled: boolean;
-  date_updated: number; number: number; invalid_domains: number; abp_entries: number; status: number;
+  id: number;
+  address: string;
+  type: "block" | "allow";
+  comment: string | null;
+  groups: number[];
+  enabled: boolean;
+  date_updated: number;
+  number: number;
+  invalid_domains: number;
+  abp_entries: number;
+  status: number;
 };
 
 // adlist.status as gravity leaves it
@@ -45,12 +54,30 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
   };
   return (
     <form class="form" onSubmit={save}>
-      <Field label="Address" id="l-address" error={f.errors.address} hint="http(s):// or file:// URL of a hosts, domains or ABP list">
-        <input id="l-address" type="url" required value={address} disabled={!!initial} placeholder="https://…" onInput={(e) => setAddress((e.target as HTMLInputElement).value)} />
+      <Field
+        label="Address"
+        id="l-address"
+        error={f.errors.address}
+        hint="http(s):// or file:// URL of a hosts, domains or ABP list"
+      >
+        <input
+          id="l-address"
+          type="url"
+          required
+          value={address}
+          disabled={!!initial}
+          placeholder="https://…"
+          onInput={(e) => setAddress((e.target as HTMLInputElement).value)}
+        />
       </Field>
       <div class="row wrap">
         <Field label="Kind" id="l-type">
-          <select id="l-type" value={type} disabled={!!initial} onChange={(e) => setType((e.target as HTMLSelectElement).value as "block" | "allow")}>
+          <select
+            id="l-type"
+            value={type}
+            disabled={!!initial}
+            onChange={(e) => setType((e.target as HTMLSelectElement).value as "block" | "allow")}
+          >
             <option value="block">Block list</option>
             <option value="allow">Allow list</option>
           </select>
@@ -75,7 +102,10 @@ export function Lists() {
   const [editing, setEditing] = useState<List | null>(null);
   const [updating, setUpdating] = useState(0);
   const [added, setAdded] = useState(false);
-  const put = (l: List, enabled: boolean) => api("PUT", `/lists/${enc(l.address)}?type=${l.type}`, { comment: l.comment, groups: l.groups, enabled }).then(throwProcessed).then(reload);
+  const put = (l: List, enabled: boolean) =>
+    api("PUT", `/lists/${enc(l.address)}?type=${l.type}`, { comment: l.comment, groups: l.groups, enabled })
+      .then(throwProcessed)
+      .then(reload);
   return (
     <div class="stack">
       <Card title="Add a list">
@@ -87,7 +117,12 @@ export function Lists() {
             setAdded(true);
           }}
         />
-        {added && !updating && <p class="note">The new list is used after the next update. <Button onClick={() => setUpdating(updating + 1)}>Update now</Button></p>}
+        {added && !updating && (
+          <p class="note">
+            The new list is used after the next update.{" "}
+            <Button onClick={() => setUpdating(updating + 1)}>Update now</Button>
+          </p>
+        )}
       </Card>
       <Card
         title="Lists"
@@ -117,8 +152,17 @@ export function Lists() {
             columns={[
               { title: "Address", class: "domain", cell: (l) => <span class="break">{l.address}</span> },
               { title: "Kind", cell: (l) => <Badge kind={l.type === "block" ? "bad" : "ok"}>{l.type}</Badge> },
-              { title: "Status", cell: (l) => <Badge kind={STATUS[l.status]?.[1] ?? "info"}>{STATUS[l.status]?.[0] ?? `status ${l.status}`}</Badge> },
-              { title: "Domains", class: "num", cell: (l) => <span title={`${num(l.invalid_domains)} invalid lines`}>{num(l.number)}</span> },
+              {
+                title: "Status",
+                cell: (l) => (
+                  <Badge kind={STATUS[l.status]?.[1] ?? "info"}>{STATUS[l.status]?.[0] ?? `status ${l.status}`}</Badge>
+                ),
+              },
+              {
+                title: "Domains",
+                class: "num",
+                cell: (l) => <span title={`${num(l.invalid_domains)} invalid lines`}>{num(l.number)}</span>,
+              },
               { title: "Updated", class: "nowrap", cell: (l) => ago(l.date_updated) },
               { title: "Comment", cell: (l) => l.comment ?? "" },
               { title: "Groups", cell: (l) => <GroupChips ids={l.groups} groups={groups} /> },
@@ -126,7 +170,13 @@ export function Lists() {
             enabled={(l) => l.enabled}
             onToggle={put}
             onEdit={setEditing}
-            onDelete={(list) => api("POST", "/lists:batchDelete", list.map((l) => ({ item: l.address, type: l.type }))).then(reload)}
+            onDelete={(list) =>
+              api(
+                "POST",
+                "/lists:batchDelete",
+                list.map((l) => ({ item: l.address, type: l.type })),
+              ).then(reload)
+            }
           />
         )}
       </Card>

@@ -9,28 +9,73 @@ import { usePoll } from "../poll.ts";
 type Dns = { hosts: string[]; cnameRecords: string[] };
 
 function useLocalDns() {
-  return usePoll(() => get<{ config: { dns: Dns } }>("/config/dns").then((r) => ({ hosts: r.config.dns.hosts, cnameRecords: r.config.dns.cnameRecords })), 0);
+  return usePoll(
+    () =>
+      get<{ config: { dns: Dns } }>("/config/dns").then((r) => ({
+        hosts: r.config.dns.hosts,
+        cnameRecords: r.config.dns.cnameRecords,
+      })),
+    0,
+  );
 }
 
-function RecordForm({ kind, initial, all, onDone }: { kind: "hosts" | "cnameRecords"; initial?: string; all: string[]; onDone: () => void }) {
+function RecordForm({
+  kind,
+  initial,
+  all,
+  onDone,
+}: {
+  kind: "hosts" | "cnameRecords";
+  initial?: string;
+  all: string[];
+  onDone: () => void;
+}) {
   const host = kind === "hosts";
   const parts = initial ? (host ? initial.trim().split(/\s+/) : initial.split(",")) : [];
-  const [a, setA] = useState(host ? (parts.slice(1).join(" ") ?? "") : (parts.slice(0, -1).filter((p) => !/^\d+$/.test(p)).join(",") ?? ""));
+  const [a, setA] = useState(
+    host
+      ? (parts.slice(1).join(" ") ?? "")
+      : (parts
+          .slice(0, -1)
+          .filter((p) => !/^\d+$/.test(p))
+          .join(",") ?? ""),
+  );
   const [b, setB] = useState(host ? (parts[0] ?? "") : (parts.filter((p) => !/^\d+$/.test(p)).at(-1) ?? ""));
   const f = useForm();
   const save = (e: Event) => {
     e.preventDefault();
     const entry = host ? `${b.trim()} ${a.trim()}` : `${a.trim()},${b.trim()}`;
     const next = initial ? all.map((x) => (x === initial ? entry : x)) : [...all, entry];
-    void f.submit(() => patchConfig({ [`dns.${kind}`]: next }).then(() => undefined), () => "entry").then((ok) => ok && onDone());
+    void f
+      .submit(
+        () => patchConfig({ [`dns.${kind}`]: next }).then(() => undefined),
+        () => "entry",
+      )
+      .then((ok) => ok && onDone());
   };
   return (
     <form class="form row wrap" onSubmit={save}>
-      <Field label={host ? "Domain" : "Alias"} id={`${kind}-a`} hint={host ? "several names: separate with spaces" : "several aliases: separate with commas"}>
-        <input id={`${kind}-a`} required value={a} placeholder={host ? "nas.lan" : "files.lan"} onInput={(e) => setA((e.target as HTMLInputElement).value)} />
+      <Field
+        label={host ? "Domain" : "Alias"}
+        id={`${kind}-a`}
+        hint={host ? "several names: separate with spaces" : "several aliases: separate with commas"}
+      >
+        <input
+          id={`${kind}-a`}
+          required
+          value={a}
+          placeholder={host ? "nas.lan" : "files.lan"}
+          onInput={(e) => setA((e.target as HTMLInputElement).value)}
+        />
       </Field>
       <Field label={host ? "IP address" : "Target"} id={`${kind}-b`} error={f.errors.entry}>
-        <input id={`${kind}-b`} required value={b} placeholder={host ? "192.168.1.10" : "nas.lan"} onInput={(e) => setB((e.target as HTMLInputElement).value)} />
+        <input
+          id={`${kind}-b`}
+          required
+          value={b}
+          placeholder={host ? "192.168.1.10" : "nas.lan"}
+          onInput={(e) => setB((e.target as HTMLInputElement).value)}
+        />
       </Field>
       <Button type="submit" kind="primary" busy={f.busy} class="align-end">
         {initial ? "Save" : "Add"}
@@ -57,8 +102,27 @@ function Records({ kind, data, reload }: { kind: "hosts" | "cnameRecords"; data:
                 { title: "IP address", cell: (r) => <code>{r.trim().split(/\s+/)[0]}</code> },
               ]
             : [
-                { title: "Alias", class: "domain", cell: (r) => r.split(",").filter((p) => !/^\d+$/.test(p)).slice(0, -1).join(", ") },
-                { title: "Target", cell: (r) => <code>{r.split(",").filter((p) => !/^\d+$/.test(p)).at(-1)}</code> },
+                {
+                  title: "Alias",
+                  class: "domain",
+                  cell: (r) =>
+                    r
+                      .split(",")
+                      .filter((p) => !/^\d+$/.test(p))
+                      .slice(0, -1)
+                      .join(", "),
+                },
+                {
+                  title: "Target",
+                  cell: (r) => (
+                    <code>
+                      {r
+                        .split(",")
+                        .filter((p) => !/^\d+$/.test(p))
+                        .at(-1)}
+                    </code>
+                  ),
+                },
               ]
         }
         onEdit={setEditing}

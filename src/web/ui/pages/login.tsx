@@ -16,7 +16,15 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
     try {
       await login(password, code.trim());
     } catch (err) {
-      setError(err instanceof ApiError ? (err.status === 401 ? (totp ? "Wrong password or code" : "Wrong password") : err.text) : String(err));
+      setError(
+        err instanceof ApiError
+          ? err.status === 401
+            ? totp
+              ? "Wrong password or code"
+              : "Wrong password"
+            : err.text
+          : String(err),
+      );
     } finally {
       setBusy(false);
     }
@@ -27,11 +35,28 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
         <h1>Moat</h1>
         {reason && <p class="note">{reason}</p>}
         <Field label="Password" id="password" error={error}>
-          <input id="password" type="password" autoComplete="current-password" autoFocus required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+          <input
+            id="password"
+            type="password"
+            autoComplete="current-password"
+            autoFocus
+            required
+            value={password}
+            onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+          />
         </Field>
         {totp && (
           <Field label="Two-factor code" id="totp" hint="The 6-digit code from your authenticator app">
-            <input id="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onInput={(e) => setCode((e.target as HTMLInputElement).value)} />
+            <input
+              id="totp"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              pattern="[0-9]{6}"
+              maxLength={6}
+              required
+              value={code}
+              onInput={(e) => setCode((e.target as HTMLInputElement).value)}
+            />
           </Field>
         )}
         <Button type="submit" kind="primary" busy={busy} class="wide">

@@ -28,7 +28,13 @@ function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filter
   const input = (key: keyof Filters, label: string, placeholder: string, list?: string[]) => (
     <label class="filter">
       <span>{label}</span>
-      <input name={key} value={f[key] ?? ""} placeholder={placeholder} list={list ? `sug-${key}` : undefined} onInput={(e) => setF({ ...f, [key]: (e.target as HTMLInputElement).value })} />
+      <input
+        name={key}
+        value={f[key] ?? ""}
+        placeholder={placeholder}
+        list={list ? `sug-${key}` : undefined}
+        onInput={(e) => setF({ ...f, [key]: (e.target as HTMLInputElement).value })}
+      />
       {list && (
         <datalist id={`sug-${key}`}>
           {list.map((v) => (
@@ -44,7 +50,13 @@ function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filter
   const [open, setOpen] = useState(active > 0);
   return (
     <>
-      <button type="button" class="btn ghost filters-toggle" aria-expanded={open} aria-controls="query-filters" onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        class="btn ghost filters-toggle"
+        aria-expanded={open}
+        aria-controls="query-filters"
+        onClick={() => setOpen(!open)}
+      >
         {open ? "Hide filters" : active ? `Filters (${active} in use)` : "Filters"}
       </button>
       <form
@@ -59,45 +71,87 @@ function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filter
         {input("client_ip", "Client", "192.168.1.*", s.client_ip)}
         <label class="filter">
           <span>Status</span>
-          <select name="status" value={f.status ?? ""} onChange={(e) => setF({ ...f, status: (e.target as HTMLSelectElement).value })}>
+          <select
+            name="status"
+            value={f.status ?? ""}
+            onChange={(e) => setF({ ...f, status: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">any</option>
             {(s.status ?? []).map((v) => (
-              <option key={v} value={v}>{v}</option>
+              <option key={v} value={v}>
+                {v}
+              </option>
             ))}
           </select>
         </label>
         <label class="filter">
           <span>Type</span>
-          <select name="type" value={f.type ?? ""} onChange={(e) => setF({ ...f, type: (e.target as HTMLSelectElement).value })}>
+          <select
+            name="type"
+            value={f.type ?? ""}
+            onChange={(e) => setF({ ...f, type: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">any</option>
             {(s.type ?? []).map((v) => (
-              <option key={v} value={v}>{v}</option>
+              <option key={v} value={v}>
+                {v}
+              </option>
             ))}
           </select>
         </label>
         <label class="filter">
           <span>Upstream</span>
-          <select name="upstream" value={f.upstream ?? ""} onChange={(e) => setF({ ...f, upstream: (e.target as HTMLSelectElement).value })}>
+          <select
+            name="upstream"
+            value={f.upstream ?? ""}
+            onChange={(e) => setF({ ...f, upstream: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">any</option>
             <option value="blocklist">blocked</option>
             <option value="permitted">permitted</option>
             <option value="cache">cache</option>
             {(s.upstream ?? []).map((v) => (
-              <option key={v} value={v}>{v}</option>
+              <option key={v} value={v}>
+                {v}
+              </option>
             ))}
           </select>
         </label>
         <label class="filter">
           <span>From</span>
-          <input type="datetime-local" name="from" value={toLocalInput(f.from)} onInput={(e) => setF({ ...f, from: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || "") })} />
+          <input
+            type="datetime-local"
+            name="from"
+            value={toLocalInput(f.from)}
+            onInput={(e) =>
+              setF({
+                ...f,
+                from: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || ""),
+              })
+            }
+          />
         </label>
         <label class="filter">
           <span>Until</span>
-          <input type="datetime-local" name="until" value={toLocalInput(f.until)} onInput={(e) => setF({ ...f, until: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || "") })} />
+          <input
+            type="datetime-local"
+            name="until"
+            value={toLocalInput(f.until)}
+            onInput={(e) =>
+              setF({
+                ...f,
+                until: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || ""),
+              })
+            }
+          />
         </label>
         <div class="filter-actions">
-          <button type="submit" class="btn primary">Filter</button>
-          <button type="button" class="btn ghost" onClick={() => onApply({})}>Clear</button>
+          <button type="submit" class="btn primary">
+            Filter
+          </button>
+          <button type="button" class="btn ghost" onClick={() => onApply({})}>
+            Clear
+          </button>
         </div>
       </form>
     </>
@@ -115,11 +169,15 @@ function RowActions({ row, onWhy }: { row: QueryRow; onWhy: () => void }) {
   const list = async (type: "allow" | "deny") => {
     setBusy(type);
     try {
-      await api("POST", `/domains/${type}/exact`, { domain: row.domain, comment: "added from the query log" }).catch((e: unknown) => {
-        if (!(e instanceof ApiError && /UNIQUE|already/i.test(e.message + JSON.stringify(e.hint)))) throw e;
-      });
+      await api("POST", `/domains/${type}/exact`, { domain: row.domain, comment: "added from the query log" }).catch(
+        (e: unknown) => {
+          if (!(e instanceof ApiError && /UNIQUE|already/i.test(e.message + JSON.stringify(e.hint)))) throw e;
+        },
+      );
       // one step: the opposite exact entry would win or conflict, so it goes
-      await api("DELETE", `/domains/${type === "deny" ? "allow" : "deny"}/exact/${enc(row.domain)}`).catch(() => undefined);
+      await api("DELETE", `/domains/${type === "deny" ? "allow" : "deny"}/exact/${enc(row.domain)}`).catch(
+        () => undefined,
+      );
       toast(`${row.domain} ${type === "deny" ? "denied" : "allowed"}`);
     } catch (e) {
       toast(e instanceof ApiError ? e.text : String(e), "error");
@@ -131,11 +189,17 @@ function RowActions({ row, onWhy }: { row: QueryRow; onWhy: () => void }) {
   return (
     <div class="row-actions">
       {blocked ? (
-        <Button busy={busy === "allow"} onClick={() => list("allow")} title={`Allow ${row.domain}`}>Allow</Button>
+        <Button busy={busy === "allow"} onClick={() => list("allow")} title={`Allow ${row.domain}`}>
+          Allow
+        </Button>
       ) : (
-        <Button busy={busy === "deny"} onClick={() => list("deny")} title={`Deny ${row.domain}`}>Deny</Button>
+        <Button busy={busy === "deny"} onClick={() => list("deny")} title={`Deny ${row.domain}`}>
+          Deny
+        </Button>
       )}
-      <Button kind="ghost" onClick={onWhy} title="Why was this blocked or allowed?">Why?</Button>
+      <Button kind="ghost" onClick={onWhy} title="Why was this blocked or allowed?">
+        Why?
+      </Button>
     </div>
   );
 }
@@ -200,13 +264,17 @@ export function QueryLog() {
                 <th>Client</th>
                 <th>Status</th>
                 <th>Reply</th>
-                <th><span class="sr-only">Actions</span></th>
+                <th>
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {data.queries.map((r) => (
                 <tr key={r.id} class={BLOCKED.has(r.status) ? "blocked" : ""} data-domain={r.domain}>
-                  <td class="nowrap" data-label="Time">{dateTime(r.time)}</td>
+                  <td class="nowrap" data-label="Time">
+                    {dateTime(r.time)}
+                  </td>
                   <td data-label="Type">{r.type}</td>
                   <td class="domain" data-label="Domain">
                     {r.domain}
@@ -215,7 +283,9 @@ export function QueryLog() {
                   <td data-label="Client">{r.client.name ?? r.client.ip}</td>
                   <td data-label="Status">
                     <Badge kind={statusKind(r.status)}>{r.status}</Badge>
-                    {r.upstream && !BLOCKED.has(r.status) && r.status !== "CACHE" && <small class="muted block">{r.upstream}</small>}
+                    {r.upstream && !BLOCKED.has(r.status) && r.status !== "CACHE" && (
+                      <small class="muted block">{r.upstream}</small>
+                    )}
                   </td>
                   <td class="nowrap" data-label="Reply">
                     {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
@@ -230,11 +300,15 @@ export function QueryLog() {
         </div>
       )}
       <div class="pager">
-        <Button disabled={pageNo === 0} onClick={() => setPageNo(pageNo - 1)}>← Newer</Button>
+        <Button disabled={pageNo === 0} onClick={() => setPageNo(pageNo - 1)}>
+          ← Newer
+        </Button>
         <span>
           Page {pageNo + 1} of {pages}
         </span>
-        <Button disabled={pageNo + 1 >= pages} onClick={() => setPageNo(pageNo + 1)}>Older →</Button>
+        <Button disabled={pageNo + 1 >= pages} onClick={() => setPageNo(pageNo + 1)}>
+          Older →
+        </Button>
       </div>
       {why && <Why row={why} onClose={() => setWhy(null)} />}
     </div>

@@ -6,7 +6,14 @@ import { num } from "../format.ts";
 
 type Reply = {
   search: {
-    domains: Array<{ id: number; domain: string; type: string; kind: string; enabled: boolean; comment: string | null }>;
+    domains: Array<{
+      id: number;
+      domain: string;
+      type: string;
+      kind: string;
+      enabled: boolean;
+      comment: string | null;
+    }>;
     gravity: Array<{ id: number; domain: string; address: string; type: string; enabled: boolean }>;
     results: { total: number };
   };
@@ -31,15 +38,37 @@ export function Search() {
       setBusy(false);
     }
   };
-  const blockedBy = res ? [...res.domains.filter((d) => d.enabled && d.type === "deny"), ...res.gravity.filter((g) => g.enabled && g.type === "block")] : [];
-  const allowedBy = res ? [...res.domains.filter((d) => d.enabled && d.type === "allow"), ...res.gravity.filter((g) => g.enabled && g.type === "allow")] : [];
+  const blockedBy = res
+    ? [
+        ...res.domains.filter((d) => d.enabled && d.type === "deny"),
+        ...res.gravity.filter((g) => g.enabled && g.type === "block"),
+      ]
+    : [];
+  const allowedBy = res
+    ? [
+        ...res.domains.filter((d) => d.enabled && d.type === "allow"),
+        ...res.gravity.filter((g) => g.enabled && g.type === "allow"),
+      ]
+    : [];
   return (
     <div class="stack">
       <Card>
         <form class="row wrap" onSubmit={search} role="search">
-          <input class="grow" aria-label="Domain" placeholder="ads.example.com" required value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+          <input
+            class="grow"
+            aria-label="Domain"
+            placeholder="ads.example.com"
+            required
+            value={q}
+            onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+          />
           <label class="check">
-            <input type="checkbox" checked={partial} onChange={(e) => setPartial((e.target as HTMLInputElement).checked)} /> partial match
+            <input
+              type="checkbox"
+              checked={partial}
+              onChange={(e) => setPartial((e.target as HTMLInputElement).checked)}
+            />{" "}
+            partial match
           </label>
           <Button type="submit" kind="primary" busy={busy}>
             Search
@@ -50,8 +79,12 @@ export function Search() {
       {res && (
         <Card title={`${num(res.results.total)} matches`}>
           <p data-testid="search-verdict" class={`verdict ${allowedBy.length ? "ok" : blockedBy.length ? "bad" : ""}`}>
-            {allowedBy.length ? "Allowed (an allow rule wins over every block)" : blockedBy.length ? "Blocked" : "Not blocked by any rule or list"}
-            {" "}<small class="muted">(for clients in the groups of the matching entries)</small>
+            {allowedBy.length
+              ? "Allowed (an allow rule wins over every block)"
+              : blockedBy.length
+                ? "Blocked"
+                : "Not blocked by any rule or list"}{" "}
+            <small class="muted">(for clients in the groups of the matching entries)</small>
           </p>
           <ul class="results">
             {res.domains.map((d) => (
@@ -62,7 +95,8 @@ export function Search() {
             ))}
             {res.gravity.map((g, i) => (
               <li key={`g${g.id}-${i}`}>
-                <Badge kind={g.type === "block" ? "bad" : "ok"}>{`${g.type} list`}</Badge> <code>{g.domain}</code> on <span class="break">{g.address}</span>
+                <Badge kind={g.type === "block" ? "bad" : "ok"}>{`${g.type} list`}</Badge> <code>{g.domain}</code> on{" "}
+                <span class="break">{g.address}</span>
                 {!g.enabled && " (disabled)"}
               </li>
             ))}

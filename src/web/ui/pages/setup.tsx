@@ -60,10 +60,13 @@ export function Setup() {
       });
       if (list) {
         for (const l of LIST_PRESETS) {
-          await api("POST", "/lists?type=block", { address: l.address, comment: l.name, enabled: true }).catch((err: unknown) => {
-            // already subscribed is fine
-            if (!(err instanceof ApiError && /UNIQUE|already/i.test(JSON.stringify(err.hint) + err.message))) throw err;
-          });
+          await api("POST", "/lists?type=block", { address: l.address, comment: l.name, enabled: true }).catch(
+            (err: unknown) => {
+              // already subscribed is fine
+              if (!(err instanceof ApiError && /UNIQUE|already/i.test(JSON.stringify(err.hint) + err.message)))
+                throw err;
+            },
+          );
         }
       }
       if (open && password) {
@@ -92,10 +95,22 @@ export function Setup() {
             <legend>1. A password for this dashboard</legend>
             <p class="muted">Without one, anyone on your network can change Moat's settings.</p>
             <Field label="Password" id="setup-pw" error={errors.password}>
-              <input id="setup-pw" type="password" autoComplete="new-password" value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+              <input
+                id="setup-pw"
+                type="password"
+                autoComplete="new-password"
+                value={password}
+                onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+              />
             </Field>
             <Field label="Password again" id="setup-pw2" error={errors.password2}>
-              <input id="setup-pw2" type="password" autoComplete="new-password" value={password2} onInput={(e) => setPassword2((e.target as HTMLInputElement).value)} />
+              <input
+                id="setup-pw2"
+                type="password"
+                autoComplete="new-password"
+                value={password2}
+                onInput={(e) => setPassword2((e.target as HTMLInputElement).value)}
+              />
             </Field>
           </fieldset>
         )}
@@ -105,17 +120,31 @@ export function Setup() {
           <div class="presets">
             {UPSTREAM_PRESETS.map((p) => (
               <label key={p.name} class="check">
-                <input type="checkbox" checked={chosen.includes(p.name)} onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, p.name] : chosen.filter((c) => c !== p.name))} />
+                <input
+                  type="checkbox"
+                  checked={chosen.includes(p.name)}
+                  onChange={(e) =>
+                    setChosen(
+                      (e.target as HTMLInputElement).checked ? [...chosen, p.name] : chosen.filter((c) => c !== p.name),
+                    )
+                  }
+                />
                 <span>
                   <strong>{p.name}</strong> <small class="muted">{p.note}</small>
                 </span>
               </label>
             ))}
             <label class="check">
-              <input type="checkbox" checked={ipv6} onChange={(e) => setIpv6((e.target as HTMLInputElement).checked)} /> also their IPv6 addresses
+              <input type="checkbox" checked={ipv6} onChange={(e) => setIpv6((e.target as HTMLInputElement).checked)} />{" "}
+              also their IPv6 addresses
             </label>
           </div>
-          <Field label="Other servers (optional)" id="setup-custom" error={errors.upstreams} hint="IP or IP#port, separated by spaces, e.g. 192.168.1.1">
+          <Field
+            label="Other servers (optional)"
+            id="setup-custom"
+            error={errors.upstreams}
+            hint="IP or IP#port, separated by spaces, e.g. 192.168.1.1"
+          >
             <input id="setup-custom" value={custom} onInput={(e) => setCustom((e.target as HTMLInputElement).value)} />
           </Field>
         </fieldset>
