@@ -266,7 +266,9 @@ function main(): number {
         const prefix = t.slice(0, t.indexOf(DYNAMIC));
         const key = Object.keys(TABLE_OWNERS).find((k) => k.endsWith("*") && prefix.startsWith(k.slice(0, -1)));
         if (key && TABLE_OWNERS[key]!.some((o) => rel.startsWith(o))) continue;
-        problems.push(`SQL on table ${t.replace(DYNAMIC, "${…}")} in src/${rel}, whose owner is unknown or elsewhere`);
+        problems.push(
+          `SQL on table ${t.replace(DYNAMIC, "<computed>")} in src/${rel}, whose owner is unknown or elsewhere`,
+        );
         continue;
       }
       if (t === DYNAMIC) {

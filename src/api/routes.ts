@@ -1,6 +1,6 @@
 // The route groups, in the order they are mounted under /api. Each group is an Elysia plugin with
 // its TypeBox schemas beside its handlers.
-import type { Elysia } from "elysia";
+import type { AnyElysia } from "elysia";
 import type { ApiDeps } from "./deps.ts";
 import { authRoutes } from "./auth/routes.ts";
 import type { Authenticator } from "./core/auth-hook.ts";
@@ -32,10 +32,9 @@ import { dhcpRoutes } from "./dhcp/routes.ts";
 import { paddRoutes } from "./padd/routes.ts";
 import { fleetRoutes } from "./fleet/routes.ts";
 
-// Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins.
-type Plugin = Elysia<any, any, any, any, any, any, any>;
+// Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins (AnyElysia).
 
-export function routeGroups(rt: ApiDeps, auth: Authenticator): Plugin[] {
+export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
   return [
     docsPlugin(rt.version),
     authRoutes(rt, auth),

@@ -21,8 +21,8 @@ export interface MoatEvents {
   "dns-restarted": { origin: "api" | "fleet" };
 }
 
-/** A handler may return a promise: the change is in force once it resolves. */
-type Handler<T> = (payload: T) => void | Promise<unknown>;
+/** A handler may return a promise: the change is in force once it resolves (any other value is ignored). */
+type Handler<T> = (payload: T) => unknown;
 
 export class EventBus {
   private handlers = new Map<keyof MoatEvents, Set<Handler<never>>>();

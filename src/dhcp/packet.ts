@@ -76,7 +76,7 @@ export function parseRequest(data: Uint8Array): DhcpRequest | null {
   }
   if (!ended) return null;
   const typeOpt = options.get(OPT.MSG_TYPE);
-  if (!typeOpt || typeOpt.length !== 1 || typeOpt[0]! < 1 || typeOpt[0]! > 8) return null;
+  if (typeOpt?.length !== 1 || typeOpt[0]! < 1 || typeOpt[0]! > 8) return null;
   const type = typeOpt[0]!;
   if (type === MSG.OFFER || type === MSG.ACK || type === MSG.NAK) return null; // server messages
   for (const code of [OPT.REQUESTED_IP, OPT.SERVER_ID]) {
@@ -112,7 +112,7 @@ export function optIp(req: DhcpRequest, code: number): number | null {
 /** A printable text option (host name), or null */
 export function optText(req: DhcpRequest, code: number): string | null {
   const o = req.options.get(code);
-  if (!o || !o.length) return null;
+  if (!o?.length) return null;
   const s = new TextDecoder().decode(o).replace(/\0+$/, "");
   return s || null;
 }
@@ -120,7 +120,7 @@ export function optText(req: DhcpRequest, code: number): string | null {
 /** The client identifier in dnsmasq's lease-file spelling (hex bytes joined by ':'), or "*" */
 export function clientIdString(req: DhcpRequest): string {
   const o = req.options.get(OPT.CLIENT_ID);
-  return o && o.length ? macString(o) : "*";
+  return o?.length ? macString(o) : "*";
 }
 
 export type ReplyOption = [code: number, value: Uint8Array];

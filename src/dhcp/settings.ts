@@ -47,7 +47,7 @@ function parseLeaseTime(s: string): number | null {
   const m = /^(\d+)([smhdw]?)$/.exec(t);
   if (!m) return null;
   const secs = Number(m[1]) * UNITS[m[2]!]!;
-  return secs >= 120 ? secs : 120; // dnsmasq's minimum
+  return Math.max(secs, 120); // dnsmasq's minimum
 }
 
 const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;

@@ -96,7 +96,7 @@ export class QueryEngine {
     const start = performance.now();
     const dns = this.d.config.current.dns;
     if (dns.listeningMode === "LOCAL" && !encrypted && !isLocalClient(client)) return null;
-    let q;
+    let q: ReturnType<typeof parseQuery>;
     try {
       q = parseQuery(buf);
     } catch (e) {

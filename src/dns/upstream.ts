@@ -133,7 +133,10 @@ export class Upstream {
 
   private dispatch(p: PendingQuery, mixCase: boolean): void {
     const slot = this.slots.length ? this.slots[randomU16() % this.slots.length]! : null;
-    if (!slot || this.closed) return p.resolve(null);
+    if (!slot || this.closed) {
+      p.resolve(null);
+      return;
+    }
     const msg = new Uint8Array(p.query); // our own copy: the ID and case change
     const id = slot.freeId();
     msg[0] = id >> 8;

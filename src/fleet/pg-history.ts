@@ -37,6 +37,23 @@ const INSERT = `INSERT INTO moat_queries (node, time, type, domain, client, stat
   SELECT $1, (e->>0)::float8, (e->>1)::int2, e->>2, e->>3, (e->>4)::int2, (e->>5)::int2, (e->>6)::float4, e->>7, (e->>8)::int2,
     (e->>9)::int4, (e->>10)::int2, e->>11 FROM json_array_elements($2::json) AS e`;
 
+/** A row of moat_queries as the driver returns it (bigserial ids come as strings). */
+interface HistoryRow {
+  id: string;
+  time: number;
+  type: number;
+  domain: string;
+  client: string;
+  status: number;
+  reply: number;
+  reply_time: number;
+  upstream: string | null;
+  dnssec: number;
+  list_id: number | null;
+  ede: number;
+  cname: string | null;
+}
+
 type Row = [
   number,
   number,
@@ -196,7 +213,7 @@ export class FleetHistory implements QuerySink {
     const rows = (await this.sql.unsafe(
       `SELECT * FROM moat_queries ${sql ? `${sql} AND` : "WHERE"} id <= $${n + 1} ORDER BY id DESC LIMIT $${n + 2} OFFSET $${n + 3}`,
       pageArgs,
-    )) as Array<Record<string, any>>;
+    )) as HistoryRow[];
     const total = Number(
       (
         (await this.sql.unsafe("SELECT COUNT(*) AS n, COALESCE(MIN(time), 0) AS e FROM moat_queries")) as Array<{
@@ -227,7 +244,7 @@ export class FleetHistory implements QuerySink {
         reply: { type: REPLY_TYPE[x.reply ?? 0] ?? "UNKNOWN", time: x.reply_time ?? 0 },
         list_id: x.list_id ?? null,
         upstream: x.upstream ?? null,
-        ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede] ?? null },
+        ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede ?? -1] ?? null },
       })),
       cursor,
       recordsTotal: total,

@@ -22,7 +22,14 @@ interface Device {
   lastQuery: number;
   numQueries: number;
   macVendor: string | null;
-  ips: Array<{ ip: string; name: string | null; lastSeen: number; nameUpdated: number | null }>;
+  ips: DeviceAddress[];
+}
+
+interface DeviceAddress {
+  ip: string;
+  name: string | null;
+  lastSeen: number;
+  nameUpdated: number | null;
 }
 
 /** Brings the tables up to date with the clients of the last 24 h and the neighbour table, in one transaction. */
@@ -72,7 +79,7 @@ export function recordDevices(
 export function listDevices(db: Database, maxDevices: number, maxAddresses: number): Device[] {
   const devs = db
     .query("SELECT * FROM network ORDER BY lastQuery DESC, id LIMIT ?")
-    .all(maxDevices > 0 ? maxDevices : -1) as Array<Record<string, any>>;
+    .all(maxDevices > 0 ? maxDevices : -1) as Array<Omit<Device, "ips">>;
   const addr = db.query(
     "SELECT ip, name, lastSeen, nameUpdated FROM network_addresses WHERE network_id = ? ORDER BY lastSeen DESC LIMIT ?",
   );
@@ -84,7 +91,7 @@ export function listDevices(db: Database, maxDevices: number, maxAddresses: numb
     lastQuery: d.lastQuery,
     numQueries: d.numQueries,
     macVendor: d.macVendor ?? null,
-    ips: (addr.all(d.id, maxAddresses > 0 ? maxAddresses : -1) as Array<Record<string, any>>).map((a) => ({
+    ips: (addr.all(d.id, maxAddresses > 0 ? maxAddresses : -1) as DeviceAddress[]).map((a) => ({
       ip: a.ip,
       name: a.name ?? null,
       lastSeen: a.lastSeen,

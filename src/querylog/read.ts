@@ -10,7 +10,7 @@ import {
   Status,
   queryTypeName,
 } from "../query/enums.ts";
-import { ADDINFO_CNAME } from "./store.ts";
+import { ADDINFO_CNAME, type StoredQueryRow } from "./store.ts";
 
 /** Hard cap of rows in one reply, whatever `length` asks. */
 const MAX_ROWS = 100_000;
@@ -231,7 +231,7 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
        WHERE ${pageWhere.join(" AND ")}
        ORDER BY ${orderBy(f.order)} LIMIT ? OFFSET ?`,
     )
-    .all(...args, cursor, length, f.start ?? 0) as Array<Record<string, any>>;
+    .all(...args, cursor, length, f.start ?? 0) as Array<StoredQueryRow & { name: string | null }>;
   const recordsTotal = (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n;
   const recordsFiltered = where.length
     ? (db.query(`SELECT COUNT(*) AS n FROM query_storage q ${filterSql}`).get(...args) as { n: number }).n
@@ -249,7 +249,7 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
       reply: { type: REPLY_TYPE[x.reply_type ?? 0] ?? "UNKNOWN", time: x.reply_time ?? 0 },
       list_id: x.list_id ?? null,
       upstream: x.forward ?? null,
-      ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede] ?? null },
+      ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede ?? -1] ?? null },
     })),
     cursor,
     recordsTotal,

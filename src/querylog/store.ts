@@ -27,6 +27,23 @@ function ownCopy(s: string): string {
   return Buffer.from(s, "utf8").toString("utf8");
 }
 
+/** A query_storage row joined with its domain, client, upstream and CNAME, as the readers select it. */
+export interface StoredQueryRow {
+  id: number;
+  timestamp: number;
+  type: number;
+  status: number;
+  domain: string;
+  ip: string;
+  forward: string | null;
+  cname: string | null;
+  reply_type: number | null;
+  reply_time: number | null;
+  dnssec: number | null;
+  list_id: number | null;
+  ede: number | null;
+}
+
 export class QueryStore {
   private domainIds = new Map<string, number>();
   private clientIds = new Map<string, number>();
@@ -176,7 +193,7 @@ export class QueryStore {
          LEFT JOIN forward_by_id f ON f.id = q.forward LEFT JOIN addinfo_by_id a ON a.id = q.additional_info
          WHERE q.timestamp >= ? ORDER BY q.id`,
       )
-      .all(since) as Array<Record<string, any>>;
+      .all(since) as StoredQueryRow[];
     return rows.map((x) => ({
       id: x.id,
       r: {

@@ -37,6 +37,7 @@ const NASTY = [
   "%ff%fe",
   "'; DROP TABLE domainlist; --",
   '" OR 1=1 --',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell probe, meant to be sent literally
   "${jndi:ldap://x}",
   "<script>alert(1)</script>",
   "\\",

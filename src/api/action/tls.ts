@@ -18,7 +18,7 @@ export function tlsActionRoutes(rt: Pick<ApiDeps, "tls" | "log">) {
   return new Elysia({ name: "action-tls" }).post(
     "/action/tls/regenerate",
     () => {
-      let m;
+      let m: ReturnType<typeof rt.tls.regenerate>;
       try {
         m = rt.tls.regenerate();
       } catch (e) {

@@ -1,6 +1,7 @@
 // The /api/docs page: the OpenAPI document (openapi.ts) written out as one HTML page on the server,
 // so it needs no script, no internet and no viewer package. Every curl example carries the
 // absolute URL the page was requested from.
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON whose objects nest arbitrarily
 type Json = Record<string, any>;
 
 const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -11,7 +11,7 @@ import type { FleetHistory } from "../../fleet/pg-history.ts";
 
 /** The whole fleet's log (or node=<name>'s) from PostgreSQL, in the same shape as this node's. */
 async function fleetQueries(h: FleetHistory, q: Record<string, string | undefined>) {
-  let page;
+  let page: Awaited<ReturnType<FleetHistory["queries"]>>;
   try {
     page = await h.queries({
       node: q.node || undefined,

@@ -88,7 +88,7 @@ function readLocal(address: string, limits: Limits, into: CacheWriter): void {
     if (st.size > limits.maxBytes) throw new FetchFailure(`list larger than the limit (${limits.maxBytes} bytes)`);
     fd = openSync(path, "r");
     const buf = new Uint8Array(CHUNK);
-    for (let got; (got = readSync(fd, buf, 0, CHUNK, null)) > 0; ) into.write(buf.subarray(0, got));
+    for (let got: number; (got = readSync(fd, buf, 0, CHUNK, null)) > 0; ) into.write(buf.subarray(0, got));
   } catch (e) {
     if (e instanceof FetchFailure || e instanceof ContentError) throw e;
     throw new FetchFailure(`cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
@@ -138,18 +138,18 @@ export async function fetchList(dataDir: string, id: number, address: string, li
     };
   } catch (e) {
     into?.abort();
-    if (e instanceof ContentError) e = new FetchFailure(e.message);
-    if (!(e instanceof FetchFailure)) throw e;
+    const failure = e instanceof ContentError ? new FetchFailure(e.message) : e;
+    if (!(failure instanceof FetchFailure)) throw failure;
     if (cached)
       return {
         status: ListStatus.cached,
         file: cached.file,
-        message: `Download failed: ${e.message}; using the cached copy`,
+        message: `Download failed: ${failure.message}; using the cached copy`,
       };
     return {
       status: ListStatus.failed,
       file: null,
-      message: `Download failed: ${e.message}; no cached copy available`,
+      message: `Download failed: ${failure.message}; no cached copy available`,
     };
   }
 }

@@ -130,7 +130,10 @@ function takeBytes(
   scratch: Uint8Array,
   emit: Emit,
 ): void {
-  if (e - s > 300) return takeToken(latin1.decode(b.subarray(s, e)), abpPrefix, counts, scratch, emit);
+  if (e - s > 300) {
+    takeToken(latin1.decode(b.subarray(s, e)), abpPrefix, counts, scratch, emit);
+    return;
+  }
   if (b[s]! <= 57 && isIpv4(b, s, e)) return;
   let n = 0;
   for (let i = s; i < e; i++) {
@@ -144,7 +147,8 @@ function takeBytes(
     return;
   if (validBytes(scratch, 0, n, true)) {
     counts.valid++;
-    return emit(scratch, 0, n, false);
+    emit(scratch, 0, n, false);
+    return;
   }
   const p = prefix.length;
   if (
@@ -154,7 +158,8 @@ function takeBytes(
     validBytes(scratch, p, n - 1, false)
   ) {
     counts.abp++;
-    return emit(scratch, 0, n, true);
+    emit(scratch, 0, n, true);
+    return;
   }
   // invalid: rare, and wants its text for the samples
   takeToken(latin1.decode(b.subarray(s, e)), abpPrefix, counts, scratch, emit);
