@@ -81,21 +81,33 @@ export async function request(
   return res;
 }
 
-export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await request(method, path, body);
   if (res.status === 204 || res.status === 410) return {} as T;
   return (await res.json()) as T;
 }
 
-export const get = <T = any>(path: string) => api<T>("GET", path);
+export const get = <T = unknown>(path: string) => api<T>("GET", path);
+
+type Nested = { [key: string]: unknown };
+
+const isNested = (v: unknown): v is Nested => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** PATCH /api/config with a nested object built from a dotted key: patchConfig("dns.upstreams", [...]) */
 export function patchConfig(values: Record<string, unknown>): Promise<unknown> {
-  const config: Record<string, any> = {};
+  const config: Nested = {};
   for (const [key, value] of Object.entries(values)) {
     const parts = key.split(".");
     let o = config;
-    for (const p of parts.slice(0, -1)) o = o[p] ??= {};
+    for (const p of parts.slice(0, -1)) {
+      const child = o[p];
+      if (isNested(child)) o = child;
+      else {
+        const fresh: Nested = {};
+        o[p] = fresh;
+        o = fresh;
+      }
+    }
     o[parts.at(-1)!] = value;
   }
   return api("PATCH", "/config", { config });

@@ -103,7 +103,8 @@ export function App() {
           </button>
         )}
       </nav>
-      <div class="scrim" onClick={() => setMenu(false)} />
+      {/* the dimmed backdrop of the phone menu: a click closes it; the keyboard has the Menu button */}
+      <button type="button" class="scrim" tabIndex={-1} aria-label="Close menu" onClick={() => setMenu(false)} />
       <main id="main" tabIndex={-1}>
         <h1 class="page-title">{current.title}</h1>
         <Page key={current.path} />

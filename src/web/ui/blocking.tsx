@@ -80,10 +80,10 @@ export function BlockingControl() {
       )}
       {open && (
         <div class="menu" role="menu">
-          <button role="menuitem" onClick={() => set(false, 300)}>
+          <button type="button" role="menuitem" onClick={() => set(false, 300)}>
             For 5 minutes
           </button>
-          <button role="menuitem" onClick={() => set(false, 3600)}>
+          <button type="button" role="menuitem" onClick={() => set(false, 3600)}>
             For 1 hour
           </button>
           <form
@@ -110,7 +110,7 @@ export function BlockingControl() {
               Go
             </button>
           </form>
-          <button role="menuitem" class="danger-text" onClick={() => set(false, null)}>
+          <button type="button" role="menuitem" class="danger-text" onClick={() => set(false, null)}>
             Until I enable it
           </button>
         </div>

@@ -200,18 +200,23 @@ export function Toggle({
   onChange,
   label,
   disabled,
+  id,
 }: {
   checked: boolean;
   onChange: (v: boolean) => void;
   label: string;
   disabled?: boolean;
+  /** for a visible <label for> beside the switch */
+  id?: string;
 }) {
   return (
     <label class="switch" title={label}>
       <input
         type="checkbox"
         role="switch"
+        id={id}
         checked={checked}
+        aria-checked={checked}
         disabled={disabled}
         aria-label={label}
         onChange={(e) => onChange((e.target as HTMLInputElement).checked)}

@@ -200,8 +200,11 @@ export function useForm(): {
   return { busy, errors, submit, setErrors };
 }
 
+/** a batch reply from a create/update endpoint: the items it could not process */
+export type Processed = { processed?: { errors: Array<{ item: string; error: string }> } };
+
 /** the first error a batch reply (processed.errors) reports, thrown as an Error */
-export function throwProcessed(reply: { processed?: { errors: Array<{ item: string; error: string }> } }): void {
+export function throwProcessed(reply: Processed): void {
   const e = reply.processed?.errors?.[0];
   if (e) throw new Error(`${e.item}: ${e.error}`);
 }

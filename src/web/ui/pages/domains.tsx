@@ -3,7 +3,16 @@
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Badge, Button, Card, Field, Loading, Modal } from "../components.tsx";
-import { EntityTable, GroupChips, GroupPicker, throwProcessed, useForm, useGroups, type Group } from "../crud.tsx";
+import {
+  EntityTable,
+  GroupChips,
+  GroupPicker,
+  throwProcessed,
+  useForm,
+  useGroups,
+  type Group,
+  type Processed,
+} from "../crud.tsx";
 import { dateTime } from "../format.ts";
 import { usePoll } from "../poll.ts";
 
@@ -43,12 +52,12 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
         async () => {
           const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
           const r = initial
-            ? await api("PUT", `/domains/${type}/${storedKind}/${enc(initial.domain)}`, {
+            ? await api<Processed>("PUT", `/domains/${type}/${storedKind}/${enc(initial.domain)}`, {
                 ...body,
                 type: initial.type,
                 kind: initial.kind,
               })
-            : await api("POST", `/domains/${type}/${storedKind}`, { ...body, domain: value });
+            : await api<Processed>("POST", `/domains/${type}/${storedKind}`, { ...body, domain: value });
           throwProcessed(r);
         },
         () => "domain",
@@ -116,7 +125,7 @@ export function Domains() {
   const [editing, setEditing] = useState<Domain | null>(null);
   const rows = (data ?? []).filter((d) => filter === "all" || d.type === filter);
   const put = (d: Domain, enabled: boolean) =>
-    api("PUT", `/domains/${d.type}/${d.kind}/${enc(d.domain)}`, {
+    api<Processed>("PUT", `/domains/${d.type}/${d.kind}/${enc(d.domain)}`, {
       type: d.type,
       kind: d.kind,
       comment: d.comment,
@@ -133,7 +142,7 @@ export function Domains() {
       <Card
         title="Domains"
         actions={
-          <div class="seg" role="group" aria-label="Show">
+          <fieldset class="seg" aria-label="Show">
             {(["all", "allow", "deny"] as const).map((f) => (
               <button
                 key={f}
@@ -145,7 +154,7 @@ export function Domains() {
                 {f}
               </button>
             ))}
-          </div>
+          </fieldset>
         }
       >
         {!data ? (

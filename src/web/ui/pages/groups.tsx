@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, Modal } from "../components.tsx";
-import { EntityTable, throwProcessed, useForm, type Group } from "../crud.tsx";
+import { EntityTable, throwProcessed, useForm, type Group, type Processed } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 
 function GroupForm({ initial, onDone }: { initial?: Group; onDone: () => void }) {
@@ -60,7 +60,7 @@ export function Groups() {
             ]}
             enabled={(g) => g.enabled}
             onToggle={(g, enabled) =>
-              api("PUT", `/groups/${enc(g.name)}`, { name: g.name, comment: g.comment, enabled })
+              api<Processed>("PUT", `/groups/${enc(g.name)}`, { name: g.name, comment: g.comment, enabled })
                 .then(throwProcessed)
                 .then(reload)
             }

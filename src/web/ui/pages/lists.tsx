@@ -3,7 +3,16 @@
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Badge, Button, Card, Field, Loading, Modal } from "../components.tsx";
-import { EntityTable, GroupChips, GroupPicker, throwProcessed, useForm, useGroups, type Group } from "../crud.tsx";
+import {
+  EntityTable,
+  GroupChips,
+  GroupPicker,
+  throwProcessed,
+  useForm,
+  useGroups,
+  type Group,
+  type Processed,
+} from "../crud.tsx";
 import { ago, num } from "../format.ts";
 import { GravityProgress } from "../gravity.tsx";
 import { usePoll } from "../poll.ts";
@@ -44,8 +53,8 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
         async () => {
           const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
           const r = initial
-            ? await api("PUT", `/lists/${enc(initial.address)}?type=${initial.type}`, body)
-            : await api("POST", `/lists?type=${type}`, { ...body, address: address.trim() });
+            ? await api<Processed>("PUT", `/lists/${enc(initial.address)}?type=${initial.type}`, body)
+            : await api<Processed>("POST", `/lists?type=${type}`, { ...body, address: address.trim() });
           throwProcessed(r);
         },
         () => "address",
@@ -103,7 +112,7 @@ export function Lists() {
   const [updating, setUpdating] = useState(0);
   const [added, setAdded] = useState(false);
   const put = (l: List, enabled: boolean) =>
-    api("PUT", `/lists/${enc(l.address)}?type=${l.type}`, { comment: l.comment, groups: l.groups, enabled })
+    api<Processed>("PUT", `/lists/${enc(l.address)}?type=${l.type}`, { comment: l.comment, groups: l.groups, enabled })
       .then(throwProcessed)
       .then(reload);
   return (

@@ -1,5 +1,5 @@
 // The login: password, and the 2FA code when TOTP is on.
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { Button, Field } from "../components.tsx";
 import { login } from "../session.ts";
@@ -9,6 +9,9 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
   const [code, setCode] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // the cursor starts in the password field: this page has nothing else to do
+  const passwordRef = useRef<HTMLInputElement>(null);
+  useEffect(() => passwordRef.current?.focus(), []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -36,10 +39,10 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
         {reason && <p class="note">{reason}</p>}
         <Field label="Password" id="password" error={error}>
           <input
+            ref={passwordRef}
             id="password"
             type="password"
             autoComplete="current-password"
-            autoFocus
             required
             value={password}
             onInput={(e) => setPassword((e.target as HTMLInputElement).value)}

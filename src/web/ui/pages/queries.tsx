@@ -244,9 +244,9 @@ export function QueryLog() {
         <span class="muted" data-testid="query-count">
           {data ? `${num(data.recordsFiltered)} of ${num(data.recordsTotal)} queries` : ""}
         </span>
-        <label class="row">
-          <Toggle checked={live} onChange={setLive} label="Live" /> Live
-        </label>
+        <span class="row">
+          <Toggle id="live" checked={live} onChange={setLive} label="Live" /> <label for="live">Live</label>
+        </span>
       </div>
       <ErrorNote error={error} />
       {!data ? (

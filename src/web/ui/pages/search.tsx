@@ -53,27 +53,29 @@ export function Search() {
   return (
     <div class="stack">
       <Card>
-        <form class="row wrap" onSubmit={search} role="search">
-          <input
-            class="grow"
-            aria-label="Domain"
-            placeholder="ads.example.com"
-            required
-            value={q}
-            onInput={(e) => setQ((e.target as HTMLInputElement).value)}
-          />
-          <label class="check">
+        <search>
+          <form class="row wrap" onSubmit={search}>
             <input
-              type="checkbox"
-              checked={partial}
-              onChange={(e) => setPartial((e.target as HTMLInputElement).checked)}
-            />{" "}
-            partial match
-          </label>
-          <Button type="submit" kind="primary" busy={busy}>
-            Search
-          </Button>
-        </form>
+              class="grow"
+              aria-label="Domain"
+              placeholder="ads.example.com"
+              required
+              value={q}
+              onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+            />
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={partial}
+                onChange={(e) => setPartial((e.target as HTMLInputElement).checked)}
+              />{" "}
+              partial match
+            </label>
+            <Button type="submit" kind="primary" busy={busy}>
+              Search
+            </Button>
+          </form>
+        </search>
         <ErrorNote error={error} />
       </Card>
       {res && (
