@@ -43,6 +43,8 @@ elseif e ~= ARGV[2] then
   return 0
 end
 local v = redis.call('INCR', KEYS[4])
+-- a counter that went missing on its own (evicted) must not take the kind's versions backwards
+if v <= cur then v = cur + 1; redis.call('SET', KEYS[4], v) end
 if cur > 0 then
   redis.call('XADD', KEYS[3], 'MAXLEN', '${LOG_LENGTH}', v .. '-0', 'base', cur, 'node', ARGV[3], 'at', ARGV[4], 'hash', ARGV[5], 'delta', ARGV[8])
 end

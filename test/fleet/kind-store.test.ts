@@ -93,6 +93,19 @@ test("the whole map when the log does not reach back, the epoch differs, or the 
   expect(wrong).toMatchObject({ via: "whole", data: map });
 });
 
+test("a counter lost on its own does not take a kind's versions backwards", async () => {
+  const h1 = await publish("k5", null, {}, { a: 1 });
+  if (!h1) throw new Error("seed refused");
+  redis.cli("DEL", "moat:fleet:version");
+  const h2 = await publish("k5", h1, { a: 1 }, { a: 2 });
+  if (!h2) throw new Error("delta refused");
+  expect(h2.version).toBe(h1.version + 1);
+  expect(await store.since("k5", { version: h1.version, epoch: h1.epoch, base: { a: 1 } })).toMatchObject({
+    via: "deltas",
+    data: { a: 2 },
+  });
+});
+
 test("an older Moat's JSON blob reads as an empty store; the first publish seeds a new epoch and drops it", async () => {
   redis.cli(
     "HSET",
