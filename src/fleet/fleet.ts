@@ -12,6 +12,7 @@ import { configKind } from "./config-state.ts";
 import { ListsKind } from "./lists-state.ts";
 import { isSharedKey } from "./shared-keys.ts";
 import { RedisLink } from "./redis-link.ts";
+import { KindStore } from "./kind-store.ts";
 import { Replica, type ReplicaRecord, type ReplicaStatus } from "./replica.ts";
 import { blockingKind } from "./live.ts";
 import { GravityShare } from "./gravity-share.ts";
@@ -84,11 +85,12 @@ export class Fleet {
     this.gravity = new GravityShare(rt, this.link, this.node);
     this.messages = new FleetMessages(new Messages(rt.queryDb));
     const saved = this.load();
+    const store = new KindStore(this.link);
     this.lists = new ListsKind(rt.gravityDb, rt.events);
     for (const kind of [this.lists, configKind(rt.config), blockingKind(rt.blocking)])
       this.replicas.set(
         kind.name,
-        new Replica(kind, this.link, this.node, saved[kind.name] ?? null, () => this.save(), rt.log),
+        new Replica(kind, store, this.node, saved[kind.name] ?? null, () => this.save(), rt.log),
       );
   }
 

@@ -76,7 +76,8 @@ function tidy(map: StateMap): StateMap {
  * The lists as a replicated kind. A sync looks at this node's map several times (before the
  * publish, after it, for the hash it agreed on); it is read from gravity.db once per change, not
  * at every look: every write of the tables announces itself (src/lists/), and the fleet calls
- * `changed()` on that announcement, before anything can read again.
+ * `changed()` on that announcement, before anything can read again. What the fleet applies is
+ * written as the difference from that map (the rows a change touched), and is the map from then on.
  */
 export class ListsKind implements ReplicatedKind {
   readonly name = "lists";
@@ -99,8 +100,12 @@ export class ListsKind implements ReplicatedKind {
   }
 
   apply(next: StateMap): Promise<void> {
-    // the tables change inside this call (the transaction runs before its first await)
+    const current = this.last ?? undefined;
+    // should the write fail, the next look reads the tables again
     this.last = null;
-    return applyListsMap(this.db, this.events, next);
+    // the tables hold `next` when this returns (the promise is the announcement, after the commit)
+    const announced = applyListsMap(this.db, this.events, next, current);
+    this.last = next;
+    return announced;
   }
 }

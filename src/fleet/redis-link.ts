@@ -1,33 +1,18 @@
-// The fleet's one connection to Valkey/Redis (plus one for notifications). Each replicated kind
-// is a hash `moat:fleet:kind:<name>` {version, node, at, hash, data}; versions come from one
-// counter (INCR), so every change in the fleet has its place in one total order. A publish is a
-// compare-and-set in one Lua script: it only lands when the publisher saw the latest version,
-// otherwise the publisher merges and tries again. Commands fail at once while the server is
-// away (no offline queue): the caller keeps its change and retries, DNS never waits.
+// The fleet's one connection to Valkey/Redis (plus one for notifications), the leases, the gravity
+// package and the nodes' heartbeats. Versions come from one counter (INCR), so every change in the
+// fleet has its place in one total order; how the replicated kinds are stored and published is
+// kind-store.ts. Commands fail at once while the server is away (no offline queue): the caller
+// keeps its change and retries, DNS never waits.
 import { RedisClient } from "bun";
-import { canonical, hashOf, type StateMap } from "./state-map.ts";
 
-const PREFIX = "moat:fleet:";
-const CHANNEL = `${PREFIX}changes`;
+export const PREFIX = "moat:fleet:";
+/** "<kind> <version> <node>": a kind (or the gravity package) reached a version */
+export const CHANNEL = `${PREFIX}changes`;
 /** one-off actions ("restartdns <node>"), announced to the nodes listening now */
 const ACTIONS = `${PREFIX}actions`;
-const COUNTER = `${PREFIX}version`;
+/** one order for every version of every kind and of the gravity package */
+export const COUNTER = `${PREFIX}version`;
 const NODES = `${PREFIX}nodes`;
-const LOG = `${PREFIX}log`;
-const EPOCH = `${PREFIX}epoch`;
-
-// The epoch names one life of the store: a store that restarted empty starts counting again, and
-// the epoch tells its version 4 from the version 4 a node agreed on before.
-const PUBLISH = `
-local cur = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
-if cur ~= tonumber(ARGV[1]) then return 0 end
-local e = redis.call('GET', KEYS[5])
-if not e then e = ARGV[7]; redis.call('SET', KEYS[5], e) end
-local v = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'version', v, 'node', ARGV[2], 'at', ARGV[3], 'hash', ARGV[4], 'data', ARGV[5], 'epoch', e)
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', '1000', '*', 'kind', ARGV[6], 'version', v, 'node', ARGV[2], 'at', ARGV[3])
-redis.call('PUBLISH', KEYS[4], ARGV[6] .. ' ' .. v .. ' ' .. ARGV[2])
-return {v, e}`;
 
 const GRAVITY = `${PREFIX}gravity`;
 
@@ -41,20 +26,6 @@ local v = redis.call('INCR', KEYS[2])
 redis.call('HSET', KEYS[1], 'version', v, 'node', ARGV[1], 'at', ARGV[2], 'hash', ARGV[3], 'updated', ARGV[4], 'data', ARGV[5])
 redis.call('PUBLISH', KEYS[3], 'gravity ' .. v .. ' ' .. ARGV[1])
 return v`;
-
-export interface Head {
-  version: number;
-  node: string;
-  /** ms since epoch */
-  at: number;
-  hash: string;
-  /** the life of the store this version belongs to */
-  epoch: string;
-}
-
-export interface Entry extends Head {
-  data: StateMap;
-}
 
 class HashMismatch extends Error {}
 
@@ -112,7 +83,8 @@ export class RedisLink {
     }
   }
 
-  private async send(command: string, args: string[]): Promise<unknown> {
+  /** One command; throws (and keeps the reason for status) when the server is away. */
+  async send(command: string, args: string[]): Promise<unknown> {
     await this.ensure();
     try {
       return await this.cmd!.send(command, args);
@@ -120,67 +92,6 @@ export class RedisLink {
       this.lastError = (e as Error).message;
       throw e;
     }
-  }
-
-  async head(kind: string): Promise<Head | null> {
-    const [version, node, at, hash, epoch] = (await this.send("HMGET", [
-      `${PREFIX}kind:${kind}`,
-      "version",
-      "node",
-      "at",
-      "hash",
-      "epoch",
-    ])) as Array<string | null>;
-    if (!version) return null;
-    return { version: Number(version), node: node ?? "", at: Number(at ?? 0), hash: hash ?? "", epoch: epoch ?? "" };
-  }
-
-  /** The stored state of a kind, checked against its hash. */
-  async fetch(kind: string): Promise<Entry | null> {
-    const [version, node, at, hash, data, epoch] = (await this.send("HMGET", [
-      `${PREFIX}kind:${kind}`,
-      "version",
-      "node",
-      "at",
-      "hash",
-      "data",
-      "epoch",
-    ])) as Array<string | null>;
-    if (!version || data == null) return null;
-    const map = JSON.parse(data) as StateMap;
-    if (hashOf(map) !== hash)
-      throw new HashMismatch(`fleet ${kind} version ${version}: stored data does not match its hash`);
-    return {
-      version: Number(version),
-      node: node ?? "",
-      at: Number(at ?? 0),
-      hash: hash ?? "",
-      epoch: epoch ?? "",
-      data: map,
-    };
-  }
-
-  /** Publishes `data` as the next version if the stored one is still `expected`; returns the new version, or 0. */
-  async publish(kind: string, expected: number, node: string, data: StateMap): Promise<Head | 0> {
-    const at = Date.now();
-    const hash = hashOf(data);
-    const r = (await this.send("EVAL", [
-      PUBLISH,
-      "5",
-      `${PREFIX}kind:${kind}`,
-      COUNTER,
-      LOG,
-      CHANNEL,
-      EPOCH,
-      String(expected),
-      node,
-      String(at),
-      hash,
-      canonical(data),
-      kind,
-      crypto.randomUUID(),
-    ])) as number | [number, string];
-    return Array.isArray(r) && Number(r[0]) > 0 ? { version: Number(r[0]), node, at, hash, epoch: String(r[1]) } : 0;
   }
 
   /** Takes or renews a lease named `name`; true while this node holds it. */

@@ -1,11 +1,13 @@
 // One replicated kind of state on this node: what it last agreed with the fleet (`base`, at
 // `version`), and the sync that brings the two sides together. Local changes are written first
-// (the API has answered already) and marked pending; the sync publishes them, merging with
-// whatever the fleet published meanwhile, and keeps retrying while Redis is away. What this node
-// agreed on is kept in <data-dir>/fleet-state.json, so after a restart (or kill -9 between the
-// local write and the publish) it still knows which changes are its own and not yet published.
-import { hashOf, merge3, type StateMap } from "./state-map.ts";
-import type { Head, RedisLink } from "./redis-link.ts";
+// (the API has answered already) and marked pending; the sync publishes them as a delta from the
+// fleet's latest version, merging with whatever the fleet published meanwhile, and keeps retrying
+// while Redis is away. What the fleet published arrives as deltas applied to `base`, or as the
+// whole map to catch up (kind-store.ts). What this node agreed on is kept in
+// <data-dir>/fleet-state.json, so after a restart (or kill -9 between the local write and the
+// publish) it still knows which changes are its own and not yet published.
+import { diff, hashOf, merge3, type StateMap } from "./state-map.ts";
+import type { Head, KindStore, Remote } from "./kind-store.ts";
 
 export interface ReplicatedKind {
   name: string;
@@ -52,10 +54,12 @@ export class Replica {
   private pending = false;
   private lastSync: number | null = null;
   private error: string | null = null;
+  /** hashes of maps seen already: a map is never changed in place, and an unchanged state is not hashed again */
+  private readonly hashes = new WeakMap<StateMap, string>();
 
   constructor(
     readonly kind: ReplicatedKind,
-    private readonly link: RedisLink,
+    private readonly store: KindStore,
     private readonly node: string,
     private record: ReplicaRecord | null,
     private readonly save: () => void,
@@ -120,7 +124,7 @@ export class Replica {
    */
   async check(): Promise<void> {
     if (this.needsSync) return this.sync();
-    const head = await this.link.head(this.kind.name);
+    const head = await this.store.head(this.kind.name);
     if (head?.version !== this.record?.version || head?.epoch !== this.record?.epoch) return this.sync();
   }
 
@@ -129,80 +133,95 @@ export class Replica {
     return this.pending || this.error !== null || this.latest > (this.record?.version ?? 0);
   }
 
+  private hash(map: StateMap): string {
+    let h = this.hashes.get(map);
+    if (h === undefined) this.hashes.set(map, (h = hashOf(map)));
+    return h;
+  }
+
   private async syncOnce(): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const base = this.record?.base ?? {};
-      const local = this.kind.read(base);
-      const localHash = hashOf(local);
-      const head = await this.link.head(this.kind.name);
-      if (head) this.latest = head.version;
       const rec = this.record;
+      const local = this.kind.read(rec?.base ?? {});
+      const localHash = this.hash(local);
+      const remote = await this.store.since(this.kind.name, rec);
+      if (remote) this.latest = remote.version;
+      // what came from the store was checked against the stored hash on the way in
+      if (remote && remote.via !== "known") this.hashes.set(remote.data, remote.hash);
       if (!rec) {
         // joining: the fleet's state wins; the first node of a new fleet seeds it
-        if (head) {
-          if (await this.adopt(localHash)) return;
+        if (remote) {
+          if (await this.adopt(remote, localHash)) return;
           continue;
         }
-        if (await this.publish(local, local, localHash, 0)) return;
+        if (await this.publish(null, local, local)) return;
         continue;
       }
       // a store that lost its data (restarted without persistence) gets this node's state again
-      const reset = !head || head.epoch !== rec.epoch;
+      const reset = !remote || remote.epoch !== rec.epoch;
       const dirty = localHash !== rec.appliedHash || reset;
       if (!dirty) {
         this.pending = false;
-        if (head.version === rec.version) return;
-        if (await this.adopt(localHash)) return;
+        if (remote.version === rec.version) return;
+        if (await this.adopt(remote, localHash)) return;
         continue;
       }
       let merged = local;
-      let expected = head?.version ?? 0;
-      if (head && (reset || head.version !== rec.version)) {
-        const remote = await this.link.fetch(this.kind.name);
-        if (!remote) continue;
-        expected = remote.version;
+      if (remote && (reset || remote.version !== rec.version)) {
         const prepared = this.kind.prepareMerge ? this.kind.prepareMerge(rec.base, local, remote.data) : local;
         merged = merge3(rec.base, prepared, remote.data);
         if (this.kind.tidy) merged = this.kind.tidy(merged);
       }
-      if (await this.publish(merged, local, localHash, expected)) return;
+      if (await this.publish(remote, merged, local)) return;
     }
     throw new Error(`${this.kind.name}: the fleet kept changing, ${MAX_ATTEMPTS} attempts`);
   }
 
   /** Takes the fleet's state; false when a local change slipped in meanwhile (then merge instead). */
-  private async adopt(localHash: string): Promise<boolean> {
-    const remote = await this.link.fetch(this.kind.name);
-    if (!remote) return false;
-    const base = this.record?.base ?? {};
+  private async adopt(remote: Remote, localHash: string): Promise<boolean> {
     // no await between this check and the apply: a local write cannot slip in between
-    if (this.record && hashOf(this.kind.read(base)) !== localHash) return false;
+    if (this.record && this.hash(this.kind.read(this.record.base)) !== localHash) return false;
     await this.kind.apply(remote.data);
-    this.agree(remote, remote.data, hashOf(this.kind.read(remote.data)));
-    this.log("info", `fleet: ${this.kind.name} version ${remote.version} from ${remote.node} applied`);
+    this.agree(remote, remote.data);
+    const how =
+      remote.via === "deltas"
+        ? `deltas from the log: ${remote.changed} keys`
+        : `whole map fetched: ${Object.keys(remote.data).length} keys`;
+    this.log("info", `fleet: ${this.kind.name} version ${remote.version} from ${remote.node} applied (${how})`);
     return true;
   }
 
-  private async publish(merged: StateMap, local: StateMap, localHash: string, expected: number): Promise<boolean> {
-    const head = await this.link.publish(this.kind.name, expected, this.node, merged);
+  /**
+   * Publishes `merged` as the delta from the fleet's state `onto` (the whole map when the store holds
+   * none); false when the fleet moved on meanwhile.
+   */
+  private async publish(onto: Remote | null, merged: StateMap, local: StateMap): Promise<boolean> {
+    const mergedHash = this.hash(merged);
+    const head = await this.store.publish(
+      this.kind.name,
+      onto && { version: onto.version, epoch: onto.epoch },
+      this.node,
+      diff(onto?.data ?? {}, merged),
+      mergedHash,
+    );
     if (!head) return false;
-    const base = this.record?.base ?? {};
-    const current = this.kind.read(base);
-    if (hashOf(current) === localHash) {
+    const current = this.kind.read(this.record?.base ?? {});
+    if (this.hash(current) === this.hash(local)) {
       // someone else's change came in with the merge: it applies here too
-      if (hashOf(merged) !== localHash) await this.kind.apply(merged);
-      this.agree(head, merged, hashOf(this.kind.read(merged)));
+      if (mergedHash !== this.hash(local)) await this.kind.apply(merged);
+      this.agree(head, merged);
     } else {
       // a local change landed while publishing: keep it on top of what was published, publish it next
       await this.kind.apply(merge3(local, current, merged));
-      this.agree(head, merged, hashOf(merged));
+      this.agree(head, merged, mergedHash);
       this.again = true;
     }
     this.pending = false;
     return true;
   }
 
-  private agree(head: Head, data: StateMap, appliedHash: string): void {
+  /** `appliedHash`: this node's state from now on, read back unless given. */
+  private agree(head: Head, data: StateMap, appliedHash = this.hash(this.kind.read(data))): void {
     this.record = { version: head.version, epoch: head.epoch, base: data, appliedHash, node: head.node, at: head.at };
     this.latest = head.version;
     this.save();

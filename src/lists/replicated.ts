@@ -67,52 +67,74 @@ export function rowsOf(map: ListsMap, table: string): Map<number, Record<string,
 }
 
 const sameRow = (t: ReplicatedTable, a: unknown, b: Record<string, unknown>) =>
-  typeof a === "object" &&
-  a !== null &&
-  t.columns.every((c) => ((a as Record<string, unknown>)[c] ?? null) === (b[c] ?? null));
+  a === b ||
+  (typeof a === "object" &&
+    a !== null &&
+    t.columns.every((c) => ((a as Record<string, unknown>)[c] ?? null) === (b[c] ?? null)));
 
 /**
- * Makes the tables hold exactly `next` (the fleet's state), touching only rows that differ, in one
- * transaction, then announces it as a remote change: the filter rebuilds, the fleet does not
- * publish it back. Resolves when the change is in force.
+ * Makes the tables hold exactly `next` (the fleet's state), in one transaction, then announces it as a
+ * remote change: the filter rebuilds, the fleet does not publish it back. `current` is what the tables
+ * hold now, when the caller knows it (the fleet keeps the map it read last): only the rows and links
+ * that differ between the two are written, so a change of one entry writes one row. The tables have
+ * changed when this returns (it throws if they could not); the promise resolves when the change is in
+ * force.
  */
-export async function applyListsMap(db: Database, events: EventBus, next: ListsMap): Promise<void> {
-  const now = readListsMap(db);
-  db.transaction(() => {
-    // deletions first, so a name that moved to another id is free when it is inserted
-    for (const t of [...REPLICATED_TABLES].reverse()) {
-      for (const id of rowsOf(now, t.name).keys()) {
-        if (next[`${t.name}/${id}`] !== undefined) continue;
-        if (t.name === "adlist")
-          for (const g of ["gravity", "antigravity"]) db.run(`DELETE FROM ${g} WHERE adlist_id = ?`, [id]);
-        db.run(`DELETE FROM ${q(t.name)} WHERE id = ?`, [id]);
-      }
+export function applyListsMap(
+  db: Database,
+  events: EventBus,
+  next: ListsMap,
+  current: ListsMap = readListsMap(db),
+): Promise<void> {
+  db.transaction(() => writeDifference(db, current, next))();
+  return events.emit("lists-changed-remote", {});
+}
+
+function writeDifference(db: Database, current: ListsMap, next: ListsMap): void {
+  // deletions first, so a name that moved to another id is free when it is inserted; a deleted row takes
+  // its links along (triggers, foreign keys)
+  for (const t of [...REPLICATED_TABLES].reverse()) {
+    for (const id of rowsOf(current, t.name).keys()) {
+      if (next[`${t.name}/${id}`] !== undefined) continue;
+      if (t.name === "adlist")
+        for (const g of ["gravity", "antigravity"]) db.run(`DELETE FROM ${g} WHERE adlist_id = ?`, [id]);
+      db.run(`DELETE FROM ${q(t.name)} WHERE id = ?`, [id]);
     }
-    for (const t of REPLICATED_TABLES) {
-      const cols = ["id", ...t.columns];
-      const upsert = db.prepare(
-        `INSERT INTO ${q(t.name)} (${cols.map(q).join(", ")}) VALUES (${cols.map(() => "?").join(", ")}) ` +
-          `ON CONFLICT(id) DO UPDATE SET ${t.columns.map((c) => `${q(c)} = excluded.${q(c)}`).join(", ")}`,
-      );
-      for (const [id, row] of rowsOf(next, t.name)) {
-        if (sameRow(t, now[`${t.name}/${id}`], row)) continue;
-        upsert.run(...([id, ...t.columns.map((c) => row[c] ?? null)] as Array<string | number | null>));
-      }
+  }
+  /** rows that did not exist: inserting one gave it a Default-group link (trigger) */
+  const inserted = new Set<string>();
+  for (const t of REPLICATED_TABLES) {
+    const cols = ["id", ...t.columns];
+    const upsert = db.prepare(
+      `INSERT INTO ${q(t.name)} (${cols.map(q).join(", ")}) VALUES (${cols.map(() => "?").join(", ")}) ` +
+        `ON CONFLICT(id) DO UPDATE SET ${t.columns.map((c) => `${q(c)} = excluded.${q(c)}`).join(", ")}`,
+    );
+    for (const [id, row] of rowsOf(next, t.name)) {
+      const now = current[`${t.name}/${id}`];
+      if (sameRow(t, now, row)) continue;
+      upsert.run(...([id, ...t.columns.map((c) => row[c] ?? null)] as Array<string | number | null>));
+      if (now === undefined) inserted.add(`${t.name}/${id}`);
     }
-    // links last: inserting an owner added its Default-group link (trigger)
-    const after = readListsMap(db);
-    for (const l of REPLICATED_LINKS) {
-      for (const k of Object.keys(after)) {
-        if (!k.startsWith(`${l.name}/`) || next[k] !== undefined) continue;
-        const [, o, g] = k.split("/");
-        db.run(`DELETE FROM ${l.name} WHERE ${l.column} = ? AND group_id = ?`, [Number(o), Number(g)]);
-      }
-      for (const k of Object.keys(next)) {
-        if (!k.startsWith(`${l.name}/`) || after[k] !== undefined) continue;
-        const [, o, g] = k.split("/");
-        db.run(`INSERT OR IGNORE INTO ${l.name} (${l.column}, group_id) VALUES (?, ?)`, [Number(o), Number(g)]);
-      }
-    }
-  })();
-  await events.emit("lists-changed-remote", {});
+  }
+  // links last, when both their ends exist; an owner inserted above got its Default-group link from a trigger
+  for (const k of Object.keys(current)) if (next[k] === undefined) writeLink(db, k, "unlink");
+  for (const k of inserted) {
+    const [table, id] = k.split("/");
+    for (const l of REPLICATED_LINKS)
+      if (l.owner === table && next[`${l.name}/${id}/0`] === undefined) writeLink(db, `${l.name}/${id}/0`, "unlink");
+  }
+  for (const k of Object.keys(next)) if (current[k] === undefined) writeLink(db, k, "link");
+}
+
+/** Adds or removes the link a key names ("domainlist_by_group/7/0"); a row's key is left alone. */
+function writeLink(db: Database, key: string, how: "link" | "unlink"): void {
+  const [name, owner, group] = key.split("/");
+  const l = REPLICATED_LINKS.find((x) => x.name === name);
+  if (!l) return;
+  db.run(
+    how === "link"
+      ? `INSERT OR IGNORE INTO ${l.name} (${l.column}, group_id) VALUES (?, ?)`
+      : `DELETE FROM ${l.name} WHERE ${l.column} = ? AND group_id = ?`,
+    [Number(owner), Number(group)],
+  );
 }
