@@ -1,7 +1,8 @@
 // Checks the layering that src/*/README.md describes, so it cannot drift silently:
 //  1. no import cycle between files (type imports included: a cycle is a cycle to a reader);
 //  2. no value-import cycle between folders (src/<folder>/...; `import type` does not tie folders);
-//  3. every SQL statement on a table lives in that table's owner (TABLE_OWNERS below).
+//  3. every SQL statement on a table lives in that table's owner (TABLE_OWNERS below);
+//  4. every folder imports only the folders its README's "May import:" line names.
 // Run: bun scripts/check-architecture.ts [--graph]   (exit 1 and one line per finding when broken)
 import ts from "typescript";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -161,7 +162,8 @@ function cycles(nodes: string[], next: (n: string) => string[]): string[][] {
 function folderOf(file: string): string {
   const rel = relative(SRC, file);
   const parts = rel.split("/");
-  if (parts.length === 1) return "(root)";
+  // src/ itself (main.ts, services.ts) and files outside it (package.json) belong to no folder
+  if (parts.length === 1 || rel.startsWith("..")) return "(root)";
   return parts[0]!;
 }
 
@@ -218,6 +220,43 @@ function tablesIn(file: string, text: string): Set<string> {
   };
   visit(sf);
   return found;
+}
+
+/**
+ * The top folders each folder's README allows: the `src/<name>/` mentions in its "May import:" paragraph,
+ * up to the first sentence that forbids ("Not `src/…`", "never `src/…`"). Null when the README has no such line.
+ */
+function allowedImports(folder: string): Set<string> | null {
+  let text: string;
+  try {
+    text = readFileSync(join(SRC, folder, "README.md"), "utf8");
+  } catch {
+    return null;
+  }
+  const at = text.indexOf("May import:");
+  if (at < 0) return null;
+  let para = text.slice(at).split(/\n\s*\n/)[0]!;
+  const stop = para.search(/\b(?:Not|not|never|Never) `src\//);
+  if (stop >= 0) para = para.slice(0, stop);
+  return new Set([...para.matchAll(/`src\/([a-z-]+)\//g)].map((m) => m[1]!));
+}
+
+function readmeProblems(edges: Edge[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const e of edges) {
+    const a = folderOf(e.from);
+    const b = folderOf(e.to);
+    if (a === b || a === "(root)" || b === "(root)" || seen.has(`${a}>${b}`)) continue;
+    seen.add(`${a}>${b}`);
+    const allowed = allowedImports(a);
+    if (allowed === null) out.push(`src/${a}/README.md has no "May import:" line`);
+    else if (!allowed.has(b))
+      out.push(
+        `src/${a} imports src/${b} (${relative(ROOT, e.from)}), which src/${a}/README.md's "May import:" does not name`,
+      );
+  }
+  return out;
 }
 
 function main(): number {
@@ -288,6 +327,8 @@ function main(): number {
       }
     }
   }
+
+  problems.push(...readmeProblems(edges));
 
   for (const p of problems) console.log(p);
   console.log(
