@@ -12,7 +12,7 @@ import type { CacheCounters } from "./cache.ts";
 import type { UpstreamStats } from "./forwarder.ts";
 import { addressesOf } from "./iface.ts";
 import { ClientNames } from "./client-names.ts";
-import { TcpConnections, type TcpState } from "./tcp-listener.ts";
+import { HALF_OPEN, TcpConnections, type TcpState } from "./tcp-listener.ts";
 import { startDotListener, type DotListener } from "./dot-listener.ts";
 import { listenFailure } from "../core/start-errors.ts";
 import { QueryEngine, type Origins } from "./engine.ts";
@@ -174,7 +174,7 @@ export class DnsServer implements DnsHandle {
     const close = () => this.closeListeners(udps, tcps);
     const bind = async (hostname: string) => {
       udps.push(await bindUdp(hostname, port, threads > 1, handleUdp));
-      tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcp }));
+      tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcp, ...HALF_OPEN }));
       hosts.push(hostname);
     };
     const inUse = (e: unknown) => /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`);
