@@ -12,6 +12,7 @@ import type { CacheCounters } from "./cache.ts";
 import type { UpstreamStats } from "./forwarder.ts";
 import { addressesOf } from "./iface.ts";
 import { ClientNames } from "./client-names.ts";
+import { certificateName } from "./special.ts";
 import { HALF_OPEN, TcpConnections, type TcpState } from "./tcp-listener.ts";
 import { startDotListener, type DotListener } from "./dot-listener.ts";
 import { listenFailure } from "../core/start-errors.ts";
@@ -100,6 +101,7 @@ export class DnsServer implements DnsHandle {
       sink: rt.sink,
       log: rt.log,
       snapshot: () => this.filterEngine.current,
+      certName: () => certificateName(rt.config.current, rt.tls),
     });
     this.tcpConns = new TcpConnections(
       (msg, client) => this.handle(msg, client, true),
@@ -213,6 +215,7 @@ export class DnsServer implements DnsHandle {
           snapshot: () => this.filterEngine.current,
           leases: () => this.leaseNames,
           names: () => this.names.known(),
+          certName: () => certificateName(this.rt.config.current, this.rt.tls),
           sink: () => this.rt.sink,
           log: this.rt.log,
         });
