@@ -101,7 +101,7 @@ export class DnsServer implements DnsHandle {
       sink: rt.sink,
       log: rt.log,
       snapshot: () => this.filterEngine.current,
-      certName: () => certificateName(rt.config.current, rt.tls),
+      certName: () => certificateName(rt.tls),
     });
     this.tcpConns = new TcpConnections(
       (msg, client) => this.handle(msg, client, true),
@@ -215,7 +215,8 @@ export class DnsServer implements DnsHandle {
           snapshot: () => this.filterEngine.current,
           leases: () => this.leaseNames,
           names: () => this.names.known(),
-          certName: () => certificateName(this.rt.config.current, this.rt.tls),
+          // read now: DoT or DoH may be switched on later, and a thread has no certificate of its own
+          certName: () => certificateName(this.rt.tls),
           sink: () => this.rt.sink,
           log: this.rt.log,
         });

@@ -57,11 +57,10 @@ function endpoints(c: Config): Array<{ port: number; doh: boolean }> {
 
 /**
  * The name DDR's records point at: the first plain (not wildcard) name on Moat's certificate, which a
- * client checks the certificate against (RFC 9462 §4.2). Null when neither DoT nor DoH is on, so the
- * certificate is not loaded for nothing.
+ * client checks the certificate against (RFC 9462 §4.2). The handler asks for it only while DoT or DoH
+ * is on, so the certificate is not loaded for nothing.
  */
-export function certificateName(c: Config, tls: { current(): TlsMaterial }): string | null {
-  if (!endpoints(c).length) return null;
+export function certificateName(tls: { current(): TlsMaterial }): string | null {
   return tls.current().names.find((n) => !n.startsWith("*.")) ?? null;
 }
 

@@ -3,7 +3,7 @@
 // forwarder the user routed them to, and DDR (RFC 9462) names Moat's own DoT and DoH, which kdig then
 // follows. None of these reach the public upstream, whose query log the tests read.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startMoat, type MoatProcess } from "../harness/moat.ts";
+import { freePort, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { call } from "../lists/helpers.ts";
 import { run, startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
@@ -203,6 +203,31 @@ describe("DDR: _dns.resolver.arpa SVCB (RFC 9462)", () => {
       }
     } finally {
       await two.moat.dispose();
+    }
+  });
+
+  test("with dns.threads = 2 and DoT switched on while running, every thread names it", async () => {
+    // DoT off in the config file rather than the environment (the harness's default), so the API may switch it on
+    const two = await startMoat({
+      configToml: `[dns]\nthreads = 2\nupstreams = ["${up.address}"]\n[dns.tls]\nport = 0\n`,
+      env: { FTLCONF_dns_tls_port: undefined as unknown as string },
+    });
+    try {
+      const before = await dig(two.dnsPort, "_dns.resolver.arpa", "SVCB");
+      expect([before.status, before.answers]).toEqual(["NOERROR", []]);
+      const dotPort = await freePort();
+      const r = await two.api("/api/config", {
+        method: "PATCH",
+        body: JSON.stringify({ config: { dns: { tls: { port: dotPort } } } }),
+      });
+      expect(r.status).toBe(200);
+      for (let i = 0; i < 12; i++) {
+        const d = await dig(two.dnsPort, "_dns.resolver.arpa", "SVCB");
+        expectOwn(d, "_dns.resolver.arpa", "SVCB", "NOERROR");
+        expect(d.answers.map((a) => a.slice(2, 5).join(" "))).toEqual(["SVCB 1 pi.hole."]);
+      }
+    } finally {
+      await two.dispose();
     }
   });
 
