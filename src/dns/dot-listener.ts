@@ -6,7 +6,7 @@
 import type { Socket, SocketHandler, TCPSocketListener } from "bun";
 import { clientIdFromServerName, type TlsMaterial, type TlsStore } from "../tls/store.ts";
 import type { Pending } from "./context.ts";
-import { TcpConnections, type TcpLimits, type TcpState } from "./tcp-listener.ts";
+import { HALF_OPEN, TcpConnections, type TcpLimits, type TcpState } from "./tcp-listener.ts";
 
 const MAX_TLS_CONNECTIONS = 1000;
 
@@ -48,7 +48,7 @@ export function startDotListener(o: {
     },
   } as SocketHandler<TcpState>;
   const listen = (m: TlsMaterial): TCPSocketListener<TcpState> => {
-    const opts = { port: o.port, tls: { key: m.keyPem, cert: m.certPem }, socket: handlers };
+    const opts = { port: o.port, tls: { key: m.keyPem, cert: m.certPem }, socket: handlers, ...HALF_OPEN };
     try {
       return Bun.listen<TcpState>({ hostname: "::", ...opts });
     } catch (e) {

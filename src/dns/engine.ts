@@ -1,4 +1,4 @@
-// One thread's resolver: the access and rate checks, the chain (local → policy → cache →
+// One thread's resolver: the access and rate checks, the chain (special names → local → policy → cache →
 // forwarder), truncation and one query record per answer. The main thread's DnsServer runs one, and
 // so does each extra DNS thread (threads/worker.ts) with its own cache and forwarder.
 import type { Config } from "../config/index.ts";
@@ -8,6 +8,7 @@ import type { Snapshot } from "../filter/snapshot.ts";
 import { ipToPtr } from "../net/ip.ts";
 import { chain, type ConfigView, type Pending, type QueryContext, type Answer } from "./context.ts";
 import { LocalHandler } from "./local.ts";
+import { SpecialNamesHandler } from "./special.ts";
 import { PolicyHandler } from "./policy.ts";
 import { DnsCache } from "./cache.ts";
 import { Forwarder } from "./forwarder.ts";
@@ -27,6 +28,8 @@ export interface EngineDeps {
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** the filter snapshot in force */
   snapshot: () => Snapshot;
+  /** the name on Moat's certificate, where DDR (special.ts) points devices; null: none */
+  certName: () => string | null;
 }
 
 const UPSTREAM_TIMEOUT_MS = 1500;
@@ -65,7 +68,13 @@ export class QueryEngine {
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cache = new DnsCache(cfg.cache.size, () => config.current.dns.cache.optimizer);
     this.local = new LocalHandler(config);
-    this.resolve = chain([this.local, new PolicyHandler(config, d.blocking), this.cache, this.forwarder]);
+    this.resolve = chain([
+      new SpecialNamesHandler(config, d.certName),
+      this.local,
+      new PolicyHandler(config, d.blocking),
+      this.cache,
+      this.forwarder,
+    ]);
     this.ecsTrust = new EcsTrust(() => config.current.dns.ecs.trustedSources);
     this.limiter = new RateLimiter(
       () => config.current.dns.rateLimit,

@@ -1,6 +1,7 @@
 // Answers the appliance knows itself: dns.hosts, dns.cnameRecords, pi.hole and the
 // host name (with the address of the interface facing the client), PTR for our own addresses, and the
-// local domain, bogus private PTRs and plain names that must never reach an upstream.
+// local domain, `local.` and `home.arpa.` (special.ts), bogus private PTRs and plain names that must never
+// reach an upstream.
 import { hostname } from "node:os";
 import { isIP } from "node:net";
 import { parseCnameRecord, type Config } from "../config/index.ts";
@@ -12,6 +13,7 @@ import { AA, RCODE, TYPE } from "./wire.ts";
 import { ipv4Bytes, ipv6Bytes, ptrToIp } from "../net/ip.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
+import { isPrivateZone } from "./special.ts";
 
 const LOCAL_TTL = 2;
 
@@ -126,6 +128,9 @@ export class LocalHandler implements Handler {
       (name === t.domain || name.endsWith(`.${t.domain}`)) &&
       !revServerFor(revServers(dns.revServers), name)
     )
+      return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+    // mDNS and the home network's zone stay in the house unless a conditional forwarder takes them
+    if (isPrivateZone(name) && !revServerFor(revServers(dns.revServers), name))
       return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     if (dns.domainNeeded && name !== "" && !name.includes("."))
       return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);

@@ -12,7 +12,8 @@ import type { CacheCounters } from "./cache.ts";
 import type { UpstreamStats } from "./forwarder.ts";
 import { addressesOf } from "./iface.ts";
 import { ClientNames } from "./client-names.ts";
-import { TcpConnections, type TcpState } from "./tcp-listener.ts";
+import { certificateName } from "./special.ts";
+import { HALF_OPEN, TcpConnections, type TcpState } from "./tcp-listener.ts";
 import { startDotListener, type DotListener } from "./dot-listener.ts";
 import { listenFailure } from "../core/start-errors.ts";
 import { QueryEngine, type Origins } from "./engine.ts";
@@ -100,6 +101,7 @@ export class DnsServer implements DnsHandle {
       sink: rt.sink,
       log: rt.log,
       snapshot: () => this.filterEngine.current,
+      certName: () => certificateName(rt.tls),
     });
     this.tcpConns = new TcpConnections(
       (msg, client) => this.handle(msg, client, true),
@@ -174,7 +176,7 @@ export class DnsServer implements DnsHandle {
     const close = () => this.closeListeners(udps, tcps);
     const bind = async (hostname: string) => {
       udps.push(await bindUdp(hostname, port, threads > 1, handleUdp));
-      tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcp }));
+      tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcp, ...HALF_OPEN }));
       hosts.push(hostname);
     };
     const inUse = (e: unknown) => /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`);
@@ -213,6 +215,8 @@ export class DnsServer implements DnsHandle {
           snapshot: () => this.filterEngine.current,
           leases: () => this.leaseNames,
           names: () => this.names.known(),
+          // read now: DoT or DoH may be switched on later, and a thread has no certificate of its own
+          certName: () => certificateName(this.rt.tls),
           sink: () => this.rt.sink,
           log: this.rt.log,
         });

@@ -8,6 +8,10 @@
 // (one that trickles bytes makes no progress by that measure); when every connection waits for
 // answers it is refused. A message must arrive whole within MESSAGE_SECONDS of its first
 // byte, and a connection idle for IDLE_SECONDS is closed.
+// A client may send its queries and then shut down its writing side (shutdown(SHUT_WR)): its FIN
+// means no more queries, not no more answers, so the listeners are half-open (HALF_OPEN) and the
+// connection ends once every answer owed has been written (RFC 7766 §6.2.4: the server closes
+// only when it has nothing outstanding), as unbound does.
 import type { Socket, SocketHandler } from "bun";
 import { normalizeIp } from "../net/ip.ts";
 import type { Answer, Pending } from "./context.ts";
@@ -15,6 +19,9 @@ import { FrameReader } from "./tcp-frames.ts";
 
 const IDLE_SECONDS = 10;
 const MESSAGE_SECONDS = 10;
+
+/** Bun.listen's option for TcpConnections' listeners: the peer's FIN does not close our side (see above). */
+export const HALF_OPEN = { allowHalfOpen: true } as const;
 
 export interface TcpLimits {
   maxConnections: number;
@@ -34,6 +41,8 @@ export interface TcpState {
   /** performance.now() of the last complete message or answer (or the connection's start) */
   lastUsed: number;
   closed: boolean;
+  /** the client has shut down its writing side: close once nothing is owed */
+  peerEnded: boolean;
   /** DNS over TLS: the client ID in the server name the client asked for (dot-listener.ts) */
   clientId: string | null;
 }
@@ -66,6 +75,7 @@ export class TcpConnections {
       open: (s) => this.onOpen(s),
       data: (s, chunk) => this.onData(s, chunk),
       drain: (s) => this.flush(s),
+      end: (s) => this.onEnd(s),
       timeout: (s) => this.drop(s),
       error: () => {},
       close: (s) => this.forget(s),
@@ -83,6 +93,7 @@ export class TcpConnections {
       partialSince: 0,
       lastUsed: performance.now(),
       closed: false,
+      peerEnded: false,
       clientId: null,
     };
     state.reader = new FrameReader((msg) => this.onMessage(s, msg));
@@ -155,8 +166,28 @@ export class TcpConnections {
     this.send(s, a);
   }
 
+  /** The client's FIN: the queries it sent are still answered, then the connection ends. */
+  private onEnd(s: Socket<TcpState>): void {
+    const d = s.data;
+    if (!d || d.closed) return;
+    d.peerEnded = true;
+    this.endIfDone(s);
+  }
+
+  /** After the client's FIN, our own FIN follows the last answer owed (a partial message never completes). */
+  private endIfDone(s: Socket<TcpState>): void {
+    const d = s.data;
+    if (!d.peerEnded || d.closed || d.inFlight > 0 || d.out.length > 0) return;
+    this.forget(s);
+    s.end();
+  }
+
   private send(s: Socket<TcpState>, a: Answer): void {
-    if (!a || s.data.closed) return;
+    if (s.data.closed) return;
+    if (!a) {
+      this.endIfDone(s);
+      return;
+    }
     const framed = new Uint8Array(a.length + 2);
     framed[0] = a.length >> 8;
     framed[1] = a.length & 0xff;
@@ -176,6 +207,7 @@ export class TcpConnections {
       }
       out.shift();
     }
+    if (s.data.peerEnded) this.endIfDone(s);
   }
 
   /** Closes slow messages: a connection that trickles bytes keeps its idle timer alive, not its place. */

@@ -19,6 +19,8 @@ export interface PoolOptions {
   snapshot: () => Snapshot;
   leases: () => LeaseNames;
   names: () => Iterable<[string, string]>;
+  /** the name on Moat's certificate (DDR, special.ts) */
+  certName: () => string | null;
   /** where the threads' query records go (read at each batch: the fleet may wrap it) */
   sink: () => QuerySink;
   log: (level: "info" | "warn" | "error", message: string) => void;
@@ -84,6 +86,7 @@ export class DnsThreads {
         builtAt: snap.builtAt,
         leases: o.leases(),
         names: [...o.names()],
+        certName: o.certName(),
       };
       w.postMessage(init);
     });

@@ -23,6 +23,8 @@ export interface ThreadInit {
   leases: LeaseNames;
   /** client address → host name (clients named by host name in groups) */
   names: Array<[string, string]>;
+  /** the name on Moat's certificate (DDR's target, special.ts), as it was when the thread started */
+  certName: string | null;
 }
 
 export type ToThread =

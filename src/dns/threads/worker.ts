@@ -56,6 +56,7 @@ class DnsThread {
       sink: this.relay,
       log,
       snapshot: () => this.snapshot,
+      certName: () => this.init.certName,
     });
     this.engine.local.setLeaseNames(init.leases);
     this.timer = setInterval(() => this.sendCounters(), 250);
