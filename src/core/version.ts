@@ -9,7 +9,6 @@ export interface VersionInfo {
   version: string;
   commit: string;
   date: string;
-  branch: string;
   runtime: { name: "bun"; version: string };
 }
 
@@ -28,7 +27,6 @@ export function versionInfo(): VersionInfo {
     version: `v${pkg.version}`,
     commit: compiled ? MOAT_BUILD_COMMIT! : gitCommit(),
     date: typeof MOAT_BUILD_DATE === "string" ? MOAT_BUILD_DATE : new Date().toISOString(),
-    branch: "main",
     runtime: { name: "bun", version: Bun.version },
   };
 }

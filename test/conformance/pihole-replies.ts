@@ -9,7 +9,7 @@ const STATUS =
   "UNKNOWN,GRAVITY,FORWARDED,CACHE,REGEX,DENYLIST,EXTERNAL_BLOCKED_IP,EXTERNAL_BLOCKED_NULL,EXTERNAL_BLOCKED_NXRA,GRAVITY_CNAME,REGEX_CNAME,DENYLIST_CNAME,RETRIED,RETRIED_DNSSEC,IN_PROGRESS,DBBUSY,SPECIAL_DOMAIN,CACHE_STALE,EXTERNAL_BLOCKED_EDE15";
 const REPLIES = "UNKNOWN,NODATA,NXDOMAIN,CNAME,IP,DOMAIN,RRNAME,SERVFAIL,REFUSED,NOTIMP,OTHER,DNSSEC,NONE,BLOB";
 const DNSMASQ =
-  "dns_cache_inserted,dns_cache_live_freed,dns_queries_forwarded,dns_auth_answered,dns_local_answered,dns_stale_answered,dns_unanswered,bootp,pxe,dhcp_ack,dhcp_decline,dhcp_discover,dhcp_inform,dhcp_nak,dhcp_offer,dhcp_release,dhcp_request,noanswer,leases_allocated_4,leases_pruned_4,leases_allocated_6,leases_pruned_6,tcp_connections,dnssec_max_crypto_use,dnssec_max_sig_fail,dnssec_max_work";
+  "dns_cache_inserted,dns_cache_live_freed,dns_queries_forwarded,dns_auth_answered,dns_local_answered,dns_stale_answered,dns_unanswered,bootp,pxe,dhcp_ack,dhcp_decline,dhcp_discover,dhcp_inform,dhcp_nak,dhcp_offer,dhcp_release,dhcp_request,noanswer,leases_allocated_4,leases_pruned_4,leases_allocated_6,leases_pruned_6,tcp_connections,dhcp_leasequery,dhcp_lease_unassigned,dhcp_lease_actve,dhcp_lease_unknown,dnssec_max_crypto_use,dnssec_max_sig_fail,dnssec_max_work";
 const SYSTEM =
   "system{uptime,memory{ram{total,free,used,available,%used},swap{total,used,free,%used}},procs,cpu{nprocs,%cpu,load{raw[],percent[]}},ftl{%mem,%cpu}}";
 const REMOTE = "remote{version,hash}";
@@ -63,7 +63,7 @@ export const PIHOLE_REPLIES: Readonly<Record<string, string>> = {
   "/api/queries/suggestions":
     "suggestions{domain[],client_ip[],client_name[],upstream[],type[],status[],reply[],dnssec[]}",
   "/api/queries":
-    "queries[]{id,time,type,domain,cname,status,client{ip,name},dnssec,reply{type,time},list_id,upstream,ede{code,text}},cursor,recordsTotal,recordsFiltered,draw,earliest_timestamp,earliest_timestamp_disk",
+    "queries[]{id,time,type,domain,cname,status,client{ip,name},dnssec,reply{type,time},list_id,upstream,ede{code,text}},cursor,recordsTotal,recordsFiltered,draw",
   "/api/stats/summary": `queries{total,blocked,percent_blocked,unique_domains,forwarded,cached,frequency,types{${TYPES}},status{${STATUS}},replies{${REPLIES}}},clients{active,total},gravity{domains_being_blocked,last_update}`,
   "/api/stats/query_types": `types{${TYPES}}`,
   "/api/stats/upstreams": UPSTREAMS,

@@ -94,6 +94,8 @@ test("logs name their file as a string; /api/info/ftl has dnsmasq's counters; no
     "pxe",
     "bootp",
     "tcp_connections",
+    "dhcp_leasequery",
+    "dhcp_lease_actve",
     "dnssec_max_work",
     "dnssec_max_sig_fail",
     "dnssec_max_crypto_use",

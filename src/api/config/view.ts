@@ -21,10 +21,21 @@ export function isWriteOnly(leaf: AnyLeaf): boolean {
   return leaf.kind === "password" || leaf.flags.writeOnly === true;
 }
 
-/** A secret reads back as the mask when set (always, for the password pseudo item), "" when not. */
-function shown(leaf: AnyLeaf, value: unknown): unknown {
+/**
+ * The password hashes Pi-hole FTL reads back as they are (its config.c gives them no write-only
+ * flag; only totp_secret has one), and whose echo its own tests expect, e.g. bats "Create, set, and
+ * use application password" on PATCH /api/config/webserver/api/app_pwhash. Moat's own mode masks
+ * them like every other secret.
+ */
+const PIHOLE_READABLE = new Set(["webserver.api.pwhash", "webserver.api.app_pwhash"]);
+
+/**
+ * A secret reads back as the mask when set (always, for the password pseudo item), "" when not;
+ * `readable`: shown as is (a Pi-hole-readable hash in compatibility mode).
+ */
+function shown(leaf: AnyLeaf, value: unknown, readable = false): unknown {
   if (leaf.kind === "password") return MASK;
-  if (leaf.flags.writeOnly) return value === "" ? "" : MASK;
+  if (leaf.flags.writeOnly && !readable) return value === "" ? "" : MASK;
   return value;
 }
 
@@ -49,15 +60,21 @@ function allowedOf(leaf: AnyLeaf): unknown {
   }
 }
 
+/** Whether this leaf is shown unmasked: a hash Pi-hole reads back, in compatibility mode. */
+function readable(store: ConfigStore, e: LeafEntry): boolean {
+  return store.current.webserver.api.piholeCompat && PIHOLE_READABLE.has(e.path);
+}
+
 function detail(store: ConfigStore, e: LeafEntry): Record<string, unknown> {
   const value = getIn(store.current, e.segments);
   const def = store.defaultOf(e.path);
+  const open = readable(store, e);
   return {
     description: e.leaf.description,
     allowed: allowedOf(e.leaf),
     type: TYPE_NAME[e.leaf.kind],
-    value: shown(e.leaf, value),
-    default: shown(e.leaf, def),
+    value: shown(e.leaf, value, open),
+    default: shown(e.leaf, def, open),
     modified: JSON.stringify(value) !== JSON.stringify(def),
     flags: {
       restart_dnsmasq: e.leaf.flags.restart === true,
@@ -95,7 +112,11 @@ export function configTree(
   for (const e of LEAVES) {
     if (prefix !== "" && e.path !== prefix && !e.path.startsWith(`${prefix}.`)) continue;
     if (hideMoat && isMoatOnly(e)) continue;
-    setIn(out, e.segments, detailed ? detail(store, e) : shown(e.leaf, getIn(store.current, e.segments)));
+    setIn(
+      out,
+      e.segments,
+      detailed ? detail(store, e) : shown(e.leaf, getIn(store.current, e.segments), readable(store, e)),
+    );
   }
   return out;
 }

@@ -34,6 +34,12 @@ const DNSMASQ_COUNTERS = [
   "leases_allocated_6",
   "leases_pruned_6",
   "tcp_connections",
+  // DHCPLEASEQUERY (RFC 4388) and its three answers; "actve" is dnsmasq's own spelling
+  // (metric_names[] in its src/metrics.c), which FTL passes through and clients read as is
+  "dhcp_leasequery",
+  "dhcp_lease_unassigned",
+  "dhcp_lease_actve",
+  "dhcp_lease_unknown",
   "dnssec_max_crypto_use",
   "dnssec_max_sig_fail",
   "dnssec_max_work",
@@ -65,7 +71,8 @@ function ftlInfo(rt: ApiDeps) {
   const w = rt.stats.window;
   const cfg = rt.config.current;
   const c = dnsCounters(rt);
-  // dnsmasq's own counters in Pi-hole; Moat's resolver reports its equivalents (0 for what it does not do)
+  // dnsmasq's own counters in Pi-hole; Moat's resolver reports its equivalents (0 for what it does
+  // not do: Moat's DHCP server answers no DHCPLEASEQUERY, so those four stay 0)
   const dnsmasq = Object.fromEntries(DNSMASQ_COUNTERS.map((k) => [k, 0])) as Record<
     (typeof DNSMASQ_COUNTERS)[number],
     number

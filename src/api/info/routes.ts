@@ -4,7 +4,15 @@ import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { requestState } from "../core/request-state.ts";
 
-const Local = t.Object({ branch: t.String(), version: t.String(), hash: t.String() });
+/**
+ * What Pi-hole's clients read `local.branch` as: "master" is its release branch. PADD compares
+ * versions only there and takes any other branch whose local.hash differs from remote.hash as
+ * "Updates are available" (padd.sh, GetVersionInformation); remote stays null, because Moat does not
+ * look for newer releases, and on "master" a null remote version counts as not newer.
+ */
+const RELEASE_BRANCH = "master";
+const Branch = t.String({ description: '"master": a release build, as Pi-hole names its release branch' });
+const Local = t.Object({ branch: Branch, version: t.String(), hash: t.String() });
 const Remote = t.Object(
   { version: t.Union([t.String(), t.Null()]), hash: t.Union([t.String(), t.Null()]) },
   { description: "null: Moat does not look for updates" },
@@ -18,7 +26,7 @@ export const VersionReply = t.Object({
   core: Component,
   web: Component,
   ftl: t.Object({
-    local: t.Object({ branch: t.String(), version: t.String(), hash: t.String(), date: t.String() }),
+    local: t.Object({ branch: Branch, version: t.String(), hash: t.String(), date: t.String() }),
     remote: Remote,
   }),
   docker: t.Object(
@@ -31,7 +39,7 @@ export const VersionReply = t.Object({
 /** What /api/info/version (and /api/padd) report: Pi-hole clients read core/web/ftl, and Moat is all three in one binary. */
 export function versionInfo(rt: Runtime): Static<typeof VersionReply> {
   const v = rt.version;
-  const local = { branch: v.branch, version: v.version, hash: v.commit };
+  const local = { branch: RELEASE_BRANCH, version: v.version, hash: v.commit };
   const remote = { version: null, hash: null };
   const out: Static<typeof VersionReply> = {
     core: { local, remote },

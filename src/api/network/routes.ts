@@ -8,6 +8,24 @@ import { forgetDevice, listDevices, recordDevices } from "../../network/devices.
 import { ApiError, Errors } from "../core/errors.ts";
 import { boolParam, intParam } from "../stats/params.ts";
 
+const compat = (rt: ApiDeps) => rt.config.current.webserver.api.piholeCompat;
+
+/** The interfaces, without Moat's `netmask` in compatibility mode (FTL's addresses carry only prefixlen). */
+function interfacesFor(rt: ApiDeps) {
+  const ifs = interfaces();
+  return compat(rt) ? ifs.map((i) => ({ ...i, addresses: i.addresses.map(({ netmask: _, ...a }) => a) })) : ifs;
+}
+
+/**
+ * The devices; in compatibility mode an address never named has nameUpdated 0: FTL always writes an
+ * integer there (its network-table.c reads the row with sqlite3_column_int64, never null).
+ */
+function devicesFor(rt: ApiDeps, maxDevices: number, maxAddresses: number) {
+  const devices = listDevices(rt.queryDb, maxDevices, maxAddresses);
+  if (compat(rt)) for (const d of devices) for (const ip of d.ips) ip.nameUpdated ??= 0;
+  return devices;
+}
+
 /** Brings the network tables up to date with the neighbour table and the last 24 h of clients. */
 function refreshDevices(rt: ApiDeps): void {
   recordDevices(rt.queryDb, rt.stats.window.clients, neighbours());
@@ -26,7 +44,10 @@ const Device = t.Object({
       ip: IpAddress(),
       name: t.Union([t.String(), t.Null()]),
       lastSeen: t.Integer(),
-      nameUpdated: t.Union([t.Integer(), t.Null()]),
+      nameUpdated: t.Union([
+        t.Integer({ description: "unix time the name was last set (0: never, in Pi-hole compatibility mode)" }),
+        t.Null({ description: "the address was never named", "x-moat-only": true }),
+      ]),
     }),
   ),
 });
@@ -80,7 +101,12 @@ const InterfaceReply = t.Object({
       family: t.String(),
       prefixlen: t.Integer(),
       scope: t.String(),
-      netmask: t.String(),
+      netmask: t.Optional(
+        t.String({
+          description: "left out in Pi-hole compatibility mode (FTL has only prefixlen)",
+          "x-moat-only": true,
+        }),
+      ),
     }),
   ),
 });
@@ -105,7 +131,7 @@ export function networkRoutes(rt: ApiDeps) {
         }
         const maxDevices = intParam(query.max_devices, 10);
         const maxAddresses = intParam(query.max_addresses, 3);
-        return { devices: listDevices(rt.queryDb, maxDevices, maxAddresses) };
+        return { devices: devicesFor(rt, maxDevices, maxAddresses) };
       },
       {
         query: t.Object({ max_devices: t.Optional(t.String()), max_addresses: t.Optional(t.String()) }),
@@ -128,7 +154,7 @@ export function networkRoutes(rt: ApiDeps) {
       "/network/gateway",
       ({ query }) => ({
         gateway: gateways(),
-        ...(boolParam(query.detailed, false) ? { routes: routes(), interfaces: interfaces() } : {}),
+        ...(boolParam(query.detailed, false) ? { routes: routes(), interfaces: interfacesFor(rt) } : {}),
       }),
       {
         query: Detailed,
@@ -141,7 +167,7 @@ export function networkRoutes(rt: ApiDeps) {
       response: t.Object({ routes: t.Array(RouteReply) }),
       detail: detail("The routing table"),
     })
-    .get("/network/interfaces", () => ({ interfaces: interfaces() }), {
+    .get("/network/interfaces", () => ({ interfaces: interfacesFor(rt) }), {
       query: Detailed,
       response: t.Object({ interfaces: t.Array(InterfaceReply) }),
       detail: detail("Network interfaces with addresses and counters"),

@@ -10,7 +10,7 @@ import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";
 import type { FleetHistory } from "../../fleet/pg-history.ts";
 
 /** The whole fleet's log (or node=<name>'s) from PostgreSQL, in the same shape as this node's. */
-async function fleetQueries(h: FleetHistory, q: Record<string, string | undefined>) {
+async function fleetQueries(h: FleetHistory, q: Record<string, string | undefined>, compat: boolean) {
   let page: Awaited<ReturnType<FleetHistory["queries"]>>;
   try {
     page = await h.queries({
@@ -31,7 +31,17 @@ async function fleetQueries(h: FleetHistory, q: Record<string, string | undefine
     throw Errors.fleetUnavailable((e as Error).message);
   }
   const { earliest, ...rest } = page;
-  return { ...rest, draw: intParam(q.draw, 0), earliest_timestamp: earliest, earliest_timestamp_disk: earliest };
+  return { ...rest, draw: intParam(q.draw, 0), ...(compat ? {} : floors(earliest, earliest)) };
+}
+
+/**
+ * How far back the 24 h log and the long-term database go. Moat's own mode answers them here so a
+ * client can tell "nothing matched" from "before the data starts"; Pi-hole FTL v6.4 has them only
+ * in /api/info/database (its test/api/checkAPI.py reports them here), so compatibility mode leaves
+ * them out.
+ */
+function floors(memory: number, disk: number) {
+  return { earliest_timestamp: memory, earliest_timestamp_disk: disk };
 }
 
 const Str = (description: string) => t.Optional(t.String({ description }));
@@ -84,7 +94,9 @@ export function queriesRoutes(rt: ApiDeps) {
       "/queries",
       async ({ query }) => {
         const q = query as Record<string, string | undefined>;
-        if (rt.fleetHistory && q.node !== "local" && !boolParam(q.disk, false)) return fleetQueries(rt.fleetHistory, q);
+        const compat = rt.config.current.webserver.api.piholeCompat;
+        if (rt.fleetHistory && q.node !== "local" && !boolParam(q.disk, false))
+          return fleetQueries(rt.fleetHistory, q, compat);
         const s = liveStats(rt);
         const memory = (await s.freshMemory()).db;
         const db = boolParam(q.disk, false) ? s.disk.db : memory;
@@ -127,8 +139,7 @@ export function queriesRoutes(rt: ApiDeps) {
           return {
             ...page,
             draw: intParam(q.draw, 0),
-            earliest_timestamp: earliestQuery(memory),
-            earliest_timestamp_disk: earliestQuery(s.disk.db),
+            ...(compat ? {} : floors(earliestQuery(memory), earliestQuery(s.disk.db))),
           };
         } catch (e) {
           if (e instanceof FilterError) throw Errors.badRequest(e.message, e.hint);
@@ -143,10 +154,20 @@ export function queriesRoutes(rt: ApiDeps) {
           recordsTotal: t.Integer(),
           recordsFiltered: t.Integer(),
           draw: t.Integer(),
-          earliest_timestamp: t.Number({ description: "time of the oldest query of the last 24 h (0: none)" }),
-          earliest_timestamp_disk: t.Number({
-            description: "time of the oldest query in the long-term database (0: none)",
-          }),
+          earliest_timestamp: t.Optional(
+            t.Number({
+              description:
+                "time of the oldest query of the last 24 h (0: none; left out in Pi-hole compatibility mode)",
+              "x-moat-only": true,
+            }),
+          ),
+          earliest_timestamp_disk: t.Optional(
+            t.Number({
+              description:
+                "time of the oldest query in the long-term database (0: none; left out in Pi-hole compatibility mode)",
+              "x-moat-only": true,
+            }),
+          ),
         }),
         detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
       },
