@@ -169,13 +169,12 @@ export class DnsServer implements DnsHandle {
     const threads = threadCount(dns.threads);
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
     const iface = single ? dns.interface : null;
-    const udp = new UdpListeners(port, iface, handleUdp, this.rt.log);
+    const udp = new UdpListeners(port, iface, true, handleUdp, this.rt.log);
     const tcps: TCPSocketListener<TcpState>[] = [];
     const close = () => this.closeListeners(udp, tcps);
     try {
       await udp.start();
     } catch (e) {
-      close();
       if (/no address of interface/.test((e as Error).message)) throw e;
       throw new Error(listenFailure("DNS", `port ${port}`, port, e, "dns.port"));
     }
@@ -184,7 +183,7 @@ export class DnsServer implements DnsHandle {
         tcps.push(Bun.listen<TcpState>({ hostname: host, port, socket: tcp }));
       } catch (e) {
         if (!single || /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`)) {
-          close();
+          await close();
           throw new Error(listenFailure("DNS", `port ${port}`, port, e, "dns.port"));
         }
         this.rt.log("warn", `DNS: cannot listen on ${host}:${port} (TCP): ${(e as Error).message}`);
@@ -206,7 +205,7 @@ export class DnsServer implements DnsHandle {
           log: this.rt.log,
         });
       } catch (e) {
-        close();
+        await close();
         throw new Error(listenFailure("DNS", `port ${port}`, port, e, "dns.port"));
       }
     }
@@ -276,7 +275,7 @@ export class DnsServer implements DnsHandle {
     tcps: TCPSocketListener<TcpState>[],
     threads: DnsThreads | null = null,
   ): Promise<void> {
-    udp?.close();
+    await udp?.close();
     for (const t of tcps) t.stop(true);
     if (threads) {
       if (this.threads === threads) this.threads = null;

@@ -10,6 +10,7 @@
 // Nothing here is on the per-query path: the sockets hand datagrams straight to the resolver.
 import { networkInterfaces } from "node:os";
 import type { Pending } from "./context.ts";
+import { PktinfoWildcard } from "./pktinfo-wildcard.ts";
 import { bindUdp, type UdpSocket } from "./udp-socket.ts";
 
 /** How often the addresses are read again: a renumbered prefix or a new alias answers from its own address within this time. */
@@ -34,10 +35,13 @@ function bindableAddresses(iface: string | null): string[] {
 }
 
 export class UdpListeners {
-  /** bound socket by address ("::" or "0.0.0.0" for the wildcard) */
+  /** bound socket by address ("::" or "0.0.0.0" for a wildcard of Bun's own) */
   private readonly sockets = new Map<string, UdpSocket>();
+  /** the wildcard that answers from the address asked (main thread) */
+  private pktinfo: PktinfoWildcard | null = null;
   /** addresses that would not bind (an IPv6 one still tentative, RFC 4862): tried again at each scan, reported once */
   private readonly failed = new Set<string>();
+  /** the wildcard's address: "::" (dual-stack) or "0.0.0.0" (no IPv6 on this host) */
   private wildcard: string | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private scanning = false;
@@ -45,11 +49,14 @@ export class UdpListeners {
 
   /**
    * `iface` null: the wildcard and every local address (listeningMode LOCAL/ALL); else only the
-   * addresses of that interface and loopback (SINGLE/BIND), as dnsmasq adds lo.
+   * addresses of that interface and loopback (SINGLE/BIND), as dnsmasq adds lo. `main`: the
+   * wildcard is this thread's alone; an extra DNS thread binds only the addresses, or the
+   * wildcard's answers would be spread over threads that cannot tell where a datagram was sent.
    */
   constructor(
     private readonly port: number,
     private readonly iface: string | null,
+    private readonly main: boolean,
     private readonly handle: Handle,
     private readonly log: Log,
   ) {}
@@ -59,7 +66,7 @@ export class UdpListeners {
     try {
       await this.bindFirst();
     } catch (e) {
-      this.close();
+      await this.close();
       throw e;
     }
     this.timer = setInterval(() => void this.rescan(false), RESCAN_MS);
@@ -67,34 +74,52 @@ export class UdpListeners {
   }
 
   private async bindFirst(): Promise<void> {
-    if (this.iface === null) {
-      try {
-        await this.bind("::");
-        this.wildcard = "::";
-      } catch (e) {
-        if (inUse(e)) throw e;
-        // no IPv6 on this host: IPv4 only
-        await this.bind("0.0.0.0");
-        this.wildcard = "0.0.0.0";
-      }
-    }
+    if (this.iface === null && this.main) await this.bindWildcard();
     await this.rescan(true);
-    if (!this.sockets.size)
+    if (!this.sockets.size && !this.pktinfo)
       throw new Error(
         `cannot listen for DNS on port ${this.port}: no address of interface "${this.iface}" could be bound`,
       );
   }
 
-  /** The addresses bound now (the wildcard first). */
-  hosts(): string[] {
-    return [...this.sockets.keys()];
+  /**
+   * The wildcard with IPV6_RECVPKTINFO (pktinfo-wildcard.ts), so what reaches it is answered from
+   * the address asked too; where libc cannot be reached or IPv6 is off, Bun's own, which answers
+   * from the address routing picks (as every answer did before the per-address sockets).
+   */
+  private async bindWildcard(): Promise<void> {
+    try {
+      this.pktinfo = new PktinfoWildcard(this.port, this.handle);
+      this.wildcard = "::";
+      return;
+    } catch (e) {
+      if (inUse(e)) throw e;
+    }
+    try {
+      await this.bind("::");
+      this.wildcard = "::";
+    } catch (e) {
+      if (inUse(e)) throw e;
+      // no IPv6 on this host: IPv4 only
+      await this.bind("0.0.0.0");
+      this.wildcard = "0.0.0.0";
+    }
   }
 
-  close(): void {
+  /** The addresses the UDP sockets are bound to now (the wildcard first, where there is one). */
+  hosts(): string[] {
+    const bound = [...this.sockets.keys()].filter((h) => h !== this.wildcard);
+    return this.wildcard ? [this.wildcard, ...bound] : bound;
+  }
+
+  /** Closes every socket; resolves once the port is free of them. */
+  async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     for (const s of this.sockets.values()) s.close();
     this.sockets.clear();
+    await this.pktinfo?.close();
+    this.pktinfo = null;
   }
 
   private wanted(): Set<string> {

@@ -6,7 +6,9 @@
 // each family, so the answer to the secondary IPv4 or the global IPv6 address, sent from the
 // wildcard, would leave from the address routing picks for the client (the primary, the ULA).
 // Then one address goes and another comes while Moat runs (a renumbered prefix, a new alias), and
-// all of it again with dns.threads = 2. Everything made here is removed afterwards.
+// all of it again with dns.threads = 2. Everything made here is removed afterwards. Loopback too:
+// 127.0.0.0/8 is all local, though lo carries only 127.0.0.1, so 127.0.0.2 reaches the wildcard
+// socket, which answers from the destination it reads with each datagram (IPV6_RECVPKTINFO).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { BUN, freePort, ROOT, startMoat, type MoatProcess } from "../harness/moat.ts";
@@ -44,8 +46,8 @@ interface Seen {
 }
 
 /** `count` UDP queries to `target` from fresh ports, each answer as our own client sees it. */
-function ownClient(target: string, count: number): Seen[] {
-  const out = dev.exec([
+function ownClient(target: string, count: number, where: Pick<Device, "exec"> = dev): Seen[] {
+  const out = where.exec([
     BUN,
     join(ROOT, "test/dns/reply-source-client.ts"),
     target,
@@ -59,8 +61,8 @@ function ownClient(target: string, count: number): Seen[] {
     .map((l) => JSON.parse(l) as Seen);
 }
 
-function dig(target: string, tcp: boolean): string {
-  return dev.exec(
+function dig(target: string, tcp: boolean, where: Pick<Device, "exec"> = dev): string {
+  return where.exec(
     ["dig", `@${target}`, "-p", String(moat.dnsPort), "+tries=1", "+time=3", ...(tcp ? ["+tcp"] : []), NAME, "A"],
     { allowFail: true },
   );
@@ -68,16 +70,26 @@ function dig(target: string, tcp: boolean): string {
 
 /** The address a link-local target is asked by: with the client's interface. */
 const scoped = (a: string) => (a.startsWith("fe80") ? `${a}%${dev.ifname}` : a);
+/** this machine itself, for the loopback addresses */
+const here: Pick<Device, "exec"> = { exec: (cmd, opts) => sh(cmd, opts) };
 
-function expectAnswered(target: string): void {
+async function setThreads(n: number): Promise<void> {
+  const r = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { dns: { threads: n } } }),
+  });
+  expect(r.status).toBe(200);
+}
+
+function expectAnswered(target: string, where: Pick<Device, "exec"> = dev): void {
   for (const tcp of [false, true]) {
-    const out = dig(scoped(target), tcp);
+    const out = dig(scoped(target), tcp, where);
     expect({ target, tcp, unexpected: out.includes("unexpected source") }).toEqual({ target, tcp, unexpected: false });
     expect({ target, tcp, status: /status: (\w+)/.exec(out)?.[1] ?? out }).toEqual({ target, tcp, status: "NOERROR" });
     expect(out).toMatch(new RegExp(`${NAME}\\.\\s+\\d+\\s+IN\\s+A\\s+10\\.0\\.0\\.9`));
     expect(out).toContain(`;; SERVER: ${target}`);
   }
-  for (const s of ownClient(scoped(target), 6))
+  for (const s of ownClient(scoped(target), 6, where))
     expect({ target, ...s, from: s.from?.split("%")[0] ?? null }).toEqual({
       target,
       id: s.id,
@@ -144,15 +156,34 @@ describe.skipIf(!canMakeNamespaces() || !hasDig)("UDP answers from the address a
   }, 60_000);
 
   test("with dns.threads = 2 every thread answers from the address asked", async () => {
-    const r = await moat.api("/api/config", {
-      method: "PATCH",
-      body: JSON.stringify({ config: { dns: { threads: 2 } } }),
-    });
-    expect(r.status).toBe(200);
+    await setThreads(2);
     const before = await perThread();
     expect(before.length).toBe(2);
     for (const t of targets) expectAnswered(t);
     // the kernel spread the fresh source ports over both threads' sockets (counters come 4 times a second)
     await until(async () => (await perThread()).every((n, i) => n > (before[i] ?? 0)), 5000, "both threads answered");
   }, 90_000);
+});
+
+describe("loopback addresses besides 127.0.0.1", () => {
+  beforeAll(async () => {
+    const port = await freePort();
+    moat = await startMoat({
+      configToml: `[dns]\nport = ${port}\nhosts = ["10.0.0.9 ${NAME}"]\n`,
+      dnsPortInConfig: port,
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await moat?.dispose();
+  });
+
+  test.skipIf(!hasDig)(
+    "127.0.0.2 and 127.1.2.3 answer from themselves, with dns.threads 1 and 2",
+    async () => {
+      for (const t of ["127.0.0.2", "127.1.2.3", "127.0.0.1", "::1"]) expectAnswered(t, here);
+      await setThreads(2);
+      for (const t of ["127.0.0.2", "127.1.2.3", "127.0.0.1", "::1"]) expectAnswered(t, here);
+    },
+    60_000,
+  );
 });

@@ -65,7 +65,7 @@ class DnsThread {
     await this.engine.start();
     const handle = (buf: Uint8Array, client: string) => this.engine.handle(buf, client, false);
     // its own scans keep it in step with the addresses, as the main thread's keep that one
-    this.sockets = new UdpListeners(this.init.port, this.init.iface, handle, log);
+    this.sockets = new UdpListeners(this.init.port, this.init.iface, false, handle, log);
     await this.sockets.start();
   }
 
@@ -102,7 +102,7 @@ class DnsThread {
 
   private stop(): void {
     clearInterval(this.timer);
-    this.sockets?.close();
+    void this.sockets?.close();
     this.sockets = null;
     this.engine.stop();
   }

@@ -1,0 +1,57 @@
+// The main thread's side of the wildcard socket that answers from the address asked (pktinfo.ts):
+// a worker waits for its datagrams (pktinfo-worker.ts), this thread's resolver answers each, and the
+// answer leaves from the datagram's destination address on its interface. It carries what no
+// per-address socket does (udp-listeners.ts), so it is not on the common path; its closures are fine.
+import { workerUrl } from "../core/worker-url.ts";
+import type { Pending } from "./context.ts";
+import { answer, closePktinfoSocket, type Datagram, openPktinfoSocket, senderText } from "./pktinfo.ts";
+import type { FromPktinfo, PktinfoStart } from "./pktinfo-worker.ts";
+
+export class PktinfoWildcard {
+  private readonly stopFlag = new SharedArrayBuffer(4);
+  private readonly worker: Worker;
+  private readonly fd: number;
+  private closing: Promise<void> | null = null;
+
+  /** Binds [::]:port (throws as openPktinfoSocket does) and starts receiving. */
+  constructor(
+    port: number,
+    private readonly handle: (buf: Uint8Array, client: string) => Pending,
+  ) {
+    this.fd = openPktinfoSocket(port);
+    this.worker = new Worker(workerUrl("dns/pktinfo-worker.ts"));
+    this.worker.onmessage = (e: MessageEvent<FromPktinfo>) => {
+      if (e.data !== "stopped") this.query(e.data);
+    };
+    this.worker.postMessage({ fd: this.fd, stop: this.stopFlag } satisfies PktinfoStart);
+  }
+
+  private query(d: Datagram): void {
+    const r = this.handle(d.data, senderText(d.from));
+    if (r instanceof Promise)
+      r.then(
+        (a) => a && !this.closing && answer(this.fd, a, d),
+        () => {},
+      );
+    else if (r && !this.closing) answer(this.fd, r, d);
+  }
+
+  /** Stops the worker (within its 200 ms poll), then closes the socket, so the port is free when it resolves. */
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((res) => {
+      Atomics.store(new Int32Array(this.stopFlag), 0, 1);
+      let closed = false;
+      const done = () => {
+        if (closed) return;
+        closed = true;
+        clearTimeout(t);
+        this.worker.terminate();
+        closePktinfoSocket(this.fd);
+        res();
+      };
+      const t = setTimeout(done, 1000);
+      this.worker.addEventListener("message", (e) => e.data === "stopped" && done());
+    });
+    return this.closing;
+  }
+}
