@@ -8,7 +8,8 @@ import { answer, closePktinfoSocket, type Datagram, openPktinfoSocket, senderTex
 import type { FromPktinfo, PktinfoStart } from "./pktinfo-worker.ts";
 
 export class PktinfoWildcard {
-  private readonly stopFlag = new SharedArrayBuffer(4);
+  /** Int32 [stop, backlog] (pktinfo-worker.ts) */
+  private readonly shared = new Int32Array(new SharedArrayBuffer(8));
   private readonly worker: Worker;
   private readonly fd: number;
   private closing: Promise<void> | null = null;
@@ -21,9 +22,11 @@ export class PktinfoWildcard {
     this.fd = openPktinfoSocket(port);
     this.worker = new Worker(workerUrl("dns/pktinfo-worker.ts"));
     this.worker.onmessage = (e: MessageEvent<FromPktinfo>) => {
-      if (e.data !== "stopped") this.query(e.data);
+      if (e.data === "stopped") return;
+      Atomics.sub(this.shared, 1, 1);
+      this.query(e.data);
     };
-    this.worker.postMessage({ fd: this.fd, stop: this.stopFlag } satisfies PktinfoStart);
+    this.worker.postMessage({ fd: this.fd, shared: this.shared.buffer as SharedArrayBuffer } satisfies PktinfoStart);
   }
 
   private query(d: Datagram): void {
@@ -39,7 +42,7 @@ export class PktinfoWildcard {
   /** Stops the worker (within its 200 ms poll), then closes the socket, so the port is free when it resolves. */
   close(): Promise<void> {
     this.closing ??= new Promise<void>((res) => {
-      Atomics.store(new Int32Array(this.stopFlag), 0, 1);
+      Atomics.store(this.shared, 0, 1);
       let closed = false;
       const done = () => {
         if (closed) return;
