@@ -2,10 +2,21 @@
 // a worker waits for its datagrams (pktinfo-worker.ts), this thread's resolver answers each, and the
 // answer leaves from the datagram's destination address on its interface. It carries what no
 // per-address socket does (udp-listeners.ts), so it is not on the common path; its closures are fine.
+// NTP's wildcard is one too (src/ntp/server.ts).
 import { workerUrl } from "../core/worker-url.ts";
-import type { Pending } from "./context.ts";
-import { answer, closePktinfoSocket, type Datagram, openPktinfoSocket, senderText } from "./pktinfo.ts";
+import {
+  answer,
+  closePktinfoSocket,
+  type Datagram,
+  openPktinfoSocket,
+  type PktinfoOptions,
+  senderText,
+} from "./pktinfo.ts";
 import type { FromPktinfo, PktinfoStart } from "./pktinfo-worker.ts";
+
+type Reply = Uint8Array | null;
+/** one datagram's answer (null: none), from its sender's address (IPv4 without ::ffff:) */
+type Handle = (buf: Uint8Array, client: string) => Reply | Promise<Reply>;
 
 export class PktinfoWildcard {
   /** Int32 [stop, backlog] (pktinfo-worker.ts) */
@@ -17,9 +28,10 @@ export class PktinfoWildcard {
   /** Binds [::]:port (throws as openPktinfoSocket does) and starts receiving. */
   constructor(
     port: number,
-    private readonly handle: (buf: Uint8Array, client: string) => Pending,
+    private readonly handle: Handle,
+    opts: PktinfoOptions = {},
   ) {
-    this.fd = openPktinfoSocket(port);
+    this.fd = openPktinfoSocket(port, opts);
     this.worker = new Worker(workerUrl("dns/pktinfo-worker.ts"));
     this.worker.onmessage = (e: MessageEvent<FromPktinfo>) => {
       if (e.data === "stopped") return;

@@ -14,6 +14,7 @@ const SOCK_DGRAM = 2;
 const SOCK_NONBLOCK = 0o4000;
 const SOCK_CLOEXEC = 0o2000000;
 const SOL_SOCKET = 1;
+const SO_REUSEADDR = 2;
 const SO_REUSEPORT = 15;
 const IPPROTO_IPV6 = 41;
 const IPV6_V6ONLY = 26;
@@ -43,23 +44,31 @@ function errno(): number {
   return p ? read.i32(p, 0) : 0;
 }
 
+export interface PktinfoOptions {
+  /** IPv6 only (IPV6_V6ONLY); else dual-stack */
+  v6only?: boolean;
+  /** SO_REUSEADDR as well, for a service that lets other sockets share its port (NTP) */
+  reuseAddr?: boolean;
+}
+
 /**
- * A non-blocking dual-stack UDP socket on [::]:port with SO_REUSEPORT (beside the per-address
- * sockets, which take it too) that reports each datagram's destination. Throws with `code`
- * EADDRINUSE when the port is taken, and when libc cannot be reached (no glibc).
+ * A non-blocking UDP socket on [::]:port with SO_REUSEPORT (beside the per-address sockets, which
+ * take it too) that reports each datagram's destination. Throws with `code` EADDRINUSE when the
+ * port is taken, and when libc cannot be reached (no glibc).
  */
-export function openPktinfoSocket(port: number): number {
+export function openPktinfoSocket(port: number, opts: PktinfoOptions = {}): number {
   const fd = c().socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) throw new Error(`socket failed (errno ${errno()})`);
   const one = new Int32Array([1]);
-  const zero = new Int32Array([0]);
+  const v6only = new Int32Array([opts.v6only ? 1 : 0]);
   const sa = new Uint8Array(28);
   const v = new DataView(sa.buffer);
   v.setUint16(0, AF_INET6, true);
   v.setUint16(2, port, false);
   if (
     c().setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, ptr(one), 4) !== 0 ||
-    c().setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, ptr(zero), 4) !== 0 ||
+    (opts.reuseAddr && c().setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, ptr(one), 4) !== 0) ||
+    c().setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, ptr(v6only), 4) !== 0 ||
     c().setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, ptr(one), 4) !== 0 ||
     c().bind(fd, ptr(sa), 28) !== 0
   ) {
