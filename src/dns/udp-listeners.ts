@@ -151,7 +151,11 @@ export class UdpListeners {
         } catch (e) {
           // SINGLE/BIND: the port taken on one of its own addresses is the port taken
           if (first && this.iface !== null && inUse(e)) throw e;
-          if (!this.failed.has(host))
+          // EADDRNOTAVAIL: an IPv6 address still in duplicate address detection, bound at a later scan
+          if (
+            !this.failed.has(host) &&
+            !/EADDRNOTAVAIL/.test(`${(e as Error).message} ${(e as { code?: string }).code}`)
+          )
             this.log("warn", `DNS: cannot listen on ${host}:${this.port}: ${(e as Error).message}`);
           this.failed.add(host);
         }
