@@ -60,11 +60,3 @@ export function isLocalClient(client: string): boolean {
 export function isOwnAddress(ip: string): boolean {
   return interfaceAddresses().some((a) => a.address === ip);
 }
-
-/** The addresses of one interface (link-local excluded: they cannot be bound without a scope). */
-export function addressesOf(ifname: string): string[] {
-  const out: string[] = [];
-  for (const a of networkInterfaces()[ifname] ?? [])
-    if (!(a.family === "IPv6" && a.address.startsWith("fe80"))) out.push(a.address);
-  return out;
-}

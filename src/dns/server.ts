@@ -10,14 +10,13 @@ import { FilterEngine } from "../filter/snapshot.ts";
 import type { Pending } from "./context.ts";
 import type { CacheCounters } from "./cache.ts";
 import type { UpstreamStats } from "./forwarder.ts";
-import { addressesOf } from "./iface.ts";
 import { ClientNames } from "./client-names.ts";
 import { certificateName } from "./special.ts";
 import { HALF_OPEN, TcpConnections, type TcpState } from "./tcp-listener.ts";
 import { startDotListener, type DotListener } from "./dot-listener.ts";
 import { listenFailure } from "../core/start-errors.ts";
 import { QueryEngine, type Origins } from "./engine.ts";
-import { bindUdp, type UdpSocket } from "./udp-socket.ts";
+import { UdpListeners } from "./udp-listeners.ts";
 import { DnsThreads } from "./threads/pool.ts";
 import type { LeaseNames } from "./threads/protocol.ts";
 import { sumCache, sumOrigins, sumUpstreams } from "./threads/sums.ts";
@@ -64,7 +63,7 @@ function threadCount(setting: number): number {
 
 export class DnsServer implements DnsHandle {
   port: number;
-  private udp: UdpSocket[] = [];
+  private udp: UdpListeners | null = null;
   private tcp: TCPSocketListener<TcpState>[] = [];
   private threads: DnsThreads | null = null;
   readonly filterEngine: FilterEngine;
@@ -158,10 +157,12 @@ export class DnsServer implements DnsHandle {
   }
 
   /**
-   * Binds UDP and TCP on every listening address: the wildcard (dual-stack, else IPv4), or with
-   * listeningMode SINGLE/BIND the addresses of dns.interface plus loopback (as dnsmasq adds lo).
-   * With dns.threads > 1 the UDP sockets take SO_REUSEPORT and the extra threads bind the same
-   * addresses; TCP, DoT and DoH stay on this thread.
+   * Binds UDP and TCP on every listening address. UDP: the wildcard (dual-stack, else IPv4) and each
+   * local address beside it, or with listeningMode SINGLE/BIND the addresses of dns.interface plus
+   * loopback (as dnsmasq adds lo); either set is kept in step as addresses come and go, so an answer
+   * leaves from the address asked (udp-listeners.ts). TCP answers from the connection's own address
+   * anyway: the wildcard, or SINGLE/BIND's addresses as they were at the bind. With dns.threads > 1
+   * the extra threads bind the same UDP set (SO_REUSEPORT); TCP, DoT and DoH stay on this thread.
    */
   private async listen(port: number): Promise<void> {
     const handleUdp = (buf: Uint8Array, client: string) => this.engine.handle(buf, client, false);
@@ -169,47 +170,34 @@ export class DnsServer implements DnsHandle {
     const dns = this.rt.config.current.dns;
     const threads = threadCount(dns.threads);
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
-    const candidates = single ? [...new Set([...addressesOf(dns.interface), "127.0.0.1", "::1"])] : ["::"];
-    const udps: UdpSocket[] = [],
-      tcps: TCPSocketListener<TcpState>[] = [],
-      hosts: string[] = [];
-    const close = () => this.closeListeners(udps, tcps);
-    const bind = async (hostname: string) => {
-      udps.push(await bindUdp(hostname, port, threads > 1, handleUdp));
-      tcps.push(Bun.listen<TcpState>({ hostname, port, socket: tcp, ...HALF_OPEN }));
-      hosts.push(hostname);
-    };
-    const inUse = (e: unknown) => /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`);
-    for (const host of candidates) {
+    const iface = single ? dns.interface : null;
+    const udp = new UdpListeners(port, iface, true, handleUdp, this.rt.log);
+    const tcps: TCPSocketListener<TcpState>[] = [];
+    const close = () => this.closeListeners(udp, tcps);
+    try {
+      await udp.start();
+    } catch (e) {
+      if (/no address of interface/.test((e as Error).message)) throw e;
+      throw new Error(listenFailure("DNS", `port ${port}`, port, e, "dns.port"));
+    }
+    for (const host of single ? udp.hosts() : [udp.hosts()[0]!]) {
       try {
-        await bind(host);
+        tcps.push(Bun.listen<TcpState>({ hostname: host, port, socket: tcp, ...HALF_OPEN }));
       } catch (e) {
-        if (inUse(e)) {
-          close();
+        if (!single || /EADDRINUSE/.test(`${(e as Error).message} ${(e as { code?: string }).code}`)) {
+          await close();
           throw new Error(listenFailure("DNS", `port ${port}`, port, e, "dns.port"));
         }
-        if (host === "::") {
-          // no IPv6 on this host: IPv4 only
-          try {
-            await bind("0.0.0.0");
-          } catch (e2) {
-            close();
-            throw new Error(listenFailure("DNS", `port ${port}`, port, e2, "dns.port"));
-          }
-        } else this.rt.log("warn", `DNS: cannot listen on ${host}:${port}: ${(e as Error).message}`);
+        this.rt.log("warn", `DNS: cannot listen on ${host}:${port} (TCP): ${(e as Error).message}`);
       }
     }
-    if (!udps.length)
-      throw new Error(
-        `cannot listen for DNS on port ${port}: no address of interface "${dns.interface}" could be bound`,
-      );
     let pool: DnsThreads | null = null;
     if (threads > 1) {
       try {
         pool = await DnsThreads.start({
           count: threads - 1,
           port,
-          hosts,
+          iface,
           config: this.rt.config,
           blocking: this.rt.blocking,
           snapshot: () => this.filterEngine.current,
@@ -221,11 +209,11 @@ export class DnsServer implements DnsHandle {
           log: this.rt.log,
         });
       } catch (e) {
-        close();
+        await close();
         throw new Error(listenFailure("DNS", `port ${port}`, port, e, "dns.port"));
       }
     }
-    this.udp = udps;
+    this.udp = udp;
     this.tcp = tcps;
     this.threads = pool;
     this.port = port;
@@ -287,11 +275,11 @@ export class DnsServer implements DnsHandle {
   }
 
   private async closeListeners(
-    udps: UdpSocket[],
+    udp: UdpListeners | null,
     tcps: TCPSocketListener<TcpState>[],
     threads: DnsThreads | null = null,
   ): Promise<void> {
-    for (const u of udps) u.close();
+    await udp?.close();
     for (const t of tcps) t.stop(true);
     if (threads) {
       if (this.threads === threads) this.threads = null;

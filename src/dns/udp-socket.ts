@@ -1,7 +1,8 @@
 // One UDP listening socket on dns.port: each datagram goes to a resolver's handle(), and answers
 // (at once or after forwarding) leave in sendmmsg batches (udp-batch.ts). With `reusePort`, the
 // socket is opened with SO_REUSEPORT, so every DNS thread binds the same port and the kernel spreads
-// clients across them by their address and port.
+// clients across them by their address and port, and one address's socket binds beside the
+// wildcard's (udp-listeners.ts opens every socket so).
 import type { udp } from "bun";
 import { normalizeIp } from "../net/ip.ts";
 import type { Pending } from "./context.ts";

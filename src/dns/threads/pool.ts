@@ -13,7 +13,8 @@ export interface PoolOptions {
   /** extra threads to start (the main thread is the first DNS thread) */
   count: number;
   port: number;
-  hosts: string[];
+  /** null: the wildcard and every local address; else that interface's addresses and loopback (../udp-listeners.ts) */
+  iface: string | null;
   config: ConfigStore;
   blocking: { readonly active: boolean };
   snapshot: () => Snapshot;
@@ -79,7 +80,7 @@ export class DnsThreads {
         op: "init",
         index: i + 1,
         port: o.port,
-        hosts: o.hosts,
+        iface: o.iface,
         config: o.config.current,
         blocking: o.blocking.active,
         snapshot: snap.data,

@@ -14,8 +14,8 @@ export interface ThreadInit {
   op: "init";
   index: number;
   port: number;
-  /** the addresses the main thread bound; the thread binds each with SO_REUSEPORT */
-  hosts: string[];
+  /** which addresses to bind, as the main thread does (../udp-listeners.ts), each with SO_REUSEPORT */
+  iface: string | null;
   config: Config;
   blocking: boolean;
   snapshot: SnapshotData;

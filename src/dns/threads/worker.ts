@@ -5,7 +5,7 @@ import { Snapshot } from "../../filter/snapshot.ts";
 import { batchTransferables, encodeBatch } from "../../query/record-batch.ts";
 import type { QueryRecord, QuerySink, StoredRecord } from "../../query/record.ts";
 import { QueryEngine } from "../engine.ts";
-import { bindUdp, type UdpSocket } from "../udp-socket.ts";
+import { UdpListeners } from "../udp-listeners.ts";
 import { ConfigMirror } from "./config-mirror.ts";
 import type { FromThread, ThreadCounters, ThreadInit, ToThread } from "./protocol.ts";
 
@@ -41,7 +41,7 @@ class DnsThread {
   private readonly names: Map<string, string>;
   private readonly relay = new RecordRelay();
   private readonly engine: QueryEngine;
-  private sockets: UdpSocket[] = [];
+  private sockets: UdpListeners | null = null;
   private lastSent = -1;
   private readonly timer: ReturnType<typeof setInterval>;
 
@@ -65,7 +65,9 @@ class DnsThread {
   async start(): Promise<void> {
     await this.engine.start();
     const handle = (buf: Uint8Array, client: string) => this.engine.handle(buf, client, false);
-    for (const host of this.init.hosts) this.sockets.push(await bindUdp(host, this.init.port, true, handle));
+    // its own scans keep it in step with the addresses, as the main thread's keep that one
+    this.sockets = new UdpListeners(this.init.port, this.init.iface, false, handle, log);
+    await this.sockets.start();
   }
 
   apply(m: Exclude<ToThread, ThreadInit>): void {
@@ -101,8 +103,8 @@ class DnsThread {
 
   private stop(): void {
     clearInterval(this.timer);
-    for (const s of this.sockets) s.close();
-    this.sockets = [];
+    void this.sockets?.close();
+    this.sockets = null;
     this.engine.stop();
   }
 
