@@ -74,7 +74,6 @@ export class QueryEngine {
   }
 
   async start(): Promise<void> {
-    await this.forwarder.start();
     this.unsub = this.d.config.subscribe((next: Config, prev: Config) => {
       if (next.dns.upstreams !== prev.dns.upstreams) this.forwarder.setUpstreams(next.dns.upstreams);
       if (next.dns.cache.size !== prev.dns.cache.size) this.cache.resize(next.dns.cache.size);
