@@ -29,6 +29,15 @@ import { dohResponse, isDohPath } from "../dns/doh-serve.ts";
 const CA_DOWNLOAD_PATH = "/tls/ca.crt";
 /** Largest body Bun.serve buffers on the HTTPS ports; routes apply their own, smaller limits (JSON 64 KiB). */
 const MAX_BUFFERED_BODY = 64 * 1024 * 1024;
+/**
+ * Seconds an HTTPS connection may stay silent before it has sent a whole request. Bun.serve has no
+ * header timeout (HTTP/1.1 partial headers are cut at ~10 s by Bun itself, an unfinished HTTP/2
+ * HEADERS block only by idleTimeout) and no hook on a connection before its first request, so this
+ * idle timeout is the bound: like the plain listener's slow-header limit and DoT's handshake limit.
+ */
+const TLS_FIRST_REQUEST_S = 15;
+/** Silence a request (its handler, then the kept-alive connection) may have once it has arrived. */
+const TLS_REQUEST_IDLE_S = 30;
 
 export interface HttpService {
   urls: string[];
@@ -119,10 +128,11 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
       hostname,
       port,
       maxRequestBodySize: MAX_BUFFERED_BODY,
-      idleTimeout: 30,
+      idleTimeout: TLS_FIRST_REQUEST_S,
       tls: { key: m.keyPem, cert: m.certPem },
       http2: true,
       fetch: (req, server) => {
+        server.timeout(req, TLS_REQUEST_IDLE_S);
         const raw = server.requestIP(req)?.address ?? "0.0.0.0";
         return handle(req, {
           started: performance.now(),

@@ -2,7 +2,8 @@
 // or POST of application/dns-message, answered through the same resolver chain as UDP (via
 // DnsServer.handle, so policy, cache and query log are the same). `/dns-query/<id>` carries a client
 // ID that picks the client entry (and so the groups) of that name. Bad requests get 400/415 with a
-// line saying why; nothing larger than one DNS message is read.
+// line saying why; nothing larger than one DNS message is read, and a body with bytes after its DNS
+// message is FORMERR (DnsServer.query checks the whole body).
 import { CLIENT_ID } from "../tls/store.ts";
 import type { Pending } from "./context.ts";
 import { walkMessage } from "./wire.ts";
@@ -44,8 +45,8 @@ export async function dohResponse(req: Request, path: string, client: string, qu
     if (!type.startsWith("application/dns-message")) return problem(415, "the body must be application/dns-message");
     if (Number(req.headers.get("content-length") ?? 0) > MAX_MESSAGE)
       return problem(413, "larger than one DNS message");
-    const body = new Uint8Array(await req.arrayBuffer());
-    if (body.length > MAX_MESSAGE) return problem(413, "larger than one DNS message");
+    const body = await readMessage(req);
+    if (!body) return problem(413, "larger than one DNS message");
     msg = body;
   } else {
     return new Response(null, { status: 405, headers: { allow: "GET, POST" } });
@@ -57,6 +58,36 @@ export async function dohResponse(req: Request, path: string, client: string, qu
     status: 200,
     headers: { "content-type": "application/dns-message", "cache-control": `max-age=${minTtl(answer)}` },
   });
+}
+
+/**
+ * The body, or null as soon as it passes MAX_MESSAGE: read as it comes, so a client that sends more
+ * without ever ending the stream gets its 413 at once instead of waiting on a body never finished
+ * (an HTTP/2 stream with no content-length ends only when the client says so).
+ */
+async function readMessage(req: Request): Promise<Uint8Array | null> {
+  const reader = req.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > MAX_MESSAGE) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /** The smallest TTL of the answer's records (RFC 8484 §5.1: the HTTP freshness must not outlive them). */

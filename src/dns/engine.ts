@@ -83,7 +83,6 @@ export class QueryEngine {
   }
 
   async start(): Promise<void> {
-    await this.forwarder.start();
     this.unsub = this.d.config.subscribe((next: Config, prev: Config) => {
       if (next.dns.upstreams !== prev.dns.upstreams) this.forwarder.setUpstreams(next.dns.upstreams);
       if (next.dns.cache.size !== prev.dns.cache.size) this.cache.resize(next.dns.cache.size);
@@ -100,7 +99,15 @@ export class QueryEngine {
    * LOCAL does not apply, so devices reach their client ID's policy away from home; these transports
    * run over TCP, so they cannot be used to reflect traffic at a forged address as open UDP can.
    */
-  handle(buf: Uint8Array, source: string, tcp: boolean, clientId: string | null = null, encrypted = false): Pending {
+  handle(
+    buf: Uint8Array,
+    source: string,
+    tcp: boolean,
+    clientId: string | null = null,
+    encrypted = false,
+    /** DoH: the body is one DNS message (RFC 8484 §4.1), so bytes after its last record make it malformed */
+    whole = false,
+  ): Pending {
     let client = source;
     const start = performance.now();
     const dns = this.d.config.current.dns;
@@ -111,6 +118,13 @@ export class QueryEngine {
     } catch (e) {
       const rcode = e instanceof WireError ? e.rcode : null;
       return rcode === null ? null : errorFromHeader(buf, rcode);
+    }
+    // bytes after the last record the header counts: UDP and TCP answer as if they were not there,
+    // as unbound and dnsmasq do, and pass on only the message (a strict upstream, BIND say, would
+    // answer the whole with FORMERR); a DoH body with them is not one message (RFC 1035 §4.1)
+    if (q.size < buf.length) {
+      if (whole) return buildReply(buf, q, RCODE.FORMERR);
+      buf = buf.subarray(0, q.size);
     }
     // a version we do not speak: BADVERS with our version (0) in the OPT (RFC 6891 §6.1.3)
     if (q.ednsVersion > 0) return buildReply(buf, q, RCODE.BADVERS);

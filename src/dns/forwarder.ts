@@ -63,10 +63,6 @@ export class Forwarder implements Handler {
 
   private readonly bootstrap: Bootstrap;
 
-  async start(): Promise<void> {
-    await Promise.all(this.ups.filter((u) => !u.enc).map((u) => u.start()));
-  }
-
   stop(): void {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
@@ -208,9 +204,7 @@ export class Forwarder implements Handler {
   private viaUdp(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
     if (up.closed) return NO_ANSWER;
     this.sweepSoon();
-    // no wait once the sockets are open (the common case)
-    if (up.open) return up.send(ctx.query, ctx.q.end, this.opts.timeoutMs);
-    return up.start().then((ok) => (ok ? up.send(ctx.query, ctx.q.end, this.opts.timeoutMs) : null));
+    return up.send(ctx.query, ctx.q.end, this.opts.timeoutMs);
   }
 
   private sweeper: ReturnType<typeof setInterval> | null = null;

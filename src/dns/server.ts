@@ -245,7 +245,7 @@ export class DnsServer implements DnsHandle {
   }
 
   query(msg: Uint8Array, client: string, clientId: string | null): Pending {
-    return this.handle(msg, client, true, clientId, true);
+    return this.engine.handle(msg, client, true, clientId, true, true);
   }
 
   dotPort(): number {

@@ -95,6 +95,15 @@ test("EDNS: payload size (at least 512), version, DO bit and the options", () =>
   });
 });
 
+test("size: where the message ends, before any bytes that follow its last record", () => {
+  const plain = query("a.b", TYPE.A, { additional: [opt(1232, 0, false)] });
+  expect(parseQuery(plain).size).toBe(plain.length);
+  const extra = new Uint8Array([...plain, 0xde, 0xad, 0xbe, 0xef]);
+  expect(parseQuery(extra).size).toBe(plain.length);
+  const bare = query("a.b");
+  expect(parseQuery(new Uint8Array([...bare, 1, 2, 3])).size).toBe(bare.length);
+});
+
 test("an option whose length runs past the OPT record is not found", () => {
   const buf = query("a.b", TYPE.A, { additional: [opt(1232, 0, false, [...u16(10), ...u16(50), 1, 2])] });
   expect(findOption(buf, parseQuery(buf), 10)).toBeNull();

@@ -51,6 +51,8 @@ export interface Question {
   /** offset and length of the OPT record's options in the query (-1 without EDNS) */
   optAt: number;
   optLen: number;
+  /** offset just past the last record the header counts: bytes from here on are not the message's */
+  size: number;
 }
 
 /** Why a packet could not be used: drop it silently, or answer with this rcode. */
@@ -144,6 +146,7 @@ export function parseQuery(buf: Uint8Array): Question {
     checkingDisabled: (flags & CD) !== 0,
     optAt: -1,
     optLen: 0,
+    size: end,
   };
   // additional section: look for OPT
   let p = end;
@@ -164,6 +167,7 @@ export function parseQuery(buf: Uint8Array): Question {
     }
     p = nameEnd + 10 + rdlen;
   }
+  q.size = p;
   return q;
 }
 
