@@ -23,6 +23,7 @@ import { isIP } from "node:net";
 import type { EncryptedTransport } from "./transport.ts";
 import { UdpBatcher } from "./udp-batch.ts";
 import { randomU16 } from "./random.ts";
+import { CASE_LOST, EXACT, MISMATCH, questionMatch, randomCase, restoreCase } from "./case-0x20.ts";
 
 /** sockets a thread may open per second for one query each, once FRESH_BURST is spent */
 const FRESH_PER_S = 500;
@@ -256,7 +257,8 @@ export class Upstream {
     } else {
       if (p.mixed && match === EXACT) this.caseStrikes = 0;
       const a = new Uint8Array(buf); // a copy of its own: the forwarder patches it
-      for (let i = 12; i < p.end; i++) a[i] = p.query[i]!; // the client's letter case
+      if (p.mixed) restoreCase(a, p.sent, p.query, p.end);
+      else for (let i = 12; i < p.end; i++) a[i] = p.query[i]!; // the client's letter case
       p.resolve(a);
     }
     if (slot.pending.size === 0 && this.spent(slot, performance.now())) slot.close();
@@ -291,41 +293,5 @@ export class Upstream {
       slot.pending.clear();
       slot.close();
     }
-  }
-}
-
-const EXACT = 0,
-  CASE_LOST = 1,
-  MISMATCH = 2;
-
-/** How the answer's question compares with the one sent: byte for byte, only in letter case, or not at all. */
-function questionMatch(a: Uint8Array, sent: Uint8Array, end: number): number {
-  if (a.length < end || a[4] !== 0 || a[5] !== 1) return MISMATCH;
-  let result = EXACT;
-  for (let i = 12; i < end; i++) {
-    const x = a[i]!,
-      y = sent[i]!;
-    if (x === y) continue;
-    // label length bytes are ≤ 63, so a difference of case can only be between letters
-    if ((x | 0x20) !== (y | 0x20) || (x | 0x20) < 97 || (x | 0x20) > 122) return MISMATCH;
-    result = CASE_LOST;
-  }
-  return result;
-}
-
-/** Flips the case of each letter of the question name at random (the name ends 4 bytes before `end`). */
-function randomCase(msg: Uint8Array, end: number): void {
-  let bits = 0,
-    left = 0;
-  for (let i = 12; i < end - 4; i++) {
-    const c = msg[i]! | 0x20;
-    if (c < 97 || c > 122) continue;
-    if (left === 0) {
-      bits = randomU16();
-      left = 16;
-    }
-    msg[i] = bits & 1 ? c & ~0x20 : c;
-    bits >>= 1;
-    left--;
   }
 }
