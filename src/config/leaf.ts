@@ -51,11 +51,18 @@ export const bool = (def: boolean, description: string, o: Opts<boolean> = {}): 
   check: o.check,
 });
 
-export const int = (
-  def: number,
-  description: string,
-  o: Opts<number> & { min?: number; max?: number } = {},
-): Leaf<number> => ({
+/**
+ * Every number of the settings tree has a range, so no setting takes 1e308 (a TTL that wraps, a
+ * session that never ends): `coerce` enforces `min` and `max` for the API, the TOML file, the
+ * environment and a Teleporter import alike, and `/api/config` shows them
+ * (test/config/ranges.test.ts checks that every number of src/config/schema.ts has both).
+ */
+interface Range {
+  min?: number;
+  max?: number;
+}
+
+export const int = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
   __leaf: true,
   kind: "int",
   default: def,
@@ -66,22 +73,25 @@ export const int = (
   check: o.check,
 });
 
-export const uint = (def: number, description: string, o: Opts<number> & { max?: number } = {}): Leaf<number> => ({
+/** An integer from `min` (default 0) to `max`. */
+export const uint = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
   __leaf: true,
   kind: "uint",
   default: def,
   description,
-  min: 0,
+  min: o.min ?? 0,
   max: o.max,
   flags: o.flags ?? {},
   check: o.check,
 });
 
-export const float = (def: number, description: string, o: Opts<number> = {}): Leaf<number> => ({
+export const float = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
   __leaf: true,
   kind: "float",
   default: def,
   description,
+  min: o.min,
+  max: o.max,
   flags: o.flags ?? {},
   check: o.check,
 });
