@@ -14,7 +14,7 @@ const BlockingReply = t.Object({
 });
 
 /** The longest timer: a year (src/core/blocking.ts chains timeouts past setTimeout's 2^31 ms). */
-export const MAX_BLOCKING_TIMER = 365 * 86400;
+const MAX_BLOCKING_TIMER = 365 * 86400;
 
 const BlockingBody = t.Object({
   blocking: t.Boolean({ error: 'No "blocking" boolean in body data', errorKey: "body_error" }),
