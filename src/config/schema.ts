@@ -148,7 +148,10 @@ export const schema = {
     hostRecord: str("", `Extra host record ${COMPAT}`),
     listeningMode: oneOf(LISTENING_MODES, "LOCAL", "Which clients are answered", restart),
     queryLogging: bool(true, "Record every query"),
-    cnameRecords: strings([], "Local CNAME records: '<cname>[,<cname>...],<target>[,<TTL>]'", { each: v.cnameRecord }),
+    cnameRecords: strings([], "Local CNAME records: '<cname>[,<cname>...],<target>[,<TTL>]'", {
+      each: v.cnameRecord,
+      check: v.cnameLoops,
+    }),
     port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
     threads: uint(
       1,

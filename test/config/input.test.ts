@@ -1,5 +1,6 @@
-// Every number of the settings tree has a range, enforced the same way by PATCH /api/config, the
-// TOML file and a Teleporter pihole.toml (one validator: src/config/leaf.ts's coerce).
+// Settings input the config API refuses: numbers out of their range (enforced the same way by PATCH
+// /api/config, the TOML file and a Teleporter pihole.toml: src/config/leaf.ts's coerce), upstreams the
+// forwarder cannot use (what the dashboard's Settings page sent), and CNAME records that loop.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -93,4 +94,79 @@ test("a Teleporter pihole.toml: out-of-range numbers are skipped and named, the 
   );
   expect(plan.changes).toContainEqual({ path: "dns.blockTTL", value: 5 });
   expect(plan.changes.some((c) => c.path === "webserver.session.timeout" && c.value === 1e308)).toBe(false);
+});
+
+test("an upstream that is no address: what the Settings page sends is refused, nothing is stored", async () => {
+  // the page's save (src/web/ui/pages/settings.tsx → patchConfig): the whole DNS form in one PATCH
+  const page = {
+    dns: {
+      upstreams: ["9.9.9.9", "not-an-ip"],
+      revServers: [],
+      blocking: { mode: "NULL" },
+      rateLimit: { count: 1000, interval: 60 },
+    },
+  };
+  const r = await call(m, "PATCH", "/api/config", { config: page });
+  expectError(
+    r,
+    400,
+    "bad_request",
+    "Config item validation failed",
+    "dns.upstreams[1]: not a valid upstream (expected IP[#port]; a server by name is tls://name or https://name/dns-query)",
+  );
+  expectError(
+    await call(m, "PUT", "/api/config/dns/upstreams/not-an-ip"),
+    400,
+    "bad_request",
+    "Config item validation failed",
+  );
+  expect((await call(m, "GET", "/api/config/dns/upstreams")).body.config.dns.upstreams).toEqual([]);
+  // what the forwarder uses is still taken
+  const ok = await call(m, "PATCH", "/api/config", {
+    config: { dns: { upstreams: ["9.9.9.9#53", "tls://dns.quad9.net", "https://dns.quad9.net/dns-query"] } },
+  });
+  expect(ok.status).toBe(200);
+  expect((await call(m, "PATCH", "/api/config", { config: { dns: { upstreams: [] } } })).status).toBe(200);
+});
+
+test("CNAME records that point to themselves or loop through each other are refused", async () => {
+  const cases: Array<[string[], string]> = [
+    [["loop.lan,loop.lan"], 'not a valid CNAME definition ("loop.lan" points to itself)'],
+    [["Loop.lan,loop.lan.,60"], 'not a valid CNAME definition ("loop.lan" points to itself)'],
+    [
+      ["a.lan,b.lan", "b.lan,c.lan", "c.lan,a.lan"],
+      "not a valid CNAME definition (the records loop: a.lan → b.lan → c.lan → a.lan)",
+    ],
+    [
+      ["x.lan,a.lan", "a.lan,b.lan", "b.lan,a.lan"],
+      "not a valid CNAME definition (the records loop: a.lan → b.lan → a.lan)",
+    ],
+  ];
+  for (const [records, problem] of cases) {
+    const r = await call(m, "PATCH", "/api/config", { config: { dns: { cnameRecords: records } } });
+    expectError(r, 400, "bad_request", "Config item validation failed", `dns.cnameRecords: ${problem}`);
+  }
+  // adding the record that closes a loop, one at a time
+  expect(
+    (await call(m, "PATCH", "/api/config", { config: { dns: { cnameRecords: ["a.lan,b.lan", "w.lan,a.lan"] } } }))
+      .status,
+  ).toBe(200);
+  expectError(
+    await call(m, "PUT", `/api/config/dns/cnameRecords/${encodeURIComponent("b.lan,w.lan")}`),
+    400,
+    "bad_request",
+    "Config item validation failed",
+  );
+  expect((await call(m, "GET", "/api/config/dns/cnameRecords")).body.config.dns.cnameRecords).toEqual([
+    "a.lan,b.lan",
+    "w.lan,a.lan",
+  ]);
+  // a chain that ends is fine
+  expect(
+    (
+      await call(m, "PATCH", "/api/config", {
+        config: { dns: { cnameRecords: ["a.lan,b.lan", "b.lan,c.lan", "d.lan,c.lan"] } },
+      })
+    ).status,
+  ).toBe(200);
 });
