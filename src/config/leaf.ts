@@ -142,6 +142,13 @@ export const strings = (
   return { __leaf: true, kind: "strings", default: [...def], description, flags: o.flags ?? {}, check };
 };
 
+/**
+ * The longest text of any setting and the most elements of a list (a path, a URL, a HOSTS line, a
+ * header fit easily; a 5 MB string does not belong in pihole.toml).
+ */
+export const MAX_TEXT = 4096;
+export const MAX_ITEMS = 10_000;
+
 /** `validation`: the value has the right type but failed the leaf's own check (Pi-hole: "Config item validation failed"). */
 export type Coerced<T> = { ok: true; value: T } | { ok: false; reason: string; validation?: boolean };
 
@@ -189,6 +196,7 @@ export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<u
     case "string":
     case "password":
       if (typeof raw !== "string") return notType();
+      if (raw.length > MAX_TEXT) return bad(`longer than ${MAX_TEXT} characters`);
       break;
     case "enum":
       if (typeof raw !== "string") return notType();
@@ -203,6 +211,9 @@ export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<u
       } else if (!Array.isArray(raw)) return notType();
       else if (!raw.every((x) => typeof x === "string")) return bad("array has invalid elements");
       else value = [...raw];
+      if ((value as string[]).length > MAX_ITEMS) return bad(`more than ${MAX_ITEMS} elements`);
+      if ((value as string[]).some((x) => x.length > MAX_TEXT))
+        return bad(`an element is longer than ${MAX_TEXT} characters`);
       break;
   }
   if (leaf.check) {

@@ -68,6 +68,19 @@ test("/api/config?detailed=true shows each number's range", async () => {
   expect(JSON.stringify(r.body)).toContain("a number from 0 to 86400");
 });
 
+test("text settings have a limit too: 4096 characters, 10,000 list elements", async () => {
+  const long = "x".repeat(4097);
+  let r = await call(m, "PATCH", "/api/config", { config: { webserver: { domain: long } } });
+  expectError(r, 400, "bad_request", "Config item is invalid", "webserver.domain: longer than 4096 characters");
+  expect(JSON.stringify(r.body).length).toBeLessThan(1000);
+  r = await call(m, "PATCH", "/api/config", { config: { dns: { hosts: [`192.0.2.1 ${long}`] } } });
+  expectError(r, 400, "bad_request", "Config item is invalid", "dns.hosts: an element is longer than 4096 characters");
+  r = await call(m, "PATCH", "/api/config", { config: { misc: { dnsmasq_lines: Array(10001).fill("x") } } });
+  expectError(r, 400, "bad_request", "Config item is invalid", "misc.dnsmasq_lines: more than 10000 elements");
+  const d = await call(m, "GET", "/api/config/webserver/domain?detailed=true");
+  expect(JSON.stringify(d.body)).toContain("a string of at most 4096 characters");
+});
+
 test("the TOML file: a number out of range is refused with the file, line and key", () => {
   const file = join(dir, "pihole.toml");
   writeFileSync(file, "[dns]\nblockTTL = 1e308\n");
