@@ -198,7 +198,10 @@ describe("lengths", () => {
       "bad_request",
       'Invalid request: "domain" longer than 1024 characters',
     );
-    // the wrong type keeps Pi-hole's message
+    // the wrong type keeps the messages it had
+    const wrongComment = await call(moat, "POST", "/api/groups", { name: "ok", comment: 5 });
+    expect(wrongComment.status).toBe(400);
+    expect(wrongComment.json.error.message).toBe("Field comment has to be of type 'string' or 'null'");
     expectError(
       await call(moat, "POST", "/api/groups", { name: 5 }),
       400,
