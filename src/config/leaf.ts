@@ -51,11 +51,18 @@ export const bool = (def: boolean, description: string, o: Opts<boolean> = {}): 
   check: o.check,
 });
 
-export const int = (
-  def: number,
-  description: string,
-  o: Opts<number> & { min?: number; max?: number } = {},
-): Leaf<number> => ({
+/**
+ * Every number of the settings tree has a range, so no setting takes 1e308 (a TTL that wraps, a
+ * session that never ends): `coerce` enforces `min` and `max` for the API, the TOML file, the
+ * environment and a Teleporter import alike, and `/api/config` shows them
+ * (test/config/ranges.test.ts checks that every number of src/config/schema.ts has both).
+ */
+interface Range {
+  min?: number;
+  max?: number;
+}
+
+export const int = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
   __leaf: true,
   kind: "int",
   default: def,
@@ -66,22 +73,25 @@ export const int = (
   check: o.check,
 });
 
-export const uint = (def: number, description: string, o: Opts<number> & { max?: number } = {}): Leaf<number> => ({
+/** An integer from `min` (default 0) to `max`. */
+export const uint = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
   __leaf: true,
   kind: "uint",
   default: def,
   description,
-  min: 0,
+  min: o.min ?? 0,
   max: o.max,
   flags: o.flags ?? {},
   check: o.check,
 });
 
-export const float = (def: number, description: string, o: Opts<number> = {}): Leaf<number> => ({
+export const float = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
   __leaf: true,
   kind: "float",
   default: def,
   description,
+  min: o.min,
+  max: o.max,
   flags: o.flags ?? {},
   check: o.check,
 });
@@ -132,6 +142,13 @@ export const strings = (
   return { __leaf: true, kind: "strings", default: [...def], description, flags: o.flags ?? {}, check };
 };
 
+/**
+ * The longest text of any setting and the most elements of a list (a path, a URL, a HOSTS line, a
+ * header fit easily; a 5 MB string does not belong in pihole.toml).
+ */
+export const MAX_TEXT = 4096;
+export const MAX_ITEMS = 10_000;
+
 /** `validation`: the value has the right type but failed the leaf's own check (Pi-hole: "Config item validation failed"). */
 export type Coerced<T> = { ok: true; value: T } | { ok: false; reason: string; validation?: boolean };
 
@@ -179,6 +196,7 @@ export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<u
     case "string":
     case "password":
       if (typeof raw !== "string") return notType();
+      if (raw.length > MAX_TEXT) return bad(`longer than ${MAX_TEXT} characters`);
       break;
     case "enum":
       if (typeof raw !== "string") return notType();
@@ -193,6 +211,9 @@ export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<u
       } else if (!Array.isArray(raw)) return notType();
       else if (!raw.every((x) => typeof x === "string")) return bad("array has invalid elements");
       else value = [...raw];
+      if ((value as string[]).length > MAX_ITEMS) return bad(`more than ${MAX_ITEMS} elements`);
+      if ((value as string[]).some((x) => x.length > MAX_TEXT))
+        return bad(`an element is longer than ${MAX_TEXT} characters`);
       break;
   }
   if (leaf.check) {

@@ -5,6 +5,13 @@ import { bool, float, int, oneOf, secret, str, strings, uint, type Leaf, type An
 import { isHostname } from "./host-port.ts";
 import * as v from "./validators.ts";
 
+// Ranges of the numbers (every integer setting has one, leaf.ts).
+const DAY = 86400;
+const WEEK = 7 * DAY;
+const YEAR = 365 * DAY;
+/** Days whose seconds still fit a signed 32-bit number, FTL's limit for day counts (INT_MAX / 86400). */
+const MAX_DAYS = 24855;
+
 const restart = { flags: { restart: true } } as const;
 /** Moat's own settings: absent from Pi-hole's tree, so hidden from /api/config in compatibility mode. */
 const moat = { flags: { moatOnly: true } } as const;
@@ -96,12 +103,12 @@ export const schema = {
       maxConnections: uint(
         256,
         "Open DNS-over-TCP connections at most; a new one replaces an idle or slow one (0: no limit)",
-        moat,
+        { max: 65535, ...moat },
       ),
       maxConnectionsPerClient: uint(
         16,
         "Open DNS-over-TCP connections at most from one client address (IPv6: one /64) (0: no limit)",
-        moat,
+        { max: 65535, ...moat },
       ),
     },
     ecs: {
@@ -124,7 +131,7 @@ export const schema = {
       "ALLOW",
       "Reply while the lists are being reloaded",
     ),
-    blockTTL: uint(2, "TTL of blocked replies, seconds"),
+    blockTTL: uint(2, "TTL of blocked replies, seconds (at most a day)", { max: DAY }),
     hosts: strings([], "Local DNS records: 'IP HOSTNAME [HOSTNAME ...]'", { each: v.hostsLine }),
     domainNeeded: bool(false, "Never forward names without a dot", restart),
     expandHosts: bool(false, "Add the local domain to plain names of local records", restart),
@@ -141,7 +148,10 @@ export const schema = {
     hostRecord: str("", `Extra host record ${COMPAT}`),
     listeningMode: oneOf(LISTENING_MODES, "LOCAL", "Which clients are answered", restart),
     queryLogging: bool(true, "Record every query"),
-    cnameRecords: strings([], "Local CNAME records: '<cname>[,<cname>...],<target>[,<TTL>]'", { each: v.cnameRecord }),
+    cnameRecords: strings([], "Local CNAME records: '<cname>[,<cname>...],<target>[,<TTL>]'", {
+      each: v.cnameRecord,
+      check: v.cnameLoops,
+    }),
     port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
     threads: uint(
       1,
@@ -154,9 +164,12 @@ export const schema = {
       restart,
     ),
     cache: {
-      size: uint(10000, "DNS cache entries", restart),
-      optimizer: int(3600, "Serve expired answers up to this many seconds while refreshing them (negative disables)"),
-      upstreamBlockedTTL: uint(86400, "How long answers blocked upstream are remembered, seconds"),
+      size: uint(10000, "DNS cache entries", { max: 1_000_000, ...restart }),
+      optimizer: int(3600, "Serve expired answers up to this many seconds while refreshing them (negative disables)", {
+        min: -YEAR,
+        max: YEAR,
+      }),
+      upstreamBlockedTTL: uint(86400, "How long answers blocked upstream are remembered, seconds", { max: WEEK }),
     },
     revServers: strings([], "Conditional forwarding: '<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]'", {
       each: v.revServer,
@@ -190,8 +203,9 @@ export const schema = {
       count: uint(
         1000,
         "Queries a client may send per interval (0 disables); with dns.threads > 1 the limit applies per thread (per UDP socket the client reaches)",
+        { max: 1_000_000 },
       ),
-      interval: uint(60, "Rate-limit interval, seconds (0 disables)"),
+      interval: uint(60, "Rate-limit interval, seconds (0 disables)", { max: DAY }),
     },
   },
   dhcp: {
@@ -223,8 +237,8 @@ export const schema = {
     sync: {
       active: bool(true, "Set the system clock from an upstream NTP server", restart),
       server: str("pool.ntp.org", "Upstream NTP server", restart),
-      interval: uint(3600, "Seconds between synchronisations", restart),
-      count: uint(8, "Samples taken per synchronisation", restart),
+      interval: uint(3600, "Seconds between synchronisations", { max: WEEK, ...restart }),
+      count: uint(8, "Samples taken per synchronisation", { max: 100, ...restart }),
       rtc: {
         set: bool(false, "Also set the hardware real-time clock", restart),
         device: str("", "RTC device (empty: found automatically)", restart),
@@ -244,26 +258,27 @@ export const schema = {
   },
   database: {
     DBimport: bool(true, "Load the last 24 h of queries from the database at start"),
-    maxDBdays: int(91, "Days of queries kept in the long-term database (0 disables it)"),
+    maxDBdays: int(91, "Days of queries kept in the long-term database (0 disables it)", { min: 0, max: MAX_DAYS }),
     DBinterval: uint(60, "Seconds between writes of queries to the long-term database", {
+      max: DAY,
       check: (n) => (n < 1 ? "must be at least 1" : null),
     }),
     useWAL: bool(true, "Use SQLite's write-ahead log", restart),
     queryLogMemory: uint(
       0,
       "MiB of memory the 24 h query log may use (it lives on tmpfs; 0: a tenth of the machine's memory). Beyond it the details of the oldest queries go first (statistics keep counting them) and a message says so",
-      moat,
+      { max: 1_048_576, ...moat },
     ),
     network: {
       parseARPcache: bool(true, "Learn devices from the neighbour table"),
-      expire: uint(91, "Days before unseen devices are removed"),
+      expire: uint(91, "Days before unseen devices are removed", { max: MAX_DAYS }),
     },
   },
   webserver: {
     domain: str("pi.hole", "Domain name of the web interface"),
     acl: str("", `Access control list ${COMPAT}`),
     port: str("80", "HTTP ports: comma-separated [address:]port entries", { check: v.webPorts, ...restart }),
-    threads: uint(50, `Worker threads ${COMPAT}`),
+    threads: uint(50, `Worker threads ${COMPAT}`, { max: 1024 }),
     headers: strings(
       [
         "X-DNS-Prefetch-Control: off",
@@ -279,14 +294,15 @@ export const schema = {
     serve_all: bool(false, `Serve files outside the web root ${COMPAT}`),
     advancedOpts: strings([], `Extra options of Pi-hole's web server (CivetWeb) ${COMPAT}`),
     session: {
-      timeout: uint(1800, "Seconds of inactivity after which a session ends", {
+      timeout: uint(1800, "Seconds of inactivity after which a session ends (at most a year)", {
+        max: YEAR,
         check: (n) => (n < 1 ? "must be at least 1" : null),
       }),
       restore: bool(true, "Keep sessions across restarts"),
     },
     tls: {
       cert: str("", "TLS certificate file (PEM)"),
-      validity: uint(47, "Validity of a generated certificate, days"),
+      validity: uint(47, "Validity of a generated certificate, days", { max: 3650 }),
     },
     paths: {
       webroot: str("/var/www/html", `Root directory of the web server ${COMPAT}`, { check: v.filePath }),
@@ -312,15 +328,18 @@ export const schema = {
       cli_pw: bool(true, "Write a fresh CLI password file at every start", restart),
       excludeClients: strings([], "Regexes of clients hidden from the statistics"),
       excludeDomains: strings([], "Regexes of domains hidden from the statistics"),
-      maxHistory: uint(86400, "Seconds of history kept in memory and served (at most 86400)"),
-      maxClients: uint(10, "Clients shown in the client history by default"),
+      maxHistory: uint(86400, "Seconds of history kept in memory and served (at most 86400)", { max: DAY }),
+      maxClients: uint(10, "Clients shown in the client history by default", { max: 10_000 }),
       client_history_global_max: bool(true, "Use the global maximum in the client history"),
       allow_destructive: bool(true, "Allow restartdns and the flush actions"),
       temp: {
-        limit: float(60, "Temperature warning limit, °C"),
+        limit: float(60, "Temperature warning limit, °C", { min: -273, max: 1000 }),
         unit: oneOf(["C", "F", "K"] as const, "C", "Temperature unit"),
       },
-      loginRateLimit: uint(3, "Login attempts per second before 429 rate_limiting (0 disables)", moat),
+      loginRateLimit: uint(3, "Login attempts per second before 429 rate_limiting (0 disables)", {
+        max: 1000,
+        ...moat,
+      }),
       piholeCompat: bool(
         false,
         "Behave like Pi-hole FTL where it differs from Moat's API (docs/pihole-differences.md)",
@@ -364,7 +383,11 @@ export const schema = {
   misc: {
     privacylevel: uint(0, "0: show everything, 1: hide domains, 2: hide domains and clients, 3: anonymous", { max: 3 }),
     delay_startup: uint(0, "Seconds to wait before starting", { max: 300 }),
-    nice: int(-10, `Process priority (-999: leave unchanged) ${COMPAT}`),
+    nice: int(-10, `Process priority, -20 to 19 (-999: leave unchanged) ${COMPAT}`, {
+      min: -999,
+      max: 19,
+      check: (n) => (n < -20 && n !== -999 ? "must be -999 or from -20 to 19" : null),
+    }),
     addr2line: bool(true, `Translate crash addresses into source lines ${COMPAT}`),
     etc_dnsmasq_d: bool(false, `Read extra dnsmasq files from /etc/dnsmasq.d ${COMPAT}`, restart),
     dnsmasq_lines: strings([], `Extra dnsmasq option lines ${COMPAT}`, restart),
@@ -402,13 +425,15 @@ export const schema = {
     updateInterval: uint(
       604800,
       "Seconds between scheduled gravity updates (default weekly; 0 disables the schedule)",
-      moat,
+      { max: YEAR, ...moat },
     ),
     downloadTimeout: uint(60, "Seconds one list download may take", {
+      max: 3600,
       check: (n) => (n < 1 ? "must be at least 1" : null),
       ...moat,
     }),
     maxListSize: uint(256, "Largest list accepted, MiB", {
+      max: 65536,
       check: (n) => (n < 1 ? "must be at least 1" : null),
       ...moat,
     }),

@@ -37,16 +37,22 @@ test("host names: labels of letters, digits, '-' and '_', no leading or trailing
     expect([n, isHostname(n)]).toEqual([n, false]);
 });
 
-test("upstreams: IP[#port], a host name, or tls:// and https:// forms", () => {
+test("upstreams: IP[#port], or tls:// and https:// forms; a plain host name (which the forwarder skips) is refused", () => {
   good(
     upstream,
     "9.9.9.9",
     "9.9.9.9#5353",
     "2620:fe::fe",
     "2620:fe::fe#53",
-    "dns.example",
     "tls://dns.quad9.net",
     "https://dns.quad9.net@9.9.9.9/dns-query",
+  );
+  bad(
+    upstream,
+    "not a valid upstream (expected IP[#port]; a server by name is tls://name or https://name/dns-query)",
+    "dns.example",
+    "not-an-ip",
+    "not-an-ip#53",
   );
   bad(upstream, "not a valid upstream (expected IP[#port])", "", "#53", "9.9.9.9#53#1", "not a host!");
   bad(upstream, "not a valid upstream port", "9.9.9.9#0", "9.9.9.9#65536", "9.9.9.9#x");

@@ -1,19 +1,21 @@
 // Checks of single config values. Each returns the problem in words, or null when the value is fine.
 import { isIP } from "node:net";
-import { isHostname, isPort } from "./host-port.ts";
+import { isHostname } from "./host-port.ts";
 import { parseUpstreamSpec } from "./upstream-syntax.ts";
 
-/** `ip`, `ip#port`, `[v6]:port` is not Pi-hole's form, so only `v6#port`; a hostname is allowed as in Pi-hole. */
+/**
+ * `IP[#port]` (`[v6]:port` is not Pi-hole's form, so `v6#port`), `tls://…` or `https://…`: what the
+ * forwarder can use (src/dns/forwarder.ts parses the same way). A plain host name is refused: dnsmasq's
+ * server= (behind Pi-hole's list) takes only addresses, and the forwarder would skip it, leaving the
+ * dashboard saying "Saved" for a server never asked; a named server is written tls:// or https://.
+ */
 export function upstream(s: string): string | null {
-  if (s.includes("://")) {
-    const spec = parseUpstreamSpec(s);
-    return typeof spec === "string" ? spec : null;
-  }
-  const [host, port, ...rest] = s.split("#");
-  if (rest.length || !host) return "not a valid upstream (expected IP[#port])";
-  if (port !== undefined && !isPort(port)) return "not a valid upstream port";
-  if (isIP(host) || isHostname(host)) return null;
-  return "not a valid upstream (expected IP[#port])";
+  const spec = parseUpstreamSpec(s);
+  if (typeof spec !== "string") return null;
+  const host = s.split("#")[0] ?? "";
+  if (!s.includes("://") && !isIP(host) && isHostname(host))
+    return "not a valid upstream (expected IP[#port]; a server by name is tls://name or https://name/dns-query)";
+  return spec;
 }
 
 /** A HOSTS line: `IP NAME [NAME …]`. */
@@ -36,6 +38,32 @@ export function cnameRecord(s: string): string | null {
   const ttl = parts.length > 2 && /^\d+$/.test(parts[parts.length - 1]!) ? parts.pop() : undefined;
   if (ttl !== undefined && parts.length < 2) return "not a valid CNAME definition (too few elements)";
   if (!parts.every((name) => isHostname(toAsciiName(name)))) return "not a valid CNAME definition (invalid domain)";
+  return null;
+}
+
+/**
+ * dns.cnameRecords as a whole: no alias leads back to itself, directly (`loop.lan,loop.lan`) or through
+ * other records (`a.lan,b.lan` and `b.lan,a.lan`). A client following such a chain would ask for ever
+ * (RFC 1034 §3.6.2: CNAME chains must not loop). Each record line is checked by cnameRecord first.
+ */
+export function cnameLoops(records: readonly string[]): string | null {
+  const next = new Map<string, string>();
+  for (const line of records) {
+    const { aliases, target } = parseCnameRecord(line.toLowerCase());
+    for (const alias of aliases) next.set(alias.replace(/\.$/, ""), target.replace(/\.$/, ""));
+  }
+  for (const start of next.keys()) {
+    const path = [start];
+    for (let name = next.get(start); name !== undefined; name = next.get(name)) {
+      path.push(name);
+      if (name === start)
+        return path.length === 2
+          ? `not a valid CNAME definition ("${start}" points to itself)`
+          : `not a valid CNAME definition (the records loop: ${path.join(" → ")})`;
+      // a chain that loops further on is reported from a name inside the loop
+      if (path.length > next.size + 1) break;
+    }
+  }
   return null;
 }
 

@@ -3,6 +3,9 @@
 import type { ConfigStore } from "../config/index.ts";
 import type { EventBus } from "./events.ts";
 
+/** setTimeout's largest delay (a signed 32-bit number of milliseconds). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export class BlockingSwitch {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerEndsAt: number | undefined;
@@ -63,14 +66,27 @@ export class BlockingSwitch {
     if (endsAt !== null && endsAt > Date.now()) {
       this.targetAfterTimer = after;
       this.timerEndsAt = endsAt;
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.timerEndsAt = undefined;
-        this.write(this.targetAfterTimer);
-      }, endsAt - Date.now());
+      this.arm();
     }
     // a timer set or cleared without a change of state is news too (the fleet shares it)
     if (same) this.events.emit("blocking-changed", { active });
+  }
+
+  /**
+   * Waits for timerEndsAt in steps: setTimeout takes at most 2^31-1 ms (24.8 days) and fires at once
+   * past it (Node's TimeoutOverflowWarning), so a longer timer is a chain of shorter ones.
+   */
+  private arm(): void {
+    const left = (this.timerEndsAt ?? 0) - Date.now();
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        if (this.timerEndsAt !== undefined && this.timerEndsAt > Date.now()) return this.arm();
+        this.timerEndsAt = undefined;
+        this.write(this.targetAfterTimer);
+      },
+      Math.min(Math.max(left, 0), MAX_TIMEOUT_MS),
+    );
   }
 
   stop(): void {

@@ -186,7 +186,7 @@ describe("domains", () => {
       domain: ["new-one.example", "ads.example.com"],
       enabled: false,
     });
-    expectError(r, 400, "database_error", "Could not add to gravity database", {
+    expectError(r, 400, "database_error", 'Could not add to gravity database: "ads.example.com" already exists', {
       argument: "ads.example.com",
       enabled: false,
       sql_msg: "UNIQUE constraint failed: domainlist.domain, domainlist.type",

@@ -42,7 +42,7 @@ test("groups: create by name, get, rename, enable flag, duplicate, delete, Defau
   r = await call(moat, "GET", "/api/groups");
   expect(r.json.groups.map((g: any) => g.name)).toEqual(["Default", "kids room", "iot"]);
   r = await call(moat, "POST", "/api/groups", { name: "iot" });
-  expectError(r, 400, "database_error", "Could not add to gravity database", {
+  expectError(r, 400, "database_error", 'Could not add to gravity database: "iot" already exists', {
     argument: "iot",
     enabled: true,
     sql_msg: "UNIQUE constraint failed: group.name",
@@ -90,7 +90,7 @@ test("clients: IP, CIDR, MAC, :interface, URL-encoded; groups; errors; batchDele
     await call(moat, "POST", "/api/clients", { client: "127.0.0.2" }),
     400,
     "database_error",
-    "Could not add to gravity database",
+    'Could not add to gravity database: "127.0.0.2" already exists',
   );
   expectError(
     await call(moat, "POST", "/api/clients", { client: "a b" }),

@@ -21,6 +21,7 @@ import {
   pathParts,
   rejectWhitespace,
 } from "../lists/common.ts";
+import { MAX_LEN, checkLength, commentField, itemsField, validateClients } from "../lists/input.ts";
 import { addClients, clientRows, configuredClients, deleteClients, putClient } from "../../lists/clients.ts";
 import { groupMap } from "../../lists/group-links.ts";
 
@@ -136,6 +137,7 @@ export function clientRoutes(rt: Runtime) {
       ({ request, body }) => {
         const items = itemsOf(body, "client", request);
         rejectWhitespace(items);
+        validateClients(items);
         const processed = newProcessed();
         processed.success = listsWrite(request, () =>
           addClients(rt, items, commentOf(body), body.groups, onDuplicate(rt, processed, true)),
@@ -146,8 +148,8 @@ export function clientRoutes(rt: Runtime) {
       {
         body: t.Object(
           {
-            client: t.Optional(t.Unknown({ description: "string or array of strings" })),
-            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            client: itemsField("client", MAX_LEN.client, "IP, CIDR subnet, MAC, host name or :interface"),
+            comment: commentField,
             groups: t.Optional(t.Array(t.Integer())),
           },
           { additionalProperties: true },
@@ -175,7 +177,9 @@ export function clientRoutes(rt: Runtime) {
       ({ request, body }) => {
         const { item } = pathParts(request, "clients", 0);
         if (item === null) throw uriError("Invalid request: Specify item in URI");
+        checkLength(item, "client", MAX_LEN.client);
         rejectWhitespace([item]);
+        validateClients([item]);
         const processed = newProcessed();
         listsWrite(request, () => putClient(rt, item, commentOf(body), body.groups));
         processed.success.push({ item });
@@ -183,7 +187,7 @@ export function clientRoutes(rt: Runtime) {
       },
       {
         body: t.Object(
-          { comment: t.Optional(t.Union([t.String(), t.Null()])), groups: t.Optional(t.Array(t.Integer())) },
+          { comment: commentField, groups: t.Optional(t.Array(t.Integer())) },
           { additionalProperties: true },
         ),
         response: ClientsReply,

@@ -1,6 +1,16 @@
 // What GET /api/config shows: the running config tree (secrets masked), optionally every leaf
 // described in Pi-hole's `detailed` form, and the subtree under a path such as dns/upstreams.
-import { LEAVES, getIn, setIn, schema, isLeaf, type AnyLeaf, type LeafEntry } from "../../config/index.ts";
+import {
+  LEAVES,
+  MAX_ITEMS,
+  MAX_TEXT,
+  getIn,
+  setIn,
+  schema,
+  isLeaf,
+  type AnyLeaf,
+  type LeafEntry,
+} from "../../config/index.ts";
 import type { ConfigStore } from "../../config/index.ts";
 
 /** What Pi-hole shows instead of a write-only value. */
@@ -54,9 +64,9 @@ function allowedOf(leaf: AnyLeaf): unknown {
       return "a number";
     }
     case "strings":
-      return "an array of strings";
+      return `an array of strings (at most ${MAX_ITEMS}, each at most ${MAX_TEXT} characters)`;
     default:
-      return "a string";
+      return `a string of at most ${MAX_TEXT} characters`;
   }
 }
 

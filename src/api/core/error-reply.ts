@@ -2,7 +2,7 @@
 // for a full disk) for anything a route did not expect. The app's error hook, the web server and
 // the login route all answer through here.
 import type { Runtime } from "../../core/runtime.ts";
-import { type ApiError, Errors, isDiskFull } from "./errors.ts";
+import { type ApiError, Errors, capEcho, cappedHint, isDiskFull } from "./errors.ts";
 import { jsonResponse } from "./reply.ts";
 import { requestState } from "./request-state.ts";
 
@@ -20,7 +20,7 @@ export function unexpected(rt: Runtime, request: Request, error: unknown): ApiEr
 export function errorResponse(err: ApiError, request: Request, rt: Runtime): Response {
   const st = requestState(request);
   const body: Record<string, unknown> = {
-    error: { key: err.key, message: err.message, hint: err.hint ?? null },
+    error: { key: err.key, message: capEcho(err.message), hint: cappedHint(err.hint ?? null) },
     ...err.extra,
   };
   return jsonResponse(body, err.status, st.started, rt.config.current.webserver.api.prettyJSON);

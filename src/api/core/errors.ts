@@ -40,6 +40,29 @@ export const Errors = {
     ),
 } as const;
 
+/** The most of a text an error's message or hint repeats (a 12 KB domain is not sent back whole). */
+const ECHO_MAX = 500;
+
+/** `s`, or its first `max` characters and how long it was. */
+export function capEcho(s: string, max = ECHO_MAX): string {
+  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length} characters)`;
+}
+
+/**
+ * An error's hint with every string in it capped (one level into objects and arrays): the error
+ * reply's last step, so no route echoes a whole input, whatever it puts in its hint.
+ */
+export function cappedHint(hint: unknown): unknown {
+  if (typeof hint === "string") return capEcho(hint);
+  if (Array.isArray(hint)) return hint.map((x) => (typeof x === "string" ? capEcho(x) : x));
+  if (hint && typeof hint === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(hint)) out[k] = typeof v === "string" ? capEcho(v) : v;
+    return out;
+  }
+  return hint;
+}
+
 /** SQLite's SQLITE_FULL and the file system's ENOSPC: the disk (or the database's quota) is full. */
 export function isDiskFull(e: unknown): boolean {
   const err = e as { code?: unknown; message?: unknown } | null;

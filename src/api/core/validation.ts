@@ -8,6 +8,7 @@ import { ApiError, Errors } from "./errors.ts";
 interface ValueErr {
   path: string;
   message: string;
+  /** `error`: the message, or a function of the value giving it (null: the general wording below) */
   schema: { type?: unknown; error?: unknown; errorKey?: unknown; anyOf?: Array<{ type?: unknown }> };
   value: unknown;
   type: number;
@@ -31,11 +32,15 @@ export function validationToApiError(error: ValidationError): ApiError {
     first = undefined;
   }
   if (!first) return Errors.badRequest(`Invalid ${where}`);
-  if (typeof first.schema.error === "string")
+  const custom =
+    typeof first.schema.error === "function"
+      ? (first.schema.error as (value: unknown) => string | null)(first.value)
+      : first.schema.error;
+  if (typeof custom === "string")
     return new ApiError(
       400,
       typeof first.schema.errorKey === "string" ? first.schema.errorKey : "bad_request",
-      first.schema.error,
+      custom,
       null,
     );
   const field = first.path.replace(/^\//, "").replace(/\//g, ".");

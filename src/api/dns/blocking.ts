@@ -13,11 +13,16 @@ const BlockingReply = t.Object({
   timer: t.Union([t.Number(), t.Null()], { description: "seconds until the state flips back, or null" }),
 });
 
+/** The longest timer: a year (src/core/blocking.ts chains timeouts past setTimeout's 2^31 ms). */
+const MAX_BLOCKING_TIMER = 365 * 86400;
+
 const BlockingBody = t.Object({
   blocking: t.Boolean({ error: 'No "blocking" boolean in body data', errorKey: "body_error" }),
   timer: t.Optional(
-    t.Union([t.Number(), t.Null()], {
-      description: "seconds after which the state flips back; null or absent: permanent",
+    t.Union([t.Number({ minimum: 0, maximum: MAX_BLOCKING_TIMER }), t.Null()], {
+      description: `seconds after which the state flips back, 0 to ${MAX_BLOCKING_TIMER} (a year); null, 0 or absent: permanent`,
+      error: `Invalid "timer": a number of seconds from 0 to ${MAX_BLOCKING_TIMER}, or null`,
+      errorKey: "bad_request",
     }),
   ),
 });

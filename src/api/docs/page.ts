@@ -31,7 +31,18 @@ function typeText(schema: Json | undefined, indent = ""): string {
     ? `${t} (${schema.format})`
     : schema.format === "binary"
       ? "file"
-      : t;
+      : `${t}${limits(schema)}`;
+}
+
+/** A schema's limits in words: " (at most 255 characters)", " (0 to 31536000)". */
+function limits(schema: Json): string {
+  if (typeof schema.maxLength === "number") return ` (at most ${schema.maxLength} characters)`;
+  const lo = schema.minimum,
+    hi = schema.maximum;
+  if (typeof lo === "number" && typeof hi === "number") return ` (${lo} to ${hi})`;
+  if (typeof hi === "number") return ` (at most ${hi})`;
+  if (typeof lo === "number") return ` (at least ${lo})`;
+  return "";
 }
 
 function curl(method: string, origin: string, docPath: string, op: Json, ex: Json | undefined): string {

@@ -7,6 +7,7 @@ import type { Runtime } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
   absent,
+  compat,
   batchItems,
   commentOf,
   createdReply,
@@ -19,6 +20,7 @@ import {
   rejectWhitespace,
   type Processed,
 } from "../lists/common.ts";
+import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
 import {
   addDomains,
@@ -80,13 +82,15 @@ export function domainEntry(r: DomainRow, groups: Map<number, number[]>) {
   };
 }
 
-function normaliseAll(items: string[], kind: DKind): string[] {
+function normaliseAll(rt: Runtime, items: string[], kind: DKind): string[] {
+  // a literal space cannot be part of a name a query asks for: a regex with one (a wildcard typed as
+  // `exa mple.com`) would never match, so it is refused like a domain with one
+  rejectWhitespace(items);
   if (kind === "regex") {
     for (const i of items) validateRegex(i);
     return items;
   }
-  rejectWhitespace(items);
-  return items.map(normaliseExact);
+  return items.map((i) => normaliseExact(i, compat(rt)));
 }
 
 const writable = (tg: Target): tg is Target & { type: DType; kind: DKind } =>
@@ -114,8 +118,12 @@ const DomainsReply = t.Object({ domains: t.Array(DomainEntry), processed: t.Opti
 const DomainsList = t.Object({ domains: t.Array(DomainEntry) });
 const PostBody = t.Object(
   {
-    domain: t.Optional(t.Unknown({ description: "one domain/regex (string) or several (array)" })),
-    comment: t.Optional(t.Union([t.String(), t.Null()])),
+    domain: itemsField(
+      "domain",
+      MAX_LEN.regex,
+      `one domain/regex or several (an exact domain: at most ${MAX_LEN.domain} characters)`,
+    ),
+    comment: commentField,
     groups: t.Optional(t.Array(t.Integer(), { description: "replaces the group links (default: group 0)" })),
     enabled: t.Optional(t.Boolean({ default: undefined })),
   },
@@ -123,7 +131,7 @@ const PostBody = t.Object(
 );
 const PutBody = t.Object(
   {
-    comment: t.Optional(t.Union([t.String(), t.Null()])),
+    comment: commentField,
     groups: t.Optional(t.Array(t.Integer())),
     enabled: t.Optional(t.Boolean()),
     type: t.Optional(t.String({ description: "current type when moving the entry" })),
@@ -165,7 +173,7 @@ export function domainRoutes(rt: Runtime) {
         const tg = target(request);
         if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
         if (tg.item !== null) throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-        const items = normaliseAll(itemsOf(body, "domain", request), tg.kind);
+        const items = normaliseAll(rt, itemsOf(body, "domain", request), tg.kind);
         const enabled = body.enabled ?? true;
         const processed = newProcessed();
         processed.success = listsWrite(request, () =>
@@ -213,7 +221,8 @@ export function domainRoutes(rt: Runtime) {
         const tg = target(request);
         if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
         if (tg.item === null) throw uriError("Invalid request: Specify item in URI");
-        const [item] = normaliseAll([tg.item], tg.kind);
+        checkLength(tg.item, "domain", MAX_LEN.regex);
+        const [item] = normaliseAll(rt, [tg.item], tg.kind);
         const processed = newProcessed();
         const newCode = typeCode(tg.type, tg.kind);
         let oldCode = newCode;

@@ -7,8 +7,20 @@ import { QUERY_TYPES } from "../../query/enums.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { validDomain } from "../../filter/gravity/domain.ts";
 
+/**
+ * A host name's rules on top of Pi-hole's valid_domain (which lets a label other than the last start
+ * with `-`, and takes 255 characters): no label starts with `-` (RFC 952, RFC 1123 §2.1) and the name
+ * has at most 253 characters (255 octets on the wire, RFC 1035 §2.3.4). `ftlRuleOnly` (Pi-hole
+ * compatibility mode, and searches, which look for what gravity may hold) keeps FTL's rule alone.
+ */
+function hostNameProblem(ascii: string): string | null {
+  if (ascii.length > 253) return `longer than 253 characters (${ascii.length})`;
+  if (/(^|\.)-/.test(ascii)) return "a label starts with a hyphen";
+  return null;
+}
+
 /** Unicode or ASCII input → the stored form (lowercase punycode), or Pi-hole's error. */
-export function normaliseExact(item: string): string {
+export function normaliseExact(item: string, ftlRuleOnly = false): string {
   let ascii = item;
   // Pure ASCII skips IDNA so that already-punycoded names stay as typed (FTL#2837).
   if (/[^\x00-\x7f]/.test(item)) {
@@ -18,6 +30,8 @@ export function normaliseExact(item: string): string {
   }
   ascii = ascii.toLowerCase();
   if (!validDomain(ascii)) throw Errors.badRequest("Invalid domain", item);
+  const problem = ftlRuleOnly ? null : hostNameProblem(ascii);
+  if (problem) throw Errors.badRequest(`Invalid domain: ${problem}`, item);
   return ascii;
 }
 

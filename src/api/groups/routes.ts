@@ -17,6 +17,7 @@ import {
   onDuplicate,
   pathParts,
 } from "../lists/common.ts";
+import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { addGroups, deleteGroups, groupRows, putGroup } from "../../lists/groups.ts";
 
 function list(rt: Runtime, name: string | null) {
@@ -76,8 +77,8 @@ export function groupRoutes(rt: Runtime) {
       {
         body: t.Object(
           {
-            name: t.Optional(t.Unknown({ description: "string or array of strings" })),
-            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            name: itemsField("name", MAX_LEN.name, "the group's name"),
+            comment: commentField,
             enabled: t.Optional(t.Boolean()),
           },
           { additionalProperties: true },
@@ -105,6 +106,7 @@ export function groupRoutes(rt: Runtime) {
       ({ request, body }) => {
         const { item } = pathParts(request, "groups", 0);
         if (item === null) throw uriError("Invalid request: Specify item in URI");
+        checkLength(item, "name", MAX_LEN.name);
         const processed = newProcessed();
         const enabled = body.enabled ?? true;
         const newName = typeof body.name === "string" && body.name !== "" ? body.name : item;
@@ -116,8 +118,14 @@ export function groupRoutes(rt: Runtime) {
       {
         body: t.Object(
           {
-            name: t.Optional(t.String({ description: "new name (rename)" })),
-            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            name: t.Optional(
+              t.String({
+                maxLength: MAX_LEN.name,
+                description: `new name (rename), at most ${MAX_LEN.name} characters`,
+                error: `Invalid request: "name" longer than ${MAX_LEN.name} characters`,
+              }),
+            ),
+            comment: commentField,
             enabled: t.Optional(t.Boolean()),
           },
           { additionalProperties: true },

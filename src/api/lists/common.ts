@@ -4,7 +4,7 @@
 // docs/pihole-differences.md), and batch-delete bodies. The tables themselves are src/lists/'s.
 import type { Runtime } from "../../core/runtime.ts";
 import { ListsError, type OnDuplicate } from "../../lists/store.ts";
-import { type ApiError, Errors } from "../core/errors.ts";
+import { type ApiError, Errors, capEcho } from "../core/errors.ts";
 import { jsonResponse } from "../core/reply.ts";
 import { requestState } from "../core/request-state.ts";
 
@@ -89,9 +89,16 @@ export function commentOf(body: { comment?: string | null }): string | null {
 /** the SQLite message without bun's prefix, e.g. "UNIQUE constraint failed: domainlist.domain, domainlist.type" */
 const sqlMessage = (e: unknown) => (e instanceof Error ? e.message.replace(/^SQLiteError:\s*/, "") : String(e));
 
-/** Moat's reply to adding an entry that exists: 400 with hint {argument, enabled, sql_msg} (docs/pihole-differences.md). */
+/**
+ * Moat's reply to adding an entry that exists: 400 with hint {argument, enabled, sql_msg} as the spec
+ * has it, its message saying why in words (docs/pihole-differences.md).
+ */
 function duplicateError(item: string, enabled: boolean, e: unknown): ApiError {
-  return Errors.database("Could not add to gravity database", { argument: item, enabled, sql_msg: sqlMessage(e) });
+  return Errors.database(`Could not add to gravity database: "${capEcho(item, 100)}" already exists`, {
+    argument: item,
+    enabled,
+    sql_msg: sqlMessage(e),
+  });
 }
 
 /** A duplicate aborts the write with Moat's 400, or (piholeCompat) is listed in `processed.errors` under `reportAs`. */

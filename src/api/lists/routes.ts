@@ -19,6 +19,7 @@ import {
   pathParts,
   rejectWhitespace,
 } from "./common.ts";
+import { MAX_LEN, checkLength, commentField, itemsField, validateAddresses } from "./input.ts";
 import {
   addAdlists,
   adlistRows,
@@ -127,6 +128,7 @@ export function listRoutes(rt: Runtime) {
         const type = requiredType(query.type);
         const items = itemsOf(body, "address", request);
         rejectWhitespace(items);
+        validateAddresses(items);
         const enabled = body.enabled ?? true;
         const processed = newProcessed();
         const add = { type, addresses: items, enabled, comment: commentOf(body), groups: body.groups };
@@ -145,8 +147,8 @@ export function listRoutes(rt: Runtime) {
         query: TypeQuery,
         body: t.Object(
           {
-            address: t.Optional(t.Unknown({ description: "string or array of strings" })),
-            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            address: itemsField("address", MAX_LEN.address, "the list's URL (scheme http, https or file)"),
+            comment: commentField,
             groups: t.Optional(t.Array(t.Integer())),
             enabled: t.Optional(t.Boolean()),
           },
@@ -176,7 +178,9 @@ export function listRoutes(rt: Runtime) {
         const type = requiredType(query.type);
         const { item } = pathParts(request, "lists", 0);
         if (item === null) throw uriError("Invalid request: Specify item in URI");
+        checkLength(item, "address", MAX_LEN.address);
         rejectWhitespace([item]);
+        validateAddresses([item]);
         const processed = newProcessed();
         listsWrite(request, () =>
           putAdlist(rt, {
@@ -194,7 +198,7 @@ export function listRoutes(rt: Runtime) {
         query: TypeQuery,
         body: t.Object(
           {
-            comment: t.Optional(t.Union([t.String(), t.Null()])),
+            comment: commentField,
             groups: t.Optional(t.Array(t.Integer())),
             enabled: t.Optional(t.Boolean()),
           },

@@ -68,7 +68,7 @@ export function searchRoutes(rt: Runtime) {
       const partial = query.partial ?? false;
       let domain: string;
       try {
-        domain = normaliseExact(item.trim());
+        domain = normaliseExact(item.trim(), true);
       } catch (e) {
         if (partial && /^[a-z0-9._-]+$/i.test(item)) domain = item.toLowerCase();
         // Pi-hole searches any term (its checker asks for the literal template /api/search/{domain}): nothing matches.

@@ -29,9 +29,16 @@ type Domain = {
 };
 type Kind = "exact" | "wildcard" | "regex";
 
-/** what gets stored for a wildcard or ABP entry */
+/** the domain of a wildcard or ABP entry: `||example.com^` and `*.example.com` are example.com */
+const wildcardDomain = (input: string) => input.trim().replace(/^\|\|/, "").replace(/\^$/, "").replace(/^\*\./, "");
+
+/** What gets stored for a wildcard or ABP entry: a regex, so the name is checked here (a regex is not). */
 function toRegex(input: string): string {
-  const d = input.trim().replace(/^\|\|/, "").replace(/\^$/, "").replace(/^\*\./, "");
+  const d = wildcardDomain(input);
+  if (!/^(?!-)[a-z0-9_-]{1,63}(?<!-)(\.(?!-)[a-z0-9_-]{1,63}(?<!-))*$/i.test(d) || d.length > 253)
+    throw Object.assign(new Error(`"${d.slice(0, 100)}" is not a domain`), {
+      text: `"${d.slice(0, 100)}" is not a domain`,
+    });
   return `(\\.|^)${d.replace(/[.+?^${}()|[\]\\]/g, "\\$&")}$`;
 }
 
@@ -46,10 +53,11 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
     e.preventDefault();
     const abp = /^\|\|.*\^$/.test(domain.trim());
     const storedKind = kind === "exact" && !abp ? "exact" : "regex";
-    const value = kind === "wildcard" || (kind === "exact" && abp) ? toRegex(domain) : domain.trim();
+    const wildcard = kind === "wildcard" || (kind === "exact" && abp);
     void f
       .submit(
         async () => {
+          const value = !initial && wildcard ? toRegex(domain) : domain.trim();
           const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
           const r = initial
             ? await api<Processed>("PUT", `/domains/${type}/${storedKind}/${enc(initial.domain)}`, {
