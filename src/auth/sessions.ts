@@ -24,6 +24,9 @@ export interface Session {
 
 export type NewSession = Pick<Session, "remoteAddr" | "userAgent" | "xForwardedFor" | "tlsLogin" | "app" | "cli">;
 
+/** The session whose last request is oldest (its expiry slides with each request). */
+const leastRecentlyUsed = (list: Session[]): Session => list.reduce((a, b) => (b.validUntil < a.validUntil ? b : a));
+
 /** 16 random bytes in base64 without the final padding character, as Pi-hole prints them (23 chars). */
 function newToken(): string {
   return Buffer.from(randomBytes(16)).toString("base64").slice(0, 23);
@@ -131,11 +134,13 @@ export class SessionTable {
   }
 
   /**
-   * Creates a session in a free slot. A full table gives way to a fair share: a login from a client
-   * holding fewer seats than the biggest holder has, less one (an address holding none always
-   * qualifies), takes the least recently used seat of that biggest holder; so does a CLI login,
-   * always. One client can therefore fill the table only while nobody else wants a seat. Null (429)
-   * when the table is full and this client already holds its share.
+   * Creates a session in a free slot. A full table makes room without moving anybody else's seat
+   * when it can: a login from an address that already holds seats takes that address's own least
+   * recently used one (a script or an integration that logs in on every poll and never logs out,
+   * or a browser that lost its cookie, would otherwise lock its owner out for the session timeout).
+   * An address holding none gets a fair share: it takes the least recently used seat of the biggest
+   * holder when that one holds more than one; so does a CLI login, always. Null (429) when the
+   * table is full of other addresses' single seats.
    */
   create(info: NewSession, timeout: number): Session | null {
     const t = now();
@@ -148,10 +153,13 @@ export class SessionTable {
     if (free < 0) {
       const victim = this.seatToGive(clientKey(info.remoteAddr), info.cli);
       if (!victim) return null;
-      this.log(
-        "info",
-        `API seats full: the least recently used session of ${victim.remoteAddr} gives way to a login from ${info.remoteAddr}`,
-      );
+      // an address reusing its own seat affects nobody else: not worth a line on every poll of an
+      // integration that logs in each time
+      if (clientKey(victim.remoteAddr) !== clientKey(info.remoteAddr))
+        this.log(
+          "info",
+          `API seats full: the least recently used session of ${victim.remoteAddr} gives way to a login from ${info.remoteAddr}`,
+        );
       this.remove(victim.id);
       free = victim.id;
     }
@@ -171,7 +179,7 @@ export class SessionTable {
     return s;
   }
 
-  /** The seat a newcomer may take from the biggest holder (its least recently used), or null. */
+  /** The seat a login may take: its address's own least recently used, else the biggest holder's, or null. */
   private seatToGive(newcomer: string, cli: boolean): Session | null {
     const byClient = new Map<string, Session[]>();
     for (const s of this.slots) {
@@ -181,14 +189,17 @@ export class SessionTable {
       if (list) list.push(s);
       else byClient.set(k, [s]);
     }
+    // a CLI session gives way last: it is the local administrator's
+    const own = byClient.get(newcomer) ?? [];
+    const ownNonCli = own.filter((s) => !s.cli);
+    if (ownNonCli.length > 0) return leastRecentlyUsed(ownNonCli);
+    if (cli && own.length > 0) return leastRecentlyUsed(own);
     let biggest: Session[] = [];
     for (const list of byClient.values()) if (list.length > biggest.length) biggest = list;
-    const mine = byClient.get(newcomer)?.length ?? 0;
     if (biggest.length === 0) return null;
-    if (!cli && biggest.length <= mine + 1) return null;
-    // a CLI session gives way last: it is the local administrator's
+    if (!cli && biggest.length <= own.length + 1) return null;
     const candidates = biggest.some((s) => !s.cli) ? biggest.filter((s) => !s.cli) : biggest;
-    return candidates.reduce((a, b) => (b.validUntil < a.validUntil ? b : a));
+    return leastRecentlyUsed(candidates);
   }
 
   get(id: number): Session | null {

@@ -25,30 +25,40 @@ export function readText(file: string): string | null {
 }
 
 /**
- * Parses TOML; a syntax error names its line. Bun's parser does not say where it failed, so the
- * line is found as the first one from which every longer prefix of the file fails to parse (a
- * prefix that ends inside a multi-line array fails too, but a longer one succeeds again).
+ * Parses TOML; a syntax error names its line. Bun's parser says neither line nor column, so both are
+ * found from prefixes of the file:
+ * - where the broken construct starts: the first line from which every longer prefix fails (a
+ *   prefix that ends inside a multi-line array fails too, but a longer one parses again);
+ * - where the error is: from there, the first prefix (ending in its newline) that fails with the
+ *   same message as the whole file. Before it the prefix fails only for ending early ("unterminated
+ *   array"); at the bad token the message becomes the file's.
+ * `start` is set when the two differ (an array or string left open several lines above).
  */
 export function parseWithLine(
   text: string,
-): { ok: true; tree: Record<string, unknown> } | { ok: false; line: number; reason: string } {
+): { ok: true; tree: Record<string, unknown> } | { ok: false; line: number; start?: number; reason: string } {
+  let whole: string;
   try {
     return { ok: true, tree: parseToml(text) };
   } catch (e) {
-    const reason = (e as Error).message.replace(/^TOML Parse error:\s*/, "");
-    const lines = text.split("\n");
-    let line = lines.length;
-    while (line > 1 && !parses(lines.slice(0, line - 1).join("\n"))) line--;
-    return { ok: false, line, reason };
+    whole = (e as Error).message;
   }
+  const reason = whole.replace(/^TOML Parse error:\s*/, "");
+  const lines = text.split("\n");
+  let start = lines.length;
+  while (start > 1 && failure(lines.slice(0, start - 1).join("\n")) !== null) start--;
+  let line = start;
+  while (line < lines.length && failure(`${lines.slice(0, line).join("\n")}\n`) !== whole) line++;
+  return line === start ? { ok: false, line, reason } : { ok: false, line, start, reason };
 }
 
-const parses = (text: string) => {
+/** The parser's message for `text`, null when it parses. */
+const failure = (text: string): string | null => {
   try {
     parseToml(text);
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (e) {
+    return (e as Error).message;
   }
 };
 

@@ -218,7 +218,10 @@ export class ConfigStore {
     if (text === null) return { layer, hashedPlain: false };
     const file = this.opts.file;
     const parsed = parseWithLine(text);
-    if (!parsed.ok) throw new ConfigError(`${file}, line ${parsed.line}: not valid TOML: ${parsed.reason}`);
+    if (!parsed.ok) {
+      const within = parsed.start ? ` (in the value that begins on line ${parsed.start})` : "";
+      throw new ConfigError(`${file}, line ${parsed.line}${within}: not valid TOML: ${parsed.reason}`);
+    }
     for (const entry of LEAVES) {
       const raw = getIn(parsed.tree, entry.segments);
       if (raw === undefined) continue;

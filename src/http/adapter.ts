@@ -176,7 +176,10 @@ export function requestListener(handle: Handler, tls: boolean, early: EarlyReply
     let request: Request | null = null;
     let getBody: Uint8Array | null = null;
     const bodied = hasBody(req);
+    // HTTP/1.1 requires Host (RFC 9112 §3.2): the connection is closed after the 400, as Bun's own did
+    const noHost = req.httpVersion === "1.1" && req.headers.host === undefined;
     try {
+      if (noHost) throw new EarlyError(400, "bad_request", "Missing Host header", "HTTP/1.1 requires one (RFC 9112)");
       if (bodied && (req.method === "GET" || req.method === "HEAD")) {
         getBody = await readSmallBody(req, MAX_GET_BODY);
         if (getBody === null)
@@ -197,8 +200,8 @@ export function requestListener(handle: Handler, tls: boolean, early: EarlyReply
     }
     // A body the handler did not read (refused before reading) is not drained: the connection closes.
     const unread = bodied && !req.complete;
-    await writeResponse(res, response, unread);
-    if (unread) res.once("finish", () => req.socket.end());
+    await writeResponse(res, response, unread || noHost);
+    if (unread || noHost) res.once("finish", () => req.socket.end());
   };
 }
 

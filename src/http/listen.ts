@@ -42,7 +42,12 @@ export function listen(
   early: EarlyReply,
   tls = false,
 ): Promise<HttpListener> {
-  const server: Server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, requestListener(handle, tls, early));
+  // requireHostHeader: false lets an HTTP/1.1 request without Host reach requestListener, which
+  // answers it with the 400 that RFC 9112 §3.2 asks for, in the caller's envelope; Bun's own is empty.
+  const server: Server = createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
+    requestListener(handle, tls, early),
+  );
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();

@@ -41,8 +41,12 @@ describe("expiry (webserver.session.timeout = 2, one slot)", () => {
     expect(l.body!.session.validity).toBe(2);
     const sid = l.body!.session.sid;
     expect(l.headers.get("set-cookie")).toContain("Max-Age=2;");
-    // the only slot is taken
-    expect((await login(m, PW)).body!.error.key).toBe("api_seats_exceeded");
+    // the only slot is taken: another address is refused (a new login from this one would take it over)
+    const other = await callFrom(m, "127.0.0.2", "/api/auth", {
+      method: "POST",
+      body: JSON.stringify({ password: PW }),
+    });
+    expect(other.body!.error.key).toBe("api_seats_exceeded");
     // requests every 0.7 s keep it alive past the 2 s timeout
     for (let i = 0; i < 4; i++) {
       await Bun.sleep(700);

@@ -54,6 +54,23 @@ test("an empty or invalid Host header is answered like any other request", async
   expectEnvelope(r10, 404, "not_found");
 });
 
+test("an HTTP/1.1 request without a Host header is 400 in the envelope (RFC 9112 §3.2), never Bun's empty one", async () => {
+  for (const path of ["/api/info/login", "/api/nothing", "/admin/"]) {
+    const r = await rawHttp(m.httpPort, `GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    const body = expectEnvelope(r, 400, "bad_request");
+    expect(body.error.message).toBe("Missing Host header");
+    expect(r.headers.get("connection")).toBe("close");
+  }
+  // with a body, and without Connection: close, the connection still ends after the reply
+  const post = await rawHttp(
+    m.httpPort,
+    'POST /api/auth HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{"password":"x"}',
+  );
+  expectEnvelope(post, 400, "bad_request");
+  // the server is still serving
+  expect((await m.api("/api/info/login")).status).toBe(200);
+});
+
 test("unknown and unrouted methods get the envelope, never a closed connection", async () => {
   for (const method of ["FOO", "BREW", "PROPFIND", "TRACE", "CONNECT", "M-SEARCH"]) {
     const r = await rawHttp(m.httpPort, req(`${method} /api/info/login HTTP/1.1`));

@@ -1,7 +1,8 @@
 // Attacks on logging in, from distinct loopback addresses: a client guessing passwords is rate
-// limited on its own (it used to lock everyone out: 1 of 14 correct logins got through), and a
+// limited on its own (it used to lock everyone out: 1 of 14 correct logins got through), a
 // client holding every session seat gives way to another client and to the CLI password, also
-// across a restart (it used to lock the administrator out for 30 minutes).
+// across a restart (it used to lock the administrator out for 30 minutes), and a client that logs
+// in on every poll reuses its own seats (it used to lock itself out with api_seats_exceeded).
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -86,10 +87,6 @@ test("a client holding every seat gives way to another address and to the CLI pa
     expect(r.status).toBe(200);
     held.push(r.body!.session.sid);
   }
-  // the hoarder itself gets no more
-  const more = await loginFrom(ATTACKER, PW);
-  expect(more.status).toBe(429);
-  expect(more.body!.error.key).toBe("api_seats_exceeded");
   // an address holding none gets a seat: the hoarder's least recently used one
   const admin = await loginFrom(ADMIN, PW);
   expect(admin.status).toBe(200);
@@ -97,14 +94,76 @@ test("a client holding every seat gives way to another address and to the CLI pa
   expect((await callFrom(m, ATTACKER, "/api/dns/blocking", { headers: { sid: held[0]! } })).status).toBe(401);
   expect((await callFrom(m, ATTACKER, "/api/dns/blocking", { headers: { sid: held[1]! } })).status).toBe(200);
   expect((await callFrom(m, ADMIN, "/api/dns/blocking", { headers: { sid: adminSid } })).status).toBe(200);
-  // the CLI password always gets a seat, even from the hoarding address
+  // the CLI password always gets a seat, even from the hoarding address (its own least recently used)
   const cliPw = readFileSync(join(m.dataDir, "cli_pw"), "utf8").trim();
   const cli = await loginFrom(ATTACKER, cliPw);
   expect(cli.status).toBe(200);
+  expect((await callFrom(m, ADMIN, "/api/dns/blocking", { headers: { sid: adminSid } })).status).toBe(200);
   // across a restart the seats are restored, and still give way
   await m.restart();
   const second = await loginFrom("127.0.0.4", PW);
   expect(second.status).toBe(200);
   expect((await callFrom(m, ADMIN, "/api/dns/blocking", { headers: { sid: adminSid } })).status).toBe(200);
-  expect((await loginFrom(ATTACKER, PW)).status).toBe(429);
+  // the hoarder's own new login takes its own seat, never the administrator's or 127.0.0.4's
+  expect((await loginFrom(ATTACKER, PW)).status).toBe(200);
+  expect((await callFrom(m, ADMIN, "/api/dns/blocking", { headers: { sid: adminSid } })).status).toBe(200);
+  expect(
+    (await callFrom(m, "127.0.0.4", "/api/dns/blocking", { headers: { sid: second.body!.session.sid } })).status,
+  ).toBe(200);
+  await endAll(ADMIN, adminSid);
+});
+
+/** Logs out every session: the others by id through `sid`'s, then `sid`'s own. */
+async function endAll(from: string, sid: string): Promise<void> {
+  const list = await callFrom(m, from, "/api/auth/sessions", { headers: { sid } });
+  for (const s of list.body!.sessions as Array<{ id: number; current_session: boolean }>)
+    if (!s.current_session)
+      await callFrom(m, from, `/api/auth/session/${s.id}`, { method: "DELETE", headers: { sid } });
+  await logoutFrom(from, sid);
+}
+
+test("an address that logs in again and again with every seat taken reuses its own least recently used seat", async () => {
+  // a browser keeps one session; another client holds two
+  const browser = await loginFrom(ADMIN, PW);
+  const other = [await loginFrom("127.0.0.5", PW), await loginFrom("127.0.0.5", PW)];
+  for (const r of [browser, ...other]) expect(r.status).toBe(200);
+  // a script (Home Assistant polling) logs in on every poll and never logs out: three times the table
+  const script = "127.0.0.6";
+  const sids: string[] = [];
+  for (let i = 0; i < SEATS * 3; i++) {
+    const r = await loginFrom(script, PW);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    sids.push(r.body!.session.sid);
+    // its newest session works at once
+    expect((await callFrom(m, script, "/api/dns/blocking", { headers: { sid: r.body!.session.sid } })).status).toBe(
+      200,
+    );
+  }
+  // nobody else's seat moved
+  expect((await callFrom(m, ADMIN, "/api/dns/blocking", { headers: { sid: browser.body!.session.sid } })).status).toBe(
+    200,
+  );
+  for (const r of other)
+    expect(
+      (await callFrom(m, "127.0.0.5", "/api/dns/blocking", { headers: { sid: r.body!.session.sid } })).status,
+    ).toBe(200);
+  // the script holds the rest of the table: its newest sessions; its oldest have given way
+  const list = await callFrom(m, ADMIN, "/api/auth/sessions", { headers: { sid: browser.body!.session.sid } });
+  const byAddr = (a: string) =>
+    (list.body!.sessions as Array<{ remote_addr: string }>).filter((s) => s.remote_addr === a).length;
+  expect(byAddr(script)).toBe(SEATS - 3);
+  expect(byAddr(ADMIN)).toBe(1);
+  expect(byAddr("127.0.0.5")).toBe(2);
+  expect((await callFrom(m, script, "/api/dns/blocking", { headers: { sid: sids[0]! } })).status).toBe(401);
+  // the fair-share rules stay: an address holding none takes the biggest holder's (the script's) oldest seat
+  const newcomer = await loginFrom("127.0.0.7", PW);
+  expect(newcomer.status).toBe(200);
+  expect((await callFrom(m, ADMIN, "/api/dns/blocking", { headers: { sid: browser.body!.session.sid } })).status).toBe(
+    200,
+  );
+  const after = await callFrom(m, ADMIN, "/api/auth/sessions", { headers: { sid: browser.body!.session.sid } });
+  expect((after.body!.sessions as Array<{ remote_addr: string }>).filter((s) => s.remote_addr === script).length).toBe(
+    SEATS - 4,
+  );
+  await endAll(ADMIN, browser.body!.session.sid);
 });

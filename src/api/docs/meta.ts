@@ -34,6 +34,13 @@ export interface RouteDocs {
   bodyOptional?: boolean;
   /** the route takes input but never rejects it with 400 */
   noValidationError?: boolean;
+  /**
+   * The reply's schema, for the reference only, where Elysia cannot be given it as `response`:
+   * Elysia compiles a reply schema into a cleaner with exact-mirror, which writes object keys into
+   * generated code unquoted unless they hold a space, "-", "." or a bracket, so Pi-hole's "%mem",
+   * "%cpu" and "%used" make it fail, and Elysia then prints the whole schema to the log.
+   */
+  reply?: unknown;
 }
 
 export function documented(detail: DocumentDecoration, docs: RouteDocs): DocumentDecoration {

@@ -109,7 +109,7 @@ function parametersOf(route: DocRoute, docPath: string): Json[] {
 
 function responsesOf(route: DocRoute, needsAuth: boolean, hasItem: boolean, examples: readonly DocExample[]): Json {
   const docs = docsOf(route.hooks?.detail);
-  const schemas = replySchemas(route.hooks?.response);
+  const schemas = replySchemas(route.hooks?.response ?? docs.reply);
   const statuses = new Map<number, string>();
   for (const [code, text] of Object.entries(docs.responses ?? {})) statuses.set(Number(code), text);
   const declaredSuccess = [...statuses.keys()].find((c) => c >= 200 && c < 300);

@@ -1,6 +1,7 @@
 // GET /api/info/ftl: Moat's process, the sizes of its lists and clients, and the resolver's
 // counters under the names dnsmasq gives them in Pi-hole.
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
+import { documented } from "../docs/meta.ts";
 import type { ApiDeps } from "../deps.ts";
 import { dnsCounters } from "../core/dns-counters.ts";
 import { processUsage } from "../../host/system.ts";
@@ -67,7 +68,9 @@ const FtlReply = t.Object({
   ),
 });
 
-function ftlInfo(rt: ApiDeps) {
+const Reply = t.Object({ ftl: FtlReply });
+
+function ftlInfo(rt: ApiDeps): Static<typeof FtlReply> {
   const w = rt.stats.window;
   const cfg = rt.config.current;
   const c = dnsCounters(rt);
@@ -118,8 +121,8 @@ function ftlInfo(rt: ApiDeps) {
 }
 
 export function ftlInfoRoutes(rt: ApiDeps) {
-  return new Elysia({ name: "info-ftl" }).get("/info/ftl", () => ({ ftl: ftlInfo(rt) }), {
-    response: t.Object({ ftl: FtlReply }),
-    detail: { tags: ["Info"], summary: "Moat's process, lists and clients" },
+  return new Elysia({ name: "info-ftl" }).get("/info/ftl", (): Static<typeof Reply> => ({ ftl: ftlInfo(rt) }), {
+    // "%mem": for the reference only (docs/meta.ts, RouteDocs.reply)
+    detail: documented({ tags: ["Info"], summary: "Moat's process, lists and clients" }, { reply: Reply }),
   });
 }

@@ -1,6 +1,7 @@
 // GET /api/info/system, /api/info/host and /api/info/sensors: the machine Moat runs on, from /proc
 // and /sys (null where the machine has none).
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
+import { documented } from "../docs/meta.ts";
 import type { Runtime } from "../../core/runtime.ts";
 import { hostInfo, sensorsInfo, systemInfo } from "../../host/system.ts";
 
@@ -55,12 +56,21 @@ const HostReply = t.Object({
   }),
 });
 
+const SystemInfoReply = t.Object({ system: SystemReply });
+
 export function machineInfoRoutes(rt: Runtime) {
   return new Elysia({ name: "info-machine" })
-    .get("/info/system", () => ({ system: systemInfo(rt.config.current.misc.normalizeCPU) }), {
-      response: t.Object({ system: SystemReply }),
-      detail: { tags: ["Info"], summary: "Uptime, memory, CPU and load of the machine" },
-    })
+    .get(
+      "/info/system",
+      (): Static<typeof SystemInfoReply> => ({ system: systemInfo(rt.config.current.misc.normalizeCPU) }),
+      {
+        // "%used": for the reference only (docs/meta.ts, RouteDocs.reply)
+        detail: documented(
+          { tags: ["Info"], summary: "Uptime, memory, CPU and load of the machine" },
+          { reply: SystemInfoReply },
+        ),
+      },
+    )
     .get("/info/host", () => ({ host: hostInfo() }), {
       response: t.Object({ host: HostReply }),
       detail: { tags: ["Info"], summary: "Kernel, model and DMI data of the machine" },

@@ -5,6 +5,7 @@ import { t } from "elysia";
 import { isIP } from "node:net";
 import { fileURLToPath } from "node:url";
 import { isHostname } from "../../config/host-port.ts";
+import { FETCHABLE_SCHEMES } from "../../filter/gravity/download.ts";
 import { Errors } from "../core/errors.ts";
 
 /** The longest text of each field, in characters. */
@@ -89,9 +90,6 @@ export function validateClients(clients: readonly string[]): void {
   }
 }
 
-/** The schemes src/filter/gravity/download.ts fetches (fetchList); anything else would only fail at the next run. */
-const FETCHABLE = new Set(["http:", "https:", "file:"]);
-
 function addressProblem(address: string): string | null {
   let url: URL;
   try {
@@ -99,7 +97,7 @@ function addressProblem(address: string): string | null {
   } catch {
     return "not a URL (expected http://, https:// or file://)";
   }
-  if (!FETCHABLE.has(url.protocol))
+  if (!FETCHABLE_SCHEMES.has(url.protocol))
     return `gravity cannot fetch ${url.protocol.replace(/:$/, "")}:// addresses (http://, https:// or file:// only)`;
   if (url.protocol === "file:") {
     try {

@@ -10,6 +10,7 @@ import { boolParam, liveStats } from "../stats/params.ts";
 import { gravityCount } from "../stats/routes.ts";
 import { dnsCounters } from "../core/dns-counters.ts";
 import { VersionReply, versionInfo } from "../info/routes.ts";
+import { documented } from "../docs/meta.ts";
 import { SensorsReply, SystemReply } from "../info/machine.ts";
 
 const NullableString = t.Union([t.String(), t.Null()]);
@@ -145,8 +146,11 @@ export function paddRoutes(rt: ApiDeps) {
       query: t.Object({
         full: t.Optional(t.String({ description: "false: leave out the interfaces and the versions" })),
       }),
-      response: PaddReply,
-      detail: { tags: ["PADD"], summary: "Everything the PADD dashboard shows, in one call" },
+      // "%mem": for the reference only (docs/meta.ts, RouteDocs.reply)
+      detail: documented(
+        { tags: ["PADD"], summary: "Everything the PADD dashboard shows, in one call" },
+        { reply: PaddReply },
+      ),
     },
   );
 }

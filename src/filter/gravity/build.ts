@@ -162,6 +162,20 @@ export async function runGravity(
       const sets = (l.type === 1 ? allowSets : blockSets)!;
       const before = ins.ms;
       const file = f.file;
+      // A file:// address can name any file Moat may read (a password file, a key): its lines are
+      // never echoed, and a file that is mostly not domains is not a list, so none of it is imported
+      // (it would become searchable through /api/search).
+      const local = /^file:/i.test(l.address);
+      if (local) {
+        const pre = parseFile(file, l.type === 1 ? "allow" : "block", () => {});
+        if (pre.invalid > 0 && pre.valid + pre.abp <= pre.invalid) {
+          stats.set(l.id, { status: ListStatus.failed, valid: 0, invalid: pre.invalid, abp: 0 });
+          out(
+            `  [✗] Not a list: ${pre.invalid} of its ${pre.valid + pre.abp + pre.invalid} entries are not domains; nothing imported`,
+          );
+          continue;
+        }
+      }
       // the table outgrown by the reserve is let go now, not after the parse (it would be part of the peak)
       if (sets.reserve(countLines(file))) Bun.gc(true);
       const counts = db.transaction(() => {
@@ -182,7 +196,7 @@ export async function runGravity(
       out(
         `  [i] Imported ${counts.valid} domains${counts.abp ? ` and ${counts.abp} ABP entries` : ""}, ignoring ${counts.invalid} non-domain entries`,
       );
-      if (counts.samples.length) out(`      Sample of non-domain entries: ${counts.samples.join(", ")}`);
+      if (counts.samples.length && !local) out(`      Sample of non-domain entries: ${counts.samples.join(", ")}`);
     }
     mark = performance.now();
     const now = Math.floor(Date.now() / 1000);

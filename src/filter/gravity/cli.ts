@@ -4,6 +4,7 @@
 import type { ConfigStore } from "../../config/index.ts";
 import type { Paths } from "../../core/runtime.ts";
 import { openGravityDb } from "../../db/index.ts";
+import { ownWebPorts } from "./address-guard.ts";
 import { runGravity } from "./build.ts";
 import { acquireGravityLock } from "./lock.ts";
 
@@ -48,7 +49,11 @@ export async function gravityCommand(paths: Paths, config: ConfigStore): Promise
     const r = await runGravity(
       db,
       paths.dataDir,
-      { timeoutMs: c.downloadTimeout * 1000, maxBytes: c.maxListSize * 1024 * 1024 },
+      {
+        timeoutMs: c.downloadTimeout * 1000,
+        maxBytes: c.maxListSize * 1024 * 1024,
+        ownPorts: ownWebPorts(config.current.webserver.port),
+      },
       (l) => console.log(l),
     );
     return r.ok ? 0 : 1;

@@ -3,6 +3,7 @@
 // 1 updated, 2 unchanged, 3 failed but cached copy used, 4 failed without a copy.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { refusedTarget } from "./address-guard.ts";
 import { CacheWriter, ContentError, readCache } from "./cache.ts";
 
 export const ListStatus = { updated: 1, unchanged: 2, cached: 3, failed: 4 } as const;
@@ -11,7 +12,12 @@ type ListStatusCode = (typeof ListStatus)[keyof typeof ListStatus];
 export interface Limits {
   timeoutMs: number;
   maxBytes: number;
+  /** Moat's own web server ports (`webserver.port`): never fetched from the machine itself */
+  ownPorts: readonly number[];
 }
+
+/** as browsers and curl's default; a loop ends here too */
+const MAX_REDIRECTS = 10;
 
 export interface Fetched {
   status: ListStatusCode;
@@ -45,12 +51,29 @@ async function fetchHttp(
   if (lastModified) headers["if-modified-since"] = lastModified;
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let res: Response;
-  try {
-    res = await fetch(address, { headers, redirect: "follow", signal });
-  } catch (e) {
-    throw new FetchFailure(
-      signal.aborted ? `timed out after ${limits.timeoutMs / 1000} s` : `connection failed (${(e as Error).message})`,
-    );
+  // redirects are followed here, so that each hop is checked before it is connected to
+  let url = new URL(address);
+  for (let hops = 0; ; hops++) {
+    const refused = await refusedTarget(url, limits.ownPorts);
+    if (refused) throw new FetchFailure(`refused: ${refused}`);
+    try {
+      res = await fetch(url, { headers, redirect: "manual", signal });
+    } catch (e) {
+      throw new FetchFailure(
+        signal.aborted ? `timed out after ${limits.timeoutMs / 1000} s` : `connection failed (${(e as Error).message})`,
+      );
+    }
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status > 308 || res.status === 304 || location === null) break;
+    await res.body?.cancel().catch(() => {});
+    if (hops === MAX_REDIRECTS) throw new FetchFailure(`more than ${MAX_REDIRECTS} redirects`);
+    try {
+      url = new URL(location, url);
+    } catch {
+      throw new FetchFailure(`HTTP ${res.status} to an invalid address`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new FetchFailure(`HTTP ${res.status} to unsupported protocol ${url.protocol.replace(/:$/, "")}`);
   }
   if (res.status === 304) return { notModified: true as const };
   if (res.status !== 200) {
@@ -97,6 +120,9 @@ function readLocal(address: string, limits: Limits, into: CacheWriter): void {
   }
 }
 
+/** The schemes fetchList can fetch (the API refuses any other at once, src/api/lists/input.ts). */
+export const FETCHABLE_SCHEMES: ReadonlySet<string> = new Set(["http:", "https:", "file:"]);
+
 export async function fetchList(dataDir: string, id: number, address: string, limits: Limits): Promise<Fetched> {
   const cached = readCache(dataDir, id, address);
   let into: CacheWriter | null = null;
@@ -108,8 +134,7 @@ export async function fetchList(dataDir: string, id: number, address: string, li
       throw new FetchFailure("invalid address");
     }
     let etag: string | undefined, lastModified: string | undefined;
-    if (scheme !== "file:" && scheme !== "http:" && scheme !== "https:")
-      throw new FetchFailure(`unsupported protocol ${scheme.replace(/:$/, "")}`);
+    if (!FETCHABLE_SCHEMES.has(scheme)) throw new FetchFailure(`unsupported protocol ${scheme.replace(/:$/, "")}`);
     into = new CacheWriter(dataDir, id, limits.maxBytes);
     if (scheme === "file:") {
       readLocal(address, limits, into);

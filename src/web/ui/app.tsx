@@ -4,6 +4,7 @@ import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { BlockingControl } from "./blocking.tsx";
 import { ConfirmHost, Loading, Toasts } from "./components.tsx";
+import { MessageBanners } from "./messages.tsx";
 import { Clients } from "./pages/clients.tsx";
 import { Dashboard } from "./pages/dashboard.tsx";
 import { Domains } from "./pages/domains.tsx";
@@ -106,6 +107,7 @@ export function App() {
       {/* the dimmed backdrop of the phone menu: a click closes it; the keyboard has the Menu button */}
       <button type="button" class="scrim" tabIndex={-1} aria-label="Close menu" onClick={() => setMenu(false)} />
       <main id="main" tabIndex={-1}>
+        <MessageBanners />
         <h1 class="page-title">{current.title}</h1>
         <Page key={current.path} />
       </main>

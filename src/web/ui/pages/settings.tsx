@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { api, ApiError, get, patchConfig, request } from "../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Field, Loading, toast, useAction } from "../components.tsx";
 import { bytes, duration } from "../format.ts";
+import { messagesMayChange } from "../messages.tsx";
 import { usePoll } from "../poll.ts";
 import { UPSTREAM_PRESETS } from "../presets.ts";
 import { Qr } from "../qr.tsx";
@@ -31,6 +32,8 @@ async function saveConfig(
   try {
     await patchConfig(values);
     toast("Saved");
+    // a setting may raise or clear a warning (an empty upstream list): the banners look again
+    messagesMayChange.set(messagesMayChange.get() + 1);
     return true;
   } catch (e) {
     if (e instanceof ApiError)

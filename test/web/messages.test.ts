@@ -1,0 +1,74 @@
+// Problems Moat knows of are shown where people look: an upstream list emptied in the Settings page
+// is saved (the person may mean it), and from then on every page carries a banner saying that
+// names get SERVFAIL, as /api/info/messages does, until upstreams are set again. A real browser
+// against a real Moat.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { startMoat, type MoatProcess } from "../harness/moat.ts";
+import { startUpstream, type Upstream } from "../harness/upstream.ts";
+import { launch, openPage, shot, type Watched } from "./browser.ts";
+
+const PASSWORD = "banner password";
+let moat: MoatProcess;
+let up: Upstream;
+let browser: Browser;
+let w: Watched;
+
+beforeAll(async () => {
+  up = await startUpstream();
+  moat = await startMoat({
+    configToml: `[dns]\n  upstreams = ["${up.address}"]\n`,
+    env: { FTLCONF_webserver_api_password: PASSWORD },
+  });
+  browser = await launch();
+  w = await openPage(browser);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await moat?.dispose();
+  await up?.stop();
+});
+
+async function noUpstreamMessages(): Promise<number> {
+  const r = await moat.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) });
+  const sid = ((await r.json()) as { session: { sid: string } }).session.sid;
+  const m = await moat.api("/api/info/messages", { headers: { sid } });
+  const list = ((await m.json()) as { messages: Array<{ type: string; plain: string }> }).messages;
+  await moat.api("/api/auth", { method: "DELETE", headers: { sid } });
+  return list.filter((x) => x.type === "DNSMASQ_WARN" && x.plain === "no upstream servers configured").length;
+}
+
+test("an emptied upstream list is a banner on every page until upstreams are set again", async () => {
+  const { page } = w;
+  // the page asks for its session before the login: that 401 is expected
+  w.expected401 = true;
+  await page.goto(`${moat.base}/admin/settings`);
+  await page.fill("#password", PASSWORD);
+  await page.click("button[type=submit]");
+  await page.waitForSelector("#s-upstreams");
+  w.expected401 = false;
+  expect(await page.locator(".banner").count()).toBe(0);
+
+  await page.fill("#s-upstreams", "");
+  await page.click("button:text('Save DNS settings')");
+  await page.waitForSelector(".toast:text('Saved')");
+  // the banner comes at once, not at the next poll
+  const banner = page.locator(".banner:has-text('No upstream DNS servers are set')");
+  await banner.waitFor({ timeout: 5000 });
+  expect(await banner.textContent()).toContain("SERVFAIL");
+  expect(await noUpstreamMessages()).toBe(1);
+  await shot(page, "no-upstream-banner");
+  // on another page too, and it links to where it is fixed
+  await page.click("nav.side >> text=Query log");
+  await page.waitForSelector("h1.page-title:text('Query log')");
+  await banner.waitFor({ timeout: 5000 });
+  await banner.locator("a").click();
+  await page.waitForSelector("#s-upstreams");
+
+  await page.fill("#s-upstreams", up.address);
+  await page.click("button:text('Save DNS settings')");
+  await banner.waitFor({ state: "detached", timeout: 5000 });
+  expect(await noUpstreamMessages()).toBe(0);
+  expect(w.errors).toEqual([]);
+}, 60000);
