@@ -4,7 +4,7 @@
 // carries the interface's own MAC address: servers send offers to the client's MAC, and the host
 // takes in only frames for its own (or broadcast). Two servers
 // handing out addresses on one network is the classic way to break a home network.
-import { closeFd, pollReadable, recvFrom, sendTo, udpOnInterface } from "./libc.ts";
+import { closeFd, pollReadable, recvFrom, sendTo, udpOnInterface } from "../net/libc.ts";
 import { MSG, numberToIp, OPT } from "./packet.ts";
 import type { ServedInterface } from "./settings.ts";
 

@@ -14,7 +14,7 @@ import {
   SOCK_RAW,
   SO_REUSEADDR,
   SOL_SOCKET,
-} from "./libc.ts";
+} from "../net/libc.ts";
 
 const AF_INET6 = 10;
 const IPPROTO_IPV6 = 41;

@@ -1,7 +1,7 @@
 // The check before an offer (RFC 2131 §2.2: a server SHOULD probe an address before allocating
 // it): an ICMP echo request to the address, through the interface the pool is on. Any echo reply
 // within the wait means a device already uses the address (a static one, or another server's lease).
-import { closeFd, icmpSocket, pollReadable, recvFrom, sendTo } from "./libc.ts";
+import { closeFd, icmpSocket, pollReadable, recvFrom, sendTo } from "../net/libc.ts";
 import type { ServedInterface } from "./settings.ts";
 
 const WAIT_MS = 500;

@@ -5,7 +5,7 @@
 // Beside them, stateless DHCPv6 (dhcp6.ts) gives the same DNS server to clients that ask by DHCPv6;
 // the advertisement's O flag says so.
 import { networkInterfaces } from "node:os";
-import { closeFd, pollReadable, recvFrom } from "./libc.ts";
+import { closeFd, pollReadable, recvFrom } from "../net/libc.ts";
 import { ipv6Bytes } from "../net/ip.ts";
 import { dhcp6Socket, ndSocket, recvFrom6, sendIcmp6, sendTo6 } from "./libc6.ts";
 import { dhcp6Reply, duidLL } from "./dhcp6.ts";

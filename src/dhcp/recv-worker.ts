@@ -1,6 +1,6 @@
 // Waits for datagrams on the DHCP sockets (a blocking poll, which would stall the main thread) and
 // hands each one to the server on the main thread. The main thread sends the replies itself.
-import { pollReadable, recvFrom } from "./libc.ts";
+import { pollReadable, recvFrom } from "../net/libc.ts";
 
 declare const self: Worker;
 

@@ -1,7 +1,7 @@
 // The DHCPv4 server (RFC 2131): one socket per served interface (bound to it, so a request is
 // answered only on the interface it came in on, and only where the pool's network is), a worker that
 // waits for requests, and the protocol itself on the main thread.
-import { closeFd, sendTo, udpOnInterface } from "./libc.ts";
+import { closeFd, sendTo, udpOnInterface } from "../net/libc.ts";
 import { workerUrl } from "../core/worker-url.ts";
 import { type Lease, type LeaseStore, nowSecs } from "./leases.ts";
 import type { DhcpCounters } from "./counters.ts";

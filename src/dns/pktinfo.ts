@@ -3,46 +3,30 @@
 // ::ffff:a.b.c.d), and an IPV6_PKTINFO control message on sendmsg makes the answer leave from that
 // address on that interface (ipv6(7), RFC 3542 section 6; Linux takes the IPv4-mapped form for an
 // IPv4 answer too). Bun's own sockets give neither, so this goes through libc (bun:ffi), as DHCP's
-// sockets do. Only the addresses no socket of udp-listeners.ts is bound to arrive here: those
-// outside 127.0.0.1 in 127.0.0.0/8 and any that appeared since the last scan. Constants and
-// struct layouts are Linux's on 64-bit machines (socket(7), cmsg(3)).
-import { dlopen, FFIType, ptr, read } from "bun:ffi";
+// sockets do (src/net/libc.ts). Only the addresses no socket of udp-listeners.ts is bound to arrive
+// here: those outside 127.0.0.1 in 127.0.0.0/8 and any that appeared since the last scan. Constants
+// and struct layouts are Linux's on 64-bit machines (socket(7), cmsg(3)).
+import { ptr } from "bun:ffi";
 import { compressV6 } from "../net/ip.ts";
+import {
+  errno,
+  libc as c,
+  MSG_DONTWAIT,
+  SO_REUSEADDR,
+  SO_REUSEPORT,
+  SOCK_CLOEXEC,
+  SOCK_DGRAM,
+  SOCK_NONBLOCK,
+  SOL_SOCKET,
+} from "../net/libc.ts";
 
 const AF_INET6 = 10;
-const SOCK_DGRAM = 2;
-const SOCK_NONBLOCK = 0o4000;
-const SOCK_CLOEXEC = 0o2000000;
-const SOL_SOCKET = 1;
-const SO_REUSEADDR = 2;
-const SO_REUSEPORT = 15;
 const IPPROTO_IPV6 = 41;
 const IPV6_V6ONLY = 26;
 const IPV6_RECVPKTINFO = 49;
 const IPV6_PKTINFO = 50;
-const MSG_DONTWAIT = 0x40;
 const POLLIN = 1;
 const EADDRINUSE = 98;
-
-function open() {
-  return dlopen("libc.so.6", {
-    socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-    setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-    bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-    recvmsg: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i64 },
-    sendmsg: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i64 },
-    poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
-    close: { args: [FFIType.i32], returns: FFIType.i32 },
-    __errno_location: { args: [], returns: FFIType.ptr },
-  }).symbols;
-}
-let lib: ReturnType<typeof open> | null = null;
-const c = () => (lib ??= open());
-
-function errno(): number {
-  const p = c().__errno_location();
-  return p ? read.i32(p, 0) : 0;
-}
 
 export interface PktinfoOptions {
   /** IPv6 only (IPV6_V6ONLY); else dual-stack */

@@ -1,7 +1,8 @@
-// The few socket calls Bun's own UDP sockets cannot make, through libc: a DHCP server must bind to
+// The socket calls Bun's own sockets cannot make, through libc (bun:ffi): a DHCP server must bind to
 // one interface (SO_BINDTODEVICE), send to 255.255.255.255 (SO_BROADCAST) and share port 67 between
-// interfaces (SO_REUSEADDR). Constants are Linux's (socket(7), ip(7)). The one libc binding of
-// src/dhcp: libc6.ts builds the IPv6 sockets on it.
+// interfaces (SO_REUSEADDR); DNS and NTP read where a datagram was sent (IPV6_RECVPKTINFO with
+// recvmsg) and answer from there (sendmsg). Constants are Linux's (socket(7), ip(7)). The one libc
+// binding of Moat: src/dhcp/libc6.ts and src/dns/pktinfo.ts build their sockets on it.
 import { dlopen, FFIType, ptr, read } from "bun:ffi";
 
 const AF_INET = 2;
@@ -11,6 +12,7 @@ export const SOCK_NONBLOCK = 0o4000;
 export const SOCK_CLOEXEC = 0o2000000;
 export const SOL_SOCKET = 1;
 export const SO_REUSEADDR = 2;
+export const SO_REUSEPORT = 15;
 const SO_BROADCAST = 6;
 const SO_BINDTODEVICE = 25;
 const IPPROTO_ICMP = 1;
@@ -31,6 +33,8 @@ function open() {
       args: [FFIType.i32, FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.ptr, FFIType.ptr],
       returns: FFIType.i64,
     },
+    recvmsg: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i64 },
+    sendmsg: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i64 },
     poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     if_nametoindex: { args: [FFIType.ptr], returns: FFIType.u32 },
@@ -42,7 +46,7 @@ let lib: ReturnType<typeof open> | null = null;
 export const libc = () => (lib ??= open());
 const c = libc;
 
-function errno(): number {
+export function errno(): number {
   const p = c().__errno_location();
   return p ? read.i32(p, 0) : 0;
 }
