@@ -143,8 +143,8 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
             read-only: environment
           </span>
         )}
-        {leaf.flags.restart_dnsmasq && <span class="badge">restarts DNS</span>}
-        {leaf.flags.session_reset && <span class="badge">ends sessions</span>}
+        {leaf.flags.restart_dnsmasq && <span class="badge plain">restarts DNS</span>}
+        {leaf.flags.session_reset && <span class="badge plain">ends sessions</span>}
       </div>
       <p class="all-desc">{leaf.description}</p>
       <div class="row wrap all-edit">

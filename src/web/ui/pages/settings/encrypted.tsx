@@ -113,6 +113,7 @@ function Certificate({ info, reload }: { info: TlsInfo; reload: () => void }) {
           Regenerate
         </Button>
       </div>
+      {!c.user && <h3>Moat's certificate authority</h3>}
       {!c.user && (
         <div class="enc-qr">
           <Qr text={caUrl} label="QR code of the authority's download address" />
