@@ -7,7 +7,7 @@ import { documented } from "../docs/meta.ts";
 import { moatOnly } from "../core/route-meta.ts";
 import { ApiError } from "../core/errors.ts";
 
-const CertificateInfo = t.Object({
+export const CertificateInfo = t.Object({
   names: t.Array(t.String(), { description: "DNS names the certificate covers (*.name: client IDs as <id>.name)" }),
   notAfter: t.String({ description: "end of validity, ISO 8601" }),
   fingerprint: t.String({ description: "SHA-256 fingerprint, colon-separated hex" }),

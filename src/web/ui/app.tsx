@@ -15,6 +15,7 @@ import { Login } from "./pages/login.tsx";
 import { QueryLog } from "./pages/queries.tsx";
 import { Search } from "./pages/search.tsx";
 import { Settings } from "./pages/settings.tsx";
+import { AllSettings } from "./pages/settings/all.tsx";
 import { Setup, useSetupNeeded } from "./pages/setup.tsx";
 import { linkProps, useRoute } from "./router.ts";
 import { checkSession, logout, session } from "./session.ts";
@@ -31,6 +32,7 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/dns", title: "Local DNS", page: LocalDns },
   { path: "/search", title: "Search", page: Search },
   { path: "/settings", title: "Settings", page: Settings },
+  { path: "/settings/all", title: "All settings", page: AllSettings },
 ];
 
 export function App() {

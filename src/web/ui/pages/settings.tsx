@@ -11,6 +11,10 @@ import { UPSTREAM_PRESETS } from "../presets.ts";
 import { Qr } from "../qr.tsx";
 import { logout, session } from "../session.ts";
 import { useStore } from "../store.ts";
+import { EncryptedDnsCard } from "./settings/encrypted.tsx";
+import { FleetCard } from "./settings/fleet.tsx";
+import { ListeningCard } from "./settings/listening.tsx";
+import { SessionsCard } from "./settings/sessions.tsx";
 
 type Cfg = {
   dns: {
@@ -585,7 +589,11 @@ export function Settings() {
       ) : (
         !error && <Loading />
       )}
+      <ListeningCard />
+      <EncryptedDnsCard />
       <SecuritySettings />
+      <SessionsCard />
+      <FleetCard />
       <Backup />
       <Maintenance />
       <SystemCard />
