@@ -100,6 +100,14 @@ test("DHCP: settings saved with field errors, the rival warning before turning o
   await page.click("button:text('Save DHCP settings')");
   await page.waitForSelector(".field.invalid:has(#d-dhcp\\.end) .error:text('the range ends before it starts')");
   await page.waitForSelector(".field.invalid:has(#d-dhcp\\.leaseTime) .error");
+  // the page checks what the API checks: the same value is refused there too
+  const refused = await moat.api("/api/config", {
+    method: "PATCH",
+    headers: { sid },
+    body: JSON.stringify({ config: { dhcp: { leaseTime: "two days" } } }),
+  });
+  expect(refused.status).toBe(400);
+  expect(JSON.stringify(await refused.json())).toContain("dhcp.leaseTime");
   // a netmask the page leaves to the server: its error comes back in the envelope and lands at the field
   await page.fill("#d-dhcp\\.start", "192.168.50.100");
   await page.fill("#d-dhcp\\.end", "192.168.50.200");
