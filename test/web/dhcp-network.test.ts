@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
+import { canMakeNamespaces, startRogueServer, TestLan } from "../dhcp/lan.ts";
 import { run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { eventually, launch, openPage, shot, type Watched } from "./browser.ts";
@@ -91,7 +92,7 @@ test("DHCP: settings saved with field errors, the rival warning before turning o
   const { page } = w;
   await login("/dhcp");
   await page.waitForSelector("h1.page-title:text('DHCP')");
-  await page.waitForSelector("[data-testid=dhcp-rival]:has-text('Another DHCP server answered')");
+  await page.waitForSelector("[data-testid=dhcp-rival]:has-text('Moat last found another DHCP server')");
   expect(await page.textContent("[data-testid=dhcp-rival]")).toContain("eth9: 192.168.50.1");
 
   await page.fill("#d-dhcp\\.start", "192.168.50.200");
@@ -146,6 +147,34 @@ test("DHCP: settings saved with field errors, the rival warning before turning o
   expect((await config()).dhcp.start).toBe("192.168.50.100");
   expect(w.errors).toEqual([]);
 }, 60000);
+
+test.skipIf(!canMakeNamespaces())(
+  "DHCP: turning on first asks the range's network, and names the router's DHCP server found there",
+  async () => {
+    const { page } = w;
+    const lan = new TestLan().up();
+    try {
+      await startRogueServer(lan, "02:00:00:00:27:01");
+      await page.reload();
+      await page.fill("#d-dhcp\\.start", `${lan.prefix}.100`);
+      await page.fill("#d-dhcp\\.end", `${lan.prefix}.120`);
+      await page.check("#d-active");
+      await page.click("button:text('Save DHCP settings')");
+      const dialog = page.locator("dialog.dialog[open]");
+      await dialog.waitFor({ timeout: 15000 });
+      expect(await dialog.textContent()).toContain(`Another DHCP server answers: ${lan.prefix}.2 on ${lan.bridge}.`);
+      await shot(page, "dhcp-rival-found-desktop-light");
+      await dialog.locator("button:text('Cancel')").click();
+      expect(await page.textContent("[data-testid=dhcp-check]")).toContain(`${lan.prefix}.2`);
+      const c = await config();
+      expect([c.dhcp.active, c.dhcp.start]).toEqual([false, "192.168.50.100"]);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await lan.dispose();
+    }
+  },
+  60000,
+);
 
 test("DHCP: a lease made static, another deleted, a static lease added and removed", async () => {
   const { page } = w;

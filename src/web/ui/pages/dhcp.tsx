@@ -3,12 +3,20 @@
 // raises a message); what it found last is shown here before the switch is turned on, because two
 // DHCP servers on one network hand out conflicting addresses.
 import { useState } from "preact/hooks";
-import { get } from "../api.ts";
+import { ApiError, get } from "../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Field, Loading, Toggle } from "../components.tsx";
-import { dateTime } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { HOSTNAME, ipNum, isIPv4, LEASE_TIME, saveDhcp } from "./dhcp-common.ts";
 import { Leases, Reservations } from "./dhcp-leases.tsx";
+import {
+  type Detected,
+  describeCheck,
+  detectServers,
+  lastFound,
+  type Message,
+  newestRival,
+  RivalNote,
+} from "./dhcp-rival.tsx";
 
 type DhcpCfg = {
   dhcp: {
@@ -25,13 +33,8 @@ type DhcpCfg = {
   dns: { domain: { name: string } };
 };
 
-type Message = { id: number; timestamp: number; type: string; plain: string };
-
-/** src/dhcp/service.ts words the rival-server message so */
-const RIVAL = /^Another DHCP server answers on /;
-
 /** the checks src/config/schema.ts and src/dhcp/settings.ts make, so a mistake shows before the round trip */
-function check(v: Record<string, string>, active: boolean): Record<string, string> {
+function validate(v: Record<string, string>, active: boolean): Record<string, string> {
   const e: Record<string, string> = {};
   for (const k of ["dhcp.start", "dhcp.end", "dhcp.router"])
     if (v[k] && !isIPv4(v[k]!)) e[k] = "not a valid IPv4 address";
@@ -43,22 +46,6 @@ function check(v: Record<string, string>, active: boolean): Record<string, strin
     e["dhcp.leaseTime"] = "a number of seconds, or with m, h, d, w (45m, 12h, 2d), or infinite";
   if (v["dns.domain.name"] && !HOSTNAME.test(v["dns.domain.name"]!)) e["dns.domain.name"] = "not a valid domain";
   return e;
-}
-
-function RivalNote({ rival, turningOn }: { rival: Message | undefined; turningOn: boolean }) {
-  if (rival)
-    return (
-      <p class={`note ${turningOn ? "error" : ""}`} role={turningOn ? "alert" : "status"} data-testid="dhcp-rival">
-        <strong>Another DHCP server answered</strong> when Moat's DHCP last started ({dateTime(rival.timestamp)}):{" "}
-        {rival.plain.replace(RIVAL, "on ")} Turn off the router's DHCP server before turning this on.
-      </p>
-    );
-  return (
-    <p class="note" data-testid="dhcp-rival">
-      Moat looks for another DHCP server each time its own starts; it has found none so far.
-      {turningOn && " Turn off your router's DHCP server first: two on one network hand out conflicting addresses."}
-    </p>
-  );
 }
 
 function ServerSettings({ cfg, reload, rival }: { cfg: DhcpCfg; reload: () => void; rival: Message | undefined }) {
@@ -77,6 +64,21 @@ function ServerSettings({ cfg, reload, rival }: { cfg: DhcpCfg; reload: () => vo
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const turningOn = active && !d.active;
+  const [checked, setChecked] = useState<Detected | null>(null);
+  const [checking, setChecking] = useState(false);
+  const check = async (): Promise<Detected | null> => {
+    setChecking(true);
+    try {
+      const r = await detectServers(v["dhcp.start"]!, v["dhcp.end"]!);
+      setChecked(r);
+      return r;
+    } catch (e) {
+      setErrors({ form: e instanceof ApiError ? e.text : String(e) });
+      return null;
+    } finally {
+      setChecking(false);
+    }
+  };
   const text = (key: string, label: string, hint: string, placeholder = "") => (
     <Field label={label} id={`d-${key}`} error={errors[key]} hint={hint}>
       <input
@@ -89,17 +91,28 @@ function ServerSettings({ cfg, reload, rival }: { cfg: DhcpCfg; reload: () => vo
   );
   const save = async (e: Event) => {
     e.preventDefault();
-    const found = check(v, active);
-    if (Object.keys(found).length) return setErrors(found);
-    if (
-      turningOn &&
-      rival &&
-      !(await confirmAction(
-        `Another DHCP server answered when Moat last looked (${rival.plain.replace(RIVAL, "on ")}) Turn Moat's DHCP server on anyway?`,
-        "Turn on DHCP",
-      ))
-    )
-      return;
+    const invalid = validate(v, active);
+    if (Object.keys(invalid).length) return setErrors(invalid);
+    if (turningOn) {
+      // ask now, for the range about to be served; a finding (or no way to ask) needs a yes
+      const found = await check();
+      const worry = found ? found.servers.length > 0 || found.problem !== null : !!rival;
+      if (
+        worry &&
+        !(await confirmAction(
+          [
+            found && describeCheck(found),
+            // an earlier finding matters when this check could not ask
+            (!found || found.problem) && rival && lastFound(rival),
+            "Turn Moat's DHCP server on anyway?",
+          ]
+            .filter(Boolean)
+            .join(" "),
+          "Turn on DHCP",
+        ))
+      )
+        return;
+    }
     setBusy(true);
     const ok = await saveDhcp({ ...v, "dhcp.active": active, "dhcp.ipv6": ipv6, "dhcp.rapidCommit": rapid }, setErrors);
     setBusy(false);
@@ -112,7 +125,13 @@ function ServerSettings({ cfg, reload, rival }: { cfg: DhcpCfg; reload: () => vo
           <Toggle id="d-active" checked={active} onChange={setActive} label="DHCP server" />
           <label for="d-active">{active ? "On: Moat hands out addresses" : "Off"}</label>
         </div>
-        <RivalNote rival={rival} turningOn={turningOn} />
+        <RivalNote
+          rival={rival}
+          turningOn={turningOn}
+          checked={checked}
+          checking={checking}
+          onCheck={() => void check()}
+        />
         <div class="row wrap">
           {text("dhcp.start", "From", "first address handed out", "192.168.1.100")}
           {text("dhcp.end", "To", "last address handed out", "192.168.1.250")}
@@ -146,7 +165,7 @@ function ServerSettings({ cfg, reload, rival }: { cfg: DhcpCfg; reload: () => vo
         {errors["dhcp.active"] && <p class="note error">{errors["dhcp.active"]}</p>}
         {errors.form && <p class="note error">{errors.form}</p>}
         <div class="row end">
-          <Button type="submit" kind="primary" busy={busy}>
+          <Button type="submit" kind="primary" busy={busy || checking}>
             Save DHCP settings
           </Button>
         </div>
@@ -159,7 +178,7 @@ export function Dhcp() {
   const { data: cfg, error, reload } = usePoll(() => get<{ config: DhcpCfg }>("/config").then((r) => r.config), 0);
   const { data: msgs } = usePoll(() => get<{ messages: Message[] }>("/info/messages"), 30_000);
   // the newest rival warning: the message is raised again at each start that finds one
-  const rival = (msgs?.messages ?? []).filter((m) => RIVAL.test(m.plain)).sort((a, b) => b.timestamp - a.timestamp)[0];
+  const rival = newestRival(msgs?.messages ?? []);
   return (
     <div class="stack dhcp-page">
       <ErrorNote error={error} />
