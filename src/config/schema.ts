@@ -217,7 +217,10 @@ export const schema = {
       check: v.netmaskOrEmpty,
       ...restart,
     }),
-    leaseTime: str("", "Lease time, e.g. '45m', '1h', '2d', 'infinite' (empty: 24h, IPv6 1d)", restart),
+    leaseTime: str("", "Lease time, e.g. '45m', '1h', '2d', 'infinite' (empty: 24h, IPv6 1d)", {
+      check: v.leaseTimeOrEmpty,
+      ...restart,
+    }),
     ipv6: bool(false, "Also serve DHCPv6 and router advertisements", restart),
     rapidCommit: bool(false, "Answer DHCPv4 with Rapid Commit (RFC 4039)", restart),
     multiDNS: bool(false, "Hand out the DNS server several times so clients keep using it", restart),

@@ -10,6 +10,7 @@ import {
   ipv4OrEmpty,
   ipv6OrEmpty,
   netmaskOrEmpty,
+  leaseTimeOrEmpty,
   parseCnameRecord,
   parseWebPort,
   plainUpstream,
@@ -128,6 +129,8 @@ test("addresses, networks and netmasks", () => {
   good(netmaskOrEmpty, "", "255.255.255.0", "255.255.255.255", "0.0.0.0", "255.255.240.0");
   bad(netmaskOrEmpty, /one-bits are not contiguous/, "255.0.255.0", "0.255.255.255", "255.255.255.1");
   bad(netmaskOrEmpty, "not a valid IPv4 address", "255.255.255", "ffff::");
+  good(leaseTimeOrEmpty, "", "3600", "45m", "12h", "2d", "1w", "infinite", "INFINITE");
+  bad(leaseTimeOrEmpty, /not a lease time/, "two days", "2 d", "1y", "-5", "12hh");
 });
 
 test("webserver.port entries: [addr:]port with o (optional) and s (TLS)", () => {

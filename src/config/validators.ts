@@ -197,6 +197,13 @@ function urlWithScheme(s: string, schemes: readonly string[], what: string): str
 }
 
 /** A Valkey/Redis URL (redis://, rediss:// for TLS), or empty to run alone. */
+/** dnsmasq's lease-time spelling (src/dhcp/settings.ts reads it): seconds, or with s/m/h/d/w, or "infinite" */
+export function leaseTimeOrEmpty(s: string): string | null {
+  return s === "" || /^(\d+[smhdw]?|infinite)$/i.test(s.trim())
+    ? null
+    : `not a lease time (${JSON.stringify(s.slice(0, 40))}): seconds, or 45m, 12h, 2d, 1w, or infinite`;
+}
+
 export const redisUrlOrEmpty = (s: string) => urlWithScheme(s, ["redis:", "rediss:"], "Redis");
 /** A PostgreSQL URL, or empty for local history only. */
 export const postgresUrlOrEmpty = (s: string) => urlWithScheme(s, ["postgres:", "postgresql:"], "PostgreSQL");

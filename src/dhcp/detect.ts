@@ -50,21 +50,22 @@ function offerFrom(b: Uint8Array, xid: number): number | null {
 }
 
 /**
- * The addresses of the other DHCP servers that answer on `iface`. `ownXids` receives the probe's
- * transaction id first, so our own server leaves the probe alone.
+ * The addresses of the other DHCP servers that answer on `iface`; null when it cannot ask (port 68
+ * is not ours to use). `ownXids` receives the probe's transaction id first, so our own server leaves
+ * the probe alone.
  */
-export async function otherDhcpServers(iface: ServedInterface, ownXids: Set<number>): Promise<string[]> {
+export async function otherDhcpServers(iface: ServedInterface, ownXids: Set<number>): Promise<string[] | null> {
   let fd: number;
   try {
     fd = udpOnInterface(iface.name, 68);
   } catch {
-    return []; // port 68 is not ours to use here: no check
+    return null;
   }
   const xid = (Math.random() * 0xffffffff) >>> 0;
   ownXids.add(xid);
   const found = new Set<number>();
   try {
-    if (!sendTo(fd, discover(xid, iface.mac), 0xffffffff, 67)) return [];
+    if (!sendTo(fd, discover(xid, iface.mac), 0xffffffff, 67)) return null;
     const buf = new Uint8Array(1500);
     const deadline = Date.now() + WAIT_MS;
     while (Date.now() < deadline) {

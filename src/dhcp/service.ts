@@ -20,7 +20,21 @@ export interface DhcpHandle {
   counters: DhcpCounters;
   /** the interfaces served right now (empty while DHCP is off) */
   interfaces(): string[];
+  /**
+   * Asks the network of a range (default: the saved dhcp.start-dhcp.end) now, also while DHCP is off,
+   * whether another DHCP server answers; takes about five seconds. A string: why it cannot ask.
+   */
+  detect(range?: { start: string; end: string }): Promise<DetectResult | string>;
 }
+
+interface DetectResult {
+  /** the interfaces asked (those whose IPv4 network holds the range) */
+  interfaces: string[];
+  servers: Array<{ interface: string; address: string }>;
+}
+
+const rivalText = (ifname: string, others: string[]) =>
+  `Another DHCP server answers on ${ifname}: ${others.join(", ")}. Two DHCP servers on one network hand out conflicting addresses: switch one of them off.`;
 
 const RETRY_MS = 10_000;
 const PRUNE_MS = 60_000;
@@ -99,15 +113,39 @@ export function startDhcpService(
   const lookForRivals = async (srv: DhcpServer) => {
     for (const iface of srv.servedInterfaces) {
       const others = await otherDhcpServers(iface, srv.ownXids);
-      if (!others.length || server !== srv) continue;
-      const text = `Another DHCP server answers on ${iface.name}: ${others.join(", ")}. Two DHCP servers on one network hand out conflicting addresses: switch one of them off.`;
-      rt.log("warn", `DHCP: ${text}`);
-      try {
-        messages.raise("DNSMASQ_WARN", text, iface.name, others.join(","));
-      } catch {
-        // the log line stays
-      }
+      if (!others?.length || server !== srv) continue;
+      reportRivals(iface.name, others);
     }
+  };
+  const reportRivals = (ifname: string, others: string[]) => {
+    const text = rivalText(ifname, others);
+    rt.log("warn", `DHCP: ${text}`);
+    try {
+      // one message per finding, with the time of the newest check
+      messages.clear("DNSMASQ_WARN", text);
+      messages.raise("DNSMASQ_WARN", text, ifname, others.join(","));
+    } catch {
+      // the log line stays
+    }
+  };
+
+  let probing: { key: string; result: Promise<DetectResult | string> } | null = null;
+  const detect = async (range?: { start: string; end: string }): Promise<DetectResult | string> => {
+    const c = rt.config.current;
+    const s = dhcpSettings(range ? { ...c, dhcp: { ...c.dhcp, ...range } } : c, () => {});
+    if (typeof s === "string") return s;
+    const ifaces = interfacesForPool(s);
+    if (!ifaces.length) return `no interface has an IPv4 network holding ${numberToIp(s.start)}-${numberToIp(s.end)}`;
+    const result: DetectResult = { interfaces: [], servers: [] };
+    for (const iface of ifaces) {
+      // with our server running, its own transaction ids keep it from answering the probe
+      const others = await otherDhcpServers(iface, server?.ownXids ?? new Set());
+      if (others === null) continue;
+      result.interfaces.push(iface.name);
+      for (const address of others) result.servers.push({ interface: iface.name, address });
+      if (others.length) reportRivals(iface.name, others);
+    }
+    return result.interfaces.length ? result : "port 68 is in use on every interface of the range";
   };
 
   const close = async () => {
@@ -138,6 +176,19 @@ export function startDhcpService(
     },
     counters,
     interfaces: () => server?.interfaces ?? [],
+    // one probe at a time (each holds port 68 for five seconds); a second ask for the same range shares it
+    detect: (range) => {
+      const key = JSON.stringify(range ?? null);
+      if (probing?.key === key) return probing.result;
+      const result: Promise<DetectResult | string> = (probing?.result ?? Promise.resolve(""))
+        .catch(() => "")
+        .then(() => detect(range))
+        .finally(() => {
+          if (probing?.result === result) probing = null;
+        });
+      probing = { key, result };
+      return result;
+    },
   };
   return {
     handle,

@@ -1,6 +1,7 @@
 // The devices seen on the network (Pi-hole's `network` table, one row per MAC address, and
 // `network_addresses`, the IP addresses each used) in the long-term database pihole-FTL.db.
 import type { Database } from "bun:sqlite";
+import { macVendor } from "./oui.ts";
 
 /** What the 24 h window knows of a client address: its queries and the time of the newest. */
 interface SeenClient {
@@ -90,7 +91,8 @@ export function listDevices(db: Database, maxDevices: number, maxAddresses: numb
     firstSeen: d.firstSeen,
     lastQuery: d.lastQuery,
     numQueries: d.numQueries,
-    macVendor: d.macVendor ?? null,
+    // Pi-hole fills the column from its macvendor.db; Moat looks the prefix up when asked
+    macVendor: d.macVendor ?? macVendor(d.hwaddr),
     ips: (addr.all(d.id, maxAddresses > 0 ? maxAddresses : -1) as DeviceAddress[]).map((a) => ({
       ip: a.ip,
       name: a.name ?? null,

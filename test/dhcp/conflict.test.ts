@@ -2,7 +2,7 @@
 // server pings each address before offering it.
 import { afterEach, describe, expect, test } from "bun:test";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
-import { canMakeNamespaces, TestLan, waitFor } from "./lan.ts";
+import { canMakeNamespaces, startRogueServer, TestLan, waitFor } from "./lan.ts";
 import { Udhcpc } from "./clients.ts";
 
 let lan: TestLan | null = null;
@@ -40,24 +40,20 @@ describe.skipIf(!canMakeNamespaces())("address conflicts", () => {
   });
 });
 
+type Detected = {
+  interfaces: string[];
+  servers: Array<{ interface: string; address: string }>;
+  problem: string | null;
+};
+const detect = async (m: MoatProcess, body?: unknown) =>
+  (await (
+    await m.api("/api/dhcp/detect", { method: "POST", ...(body ? { body: JSON.stringify(body) } : {}) })
+  ).json()) as Detected;
+
 describe.skipIf(!canMakeNamespaces())("another DHCP server", () => {
   test("is detected when DHCP starts: a warning in the log and in /api/info/messages", async () => {
     lan = new TestLan().up();
-    const rogue = lan.addDevice("02:00:00:00:32:01");
-    rogue.exec(["ip", "addr", "add", `${lan.prefix}.2/24`, "dev", "eth0"]);
-    rogue.exec(["ip", "route", "add", "default", "dev", "eth0"]); // a router has one; broadcasts need a route
-    rogue.spawn([
-      "dnsmasq",
-      "--keep-in-foreground",
-      "--conf-file=/dev/null",
-      "--port=0",
-      "--user=root",
-      "--interface=eth0",
-      `--dhcp-range=${lan.prefix}.150,${lan.prefix}.160,1h`,
-      `--dhcp-leasefile=${lan.path("rogue.leases")}`,
-      `--pid-file=${lan.path("rogue.pid")}`,
-    ]);
-    await Bun.sleep(500); // dnsmasq listening
+    await startRogueServer(lan, "02:00:00:00:32:01");
     moat = await startMoat({
       configToml: `[dhcp]\nactive = true\nstart = "${lan.prefix}.100"\nend = "${lan.prefix}.120"\n`,
     });
@@ -83,5 +79,45 @@ describe.skipIf(!canMakeNamespaces())("another DHCP server", () => {
     expect(moat.output).not.toContain("Another DHCP server");
     const r = (await (await moat.api("/api/info/messages")).json()) as { messages: Array<{ plain: string }> };
     expect(r.messages.filter((m) => m.plain.includes("DHCP"))).toEqual([]);
+  });
+
+  test("is asked for on demand while DHCP is off, for the range about to be served", async () => {
+    lan = new TestLan().up();
+    await startRogueServer(lan, "02:00:00:00:32:03");
+    moat = await startMoat();
+    expect((await detect(moat)).problem).toBe("dhcp.start and dhcp.end must be set");
+    // the end of the shared address space (RFC 6598): no test's interface holds it
+    expect((await detect(moat, { start: "100.127.254.10", end: "100.127.254.20" })).problem).toBe(
+      "no interface has an IPv4 network holding 100.127.254.10-100.127.254.20",
+    );
+    const bad = await moat.api("/api/dhcp/detect", {
+      method: "POST",
+      body: JSON.stringify({ start: "10.0.0", end: "x" }),
+    });
+    expect(bad.status).toBe(400);
+    const found = await detect(moat, { start: `${lan.prefix}.100`, end: `${lan.prefix}.120` });
+    expect(found).toMatchObject({
+      interfaces: [lan.bridge],
+      servers: [{ interface: lan.bridge, address: `${lan.prefix}.2` }],
+      problem: null,
+    });
+    // a finding is also a message, once however often it is asked
+    await detect(moat, { start: `${lan.prefix}.100`, end: `${lan.prefix}.120` });
+    const r = (await (await moat.api("/api/info/messages")).json()) as { messages: Array<{ plain: string }> };
+    expect(r.messages.filter((m) => m.plain.startsWith(`Another DHCP server answers on ${lan!.bridge}`))).toHaveLength(
+      1,
+    );
+    expect(moat.output).not.toContain("DHCP: serving");
+  });
+
+  test("asked on demand alone on the network, finds none", async () => {
+    lan = new TestLan().up();
+    lan.addDevice("02:00:00:00:32:04");
+    moat = await startMoat();
+    expect(await detect(moat, { start: `${lan.prefix}.100`, end: `${lan.prefix}.120` })).toMatchObject({
+      interfaces: [lan.bridge],
+      servers: [],
+      problem: null,
+    });
   });
 });

@@ -133,3 +133,22 @@ export async function waitFor<T>(fn: () => T | Promise<T>, ms = 10000, what = "c
     await Bun.sleep(100);
   }
 }
+
+/** a second DHCP server (dnsmasq) on the test LAN, at <prefix>.2, as a home router would run one */
+export async function startRogueServer(lan: TestLan, mac: string): Promise<void> {
+  const rogue = lan.addDevice(mac);
+  rogue.exec(["ip", "addr", "add", `${lan.prefix}.2/24`, "dev", "eth0"]);
+  rogue.exec(["ip", "route", "add", "default", "dev", "eth0"]); // a router has one; broadcasts need a route
+  rogue.spawn([
+    "dnsmasq",
+    "--keep-in-foreground",
+    "--conf-file=/dev/null",
+    "--port=0",
+    "--user=root",
+    "--interface=eth0",
+    `--dhcp-range=${lan.prefix}.150,${lan.prefix}.160,1h`,
+    `--dhcp-leasefile=${lan.path("rogue.leases")}`,
+    `--pid-file=${lan.path("rogue.pid")}`,
+  ]);
+  await Bun.sleep(500); // dnsmasq listening
+}

@@ -5,6 +5,7 @@ import { isIP } from "node:net";
 import { Errors } from "../core/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { numberToIp } from "../../dhcp/packet.ts";
+import { moatOnly } from "../core/route-meta.ts";
 
 export function dhcpRoutes(rt: Pick<ApiDeps, "dhcp">) {
   return new Elysia({ name: "dhcp" })
@@ -32,6 +33,43 @@ export function dhcpRoutes(rt: Pick<ApiDeps, "dhcp">) {
           ),
         }),
         detail: { tags: ["DHCP"], summary: "Active DHCP leases" },
+      },
+    )
+    .post(
+      "/dhcp/detect",
+      async ({ body }) => {
+        const range = body?.start !== undefined || body?.end !== undefined ? body : undefined;
+        for (const k of ["start", "end"] as const)
+          if (range && isIP(range[k] ?? "") !== 4)
+            throw Errors.badRequest("start and end must both be IPv4 addresses", `${k}: ${range[k] ?? ""}`);
+        const r = await rt.dhcp.detect(range as { start: string; end: string } | undefined);
+        return typeof r === "string" ? { interfaces: [], servers: [], problem: r } : { ...r, problem: null };
+      },
+      {
+        body: t.Optional(
+          t.Object({
+            start: t.Optional(
+              t.String({ maxLength: 15, description: "first address of the range (default: dhcp.start)" }),
+            ),
+            end: t.Optional(t.String({ maxLength: 15, description: "last address (default: dhcp.end)" })),
+          }),
+        ),
+        response: t.Object({
+          interfaces: t.Array(t.String(), {
+            description: "the interfaces asked: those whose IPv4 network holds the range",
+          }),
+          servers: t.Array(t.Object({ interface: t.String(), address: IpAddress() }), {
+            description: "every other server that offered an address within five seconds",
+          }),
+          problem: t.Union([t.String(), t.Null()], {
+            description: "why Moat could not ask (no interface holds the range, …)",
+          }),
+        }),
+        detail: moatOnly({
+          tags: ["DHCP"],
+          summary:
+            "Ask the range's network now whether another DHCP server answers (about 5 s; also while DHCP is off; a finding is also a message)",
+        }),
       },
     )
     .delete(

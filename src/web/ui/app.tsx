@@ -7,11 +7,14 @@ import { ConfirmHost, Loading, Toasts } from "./components.tsx";
 import { MessageBanners } from "./messages.tsx";
 import { Clients } from "./pages/clients.tsx";
 import { Dashboard } from "./pages/dashboard.tsx";
+import { Dhcp } from "./pages/dhcp.tsx";
 import { Domains } from "./pages/domains.tsx";
 import { Groups } from "./pages/groups.tsx";
 import { Lists } from "./pages/lists.tsx";
 import { LocalDns } from "./pages/localdns.tsx";
 import { Login } from "./pages/login.tsx";
+import { Network } from "./pages/network.tsx";
+import { NotFound } from "./pages/notfound.tsx";
 import { QueryLog } from "./pages/queries.tsx";
 import { Search } from "./pages/search.tsx";
 import { Settings } from "./pages/settings.tsx";
@@ -29,11 +32,16 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/lists", title: "Lists", page: Lists },
   { path: "/groups", title: "Groups", page: Groups },
   { path: "/clients", title: "Clients", page: Clients },
+  { path: "/network", title: "Network", page: Network },
   { path: "/dns", title: "Local DNS", page: LocalDns },
+  { path: "/dhcp", title: "DHCP", page: Dhcp },
   { path: "/search", title: "Search", page: Search },
   { path: "/settings", title: "Settings", page: Settings },
   { path: "/settings/all", title: "All settings", page: AllSettings },
 ];
+
+/** any other route: not one of the pages (kept out of the menu) */
+const NOT_FOUND = { path: "*", title: "Page not found", page: NotFound };
 
 export function App() {
   const s = useStore(session);
@@ -49,7 +57,7 @@ export function App() {
   );
   useEffect(() => setMenu(false), [route]);
   const path = route.split("?")[0]!.replace(/\/+$/, "") || "/";
-  const current = PAGES.find((p) => p.path === path) ?? PAGES[0]!;
+  const current = PAGES.find((p) => p.path === path) ?? NOT_FOUND;
   useEffect(() => void (document.title = `${current.title} · Moat`), [current]);
 
   if (s.state === "checking" || (setup === null && s.state !== "out")) return <Loading />;
