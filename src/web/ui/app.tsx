@@ -4,18 +4,21 @@ import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { BlockingControl } from "./blocking.tsx";
 import { ConfirmHost, Loading, Toasts } from "./components.tsx";
-import { MessageBanners } from "./messages.tsx";
+import { MessageBadge, MessageBanners, MessagesPoll } from "./messages.tsx";
 import { Clients } from "./pages/clients.tsx";
 import { Dashboard } from "./pages/dashboard.tsx";
 import { Domains } from "./pages/domains.tsx";
 import { Groups } from "./pages/groups.tsx";
 import { Lists } from "./pages/lists.tsx";
 import { LocalDns } from "./pages/localdns.tsx";
+import { LongTerm } from "./pages/longterm.tsx";
 import { Login } from "./pages/login.tsx";
+import { Messages } from "./pages/messages.tsx";
 import { QueryLog } from "./pages/queries.tsx";
 import { Search } from "./pages/search.tsx";
 import { Settings } from "./pages/settings.tsx";
 import { Setup, useSetupNeeded } from "./pages/setup.tsx";
+import { Tools } from "./pages/tools.tsx";
 import { linkProps, useRoute } from "./router.ts";
 import { checkSession, logout, session } from "./session.ts";
 import { useStore } from "./store.ts";
@@ -31,6 +34,9 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/dns", title: "Local DNS", page: LocalDns },
   { path: "/search", title: "Search", page: Search },
   { path: "/settings", title: "Settings", page: Settings },
+  { path: "/longterm", title: "Long-term data", page: LongTerm },
+  { path: "/messages", title: "Messages", page: Messages },
+  { path: "/tools", title: "Tools", page: Tools },
 ];
 
 export function App() {
@@ -78,6 +84,7 @@ export function App() {
           Moat
         </a>
         <div class="top-right">
+          <MessageBadge />
           <BlockingControl />
           <Theme />
           {s.state === "in" && (
@@ -111,6 +118,7 @@ export function App() {
         <h1 class="page-title">{current.title}</h1>
         <Page key={current.path} />
       </main>
+      <MessagesPoll />
       <ConfirmHost />
       <Toasts />
     </div>
