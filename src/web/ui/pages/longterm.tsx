@@ -1,6 +1,7 @@
 // Long-term data: the statistics of pihole-FTL.db over a chosen range (Pi-hole's "Long-term data"
-// pages in one): totals, queries and clients per 10 minutes (/api/history/database…), top domains,
-// clients, upstreams and query types (/api/stats/database/…), and the stored query log below.
+// pages in one): totals, queries and clients over time (/api/history/database…, ~300 points
+// whatever the range, by its interval=), top domains, clients, upstreams and query types
+// (/api/stats/database/…), and the stored query log below.
 // Nothing polls: the database changes every database.DBinterval, so "Refresh" asks again.
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
@@ -104,9 +105,21 @@ function RangePicker({ onPick }: { onPick: (r: Range) => void }) {
   );
 }
 
+/** seconds per chart point: 10 minutes up to a day, then wider, about 300 points whatever the range */
+function interval(r: Range): number {
+  return Math.max(600, Math.ceil((r.until - r.from) / 300 / 600) * 600);
+}
+
+function per(seconds: number): string {
+  return seconds >= 3600 ? `${seconds / 3600} h` : `${seconds / 60} minutes`;
+}
+
 function Charts({ r, q }: { r: Range; q: string }) {
-  const { data: h, error } = usePoll(() => get<{ history: Slot[] }>(`/history/database?${q}`), 0, [q]);
-  const { data: c } = usePoll(() => get<ClientHistory>(`/history/database/clients?${q}&N=8`), 0, [q]);
+  const every = interval(r);
+  const { data: h, error } = usePoll(() => get<{ history: Slot[] }>(`/history/database?${q}&interval=${every}`), 0, [
+    q,
+  ]);
+  const { data: c } = usePoll(() => get<ClientHistory>(`/history/database/clients?${q}&N=8&interval=${every}`), 0, [q]);
   const days = Math.round((r.until - r.from) / 86400);
   return (
     <>
@@ -114,7 +127,7 @@ function Charts({ r, q }: { r: Range; q: string }) {
         <ErrorNote error={error} />
         {h ? (
           <TimeChart
-            label={`Queries per 10 minutes over ${days || "<1"} days, permitted and blocked`}
+            label={`Queries per ${per(every)} over ${days || "<1"} days, permitted and blocked`}
             x={h.history.map((b) => b.timestamp)}
             series={[
               {
@@ -140,7 +153,7 @@ function Charts({ r, q }: { r: Range; q: string }) {
       <Card title="Clients over time" class="span2">
         {c ? (
           <TimeChart
-            label="Queries per client per 10 minutes"
+            label={`Queries per client per ${per(every)}`}
             x={c.history.map((b) => b.timestamp)}
             series={Object.keys(c.clients).map((ip, k) => ({
               label: c.clients[ip]!.name ?? ip,
