@@ -200,8 +200,14 @@ test("Tools: the log tail shows a new line after an action and holds still while
   const { page } = w;
   await page.click("nav.side >> text=Tools");
   await page.waitForSelector("h1.page-title:text('Tools')");
-  await page.click("[role=tab]:text('Moat (FTL)')");
+  // the tabs switch logs (with the arrow keys too), each asking its own route
+  const dns = page.waitForResponse((r) => r.url().includes("/api/logs/dnsmasq?nextID=0"));
+  await page.click("[role=tab]:text('DNS')");
+  await dns;
+  await page.keyboard.press("ArrowLeft");
   await page.waitForSelector("[role=tab][aria-selected=true]:text('Moat (FTL)')");
+  // Moat's start-up lines are there: the first poll has answered
+  await page.locator(".log-tail .log-line").first().waitFor();
   const lines = page.locator(".log-tail .log-line:has-text('restartdns: reloading')");
   const before = await lines.count();
 

@@ -12,9 +12,11 @@ import { linkProps } from "../router.ts";
 type Line = { id: number; timestamp: number; message: string; prio: string | null };
 type Reply = { log: Array<Omit<Line, "id">>; nextID: number; pid: number };
 
+// Moat's own log first: it is the one Moat writes to today (src/core/log.ts); the other two FIFOs are
+// served for Pi-hole's clients and stay empty until something logs there
 const LOGS = [
-  { name: "dnsmasq", title: "DNS" },
   { name: "ftl", title: "Moat (FTL)" },
+  { name: "dnsmasq", title: "DNS" },
   { name: "webserver", title: "Web server" },
 ] as const;
 type LogName = (typeof LOGS)[number]["name"];
@@ -109,7 +111,7 @@ function LogTail({ name }: { name: LogName }) {
 }
 
 export function Tools() {
-  const [tab, setTab] = useState<LogName>("dnsmasq");
+  const [tab, setTab] = useState<LogName>("ftl");
   const select = (name: LogName) => setTab(name);
   return (
     <div class="stack">
