@@ -193,6 +193,19 @@ test("Long-term data: totals, charts, tops and the stored query log of what dig 
   const total = (h: Array<{ total: number }>) => h.reduce((n, p) => n + p.total, 0);
   expect(total(points)).toBe(total(fine.history));
   expect(total(points)).toBeGreaterThanOrEqual(names.length);
+
+  // a custom range: from-until as typed (local time, to the minute)
+  await page.click("label:text('Custom')");
+  const from = new Date(Date.now() - 2 * 3600_000);
+  from.setSeconds(0, 0);
+  const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+  await page.fill("input[name=range-from]", local(from));
+  await page.fill("input[name=range-until]", local(new Date(from.getTime() + 3600_000)));
+  const custom = page.waitForResponse((r) => r.url().includes("/api/stats/database/summary"));
+  await page.click("form.range-picker button[type=submit]");
+  const cu = new URL((await custom).url());
+  expect(Number(cu.searchParams.get("from"))).toBe(from.getTime() / 1000);
+  expect(Number(cu.searchParams.get("until"))).toBe(from.getTime() / 1000 + 3600);
   expect(w.errors).toEqual([]);
 }, 60000);
 
