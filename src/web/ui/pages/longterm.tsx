@@ -34,7 +34,8 @@ const PRESETS = [
   { id: "30d", label: "Last 30 days", seconds: 30 * 86400 },
 ] as const;
 
-const now = () => Math.floor(Date.now() / 1000);
+/** rounded up: a query of the current second is inside the range (the API compares timestamp <= until) */
+const now = () => Math.ceil(Date.now() / 1000);
 
 function toInput(unix: number): string {
   const d = new Date(unix * 1000);
