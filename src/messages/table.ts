@@ -14,6 +14,8 @@ export interface StoredMessage {
   /** Pi-hole's message type, e.g. "DNSMASQ_WARN", "SHMEM", "LIST", or Moat's "FLEET" */
   type: string;
   text: string;
+  /** blob1…blob5 as stored (null where unused) */
+  blobs: MessageBlob[];
 }
 
 const BLOB_COLUMNS = 5;
@@ -39,11 +41,26 @@ export function clearMessages(db: Database, type: string, text?: string): void {
 /** Every message, oldest first. */
 export function listMessages(db: Database): StoredMessage[] {
   const rows = db
-    .query<{ id: number; timestamp: number; type: string; message: unknown }, []>(
-      "SELECT id, timestamp, type, message FROM message ORDER BY id",
+    .query<{ id: number; timestamp: number; type: string; message: unknown } & Record<string, unknown>, []>(
+      "SELECT id, timestamp, type, message, blob1, blob2, blob3, blob4, blob5 FROM message ORDER BY id",
     )
     .all();
-  return rows.map((r) => ({ id: r.id, timestamp: r.timestamp, type: r.type, text: String(r.message) }));
+  return rows.map((r) => ({
+    id: r.id,
+    timestamp: r.timestamp,
+    type: r.type,
+    text: String(r.message),
+    blobs: Array.from({ length: BLOB_COLUMNS }, (_, i) => asBlob(r[`blob${i + 1}`])),
+  }));
+}
+
+/** a BLOB column read back as text (Pi-hole's own rows may hold bytes) */
+function asBlob(v: unknown): MessageBlob {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "number" || typeof v === "string") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (v instanceof Uint8Array) return new TextDecoder().decode(v);
+  return String(v);
 }
 
 export function countMessages(db: Database): number {

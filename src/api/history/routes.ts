@@ -8,6 +8,7 @@ import { topN } from "../../stats/window.ts";
 import { clientNames } from "../stats/clients.ts";
 import { FleetRangeQuery, intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
 import { Errors } from "../core/errors.ts";
+import { coarsen, IntervalQuery, intervalParam } from "./interval.ts";
 
 const Slot = t.Object({
   timestamp: t.Integer(),
@@ -20,6 +21,18 @@ const ClientsReply = t.Object({
   clients: t.Record(t.String(), t.Object({ name: t.Union([t.String(), t.Null()]), total: t.Integer() })),
   history: t.Array(t.Object({ timestamp: t.Integer(), data: t.Record(t.String(), t.Integer()) })),
 });
+
+type SlotRow = { timestamp: number; total: number; cached: number; blocked: number; forwarded: number };
+const addSlot = (a: SlotRow, b: SlotRow) => {
+  a.total += b.total;
+  a.cached += b.cached;
+  a.blocked += b.blocked;
+  a.forwarded += b.forwarded;
+};
+const addClients = (a: { data: Record<string, number> }, b: { data: Record<string, number> }) => {
+  a.data = { ...a.data };
+  for (const [k, n] of Object.entries(b.data)) a.data[k] = (a.data[k] ?? 0) + n;
+};
 
 /** N as Pi-hole reads it: default min(#clients, maxClients), 0 = all. */
 function clientLimit(q: string | undefined, rt: Runtime): number {
@@ -112,15 +125,18 @@ export function historyRoutes(rt: ApiDeps) {
       "/history/database",
       async ({ query }) => {
         const r = rangeParams(query);
-        if (!rt.fleetHistory || query.node === "local") return { history: dbHistory(liveStats(rt).disk.db, r) };
+        const every = intervalParam(query.interval);
+        if (!rt.fleetHistory || query.node === "local")
+          return { history: coarsen(dbHistory(liveStats(rt).disk.db, r), every, addSlot) };
         try {
-          return { history: await rt.fleetHistory.history(r.from, r.until, query.node || undefined) };
+          const h = await rt.fleetHistory.history(r.from, r.until, query.node || undefined);
+          return { history: coarsen(h, every, addSlot) };
         } catch (e) {
           throw Errors.fleetUnavailable((e as Error).message);
         }
       },
       {
-        query: FleetRangeQuery,
+        query: t.Object({ ...FleetRangeQuery.properties, ...IntervalQuery }),
         response: t.Object({ history: t.Array(Slot) }),
         detail: detail(
           "Queries per 10 minutes over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)",
@@ -145,14 +161,15 @@ export function historyRoutes(rt: ApiDeps) {
           m.set(r.ip, (m.get(r.ip) ?? 0) + r.n);
         }
         const chosen = topN(totals, clientLimit(query.N, rt), (v) => v.count);
-        return clientHistory(
+        const reply = clientHistory(
           chosen,
           x.slots.map((ts) => ({ timestamp: ts, counts: bySlot.get(ts) ?? new Map() })),
           names,
         );
+        return { ...reply, history: coarsen(reply.history, intervalParam(query.interval), addClients) };
       },
       {
-        query: t.Object({ ...RangeQuery.properties, N: t.Optional(t.String()) }),
+        query: t.Object({ ...RangeQuery.properties, N: t.Optional(t.String()), ...IntervalQuery }),
         response: ClientsReply,
         detail: detail("Queries per client per 10 minutes over a range of the long-term database"),
       },

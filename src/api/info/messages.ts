@@ -11,15 +11,39 @@ export function messageRoutes(rt: Runtime) {
   return new Elysia({ name: "info-messages" })
     .get(
       "/info/messages",
-      () => ({
-        messages: messages
-          .list()
-          .map((m) => ({ id: m.id, timestamp: m.timestamp, type: m.type, plain: m.text, html: esc(m.text) })),
-      }),
+      () => {
+        // Pi-hole folds the blobs into its texts; Moat's texts already name what the blobs hold, which
+        // are served apart for a client that wants them, where a message has any (and not in
+        // compatibility mode, whose replies keep Pi-hole's five keys)
+        const compat = rt.config.current.webserver.api.piholeCompat;
+        return {
+          messages: messages.list().map((m) => ({
+            id: m.id,
+            timestamp: m.timestamp,
+            type: m.type,
+            plain: m.text,
+            html: esc(m.text),
+            ...(compat || m.blobs.every((b) => b === null) ? {} : { blobs: m.blobs }),
+          })),
+        };
+      },
       {
         response: t.Object({
           messages: t.Array(
-            t.Object({ id: t.Integer(), timestamp: t.Number(), type: t.String(), plain: t.String(), html: t.String() }),
+            t.Object({
+              id: t.Integer(),
+              timestamp: t.Number(),
+              type: t.String(),
+              plain: t.String(),
+              html: t.String(),
+              blobs: t.Optional(
+                t.Array(t.Union([t.String(), t.Number(), t.Null()]), {
+                  description:
+                    "blob1…blob5 as stored: for a rival DHCP server its interface and addresses, for a shed query log the rows dropped (left out when all are empty, and in Pi-hole compatibility mode)",
+                  "x-moat-only": true,
+                }),
+              ),
+            }),
           ),
         }),
         detail: { tags: ["Info"], summary: "Warnings Moat raised (failed list downloads, rate-limited clients, …)" },

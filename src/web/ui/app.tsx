@@ -4,7 +4,7 @@ import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { BlockingControl } from "./blocking.tsx";
 import { ConfirmHost, Loading, Toasts } from "./components.tsx";
-import { MessageBanners } from "./messages.tsx";
+import { MessageBadge, MessageBanners, MessagesPoll } from "./messages.tsx";
 import { Clients } from "./pages/clients.tsx";
 import { Dashboard } from "./pages/dashboard.tsx";
 import { Dhcp } from "./pages/dhcp.tsx";
@@ -12,14 +12,17 @@ import { Domains } from "./pages/domains.tsx";
 import { Groups } from "./pages/groups.tsx";
 import { Lists } from "./pages/lists.tsx";
 import { LocalDns } from "./pages/localdns.tsx";
+import { LongTerm } from "./pages/longterm.tsx";
 import { Login } from "./pages/login.tsx";
 import { Network } from "./pages/network.tsx";
 import { NotFound } from "./pages/notfound.tsx";
+import { Messages } from "./pages/messages.tsx";
 import { QueryLog } from "./pages/queries.tsx";
 import { Search } from "./pages/search.tsx";
 import { Settings } from "./pages/settings.tsx";
 import { AllSettings } from "./pages/settings/all.tsx";
 import { Setup, useSetupNeeded } from "./pages/setup.tsx";
+import { Tools } from "./pages/tools.tsx";
 import { linkProps, useRoute } from "./router.ts";
 import { checkSession, logout, session } from "./session.ts";
 import { useStore } from "./store.ts";
@@ -28,6 +31,7 @@ import { Theme } from "./theme.tsx";
 const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/", title: "Dashboard", page: Dashboard },
   { path: "/queries", title: "Query log", page: QueryLog },
+  { path: "/longterm", title: "Long-term data", page: LongTerm },
   { path: "/domains", title: "Domains", page: Domains },
   { path: "/lists", title: "Lists", page: Lists },
   { path: "/groups", title: "Groups", page: Groups },
@@ -38,6 +42,8 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/search", title: "Search", page: Search },
   { path: "/settings", title: "Settings", page: Settings },
   { path: "/settings/all", title: "All settings", page: AllSettings },
+  { path: "/messages", title: "Messages", page: Messages },
+  { path: "/tools", title: "Tools", page: Tools },
 ];
 
 /** any other route: not one of the pages (kept out of the menu) */
@@ -88,6 +94,7 @@ export function App() {
           Moat
         </a>
         <div class="top-right">
+          <MessageBadge />
           <BlockingControl />
           <Theme />
           {s.state === "in" && (
@@ -121,6 +128,7 @@ export function App() {
         <h1 class="page-title">{current.title}</h1>
         <Page key={current.path} />
       </main>
+      <MessagesPoll />
       <ConfirmHost />
       <Toasts />
     </div>

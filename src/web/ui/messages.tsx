@@ -1,34 +1,77 @@
 // The warnings Moat raised (GET /api/info/messages: no upstream, a failed list download, a rival
-// DHCP server, …) as banners above every page, so a problem Moat knows of is seen where people
-// look. The server takes a message back when its cause ends; the banner follows within a poll, and
-// at once after a setting is saved here.
+// DHCP server, …): one poll shared by the banners above every page, the count badge in the header
+// and the Messages page, so the three never disagree and the Pi answers one request per 30 s. The
+// server takes a message back when its cause ends; the banner follows within a poll, and at once
+// after a setting is saved or a message is dismissed here.
 import { api, get } from "./api.ts";
 import { usePoll } from "./poll.ts";
-import { linkProps } from "./router.ts";
+import { linkProps, useRoute } from "./router.ts";
 import { Store, useStore } from "./store.ts";
 
-interface Message {
+export interface Message {
   id: number;
   timestamp: number;
   type: string;
   plain: string;
+  /** what Moat stored beside the text (an interface, the addresses of a rival DHCP server) */
+  blobs?: Array<string | number | null>;
 }
 
 /** bumped after a change that may raise or clear a message (a saved setting): look again at once */
 export const messagesMayChange = new Store(0);
 
+/** the latest list; null until the first answer */
+const latest = new Store<Message[] | null>(null);
+
 /** Pi-hole's wording for "dns.upstreams is empty" (src/services.ts): shown until fixed, not dismissed. */
 const NO_UPSTREAM = "no upstream servers configured";
 
-export function MessageBanners() {
+const dismissable = (m: Message) => m.plain !== NO_UPSTREAM;
+
+/** asks the server again now (a page that shows messages, opened) */
+export const lookAgain = () => messagesMayChange.set(messagesMayChange.get() + 1);
+
+/** DELETE /api/info/messages/{id,id,…} (Pi-hole takes a comma-separated list), then a fresh look */
+export async function dismissMessages(ids: number[]): Promise<void> {
+  try {
+    if (ids.length) await api("DELETE", `/info/messages/${ids.join(",")}`);
+  } finally {
+    lookAgain();
+  }
+}
+
+/** The one poll: mounted once in the frame (app.tsx), everything else reads `latest`. */
+export function MessagesPoll() {
   const bump = useStore(messagesMayChange);
-  const { data, reload } = usePoll(() => get<{ messages: Message[] }>("/info/messages"), 30_000, [bump]);
-  const list = data?.messages ?? [];
-  if (list.length === 0) return null;
+  const { data } = usePoll(() => get<{ messages: Message[] }>("/info/messages"), 30_000, [bump]);
+  if (data) latest.set(data.messages);
+  return null;
+}
+
+export const useMessages = (): Message[] | null => useStore(latest);
+
+/** the header's count: a link to the Messages page, absent when there is nothing to read */
+export function MessageBadge() {
+  const n = useMessages()?.length ?? 0;
+  if (!n) return null;
+  const label = `${n} message${n === 1 ? "" : "s"}`;
+  return (
+    <a class="msg-badge" {...linkProps("/messages")} title={label} data-testid="message-count">
+      <span aria-hidden="true">⚠</span> {n}
+      <span class="sr-only"> message{n === 1 ? "" : "s"}</span>
+    </a>
+  );
+}
+
+export function MessageBanners() {
+  const list = useMessages() ?? [];
+  // the Messages page lists them all itself
+  const onMessagesPage = useRoute().split("?")[0]!.replace(/\/+$/, "") === "/messages";
+  if (list.length === 0 || onMessagesPage) return null;
   return (
     <div class="banners">
       {list.map((m) =>
-        m.plain === NO_UPSTREAM ? (
+        !dismissable(m) ? (
           <p key={m.id} class="banner" role="alert">
             <strong>No upstream DNS servers are set.</strong> Every name Moat cannot answer itself gets SERVFAIL.{" "}
             <a {...linkProps("/settings")}>Set them in Settings</a>
@@ -36,11 +79,7 @@ export function MessageBanners() {
         ) : (
           <p key={m.id} class="banner" role="status">
             <span>{m.plain}</span>
-            <button
-              type="button"
-              class="btn ghost"
-              onClick={() => void api("DELETE", `/info/messages/${m.id}`).then(reload, reload)}
-            >
+            <button type="button" class="btn ghost" onClick={() => void dismissMessages([m.id]).catch(() => undefined)}>
               Dismiss
             </button>
           </p>

@@ -39,7 +39,7 @@ type Top = {
   blocked_queries: number;
 };
 
-const PALETTE = [
+export const PALETTE = [
   "#3b82f6",
   "#f59e0b",
   "#10b981",
@@ -52,7 +52,7 @@ const PALETTE = [
   "#a16207",
 ];
 
-function Stat({
+export function Stat({
   label,
   value,
   sub,
@@ -74,7 +74,13 @@ function Stat({
   );
 }
 
-function Bars({ items, total }: { items: Array<{ label: string; count: number; href?: string }>; total: number }) {
+export function Bars({
+  items,
+  total,
+}: {
+  items: Array<{ label: string; count: number; href?: string }>;
+  total: number;
+}) {
   if (!items.length) return <p class="muted">Nothing yet.</p>;
   return (
     <ul class="bars">

@@ -12,7 +12,7 @@ import { BLOCKED, Why, type QueryRow } from "../why.tsx";
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 type Suggestions = { suggestions: Record<string, string[]> };
 const FILTERS = ["domain", "client_ip", "status", "type", "upstream", "from", "until"] as const;
-type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
+export type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 const LENGTH = 50;
 
 function toLocalInput(unix: string | undefined): string {
@@ -21,7 +21,7 @@ function toLocalInput(unix: string | undefined): string {
   return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
 }
 
-function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filters) => void }) {
+export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filters) => void }) {
   const [f, setF] = useState<Filters>(filters);
   const { data: sug } = usePoll(() => get<Suggestions>("/queries/suggestions"), 0);
   useEffect(() => setF(filters), [JSON.stringify(filters)]);
@@ -158,7 +158,7 @@ function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filter
   );
 }
 
-function statusKind(s: string): string {
+export function statusKind(s: string): string {
   if (BLOCKED.has(s)) return "bad";
   if (s === "CACHE" || s === "CACHE_STALE") return "info";
   return "ok";
