@@ -23,6 +23,14 @@ import { startNtpService } from "./ntp/server.ts";
 export async function startServices(paths: Paths, config: ConfigStore): Promise<{ stop(): Promise<void> }> {
   const logs = new Logs();
   const log: Runtime["log"] = (level, message) => logs.write("ftl", level, message);
+  // DNS and DHCP write what Pi-hole's dnsmasq writes to its own log (/api/logs/dnsmasq)
+  const dnsLog: Runtime["log"] = (level, message) => logs.write("dnsmasq", level, message);
+  const version = versionInfo();
+  // the first line of Moat's own log, as FTL.log begins with FTL's version
+  log(
+    "info",
+    `Moat ${version.version} (${version.commit}, Bun ${version.runtime.version}) starting, data in ${paths.dataDir}`,
+  );
   for (const w of config.warnings) log("warn", w);
 
   const wal = config.current.database.useWAL;
@@ -46,7 +54,7 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     blocking: new BlockingSwitch(config, events),
     log,
     logs,
-    version: versionInfo(),
+    version,
     startedAt: Date.now(),
   };
   const tls = new TlsStore({ dataDir: paths.dataDir, config, log });
@@ -82,7 +90,13 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     });
     gravity.startSchedule();
     stoppers.push(() => gravity.stop());
-    const dns = new DnsServer({ ...runtime, sink, recentClients: () => stats.window.clients.keys(), tls });
+    const dns = new DnsServer({
+      ...runtime,
+      log: dnsLog,
+      sink,
+      recentClients: () => stats.window.clients.keys(),
+      tls,
+    });
     await dns.start();
     dnsUp = dns;
     stoppers.push(async () => {
@@ -96,9 +110,9 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
       stoppers.push(() => fleet.stop());
       await fleet.ready(3000);
     }
-    const dhcp = startDhcpService(runtime);
+    const dhcp = startDhcpService({ ...runtime, log: dnsLog });
     stoppers.push(() => dhcp.stop());
-    stoppers.push(noticeMissingUpstreams(runtime));
+    stoppers.push(noticeMissingUpstreams({ ...runtime, log: dnsLog }));
     const ntp = startNtpService(runtime);
     stoppers.push(() => ntp.stop());
     // last: every service the API shows runs before it answers and stops after it

@@ -158,6 +158,9 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
 
   const listeners: HttpListener[] = [];
   const urls: string[] = [];
+  // the listeners' own lines go to the web server's log (/api/logs/webserver), as Pi-hole's web server
+  // writes webserver.log; what the API's routes do stays in Moat's own log
+  const webLog: ApiDeps["log"] = (level, message) => rt.logs.write("webserver", level, message);
   for (const entry of rt.config.current.webserver.port.split(",")) {
     const p = parseWebPort(entry.trim());
     if (!p) continue;
@@ -176,13 +179,15 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
       urls.push(`http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${l.port}/api`);
     } catch (e) {
       if (p.optional) {
-        rt.log("warn", `optional HTTP port ${entry.trim()} unavailable: ${(e as Error).message}`);
+        webLog("warn", `optional HTTP port ${entry.trim()} unavailable: ${(e as Error).message}`);
         continue;
       }
       await Promise.all(listeners.map((l) => l.close()));
       throw new Error(listenFailure("HTTP", `${hostname}:${p.port}`, p.port, e, "webserver.port"));
     }
   }
+  // stderr has them already (services.ts says which listeners are up once all are)
+  for (const url of urls) rt.logs.buffers.webserver.push(`listening on ${url}`, "INFO");
   // a new certificate: the HTTPS listeners start again with it (open connections finish on the old one)
   const unsub = secure.length
     ? rt.tls.onChange(() => {
@@ -191,7 +196,7 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
           try {
             l.server = serveTls(l.hostname, l.port);
           } catch (e) {
-            rt.log(
+            webLog(
               "error",
               `HTTPS on port ${l.port}: cannot listen again with the new certificate: ${(e as Error).message}`,
             );
