@@ -61,9 +61,10 @@ export function TimeChart({
       series: [
         {
           label: "Time",
+          // with no bin pointed at, the series' figures are totals over the whole chart
           value: (_u, v) =>
             v == null
-              ? ""
+              ? "total"
               : new Date(v * 1000).toLocaleString([], {
                   hour: "2-digit",
                   minute: "2-digit",
