@@ -155,6 +155,13 @@ test("the sidebar's background reaches the bottom of a long page, light and dark
     const panel = await page.evaluate(() => getComputedStyle(document.querySelector("nav.side")!).backgroundColor);
     const [r, g, b] = await pixelNearBottom(page, 60);
     expect(`rgb(${r}, ${g}, ${b})`).toBe(panel);
+    // and its border line, at the sidebar's right edge
+    const line = await page.evaluate(() => getComputedStyle(document.querySelector("nav.side")!).borderRightColor);
+    const edge = await page.evaluate(
+      () => Math.round(document.querySelector("nav.side")!.getBoundingClientRect().right) - 1,
+    );
+    const [r2, g2, b2] = await pixelNearBottom(page, edge);
+    expect(`rgb(${r2}, ${g2}, ${b2})`).toBe(line);
     await shot(page, `defects-queries-desktop-${scheme}`);
   }
   await page.emulateMedia({ colorScheme: "light" });
