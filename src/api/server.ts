@@ -17,6 +17,7 @@ import { rememberBodySid } from "./core/auth-hook.ts";
 import { errorResponse, unexpected } from "./core/error-reply.ts";
 import { decodeJsonBody } from "./core/body.ts";
 import { ApiError, Errors } from "./core/errors.ts";
+import { compressJson } from "./core/compress.ts";
 import { applyHeaders, jsonResponse } from "./core/reply.ts";
 import { setRequestState } from "./core/request-state.ts";
 import { setRouteTable } from "./info/endpoints.ts";
@@ -111,6 +112,7 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
           : await notFound(req, arrival);
       } else {
         res = await route(req, arrival);
+        if (path.startsWith("/api/")) res = await compressJson(req, res);
       }
     } catch (e) {
       res = errorResponse(e instanceof ApiError ? e : unexpected(rt, req, e), req, rt);

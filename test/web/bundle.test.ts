@@ -1,4 +1,4 @@
-// The dashboard's first load stays within 200 KB compressed (the page and every file it names),
+// The dashboard's first load stays within 100 KB compressed (the page and every file it names),
 // and the browser code type-checks with the DOM library (the root project leaves it out).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -12,7 +12,7 @@ afterAll(async () => {
   await moat?.dispose();
 });
 
-test("first load of the dashboard is at most 200 KB compressed", async () => {
+test("first load of the dashboard is at most 100 KB compressed", async () => {
   const get = (p: string) => moat.api(p, { headers: { "accept-encoding": "gzip" }, decompress: false } as RequestInit);
   const page = await get("/admin/");
   expect(page.headers.get("content-encoding")).toBe("gzip");
@@ -29,7 +29,7 @@ test("first load of the dashboard is at most 200 KB compressed", async () => {
     total += (await r.arrayBuffer()).byteLength;
   }
   console.log(`dashboard first load: ${(total / 1024).toFixed(1)} KiB gzip`);
-  expect(total).toBeLessThanOrEqual(200 * 1000);
+  expect(total).toBeLessThanOrEqual(100 * 1000);
   // a repeat visit revalidates the page and sends nothing more
   const again = await moat.api("/admin/", { headers: { "if-none-match": page.headers.get("etag")! } });
   expect(again.status).toBe(304);

@@ -114,3 +114,36 @@ export function patchConfig(values: Record<string, unknown>): Promise<unknown> {
 }
 
 export const enc = encodeURIComponent;
+
+/**
+ * A streamed text reply (gravity's progress), handed over as it arrives. Through XMLHttpRequest's
+ * progress events rather than fetch's body stream: Chromium reports a fetch read through a stream
+ * reader as net::ERR_ABORTED even when it was read to the end, and XHR finishes cleanly.
+ */
+export function streamText(method: string, path: string, onText: (all: string) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const x = new XMLHttpRequest();
+    x.open(method, `/api${path}`);
+    for (const [k, v] of Object.entries(headers(false))) x.setRequestHeader(k, v);
+    x.onprogress = () => onText(x.responseText);
+    x.onerror = () => reject(new ApiError(0, "network", "the connection to Moat was lost", null));
+    x.onload = () => {
+      if (x.status === 401) onUnauthorized();
+      if (x.status >= 400) {
+        let e: { key?: string; message?: string; hint?: unknown } = {};
+        try {
+          e = (JSON.parse(x.responseText) as { error?: typeof e }).error ?? {};
+        } catch {
+          // not JSON
+        }
+        reject(
+          new ApiError(x.status, e.key ?? "http_error", e.message ?? `${x.status} ${x.statusText}`, e.hint ?? null),
+        );
+        return;
+      }
+      onText(x.responseText);
+      resolve(x.responseText);
+    };
+    x.send();
+  });
+}

@@ -1,7 +1,7 @@
 // The frame around every page: header (brand, blocking switch, logout), navigation, and the page
 // for the current route; or the login / first-run setup when those come first.
 import type { ComponentType } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { BlockingControl } from "./blocking.tsx";
 import { ConfirmHost, Loading, Toasts } from "./components.tsx";
 import { MessageBadge, MessageBanners, MessagesPoll } from "./messages.tsx";
@@ -65,6 +65,15 @@ export function App() {
   const path = route.split("?")[0]!.replace(/\/+$/, "") || "/";
   const current = PAGES.find((p) => p.path === path) ?? NOT_FOUND;
   useEffect(() => void (document.title = `${current.title} · Moat`), [current]);
+  // after a page change the focus goes to the new page's heading, so keyboard and screen-reader
+  // users start there rather than on the link they left (not on the first load: the page has it)
+  const heading = useRef<HTMLHeadingElement>(null);
+  const shown = useRef(path);
+  useEffect(() => {
+    if (shown.current === path) return;
+    shown.current = path;
+    heading.current?.focus();
+  }, [path]);
 
   if (s.state === "checking" || (setup === null && s.state !== "out")) return <Loading />;
   if (s.state === "out") return <Login totp={s.totp} reason={s.reason} />;
@@ -125,7 +134,9 @@ export function App() {
       <button type="button" class="scrim" tabIndex={-1} aria-label="Close menu" onClick={() => setMenu(false)} />
       <main id="main" tabIndex={-1}>
         <MessageBanners />
-        <h1 class="page-title">{current.title}</h1>
+        <h1 class="page-title" tabIndex={-1} ref={heading}>
+          {current.title}
+        </h1>
         <Page key={current.path} />
       </main>
       <MessagesPoll />

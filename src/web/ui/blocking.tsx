@@ -32,6 +32,31 @@ export function BlockingControl() {
     return () => clearInterval(t);
   }, [data]);
 
+  // the WAI-ARIA APG menu button: opening focuses the first item, arrows (and Home/End) move
+  // between the items, Escape closes and gives the focus back to the button
+  const items = () => [...(box.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
+  useEffect(() => {
+    if (open) items()[0]?.focus();
+  }, [open]);
+  const onMenuKey = (e: KeyboardEvent) => {
+    const list = items();
+    const at = list.indexOf(document.activeElement as HTMLElement);
+    const go = (i: number) => {
+      e.preventDefault();
+      list[(i + list.length) % list.length]?.focus();
+    };
+    if (e.key === "Escape") {
+      e.preventDefault();
+      setOpen(false);
+      box.current?.querySelector<HTMLElement>('[aria-controls="blocking-menu"]')?.focus();
+    } else if ((e.target as HTMLElement).tagName === "INPUT") {
+      // the minutes field keeps its own arrow keys
+    } else if (e.key === "ArrowDown") go(at + 1);
+    else if (e.key === "ArrowUp") go(at < 0 ? list.length - 1 : at - 1);
+    else if (e.key === "Home") go(0);
+    else if (e.key === "End") go(list.length - 1);
+  };
+
   useEffect(() => {
     if (!open) return;
     const close = (e: MouseEvent) => {
@@ -70,7 +95,13 @@ export function BlockingControl() {
         {!on && left !== null && <span class="timer"> · {duration(left)}</span>}
       </span>
       {on ? (
-        <Button busy={busy} aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <Button
+          busy={busy}
+          aria-haspopup="menu"
+          aria-expanded={open}
+          aria-controls="blocking-menu"
+          onClick={() => setOpen(!open)}
+        >
           Disable ▾
         </Button>
       ) : (
@@ -79,7 +110,7 @@ export function BlockingControl() {
         </Button>
       )}
       {open && (
-        <div class="menu" role="menu">
+        <div class="menu" role="menu" id="blocking-menu" aria-label="Disable blocking" onKeyDown={onMenuKey}>
           <button type="button" role="menuitem" onClick={() => set(false, 300)}>
             For 5 minutes
           </button>

@@ -1,8 +1,25 @@
 // Time-series charts with uPlot (canvas, ~50 KB, draws 24 h of bins in well under a millisecond).
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
+import { num } from "./format.ts";
 
-export type Series = { label: string; color: string; values: number[]; bars?: boolean; legend?: (i: number) => string };
+export type Series = {
+  label: string;
+  color: string;
+  values: number[];
+  bars?: boolean;
+  /** the legend's figure at bin i, or over the whole range (null: the cursor is off the chart) */
+  legend?: (i: number | null) => string;
+};
+
+/** the sum of a series, which the legend shows while no bin is pointed at (uPlot shows "--" or nothing) */
+const total = (values: number[]) => values.reduce((a, b) => a + (b ?? 0), 0);
+
+function legendText(s: Series | undefined, i: number | null): string {
+  if (!s) return "";
+  if (s.legend) return s.legend(i);
+  return num(i == null ? total(s.values) : (s.values[i] ?? 0));
+}
 
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
@@ -44,9 +61,10 @@ export function TimeChart({
       series: [
         {
           label: "Time",
+          // with no bin pointed at, the series' figures are totals over the whole chart
           value: (_u, v) =>
             v == null
-              ? ""
+              ? "total"
               : new Date(v * 1000).toLocaleString([], {
                   hour: "2-digit",
                   minute: "2-digit",
@@ -61,12 +79,7 @@ export function TimeChart({
           width: s.bars ? 0 : 2,
           points: { show: false },
           ...(s.bars ? { paths: bars } : {}),
-          ...(s.legend
-            ? {
-                value: (_u: uPlot, _v: number, _si: number, i: number | null) =>
-                  i == null ? "" : (latest.current[k]?.legend?.(i) ?? ""),
-              }
-            : {}),
+          value: (_u: uPlot, _v: number, _si: number, i: number | null) => legendText(latest.current[k], i),
         })),
       ],
     };

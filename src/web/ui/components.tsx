@@ -91,14 +91,15 @@ export function ErrorNote({ error }: { error: unknown }) {
 
 // ---- toasts
 
-type Toast = { id: number; text: string; kind: "ok" | "error" };
+type Toast = { id: number; text: string; kind: "ok" | "warn" | "error" };
 const toasts = new Store<Toast[]>([]);
 let nextToast = 1;
 
+/** One toast at a time: a new one replaces the last, so repeated saves never stack over the page. */
 export function toast(text: string, kind: Toast["kind"] = "ok"): void {
   const t = { id: nextToast++, text, kind };
-  toasts.set([...toasts.get(), t]);
-  setTimeout(() => toasts.set(toasts.get().filter((x) => x !== t)), kind === "error" ? 8000 : 3500);
+  toasts.set([t]);
+  setTimeout(() => toasts.set(toasts.get().filter((x) => x !== t)), kind === "ok" ? 3500 : 8000);
 }
 
 export function Toasts() {
@@ -159,8 +160,11 @@ export function ConfirmHost() {
     <dialog ref={ref} class="dialog" onCancel={() => close(false)} aria-labelledby="confirm-text">
       <p id="confirm-text">{ask.text}</p>
       <div class="row end">
-        <Button onClick={() => close(false)}>Cancel</Button>
-        <Button kind="danger" onClick={() => close(true)} autoFocus>
+        {/* Cancel has the focus, so Enter or a stray key press never deletes (WAI-ARIA APG, alert dialog) */}
+        <Button onClick={() => close(false)} autoFocus>
+          Cancel
+        </Button>
+        <Button kind="danger" onClick={() => close(true)}>
           {ask.action}
         </Button>
       </div>

@@ -16,7 +16,7 @@ export function GroupChips({ ids, groups }: { ids: number[]; groups: Group[] }) 
   return (
     <span class="chips">
       {ids.map((id) => (
-        <span key={id} class="chip">
+        <span key={id} class="chip" title={groups.find((g) => g.id === id)?.name}>
           {groups.find((g) => g.id === id)?.name ?? `#${id}`}
         </span>
       ))}

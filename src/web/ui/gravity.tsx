@@ -1,33 +1,41 @@
 // A gravity run's progress, streamed live from POST /api/action/gravity (text, one line per step).
 // A second viewer of a running update follows the same run.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { request } from "./api.ts";
+import { streamText } from "./api.ts";
 import { Spinner } from "./components.tsx";
 
-export type GravityResult = { ok: boolean; lines: string[] };
+/** ok: the run finished (the new filter is live); failed of lists: the lists it could not use */
+export type GravityResult = { ok: boolean; lines: string[]; lists: number; failed: number };
+
+/** each list's outcome line: `[✗] Status: …` (download failed) or `[✗] Not a list: …` (src/filter/gravity/build.ts) */
+const LIST_FAILED = /^\s*\[✗\] (Status|Not a list):/;
 
 async function runGravity(onLine: (line: string) => void): Promise<GravityResult> {
-  const res = await request("POST", "/action/gravity");
   const lines: string[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buf += value;
+  let used = 0;
+  // whole lines as they arrive; the last one may end without a newline
+  const take = (all: string, last: boolean) => {
     let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
+    while ((i = all.indexOf("\n", used)) >= 0) {
+      const line = all.slice(used, i);
+      used = i + 1;
       lines.push(line);
       onLine(line);
     }
-  }
-  if (buf) {
-    lines.push(buf);
-    onLine(buf);
-  }
-  return { ok: !lines.some((l) => /\[✗\] Gravity update failed|Another gravity update/.test(l)), lines };
+    if (last && used < all.length) {
+      lines.push(all.slice(used));
+      onLine(all.slice(used));
+      used = all.length;
+    }
+  };
+  take(await streamText("POST", "/action/gravity", (all) => take(all, false)), true);
+  const of = lines.map((l) => /Gravity update of (\d+) list/.exec(l)).find(Boolean);
+  return {
+    ok: !lines.some((l) => /\[✗\] Gravity update failed|Another gravity update/.test(l)),
+    lines,
+    lists: of ? Number(of[1]) : 0,
+    failed: lines.filter((l) => LIST_FAILED.test(l)).length,
+  };
 }
 
 /** starts a run when mounted and shows it; `lists` (enabled lists) lets it show a percentage */
@@ -61,9 +69,11 @@ export function GravityProgress({ lists, onDone }: { lists: number; onDone: (r: 
           {error
             ? `Update failed: ${error}`
             : result
-              ? result.ok
-                ? "Update finished"
-                : "Update failed, the previous lists stay active"
+              ? !result.ok
+                ? "Update failed, the previous lists stay active"
+                : result.failed > 0
+                  ? `Update finished, but ${result.failed} of ${result.lists} lists failed (see below; a cached copy is used where there is one)`
+                  : "Update finished"
               : "Updating lists…"}
         </strong>
       </div>

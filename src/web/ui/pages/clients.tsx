@@ -8,8 +8,43 @@ import { usePoll } from "../poll.ts";
 
 type Client = { id: number; client: string; name: string | null; comment: string | null; groups: number[] };
 type Suggestion = { hwaddr: string; macVendor: string | null; addresses: string; names: string };
+type LogClient = { ip: string; name: string | null; count: number };
 
-function ClientForm({ groups, initial, onDone }: { groups: Group[]; initial?: Client; onDone: () => void }) {
+/** the clients of the query log, busiest first: names for the table and suggestions where the
+ * network table has no device (no MAC seen: another subnet, a VPN, a container host) */
+function useLogClients(): LogClient[] {
+  return (
+    usePoll(() => get<{ clients: LogClient[] }>("/stats/top_clients?count=50").then((r) => r.clients), 0).data ?? []
+  );
+}
+
+/** one chip per device: the network table's first, then the log's clients it does not know of */
+function chips(sug: Suggestion[], log: LogClient[], configured: Set<string>) {
+  const out = sug.map((s) => ({
+    key: s.hwaddr,
+    value: s.addresses.split(",")[0] || s.hwaddr,
+    label: s.names.split(",")[0] || s.addresses.split(",")[0] || s.hwaddr,
+  }));
+  const seen = new Set(sug.flatMap((s) => s.addresses.split(",")));
+  for (const c of log)
+    if (!seen.has(c.ip) && !configured.has(c.ip.toLowerCase()))
+      out.push({ key: c.ip, value: c.ip, label: c.name || c.ip });
+  return out;
+}
+
+function ClientForm({
+  groups,
+  initial,
+  onDone,
+  log = [],
+  configured = new Set(),
+}: {
+  groups: Group[];
+  initial?: Client;
+  onDone: () => void;
+  log?: LogClient[];
+  configured?: Set<string>;
+}) {
   const [client, setClient] = useState(initial?.client ?? "");
   const [comment, setComment] = useState(initial?.comment ?? "");
   const [sel, setSel] = useState<number[]>(initial?.groups ?? [0]);
@@ -17,6 +52,7 @@ function ClientForm({ groups, initial, onDone }: { groups: Group[]; initial?: Cl
     () => get<{ clients: Suggestion[] }>("/clients/_suggestions").then((r) => r.clients),
     0,
   );
+  const offered = chips(sug ?? [], log, configured);
   const f = useForm();
   const save = (e: Event) => {
     e.preventDefault();
@@ -60,17 +96,12 @@ function ClientForm({ groups, initial, onDone }: { groups: Group[]; initial?: Cl
           )),
         )}
       </datalist>
-      {!initial && sug && sug.length > 0 && (
+      {!initial && offered.length > 0 && (
         <div class="suggestions">
           <span class="muted">Seen on the network:</span>
-          {sug.slice(0, 8).map((s) => (
-            <button
-              key={s.hwaddr}
-              type="button"
-              class="chip as-button"
-              onClick={() => setClient(s.addresses.split(",")[0] || s.hwaddr)}
-            >
-              {s.names.split(",")[0] || s.addresses.split(",")[0] || s.hwaddr}
+          {offered.slice(0, 12).map((c) => (
+            <button key={c.key} type="button" class="chip as-button" title={c.value} onClick={() => setClient(c.value)}>
+              {c.label}
             </button>
           ))}
         </div>
@@ -92,10 +123,13 @@ export function Clients() {
   const groups = useGroups();
   const { data, reload } = usePoll(() => get<{ clients: Client[] }>("/clients").then((r) => r.clients), 0);
   const [editing, setEditing] = useState<Client | null>(null);
+  const log = useLogClients();
+  const logName = new Map(log.filter((c) => c.name).map((c) => [c.ip, c.name!]));
+  const configured = new Set((data ?? []).map((c) => c.client.toLowerCase()));
   return (
     <div class="stack">
       <Card title="Add a client">
-        <ClientForm key={data?.length ?? 0} groups={groups} onDone={reload} />
+        <ClientForm key={data?.length ?? 0} groups={groups} onDone={reload} log={log} configured={configured} />
       </Card>
       <Card title="Clients">
         {!data ? (
@@ -107,7 +141,8 @@ export function Clients() {
             rowKey={(c) => c.client}
             columns={[
               { title: "Client", cell: (c) => <code>{c.client}</code> },
-              { title: "Name", cell: (c) => c.name ?? "" },
+              // the network table's name, else the one the query log knows (a reverse lookup)
+              { title: "Name", cell: (c) => c.name ?? logName.get(c.client) ?? "" },
               { title: "Comment", cell: (c) => c.comment ?? "" },
               { title: "Groups", cell: (c) => <GroupChips ids={c.groups} groups={groups} /> },
             ]}

@@ -111,14 +111,14 @@ function QueriesChart() {
           color: "var(--ok-chart)",
           values: h.map((b) => b.total),
           bars: true,
-          legend: (i) => num(permitted[i]),
+          legend: (i) => num(i == null ? permitted.reduce((a, b) => a + b, 0) : permitted[i]),
         },
         {
           label: "Blocked",
           color: "var(--bad-chart)",
           values: h.map((b) => b.blocked),
           bars: true,
-          legend: (i) => num(h[i]?.blocked),
+          legend: (i) => num(i == null ? h.reduce((a, b) => a + b.blocked, 0) : h[i]?.blocked),
         },
       ]}
     />
@@ -166,7 +166,7 @@ export function Dashboard() {
           kind="red"
           label="Queries blocked"
           value={num(q.blocked)}
-          sub={`${num(q.cached)} answered from cache`}
+          sub={`of ${num(q.total)} queries`}
         />
         <Stat
           testid="stat-percent"

@@ -42,6 +42,18 @@ function toRegex(input: string): string {
   return `(\\.|^)${d.replace(/[.+?^${}()|[\]\\]/g, "\\$&")}$`;
 }
 
+/** `(\.|^)example\.com$`, the regex stored for a wildcard or ABP entry, read back as `*.example.com` */
+const WILDCARD_RE = /^\(\\\.\|\^\)((?:[a-z0-9_-]|\\\.)+)\$$/i;
+
+/** how an entry reads: a wildcard as `*.domain` (as it was typed), anything else as stored */
+function shown(d: Domain): { text: string; kind: string } {
+  const m = d.kind === "regex" ? WILDCARD_RE.exec(d.domain) : null;
+  if (m) return { text: `*.${m[1]!.replace(/\\\./g, ".")}`, kind: "wildcard" };
+  const abp = d.kind === "regex" ? /^\|\|(.+)\^$/.exec(d.domain) : null;
+  if (abp) return { text: `*.${abp[1]}`, kind: "wildcard" };
+  return { text: d.unicode || d.domain, kind: d.kind };
+}
+
 function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Domain; onDone: () => void }) {
   const [domain, setDomain] = useState(initial?.domain ?? "");
   const [type, setType] = useState<"allow" | "deny">(initial?.type ?? "deny");
@@ -173,10 +185,14 @@ export function Domains() {
             rows={rows}
             rowKey={(d) => d.domain}
             columns={[
-              { title: "Domain", class: "domain", cell: (d) => <code>{d.unicode || d.domain}</code> },
+              {
+                title: "Domain",
+                class: "domain",
+                cell: (d) => <code title={shown(d).kind === "wildcard" ? d.domain : undefined}>{shown(d).text}</code>,
+              },
               {
                 title: "Type",
-                cell: (d) => <Badge kind={d.type === "deny" ? "bad" : "ok"}>{`${d.type} ${d.kind}`}</Badge>,
+                cell: (d) => <Badge kind={d.type === "deny" ? "bad" : "ok"}>{`${d.type} ${shown(d).kind}`}</Badge>,
               },
               { title: "Comment", cell: (d) => d.comment ?? "" },
               { title: "Groups", cell: (d) => <GroupChips ids={d.groups} groups={groups} /> },

@@ -1,5 +1,6 @@
 // Subscribed block and allow lists: status, counts, last update; "Update now" runs gravity and
 // streams its progress here.
+import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Badge, Button, Card, Field, Loading, Modal } from "../components.tsx";
@@ -39,6 +40,21 @@ const STATUS: Record<number, [string, string]> = {
   3: ["unreachable, cached copy used", "warn"],
   4: ["unreachable, no copy", "bad"],
 };
+
+/** a URL that wraps after its separators (/ . - _ ? & =), never inside a word */
+function Url({ href }: { href: string }) {
+  const parts = href.split(/(?<=[/._?&=-])/);
+  return (
+    <span class="url">
+      {parts.map((p, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {p}
+        </Fragment>
+      ))}
+    </span>
+  );
+}
 
 function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List; onDone: (added: boolean) => void }) {
   const [address, setAddress] = useState(initial?.address ?? "");
@@ -159,7 +175,7 @@ export function Lists() {
             rows={data}
             rowKey={(l) => l.address}
             columns={[
-              { title: "Address", class: "domain", cell: (l) => <span class="break">{l.address}</span> },
+              { title: "Address", class: "address", cell: (l) => <Url href={l.address} /> },
               { title: "Kind", cell: (l) => <Badge kind={l.type === "block" ? "bad" : "ok"}>{l.type}</Badge> },
               {
                 title: "Status",
@@ -172,6 +188,9 @@ export function Lists() {
                 class: "num",
                 cell: (l) => <span title={`${num(l.invalid_domains)} invalid lines`}>{num(l.number)}</span>,
               },
+              // gravity counts ABP lines (||example.com^) apart from plain domains: an ABP-only list
+              // has 0 domains, and these are what it blocks
+              { title: "ABP entries", class: "num", cell: (l) => (l.abp_entries ? num(l.abp_entries) : "") },
               { title: "Updated", class: "nowrap", cell: (l) => ago(l.date_updated) },
               { title: "Comment", cell: (l) => l.comment ?? "" },
               { title: "Groups", cell: (l) => <GroupChips ids={l.groups} groups={groups} /> },

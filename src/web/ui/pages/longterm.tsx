@@ -136,14 +136,19 @@ function Charts({ r, q }: { r: Range; q: string }) {
                 color: "var(--ok-chart)",
                 values: h.history.map((b) => b.total),
                 bars: true,
-                legend: (i) => num((h.history[i]?.total ?? 0) - (h.history[i]?.blocked ?? 0)),
+                // the bars stack blocked over all queries: the permitted figure is the difference
+                legend: (i) =>
+                  num(
+                    i === null
+                      ? h.history.reduce((a, b) => a + b.total - b.blocked, 0)
+                      : (h.history[i]?.total ?? 0) - (h.history[i]?.blocked ?? 0),
+                  ),
               },
               {
                 label: "Blocked",
                 color: "var(--bad-chart)",
                 values: h.history.map((b) => b.blocked),
                 bars: true,
-                legend: (i) => num(h.history[i]?.blocked),
               },
             ]}
           />
@@ -160,7 +165,6 @@ function Charts({ r, q }: { r: Range; q: string }) {
               label: c.clients[ip]!.name ?? ip,
               color: PALETTE[k % PALETTE.length]!,
               values: c.history.map((b) => b.data[ip] ?? 0),
-              legend: (i: number) => num(c.history[i]?.data[ip]),
             }))}
           />
         ) : (

@@ -21,6 +21,40 @@ function toLocalInput(unix: string | undefined): string {
   return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
 }
 
+/**
+ * What a person filters by, as Pi-hole's query log offers it, each mapped to the API's filters: the
+ * groups are the `upstream` keywords (blocklist, permitted, cache), the single reasons a `status`.
+ * The statuses the resolver uses internally (IN_PROGRESS, DBBUSY, RETRIED_DNSSEC…) are not offered.
+ */
+const STATUS_CHOICES: Array<{ key: string; label: string; upstream?: string; status?: string }> = [
+  { key: "blocked", label: "Blocked (any reason)", upstream: "blocklist" },
+  { key: "gravity", label: "Blocked by a list", status: "GRAVITY" },
+  { key: "denylist", label: "Blocked by a deny entry", status: "DENYLIST" },
+  { key: "regex", label: "Blocked by a regex", status: "REGEX" },
+  { key: "allowed", label: "Allowed (any)", upstream: "permitted" },
+  { key: "forwarded", label: "Forwarded", status: "FORWARDED" },
+  { key: "cached", label: "Answered from cache", upstream: "cache" },
+  { key: "retried", label: "Retried", status: "RETRIED" },
+  { key: "special", label: "Answered by Moat (special name)", status: "SPECIAL_DOMAIN" },
+];
+
+/** the choice the filters in force match ("" when none) */
+function statusChoice(f: Filters): string {
+  return (
+    STATUS_CHOICES.find((c) => (c.status ? f.status === c.status : !f.status && f.upstream === c.upstream))?.key ?? ""
+  );
+}
+
+/** the filters with a status choice applied (the keywords share `upstream` with the real upstreams) */
+function withStatus(f: Filters, key: string): Filters {
+  const c = STATUS_CHOICES.find((x) => x.key === key);
+  const keyword = STATUS_CHOICES.some((x) => x.upstream && x.upstream === f.upstream);
+  const next: Filters = { ...f, status: c?.status ?? "" };
+  if (c?.upstream) next.upstream = c.upstream;
+  else if (keyword) next.upstream = "";
+  return next;
+}
+
 export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filters) => void }) {
   const [f, setF] = useState<Filters>(filters);
   const { data: sug } = usePoll(() => get<Suggestions>("/queries/suggestions"), 0);
@@ -73,13 +107,13 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
           <span>Status</span>
           <select
             name="status"
-            value={f.status ?? ""}
-            onChange={(e) => setF({ ...f, status: (e.target as HTMLSelectElement).value })}
+            value={statusChoice(f)}
+            onChange={(e) => setF(withStatus(f, (e.target as HTMLSelectElement).value))}
           >
             <option value="">any</option>
-            {(s.status ?? []).map((v) => (
-              <option key={v} value={v}>
-                {v}
+            {STATUS_CHOICES.map((c) => (
+              <option key={c.key} value={c.key}>
+                {c.label}
               </option>
             ))}
           </select>
@@ -107,9 +141,6 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
             onChange={(e) => setF({ ...f, upstream: (e.target as HTMLSelectElement).value })}
           >
             <option value="">any</option>
-            <option value="blocklist">blocked</option>
-            <option value="permitted">permitted</option>
-            <option value="cache">cache</option>
             {(s.upstream ?? []).map((v) => (
               <option key={v} value={v}>
                 {v}
@@ -174,10 +205,12 @@ function RowActions({ row, onWhy }: { row: QueryRow; onWhy: () => void }) {
           if (!(e instanceof ApiError && /UNIQUE|already/i.test(e.message + JSON.stringify(e.hint)))) throw e;
         },
       );
-      // one step: the opposite exact entry would win or conflict, so it goes
-      await api("DELETE", `/domains/${type === "deny" ? "allow" : "deny"}/exact/${enc(row.domain)}`).catch(
-        () => undefined,
-      );
+      // one step: an opposite exact entry would win or conflict, so it goes; asked first, so a
+      // domain on neither list sends no DELETE that can only fail
+      // (the list, not the item: a GET of an item that is not there is a 404 too)
+      const other = `/domains/${type === "deny" ? "allow" : "deny"}/exact`;
+      const held = await get<{ domains: Array<{ domain: string }> }>(other);
+      if (held.domains.some((d) => d.domain === row.domain)) await api("DELETE", `${other}/${enc(row.domain)}`);
       toast(`${row.domain} ${type === "deny" ? "denied" : "allowed"}`);
     } catch (e) {
       toast(e instanceof ApiError ? e.text : String(e), "error");
@@ -275,7 +308,9 @@ export function QueryLog() {
                   <td class="nowrap" data-label="Time">
                     {dateTime(r.time)}
                   </td>
-                  <td data-label="Type">{r.type}</td>
+                  <td class="q-type" data-label="Type">
+                    {r.type}
+                  </td>
                   <td class="domain" data-label="Domain">
                     {r.domain}
                     {r.cname && <small class="muted"> → {r.cname}</small>}
@@ -287,10 +322,10 @@ export function QueryLog() {
                       <small class="muted block">{r.upstream}</small>
                     )}
                   </td>
-                  <td class="nowrap" data-label="Reply">
+                  <td class="nowrap q-reply" data-label="Reply">
                     {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
                   </td>
-                  <td>
+                  <td class="q-actions">
                     <RowActions row={r} onWhy={() => setWhy(r)} />
                   </td>
                 </tr>

@@ -35,7 +35,11 @@ async function saveConfig(
   setErrors({});
   try {
     await patchConfig(values);
-    toast("Saved");
+    const ups = values["dns.upstreams"];
+    // saved, but DNS answers SERVFAIL for every name it cannot answer itself: not just "Saved"
+    if (Array.isArray(ups) && ups.length === 0)
+      toast("Saved, but with no upstream DNS servers every lookup of an outside name will fail (SERVFAIL)", "warn");
+    else toast("Saved");
     // a setting may raise or clear a warning (an empty upstream list): the banners look again
     messagesMayChange.set(messagesMayChange.get() + 1);
     return true;
@@ -254,12 +258,12 @@ function SecuritySettings() {
       return setErrors({ totp: "That code does not match. Check the time on your phone and try the next code." });
     if (await saveConfig({ "webserver.api.totp_secret": totp.secret }, setErrors)) {
       setTotp(null);
-      await logout();
+      await logout(true);
     }
   };
   const disableTotp = async () => {
     if (!(await confirmAction("Turn off two-factor authentication?", "Turn off"))) return;
-    if (await saveConfig({ "webserver.api.totp_secret": "" }, setErrors)) await logout();
+    if (await saveConfig({ "webserver.api.totp_secret": "" }, setErrors)) await logout(false);
   };
   const makeApp = async () => {
     const r = await run(() => get<{ app: { password: string; hash: string } }>("/auth/app"));
