@@ -239,7 +239,6 @@ test("Query log on a phone: a row is compact", async () => {
 test("Domains: wildcard and ABP entries show as written, not as the regex stored", async () => {
   const { page } = w;
   await page.goto(`${moat.base}/admin/domains`);
-  // the form starts afresh once the list has loaded (its key is the row count)
   await page.waitForSelector("tr[data-key]");
   await page.selectOption("#d-kind", "wildcard");
   await page.fill("#d-domain", "wild.example");
@@ -380,6 +379,25 @@ test("Keyboard: the blocking menu answers arrows and Escape", async () => {
   expect(await page.locator(".blocking .menu").count()).toBe(0);
   expect(await page.evaluate(() => document.activeElement?.textContent)).toContain("Disable");
   expect((await apiGet("/api/dns/blocking")).blocking).toBe(true);
+});
+
+test("Domains: what is typed in the add form stays while the list under it changes", async () => {
+  const { page } = w;
+  const victim = "gone-while-typing.example";
+  expect((await apiSend("POST", "/api/domains/deny/exact", { domain: victim })).status).toBe(201);
+  await page.goto(`${moat.base}/admin/domains`);
+  await page.waitForSelector(`tr[data-key*='${victim}'] button:text('Delete')`);
+  await page.fill("#d-domain", "typed-not-yet-added.example");
+  // a row goes, so the list's length changes under the form: the form keeps what was typed
+  await page.click(`tr[data-key*='${victim}'] button:text('Delete')`);
+  await page.click("dialog[open] >> button:text('Delete')");
+  await eventually(async () => (await page.locator(`tr[data-key*='${victim}']`).count()) === 0, "the row gone");
+  expect(await page.inputValue("#d-domain")).toBe("typed-not-yet-added.example");
+  // after a successful add the form starts empty again
+  await page.click("form >> button:text('Add')");
+  await page.waitForSelector("tr[data-key*='typed-not-yet-added']");
+  await eventually(async () => (await page.inputValue("#d-domain")) === "", "the form emptied after the add");
+  expect(w.errors).toEqual([]);
 });
 
 test("Keyboard: the confirm dialog focuses Cancel, so Enter deletes nothing", async () => {

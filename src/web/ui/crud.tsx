@@ -174,6 +174,15 @@ export function EntityTable<T>({
   );
 }
 
+/**
+ * The key of an add form: it changes only after a successful add, so the form starts empty again then,
+ * and not when the list under it loads or loses a row (typing done meanwhile stays).
+ */
+export function useFreshForm(): [key: number, added: () => void] {
+  const [key, setKey] = useState(0);
+  return [key, () => setKey((k) => k + 1)];
+}
+
 /** a form's submit with field errors from the API (the error's hint or message names the field) */
 export function useForm(): {
   busy: boolean;

@@ -3,7 +3,16 @@
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, Modal } from "../components.tsx";
-import { EntityTable, GroupChips, GroupPicker, throwProcessed, useForm, useGroups, type Group } from "../crud.tsx";
+import {
+  EntityTable,
+  GroupChips,
+  GroupPicker,
+  throwProcessed,
+  useForm,
+  useGroups,
+  type Group,
+  useFreshForm,
+} from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 
 type Client = { id: number; client: string; name: string | null; comment: string | null; groups: number[] };
@@ -122,6 +131,7 @@ function ClientForm({
 export function Clients() {
   const groups = useGroups();
   const { data, reload } = usePoll(() => get<{ clients: Client[] }>("/clients").then((r) => r.clients), 0);
+  const [formKey, added] = useFreshForm();
   const [editing, setEditing] = useState<Client | null>(null);
   const log = useLogClients();
   const logName = new Map(log.filter((c) => c.name).map((c) => [c.ip, c.name!]));
@@ -129,7 +139,16 @@ export function Clients() {
   return (
     <div class="stack">
       <Card title="Add a client">
-        <ClientForm key={data?.length ?? 0} groups={groups} onDone={reload} log={log} configured={configured} />
+        <ClientForm
+          key={formKey}
+          groups={groups}
+          onDone={() => {
+            added();
+            reload();
+          }}
+          log={log}
+          configured={configured}
+        />
       </Card>
       <Card title="Clients">
         {!data ? (

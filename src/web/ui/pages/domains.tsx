@@ -12,6 +12,7 @@ import {
   useGroups,
   type Group,
   type Processed,
+  useFreshForm,
 } from "../crud.tsx";
 import { dateTime } from "../format.ts";
 import { usePoll } from "../poll.ts";
@@ -141,6 +142,7 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
 export function Domains() {
   const groups = useGroups();
   const { data, reload } = usePoll(() => get<{ domains: Domain[] }>("/domains").then((r) => r.domains), 0);
+  const [formKey, added] = useFreshForm();
   const [filter, setFilter] = useState<"all" | "allow" | "deny">("all");
   const [editing, setEditing] = useState<Domain | null>(null);
   const rows = (data ?? []).filter((d) => filter === "all" || d.type === filter);
@@ -157,7 +159,14 @@ export function Domains() {
   return (
     <div class="stack">
       <Card title="Add a domain">
-        <DomainForm key={data?.length ?? 0} groups={groups} onDone={reload} />
+        <DomainForm
+          key={formKey}
+          groups={groups}
+          onDone={() => {
+            added();
+            reload();
+          }}
+        />
       </Card>
       <Card
         title="Domains"

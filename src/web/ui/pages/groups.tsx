@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, Modal } from "../components.tsx";
-import { EntityTable, throwProcessed, useForm, type Group, type Processed } from "../crud.tsx";
+import { EntityTable, throwProcessed, useForm, type Group, type Processed, useFreshForm } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 
 function GroupForm({ initial, onDone }: { initial?: Group; onDone: () => void }) {
@@ -40,11 +40,18 @@ function GroupForm({ initial, onDone }: { initial?: Group; onDone: () => void })
 
 export function Groups() {
   const { data, reload } = usePoll(() => get<{ groups: Group[] }>("/groups").then((r) => r.groups), 0);
+  const [formKey, added] = useFreshForm();
   const [editing, setEditing] = useState<Group | null>(null);
   return (
     <div class="stack">
       <Card title="Add a group">
-        <GroupForm key={data?.length ?? 0} onDone={reload} />
+        <GroupForm
+          key={formKey}
+          onDone={() => {
+            added();
+            reload();
+          }}
+        />
       </Card>
       <Card title="Groups">
         {!data ? (

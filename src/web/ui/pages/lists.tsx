@@ -13,6 +13,7 @@ import {
   useGroups,
   type Group,
   type Processed,
+  useFreshForm,
 } from "../crud.tsx";
 import { ago, num } from "../format.ts";
 import { GravityProgress } from "../gravity.tsx";
@@ -124,6 +125,7 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
 export function Lists() {
   const groups = useGroups();
   const { data, reload } = usePoll(() => get<{ lists: List[] }>("/lists").then((r) => r.lists), 0);
+  const [formKey, renewForm] = useFreshForm();
   const [editing, setEditing] = useState<List | null>(null);
   const [updating, setUpdating] = useState(0);
   const [added, setAdded] = useState(false);
@@ -135,9 +137,10 @@ export function Lists() {
     <div class="stack">
       <Card title="Add a list">
         <ListForm
-          key={data?.length ?? 0}
+          key={formKey}
           groups={groups}
           onDone={() => {
+            renewForm();
             reload();
             setAdded(true);
           }}

@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { get, patchConfig } from "../api.ts";
 import { Button, Card, Field, Loading, Modal } from "../components.tsx";
-import { EntityTable, useForm } from "../crud.tsx";
+import { EntityTable, useForm, useFreshForm } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 
 type Dns = { hosts: string[]; cnameRecords: string[] };
@@ -88,9 +88,18 @@ function Records({ kind, data, reload }: { kind: "hosts" | "cnameRecords"; data:
   const [editing, setEditing] = useState<string | null>(null);
   const all = data[kind];
   const host = kind === "hosts";
+  const [formKey, added] = useFreshForm();
   return (
     <Card title={host ? "A / AAAA records" : "CNAME records"}>
-      <RecordForm key={all.length} kind={kind} all={all} onDone={reload} />
+      <RecordForm
+        key={formKey}
+        kind={kind}
+        all={all}
+        onDone={() => {
+          added();
+          reload();
+        }}
+      />
       <EntityTable
         noun={host ? "record" : "CNAME"}
         rows={all}
