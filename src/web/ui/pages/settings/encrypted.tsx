@@ -8,7 +8,7 @@ import { api, get, request } from "../../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Field, Loading, useAction } from "../../components.tsx";
 import { usePoll } from "../../poll.ts";
 import { Qr } from "../../qr.tsx";
-import { saveKeys } from "./save.ts";
+import { saveConfig } from "./save.ts";
 
 type TlsInfo = {
   certificate: { names: string[]; notAfter: string; fingerprint: string; user: boolean };
@@ -39,7 +39,7 @@ function Ports({ info, webPorts, reload }: { info: TlsInfo; webPorts: string; re
     e.preventDefault();
     setBusy(true);
     const before = { "dns.tls.port": info.dot.port, "webserver.port": webPorts };
-    if (await saveKeys({ "dns.tls.port": Number(dot), "webserver.port": web.trim() }, setErrors, before)) reload();
+    if (await saveConfig({ "dns.tls.port": Number(dot), "webserver.port": web.trim() }, setErrors, before)) reload();
     setBusy(false);
   };
   return (

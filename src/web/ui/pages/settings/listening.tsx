@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
 import { Button, Card, ErrorNote, Field, Loading } from "../../components.tsx";
 import { usePoll } from "../../poll.ts";
-import { saveKeys } from "./save.ts";
+import { saveConfig } from "./save.ts";
 
 type DnsCfg = {
   listeningMode: string;
@@ -58,7 +58,7 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
   const save = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
-    const ok = await saveKeys(
+    const ok = await saveConfig(
       {
         "dns.listeningMode": mode,
         "dns.interface": iface.trim(),

@@ -1,26 +1,32 @@
-// Saving a few config keys from a settings card: the API's error goes under the key it names
-// (a key of the card, or one below it), else under "form". Only the keys whose value changed are
-// sent: the API refuses any write to a key the environment sets (FTLCONF_…), even an unchanged one.
+// Saving config keys from a settings card: the one way every card saves. The API's error goes under
+// the key it names (a key of the card, or one below it), else under "form". With `before`, only the
+// keys whose value changed are sent: the API refuses any write to a key the environment sets
+// (FTLCONF_…), even an unchanged one.
 import { ApiError, patchConfig } from "../../api.ts";
 import { toast } from "../../components.tsx";
 import { messagesMayChange } from "../../messages.tsx";
 
-export async function saveKeys(
+export async function saveConfig(
   values: Record<string, unknown>,
   setErrors: (e: Record<string, string>) => void,
-  before: Record<string, unknown>,
+  before?: Record<string, unknown>,
 ): Promise<boolean> {
   setErrors({});
-  const changed = Object.fromEntries(
-    Object.entries(values).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])),
-  );
+  const changed = before
+    ? Object.fromEntries(Object.entries(values).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])))
+    : values;
   if (Object.keys(changed).length === 0) {
     toast("Nothing changed");
     return false;
   }
   try {
     await patchConfig(changed);
-    toast("Saved");
+    const ups = changed["dns.upstreams"];
+    // saved, but DNS answers SERVFAIL for every name it cannot answer itself: not just "Saved"
+    if (Array.isArray(ups) && ups.length === 0)
+      toast("Saved, but with no upstream DNS servers every lookup of an outside name will fail (SERVFAIL)", "warn");
+    else toast("Saved");
+    // a setting may raise or clear a warning (an empty upstream list): the banners look again
     messagesMayChange.set(messagesMayChange.get() + 1);
     return true;
   } catch (e) {
@@ -29,7 +35,7 @@ export async function saveKeys(
       return false;
     }
     const f = e.field;
-    const key = f && f in values ? f : (Object.keys(values).find((k) => f?.startsWith(`${k}`)) ?? "form");
+    const key = f && f in values ? f : (Object.keys(values).find((k) => f?.startsWith(k)) ?? "form");
     setErrors({ [key]: e.text });
     return false;
   }
