@@ -4,7 +4,9 @@
 import { ptr } from "bun:ffi";
 import { ipv6Bytes } from "../net/ip.ts";
 import {
+  AF_INET6,
   bindToDevice,
+  IPPROTO_IPV6,
   libc as c,
   MSG_DONTWAIT,
   setInt,
@@ -14,10 +16,9 @@ import {
   SOCK_RAW,
   SO_REUSEADDR,
   SOL_SOCKET,
+  sockaddr6,
 } from "../net/libc.ts";
 
-const AF_INET6 = 10;
-const IPPROTO_IPV6 = 41;
 const IPPROTO_ICMPV6 = 58;
 const IPV6_UNICAST_HOPS = 16;
 const IPV6_MULTICAST_IF = 17;
@@ -27,16 +28,6 @@ const IPV6_ADD_MEMBERSHIP = 20;
 
 function ifIndex(name: string): number {
   return c().if_nametoindex(ptr(new TextEncoder().encode(`${name}\0`)));
-}
-
-function sockaddr6(addr: string, port: number, scope: number): Uint8Array {
-  const sa = new Uint8Array(28);
-  const v = new DataView(sa.buffer);
-  v.setUint16(0, AF_INET6, true);
-  v.setUint16(2, port, false);
-  sa.set(ipv6Bytes(addr), 8);
-  v.setUint32(24, scope, true);
-  return sa;
 }
 
 /** A socket on `ifname` (bound to it), joined to `group`; for NDP (raw ICMPv6, hop limit 255) or DHCPv6 (UDP port). */

@@ -1,7 +1,8 @@
 // Waits for datagrams on the wildcard socket of pktinfo.ts (a blocking poll, which would stall a DNS
 // thread) and hands each, with the address it was sent to, to the main thread, which answers it
 // itself. Only queries to an address no per-address socket holds come this way (udp-listeners.ts).
-import { type Datagram, receive, waitReadable } from "./pktinfo.ts";
+import { pollReadable } from "../net/libc.ts";
+import { type Datagram, receive } from "./pktinfo.ts";
 
 declare const self: Worker;
 
@@ -24,7 +25,7 @@ self.onmessage = (e: MessageEvent<PktinfoStart>) => {
   const buf = new Uint8Array(65535);
   // short poll timeouts so a stop request is seen promptly
   while (Atomics.load(shared, 0) === 0) {
-    if (!waitReadable(fd, 200)) continue;
+    if (pollReadable([fd], 200).length === 0) continue;
     for (let i = 0; i < 64; i++) {
       const d = receive(fd, buf);
       if (!d) break;

@@ -9,7 +9,9 @@
 import { ptr } from "bun:ffi";
 import { compressV6 } from "../net/ip.ts";
 import {
+  AF_INET6,
   errno,
+  IPPROTO_IPV6,
   libc as c,
   MSG_DONTWAIT,
   SO_REUSEADDR,
@@ -18,14 +20,12 @@ import {
   SOCK_DGRAM,
   SOCK_NONBLOCK,
   SOL_SOCKET,
+  sockaddr6,
 } from "../net/libc.ts";
 
-const AF_INET6 = 10;
-const IPPROTO_IPV6 = 41;
 const IPV6_V6ONLY = 26;
 const IPV6_RECVPKTINFO = 49;
 const IPV6_PKTINFO = 50;
-const POLLIN = 1;
 const EADDRINUSE = 98;
 
 export interface PktinfoOptions {
@@ -45,10 +45,7 @@ export function openPktinfoSocket(port: number, opts: PktinfoOptions = {}): numb
   if (fd < 0) throw new Error(`socket failed (errno ${errno()})`);
   const one = new Int32Array([1]);
   const v6only = new Int32Array([opts.v6only ? 1 : 0]);
-  const sa = new Uint8Array(28);
-  const v = new DataView(sa.buffer);
-  v.setUint16(0, AF_INET6, true);
-  v.setUint16(2, port, false);
+  const sa = sockaddr6("::", port, 0);
   if (
     c().setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, ptr(one), 4) !== 0 ||
     (opts.reuseAddr && c().setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, ptr(one), 4) !== 0) ||
@@ -134,12 +131,6 @@ export function answer(fd: number, data: Uint8Array, to: Datagram): boolean {
   controlView.setUint32(32, to.ifindex, true);
   setMsg(data, data.length, 40);
   return Number(c().sendmsg(fd, ptr(msg), MSG_DONTWAIT)) === data.length;
-}
-
-/** Waits up to `timeoutMs` for the socket to be readable. */
-export function waitReadable(fd: number, timeoutMs: number): boolean {
-  const pfd = new Int32Array([fd, POLLIN]);
-  return c().poll(ptr(pfd), 1, timeoutMs) > 0 && pfd[1]! >>> 16 !== 0;
 }
 
 /** The sender's address as the engine names clients: IPv4 without its ::ffff: prefix, IPv6 compressed. */

@@ -4,8 +4,11 @@
 // recvmsg) and answer from there (sendmsg). Constants are Linux's (socket(7), ip(7)). The one libc
 // binding of Moat: src/dhcp/libc6.ts and src/dns/pktinfo.ts build their sockets on it.
 import { dlopen, FFIType, ptr, read } from "bun:ffi";
+import { ipv6Bytes } from "./ip.ts";
 
 const AF_INET = 2;
+export const AF_INET6 = 10;
+export const IPPROTO_IPV6 = 41;
 export const SOCK_DGRAM = 2;
 export const SOCK_RAW = 3;
 export const SOCK_NONBLOCK = 0o4000;
@@ -71,6 +74,17 @@ function sockaddrIn(addr: number, port: number): Uint8Array {
   v.setUint16(2, port, false);
   v.setUint32(4, addr >>> 0, false);
   return b;
+}
+
+/** struct sockaddr_in6 for an IPv6 address, with the interface index of a link-local scope (0: none) */
+export function sockaddr6(addr: string, port: number, scope: number): Uint8Array {
+  const sa = new Uint8Array(28);
+  const v = new DataView(sa.buffer);
+  v.setUint16(0, AF_INET6, true);
+  v.setUint16(2, port, false);
+  sa.set(ipv6Bytes(addr), 8);
+  v.setUint32(24, scope, true);
+  return sa;
 }
 
 export function setInt(fd: number, level: number, name: number, value: number, what: string) {
