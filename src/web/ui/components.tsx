@@ -234,6 +234,23 @@ export function Badge({ kind, children }: { kind: string; children: ComponentChi
   return <span class={`badge ${kind}`}>{children}</span>;
 }
 
+/** Newer/older pages of a log, newest first (page 0). */
+export function Pager({ page, pages, onPage }: { page: number; pages: number; onPage: (page: number) => void }) {
+  return (
+    <div class="pager">
+      <Button disabled={page === 0} onClick={() => onPage(page - 1)}>
+        ← Newer
+      </Button>
+      <span>
+        Page {page + 1} of {pages}
+      </span>
+      <Button disabled={page + 1 >= pages} onClick={() => onPage(page + 1)}>
+        Older →
+      </Button>
+    </div>
+  );
+}
+
 export function Loading() {
   return (
     <p class="loading">

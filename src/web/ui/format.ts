@@ -29,3 +29,13 @@ export function bytes(kib: number): string {
 }
 
 export const ago = (unix: number): string => (unix ? `${duration(Date.now() / 1000 - unix)} ago` : "never");
+
+/** Unix seconds as the value of a datetime-local input (the browser's time zone); "" for none. */
+export function toLocalInput(unix: number | string | undefined): string {
+  if (!unix) return "";
+  const d = new Date(Number(unix) * 1000);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+}
+
+/** A datetime-local input's value as unix seconds; 0 when it is empty or not a time. */
+export const fromLocalInput = (value: string): number => Math.floor(new Date(value).getTime() / 1000) || 0;

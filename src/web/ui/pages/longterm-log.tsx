@@ -3,7 +3,7 @@
 // with the API's cursor so that queries written meanwhile do not shift the pages.
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../api.ts";
-import { Badge, Button, ErrorNote, Loading } from "../components.tsx";
+import { Badge, ErrorNote, Loading, Pager } from "../components.tsx";
 import { dateTime, num } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { BLOCKED, type QueryRow } from "../why.tsx";
@@ -90,17 +90,7 @@ export function DiskQueryLog({ from, until }: { from: number; until: number }) {
           </table>
         </div>
       )}
-      <div class="pager">
-        <Button disabled={pageNo === 0} onClick={() => setPageNo(pageNo - 1)}>
-          ← Newer
-        </Button>
-        <span>
-          Page {pageNo + 1} of {pages}
-        </span>
-        <Button disabled={pageNo + 1 >= pages} onClick={() => setPageNo(pageNo + 1)}>
-          Older →
-        </Button>
-      </div>
+      <Pager page={pageNo} pages={pages} onPage={setPageNo} />
     </div>
   );
 }

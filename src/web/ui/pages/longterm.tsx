@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { get } from "../api.ts";
 import { Card, ErrorNote, Loading } from "../components.tsx";
 import { TimeChart } from "../chart.tsx";
-import { num, pct } from "../format.ts";
+import { fromLocalInput, num, pct, toLocalInput } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { Bars, PALETTE, Stat } from "./dashboard.tsx";
 import { DiskQueryLog } from "./longterm-log.tsx";
@@ -36,12 +36,6 @@ const PRESETS = [
 
 /** rounded up: a query of the current second is inside the range (the API compares timestamp <= until) */
 const now = () => Math.ceil(Date.now() / 1000);
-
-function toInput(unix: number): string {
-  const d = new Date(unix * 1000);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
-}
-const fromInput = (v: string) => Math.floor(new Date(v).getTime() / 1000);
 
 function RangePicker({ onPick }: { onPick: (r: Range) => void }) {
   const [mode, setMode] = useState<string>("24h");
@@ -84,8 +78,8 @@ function RangePicker({ onPick }: { onPick: (r: Range) => void }) {
             <input
               type="datetime-local"
               name="range-from"
-              value={toInput(custom.from)}
-              onInput={(e) => setCustom({ ...custom, from: fromInput((e.target as HTMLInputElement).value) || 0 })}
+              value={toLocalInput(custom.from)}
+              onInput={(e) => setCustom({ ...custom, from: fromLocalInput((e.target as HTMLInputElement).value) })}
             />
           </label>
           <label class="filter">
@@ -93,8 +87,8 @@ function RangePicker({ onPick }: { onPick: (r: Range) => void }) {
             <input
               type="datetime-local"
               name="range-until"
-              value={toInput(custom.until)}
-              onInput={(e) => setCustom({ ...custom, until: fromInput((e.target as HTMLInputElement).value) || 0 })}
+              value={toLocalInput(custom.until)}
+              onInput={(e) => setCustom({ ...custom, until: fromLocalInput((e.target as HTMLInputElement).value) })}
             />
           </label>
         </>

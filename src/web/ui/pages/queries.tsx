@@ -3,8 +3,8 @@
 // explain why it was blocked.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, enc, get } from "../api.ts";
-import { Badge, Button, ErrorNote, Loading, toast, Toggle } from "../components.tsx";
-import { dateTime, num } from "../format.ts";
+import { Badge, Button, ErrorNote, Loading, Pager, toast, Toggle } from "../components.tsx";
+import { dateTime, fromLocalInput, num, toLocalInput } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { navigate, useRoute } from "../router.ts";
 import { BLOCKED, Why, type QueryRow } from "../why.tsx";
@@ -14,12 +14,6 @@ type Suggestions = { suggestions: Record<string, string[]> };
 const FILTERS = ["domain", "client_ip", "status", "type", "upstream", "from", "until"] as const;
 export type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 const LENGTH = 50;
-
-function toLocalInput(unix: string | undefined): string {
-  if (!unix) return "";
-  const d = new Date(Number(unix) * 1000);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
-}
 
 /**
  * What a person filters by, as Pi-hole's query log offers it, each mapped to the API's filters: the
@@ -157,7 +151,7 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
             onInput={(e) =>
               setF({
                 ...f,
-                from: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || ""),
+                from: String(fromLocalInput((e.target as HTMLInputElement).value) || ""),
               })
             }
           />
@@ -171,7 +165,7 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
             onInput={(e) =>
               setF({
                 ...f,
-                until: String(Math.floor(new Date((e.target as HTMLInputElement).value).getTime() / 1000) || ""),
+                until: String(fromLocalInput((e.target as HTMLInputElement).value) || ""),
               })
             }
           />
@@ -334,17 +328,7 @@ export function QueryLog() {
           </table>
         </div>
       )}
-      <div class="pager">
-        <Button disabled={pageNo === 0} onClick={() => setPageNo(pageNo - 1)}>
-          ← Newer
-        </Button>
-        <span>
-          Page {pageNo + 1} of {pages}
-        </span>
-        <Button disabled={pageNo + 1 >= pages} onClick={() => setPageNo(pageNo + 1)}>
-          Older →
-        </Button>
-      </div>
+      <Pager page={pageNo} pages={pages} onPage={setPageNo} />
       {why && <Why row={why} onClose={() => setWhy(null)} />}
     </div>
   );
