@@ -4,7 +4,6 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { ownWebPorts, refusedListAddress } from "../../filter/gravity/address-guard.ts";
 import { removeListCache } from "../../filter/gravity/cache.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
@@ -30,15 +29,6 @@ import {
   type AdlistType as LType,
 } from "../../lists/adlists.ts";
 import { groupMap } from "../../lists/group-links.ts";
-
-/** Link-local addresses (cloud metadata) and Moat's own web server are refused when written literally. */
-function rejectUnsafe(rt: Runtime, addresses: readonly string[]): void {
-  const own = ownWebPorts(rt.config.current.webserver.port);
-  for (const a of addresses) {
-    const why = refusedListAddress(a, own);
-    if (why) throw Errors.listAddressRefused(why);
-  }
-}
 
 function list(rt: Runtime, address: string | null, type: LType | undefined) {
   const groups = groupMap(rt.gravityDb, "adlist_by_group");
@@ -138,8 +128,7 @@ export function listRoutes(rt: Runtime) {
         const type = requiredType(query.type);
         const items = itemsOf(body, "address", request);
         rejectWhitespace(items);
-        validateAddresses(items);
-        rejectUnsafe(rt, items);
+        validateAddresses(items, rt.config.current.webserver.port);
         const enabled = body.enabled ?? true;
         const processed = newProcessed();
         const add = { type, addresses: items, enabled, comment: commentOf(body), groups: body.groups };
@@ -191,8 +180,7 @@ export function listRoutes(rt: Runtime) {
         if (item === null) throw uriError("Invalid request: Specify item in URI");
         checkLength(item, "address", MAX_LEN.address);
         rejectWhitespace([item]);
-        validateAddresses([item]);
-        rejectUnsafe(rt, [item]);
+        validateAddresses([item], rt.config.current.webserver.port);
         const processed = newProcessed();
         listsWrite(request, () =>
           putAdlist(rt, {
