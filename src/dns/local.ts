@@ -5,11 +5,11 @@
 import { hostname } from "node:os";
 import { isIP } from "node:net";
 import { parseCnameRecord, type Config } from "../config/index.ts";
-import { Reply, Status } from "../query/enums.ts";
+import { Reply } from "../query/enums.ts";
 import type { ConfigView, Handler, Next, Pending, QueryContext } from "./context.ts";
-import { buildReply, type RR } from "./reply.ts";
+import { ownAnswer, type RR } from "./reply.ts";
 import { localAddressFor, isOwnAddress } from "./iface.ts";
-import { AA, RCODE, TYPE } from "./wire.ts";
+import { RCODE, TYPE } from "./wire.ts";
 import { ipv4Bytes, ipv6Bytes, ptrToIp } from "../net/ip.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
@@ -96,7 +96,7 @@ export class LocalHandler implements Handler {
         if (h)
           for (const a of q.qtype === TYPE.AAAA ? h.v6 : q.qtype === TYPE.A ? h.v4 : [])
             answers.push({ type: q.qtype, ttl: cname.ttl, data: a, owner: target });
-        return this.answer(ctx, RCODE.NOERROR, answers, Reply.CNAME);
+        return ownAnswer(ctx, RCODE.NOERROR, answers, Reply.CNAME);
       }
     }
     const host = t.hosts.get(name) ?? this.leases.hosts.get(name);
@@ -115,11 +115,10 @@ export class LocalHandler implements Handler {
         const ptrName =
           own ?? (ip === "127.0.0.1" || ip === "::1" ? "localhost" : isOwnAddress(ip) ? selfPtr(dns) : null);
         const wire = ptrName && nameToWire(ptrName);
-        if (wire)
-          return this.answer(ctx, RCODE.NOERROR, [{ type: TYPE.PTR, ttl: LOCAL_TTL, data: wire }], Reply.DOMAIN);
+        if (wire) return ownAnswer(ctx, RCODE.NOERROR, [{ type: TYPE.PTR, ttl: LOCAL_TTL, data: wire }], Reply.DOMAIN);
         // a network with a conditional forwarder is the router's to answer
         if (dns.bogusPriv && isPrivate(ip) && !revServerFor(revServers(dns.revServers), name))
-          return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+          return ownAnswer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
       }
     }
     if (
@@ -128,27 +127,19 @@ export class LocalHandler implements Handler {
       (name === t.domain || name.endsWith(`.${t.domain}`)) &&
       !revServerFor(revServers(dns.revServers), name)
     )
-      return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+      return ownAnswer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     // mDNS and the home network's zone stay in the house unless a conditional forwarder takes them
     if (isPrivateZone(name) && !revServerFor(revServers(dns.revServers), name))
-      return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+      return ownAnswer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     if (dns.domainNeeded && name !== "" && !name.includes("."))
-      return this.answer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
+      return ownAnswer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     return next(ctx);
   }
 
   private addresses(ctx: QueryContext, v4: Uint8Array[], v6: Uint8Array[]): Uint8Array {
     const list = ctx.q.qtype === TYPE.A ? v4 : ctx.q.qtype === TYPE.AAAA ? v6 : [];
     const rrs = list.map((data) => ({ type: ctx.q.qtype, ttl: LOCAL_TTL, data }));
-    return this.answer(ctx, RCODE.NOERROR, rrs, rrs.length ? Reply.IP : Reply.NODATA);
-  }
-
-  private answer(ctx: QueryContext, rcode: number, answers: RR[], reply: number): Uint8Array {
-    ctx.status = Status.CACHE;
-    ctx.reply = reply;
-    const out = buildReply(ctx.query, ctx.q, rcode, answers);
-    out[2] = out[2]! | (AA >> 8); // we are the authority for our own names
-    return out;
+    return ownAnswer(ctx, RCODE.NOERROR, rrs, rrs.length ? Reply.IP : Reply.NODATA);
   }
 }
 

@@ -1,6 +1,8 @@
 // Builds replies from the query's own bytes: the header and question are copied (so the client gets
 // its question back byte for byte) and records are appended with a pointer to the question name.
-import { OUR_UDP_SIZE, QR, RA, RD, CD, TC, getU16, type Question } from "./wire.ts";
+import { Status } from "../query/enums.ts";
+import type { QueryContext } from "./context.ts";
+import { AA, OUR_UDP_SIZE, QR, RA, RD, CD, TC, getU16, type Question } from "./wire.ts";
 
 export interface RR {
   type: number;
@@ -29,6 +31,18 @@ function edeBytes(text: string): Uint8Array {
 }
 
 const NO_RECORDS: readonly RR[] = Object.freeze([]);
+
+/**
+ * An answer Moat makes from its own configuration (local records, its own names, special-use names):
+ * authoritative (AA), and logged as Pi-hole's FTL logs the answers dnsmasq makes itself (CACHE).
+ */
+export function ownAnswer(ctx: QueryContext, rcode: number, answers: readonly RR[], reply: number): Uint8Array {
+  ctx.status = Status.CACHE;
+  ctx.reply = reply;
+  const out = buildReply(ctx.query, ctx.q, rcode, answers);
+  out[2] = out[2]! | (AA >> 8);
+  return out;
+}
 
 /** A reply to `q` with the given rcode and answer/authority records, plus an OPT when the client sent one. */
 export function buildReply(

@@ -13,13 +13,13 @@
 // `local.` and `home.arpa.` are not answered here: dns.hosts and DHCP names may live there, so
 // local.ts keeps them from the upstreams after its own records (`isPrivateZone`).
 import type { Config } from "../config/index.ts";
-import { Reply, Status } from "../query/enums.ts";
+import { Reply } from "../query/enums.ts";
 import { parseWebPort } from "../config/validators.ts";
 import type { TlsMaterial } from "../tls/store.ts";
 import type { ConfigView, Handler, Next, Pending, QueryContext } from "./context.ts";
-import { buildReply, type RR } from "./reply.ts";
+import { ownAnswer, type RR } from "./reply.ts";
 import { localAddressFor } from "./iface.ts";
-import { AA, RCODE, TYPE } from "./wire.ts";
+import { RCODE, TYPE } from "./wire.ts";
 import { ipv4Bytes, ipv6Bytes } from "../net/ip.ts";
 import { svcbRecord } from "./svcb.ts";
 
@@ -91,17 +91,17 @@ export class SpecialNamesHandler implements Handler {
     const qtype = ctx.q.qtype;
     if (within(name, "localhost")) {
       const rrs = qtype === TYPE.A ? LOOP4 : qtype === TYPE.AAAA ? LOOP6 : NONE;
-      return this.answer(ctx, RCODE.NOERROR, rrs, rrs.length ? Reply.IP : Reply.NODATA);
+      return ownAnswer(ctx, RCODE.NOERROR, rrs, rrs.length ? Reply.IP : Reply.NODATA);
     }
-    if (within(name, "invalid")) return this.answer(ctx, RCODE.NXDOMAIN, NONE, Reply.NXDOMAIN);
+    if (within(name, "invalid")) return ownAnswer(ctx, RCODE.NXDOMAIN, NONE, Reply.NXDOMAIN);
     if (within(name, "resolver.arpa")) {
       const rrs = this.designated(ctx.client);
       if (!rrs.length) return next(ctx);
-      if (name === "_dns.resolver.arpa" && qtype === SVCB) return this.answer(ctx, RCODE.NOERROR, rrs, Reply.RRNAME);
+      if (name === "_dns.resolver.arpa" && qtype === SVCB) return ownAnswer(ctx, RCODE.NOERROR, rrs, Reply.RRNAME);
       const exists = name === "resolver.arpa" || name === "_dns.resolver.arpa";
       return exists
-        ? this.answer(ctx, RCODE.NOERROR, NONE, Reply.NODATA)
-        : this.answer(ctx, RCODE.NXDOMAIN, NONE, Reply.NXDOMAIN);
+        ? ownAnswer(ctx, RCODE.NOERROR, NONE, Reply.NODATA)
+        : ownAnswer(ctx, RCODE.NXDOMAIN, NONE, Reply.NXDOMAIN);
     }
     return next(ctx);
   }
@@ -127,14 +127,5 @@ export class SpecialNamesHandler implements Handler {
         ...(e.doh ? { alpn: ["h2"], dohpath: DOH_PATH } : { alpn: ["dot"] }),
       }),
     );
-  }
-
-  private answer(ctx: QueryContext, rcode: number, answers: readonly RR[], reply: number): Uint8Array {
-    // what Pi-hole's FTL logs for answers dnsmasq makes from its own configuration
-    ctx.status = Status.CACHE;
-    ctx.reply = reply;
-    const out = buildReply(ctx.query, ctx.q, rcode, answers);
-    out[2] = out[2]! | (AA >> 8); // the resolver itself is the authority for these names
-    return out;
   }
 }
