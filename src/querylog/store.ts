@@ -28,7 +28,7 @@ function ownCopy(s: string): string {
 }
 
 /** A query_storage row joined with its domain, client, upstream and CNAME, as the readers select it. */
-export interface StoredQueryRow {
+interface StoredQueryRow {
   id: number;
   timestamp: number;
   type: number;

@@ -1,11 +1,16 @@
 // The statistics service: the QuerySink the DNS engine calls for every answered query. record()
-// only applies the privacy level, counts the query in the 24 h window and queues it; the query
-// writer thread (src/querylog/writer.ts) puts it into the 24 h log and, every `database.DBinterval` seconds,
-// the long-term database. A failed write keeps its records for the next attempt.
+// only applies the privacy level, counts the query in the 24 h window (which is also the 24 h query
+// log that /api/queries reads) and queues it for the query writer thread (src/querylog/writer.ts),
+// which writes the long-term database every `database.DBinterval` seconds. A failed write keeps its
+// records for the next attempt.
 import type { Database } from "bun:sqlite";
 import type { ConfigStore } from "../config/index.ts";
+import { raiseMessage } from "../messages/table.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
+import { earliestQuery, type QueryFilter, type QueryPage, queryPage } from "../querylog/read.ts";
 import { lastQueryId, QueryStore } from "../querylog/store.ts";
+import { logBudgetBytes } from "./budget.ts";
+import { windowPage, windowSuggestions } from "./log-page.ts";
 import { QueryWindow, WINDOW_SECONDS } from "./window.ts";
 import { QueryWriter } from "../querylog/writer.ts";
 
@@ -30,38 +35,46 @@ export class Stats implements QuerySink {
   private readonly writer: QueryWriter;
   private nextId: number;
   private timers: Array<ReturnType<typeof setTimeout>> = [];
-  private lastPrune = 0;
   private readonly now: () => number;
+
+  /** queries that left the window early to keep it within its memory budget */
+  private shedCount = 0;
+  private lastShedMessage = 0;
 
   constructor(private readonly o: StatsOptions) {
     this.now = o.now ?? (() => Date.now() / 1000);
     this.window = new QueryWindow(this.now, () => this.historySeconds());
     this.disk = { db: o.disk };
     this.nextId = lastQueryId(o.disk) + 1;
-    this.writer = new QueryWriter({
-      diskPath: o.disk.filename,
-      log: o.log,
-      busyTimeoutMs: o.busyTimeoutMs,
-      toDisk: () => this.keepSeconds() > 0,
-      budgetMiB: () => o.config.current.database.queryLogMemory,
-    });
+    this.writer = new QueryWriter({ diskPath: o.disk.filename, log: o.log, busyTimeoutMs: o.busyTimeoutMs });
   }
 
-  /** The last 24 h as SQL. Reading it first waits (blocking) until every queued record is in: for tests and tools; the API awaits freshMemory(). */
-  get memory(): { readonly db: Database } {
-    this.writer.syncMemory();
-    return { db: this.writer.memoryDb };
+  /** /api/queries: the 24 h log (the window), or with `disk` the long-term database. */
+  queryPage(f: QueryFilter, disk = false): QueryPage {
+    if (disk) return queryPage(this.o.disk, f);
+    this.syncMemory();
+    return windowPage(this.window, f);
   }
 
-  /** The last 24 h as SQL, once the queued records are in; the thread answers DNS meanwhile (the API uses this). */
-  async freshMemory(): Promise<{ readonly db: Database }> {
-    await this.writer.syncMemoryAsync();
-    return { db: this.writer.memoryDb };
+  /** Distinct values for the query log's filter boxes. */
+  suggestions() {
+    return windowSuggestions(this.window);
+  }
+
+  /** How many queries the 24 h log holds, and the time of its oldest (0 when empty). */
+  logStored(): { count: number; earliest: number } {
+    this.syncMemory();
+    return { count: this.window.logged, earliest: this.window.oldest?.time ?? 0 };
+  }
+
+  /** The oldest query time of the 24 h log and of the long-term database. */
+  earliest(): { memory: number; disk: number } {
+    return { memory: this.window.oldest?.time ?? 0, disk: earliestQuery(this.o.disk) };
   }
 
   /** counters for /api/info/ftl and /metrics */
   get counters() {
-    return this.writer.counters;
+    return { ...this.writer.counters, shed: this.shedCount };
   }
 
   /** Hot path: never throws, never waits. */
@@ -73,11 +86,12 @@ export class Stats implements QuerySink {
       if (level >= 2) rec = { ...rec, client: HIDDEN_CLIENT };
       if (level >= 3) {
         // Anonymous mode: only the counters learn about the query; nothing is stored.
-        this.window.add({ ...rec, domain: "", client: "", upstream: r.upstream });
+        this.window.add({ ...rec, domain: "", client: "", upstream: r.upstream, cname: null });
         return;
       }
-      this.window.add(rec);
-      this.writer.add({ id: this.nextId++, r: rec });
+      const id = this.nextId++;
+      this.window.add(rec, id);
+      if (this.keepSeconds() > 0) this.writer.add({ id, r: rec });
     } catch {
       // Statistics must never take DNS down with them.
     }
@@ -87,10 +101,9 @@ export class Stats implements QuerySink {
   importFromDisk(): number {
     if (!this.o.config.current.database.DBimport) return 0;
     const rows = new QueryStore(this.o.disk).readSince(this.now() - this.historySeconds());
-    for (const s of rows) this.window.add(s.r);
-    for (const s of rows) this.writer.add(s);
-    // already in the long-term database: into the 24 h log only
-    this.writer.send(false);
+    // already in the long-term database: into the window (the 24 h log) only
+    for (const s of rows) this.window.add(s.r, s.id);
+    this.keepWithinBudget();
     return rows.length;
   }
 
@@ -121,18 +134,39 @@ export class Stats implements QuerySink {
     this.window.clear();
   }
 
-  /** Ages out the 24 h window (cheap; the stats routes call it before reading) and, once a minute, the 24 h log. */
+  /** Ages out the 24 h window (cheap; the stats routes call it before reading) and keeps it within its budget. */
   syncMemory(): void {
     this.window.expire();
+    this.keepWithinBudget();
+  }
+
+  /**
+   * database.queryLogMemory (0: a tenth of the memory this process may use, its cgroup's limit
+   * included): over it the oldest queries leave the window, down to 90% so it does not shed on
+   * every query, and a message (one an hour at most) says how far back the day now reaches.
+   */
+  private keepWithinBudget(): void {
+    const mib = this.o.config.current.database.queryLogMemory;
+    const budget = logBudgetBytes(mib);
+    const used = this.window.bytes();
+    if (used <= budget || !this.window.size) return;
+    const shed = this.window.shed(Math.floor((this.window.size * 0.9 * budget) / used));
+    this.shedCount += shed;
     const now = this.now();
-    if (now - this.lastPrune >= 60) {
-      this.lastPrune = now;
-      this.writer.pruneMemory(now - this.historySeconds());
+    if (!shed || now - this.lastShedMessage < 3600) return;
+    this.lastShedMessage = now;
+    const setting = mib > 0 ? `${mib} MiB` : `${Math.round(budget / 1048576)} MiB, a tenth of this machine's memory`;
+    const since = new Date((this.window.oldest?.time ?? now) * 1000).toISOString();
+    const text = `The last 24 hours of queries reached their memory budget (database.queryLogMemory: ${setting}): the oldest queries are being dropped, so the query log and the statistics start at ${since} instead of 24 hours ago. The long-term database keeps every query.`;
+    try {
+      raiseMessage(this.o.disk, "SHMEM", text, [shed]);
+    } catch (e) {
+      this.o.log("warn", `could not store the memory budget message: ${(e as Error).message}`);
     }
   }
 
   /**
-   * How far back the window and the in-memory log reach: webserver.api.maxHistory, at most 24 h (as
+   * How far back the window (the 24 h log) reaches: webserver.api.maxHistory, at most 24 h (as
    * Pi-hole's FTL: its garbage collection and its import at start both use it). A smaller value is
    * how a board with little memory keeps less.
    */
@@ -147,7 +181,7 @@ export class Stats implements QuerySink {
 
   /** Records not yet in the long-term database. */
   get pendingDisk(): number {
-    return this.writer.pendingDisk(this.keepSeconds() > 0);
+    return this.keepSeconds() > 0 ? this.writer.pendingDisk() : 0;
   }
 
   private keepSeconds(): number {

@@ -117,6 +117,18 @@ export class CompactTallies {
     });
   }
 
+  /** The key of an id, or undefined when no query names it any more. */
+  key(id: number): string | undefined {
+    return this.keyOf[id];
+  }
+
+  /** The ids of the keys that pass `test`. */
+  idsWhere(test: (key: string) => boolean): Set<number> {
+    const out = new Set<number>();
+    this.ids.forEach((id, key) => test(key) && out.add(id));
+    return out;
+  }
+
   /** The counters of one key, as a new object (for tools and tests; the API reads through forEach). */
   get(key: string): TallyView | undefined {
     const id = this.ids.get(key);

@@ -6,7 +6,7 @@
 // memory on a busy network, and nothing per query for the collector to trace.
 import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "../query/enums.ts";
 import type { QueryRecord } from "../query/record.ts";
-import { RecordRing, type RingEntry } from "./ring.ts";
+import { BYTES_PER_ENTRY, type Chunk, emptyEntry, RecordRing, type RingEntry } from "./ring.ts";
 import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
 
 const SLOT_SECONDS = 600;
@@ -48,22 +48,17 @@ function isCached(status: number): boolean {
 
 export class QueryWindow {
   private readonly ring = new RecordRing();
-  private readonly entry: RingEntry = {
-    time: 0,
-    replyTime: 0,
-    type: 0,
-    status: 0,
-    reply: 0,
-    domain: -1,
-    client: -1,
-    upstream: -1,
-  };
+  private readonly entry = emptyEntry();
   private readonly domainTallies = new CompactTallies();
+  /** CNAME targets of *_CNAME blocks, counted like domains so a name leaves with its last query */
+  private readonly cnameTallies = new CompactTallies();
   private readonly clientTallies = new TallyTable();
   /** upstream names by ring id (a handful: kept for the life of the process) */
   private readonly upstreamNames: string[] = [];
   private readonly upstreamIds = new Map<string, number>();
   total = 0;
+  /** queries with an id: the 24 h query log's size (privacy level 3 counts without logging) */
+  logged = 0;
   blocked = 0;
   forwarded = 0;
   cached = 0;
@@ -98,14 +93,23 @@ export class QueryWindow {
     return this.ring.size;
   }
 
-  add(r: QueryRecord): void {
+  /** `id`: the query's id in the query log (0: counted only, not logged: privacy level 3). */
+  add(r: QueryRecord, id = 0): void {
     // the ring keeps reply times as 32-bit floats: count the same value that will be taken out again
     const replyTime = Math.fround(r.replyTime);
     const domain = r.domain ? this.domainTallies.of(r.domain) : -1;
+    const cname = r.cname ? this.cnameTallies.of(r.cname) : -1;
+    if (cname >= 0) this.cnameTallies.count(cname, 1, false, r.time);
     const client = r.client ? this.clientTallies.of(r.client) : null;
     this.count(r.time, r.status, r.type, r.reply, domain, client, r.upstream, replyTime, 1);
     // one entry object reused: push copies it into the ring's columns
     const e = this.entry;
+    e.id = id;
+    if (id) this.logged++;
+    e.dnssec = r.dnssec;
+    e.ede = r.ede;
+    e.listId = r.listId;
+    e.cname = cname;
     e.time = r.time;
     e.replyTime = replyTime;
     e.type = r.type;
@@ -165,7 +169,63 @@ export class QueryWindow {
     return out;
   }
 
+  /** The oldest query's time and id, for the log's bounds (null when empty). */
+  get oldest(): { time: number } | null {
+    const t = this.ring.oldestTime();
+    return t === null ? null : { time: t };
+  }
+
+  /** Every query newest first, read in place (`src/stats/log-page.ts`); `fn` returns false to stop. */
+  scanNewest(fn: (c: Chunk, i: number) => boolean): void {
+    this.ring.scanNewest(fn);
+  }
+
+  /** One query of a scan as an entry (a reused view). */
+  read(c: Chunk, i: number, v: RingEntry): RingEntry {
+    return this.ring.read(c, i, v);
+  }
+
+  /** The names behind a ring entry's ids (undefined for an id no query uses any more). */
+  readonly names = {
+    domain: (id: number) => this.domainTallies.key(id),
+    client: (id: number) => this.clientTallies.byId(id)?.key,
+    upstream: (id: number) => this.upstreamNames[id],
+    cname: (id: number) => this.cnameTallies.key(id),
+    /** ids whose name passes `test`, for filters that then compare ids only */
+    domainIds: (test: (name: string) => boolean) => this.domainTallies.idsWhere(test),
+    clientIds: (test: (ip: string) => boolean) => {
+      const out = new Set<number>();
+      for (const t of this.clientTallies.byKey.values()) if (test(t.key)) out.add(t.id);
+      return out;
+    },
+    upstreamIds: (test: (name: string) => boolean) => {
+      const out = new Set<number>();
+      this.upstreamIds.forEach((id, name) => test(name) && out.add(id));
+      return out;
+    },
+  };
+
+  /** Bytes the window keeps: the ring's columns and about 100 per distinct name. */
+  bytes(): number {
+    return this.ring.size * BYTES_PER_ENTRY + (this.domainTallies.size + this.cnameTallies.size) * 100;
+  }
+
+  /**
+   * Drops the oldest queries until at most `keep` remain, counters included (the memory budget:
+   * a machine short of memory keeps a shorter day rather than being killed). Returns how many went.
+   */
+  shed(keep: number): number {
+    let n = 0;
+    while (this.ring.size > keep) {
+      this.remove(this.ring.shift()!);
+      n++;
+    }
+    return n;
+  }
+
   private remove(e: RingEntry): void {
+    if (e.id) this.logged--;
+    if (e.cname >= 0) this.cnameTallies.count(e.cname, -1, false, e.time);
     const client = e.client < 0 ? null : this.clientTallies.byId(e.client);
     const upstream = e.upstream < 0 ? null : this.upstreamNames[e.upstream]!;
     this.count(e.time, e.status, e.type, e.reply, e.domain, client, upstream, e.replyTime, -1);

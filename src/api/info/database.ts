@@ -31,7 +31,7 @@ export function databaseInfoRoutes(rt: ApiDeps) {
     async () => {
       const s = liveStats(rt);
       const f = fileInfo(rt.paths.queryDb);
-      const mem = storedQueries((await s.freshMemory()).db);
+      const mem = s.logStored();
       const disk = storedQueries(s.disk.db);
       const version = (s.disk.db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
       // a file that cannot be stat'ed (not yet written) reads as empty, owned by this process

@@ -3,7 +3,7 @@
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
-import { FilterError, earliestQuery, queryPage, suggestions } from "../../querylog/read.ts";
+import { FilterError } from "../../querylog/read.ts";
 import { Errors } from "../core/errors.ts";
 import { clientNames, excludes } from "../stats/clients.ts";
 import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";
@@ -98,8 +98,7 @@ export function queriesRoutes(rt: ApiDeps) {
         if (rt.fleetHistory && q.node !== "local" && !boolParam(q.disk, false))
           return fleetQueries(rt.fleetHistory, q, compat);
         const s = liveStats(rt);
-        const memory = (await s.freshMemory()).db;
-        const db = boolParam(q.disk, false) ? s.disk.db : memory;
+        const disk = boolParam(q.disk, false);
         const cursorRaw = q.cursor;
         let cursor: number | undefined;
         if (cursorRaw !== undefined) {
@@ -116,7 +115,7 @@ export function queriesRoutes(rt: ApiDeps) {
         const ex = excludes(rt, true);
         const names = clientNames(rt);
         try {
-          const page = queryPage(db, {
+          const filter = {
             from: numParam(q.from),
             until: numParam(q.until),
             length: q.length === undefined ? undefined : intParam(q.length, 100),
@@ -135,11 +134,13 @@ export function queriesRoutes(rt: ApiDeps) {
             order: orderColumn && orderDir ? { column: orderColumn, dir: orderDir } : undefined,
             hide: ex.active ? ex : undefined,
             names,
-          });
+          };
+          const page = s.queryPage(filter, disk);
+          const earliest = s.earliest();
           return {
             ...page,
             draw: intParam(q.draw, 0),
-            ...(compat ? {} : floors(earliestQuery(memory), earliestQuery(s.disk.db))),
+            ...(compat ? {} : floors(earliest.memory, earliest.disk)),
           };
         } catch (e) {
           if (e instanceof FilterError) throw Errors.badRequest(e.message, e.hint);
@@ -172,7 +173,7 @@ export function queriesRoutes(rt: ApiDeps) {
         detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
       },
     )
-    .get("/queries/suggestions", async () => ({ suggestions: suggestions((await liveStats(rt).freshMemory()).db) }), {
+    .get("/queries/suggestions", () => ({ suggestions: liveStats(rt).suggestions() }), {
       response: t.Object({
         suggestions: t.Object({
           domain: t.Array(t.String()),
