@@ -316,7 +316,7 @@ test("writer: a thread that falls too far behind drops new records (counted) ins
 test("store: lookup ids are a bounded cache of the *_by_id tables; every row still names its own domain", () => {
   const db = new Database(":memory:", { strict: true });
   db.exec(QUERY_SCHEMA);
-  const store = new QueryStore(db, true, 10);
+  const store = new QueryStore(db, 10);
   // 40 names cycling through 3 batches: the cache of 10 starts again several times
   for (let b = 0; b < 3; b++)
     store.insert(
@@ -337,7 +337,7 @@ test("store: lookup ids are a bounded cache of the *_by_id tables; every row sti
   expect((db.query("SELECT COUNT(*) AS n FROM client_by_id").get() as { n: number }).n).toBe(13);
   expect((store as unknown as { domainIds: Map<string, number> }).domainIds.size).toBeLessThanOrEqual(10);
   // a store opened on the same database starts with the newest ids only
-  expect((new QueryStore(db, true, 5) as unknown as { domainIds: Map<string, number> }).domainIds.size).toBe(5);
+  expect((new QueryStore(db, 5) as unknown as { domainIds: Map<string, number> }).domainIds.size).toBe(5);
 });
 
 test("sink: import at start restores the last 24 h with the same ids, and new ids continue", async () => {
