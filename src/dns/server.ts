@@ -54,6 +54,8 @@ export interface DnsHandle {
   replies(): Origins;
   /** queries answered by each DNS thread since it started (the main thread first) */
   threadAnswers(): number[];
+  /** Resolves once every query answered so far is in the statistics (the DNS threads' records are sent in batches). */
+  syncRecords(): Promise<void>;
 }
 
 /** dns.threads: 0 means one per core. */
@@ -171,7 +173,11 @@ export class DnsServer implements DnsHandle {
     const threads = threadCount(dns.threads);
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
     const iface = single ? dns.interface : null;
-    const udp = new UdpListeners(port, iface, true, handleUdp, this.rt.log);
+    // With several threads and no interface to keep to, the workers answer UDP on every address and
+    // this thread keeps only the wildcard (what no address's socket holds): its heap holds the 24 h
+    // window, and its collector's pauses were the slowest answers (bench/mix: p99 at one thread).
+    const workersAnswer = threads > 1 && !single;
+    const udp = new UdpListeners(port, iface, true, handleUdp, this.rt.log, !workersAnswer);
     const tcps: TCPSocketListener<TcpState>[] = [];
     const close = () => this.closeListeners(udp, tcps);
     try {
@@ -195,7 +201,7 @@ export class DnsServer implements DnsHandle {
     if (threads > 1) {
       try {
         pool = await DnsThreads.start({
-          count: threads - 1,
+          count: workersAnswer ? threads : threads - 1,
           port,
           iface,
           config: this.rt.config,
@@ -345,6 +351,10 @@ export class DnsServer implements DnsHandle {
       this.engine.origins,
       this.others().map((c) => c.origins),
     );
+  }
+
+  syncRecords(): Promise<void> {
+    return this.threads ? this.threads.sync() : Promise.resolve();
   }
 
   threadAnswers(): number[] {

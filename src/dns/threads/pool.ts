@@ -121,11 +121,11 @@ export class DnsThreads {
   }
 
   /** Tells every thread; resolves once each has it in force. */
-  private tell(op: Op): Promise<void> {
+  private tell(op: Op, timeoutMs = ACK_TIMEOUT_MS): Promise<void> {
     const seq = ++this.seq;
     return new Promise<void>((resolve) => {
       const left = new Set(this.workers.map((_w, i) => i));
-      const timer = setTimeout(() => done(), ACK_TIMEOUT_MS);
+      const timer = setTimeout(() => done(), timeoutMs);
       const done = () => {
         clearTimeout(timer);
         this.waiters.delete(seq);
@@ -150,6 +150,12 @@ export class DnsThreads {
 
   flush(): Promise<void> {
     return this.tell({ op: "flush" });
+  }
+
+  /** Resolves once the records of every query the threads answered so far have reached the sink. */
+  sync(): Promise<void> {
+    // a read waits for this: a thread too busy to answer in time is read as it stands
+    return this.tell({ op: "sync" }, 500);
   }
 
   leases(names: LeaseNames): Promise<void> {

@@ -33,6 +33,8 @@ export type ToThread =
   | { op: "blocking"; seq: number; active: boolean }
   | { op: "snapshot"; seq: number; data: SnapshotData; builtAt: number }
   | { op: "flush"; seq: number }
+  /** nothing to change: acknowledged once the records of every query answered before it are sent */
+  | { op: "sync"; seq: number }
   | { op: "leases"; seq: number; names: LeaseNames }
   | { op: "name"; seq: number; ip: string; name: string | null }
   | { op: "stop"; seq: number };

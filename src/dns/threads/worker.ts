@@ -84,6 +84,8 @@ class DnsThread {
       case "flush":
         this.engine.cache.clear();
         break;
+      case "sync":
+        break;
       case "leases":
         this.engine.local.setLeaseNames(m.names);
         break;
