@@ -200,7 +200,14 @@ export function emptySetData(words = 1): DomainSetData {
 
 /** Every buffer once (the sets loaded from a file share one). */
 export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
-  const sets = [s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp];
+  return buffersOf([s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp]);
+}
+
+export function domainsTransferables(d: DomainsData): ArrayBuffer[] {
+  return buffersOf([d.allowExact, d.denyExact]);
+}
+
+function buffersOf(sets: DomainSetData[]): ArrayBuffer[] {
   return [
     ...new Set(
       sets.flatMap((d) => [...transferables(d), d.comboMasks.buffer as ArrayBuffer, d.comboIds.buffer as ArrayBuffer]),

@@ -121,3 +121,18 @@ test("a domain entry added while the whole snapshot is rebuilt is still in force
   await until(async () => gravitySnapshots(moat.output) >= full + 16, 10_000, "the rebuilt snapshots logged");
   await everyThreadAnswers("host9.big9.test", "0.0.0.0");
 }, 60_000);
+
+test("with a domainlist too large to build on the DNS thread, a change is built in the worker and in force when the API answers", async () => {
+  const bulk = Array.from({ length: 2500 }, (_v, i) => `bulk${i}.delta.test`);
+  expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: bulk })).status).toBe(201);
+  await everyThreadAnswers("bulk2499.delta.test", "0.0.0.0");
+  const full = gravitySnapshots(moat.output);
+  expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "big.delta.test" })).status).toBe(201);
+  await everyThreadAnswers("big.delta.test", "0.0.0.0");
+  await everyThreadAnswers("bulk7.delta.test", "0.0.0.0");
+  await everyThreadAnswers("host10.big10.test", "0.0.0.0");
+  expect(await moat.outputWith(/domain entries only \(in the worker\), \d+ exact/)).toMatch(
+    /domain entries only \(in the worker\), \d+ exact/,
+  );
+  expect(gravitySnapshots(moat.output)).toBe(full);
+}, 60_000);
