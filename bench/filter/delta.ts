@@ -93,6 +93,14 @@ try {
   console.log(
     `${CHANGES} single changes: request → blocked on every thread p50 ${ms(pct(total, 50))} p99 ${ms(pct(total, 99))} max ${ms(Math.max(...total))}; API reply p50 ${ms(pct(api, 50))} p99 ${ms(pct(api, 99))}`,
   );
+  // the build time each snapshot logs (whole or domain entries only), in whole ms
+  const builds = [...moat.output.matchAll(/filter snapshot \d+: (domain entries only)?.*\((\d+) ms\)/g)].slice(
+    -CHANGES,
+  );
+  const buildMs = builds.map((m) => Number(m[2]));
+  console.log(
+    `  their snapshots: ${builds.filter((m) => m[1]).length} of ${builds.length} domain entries only; build p50 ${pct(buildMs, 50)} ms p99 ${pct(buildMs, 99)} ms (as logged)`,
+  );
 
   await Bun.sleep(500);
   const built0 = snapshotsBuilt(moat);
