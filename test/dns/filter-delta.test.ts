@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as packet from "dns-packet";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { decodeReply, firstAddress, sendUdp, until } from "./helpers.ts";
+import { decodeReply, firstAddress, runDig, sendUdp, until } from "./helpers.ts";
 import { call } from "../lists/helpers.ts";
 
 const NAMES = 250_000;
@@ -82,6 +82,9 @@ test("a deny, an allow and a regex entry are in force on every thread when the A
   let t0 = performance.now();
   expect((await call(moat, "POST", "/api/domains/deny/exact", { domain: "x.delta.test" })).status).toBe(201);
   const denyMs = performance.now() - t0;
+  expect((await runDig(["@127.0.0.1", "-p", String(moat.dnsPort), "x.delta.test", "A", "+short"])).trim()).toBe(
+    "0.0.0.0",
+  );
   await everyThreadAnswers("x.delta.test", "0.0.0.0");
 
   // Pi-hole's order: an exact allow entry wins over the block list
