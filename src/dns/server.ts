@@ -4,6 +4,7 @@
 import { availableParallelism } from "node:os";
 import type { TCPSocketListener } from "bun";
 import type { Runtime } from "../core/runtime.ts";
+import type { ListTable } from "../core/events.ts";
 import type { QuerySink } from "../query/record.ts";
 import type { TlsStore } from "../tls/store.ts";
 import { FilterEngine } from "../filter/snapshot.ts";
@@ -94,7 +95,7 @@ export class DnsServer implements DnsHandle {
       log: rt.log,
       clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) },
       prepare: (data) => (threadCount(rt.config.current.dns.threads) > 1 ? inSharedMemory(data) : data),
-      published: (snap) => this.threads?.snapshot(snap),
+      published: (snap, domainsOnly) => this.threads?.snapshot(snap, domainsOnly),
     });
     this.engine = new QueryEngine({
       config: rt.config,
@@ -118,8 +119,9 @@ export class DnsServer implements DnsHandle {
     await this.listen(this.port);
     this.listenTls(this.rt.config.current.dns.tls.port, false);
     this.names.start();
-    // the promise tells the API when the new snapshot answers queries (read-your-writes)
-    const reload = () => this.filterEngine.rebuild();
+    // the promise tells the API when the new snapshot answers queries (read-your-writes); a change of
+    // the domainlist alone rebuilds only the domain entries (src/filter/snapshot.ts)
+    const changed = ({ tables }: { tables: ListTable[] }) => this.filterEngine.changed(tables);
     this.unsub.push(
       this.rt.events.on("dhcp-names-changed", ({ names }) => {
         this.leaseNames = names;
@@ -130,9 +132,9 @@ export class DnsServer implements DnsHandle {
       }),
     );
     this.unsub.push(
-      this.rt.events.on("lists-changed", reload),
-      this.rt.events.on("lists-changed-remote", reload),
-      this.rt.events.on("gravity-updated", reload),
+      this.rt.events.on("lists-changed", changed),
+      this.rt.events.on("lists-changed-remote", changed),
+      this.rt.events.on("gravity-updated", () => this.filterEngine.rebuild()),
     );
     this.unsub.push(this.rt.events.on("blocking-changed", ({ active }) => this.threads?.blocking(active)));
     this.unsub.push(

@@ -4,6 +4,7 @@
 // into the statistics and keeps their latest counters.
 import type { ConfigStore, Config } from "../../config/index.ts";
 import type { Snapshot } from "../../filter/snapshot.ts";
+import { domainsOf } from "../../filter/build.ts";
 import { workerUrl } from "../../core/worker-url.ts";
 import { decodeBatch } from "../../query/record-batch.ts";
 import type { QuerySink } from "../../query/record.ts";
@@ -144,7 +145,9 @@ export class DnsThreads {
     return this.tell({ op: "blocking", active });
   }
 
-  snapshot(s: Snapshot): Promise<void> {
+  /** A new filter snapshot; `domainsOnly`: only its domain entries differ, the threads keep their gravity sets. */
+  snapshot(s: Snapshot, domainsOnly: boolean): Promise<void> {
+    if (domainsOnly) return this.tell({ op: "domains", data: domainsOf(s.data), builtAt: s.builtAt });
     return this.tell({ op: "snapshot", data: s.data, builtAt: s.builtAt });
   }
 

@@ -81,6 +81,9 @@ class DnsThread {
       case "snapshot":
         this.snapshot = this.snapshotOf(m.data, m.builtAt);
         break;
+      case "domains":
+        this.snapshot = this.snapshot.withDomains(m.data, m.builtAt);
+        break;
       case "flush":
         this.engine.cache.clear();
         break;
