@@ -242,6 +242,27 @@ for (const variant of ONLY) {
     sent += f.sent;
   }
   await Bun.sleep(3000); // the query writer catches up
+  if (FILL > 0) {
+    // the tail again with the fill in the window: what a busy home's evening looks like (the first
+    // latency run had only the warm-up and the throughput run's queries kept), at --qps and at a
+    // quiet home's 1k QPS
+    for (const [key, qps] of [
+      ["full", QPS],
+      ["full_1k", 1000],
+    ] as const) {
+      mem.mark(`latency ${key}`);
+      const l = await dnsperf(
+        port,
+        mix.queryFile,
+        out,
+        ["-l", String(SECONDS), "-Q", String(qps), "-q", "500", "-c", CLIENTS, "-v"],
+        PERF_CPU,
+      );
+      row[`p99_${key}_ms`] = +pct(l.lat, 0.99).toFixed(3);
+      row[`p999_${key}_ms`] = +pct(l.lat, 0.999).toFixed(3);
+      sent += l.sent;
+    }
+  }
   mem.mark("end");
   const end = mem.take();
   mem.stop();
