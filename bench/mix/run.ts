@@ -3,7 +3,9 @@
 // (POST /api/lists + POST /api/action/gravity); the peers get them as local zones / hosts files.
 // Per server: load time and RSS, throughput (dnsperf -q 200) with CPU per answered query, latency
 // at a fixed rate (dnsperf -Q), then a fill run of --fill queries for the memory each kept query
-// costs (RSS + the tmpfs query log, against the loaded server). RSS + tmpfs is sampled every second.
+// costs (RSS + the tmpfs query log, against the loaded server), then the latency again at --qps and
+// at 1k QPS with the fill kept in the window (p99_full_ms, p99_full_1k_ms: the tail a full day gives).
+// RSS + tmpfs is sampled every second.
 // Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
 //   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
 //   [--only moat,unbound,dnsmasq] [--threads 1,2 (Moat's dns.threads and unbound's num-threads: one run
