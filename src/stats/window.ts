@@ -205,9 +205,9 @@ export class QueryWindow {
     },
   };
 
-  /** Bytes the window keeps: the ring's columns and about 100 per distinct name. */
+  /** Bytes the window keeps: the ring's columns and the names' tables (the clients' few are left out). */
   bytes(): number {
-    return this.ring.size * BYTES_PER_ENTRY + (this.domainTallies.size + this.cnameTallies.size) * 100;
+    return this.ring.size * BYTES_PER_ENTRY + this.domainTallies.bytes() + this.cnameTallies.bytes();
   }
 
   /**
@@ -306,7 +306,7 @@ function typeIndex(dbType: number): number {
  * window may hold millions of domains and this runs on the thread that answers DNS.
  */
 export function topN<T extends Pick<Tally, "count" | "blocked">>(
-  m: { forEach(fn: (t: T, key: string) => void): void },
+  m: { forEach(fn: (t: T, key: string | (() => string)) => void): void },
   n: number,
   pick: (t: T) => number,
   skip?: (key: string) => boolean,
@@ -314,10 +314,13 @@ export function topN<T extends Pick<Tally, "count" | "blocked">>(
   const out: Array<[string, number]> = [];
   const before = (k: string, v: number, b: [string, number]) => v > b[1] || (v === b[1] && k < b[0]);
   let floor = 0; // the value an entry must reach once `out` is full
-  // forEach, not for…of: no [key, value] array per entry (the map may hold millions)
-  m.forEach((t, k) => {
+  // forEach, not for…of: no [key, value] array per entry (the map may hold millions); a key kept
+  // outside the heap (CompactTallies) is decoded only for the entries that reach the comparison
+  m.forEach((t, lazy) => {
     const v = pick(t);
-    if (v <= 0 || (n > 0 && out.length === n && (v < floor || !before(k, v, out[n - 1]!)))) return;
+    if (v <= 0 || (n > 0 && out.length === n && v < floor)) return;
+    const k = typeof lazy === "string" ? lazy : lazy();
+    if (n > 0 && out.length === n && !before(k, v, out[n - 1]!)) return;
     if (skip?.(k)) return;
     if (n <= 0) {
       out.push([k, v]);
