@@ -21,7 +21,12 @@ export const State = {
 export const STATE_SLOTS = 7;
 
 export type WriterOp =
-  | { op: "init"; seq: number; state: SharedArrayBuffer; memoryPath: string; diskPath: string; busyTimeoutMs: number }
+  | { op: "init"; seq: number; state: SharedArrayBuffer; memoryPath: string }
+  /**
+   * open the long-term database: its indexes made when missing and its rollups caught up, which on a
+   * first start with a big database takes seconds, so the statistics side does not wait for it
+   */
+  | { op: "openDisk"; seq: number; diskPath: string; busyTimeoutMs: number }
   /**
    * into the 24 h log; also queued for the long-term database when toDisk. The thread holds records
    * for up to HOLD_MS and inserts them together; the operation is done once they are in the log.

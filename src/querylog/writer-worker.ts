@@ -177,6 +177,9 @@ function handle(m: WriterOp): boolean {
       state = new Int32Array(m.state);
       memory = openMemory(m.memoryPath);
       walPath = `${m.memoryPath}-wal`;
+      return true;
+    }
+    case "openDisk": {
       const db = new Database(m.diskPath, { strict: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(m.busyTimeoutMs))}`);
       disk = new QueryStore(db);

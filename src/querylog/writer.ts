@@ -54,18 +54,11 @@ export class QueryWriter {
       if (ev.data.log) o.log("error", ev.data.log);
     };
     this.worker.onerror = (ev) => o.log("error", `query writer thread: ${ev.message}`);
-    const ok = this.call(
-      {
-        op: "init",
-        state: this.state.buffer as SharedArrayBuffer,
-        memoryPath,
-        diskPath: o.diskPath,
-        busyTimeoutMs: o.busyTimeoutMs ?? 5000,
-      },
-      30_000,
-    );
+    const ok = this.call({ op: "init", state: this.state.buffer as SharedArrayBuffer, memoryPath }, 30_000);
     if (!ok) throw new Error("the query writer thread did not start");
     this.memoryDb = new Database(memoryPath, { readonly: true, strict: true });
+    // not waited for: every later operation comes after it, and DNS need not wait for the disk's upkeep
+    this.post({ op: "openDisk", diskPath: o.diskPath, busyTimeoutMs: o.busyTimeoutMs ?? 5000 });
   }
 
   /** From now on records are handed over 10 ms after the first of a batch arrives. */
@@ -104,20 +97,33 @@ export class QueryWriter {
   /** Sends what is queued; `toDisk` says whether the long-term database keeps these records. */
   send(toDisk = this.o.toDisk()): void {
     this.settle();
-    const budgetMiB = this.o.budgetMiB?.() ?? 0,
-      budgetBytes = logBudgetBytes(budgetMiB);
     while (this.pending.length) {
       const part = this.pending.length > BATCH ? this.pending.splice(0, BATCH) : this.pending;
       if (part === this.pending) this.pending = [];
-      if (this.inFlightRecords + part.length > (this.o.maxBacklog ?? MAX_BACKLOG)) {
-        Atomics.add(this.state, State.DROPPED, part.length);
-        continue;
-      }
-      const batch = encodeBatch(part);
-      this.recordsSeq = this.post({ op: "records", batch, toDisk, budgetBytes, budgetMiB }, batchTransferables(batch));
-      this.inFlight.push([this.recordsSeq, part.length]);
-      this.inFlightRecords += part.length;
+      this.postRecords(part, toDisk);
     }
+  }
+
+  /**
+   * Records already in the long-term database (the history loaded at start), into the 24 h log only,
+   * as their own batch: the queue of live records, bound for the long-term database too, is left alone.
+   */
+  addStored(records: StoredRecord[]): void {
+    this.settle();
+    if (records.length) this.postRecords(records, false);
+  }
+
+  private postRecords(part: StoredRecord[], toDisk: boolean): void {
+    if (this.inFlightRecords + part.length > (this.o.maxBacklog ?? MAX_BACKLOG)) {
+      Atomics.add(this.state, State.DROPPED, part.length);
+      return;
+    }
+    const budgetMiB = this.o.budgetMiB?.() ?? 0,
+      budgetBytes = logBudgetBytes(budgetMiB);
+    const batch = encodeBatch(part);
+    this.recordsSeq = this.post({ op: "records", batch, toDisk, budgetBytes, budgetMiB }, batchTransferables(batch));
+    this.inFlight.push([this.recordsSeq, part.length]);
+    this.inFlightRecords += part.length;
   }
 
   /** Forgets the batches the thread has finished. */

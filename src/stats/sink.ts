@@ -5,7 +5,7 @@
 import type { Database } from "bun:sqlite";
 import type { ConfigStore } from "../config/index.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
-import { lastQueryId, QueryStore } from "../querylog/store.ts";
+import { firstQueryIdSince, lastQueryId, readStoredFrom } from "../querylog/store.ts";
 import { QueryWindow, WINDOW_SECONDS } from "./window.ts";
 import { QueryWriter } from "../querylog/writer.ts";
 
@@ -29,6 +29,12 @@ export class Stats implements QuerySink {
   readonly disk: { readonly db: Database };
   private readonly writer: QueryWriter;
   private nextId: number;
+  /** the id of this process's first record: the import at start reads only ids below it */
+  private readonly firstLiveId: number;
+  /** bumped by stop() and flushQueries(): an import in progress ends */
+  private importEpoch = 0;
+  /** true while importFromDisk() is still loading the history */
+  importing = false;
   private timers: Array<ReturnType<typeof setTimeout>> = [];
   private lastPrune = 0;
   private readonly now: () => number;
@@ -37,7 +43,7 @@ export class Stats implements QuerySink {
     this.now = o.now ?? (() => Date.now() / 1000);
     this.window = new QueryWindow(this.now, () => this.historySeconds());
     this.disk = { db: o.disk };
-    this.nextId = lastQueryId(o.disk) + 1;
+    this.nextId = this.firstLiveId = lastQueryId(o.disk) + 1;
     this.writer = new QueryWriter({
       diskPath: o.disk.filename,
       log: o.log,
@@ -83,15 +89,40 @@ export class Stats implements QuerySink {
     }
   }
 
-  /** Loads the window's span (webserver.api.maxHistory) from the long-term database (database.DBimport). */
-  importFromDisk(): number {
+  /**
+   * Loads the window's span (webserver.api.maxHistory) from the long-term database (database.DBimport)
+   * into the window and the 24 h log, in steps of about `stepMs` with the event loop free in between:
+   * DNS answers from the start while a busy day loads behind it (loaded before DNS, 300k queries kept
+   * a small board silent for 95-125 s). The queries answered meanwhile are newer than all of it
+   * (QueryWindow.addOlder). Resolves with the number loaded.
+   */
+  async importFromDisk(stepMs = 4): Promise<number> {
     if (!this.o.config.current.database.DBimport) return 0;
-    const rows = new QueryStore(this.o.disk).readSince(this.now() - this.historySeconds());
-    for (const s of rows) this.window.add(s.r);
-    for (const s of rows) this.writer.add(s);
-    // already in the long-term database: into the 24 h log only
-    this.writer.send(false);
-    return rows.length;
+    const epoch = this.importEpoch;
+    const since = this.now() - this.historySeconds();
+    let from = firstQueryIdSince(this.o.disk, since);
+    let n = 0;
+    let limit = 500;
+    this.importing = true;
+    try {
+      while (from !== null && epoch === this.importEpoch) {
+        const t = performance.now();
+        const rows = readStoredFrom(this.o.disk, since, from, this.firstLiveId, limit);
+        for (const s of rows) this.window.addOlder(s.r);
+        // already in the long-term database: into the 24 h log only
+        this.writer.addStored(rows);
+        n += rows.length;
+        if (rows.length < limit) break;
+        from = rows[rows.length - 1]!.id + 1;
+        // the next step sized to take stepMs, as fast as this machine reads now
+        const ms = Math.max(0.5, performance.now() - t);
+        limit = Math.min(50_000, Math.max(100, Math.round((limit * stepMs) / ms)));
+        await new Promise((r) => setTimeout(r, 0));
+      }
+    } finally {
+      if (epoch === this.importEpoch) this.importing = false;
+    }
+    return n;
   }
 
   start(): void {
@@ -110,6 +141,8 @@ export class Stats implements QuerySink {
   }
 
   async stop(): Promise<void> {
+    this.importEpoch++;
+    this.importing = false;
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     this.writer.stop(this.keepSeconds(), this.now());
@@ -117,6 +150,9 @@ export class Stats implements QuerySink {
 
   /** POST /api/action/flush/logs: the last 24 h leave memory and the write queue (the caller clears the disk). */
   flushQueries(): void {
+    // what an import in progress has not read yet was flushed too
+    this.importEpoch++;
+    this.importing = false;
     this.writer.clear();
     this.window.clear();
   }

@@ -48,6 +48,11 @@ function isCached(status: number): boolean {
 
 export class QueryWindow {
   private readonly ring = new RecordRing();
+  /**
+   * The history loaded at start (Stats.importFromDisk) while live queries already arrive: all of it
+   * older than any of them, so `older` then `ring` is still in time order, which expire() relies on.
+   */
+  private readonly older = new RecordRing();
   private readonly entry: RingEntry = {
     time: 0,
     replyTime: 0,
@@ -79,6 +84,8 @@ export class QueryWindow {
   private slots = new Map<number, Slot>();
   /** newest blocked domains, newest last */
   private recentBlocked: string[] = [];
+  /** the same of the history loaded at start (older than all of recentBlocked) */
+  private olderBlocked: string[] = [];
   /** lifetime counters (Prometheus counters never go down) */
   readonly lifetime = {
     total: 0,
@@ -95,10 +102,15 @@ export class QueryWindow {
   ) {}
 
   get size(): number {
-    return this.ring.size;
+    return this.older.size + this.ring.size;
   }
 
-  add(r: QueryRecord): void {
+  /** A query of the history loaded at start, older than every query add() has had (see `older`). */
+  addOlder(r: QueryRecord): void {
+    this.add(r, true);
+  }
+
+  add(r: QueryRecord, older = false): void {
     // the ring keeps reply times as 32-bit floats: count the same value that will be taken out again
     const replyTime = Math.fround(r.replyTime);
     const domain = r.domain ? this.domainTallies.of(r.domain) : -1;
@@ -114,7 +126,7 @@ export class QueryWindow {
     e.domain = domain;
     e.client = client ? client.id : -1;
     e.upstream = r.upstream === null ? -1 : this.upstreamId(r.upstream);
-    this.ring.push(e);
+    (older ? this.older : this.ring).push(e);
     const lt = this.lifetime;
     lt.total++;
     lt.status[r.status] = (lt.status[r.status] ?? 0) + 1;
@@ -122,8 +134,11 @@ export class QueryWindow {
     if (isBlocked(r.status)) {
       lt.blocked++;
       if (r.domain) {
-        this.recentBlocked.push(r.domain);
+        // the history goes before every live one, newest of it last
+        if (older) this.olderBlocked.push(r.domain);
+        else this.recentBlocked.push(r.domain);
         if (this.recentBlocked.length > 100) this.recentBlocked.splice(0, 50);
+        if (this.olderBlocked.length > 100) this.olderBlocked.splice(0, 50);
       }
     }
     if (r.upstream && isForwarded(r.status)) {
@@ -136,22 +151,27 @@ export class QueryWindow {
 
   /** Forgets every record of the window (flush/logs); lifetime counters stay, as Prometheus counters must. */
   clear(): void {
-    for (let e = this.ring.shift(); e; e = this.ring.shift()) this.remove(e);
+    for (const ring of [this.older, this.ring]) for (let e = ring.shift(); e; e = ring.shift()) this.remove(e);
     this.slots.clear();
     this.recentBlocked = [];
+    this.olderBlocked = [];
   }
 
   /** Drops records older than the window (24 h, or webserver.api.maxHistory); call before reading. */
   expire(): void {
     const cutoff = this.now() - Math.min(WINDOW_SECONDS, this.maxAge());
-    for (let t = this.ring.oldestTime(); t !== null && t < cutoff; t = this.ring.oldestTime())
-      this.remove(this.ring.shift()!);
+    // the live ring only once the older one is empty: everything in it is newer
+    for (const ring of [this.older, this.ring]) {
+      for (let t = ring.oldestTime(); t !== null && t < cutoff; t = ring.oldestTime()) this.remove(ring.shift()!);
+      if (ring.size) break;
+    }
     const oldest = slotOf(cutoff);
     for (const k of this.slots.keys()) if (k < oldest - SLOT_SECONDS) this.slots.delete(k);
   }
 
   recentBlockedDomains(n: number): string[] {
-    return this.recentBlocked.slice(-n).reverse();
+    const all = this.olderBlocked.length ? [...this.olderBlocked, ...this.recentBlocked] : this.recentBlocked;
+    return all.slice(-n).reverse();
   }
 
   /** The 145 slots ending with the current one, oldest first. */
