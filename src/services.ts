@@ -39,7 +39,19 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
   const events = new EventBus();
   const stoppers: Array<() => Promise<void> | void> = [];
 
-  const stats = new Stats({ config, disk: queryDb, log });
+  const stats = new Stats({
+    config,
+    disk: queryDb,
+    log,
+    // where the window sheds history to stay within its memory budget (src/stats/budget.ts)
+    notice: (text, dropped) => {
+      try {
+        new Messages(queryDb).raise("SHMEM", text, dropped);
+      } catch (e) {
+        log("warn", `could not store message: ${(e as Error).message}`);
+      }
+    },
+  });
   stats.start();
   stoppers.push(() => stats.stop());
 

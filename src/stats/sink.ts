@@ -8,6 +8,8 @@ import type { QueryRecord, QuerySink } from "../query/record.ts";
 import { firstQueryIdSince, lastQueryId, readStoredFrom } from "../querylog/store.ts";
 import { QueryWindow, WINDOW_SECONDS } from "./window.ts";
 import { QueryWriter } from "../querylog/writer.ts";
+import { logBudgetBytes, memoryLimitBytes } from "../querylog/log-budget.ts";
+import { HISTORY_SHARE, queriesFitting, windowBudgetBytes } from "./budget.ts";
 
 /** Privacy level 1+ replaces the domain, 2+ also the client (Pi-hole's spelling). */
 export const HIDDEN_DOMAIN = "hidden";
@@ -21,6 +23,10 @@ interface StatsOptions {
   now?: () => number;
   /** how long a write waits for a locked long-term database (tests use 0) */
   busyTimeoutMs?: number;
+  /** the memory this process may use (default: its cgroup's limit, else the machine's); budget.ts */
+  limitBytes?: number;
+  /** says that the window sheds its oldest queries to keep within its budget (at most once an hour) */
+  notice?: (text: string, dropped: number) => void;
 }
 
 export class Stats implements QuerySink {
@@ -38,9 +44,13 @@ export class Stats implements QuerySink {
   private timers: Array<ReturnType<typeof setTimeout>> = [];
   private lastPrune = 0;
   private readonly now: () => number;
+  private readonly limitBytes: number;
+  /** time of the last shedding notice */
+  private lastShedNotice = 0;
 
   constructor(private readonly o: StatsOptions) {
     this.now = o.now ?? (() => Date.now() / 1000);
+    this.limitBytes = o.limitBytes ?? memoryLimitBytes();
     this.window = new QueryWindow(this.now, () => this.historySeconds());
     this.disk = { db: o.disk };
     this.nextId = this.firstLiveId = lastQueryId(o.disk) + 1;
@@ -101,6 +111,8 @@ export class Stats implements QuerySink {
     const epoch = this.importEpoch;
     const since = this.now() - this.historySeconds();
     let from = firstQueryIdSince(this.o.disk, since);
+    // no more than the budget holds: the newest of them (ids follow time, and rows go only from the old end)
+    if (from !== null) from = Math.max(from, this.firstLiveId - queriesFitting(this.windowBudget()));
     let n = 0;
     let limit = 500;
     this.importing = true;
@@ -160,11 +172,34 @@ export class Stats implements QuerySink {
   /** Ages out the 24 h window (cheap; the stats routes call it before reading) and, once a minute, the 24 h log. */
   syncMemory(): void {
     this.window.expire();
+    this.keepWithinBudget();
     const now = this.now();
     if (now - this.lastPrune >= 60) {
       this.lastPrune = now;
       this.writer.pruneMemory(now - this.historySeconds());
     }
+  }
+
+  /** The window's share of the memory (budget.ts): the history's share, less the 24 h log's budget. */
+  private windowBudget(): number {
+    return windowBudgetBytes(
+      this.limitBytes,
+      logBudgetBytes(this.o.config.current.database.queryLogMemory, this.limitBytes),
+    );
+  }
+
+  private keepWithinBudget(): void {
+    const budget = this.windowBudget();
+    const shed = this.window.shed(budget);
+    if (!shed) return;
+    const now = this.now();
+    if (now - this.lastShedNotice < 3600) return;
+    this.lastShedNotice = now;
+    const mib = (b: number) => Math.round(b / 1048576);
+    const since = shed.oldest === null ? "now" : new Date(shed.oldest * 1000).toISOString();
+    const text = `The statistics reached their memory budget (${mib(budget)} MiB: ${HISTORY_SHARE * 100}% of the ${mib(this.limitBytes)} MiB this process may use, less the query log's budget): the oldest queries are being dropped from the 24 h statistics, which start at ${since} instead of 24 hours ago.`;
+    this.o.log("warn", text);
+    this.o.notice?.(text, shed.dropped);
   }
 
   /**

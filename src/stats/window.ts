@@ -8,6 +8,7 @@ import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from 
 import type { QueryRecord } from "../query/record.ts";
 import { RecordRing, type RingEntry } from "./ring.ts";
 import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
+import { windowBytes } from "./budget.ts";
 
 const SLOT_SECONDS = 600;
 export const WINDOW_SECONDS = 24 * 3600;
@@ -160,13 +161,37 @@ export class QueryWindow {
   /** Drops records older than the window (24 h, or webserver.api.maxHistory); call before reading. */
   expire(): void {
     const cutoff = this.now() - Math.min(WINDOW_SECONDS, this.maxAge());
-    // the live ring only once the older one is empty: everything in it is newer
-    for (const ring of [this.older, this.ring]) {
-      for (let t = ring.oldestTime(); t !== null && t < cutoff; t = ring.oldestTime()) this.remove(ring.shift()!);
-      if (ring.size) break;
-    }
+    this.dropOldest((t) => t < cutoff);
     const oldest = slotOf(cutoff);
     for (const k of this.slots.keys()) if (k < oldest - SLOT_SECONDS) this.slots.delete(k);
+  }
+
+  /** What the window holds in memory, estimated (budget.ts). */
+  estimatedBytes(): number {
+    return windowBytes(this.size, this.domainTallies.size);
+  }
+
+  /**
+   * Drops the oldest queries until the estimate is within 90% of `budgetBytes` (a margin so it does not
+   * shed every second). Returns how many went and the time of the oldest one left (null: none left).
+   */
+  shed(budgetBytes: number): { dropped: number; oldest: number | null } | null {
+    const used = this.estimatedBytes();
+    if (used <= budgetBytes || this.size === 0) return null;
+    // the names go with their last queries, so the bytes fall about in proportion to the queries
+    const keep = Math.floor((this.size * 0.9 * budgetBytes) / used);
+    const before = this.size;
+    this.dropOldest(() => this.size > keep);
+    return { dropped: before - this.size, oldest: this.older.oldestTime() ?? this.ring.oldestTime() };
+  }
+
+  /** Removes queries oldest first while `more(time of the oldest)` says so. */
+  private dropOldest(more: (time: number) => boolean): void {
+    // the live ring only once the older one is empty: everything in it is newer
+    for (const ring of [this.older, this.ring]) {
+      for (let t = ring.oldestTime(); t !== null && more(t); t = ring.oldestTime()) this.remove(ring.shift()!);
+      if (ring.size) break;
+    }
   }
 
   recentBlockedDomains(n: number): string[] {
