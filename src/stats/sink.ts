@@ -114,7 +114,7 @@ export class Stats implements QuerySink {
     // no more than the budget holds: the newest of them (ids follow time, and rows go only from the old end)
     if (from !== null) from = Math.max(from, this.firstLiveId - queriesFitting(this.windowBudget()));
     let n = 0;
-    let limit = 500;
+    let limit = 200;
     this.importing = true;
     try {
       while (from !== null && epoch === this.importEpoch) {
