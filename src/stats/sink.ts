@@ -39,8 +39,6 @@ export class Stats implements QuerySink {
   private readonly firstLiveId: number;
   /** bumped by stop() and flushQueries(): an import in progress ends */
   private importEpoch = 0;
-  /** true while importFromDisk() is still loading the history */
-  importing = false;
   private timers: Array<ReturnType<typeof setTimeout>> = [];
   private lastPrune = 0;
   private readonly now: () => number;
@@ -115,24 +113,19 @@ export class Stats implements QuerySink {
     if (from !== null) from = Math.max(from, this.firstLiveId - queriesFitting(this.windowBudget()));
     let n = 0;
     let limit = 200;
-    this.importing = true;
-    try {
-      while (from !== null && epoch === this.importEpoch) {
-        const t = performance.now();
-        const rows = readStoredFrom(this.o.disk, since, from, this.firstLiveId, limit);
-        for (const s of rows) this.window.addOlder(s.r);
-        // already in the long-term database: into the 24 h log only
-        this.writer.addStored(rows);
-        n += rows.length;
-        if (rows.length < limit) break;
-        from = rows[rows.length - 1]!.id + 1;
-        // the next step sized to take stepMs, as fast as this machine reads now
-        const ms = Math.max(0.5, performance.now() - t);
-        limit = Math.min(50_000, Math.max(100, Math.round((limit * stepMs) / ms)));
-        await new Promise((r) => setTimeout(r, 0));
-      }
-    } finally {
-      if (epoch === this.importEpoch) this.importing = false;
+    while (from !== null && epoch === this.importEpoch) {
+      const t = performance.now();
+      const rows = readStoredFrom(this.o.disk, since, from, this.firstLiveId, limit);
+      for (const s of rows) this.window.addOlder(s.r);
+      // already in the long-term database: into the 24 h log only
+      this.writer.addStored(rows);
+      n += rows.length;
+      if (rows.length < limit) break;
+      from = rows[rows.length - 1]!.id + 1;
+      // the next step sized to take stepMs, as fast as this machine reads now
+      const ms = Math.max(0.5, performance.now() - t);
+      limit = Math.min(50_000, Math.max(100, Math.round((limit * stepMs) / ms)));
+      await new Promise((r) => setTimeout(r, 0));
     }
     return n;
   }
@@ -154,7 +147,6 @@ export class Stats implements QuerySink {
 
   async stop(): Promise<void> {
     this.importEpoch++;
-    this.importing = false;
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     this.writer.stop(this.keepSeconds(), this.now());
@@ -164,7 +156,6 @@ export class Stats implements QuerySink {
   flushQueries(): void {
     // what an import in progress has not read yet was flushed too
     this.importEpoch++;
-    this.importing = false;
     this.writer.clear();
     this.window.clear();
   }
