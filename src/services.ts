@@ -40,8 +40,6 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
   const stoppers: Array<() => Promise<void> | void> = [];
 
   const stats = new Stats({ config, disk: queryDb, log });
-  const imported = stats.importFromDisk();
-  if (imported) log("info", `imported ${imported} queries of the last 24 h from the long-term database`);
   stats.start();
   stoppers.push(() => stats.stop());
 
@@ -110,6 +108,19 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
       stoppers.push(() => fleet.stop());
       await fleet.ready(3000);
     }
+    // the last 24 h of history behind DNS, in steps that leave the event loop free (the API's
+    // statistics fill up as it goes); a small history is in before the API answers
+    const importStart = performance.now();
+    void stats.importFromDisk().then(
+      (n) => {
+        if (n)
+          log(
+            "info",
+            `imported ${n} queries of the last 24 h from the long-term database (${((performance.now() - importStart) / 1000).toFixed(1)} s, while answering DNS)`,
+          );
+      },
+      (e) => log("error", `importing the last 24 h from the long-term database failed: ${(e as Error).message}`),
+    );
     const dhcp = startDhcpService({ ...runtime, log: dnsLog });
     stoppers.push(() => dhcp.stop());
     stoppers.push(noticeMissingUpstreams({ ...runtime, log: dnsLog }));

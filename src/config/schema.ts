@@ -269,7 +269,7 @@ export const schema = {
     useWAL: bool(true, "Use SQLite's write-ahead log", restart),
     queryLogMemory: uint(
       0,
-      "MiB of memory the last 24 h of queries (the query log and its statistics) may use (0: a tenth of the memory this process may use, its cgroup's limit included). Beyond it the oldest queries leave memory first (the long-term database keeps them) and a message says so",
+      "MiB of memory the last 24 h of queries (the query log and its statistics) may use (0: a quarter of the memory this process may use, its cgroup's limit included). Beyond it the oldest queries leave memory first (the long-term database keeps them) and a message says so",
       { max: 1_048_576, ...moat },
     ),
     network: {

@@ -114,14 +114,22 @@ export class DnsServer implements DnsHandle {
   private dot: DotListener | null = null;
 
   async start(): Promise<void> {
+    // the promise tells the API when the new snapshot answers queries (read-your-writes); a change of
+    // the domainlist alone rebuilds only the domain entries (src/filter/snapshot.ts)
+    const changed = ({ tables }: { tables: ListTable[] }) => this.filterEngine.changed(tables);
+    // Listening before the first build: a change of gravity.db while it runs (the gravity child of
+    // a server killed a moment ago committing; GravityService notices it within a second) is then a
+    // rebuild after this one, not an event nobody heard, which left the old lists in force.
+    this.unsub.push(
+      this.rt.events.on("lists-changed", changed),
+      this.rt.events.on("lists-changed-remote", changed),
+      this.rt.events.on("gravity-updated", () => this.filterEngine.rebuild()),
+    );
     await this.filterEngine.start();
     await this.engine.start();
     await this.listen(this.port);
     this.listenTls(this.rt.config.current.dns.tls.port, false);
     this.names.start();
-    // the promise tells the API when the new snapshot answers queries (read-your-writes); a change of
-    // the domainlist alone rebuilds only the domain entries (src/filter/snapshot.ts)
-    const changed = ({ tables }: { tables: ListTable[] }) => this.filterEngine.changed(tables);
     this.unsub.push(
       this.rt.events.on("dhcp-names-changed", ({ names }) => {
         this.leaseNames = names;
@@ -130,11 +138,6 @@ export class DnsServer implements DnsHandle {
         for (const { ip } of names) this.names.forgetIfUnnamed(ip);
         return this.threads?.leases(names);
       }),
-    );
-    this.unsub.push(
-      this.rt.events.on("lists-changed", changed),
-      this.rt.events.on("lists-changed-remote", changed),
-      this.rt.events.on("gravity-updated", () => this.filterEngine.rebuild()),
     );
     this.unsub.push(this.rt.events.on("blocking-changed", ({ active }) => this.threads?.blocking(active)));
     this.unsub.push(

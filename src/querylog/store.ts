@@ -186,35 +186,57 @@ export class QueryStore {
   prune(before: number): number {
     return this.db.query("DELETE FROM query_storage WHERE timestamp < ?").run(before).changes;
   }
+}
 
-  /** Records at or after `since`, oldest first (for the import at start). */
-  readSince(since: number): StoredRecord[] {
-    const rows = this.db
-      .query(
-        `SELECT q.id, q.timestamp, q.type, q.status, d.domain, c.ip, f.forward, a.content AS cname, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede
-         FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client
-         LEFT JOIN forward_by_id f ON f.id = q.forward LEFT JOIN addinfo_by_id a ON a.id = q.additional_info
-         WHERE q.timestamp >= ? ORDER BY q.id`,
-      )
-      .all(since) as StoredQueryRow[];
-    return rows.map((x) => ({
-      id: x.id,
-      r: {
-        time: x.timestamp,
-        type: x.type,
-        domain: x.domain,
-        client: x.ip,
-        status: x.status,
-        reply: x.reply_type ?? 0,
-        replyTime: (x.reply_time ?? 0) * 1000,
-        upstream: x.forward ?? null,
-        dnssec: x.dnssec ?? 0,
-        listId: x.list_id ?? null,
-        ede: x.ede ?? -1,
-        cname: x.cname ?? null,
-      },
-    }));
-  }
+/**
+ * The id of the first query at or after `since` (unix seconds), null for none: where the import at
+ * start begins. One seek in the timestamp index (MIN(id) would read every entry after it); ids are
+ * given in the order queries are answered, so only a query at the window's very edge could differ.
+ */
+export function firstQueryIdSince(db: Database, since: number): number | null {
+  const r = db.query("SELECT id FROM query_storage WHERE timestamp >= ? ORDER BY timestamp LIMIT 1").get(since) as {
+    id: number;
+  } | null;
+  return r?.id ?? null;
+}
+
+/**
+ * Up to `limit` records at or after `since` with ids in [fromId, beforeId), oldest first: the import
+ * at start reads the last 24 h in such steps, each a few milliseconds, so DNS is answered in between.
+ * A range of the primary key (the `+` keeps SQLite from choosing the timestamp index and sorting).
+ */
+export function readStoredFrom(
+  db: Database,
+  since: number,
+  fromId: number,
+  beforeId: number,
+  limit: number,
+): StoredRecord[] {
+  const rows = db
+    .query(
+      `SELECT q.id, q.timestamp, q.type, q.status, d.domain, c.ip, f.forward, a.content AS cname, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede
+       FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client
+       LEFT JOIN forward_by_id f ON f.id = q.forward LEFT JOIN addinfo_by_id a ON a.id = q.additional_info
+       WHERE q.id >= ? AND q.id < ? AND +q.timestamp >= ? ORDER BY q.id LIMIT ?`,
+    )
+    .all(fromId, beforeId, since, limit) as StoredQueryRow[];
+  return rows.map((x) => ({
+    id: x.id,
+    r: {
+      time: x.timestamp,
+      type: x.type,
+      domain: x.domain,
+      client: x.ip,
+      status: x.status,
+      reply: x.reply_type ?? 0,
+      replyTime: (x.reply_time ?? 0) * 1000,
+      upstream: x.forward ?? null,
+      dnssec: x.dnssec ?? 0,
+      listId: x.list_id ?? null,
+      ede: x.ede ?? -1,
+      cname: x.cname ?? null,
+    },
+  }));
 }
 
 /** The id of the newest query a database holds (0 when empty): new records continue from it. */

@@ -19,7 +19,12 @@ export const State = {
 export const STATE_SLOTS = 6;
 
 export type WriterOp =
-  | { op: "init"; seq: number; state: SharedArrayBuffer; diskPath: string; busyTimeoutMs: number }
+  | { op: "init"; seq: number; state: SharedArrayBuffer }
+  /**
+   * open the long-term database: its indexes made or dropped and its rollups caught up, which on a
+   * first start with a big database takes seconds, so the statistics side does not wait for it
+   */
+  | { op: "openDisk"; seq: number; diskPath: string; busyTimeoutMs: number }
   /** queued for the long-term database */
   | { op: "records"; seq: number; batch: RecordBatch }
   /** write the queue to the long-term database, then delete rows older than keepSeconds (0: queue dropped) */

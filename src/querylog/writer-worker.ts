@@ -95,6 +95,9 @@ function handle(m: WriterOp): boolean {
     case "init": {
       lowerThisThread();
       state = new Int32Array(m.state);
+      return true;
+    }
+    case "openDisk": {
       const db = new Database(m.diskPath, { strict: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(m.busyTimeoutMs))}`);
       disk = new QueryStore(db);

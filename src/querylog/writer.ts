@@ -37,16 +37,10 @@ export class QueryWriter {
       if (ev.data.log) o.log("error", ev.data.log);
     };
     this.worker.onerror = (ev) => o.log("error", `query writer thread: ${ev.message}`);
-    const ok = this.call(
-      {
-        op: "init",
-        state: this.state.buffer as SharedArrayBuffer,
-        diskPath: o.diskPath,
-        busyTimeoutMs: o.busyTimeoutMs ?? 5000,
-      },
-      30_000,
-    );
+    const ok = this.call({ op: "init", state: this.state.buffer as SharedArrayBuffer }, 30_000);
     if (!ok) throw new Error("the query writer thread did not start");
+    // not waited for: every later operation comes after it, and DNS need not wait for the disk's upkeep
+    this.post({ op: "openDisk", diskPath: o.diskPath, busyTimeoutMs: o.busyTimeoutMs ?? 5000 });
   }
 
   /** From now on records are handed over 10 ms after the first of a batch arrives. */

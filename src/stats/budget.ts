@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { totalmem } from "node:os";
 import { join } from "node:path";
+import { BYTES_PER_ENTRY } from "./ring.ts";
 
 /**
  * The memory this process may use: the machine's, or less when its control group (a container, a
@@ -37,8 +38,23 @@ export function memoryLimitBytes(cgroupFile = "/proc/self/cgroup", root = "/sys/
 
 const MACHINE_BYTES = memoryLimitBytes();
 
-/** The budget in bytes: the setting in MiB, or with 0 a tenth of the memory this process may use (16 MiB at least). */
+/**
+ * Of the memory this process may use, what the last 24 h of queries may take by default: a quarter
+ * (a 1 GiB Pi 3: ~250 MiB, millions of queries; a service capped at 256 MiB: 64 MiB, beside the ~130
+ * MiB that 1M list entries, the cache and the runtime take).
+ */
+export const HISTORY_SHARE = 0.25;
+
+/** The budget in bytes: the setting in MiB, or with 0 HISTORY_SHARE of the memory this process may use (16 MiB at least). */
 export function logBudgetBytes(mib: number, machineBytes = MACHINE_BYTES): number {
   if (mib > 0) return mib * 1048576;
-  return Math.max(16 * 1048576, Math.floor(machineBytes / 10));
+  return Math.max(16 * 1048576, Math.floor(machineBytes * HISTORY_SHARE));
+}
+
+/**
+ * The most queries that fit in `bytes` when every one names a domain of its own (the import at start
+ * reads no more than these, the newest): a ring entry and a name's ~80 bytes each (names.ts).
+ */
+export function queriesFitting(bytes: number): number {
+  return Math.floor(bytes / (BYTES_PER_ENTRY + 80));
 }

@@ -114,6 +114,11 @@ export class NameTable {
     return this.arena.length + this.lens.length * 10 + this.slots.length * 4;
   }
 
+  /** Bytes its live names need: their bytes, their per-id columns and two slots each (what falls as names go). */
+  liveBytes(): number {
+    return this.end - this.dead + this.live * 18;
+  }
+
   /** `name`'s UTF-8 bytes into the scratch buffer; their count. */
   private encode(full: string): number {
     // a DNS name has at most 253 characters; anything far longer is cut, as lens holds 16 bits

@@ -47,7 +47,7 @@ test("ring: scanNewest walks newest first across chunks, stops when told, and sk
   const seen: number[] = [];
   const v = emptyEntry();
   r.scanNewest((c, i) => {
-    seen.push(r.read(c, i, v).id);
+    seen.push(RecordRing.read(c, i, v).id);
     return true;
   });
   expect(seen.length).toBe(20_000);

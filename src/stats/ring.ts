@@ -108,7 +108,7 @@ export class RecordRing {
   /** Removes the oldest entry and returns it (a reused view). */
   shift(): RingEntry | null {
     if (!this.size) return null;
-    const v = this.read(this.chunks[0]!, this.head, this.view);
+    const v = RecordRing.read(this.chunks[0]!, this.head, this.view);
     this.head++;
     const last = this.chunks.length === 1;
     if (this.head === CHUNK || (last && this.head === this.tail)) {
@@ -120,7 +120,7 @@ export class RecordRing {
   }
 
   /** Copies entry `i` of chunk `c` into `v` (the query-log scan's rows). */
-  read(c: Chunk, i: number, v: RingEntry): RingEntry {
+  static read(c: Chunk, i: number, v: RingEntry): RingEntry {
     v.id = c.id[i]!;
     v.time = c.time[i]!;
     v.replyTime = c.replyTime[i]!;

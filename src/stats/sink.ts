@@ -8,8 +8,8 @@ import type { ConfigStore } from "../config/index.ts";
 import { raiseMessage } from "../messages/table.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
 import { earliestQuery, type QueryFilter, type QueryPage, queryPage } from "../querylog/read.ts";
-import { lastQueryId, QueryStore } from "../querylog/store.ts";
-import { logBudgetBytes } from "./budget.ts";
+import { firstQueryIdSince, lastQueryId, readStoredFrom } from "../querylog/store.ts";
+import { logBudgetBytes, queriesFitting } from "./budget.ts";
 import { windowPage, windowSuggestions } from "./log-page.ts";
 import { QueryWindow, WINDOW_SECONDS } from "./window.ts";
 import { QueryWriter } from "../querylog/writer.ts";
@@ -34,6 +34,10 @@ export class Stats implements QuerySink {
   readonly disk: { readonly db: Database };
   private readonly writer: QueryWriter;
   private nextId: number;
+  /** the id of this process's first record: the import at start reads only ids below it */
+  private readonly firstLiveId: number;
+  /** bumped by stop() and flushQueries(): an import in progress ends */
+  private importEpoch = 0;
   private timers: Array<ReturnType<typeof setTimeout>> = [];
   private readonly now: () => number;
 
@@ -45,7 +49,7 @@ export class Stats implements QuerySink {
     this.now = o.now ?? (() => Date.now() / 1000);
     this.window = new QueryWindow(this.now, () => this.historySeconds());
     this.disk = { db: o.disk };
-    this.nextId = lastQueryId(o.disk) + 1;
+    this.nextId = this.firstLiveId = lastQueryId(o.disk) + 1;
     this.writer = new QueryWriter({ diskPath: o.disk.filename, log: o.log, busyTimeoutMs: o.busyTimeoutMs });
   }
 
@@ -97,14 +101,37 @@ export class Stats implements QuerySink {
     }
   }
 
-  /** Loads the window's span (webserver.api.maxHistory) from the long-term database (database.DBimport). */
-  importFromDisk(): number {
+  /**
+   * Loads the window's span (webserver.api.maxHistory) from the long-term database (database.DBimport)
+   * in steps of about `stepMs` with the event loop free in between: DNS answers from the start while a
+   * busy day loads behind it (loaded before DNS, 300k queries kept a small board silent for 95-125 s).
+   * The queries answered meanwhile are newer than all of it (QueryWindow.addOlder). Only the newest
+   * that fit the memory budget are read. Resolves with the number loaded.
+   */
+  async importFromDisk(stepMs = 4): Promise<number> {
     if (!this.o.config.current.database.DBimport) return 0;
-    const rows = new QueryStore(this.o.disk).readSince(this.now() - this.historySeconds());
-    // already in the long-term database: into the window (the 24 h log) only
-    for (const s of rows) this.window.add(s.r, s.id);
+    const epoch = this.importEpoch;
+    const since = this.now() - this.historySeconds();
+    let from = firstQueryIdSince(this.o.disk, since);
+    // ids follow time, and the budget sheds from the old end: the newest that fit
+    if (from !== null) from = Math.max(from, this.firstLiveId - queriesFitting(this.budget()));
+    let n = 0;
+    let limit = 200;
+    while (from !== null && epoch === this.importEpoch) {
+      const t = performance.now();
+      const rows = readStoredFrom(this.o.disk, since, from, this.firstLiveId, limit);
+      // already in the long-term database: into the window (the 24 h log) only
+      for (const s of rows) this.window.addOlder(s.r, s.id);
+      n += rows.length;
+      if (rows.length < limit) break;
+      from = rows[rows.length - 1]!.id + 1;
+      // the next step sized to take stepMs, as fast as this machine reads now
+      const ms = Math.max(0.5, performance.now() - t);
+      limit = Math.min(50_000, Math.max(100, Math.round((limit * stepMs) / ms)));
+      await new Promise((r) => setTimeout(r, 0));
+    }
     this.keepWithinBudget();
-    return rows.length;
+    return n;
   }
 
   start(): void {
@@ -123,6 +150,7 @@ export class Stats implements QuerySink {
   }
 
   async stop(): Promise<void> {
+    this.importEpoch++;
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     this.writer.stop(this.keepSeconds(), this.now());
@@ -130,6 +158,8 @@ export class Stats implements QuerySink {
 
   /** POST /api/action/flush/logs: the last 24 h leave memory and the write queue (the caller clears the disk). */
   flushQueries(): void {
+    // what an import in progress has not read yet was flushed too
+    this.importEpoch++;
     this.writer.clear();
     this.window.clear();
   }
@@ -140,14 +170,18 @@ export class Stats implements QuerySink {
     this.keepWithinBudget();
   }
 
+  private budget(): number {
+    return logBudgetBytes(this.o.config.current.database.queryLogMemory);
+  }
+
   /**
-   * database.queryLogMemory (0: a tenth of the memory this process may use, its cgroup's limit
+   * database.queryLogMemory (0: a quarter of the memory this process may use, its cgroup's limit
    * included): over it the oldest queries leave the window, down to 90% so it does not shed on
    * every query, and a message (one an hour at most) says how far back the day now reaches.
    */
   private keepWithinBudget(): void {
     const mib = this.o.config.current.database.queryLogMemory;
-    const budget = logBudgetBytes(mib);
+    const budget = this.budget();
     const used = this.window.bytes();
     if (used <= budget || !this.window.size) return;
     const shed = this.window.shed(Math.floor((this.window.size * 0.9 * budget) / used));
@@ -155,7 +189,8 @@ export class Stats implements QuerySink {
     const now = this.now();
     if (!shed || now - this.lastShedMessage < 3600) return;
     this.lastShedMessage = now;
-    const setting = mib > 0 ? `${mib} MiB` : `${Math.round(budget / 1048576)} MiB, a tenth of this machine's memory`;
+    const setting =
+      mib > 0 ? `${mib} MiB` : `${Math.round(budget / 1048576)} MiB, a quarter of the memory this process may use`;
     const since = new Date((this.window.oldest?.time ?? now) * 1000).toISOString();
     const text = `The last 24 hours of queries reached their memory budget (database.queryLogMemory: ${setting}): the oldest queries are being dropped, so the query log and the statistics start at ${since} instead of 24 hours ago. The long-term database keeps every query.`;
     try {

@@ -134,9 +134,9 @@ export class CompactTallies {
     return id < 0 ? undefined : { count: this.counts[id]!, blocked: this.blockeds[id]!, last: this.lasts[id]! };
   }
 
-  /** Bytes the names and counters hold. */
+  /** Bytes the live names and their counters need. */
   bytes(): number {
-    return this.names.bytes() + this.counts.length * 16;
+    return this.names.liveBytes() + this.names.size * 16;
   }
 
   private grow(id: number): void {

@@ -48,6 +48,12 @@ function isCached(status: number): boolean {
 
 export class QueryWindow {
   private readonly ring = new RecordRing();
+  /**
+   * The history loaded at start (Stats.importFromDisk) while live queries already arrive: all of it
+   * older than any of them, so `older` then `ring` is still in time (and id) order, which expire()
+   * and the query log's scan rely on.
+   */
+  private readonly older = new RecordRing();
   private readonly entry = emptyEntry();
   private readonly domainTallies = new CompactTallies();
   /** CNAME targets of *_CNAME blocks, counted like domains so a name leaves with its last query */
@@ -74,6 +80,8 @@ export class QueryWindow {
   private slots = new Map<number, Slot>();
   /** newest blocked domains, newest last */
   private recentBlocked: string[] = [];
+  /** the same of the history loaded at start (older than all of recentBlocked) */
+  private olderBlocked: string[] = [];
   /** lifetime counters (Prometheus counters never go down) */
   readonly lifetime = {
     total: 0,
@@ -90,11 +98,16 @@ export class QueryWindow {
   ) {}
 
   get size(): number {
-    return this.ring.size;
+    return this.older.size + this.ring.size;
+  }
+
+  /** A query of the history loaded at start, older than every query add() has had (see `older`). */
+  addOlder(r: QueryRecord, id: number): void {
+    this.add(r, id, true);
   }
 
   /** `id`: the query's id in the query log (0: counted only, not logged: privacy level 3). */
-  add(r: QueryRecord, id = 0): void {
+  add(r: QueryRecord, id = 0, older = false): void {
     // the ring keeps reply times as 32-bit floats: count the same value that will be taken out again
     const replyTime = Math.fround(r.replyTime);
     const domain = r.domain ? this.domainTallies.of(r.domain) : -1;
@@ -118,7 +131,7 @@ export class QueryWindow {
     e.domain = domain;
     e.client = client ? client.id : -1;
     e.upstream = r.upstream === null ? -1 : this.upstreamId(r.upstream);
-    this.ring.push(e);
+    (older ? this.older : this.ring).push(e);
     const lt = this.lifetime;
     lt.total++;
     lt.status[r.status] = (lt.status[r.status] ?? 0) + 1;
@@ -126,8 +139,11 @@ export class QueryWindow {
     if (isBlocked(r.status)) {
       lt.blocked++;
       if (r.domain) {
-        this.recentBlocked.push(r.domain);
+        // the history goes before every live one, newest of it last
+        if (older) this.olderBlocked.push(r.domain);
+        else this.recentBlocked.push(r.domain);
         if (this.recentBlocked.length > 100) this.recentBlocked.splice(0, 50);
+        if (this.olderBlocked.length > 100) this.olderBlocked.splice(0, 50);
       }
     }
     if (r.upstream && isForwarded(r.status)) {
@@ -140,22 +156,32 @@ export class QueryWindow {
 
   /** Forgets every record of the window (flush/logs); lifetime counters stay, as Prometheus counters must. */
   clear(): void {
-    for (let e = this.ring.shift(); e; e = this.ring.shift()) this.remove(e);
+    for (const ring of [this.older, this.ring]) for (let e = ring.shift(); e; e = ring.shift()) this.remove(e);
     this.slots.clear();
     this.recentBlocked = [];
+    this.olderBlocked = [];
   }
 
   /** Drops records older than the window (24 h, or webserver.api.maxHistory); call before reading. */
   expire(): void {
     const cutoff = this.now() - Math.min(WINDOW_SECONDS, this.maxAge());
-    for (let t = this.ring.oldestTime(); t !== null && t < cutoff; t = this.ring.oldestTime())
-      this.remove(this.ring.shift()!);
+    this.dropOldest((t) => t < cutoff);
     const oldest = slotOf(cutoff);
     for (const k of this.slots.keys()) if (k < oldest - SLOT_SECONDS) this.slots.delete(k);
   }
 
   recentBlockedDomains(n: number): string[] {
-    return this.recentBlocked.slice(-n).reverse();
+    const all = this.olderBlocked.length ? [...this.olderBlocked, ...this.recentBlocked] : this.recentBlocked;
+    return all.slice(-n).reverse();
+  }
+
+  /** Removes queries oldest first while `more(time of the oldest)` says so. */
+  private dropOldest(more: (time: number) => boolean): void {
+    // the live ring only once the older one is empty: everything in it is newer
+    for (const ring of [this.older, this.ring]) {
+      for (let t = ring.oldestTime(); t !== null && more(t); t = ring.oldestTime()) this.remove(ring.shift()!);
+      if (ring.size) break;
+    }
   }
 
   /** The 145 slots ending with the current one, oldest first. */
@@ -171,18 +197,20 @@ export class QueryWindow {
 
   /** The oldest query's time and id, for the log's bounds (null when empty). */
   get oldest(): { time: number } | null {
-    const t = this.ring.oldestTime();
+    const t = this.older.oldestTime() ?? this.ring.oldestTime();
     return t === null ? null : { time: t };
   }
 
   /** Every query newest first, read in place (`src/stats/log-page.ts`); `fn` returns false to stop. */
   scanNewest(fn: (c: Chunk, i: number) => boolean): void {
-    this.ring.scanNewest(fn);
+    let more = true;
+    this.ring.scanNewest((c, i) => (more = fn(c, i)));
+    if (more) this.older.scanNewest(fn);
   }
 
   /** One query of a scan as an entry (a reused view). */
   read(c: Chunk, i: number, v: RingEntry): RingEntry {
-    return this.ring.read(c, i, v);
+    return RecordRing.read(c, i, v);
   }
 
   /** The names behind a ring entry's ids (undefined for an id no query uses any more). */
@@ -207,7 +235,7 @@ export class QueryWindow {
 
   /** Bytes the window keeps: the ring's columns and the names' tables (the clients' few are left out). */
   bytes(): number {
-    return this.ring.size * BYTES_PER_ENTRY + this.domainTallies.bytes() + this.cnameTallies.bytes();
+    return this.size * BYTES_PER_ENTRY + this.domainTallies.bytes() + this.cnameTallies.bytes();
   }
 
   /**
@@ -215,12 +243,9 @@ export class QueryWindow {
    * a machine short of memory keeps a shorter day rather than being killed). Returns how many went.
    */
   shed(keep: number): number {
-    let n = 0;
-    while (this.ring.size > keep) {
-      this.remove(this.ring.shift()!);
-      n++;
-    }
-    return n;
+    const before = this.size;
+    this.dropOldest(() => this.size > keep);
+    return before - this.size;
   }
 
   private remove(e: RingEntry): void {

@@ -12,8 +12,8 @@ import { rec } from "./fixture.ts";
 
 const NOW = 1_800_000_000;
 
-test("budget: 0 sizes it from the machine's memory (a tenth, 16 MiB at least); a value is MiB", () => {
-  expect(logBudgetBytes(0, 8 * 2 ** 30)).toBe(Math.floor((8 * 2 ** 30) / 10));
+test("budget: 0 sizes it from the memory this process may use (a quarter, 16 MiB at least); a value is MiB", () => {
+  expect(logBudgetBytes(0, 8 * 2 ** 30)).toBe(2 * 2 ** 30);
   expect(logBudgetBytes(0, 64 * 2 ** 20)).toBe(16 * 2 ** 20);
   expect(logBudgetBytes(3)).toBe(3 * 2 ** 20);
 });

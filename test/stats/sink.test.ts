@@ -256,6 +256,8 @@ test("sink: a failed write keeps its records for the next attempt; retention pru
   const disk = openQueryDb(dir);
   try {
     const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW, busyTimeoutMs: 0 });
+    // the writer thread opens the long-term database behind the start: done once a first flush is
+    expect(stats.flushDisk()).toBe(true);
     stats.record(rec({ time: NOW - 5 * 86400, domain: "ancient.example" }));
     stats.record(rec({ time: NOW, domain: "fresh.example" }));
     // An exclusive lock from another connection makes the write fail.
@@ -349,7 +351,7 @@ test("sink: import at start restores the last 24 h with the same ids, and new id
       ...knownRecords(NOW).map((r, i) => ({ id: i + 2, r })),
     ]);
     const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW });
-    expect(stats.importFromDisk()).toBe(20);
+    expect(await stats.importFromDisk()).toBe(20);
     expect(stats.window.total).toBe(20);
     stats.record(rec({ time: NOW, domain: "next.example" }));
     stats.syncMemory();
