@@ -292,8 +292,8 @@ function main(): number {
   const why = new Map<string, string>();
   for (const e of edges) {
     if (e.typeOnly) continue;
-    const a = unitOf(e.from);
-    const b = unitOf(e.to);
+    const a = folderOf(e.from);
+    const b = folderOf(e.to);
     if (a === b || a === "(root)" || b === "(root)") continue;
     (folderEdges.get(a) ?? folderEdges.set(a, new Set()).get(a)!).add(b);
     if (!why.has(`${a}>${b}`)) why.set(`${a}>${b}`, `${relative(ROOT, e.from)} → ${relative(ROOT, e.to)}`);

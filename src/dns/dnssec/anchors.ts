@@ -1,13 +1,7 @@
 // Trust anchors (dns.trustAnchors): DS records in zone-file syntax, "<owner> [TTL] [IN] DS <tag> <alg>
-// <digest type> <hex digest>" (RFC 4034 §5.3). The default is the IANA root's KSKs from
-// https://data.iana.org/root-anchors/root-anchors.xml: KSK-2017 (20326) and KSK-2024 (38696).
+// <digest type> <hex digest>" (RFC 4034 §5.3); the default (the IANA root's KSKs) is in src/config/schema.ts.
 import type { Ds } from "./crypto.ts";
 import { nameFromText } from "./names.ts";
-
-export const IANA_ROOT_ANCHORS = [
-  ". IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D",
-  ". IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16",
-];
 
 export interface Anchor extends Ds {
   owner: Uint8Array;

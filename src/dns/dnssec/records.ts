@@ -56,7 +56,8 @@ function rdataNames(type: number): readonly number[] | null {
   }
 }
 
-function canonicalRdata(buf: Uint8Array, at: number, len: number, type: number): Uint8Array | null {
+/** The rdata at `at` with its names uncompressed, lowercased when `lower` (canonical form). */
+export function expandRdata(buf: Uint8Array, at: number, len: number, type: number, lower: boolean): Uint8Array | null {
   const names = rdataNames(type);
   if (!names) return buf.slice(at, at + len);
   const parts: Uint8Array[] = [];
@@ -64,7 +65,7 @@ function canonicalRdata(buf: Uint8Array, at: number, len: number, type: number):
   for (const n of names) {
     const start = n < 0 ? o : at + n;
     if (start > o) parts.push(buf.slice(o, start));
-    const name = expandName(buf, start, true);
+    const name = expandName(buf, start, lower);
     if (!name) return null;
     parts.push(name);
     o = skipName(buf, start);
@@ -98,7 +99,7 @@ export function recordsOf(buf: Uint8Array, m: Message): Rr[] | null {
   for (const r of m.records) {
     if (r.type === T.OPT) continue;
     const owner = expandName(buf, r.nameAt, true);
-    const rdata = canonicalRdata(buf, r.rdata, r.rdlen, r.type);
+    const rdata = expandRdata(buf, r.rdata, r.rdlen, r.type, true);
     if (!owner || !rdata) return null;
     out.push({ owner, type: r.type, cls: getU16(buf, r.rdata - 8), ttl: r.ttl, rdata, section: r.section });
   }

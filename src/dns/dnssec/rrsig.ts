@@ -24,7 +24,7 @@ interface Rrsig {
 
 const u32 = (b: Uint8Array, o: number) => ((b[o]! << 24) >>> 0) + (b[o + 1]! << 16) + (b[o + 2]! << 8) + b[o + 3]!;
 
-function parseRrsig(r: Rr): Rrsig | null {
+export function parseRrsig(r: Rr): Rrsig | null {
   const d = r.rdata;
   if (d.length < 20) return null;
   let o = 18;

@@ -1,0 +1,178 @@
+// DNSSEC validation against a private signed hierarchy (dnssec-hierarchy.sh: ldns-signzone zones served
+// by nsd). Moat's upstream is unbound as a plain iterator (no validation); the reference is a second
+// unbound that validates with the same trust anchor. For every name Moat's rcode and AD bit must equal
+// the reference's, over UDP and TCP.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { freePort, startMoat, type MoatProcess } from "../harness/moat.ts";
+import { decodeReply, encodeQuery, sendTcp, sendUdp, until, type Reply } from "./helpers.ts";
+
+const ZONES = ["secure", "nsec3", "p384", "insecure", "expired", "badds", "nosig"];
+const AD = 0x20;
+const CD = 0x10;
+
+let dir: string;
+let moat: MoatProcess;
+const procs: Subprocess[] = [];
+let nsdPort: number;
+let plainPort: number;
+let refPort: number;
+
+function unboundConf(port: number, validating: boolean, anchor: string): string {
+  const lines = [
+    "server:",
+    "  interface: 127.0.0.1",
+    `  port: ${port}`,
+    "  do-daemonize: no",
+    '  username: ""',
+    '  chroot: ""',
+    `  directory: "${dir}"`,
+    '  pidfile: ""',
+    "  use-syslog: no",
+    "  verbosity: 0",
+    "  do-ip6: no",
+    // the private hierarchy lives on loopback, and test. is one of unbound's default local zones
+    "  do-not-query-localhost: no",
+    '  local-zone: "test." nodefault',
+    "  qname-minimisation: no",
+    "  trust-anchor-signaling: no",
+    "  root-key-sentinel: no",
+    "  access-control: 127.0.0.0/8 allow",
+    validating ? '  module-config: "validator iterator"' : '  module-config: "iterator"',
+    ...(validating ? [`  trust-anchor: "${anchor}"`] : []),
+    "remote-control:",
+    "  control-enable: no",
+    // every zone is on the one nsd and its port: without a stub per zone, unbound would ask the NS names on port 53
+    ...[".", ...ZONES.map((z) => `${z}.test.`)].flatMap((z) => [
+      "stub-zone:",
+      `  name: "${z}"`,
+      `  stub-addr: 127.0.0.1@${nsdPort}`,
+    ]),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+function spawn(cmd: string[]): void {
+  procs.push(Bun.spawn(cmd, { cwd: dir, stdout: "ignore", stderr: "ignore" }));
+}
+
+interface Q {
+  type?: string;
+  dnssecOk?: boolean;
+  ad?: boolean;
+  cd?: boolean;
+  tcp?: boolean;
+}
+
+async function query(port: number, name: string, o: Q = {}): Promise<Reply> {
+  const q = encodeQuery(name, { type: o.type ?? "A", dnssecOk: o.dnssecOk ?? true });
+  q[3] = q[3]! | (o.ad ? AD : 0) | (o.cd ? CD : 0);
+  // a validating resolver retries a bogus name at other servers before it gives up: allow it time
+  const raw = o.tcp ? ((await sendTcp(port, [q]))[0] ?? null) : await sendUdp(port, q, "127.0.0.1", 15000);
+  if (!raw) throw new Error(`no answer for ${name} from port ${port}`);
+  return decodeReply(raw);
+}
+
+const adOf = (r: Reply) => ((r.msg.flags ?? 0) & AD) !== 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "moat-dnssec-"));
+  [nsdPort, plainPort, refPort] = [await freePort(), await freePort(), await freePort()];
+  const built = Bun.spawnSync(["bash", join(import.meta.dir, "dnssec-hierarchy.sh"), dir, String(nsdPort)]);
+  if (built.exitCode !== 0) throw new Error(`hierarchy: ${built.stderr.toString()}`);
+  const anchor = readFileSync(join(dir, "root.ds"), "utf8").trim().replace(/\s+/g, " ");
+  writeFileSync(join(dir, "plain.conf"), unboundConf(plainPort, false, anchor));
+  writeFileSync(join(dir, "ref.conf"), unboundConf(refPort, true, anchor));
+  spawn(["nsd", "-d", "-c", join(dir, "nsd.conf")]);
+  spawn(["unbound", "-d", "-c", join(dir, "plain.conf")]);
+  spawn(["unbound", "-d", "-c", join(dir, "ref.conf")]);
+  for (const port of [nsdPort, plainPort, refPort])
+    await until(
+      async () => (await sendUdp(port, encodeQuery(".", { type: "SOA" }), "127.0.0.1", 500)) !== null,
+      10000,
+      `DNS on ${port}`,
+    );
+  moat = await startMoat({
+    env: {
+      FTLCONF_dns_upstreams: `127.0.0.1#${plainPort}`,
+      FTLCONF_dns_dnssec: "true",
+      FTLCONF_dns_trustAnchors: anchor,
+    },
+  });
+}, 60000);
+
+afterAll(async () => {
+  await moat?.dispose();
+  for (const p of procs) p.kill();
+  await Promise.all(procs.map((p) => p.exited));
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** name, type, and the verdict the hierarchy was built to give */
+const CASES: [string, string, "secure" | "insecure" | "bogus"][] = [
+  ["www.secure.test", "A", "secure"],
+  ["nx.secure.test", "A", "secure"], // NXDOMAIN, NSEC
+  ["www.secure.test", "TXT", "secure"], // NODATA, NSEC
+  ["x.wild.secure.test", "A", "secure"], // wildcard expansion
+  ["alias.secure.test", "A", "secure"], // CNAME
+  ["secure.test", "DNSKEY", "secure"],
+  ["secure.test", "DS", "secure"],
+  ["www.nsec3.test", "A", "secure"],
+  ["nx.nsec3.test", "A", "secure"], // NXDOMAIN, NSEC3
+  ["www.nsec3.test", "TXT", "secure"], // NODATA, NSEC3
+  ["www.p384.test", "A", "secure"],
+  ["nx.p384.test", "A", "insecure"], // NSEC3 opt-out proves nothing
+  ["www.insecure.test", "A", "insecure"],
+  ["nx.insecure.test", "A", "insecure"],
+  ["insecure.test", "DS", "secure"], // the root's NSEC proves there is none
+  ["www.expired.test", "A", "bogus"],
+  ["www.badds.test", "A", "bogus"],
+  ["www.nosig.test", "A", "bogus"],
+  ["other.nosig.test", "A", "secure"],
+];
+
+describe("DNSSEC: Moat's verdict equals validating unbound's", () => {
+  for (const tcp of [false, true])
+    for (const [name, type, verdict] of CASES)
+      test(`${name} ${type} over ${tcp ? "TCP" : "UDP"}: ${verdict}`, async () => {
+        const ref = await query(refPort, name, { type, tcp });
+        const got = await query(moat.dnsPort, name, { type, tcp });
+        expect([got.rcode, adOf(got)]).toEqual([ref.rcode, adOf(ref)]);
+        // the reference agrees with what the hierarchy was built to give
+        if (verdict === "bogus") expect(ref.rcode).toBe("SERVFAIL");
+        else expect(adOf(ref)).toBe(verdict === "secure");
+      }, 30000);
+});
+
+describe("DNSSEC: what clients see", () => {
+  test("bogus answers carry the Extended DNS Error that says why", async () => {
+    expect((await query(moat.dnsPort, "www.expired.test")).ede?.code).toBe(7);
+    expect((await query(moat.dnsPort, "www.badds.test")).ede?.code).toBe(9);
+    expect((await query(moat.dnsPort, "www.nosig.test")).ede?.code).toBe(10);
+  });
+
+  test("CD gets the unvalidated answer, as from the reference", async () => {
+    const got = await query(moat.dnsPort, "www.expired.test", { cd: true });
+    const ref = await query(refPort, "www.expired.test", { cd: true });
+    expect(got.rcode).toBe("NOERROR");
+    expect([got.rcode, adOf(got)]).toEqual([ref.rcode, adOf(ref)]);
+  });
+
+  test("without DO: no RRSIGs, AD only when the query set AD (RFC 6840 §5.7)", async () => {
+    const plain = await query(moat.dnsPort, "www.secure.test", { dnssecOk: false });
+    expect(plain.rcode).toBe("NOERROR");
+    expect(plain.answers.map((a) => a.type)).toEqual(["A"]);
+    expect(adOf(plain)).toBe(false);
+    const withAd = await query(moat.dnsPort, "www.secure.test", { dnssecOk: false, ad: true });
+    expect(withAd.answers.map((a) => a.type)).toEqual(["A"]);
+    expect(adOf(withAd)).toBe(true);
+    const signed = await query(moat.dnsPort, "www.secure.test");
+    expect(signed.answers.map((a) => a.type).sort()).toEqual(["A", "RRSIG"]);
+    const neg = await query(moat.dnsPort, "nx.secure.test", { dnssecOk: false });
+    expect(neg.rcode).toBe("NXDOMAIN");
+    expect((neg.msg.authorities ?? []).map((a) => a.type)).toEqual(["SOA"]);
+  });
+});
