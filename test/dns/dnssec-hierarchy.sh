@@ -9,6 +9,7 @@
 #   expired.test  signatures that expired in 2020
 #   badds.test    its DS in the root names a key the zone does not have
 #   nosig.test    www's RRSIG removed
+#   badnsec.test  its NSEC records removed: NXDOMAIN and NODATA come without proof
 # Writes root.ds (the trust anchor) and nsd.conf. Needs ldns-keygen, ldns-signzone, ldns-key2ds, nsd.
 set -euo pipefail
 dir=$1
@@ -30,9 +31,9 @@ exp=$((now + 30 * 86400))
 
 { soa secure.test.; echo "www A 192.0.2.1"; echo "*.wild A 192.0.2.2"; echo "alias CNAME www"; echo "txt TXT hello"; } >secure.test.zone
 sign secure.test. 15 "" -i $inc -e $exp
-{ soa nsec3.test.; echo "www A 192.0.2.3"; } >nsec3.test.zone
+{ soa nsec3.test.; echo "www A 192.0.2.3"; echo "*.wild A 192.0.2.10"; } >nsec3.test.zone
 sign nsec3.test. 8 1024 -n -s 0a0b -t 1 -i $inc -e $exp
-{ soa p384.test.; echo "www A 192.0.2.4"; echo "sub NS ns.sub"; echo "ns.sub A 127.0.0.1"; } >p384.test.zone
+{ soa p384.test.; echo "www A 192.0.2.4"; } >p384.test.zone
 sign p384.test. 14 "" -n -p -t 0 -i $inc -e $exp
 { soa insecure.test.; echo "www A 192.0.2.5"; } >insecure.test.zone
 cp insecure.test.zone insecure.test.signed
@@ -45,13 +46,16 @@ ldns-key2ds -n -2 "$other.key" >badds.test.ds
 { soa nosig.test.; echo "www A 192.0.2.8"; echo "other A 192.0.2.9"; } >nosig.test.zone
 sign nosig.test. 13 "" -i $inc -e $exp
 grep -v -P '^www\.nosig\.test\.\s+\d+\s+IN\s+RRSIG\s+A ' nosig.test.signed >nosig.tmp && mv nosig.tmp nosig.test.signed
+{ soa badnsec.test.; echo "www A 192.0.2.11"; } >badnsec.test.zone
+sign badnsec.test. 13 "" -i $inc -e $exp
+grep -v -P '\sNSEC\s|\sRRSIG\s+NSEC\s' badnsec.test.signed >badnsec.tmp && mv badnsec.tmp badnsec.test.signed
 
 {
   echo "\$TTL 300"
   echo ". SOA ns.root. admin.root. 1 3600 600 86400 300"
   echo ". NS ns.root."
   echo "ns.root. A 127.0.0.1"
-  for z in secure nsec3 p384 insecure expired badds nosig; do
+  for z in secure nsec3 p384 insecure expired badds nosig badnsec; do
     echo "$z.test. NS ns.$z.test."
     echo "ns.$z.test. A 127.0.0.1"
     [ -f "$z.test.ds" ] && cat "$z.test.ds"
@@ -79,7 +83,7 @@ ldns-key2ds -n -2 "$k.key" >root.ds
   echo "zone:"
   echo "  name: ."
   echo "  zonefile: root.signed"
-  for z in secure nsec3 p384 insecure expired badds nosig; do
+  for z in secure nsec3 p384 insecure expired badds nosig badnsec; do
     echo "zone:"
     echo "  name: $z.test."
     echo "  zonefile: $z.test.signed"

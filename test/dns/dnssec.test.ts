@@ -1,21 +1,23 @@
 // DNSSEC validation against a private signed hierarchy (dnssec-hierarchy.sh: ldns-signzone zones served
 // by nsd). Moat's upstream is unbound as a plain iterator (no validation); the reference is a second
 // unbound that validates with the same trust anchor. For every name Moat's rcode and AD bit must equal
-// the reference's, over UDP and TCP.
+// the reference's, over UDP, TCP, DoT and DoH (kdig).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { freePort, startMoat, type MoatProcess } from "../harness/moat.ts";
+import { freePort } from "../harness/moat.ts";
+import { call } from "../lists/helpers.ts";
+import { run, startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
 import { decodeReply, encodeQuery, sendTcp, sendUdp, until, type Reply } from "./helpers.ts";
 
-const ZONES = ["secure", "nsec3", "p384", "insecure", "expired", "badds", "nosig"];
+const ZONES = ["secure", "nsec3", "p384", "insecure", "expired", "badds", "nosig", "badnsec"];
 const AD = 0x20;
 const CD = 0x10;
 
 let dir: string;
-let moat: MoatProcess;
+let t: TlsMoat;
 const procs: Subprocess[] = [];
 let nsdPort: number;
 let plainPort: number;
@@ -78,6 +80,34 @@ async function query(port: number, name: string, o: Q = {}): Promise<Reply> {
 
 const adOf = (r: Reply) => ((r.msg.flags ?? 0) & AD) !== 0;
 
+/** rcode and AD of kdig's answer over DoT or DoH (Moat's own CA, the certificate's name pi.hole). */
+async function viaKdig(how: "DoT" | "DoH", name: string, type: string): Promise<[string, boolean]> {
+  const transport =
+    how === "DoT" ? ["-p", String(t.dotPort), "+tls"] : ["-p", String(t.httpsPort), "+https=/dns-query"];
+  const r = await run([
+    "kdig",
+    "@127.0.0.1",
+    ...transport,
+    `+tls-ca=${t.caFile}`,
+    "+tls-hostname=pi.hole",
+    "+dnssec",
+    name,
+    type,
+  ]);
+  const status = /opcode: QUERY; status: (\w+)/.exec(r.out)?.[1];
+  const flags = /;; Flags: ([a-z ]+);/.exec(r.out)?.[1];
+  if (!status || flags === undefined) throw new Error(`kdig ${how} ${name}: ${r.out}`);
+  return [status, flags.split(" ").includes("ad")];
+}
+
+/** The reference's verdicts, asked once per name over UDP (the verdict does not depend on the transport). */
+const refs = new Map<string, Promise<Reply>>();
+function reference(name: string, type: string): Promise<Reply> {
+  const k = `${name}/${type}`;
+  if (!refs.has(k)) refs.set(k, query(refPort, name, { type }));
+  return refs.get(k)!;
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "moat-dnssec-"));
   [nsdPort, plainPort, refPort] = [await freePort(), await freePort(), await freePort()];
@@ -95,17 +125,15 @@ beforeAll(async () => {
       10000,
       `DNS on ${port}`,
     );
-  moat = await startMoat({
-    env: {
-      FTLCONF_dns_upstreams: `127.0.0.1#${plainPort}`,
-      FTLCONF_dns_dnssec: "true",
-      FTLCONF_dns_trustAnchors: anchor,
-    },
+  t = await startTlsMoat({
+    FTLCONF_dns_upstreams: `127.0.0.1#${plainPort}`,
+    FTLCONF_dns_dnssec: "true",
+    FTLCONF_dns_trustAnchors: anchor,
   });
 }, 60000);
 
 afterAll(async () => {
-  await moat?.dispose();
+  await t?.moat.dispose();
   for (const p of procs) p.kill();
   await Promise.all(procs.map((p) => p.exited));
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -132,47 +160,66 @@ const CASES: [string, string, "secure" | "insecure" | "bogus"][] = [
   ["www.badds.test", "A", "bogus"],
   ["www.nosig.test", "A", "bogus"],
   ["other.nosig.test", "A", "secure"],
+  ["x.wild.nsec3.test", "A", "secure"], // wildcard expansion, NSEC3
+  ["nx.badnsec.test", "A", "bogus"], // NXDOMAIN without NSEC
+  ["www.badnsec.test", "TXT", "bogus"], // NODATA without NSEC
 ];
 
 describe("DNSSEC: Moat's verdict equals validating unbound's", () => {
-  for (const tcp of [false, true])
+  for (const how of ["UDP", "TCP", "DoT", "DoH"] as const)
     for (const [name, type, verdict] of CASES)
-      test(`${name} ${type} over ${tcp ? "TCP" : "UDP"}: ${verdict}`, async () => {
-        const ref = await query(refPort, name, { type, tcp });
-        const got = await query(moat.dnsPort, name, { type, tcp });
-        expect([got.rcode, adOf(got)]).toEqual([ref.rcode, adOf(ref)]);
+      test(`${name} ${type} over ${how}: ${verdict}`, async () => {
+        const ref = await reference(name, type);
         // the reference agrees with what the hierarchy was built to give
         if (verdict === "bogus") expect(ref.rcode).toBe("SERVFAIL");
-        else expect(adOf(ref)).toBe(verdict === "secure");
+        else expect([ref.rcode === "SERVFAIL", adOf(ref)]).toEqual([false, verdict === "secure"]);
+        if (how === "UDP" || how === "TCP") {
+          const got = await query(t.moat.dnsPort, name, { type, tcp: how === "TCP" });
+          expect([got.rcode, adOf(got)]).toEqual([ref.rcode, adOf(ref)]);
+        } else expect(await viaKdig(how, name, type)).toEqual([ref.rcode, adOf(ref)]);
       }, 30000);
 });
 
 describe("DNSSEC: what clients see", () => {
   test("bogus answers carry the Extended DNS Error that says why", async () => {
-    expect((await query(moat.dnsPort, "www.expired.test")).ede?.code).toBe(7);
-    expect((await query(moat.dnsPort, "www.badds.test")).ede?.code).toBe(9);
-    expect((await query(moat.dnsPort, "www.nosig.test")).ede?.code).toBe(10);
+    expect((await query(t.moat.dnsPort, "www.expired.test")).ede?.code).toBe(7);
+    expect((await query(t.moat.dnsPort, "www.badds.test")).ede?.code).toBe(9);
+    expect((await query(t.moat.dnsPort, "www.nosig.test")).ede?.code).toBe(10);
   });
 
   test("CD gets the unvalidated answer, as from the reference", async () => {
-    const got = await query(moat.dnsPort, "www.expired.test", { cd: true });
+    const got = await query(t.moat.dnsPort, "www.expired.test", { cd: true });
     const ref = await query(refPort, "www.expired.test", { cd: true });
     expect(got.rcode).toBe("NOERROR");
     expect([got.rcode, adOf(got)]).toEqual([ref.rcode, adOf(ref)]);
   });
 
   test("without DO: no RRSIGs, AD only when the query set AD (RFC 6840 §5.7)", async () => {
-    const plain = await query(moat.dnsPort, "www.secure.test", { dnssecOk: false });
+    const plain = await query(t.moat.dnsPort, "www.secure.test", { dnssecOk: false });
     expect(plain.rcode).toBe("NOERROR");
     expect(plain.answers.map((a) => a.type)).toEqual(["A"]);
     expect(adOf(plain)).toBe(false);
-    const withAd = await query(moat.dnsPort, "www.secure.test", { dnssecOk: false, ad: true });
+    const withAd = await query(t.moat.dnsPort, "www.secure.test", { dnssecOk: false, ad: true });
     expect(withAd.answers.map((a) => a.type)).toEqual(["A"]);
     expect(adOf(withAd)).toBe(true);
-    const signed = await query(moat.dnsPort, "www.secure.test");
+    const signed = await query(t.moat.dnsPort, "www.secure.test");
     expect(signed.answers.map((a) => a.type).sort()).toEqual(["A", "RRSIG"]);
-    const neg = await query(moat.dnsPort, "nx.secure.test", { dnssecOk: false });
+    const neg = await query(t.moat.dnsPort, "nx.secure.test", { dnssecOk: false });
     expect(neg.rcode).toBe("NXDOMAIN");
     expect((neg.msg.authorities ?? []).map((a) => a.type)).toEqual(["SOA"]);
+  });
+
+  test("the query log holds each query's verdict; local answers are never validated", async () => {
+    await query(t.moat.dnsPort, "pi.hole");
+    const verdict = async (domain: string) => {
+      const r = await call(t.moat, "GET", `/api/queries?domain=${domain}`);
+      return (r.json.queries as { dnssec: string }[]).map((q) => q.dnssec);
+    };
+    await until(async () => (await verdict("pi.hole")).length > 0, 5000, "the query records");
+    expect(await verdict("pi.hole")).toEqual(["UNKNOWN"]);
+    expect(new Set(await verdict("www.secure.test"))).toEqual(new Set(["SECURE"]));
+    expect(new Set(await verdict("www.insecure.test"))).toEqual(new Set(["INSECURE"]));
+    // its queries with CD were passed on unvalidated
+    expect(new Set(await verdict("www.expired.test"))).toEqual(new Set(["BOGUS", "UNKNOWN"]));
   });
 });
