@@ -10,6 +10,8 @@
 #   badds.test    its DS in the root names a key the zone does not have
 #   nosig.test    www's RRSIG removed
 #   badnsec.test  its NSEC records removed: NXDOMAIN and NODATA come without proof
+#   trap.test     KeyTrap: the DNSKEYs in trap.keys beside its own, www's RRSIG replaced by those in trap.sigs
+#                 (both written by the test; INC and EXP in trap.sigs become the signing window)
 # Writes root.ds (the trust anchor) and nsd.conf. Needs ldns-keygen, ldns-signzone, ldns-key2ds, nsd.
 set -euo pipefail
 dir=$1
@@ -49,13 +51,18 @@ grep -v -P '^www\.nosig\.test\.\s+\d+\s+IN\s+RRSIG\s+A ' nosig.test.signed >nosi
 { soa badnsec.test.; echo "www A 192.0.2.11"; } >badnsec.test.zone
 sign badnsec.test. 13 "" -i $inc -e $exp
 grep -v -P '\sNSEC\s|\sRRSIG\s+NSEC\s' badnsec.test.signed >badnsec.tmp && mv badnsec.tmp badnsec.test.signed
+{ soa trap.test.; echo "www A 192.0.2.12"; cat trap.keys; } >trap.test.zone
+sign trap.test. 8 1024 -i $inc -e $exp
+grep -v -P '^www\.trap\.test\.\s+\d+\s+IN\s+RRSIG\s+A ' trap.test.signed >trap.tmp
+sed -e "s/INC/$(date -u -d @$inc +%Y%m%d%H%M%S)/" -e "s/EXP/$(date -u -d @$exp +%Y%m%d%H%M%S)/" trap.sigs >>trap.tmp
+mv trap.tmp trap.test.signed
 
 {
   echo "\$TTL 300"
   echo ". SOA ns.root. admin.root. 1 3600 600 86400 300"
   echo ". NS ns.root."
   echo "ns.root. A 127.0.0.1"
-  for z in secure nsec3 p384 insecure expired badds nosig badnsec; do
+  for z in secure nsec3 p384 insecure expired badds nosig badnsec trap; do
     echo "$z.test. NS ns.$z.test."
     echo "ns.$z.test. A 127.0.0.1"
     [ -f "$z.test.ds" ] && cat "$z.test.ds"
@@ -83,7 +90,7 @@ ldns-key2ds -n -2 "$k.key" >root.ds
   echo "zone:"
   echo "  name: ."
   echo "  zonefile: root.signed"
-  for z in secure nsec3 p384 insecure expired badds nosig badnsec; do
+  for z in secure nsec3 p384 insecure expired badds nosig badnsec trap; do
     echo "zone:"
     echo "  name: $z.test."
     echo "  zonefile: $z.test.signed"

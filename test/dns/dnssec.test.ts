@@ -10,9 +10,27 @@ import type { Subprocess } from "bun";
 import { freePort } from "../harness/moat.ts";
 import { call } from "../lists/helpers.ts";
 import { run, startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
+import { TRAP_TAG, trapKeys, trapRrset } from "../../src/dns/dnssec/testdata/keytrap.ts";
 import { decodeReply, encodeQuery, sendTcp, sendUdp, until, type Reply } from "./helpers.ts";
 
-const ZONES = ["secure", "nsec3", "p384", "insecure", "expired", "badds", "nosig", "badnsec"];
+const ZONES = ["secure", "nsec3", "p384", "insecure", "expired", "badds", "nosig", "badnsec", "trap"];
+/** KeyTrap: DNSKEYs with one key tag, and as many failing RRSIGs with that tag */
+const TRAP_KEYS = 32;
+const TRAP_SIGS = 32;
+
+/** trap.keys and trap.sigs for dnssec-hierarchy.sh: K × S RSA-4096 verifications for a validator without limits. */
+function writeTrap(): void {
+  const now = Math.floor(Date.now() / 1000);
+  const keys = trapKeys(TRAP_KEYS).map(
+    (k) => `trap.test. 300 IN DNSKEY 256 3 8 ${Buffer.from(k.rdata.subarray(4)).toString("base64")}`,
+  );
+  const sigs = trapRrset(TRAP_SIGS, now).sigs.map(
+    (r) =>
+      `www.trap.test. 300 IN RRSIG A 8 3 300 EXP INC ${TRAP_TAG} trap.test. ${Buffer.from(r.rdata.subarray(18 + 11)).toString("base64")}`,
+  );
+  writeFileSync(join(dir, "trap.keys"), `${keys.join("\n")}\n`);
+  writeFileSync(join(dir, "trap.sigs"), `${sigs.join("\n")}\n`);
+}
 const AD = 0x20;
 const CD = 0x10;
 
@@ -111,6 +129,7 @@ function reference(name: string, type: string): Promise<Reply> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "moat-dnssec-"));
   [nsdPort, plainPort, refPort] = [await freePort(), await freePort(), await freePort()];
+  writeTrap();
   const built = Bun.spawnSync(["bash", join(import.meta.dir, "dnssec-hierarchy.sh"), dir, String(nsdPort)]);
   if (built.exitCode !== 0) throw new Error(`hierarchy: ${built.stderr.toString()}`);
   const anchor = readFileSync(join(dir, "root.ds"), "utf8").trim().replace(/\s+/g, " ");
@@ -163,6 +182,7 @@ const CASES: [string, string, "secure" | "insecure" | "bogus"][] = [
   ["x.wild.nsec3.test", "A", "secure"], // wildcard expansion, NSEC3
   ["nx.badnsec.test", "A", "bogus"], // NXDOMAIN without NSEC
   ["www.badnsec.test", "TXT", "bogus"], // NODATA without NSEC
+  ["www.trap.test", "A", "bogus"], // KeyTrap
 ];
 
 describe("DNSSEC: Moat's verdict equals validating unbound's", () => {
@@ -222,4 +242,23 @@ describe("DNSSEC: what clients see", () => {
     // its queries with CD were passed on unvalidated
     expect(new Set(await verdict("www.expired.test"))).toEqual(new Set(["BOGUS", "UNKNOWN"]));
   });
+
+  test("KeyTrap: each query for the trap is SERVFAIL in bounded time, and other names keep being answered", async () => {
+    const trap: number[] = [];
+    const others: number[] = [];
+    const timed = async (out: number[], name: string, o: Q) => {
+      const t0 = performance.now();
+      const r = await query(t.moat.dnsPort, name, o);
+      out.push(performance.now() - t0);
+      return r.rcode;
+    };
+    // bogus answers are not cached: every one of these is validated again
+    const flood = Promise.all(Array.from({ length: 20 }, () => timed(trap, "www.trap.test", {})));
+    const normal: string[] = [];
+    for (let i = 0; i < 20; i++) normal.push(await timed(others, "www.secure.test", {}));
+    expect(new Set(await flood)).toEqual(new Set(["SERVFAIL"]));
+    expect(new Set(normal)).toEqual(new Set(["NOERROR"]));
+    expect(Math.max(...trap)).toBeLessThan(3000);
+    expect(Math.max(...others)).toBeLessThan(1000);
+  }, 30000);
 });
