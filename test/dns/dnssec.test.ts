@@ -241,6 +241,14 @@ describe("DNSSEC: what clients see", () => {
     expect(new Set(await verdict("www.insecure.test"))).toEqual(new Set(["INSECURE"]));
     // its queries with CD were passed on unvalidated
     expect(new Set(await verdict("www.expired.test"))).toEqual(new Set(["BOGUS", "UNKNOWN"]));
+    // the filter the dashboard's DNSSEC choice sends
+    const bogus = (await call(t.moat, "GET", "/api/queries?dnssec=BOGUS&length=1000")).json.queries as {
+      domain: string;
+      dnssec: string;
+    }[];
+    expect(bogus.length).toBeGreaterThan(0);
+    expect(new Set(bogus.map((q) => q.dnssec))).toEqual(new Set(["BOGUS"]));
+    expect(bogus.map((q) => q.domain)).toContain("www.badds.test");
   });
 
   test("KeyTrap: each query for the trap is SERVFAIL in bounded time, and other names keep being answered", async () => {
