@@ -3,7 +3,7 @@
 // unbound that validates with the same trust anchor. For every name Moat's rcode and AD bit must equal
 // the reference's, over UDP, TCP, DoT and DoH (kdig).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -11,9 +11,9 @@ import { freePort } from "../harness/moat.ts";
 import { call } from "../lists/helpers.ts";
 import { run, startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
 import { TRAP_TAG, trapKeys, trapRrset } from "../../src/dns/dnssec/testdata/keytrap.ts";
+import { buildHierarchy, unboundConf } from "./dnssec-hierarchy.ts";
 import { decodeReply, encodeQuery, sendTcp, sendUdp, until, type Reply } from "./helpers.ts";
 
-const ZONES = ["secure", "nsec3", "p384", "insecure", "expired", "badds", "nosig", "badnsec", "trap"];
 /** KeyTrap: DNSKEYs with one key tag, and as many failing RRSIGs with that tag */
 const TRAP_KEYS = 32;
 const TRAP_SIGS = 32;
@@ -40,40 +40,6 @@ const procs: Subprocess[] = [];
 let nsdPort: number;
 let plainPort: number;
 let refPort: number;
-
-function unboundConf(port: number, validating: boolean, anchor: string): string {
-  const lines = [
-    "server:",
-    "  interface: 127.0.0.1",
-    `  port: ${port}`,
-    "  do-daemonize: no",
-    '  username: ""',
-    '  chroot: ""',
-    `  directory: "${dir}"`,
-    '  pidfile: ""',
-    "  use-syslog: no",
-    "  verbosity: 0",
-    "  do-ip6: no",
-    // the private hierarchy lives on loopback, and test. is one of unbound's default local zones
-    "  do-not-query-localhost: no",
-    '  local-zone: "test." nodefault',
-    "  qname-minimisation: no",
-    "  trust-anchor-signaling: no",
-    "  root-key-sentinel: no",
-    "  access-control: 127.0.0.0/8 allow",
-    validating ? '  module-config: "validator iterator"' : '  module-config: "iterator"',
-    ...(validating ? [`  trust-anchor: "${anchor}"`] : []),
-    "remote-control:",
-    "  control-enable: no",
-    // every zone is on the one nsd and its port: without a stub per zone, unbound would ask the NS names on port 53
-    ...[".", ...ZONES.map((z) => `${z}.test.`)].flatMap((z) => [
-      "stub-zone:",
-      `  name: "${z}"`,
-      `  stub-addr: 127.0.0.1@${nsdPort}`,
-    ]),
-  ];
-  return `${lines.join("\n")}\n`;
-}
 
 function spawn(cmd: string[]): void {
   procs.push(Bun.spawn(cmd, { cwd: dir, stdout: "ignore", stderr: "ignore" }));
@@ -130,11 +96,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "moat-dnssec-"));
   [nsdPort, plainPort, refPort] = [await freePort(), await freePort(), await freePort()];
   writeTrap();
-  const built = Bun.spawnSync(["bash", join(import.meta.dir, "dnssec-hierarchy.sh"), dir, String(nsdPort)]);
-  if (built.exitCode !== 0) throw new Error(`hierarchy: ${built.stderr.toString()}`);
-  const anchor = readFileSync(join(dir, "root.ds"), "utf8").trim().replace(/\s+/g, " ");
-  writeFileSync(join(dir, "plain.conf"), unboundConf(plainPort, false, anchor));
-  writeFileSync(join(dir, "ref.conf"), unboundConf(refPort, true, anchor));
+  const anchor = buildHierarchy(dir, nsdPort);
+  writeFileSync(join(dir, "plain.conf"), unboundConf(dir, nsdPort, plainPort, null));
+  writeFileSync(join(dir, "ref.conf"), unboundConf(dir, nsdPort, refPort, anchor));
   spawn(["nsd", "-d", "-c", join(dir, "nsd.conf")]);
   spawn(["unbound", "-d", "-c", join(dir, "plain.conf")]);
   spawn(["unbound", "-d", "-c", join(dir, "ref.conf")]);
