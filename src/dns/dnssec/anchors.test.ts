@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { defaults } from "../../config/schema.ts";
+import { trustAnchor } from "../../config/validators.ts";
 import { parseAnchor } from "./anchors.ts";
 
 describe("trust anchors", () => {
@@ -19,5 +20,11 @@ describe("trust anchors", () => {
     expect(parseAnchor(". IN DNSKEY 257 3 8 AAAA")).toBe('expected "DS" after the owner');
     expect(parseAnchor(". IN DS x 8 2 AB")).toBe("key tag, algorithm and digest type must be numbers");
     expect(parseAnchor(". IN DS 1 8 2 XYZ")).toBe("the digest must be hexadecimal");
+  });
+  test("the config check takes what the parser takes", () => {
+    for (const line of [...defaults().dns.trustAnchors, "secure.test. 3600 IN DS 1234 13 4 ab CD"])
+      expect(trustAnchor(line)).toBeNull();
+    for (const line of [". IN DNSKEY 257 3 8 AAAA", ". IN DS x 8 2 AB", ". IN DS 1 8 2 XYZ", ". IN DS 1 8 2"])
+      expect(trustAnchor(line)).toContain("not a DS record");
   });
 });

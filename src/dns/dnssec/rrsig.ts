@@ -123,7 +123,8 @@ export function verifyRrset(
     if (!sig || !equalNames(sig.signer, zone) || sig.typeCovered !== set.type) continue;
     const t = timeCheck(sig, now);
     const candidates = keys.filter(
-      (k) => k.key && k.tag === sig.keyTag && k.algorithm === sig.algorithm && k.flags & 0x0100,
+      // a zone key (RFC 4034 §2.1.1) that is not revoked (RFC 5011 §3)
+      (k) => k.key && k.tag === sig.keyTag && k.algorithm === sig.algorithm && (k.flags & 0x0180) === 0x0100,
     );
     if (candidates.length === 0) continue;
     if (t) {
