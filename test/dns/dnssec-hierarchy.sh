@@ -9,6 +9,8 @@
 #   expired.test  signatures that expired in 2020
 #   badds.test    its DS in the root names a key the zone does not have
 #   nosig.test    www's RRSIG removed
+#   notyet.test   signatures valid from ten days on
+#   unknownalg.test its DS in the root has algorithm 253 only (private): insecure, as RFC 4035 §5.2 says
 #   badnsec.test  its NSEC records removed: NXDOMAIN and NODATA come without proof
 #   trap.test     KeyTrap: the DNSKEYs in trap.keys beside its own, www's RRSIG replaced by those in trap.sigs
 #                 (both written by the test; INC and EXP in trap.sigs become the signing window)
@@ -48,6 +50,11 @@ ldns-key2ds -n -2 "$other.key" >badds.test.ds
 { soa nosig.test.; echo "www A 192.0.2.8"; echo "other A 192.0.2.9"; } >nosig.test.zone
 sign nosig.test. 13 "" -i $inc -e $exp
 grep -v -P '^www\.nosig\.test\.\s+\d+\s+IN\s+RRSIG\s+A ' nosig.test.signed >nosig.tmp && mv nosig.tmp nosig.test.signed
+{ soa notyet.test.; echo "www A 192.0.2.13"; } >notyet.test.zone
+sign notyet.test. 13 "" -i $((now + 10 * 86400)) -e $((now + 40 * 86400))
+{ soa unknownalg.test.; echo "www A 192.0.2.14"; } >unknownalg.test.zone
+sign unknownalg.test. 13 "" -i $inc -e $exp
+echo "unknownalg.test. 300 IN DS 12345 253 2 $(printf '%064d' 0)" >unknownalg.test.ds
 { soa badnsec.test.; echo "www A 192.0.2.11"; } >badnsec.test.zone
 sign badnsec.test. 13 "" -i $inc -e $exp
 grep -v -P '\sNSEC\s|\sRRSIG\s+NSEC\s' badnsec.test.signed >badnsec.tmp && mv badnsec.tmp badnsec.test.signed
@@ -62,7 +69,7 @@ mv trap.tmp trap.test.signed
   echo ". SOA ns.root. admin.root. 1 3600 600 86400 300"
   echo ". NS ns.root."
   echo "ns.root. A 127.0.0.1"
-  for z in secure nsec3 p384 insecure expired badds nosig badnsec trap; do
+  for z in secure nsec3 p384 insecure expired badds nosig badnsec trap notyet unknownalg; do
     echo "$z.test. NS ns.$z.test."
     echo "ns.$z.test. A 127.0.0.1"
     [ -f "$z.test.ds" ] && cat "$z.test.ds"
@@ -90,7 +97,7 @@ ldns-key2ds -n -2 "$k.key" >root.ds
   echo "zone:"
   echo "  name: ."
   echo "  zonefile: root.signed"
-  for z in secure nsec3 p384 insecure expired badds nosig badnsec trap; do
+  for z in secure nsec3 p384 insecure expired badds nosig badnsec trap notyet unknownalg; do
     echo "zone:"
     echo "  name: $z.test."
     echo "  zonefile: $z.test.signed"

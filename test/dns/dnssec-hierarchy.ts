@@ -3,7 +3,19 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const ZONES = ["secure", "nsec3", "p384", "insecure", "expired", "badds", "nosig", "badnsec", "trap"];
+const ZONES = [
+  "secure",
+  "nsec3",
+  "p384",
+  "insecure",
+  "expired",
+  "badds",
+  "nosig",
+  "badnsec",
+  "trap",
+  "notyet",
+  "unknownalg",
+];
 
 /** Builds the zones in `dir` (nsd.conf for 127.0.0.1:`nsdPort` included) and returns the root's DS line, the trust anchor. */
 export function buildHierarchy(dir: string, nsdPort: number): string {

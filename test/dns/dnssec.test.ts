@@ -147,6 +147,8 @@ const CASES: [string, string, "secure" | "insecure" | "bogus"][] = [
   ["nx.badnsec.test", "A", "bogus"], // NXDOMAIN without NSEC
   ["www.badnsec.test", "TXT", "bogus"], // NODATA without NSEC
   ["www.trap.test", "A", "bogus"], // KeyTrap
+  ["www.notyet.test", "A", "bogus"],
+  ["www.unknownalg.test", "A", "insecure"], // only a DS of an algorithm no one implements
 ];
 
 describe("DNSSEC: Moat's verdict equals validating unbound's", () => {
@@ -169,6 +171,8 @@ describe("DNSSEC: what clients see", () => {
     expect((await query(t.moat.dnsPort, "www.expired.test")).ede?.code).toBe(7);
     expect((await query(t.moat.dnsPort, "www.badds.test")).ede?.code).toBe(9);
     expect((await query(t.moat.dnsPort, "www.nosig.test")).ede?.code).toBe(10);
+    expect((await query(t.moat.dnsPort, "www.notyet.test")).ede?.code).toBe(8);
+    expect((await query(t.moat.dnsPort, "nx.badnsec.test")).ede?.code).toBe(12);
   });
 
   test("CD gets the unvalidated answer, as from the reference", async () => {
