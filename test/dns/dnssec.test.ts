@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { freePort } from "../harness/moat.ts";
+import { freePort, startMoat } from "../harness/moat.ts";
 import { call } from "../lists/helpers.ts";
 import { run, startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
 import { TRAP_TAG, trapKeys, trapRrset } from "../../src/dns/dnssec/testdata/keytrap.ts";
@@ -40,6 +40,8 @@ const procs: Subprocess[] = [];
 let nsdPort: number;
 let plainPort: number;
 let refPort: number;
+/** the private root's DS line, Moat's trust anchor */
+let refAnchor: string;
 
 function spawn(cmd: string[]): void {
   procs.push(Bun.spawn(cmd, { cwd: dir, stdout: "ignore", stderr: "ignore" }));
@@ -97,6 +99,7 @@ beforeAll(async () => {
   [nsdPort, plainPort, refPort] = [await freePort(), await freePort(), await freePort()];
   writeTrap();
   const anchor = buildHierarchy(dir, nsdPort);
+  refAnchor = anchor;
   writeFileSync(join(dir, "plain.conf"), unboundConf(dir, nsdPort, plainPort, null));
   writeFileSync(join(dir, "ref.conf"), unboundConf(dir, nsdPort, refPort, anchor));
   spawn(["nsd", "-d", "-c", join(dir, "nsd.conf")]);
@@ -237,4 +240,28 @@ describe("DNSSEC: what clients see", () => {
     expect(Math.max(...trap)).toBeLessThan(3000);
     expect(Math.max(...others)).toBeLessThan(1000);
   }, 30000);
+});
+
+describe("DNSSEC with dns.threads = 2", () => {
+  test("every UDP thread validates on its own and gives the reference's verdicts", async () => {
+    const m = await startMoat({
+      env: {
+        FTLCONF_dns_upstreams: `127.0.0.1#${plainPort}`,
+        FTLCONF_dns_dnssec: "true",
+        FTLCONF_dns_trustAnchors: refAnchor,
+        FTLCONF_dns_threads: "2",
+      },
+    });
+    try {
+      // each query leaves from a new source port, so the kernel spreads them over both threads' sockets
+      for (let round = 0; round < 3; round++)
+        for (const [name, type] of CASES) {
+          const ref = await reference(name, type);
+          const got = await query(m.dnsPort, name, { type });
+          expect([name, type, got.rcode, adOf(got)]).toEqual([name, type, ref.rcode, adOf(ref)]);
+        }
+    } finally {
+      await m.dispose();
+    }
+  }, 60000);
 });
