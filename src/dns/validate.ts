@@ -8,8 +8,8 @@ import type { ConfigView, Handler, Next, Pending, QueryContext, Answer } from ".
 import { parseAnchor, type Anchor } from "./dnssec/anchors.ts";
 import { stripDnssec } from "./dnssec/strip.ts";
 import { ABANDONED, BOGUS, SECURE, Validator, type Fetch, type Verdict } from "./dnssec/validator.ts";
-import { buildReply, setU16 } from "./reply.ts";
-import { CD, RCODE, parseQuery, walkMessage } from "./wire.ts";
+import { buildReply, setU16, setU32 } from "./reply.ts";
+import { CD, RCODE, TYPE, parseQuery, walkMessage, type Message } from "./wire.ts";
 
 /** The AD bit of the header's second byte. */
 const AD = 0x20;
@@ -87,9 +87,22 @@ export class DnssecHandler implements Handler {
     }
     // CD was ours, not the client's; AD only for a secure answer the client asked about with DO or AD
     out[3] = (out[3]! & ~(AD | CD)) | (v?.state === SECURE && wantsAd(ctx) ? AD : 0);
-    ctx.upstreamMessage = out === a ? m : walkMessage(out);
+    let msg = out === a ? m : walkMessage(out);
+    if (msg && v?.ttl !== undefined && capTtls(out, msg, v.ttl)) msg = walkMessage(out);
+    ctx.upstreamMessage = msg;
     return out;
   }
+}
+
+/** Lowers every record's TTL above `cap` to it (the cache reads them afterwards); whether any changed. */
+function capTtls(out: Uint8Array, m: Message, cap: number): boolean {
+  let changed = false;
+  for (const r of m.records)
+    if (r.type !== TYPE.OPT && r.ttl > cap) {
+      setU32(out, r.ttlAt, cap);
+      changed = true;
+    }
+  return changed;
 }
 
 /** RFC 6840 §5.7: AD goes to a client that set DO, or AD in its query. */

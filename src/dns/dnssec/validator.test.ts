@@ -98,4 +98,13 @@ describe("validator", () => {
     const r = await validator().validate(message("*.w.example.test", 1, 0, star), n("*.w.example.test"), 1);
     expect(r.state).toBe(SECURE);
   });
+
+  test("a secure answer's TTL is capped by its signatures' expiration (RFC 4035 §5.3.3)", async () => {
+    const www = message("www.example.test", 1, 0, rrset("www.example.test", 1));
+    expect((await validator().validate(www, n("www.example.test"), 1)).ttl).toBe(3600);
+    // 2037-01-01 00:00:00 UTC is when the vectors' signatures expire
+    const end = Date.UTC(2037, 0, 1);
+    const late = await validator({ now: end - 100_000 }).validate(www, n("www.example.test"), 1);
+    expect([late.state, late.ttl]).toEqual([SECURE, 100]);
+  });
 });

@@ -23,6 +23,11 @@ export interface Verdict {
   /** the Extended DNS Error of a bogus answer (RFC 8914): 6, 7, 8, 9, 10 or 12 */
   ede: number;
   why: string;
+  /**
+   * A secure answer's TTLs may not outlive its signatures: at most each RRSIG's original TTL and the
+   * seconds to its expiration (RFC 4035 §5.3.3). Absent when nothing caps them.
+   */
+  ttl?: number;
 }
 
 /** Fetches `name`/`type` with DO and CD from the upstreams: the raw answer, or null when none came. */
@@ -206,7 +211,8 @@ export class Validator {
     if (!entry.length) return bogus(name, 9, `no DNSKEY matches the ${what}`);
     const r = verifyRrset(set, name, entry, this.seconds(), { tries: MAX_TRIES });
     if (r !== "ok") return sigFailure(name, r, "DNSKEY");
-    const ttl = Math.min(MAX_KEEP, ...set.rrs.map((x) => x.ttl));
+    // kept no longer than the keys' TTL and their signatures allow
+    const ttl = Math.min(MAX_KEEP, ttlCap([set], this.seconds()) ?? MAX_KEEP, ...set.rrs.map((x) => x.ttl));
     return { name, state: SECURE, keys, ede: 0, why: "", ttl };
   }
 
@@ -310,7 +316,9 @@ export class Validator {
     const final = answer.some((s) => equalNames(s.owner, sname) && (s.type === qtype || qtype === 255));
     if (!final && (m.rcode === RCODE.NOERROR || m.rcode === RCODE.NXDOMAIN))
       verdicts.push(await this.checkDenial(sname, qtype, m.rcode === RCODE.NXDOMAIN, authority));
-    return combine(verdicts);
+    const v = combine(verdicts);
+    if (v.state === SECURE) v.ttl = ttlCap([...answer, ...authority], this.seconds());
+    return v;
   }
 
   private async checkSet(set: RRset, authority: RRset[], budget: Budget): Promise<Zone> {
@@ -353,6 +361,19 @@ function combine(zones: Zone[]): Verdict {
     if (z) return { state, ede: z.ede, why: z.why };
   }
   return { state: zones.length ? SECURE : INSECURE, ede: 0, why: "" };
+}
+
+/** The TTL the signatures of these RRsets allow (RFC 4035 §5.3.3); undefined when none carries a signature. */
+function ttlCap(sets: RRset[], now: number): number | undefined {
+  let cap: number | undefined;
+  for (const set of sets)
+    for (const r of set.sigs) {
+      const sig = parseRrsig(r);
+      if (!sig) continue;
+      const left = Math.max(0, (sig.expiration - now) | 0);
+      cap = Math.min(cap ?? Number.POSITIVE_INFINITY, sig.originalTtl, left);
+    }
+  return cap;
 }
 
 function parseFetched(buf: Uint8Array | null): Fetched | null {
