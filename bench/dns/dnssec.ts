@@ -5,13 +5,15 @@
 // 5% in an NSEC3 zone, 5% new names in an unsigned zone. Each server gets the same dnsperf run at a fixed
 // rate; printed: answered QPS, CPU per query (the server's own process), p50/p99 latency. unbound runs first
 // on a cold cache (its iteration to nsd counted); Moat's upstream is warmed once with the same file first.
+// A last run repeats Moat's with 20 clients asking for a KeyTrap name (test/dns/dnssec-hierarchy.ts) meanwhile.
 // Usage: bun bench/dns/dnssec.ts [--qps 2000] [--seconds 5] [--queries 20000]
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort, startMoat, type MoatProcess } from "../../test/harness/moat.ts";
-import { buildHierarchy, unboundConf } from "../../test/dns/dnssec-hierarchy.ts";
+import { buildHierarchy, unboundConf, writeTrap } from "../../test/dns/dnssec-hierarchy.ts";
+import { encodeQuery, sendUdp } from "../../test/dns/helpers.ts";
 import { cpuSeconds, dnsperf, pct } from "../mix/measure.ts";
 import { waitAnswer } from "../mix/servers.ts";
 
@@ -75,6 +77,7 @@ async function measure(label: string, port: number, pid: number, file: string): 
 
 try {
   const [nsdPort, plainPort, refPort] = [await freePort(), await freePort(), await freePort()];
+  writeTrap(dir, 32, 32);
   const anchor = buildHierarchy(dir, nsdPort);
   writeFileSync(join(dir, "plain.conf"), unboundConf(dir, nsdPort, plainPort, null));
   writeFileSync(join(dir, "ref.conf"), unboundConf(dir, nsdPort, refPort, anchor));
@@ -97,6 +100,28 @@ try {
     const m = await startMoat({ env });
     moats.push(m);
     await measure(on ? "Moat (validating)" : "Moat (not validating)", m.dnsPort, m.proc!.pid, file);
+    if (!on) continue;
+    // KeyTrap: the same mix while 20 clients ask for the trap without pause (bogus answers are not cached,
+    // so each is validated again: 32 keys × 32 signatures with one tag, cut off after 8 checks)
+    let stop = false;
+    let traps = 0;
+    const trapLat: number[] = [];
+    const flood = async () => {
+      while (!stop) {
+        const t0 = performance.now();
+        await sendUdp(m.dnsPort, encodeQuery("www.trap.test", { dnssecOk: true }), "127.0.0.1", 5000);
+        trapLat.push(performance.now() - t0);
+        traps++;
+      }
+    };
+    const clients = Array.from({ length: 20 }, flood);
+    await measure("Moat (validating, KeyTrap)", m.dnsPort, m.proc!.pid, file);
+    stop = true;
+    await Promise.all(clients);
+    trapLat.sort((a, b) => a - b);
+    console.log(
+      `  meanwhile ${traps} trap queries: p50 ${pct(trapLat, 0.5).toFixed(1)} ms, p99 ${pct(trapLat, 0.99).toFixed(1)} ms (CPU above includes them)`,
+    );
   }
 } finally {
   for (const m of moats) await m.dispose();

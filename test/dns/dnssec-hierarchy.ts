@@ -2,6 +2,7 @@
 // test/dns/dnssec.test.ts and bench/dns/dnssec.ts.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TRAP_TAG, trapKeys, trapRrset } from "../../src/dns/dnssec/testdata/keytrap.ts";
 
 const ZONES = [
   "secure",
@@ -16,6 +17,24 @@ const ZONES = [
   "notyet",
   "unknownalg",
 ];
+
+/**
+ * The KeyTrap zone's extra records for dnssec-hierarchy.sh: `keys` DNSKEYs with one key tag and `sigs`
+ * failing RRSIGs over www.trap.test with that tag, keys × sigs RSA-4096 checks for a validator without limits.
+ */
+export function writeTrap(dir: string, keys: number, sigs: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  const k = trapKeys(keys).map(
+    (x) => `trap.test. 300 IN DNSKEY 256 3 8 ${Buffer.from(x.rdata.subarray(4)).toString("base64")}`,
+  );
+  // the signature follows the 18 fixed bytes and the signer name (trap.test, 11 bytes)
+  const s = trapRrset(sigs, now).sigs.map(
+    (r) =>
+      `www.trap.test. 300 IN RRSIG A 8 3 300 EXP INC ${TRAP_TAG} trap.test. ${Buffer.from(r.rdata.subarray(18 + 11)).toString("base64")}`,
+  );
+  writeFileSync(join(dir, "trap.keys"), `${k.join("\n")}\n`);
+  writeFileSync(join(dir, "trap.sigs"), `${s.join("\n")}\n`);
+}
 
 /** Builds the zones in `dir` (nsd.conf for 127.0.0.1:`nsdPort` included) and returns the root's DS line, the trust anchor. */
 export function buildHierarchy(dir: string, nsdPort: number): string {

@@ -10,27 +10,9 @@ import type { Subprocess } from "bun";
 import { freePort, startMoat } from "../harness/moat.ts";
 import { call } from "../lists/helpers.ts";
 import { run, startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
-import { TRAP_TAG, trapKeys, trapRrset } from "../../src/dns/dnssec/testdata/keytrap.ts";
-import { buildHierarchy, unboundConf } from "./dnssec-hierarchy.ts";
+import { buildHierarchy, unboundConf, writeTrap } from "./dnssec-hierarchy.ts";
 import { decodeReply, encodeQuery, sendTcp, sendUdp, until, type Reply } from "./helpers.ts";
 
-/** KeyTrap: DNSKEYs with one key tag, and as many failing RRSIGs with that tag */
-const TRAP_KEYS = 32;
-const TRAP_SIGS = 32;
-
-/** trap.keys and trap.sigs for dnssec-hierarchy.sh: K × S RSA-4096 verifications for a validator without limits. */
-function writeTrap(): void {
-  const now = Math.floor(Date.now() / 1000);
-  const keys = trapKeys(TRAP_KEYS).map(
-    (k) => `trap.test. 300 IN DNSKEY 256 3 8 ${Buffer.from(k.rdata.subarray(4)).toString("base64")}`,
-  );
-  const sigs = trapRrset(TRAP_SIGS, now).sigs.map(
-    (r) =>
-      `www.trap.test. 300 IN RRSIG A 8 3 300 EXP INC ${TRAP_TAG} trap.test. ${Buffer.from(r.rdata.subarray(18 + 11)).toString("base64")}`,
-  );
-  writeFileSync(join(dir, "trap.keys"), `${keys.join("\n")}\n`);
-  writeFileSync(join(dir, "trap.sigs"), `${sigs.join("\n")}\n`);
-}
 const AD = 0x20;
 const CD = 0x10;
 
@@ -97,7 +79,7 @@ function reference(name: string, type: string): Promise<Reply> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "moat-dnssec-"));
   [nsdPort, plainPort, refPort] = [await freePort(), await freePort(), await freePort()];
-  writeTrap();
+  writeTrap(dir, 32, 32);
   const anchor = buildHierarchy(dir, nsdPort);
   refAnchor = anchor;
   writeFileSync(join(dir, "plain.conf"), unboundConf(dir, nsdPort, plainPort, null));
