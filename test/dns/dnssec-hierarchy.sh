@@ -4,7 +4,7 @@
 #   .             ECDSA P-256 (13), NSEC; delegates every zone below, with DS where it should have one
 #   secure.test   Ed25519 (15), NSEC: www, a wildcard, a CNAME
 #   nsec3.test    RSA/SHA-256 (8), NSEC3 with salt, 1 iteration
-#   p384.test     ECDSA P-384 (14), NSEC3 opt-out
+#   p384.test     ECDSA P-384 (14), NSEC3 opt-out, with an unsigned delegation (sub.p384.test) in an opt-out span
 #   insecure.test unsigned, no DS
 #   expired.test  signatures that expired in 2020
 #   badds.test    its DS in the root names a key the zone does not have
@@ -37,8 +37,10 @@ exp=$((now + 30 * 86400))
 sign secure.test. 15 "" -i $inc -e $exp
 { soa nsec3.test.; echo "www A 192.0.2.3"; echo "*.wild A 192.0.2.10"; } >nsec3.test.zone
 sign nsec3.test. 8 1024 -n -s 0a0b -t 1 -i $inc -e $exp
-{ soa p384.test.; echo "www A 192.0.2.4"; } >p384.test.zone
+{ soa p384.test.; echo "www A 192.0.2.4"; echo "sub NS ns.sub"; echo "ns.sub A 127.0.0.1"; } >p384.test.zone
 sign p384.test. 14 "" -n -p -t 0 -i $inc -e $exp
+{ soa sub.p384.test.; echo "www A 192.0.2.15"; } >sub.p384.test.zone
+cp sub.p384.test.zone sub.p384.test.signed
 { soa insecure.test.; echo "www A 192.0.2.5"; } >insecure.test.zone
 cp insecure.test.zone insecure.test.signed
 { soa expired.test.; echo "www A 192.0.2.6"; } >expired.test.zone
@@ -97,7 +99,7 @@ ldns-key2ds -n -2 "$k.key" >root.ds
   echo "zone:"
   echo "  name: ."
   echo "  zonefile: root.signed"
-  for z in secure nsec3 p384 insecure expired badds nosig badnsec trap notyet unknownalg; do
+  for z in secure nsec3 p384 sub.p384 insecure expired badds nosig badnsec trap notyet unknownalg; do
     echo "zone:"
     echo "  name: $z.test."
     echo "  zonefile: $z.test.signed"

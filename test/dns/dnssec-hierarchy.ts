@@ -8,6 +8,7 @@ const ZONES = [
   "secure",
   "nsec3",
   "p384",
+  "sub.p384",
   "insecure",
   "expired",
   "badds",

@@ -121,6 +121,7 @@ const CASES: [string, string, "secure" | "insecure" | "bogus"][] = [
   ["www.nsec3.test", "TXT", "secure"], // NODATA, NSEC3
   ["www.p384.test", "A", "secure"],
   ["nx.p384.test", "A", "insecure"], // NSEC3 opt-out proves nothing
+  ["www.sub.p384.test", "A", "insecure"], // an unsigned delegation in an opt-out span (as under .com)
   ["www.insecure.test", "A", "insecure"],
   ["nx.insecure.test", "A", "insecure"],
   ["insecure.test", "DS", "secure"], // the root's NSEC proves there is none
