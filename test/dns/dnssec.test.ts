@@ -10,6 +10,7 @@ import type { Subprocess } from "bun";
 import { freePort, startMoat } from "../harness/moat.ts";
 import { call } from "../lists/helpers.ts";
 import { run, startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
+import { launch, openPage } from "../web/browser.ts";
 import { buildHierarchy, unboundConf, writeTrap } from "./dnssec-hierarchy.ts";
 import { decodeReply, encodeQuery, sendTcp, sendUdp, until, type Reply } from "./helpers.ts";
 
@@ -222,6 +223,32 @@ describe("DNSSEC: what clients see", () => {
     expect(new Set(normal)).toEqual(new Set(["NOERROR"]));
     expect(Math.max(...trap)).toBeLessThan(3000);
     expect(Math.max(...others)).toBeLessThan(1000);
+  }, 30000);
+});
+
+describe("DNSSEC in the dashboard", () => {
+  test("the query log shows each verdict and filters on it", async () => {
+    await query(t.moat.dnsPort, "www.badds.test");
+    await query(t.moat.dnsPort, "www.secure.test");
+    const browser = await launch();
+    try {
+      const w = await openPage(browser);
+      await w.page.goto(`${t.moat.base}/admin/queries?dnssec=BOGUS`);
+      // no password is set: the first-run setup comes first
+      await w.page.click("button:text('Skip for now')");
+      await w.page.goto(`${t.moat.base}/admin/queries?dnssec=BOGUS`);
+      await w.page.waitForSelector("tr[data-domain='www.badds.test']");
+      const badges = await w.page.locator("tbody tr .q-reply .badge").allTextContents();
+      expect(badges.length).toBeGreaterThan(0);
+      expect(new Set(badges)).toEqual(new Set(["BOGUS"]));
+      expect(await w.page.inputValue("select[name=dnssec]")).toBe("BOGUS");
+      await w.page.goto(`${t.moat.base}/admin/queries?dnssec=SECURE`);
+      await w.page.waitForSelector("tr[data-domain='www.secure.test'] .badge.ok");
+      expect(await w.page.locator("tr[data-domain='www.badds.test']").count()).toBe(0);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   }, 30000);
 });
 
