@@ -50,6 +50,8 @@ interface Zone {
   ede: number;
   why: string;
   ttl: number;
+  /** the walk found no zone cut can lie below (an alias, or a name that does not exist) */
+  final?: boolean;
 }
 
 interface Fetched {
@@ -228,30 +230,26 @@ export class Validator {
     );
   }
 
+  // One label per step, each step's verdict kept (enclosingZone's cache): new names under a zone already
+  // walked cost no DS query and no signature check.
   private async walk(name: Uint8Array): Promise<Zone> {
     const anchors = this.anchorFor(name);
     if (!anchors.length) return insecure(name, "no trust anchor above it");
-    let zone = await this.zone(anchors[0]!.owner);
-    const below: Uint8Array[] = [];
-    for (let n = name; n.length > zone.name.length; n = parentOf(n)) below.unshift(n);
-    for (const n of below) {
-      if (zone.state !== SECURE) return zone;
-      if (!isBelow(n, zone.name) || equalNames(n, zone.name)) continue;
-      const f = await this.fetch(n, T.DS);
-      if (!f) return abandoned(n, "no answer to the DS query");
-      if (f.answer.some((s) => s.type === T.DS && equalNames(s.owner, n))) {
-        zone = await this.zone(n);
-        continue;
-      }
-      if (f.answer.some((s) => s.type === T.CNAME)) return zone; // an alias: no zone cut here
-      const proof = await this.provenSets(f.authority, zone.name, n);
-      if (proof.zone.state !== SECURE) return proof.zone;
-      zone = proof.zone;
-      if (f.rcode === RCODE.NXDOMAIN) return zone;
-      const absence = dsAbsence(proof.sets, zone.name, n);
-      if (absence === "insecure-cut") return insecure(n, "a delegation without DS");
-      if (absence === "bogus") return bogus(n, 12, "no proof that the DS is missing");
-    }
+    if (equalNames(name, anchors[0]!.owner)) return this.zone(name);
+    let zone = await this.enclosingZone(parentOf(name));
+    if (zone.state !== SECURE || zone.final) return zone;
+    const f = await this.fetch(name, T.DS);
+    if (!f) return abandoned(name, "no answer to the DS query");
+    if (f.answer.some((s) => s.type === T.DS && equalNames(s.owner, name))) return this.zone(name);
+    // an alias, or a name that does not exist: no zone cut here or below
+    if (f.answer.some((s) => s.type === T.CNAME)) return { ...zone, final: true };
+    const proof = await this.provenSets(f.authority, zone.name, name);
+    if (proof.zone.state !== SECURE) return proof.zone;
+    zone = proof.zone;
+    if (f.rcode === RCODE.NXDOMAIN) return { ...zone, final: true };
+    const absence = dsAbsence(proof.sets, zone.name, name);
+    if (absence === "insecure-cut") return insecure(name, "a delegation without DS");
+    if (absence === "bogus") return bogus(name, 12, "no proof that the DS is missing");
     return zone;
   }
 
