@@ -48,6 +48,9 @@ async function query(port: number, name: string, o: Q = {}): Promise<Reply> {
 }
 
 const adOf = (r: Reply) => ((r.msg.flags ?? 0) & AD) !== 0;
+/** The answer's records as comparable text: name, type and data, RRSIGs included, in a stable order. */
+const recordsOf = (r: Reply) =>
+  r.answers.map((a) => `${a.name.toLowerCase()} ${a.type} ${JSON.stringify((a as { data?: unknown }).data)}`).sort();
 
 /** rcode and AD of kdig's answer over DoT or DoH (Moat's own CA, the certificate's name pi.hole). */
 async function viaKdig(how: "DoT" | "DoH", name: string, type: string): Promise<[string, boolean]> {
@@ -149,6 +152,7 @@ describe("DNSSEC: Moat's verdict equals validating unbound's", () => {
         if (how === "UDP" || how === "TCP") {
           const got = await query(t.moat.dnsPort, name, { type, tcp: how === "TCP" });
           expect([got.rcode, adOf(got)]).toEqual([ref.rcode, adOf(ref)]);
+          expect(recordsOf(got)).toEqual(recordsOf(ref));
         } else expect(await viaKdig(how, name, type)).toEqual([ref.rcode, adOf(ref)]);
       }, 30000);
 });
