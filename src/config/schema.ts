@@ -143,7 +143,20 @@ export const schema = {
       local: bool(true, "Never forward names of the local domain", restart),
     },
     bogusPriv: bool(true, "Never forward reverse lookups of private ranges", restart),
-    dnssec: bool(false, "Ask upstreams for DNSSEC validation (DO bit)", restart),
+    dnssec: bool(
+      false,
+      "Validate forwarded answers with DNSSEC from dns.trustAnchors: AD on secure answers, SERVFAIL on bogus ones",
+      restart,
+    ),
+    trustAnchors: strings(
+      [
+        // the IANA root KSKs, https://data.iana.org/root-anchors/root-anchors.xml: KSK-2017 and KSK-2024
+        ". IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D",
+        ". IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16",
+      ],
+      "DNSSEC trust anchors: DS records in zone-file syntax ('<zone> [IN] DS <tag> <algorithm> <digest type> <hex>')",
+      { each: v.trustAnchor, flags: { moatOnly: true, restart: true } },
+    ),
     interface: str("", "Interface used by the SINGLE and BIND listening modes", restart),
     hostRecord: str("", `Extra host record ${COMPAT}`),
     listeningMode: oneOf(LISTENING_MODES, "LOCAL", "Which clients are answered", restart),
