@@ -78,6 +78,7 @@ test.skipIf(!hasRauc)("tryboot backend: a new slot is tried once and becomes the
   expect(await be("get-state", "B")).toBe("bad");
   await be("set-primary", "B");
   expect(await be("get-primary")).toBe("B");
+  expect(await be("get-state", "B")).toBe("good");
   // the default stays A: only the next tryboot reboot takes partition 3
   expect(autoboot()).toBe("[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n");
 

@@ -27,6 +27,8 @@ export class UpdateFixture {
   readonly project: Keys;
   readonly stranger: Keys;
   private n = 0;
+  /** bundle path → the root image inside it */
+  readonly rootOf = new Map<string, string>();
 
   constructor() {
     this.project = this.keyPair("project", "Moat test project");
@@ -71,7 +73,9 @@ export class UpdateFixture {
   bundle(version: string, opts: { keys?: Keys; compatible?: string; format?: string } = {}): string {
     const keys = opts.keys ?? this.project;
     const out = join(this.dir, `bundle-${version}-${++this.n}.raucb`);
-    sh([join(ROOT, "scripts/build-bundle.sh"), out, this.rootImage(version)], {
+    const root = this.rootImage(version);
+    this.rootOf.set(out, root);
+    sh([join(ROOT, "scripts/build-bundle.sh"), out, root], {
       MOAT_BUNDLE_VERSION: version,
       MOAT_BUNDLE_KEY: keys.key,
       MOAT_BUNDLE_CERT: keys.cert,
