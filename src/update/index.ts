@@ -9,6 +9,7 @@ import { raucSystem, UpdateRefused, type RaucSystem, type UpdateSettings } from 
 
 export { UpdateRefused } from "./rauc.ts";
 export { updateStatus } from "./status.ts";
+export { noticeRollback } from "./rollback.ts";
 export { uploadPath } from "./download.ts";
 export type { Progress } from "./install.ts";
 

@@ -177,6 +177,34 @@ test.skipIf(!can)("the API installs an upload and an https URL, streaming the pr
   expect(left).not.toContain(".raucb");
 });
 
+test.skipIf(!can)("a trial that failed and fell back is reported once, in the messages and the status", async () => {
+  // what moat-health does on a trial that does not come up: mark it bad, then the firmware boots A again
+  const bad = await run(["rauc", `--conf=${fx.slots.conf}`, "status", "mark-bad", "other"], { env: fx.busEnv });
+  expect(bad.code).toBe(0);
+  await moat.restart();
+  const sentence = "the update to version 4.0.0 did not start; Moat is back on version v";
+  const find = async () => {
+    const r = (await (await moat.api("/api/info/messages")).json()) as { messages: { type: string; plain: string }[] };
+    return r.messages.filter((m) => m.type === "UPDATE_ROLLBACK");
+  };
+  let found: { plain: string }[] = [];
+  for (let i = 0; i < 100 && found.length === 0; i++) {
+    found = await find();
+    if (!found.length) await Bun.sleep(50);
+  }
+  expect(found).toHaveLength(1);
+  expect(found[0]!.plain).toStartWith(sentence);
+  expect(found[0]!.plain).toEndWith("(slot A)");
+  const info = (await (await moat.api("/api/info/update")).json()) as Record<string, any>;
+  expect(info.other).toMatchObject({ version: "4.0.0", bootStatus: "bad" });
+  expect(info.last).toMatchObject({ ok: false, version: "4.0.0", message: found[0]!.plain });
+  // a second start has nothing new to say
+  await moat.restart();
+  await moat.outputWith("API listening");
+  await Bun.sleep(500);
+  expect(await find()).toHaveLength(1);
+});
+
 test.skipIf(!can)("where RAUC is not set up, updates are available on the Moat image only", async () => {
   const r = await run([BUN, MAIN, "update", bundles.v2!, "--data-dir", cliData], {
     env: { FTLCONF_update_system: join(fx.dir, "no-such-system.conf") },
