@@ -2,7 +2,7 @@
 // slot's version and state, and the last attempt. The running version is Moat's own (a slot flashed with
 // the card has no RAUC record); the other slot's comes from RAUC's slot status.
 import { readLast, type LastResult } from "./last.ts";
-import { NOT_AVAILABLE, rauc, raucError, raucSystem, UpdateRefused, type UpdateSettings } from "./rauc.ts";
+import { rauc, raucError, raucSystem, UpdateRefused, type UpdateSettings } from "./rauc.ts";
 
 interface SlotInfo {
   /** RAUC's slot name, e.g. rootfs.1 */
@@ -44,7 +44,7 @@ export async function updateStatus(s: UpdateSettings, dataDir: string, runningVe
     return { ...base, available: false, message: e.message };
   }
   const r = await rauc(sys, ["status", "--detailed", "--output-format=json"]);
-  if (r.code !== 0) return { ...base, available: false, message: `${NOT_AVAILABLE} (${raucError(r.stderr)})` };
+  if (r.code !== 0) return { ...base, available: false, message: `RAUC does not answer: ${raucError(r.stderr)}` };
   const st = JSON.parse(r.stdout) as { booted?: string; boot_primary?: string; slots?: Record<string, RaucSlot>[] };
   const slots = (st.slots ?? []).flatMap((o) => Object.entries(o)).filter(([, v]) => v.class === "rootfs");
   const booted = slots.find(([, v]) => v.state === "booted" || v.bootname === st.booted);
