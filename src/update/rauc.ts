@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 
 /** The one sentence for a machine without RAUC (a development checkout, a container). */
-export const NOT_AVAILABLE = "updates are available on the Moat image only";
+const NOT_AVAILABLE = "updates are available on the Moat image only";
 
 export interface UpdateSettings {
   /** update.system */
