@@ -150,8 +150,8 @@ bootname=B
   busEnv: Record<string, string> = {};
   serviceLog = "";
 
-  /** A private session bus and `rauc service` on it (RAUC's clients talk to the service over D-Bus). */
-  async startService(): Promise<void> {
+  /** A private session bus and `rauc service` on it (RAUC's clients talk to the service over D-Bus), as booted from `bootedSlot`. */
+  async startService(bootedSlot = "A"): Promise<void> {
     const bus = Bun.spawn(["dbus-daemon", "--session", "--nofork", "--print-address=1"], {
       stdout: "pipe",
       stderr: "ignore",
@@ -166,7 +166,7 @@ bootname=B
     }
     reader.releaseLock();
     this.busEnv = { DBUS_SESSION_BUS_ADDRESS: text.trim(), DBUS_STARTER_BUS_TYPE: "session" };
-    this.service = Bun.spawn(["rauc", `--conf=${this.slots.conf}`, "service", "--override-boot-slot=A"], {
+    this.service = Bun.spawn(["rauc", `--conf=${this.slots.conf}`, "service", `--override-boot-slot=${bootedSlot}`], {
       env: { ...(process.env as Record<string, string>), ...this.busEnv, ...this.backendEnv },
       stdout: "ignore",
       stderr: "pipe",
