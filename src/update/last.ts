@@ -1,6 +1,6 @@
 // The result of the last update attempt, kept in the data directory so GET /api/info/update and the
 // dashboard can say it after the reboot that follows an install.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chownSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface LastResult {
@@ -26,5 +26,10 @@ export function readLast(dataDir: string): LastResult | null {
 export function writeLast(dataDir: string, r: Omit<LastResult, "at">): void {
   const tmp = `${file(dataDir)}.tmp`;
   writeFileSync(tmp, `${JSON.stringify({ at: new Date().toISOString(), ...r })}\n`, { mode: 0o640 });
+  // `moat update` runs as root on the image, Moat as its own user: the file stays the data directory's
+  if (process.getuid?.() === 0) {
+    const owner = statSync(dataDir);
+    chownSync(tmp, owner.uid, owner.gid);
+  }
   renameSync(tmp, file(dataDir));
 }

@@ -3,7 +3,7 @@
 // another key, truncated, or built for another system are refused with a sentence and change nothing;
 // a good one (file, upload, https URL) lands in the other slot and the backend is asked to try it once.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
@@ -48,6 +48,8 @@ beforeAll(async () => {
     env: { FTLCONF_update_system: fx.slots.conf, NODE_EXTRA_CA_CERTS: ca.caFile, ...fx.busEnv },
   });
   cliData = mkdtempSync(join(tmpdir(), "moat-update-cli-"));
+  // as on the image: the data directory is Moat's user's, `moat update` runs as root
+  if (process.getuid?.() === 0) chownSync(cliData, 65534, 65534);
 });
 
 afterAll(async () => {
@@ -94,6 +96,7 @@ test.skipIf(!can)(
     }
     expect(zeros(slotB())).toBe(true);
     expect(autoboot()).toContain("[tryboot]\nboot_partition=2");
+    if (process.getuid?.() === 0) expect(statSync(join(cliData, "update-last.json")).uid).toBe(65534);
     const status = await cli();
     expect(status.stdout).toContain("last update");
     expect(status.stdout).toContain("built for moat-x86-64");
