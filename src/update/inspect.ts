@@ -10,6 +10,10 @@ export interface Bundle {
 
 /** Turns rauc's reason into a sentence for a person; unknown reasons are passed on as rauc wrote them. */
 function refusal(stderr: string): string {
+  // a plain bundle's signature covers its whole payload: a changed byte fails the digest, not the signer
+  if (/content verify error/i.test(stderr))
+    return "the bundle is damaged (its content does not match its signature): refused";
+  if (/certificate has expired/i.test(stderr)) return "the bundle's signing certificate has expired: refused";
   if (/signature verification failed|Verify error|CMS/i.test(stderr))
     return "the bundle is not signed by this system's update key: refused";
   if (/Invalid bundle format|exceeds bundle size|too small|Failed to seek|squashfs|Failed to read|magic/i.test(stderr))
@@ -19,7 +23,8 @@ function refusal(stderr: string): string {
 
 export async function inspect(sys: RaucSystem, bundlePath: string): Promise<Bundle> {
   const r = await rauc(sys, ["info", `--keyring=${sys.keyring}`, "--output-format=json", bundlePath]);
-  if (r.code !== 0) throw new UpdateRefused(refusal(r.stderr));
+  // OpenSSL's own error lines go to stdout
+  if (r.code !== 0) throw new UpdateRefused(refusal(`${r.stderr}\n${r.stdout}`));
   let info: { version?: unknown; compatible?: unknown };
   try {
     info = JSON.parse(r.stdout);

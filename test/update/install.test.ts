@@ -34,6 +34,11 @@ beforeAll(async () => {
   const whole = readFileSync(bundles.v2);
   bundles.truncated = join(fx.dir, "truncated.raucb");
   writeFileSync(bundles.truncated, whole.subarray(0, Math.floor(whole.length / 2)));
+  // one byte of the payload changed (plain bundles sign the whole payload)
+  const damaged = Buffer.from(whole);
+  damaged[1000] = damaged[1000]! ^ 0xff;
+  bundles.damaged = join(fx.dir, "damaged.raucb");
+  writeFileSync(bundles.damaged, damaged);
   ca = makeTestCa(["localhost"]);
   https = Bun.serve({
     hostname: "127.0.0.1",
@@ -87,6 +92,7 @@ test.skipIf(!can)(
     const expectations: [string, string][] = [
       [bundles.stranger!, "moat: the bundle is not signed by this system's update key: refused"],
       [bundles.truncated!, "moat: the bundle is truncated or corrupt: refused"],
+      [bundles.damaged!, "moat: the bundle is damaged (its content does not match its signature): refused"],
       [bundles.other!, "moat: the bundle is built for moat-x86-64, this is moat-rpi-arm64: refused"],
     ];
     for (const [bundle, line] of expectations) {
