@@ -87,7 +87,7 @@ const refusalOf = async (r: Response) => {
 };
 
 test.skipIf(!can)(
-  "the CLI refuses a stranger's, a truncated and another system's bundle, and nothing changes",
+  "the CLI refuses a stranger's, a truncated, a damaged and another system's bundle, and nothing changes",
   async () => {
     const expectations: [string, string][] = [
       [bundles.stranger!, "moat: the bundle is not signed by this system's update key: refused"],
