@@ -29,6 +29,7 @@ beforeAll(async () => {
   bundles.v2 = fx.bundle("2.0.0");
   bundles.v3 = fx.bundle("3.0.0");
   bundles.v4 = fx.bundle("4.0.0");
+  bundles.v5 = fx.bundle("5.0.0");
   bundles.stranger = fx.bundle("9.0.0", { keys: fx.stranger });
   bundles.other = fx.bundle("9.0.1", { compatible: "moat-x86-64" });
   const whole = readFileSync(bundles.v2);
@@ -233,4 +234,26 @@ test.skipIf(!can)("where RAUC is not set up, updates are available on the Moat i
   } finally {
     await bare.dispose();
   }
+});
+
+test.skipIf(!can)("a client that leaves during the install does not stop it", async () => {
+  const ac = new AbortController();
+  const form = new FormData();
+  form.append("file", Bun.file(bundles.v5!), "bundle.raucb");
+  const r = await moat.api("/api/action/update", { method: "POST", body: form, signal: ac.signal });
+  expect(r.status).toBe(200);
+  const reader = r.body!.getReader();
+  await reader.read();
+  ac.abort();
+  let info: Record<string, any> = {};
+  for (let i = 0; i < 100; i++) {
+    info = (await (await moat.api("/api/info/update")).json()) as Record<string, any>;
+    if (info.last?.version === "5.0.0") break;
+    await Bun.sleep(50);
+  }
+  expect(info.last).toMatchObject({ ok: true, version: "5.0.0" });
+  expect(info.other).toMatchObject({ version: "5.0.0", bootStatus: "good", primary: true });
+  // and the next update is not locked out
+  const again = await upload(bundles.stranger!);
+  expect(await refusalOf(again)).toBe("the bundle is not signed by this system's update key: refused");
 });

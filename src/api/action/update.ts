@@ -109,7 +109,16 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
         const enc = new TextEncoder();
         const stream = new ReadableStream<Uint8Array>({
           async start(out) {
-            const line = (s: string) => out.enqueue(enc.encode(`${s}\n`));
+            // the install goes on when the client leaves (RAUC is writing the slot): lines then go nowhere
+            let gone = false;
+            const line = (s: string) => {
+              if (gone) return;
+              try {
+                out.enqueue(enc.encode(`${s}\n`));
+              } catch {
+                gone = true;
+              }
+            };
             try {
               const done = await installPrepared(c, prepared, (p) => line(progressLine(p)));
               rt.log("info", `update: ${done}`);
@@ -120,7 +129,7 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
               line(why);
             } finally {
               release();
-              out.close();
+              if (!gone) out.close();
             }
           },
         });
