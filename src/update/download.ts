@@ -9,6 +9,29 @@ const downloadPath = (dataDir: string) => join(dataDir, "update-download.raucb")
 /** where an uploaded bundle (POST /api/action/update) waits for its install */
 export const uploadPath = (dataDir: string) => join(dataDir, "update-upload.raucb");
 
+/** as browsers and curl's default */
+const MAX_REDIRECTS = 10;
+
+/** GET over https, following redirects only to https: a plain http address is never contacted. */
+async function fetchHttpsOnly(first: URL): Promise<Response> {
+  const signal = AbortSignal.timeout(30 * 60_000);
+  let u = first;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    let res: Response;
+    try {
+      res = await fetch(u, { redirect: "manual", signal });
+    } catch (e) {
+      throw new UpdateRefused(`cannot download ${u.href}: ${(e as Error).message}`);
+    }
+    const location = res.headers.get("location");
+    if (res.status < 300 || res.status > 399 || !location) return res;
+    await res.body?.cancel();
+    u = new URL(location, u);
+    if (u.protocol !== "https:") throw new UpdateRefused("the update URL redirected away from https://");
+  }
+  throw new UpdateRefused(`cannot download ${first.href}: more than ${MAX_REDIRECTS} redirects`);
+}
+
 export async function downloadBundle(url: string, dataDir: string, maxBytes: number): Promise<string> {
   let u: URL;
   try {
@@ -17,13 +40,7 @@ export async function downloadBundle(url: string, dataDir: string, maxBytes: num
     throw new UpdateRefused(`"${url.slice(0, 200)}" is not a URL`);
   }
   if (u.protocol !== "https:") throw new UpdateRefused("an update URL must start with https://");
-  let res: Response;
-  try {
-    res = await fetch(u, { redirect: "follow", signal: AbortSignal.timeout(30 * 60_000) });
-  } catch (e) {
-    throw new UpdateRefused(`cannot download ${u.href}: ${(e as Error).message}`);
-  }
-  if (res.url && !res.url.startsWith("https:")) throw new UpdateRefused("the update URL redirected away from https://");
+  const res = await fetchHttpsOnly(u);
   if (!res.ok || !res.body) throw new UpdateRefused(`cannot download ${u.href}: HTTP ${res.status}`);
   const declared = Number(res.headers.get("content-length") ?? "0");
   const tooBig = () => new UpdateRefused(`the bundle is larger than update.maxDownload (${maxBytes >> 20} MiB)`);

@@ -16,6 +16,8 @@ let moat: MoatProcess;
 let ca: TestCa;
 let https: Server<unknown>;
 let big: Uint8Array;
+let plain: Server<unknown>;
+let plainHits = 0;
 
 beforeAll(async () => {
   if (!hasRauc) return;
@@ -23,11 +25,22 @@ beforeAll(async () => {
   fx.systemConf();
   ca = makeTestCa(["localhost"]);
   big = new Uint8Array(3 * 1024 * 1024);
+  plain = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => {
+      plainHits++;
+      return new Response(new Uint8Array(1000));
+    },
+  });
   https = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     tls: { cert: Bun.file(ca.certFile), key: Bun.file(ca.keyFile) },
-    fetch: () => new Response(big),
+    fetch: (req) =>
+      new URL(req.url).pathname === "/redirect"
+        ? Response.redirect(`http://127.0.0.1:${plain.port}/b`, 302)
+        : new Response(big),
   });
   moat = await startMoat({
     env: {
@@ -44,6 +57,7 @@ afterAll(async () => {
   if (!hasRauc) return;
   await moat?.dispose();
   https?.stop(true);
+  plain?.stop(true);
   ca?.dispose();
   await fx.dispose();
 });
@@ -101,5 +115,20 @@ test.skipIf(!hasRauc)("a bundle past update.maxDownload is refused, uploaded or 
   expect(info.available).toBe(false);
   expect(info.message).toStartWith("RAUC does not answer: ");
   expect(info.last).toMatchObject({ ok: false, message: "the bundle is larger than update.maxDownload (1 MiB)" });
+  expect(leftovers()).toEqual([]);
+});
+
+test.skipIf(!hasRauc)("an https URL that redirects to plain http is refused", async () => {
+  const r = await moat.api("/api/action/update", {
+    method: "POST",
+    headers: { "X-FTL-SID": await sid(PW) },
+    body: JSON.stringify({ url: `https://localhost:${https.port}/redirect` }),
+  });
+  expect(r.status).toBe(400);
+  expect(((await r.json()) as { error: { hint: string } }).error.hint).toBe(
+    "the update URL redirected away from https://",
+  );
+  // the plain address was never asked
+  expect(plainHits).toBe(0);
   expect(leftovers()).toEqual([]);
 });
