@@ -3,7 +3,16 @@
 // another key, truncated, or built for another system are refused with a sentence and change nothing;
 // a good one (file, upload, https URL) lands in the other slot and the backend is asked to try it once.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chownSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
@@ -103,10 +112,18 @@ test.skipIf(!can)(
     }
     expect(zeros(slotB())).toBe(true);
     expect(autoboot()).toContain("[tryboot]\nboot_partition=2");
+    // by URL the same: downloaded, then the signature decides
+    const byUrl = await run([BUN, MAIN, "update", `https://localhost:${https.port}/stranger`, "--data-dir", cliData], {
+      env: { FTLCONF_update_system: fx.slots.conf, NODE_EXTRA_CA_CERTS: ca.caFile, ...fx.busEnv },
+    });
+    expect(byUrl.stderr.trim()).toBe("moat: the bundle is not signed by this system's update key: refused");
+    expect(byUrl.code).toBe(1);
+    expect(readdirSync(cliData).filter((f) => f.endsWith(".raucb"))).toEqual([]);
     if (process.getuid?.() === 0) expect(statSync(join(cliData, "update-last.json")).uid).toBe(65534);
     const status = await cli();
     expect(status.stdout).toContain("last update");
-    expect(status.stdout).toContain("built for moat-x86-64");
+    expect(status.stdout).toContain("last update (");
+    expect(status.stdout).toContain("): the bundle is not signed by this system's update key: refused");
   },
 );
 
