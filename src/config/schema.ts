@@ -454,6 +454,23 @@ export const schema = {
       ...moat,
     }),
   },
+  update: {
+    system: str(
+      "/etc/rauc/system.conf",
+      "RAUC's system configuration (slots, compatible, keyring; docs/updates.md); where it or rauc is missing, updates are off",
+      moat,
+    ),
+    keyring: str(
+      "",
+      "The certificate (PEM) an update bundle must be signed by; empty: the keyring the system configuration names",
+      moat,
+    ),
+    maxDownload: uint(1024, "Largest update bundle fetched from a URL, MiB", {
+      max: 65536,
+      check: (n) => (n < 1 ? "must be at least 1" : null),
+      ...moat,
+    }),
+  },
 } as const;
 
 /** The value type of a subtree of the schema. */
