@@ -6,14 +6,19 @@
 // rate; printed: answered QPS, CPU per query (the server's own process), p50/p99 latency. unbound runs first
 // on a cold cache (its iteration to nsd counted); Moat's upstream is warmed once with the same file first.
 // A last run repeats Moat's with 20 clients asking for a KeyTrap name (test/dns/dnssec-hierarchy.ts) meanwhile.
-// Usage: bun bench/dns/dnssec.ts [--qps 2000] [--seconds 5] [--queries 20000]
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// With --mix, the query file is bench/mix's realistic mix instead (--list entries on block lists that Moat loads
+// through its API and unbound gets as local zones; 55% popular names on a Zipf curve, 22% hosts-list names, 8%
+// ABP subdomains, 5% never seen, 10% AAAA), its forwarded names placed under the signed wildcard
+// *.wild.secure.test so that every one of them is validated; blocked names are never validated.
+// Usage: bun bench/dns/dnssec.ts [--qps 2000] [--seconds 5] [--queries 20000] [--mix [--list 200000] [--popular 20000]]
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort, startMoat, type MoatProcess } from "../../test/harness/moat.ts";
 import { buildHierarchy, unboundConf, writeTrap } from "../../test/dns/dnssec-hierarchy.ts";
 import { encodeQuery, sendUdp } from "../../test/dns/helpers.ts";
+import { makeMix, type MixFiles } from "../mix/data.ts";
 import { cpuSeconds, dnsperf, pct } from "../mix/measure.ts";
 import { waitAnswer } from "../mix/servers.ts";
 
@@ -24,6 +29,7 @@ const arg = (n: string, d: string) => {
 const QPS = Number(arg("qps", "2000"));
 const SECONDS = Number(arg("seconds", "5"));
 const QUERIES = Number(arg("queries", "20000"));
+const MIX = process.argv.includes("--mix");
 
 const dir = mkdtempSync(join(tmpdir(), "moat-bench-dnssec-"));
 const procs: Subprocess[] = [];
@@ -33,6 +39,21 @@ const spawn = (cmd: string[]) => {
   procs.push(p);
   return p;
 };
+
+/** bench/mix's realistic mix, its forwarded names under the signed wildcard zone. */
+function mixFile(): { file: string; mix: MixFiles } {
+  const mix = makeMix(dir, {
+    list: Number(arg("list", "200000")),
+    queries: QUERIES,
+    popular: Number(arg("popular", "20000")),
+    hostsPool: 150_000,
+    abpPool: 60_000,
+  });
+  const text = readFileSync(mix.queryFile, "utf8").replace(/\.(pop|fresh)\.test /g, ".$1.wild.secure.test ");
+  const file = join(dir, "mix-signed.txt");
+  writeFileSync(file, text);
+  return { file, mix };
+}
 
 /** The query file: deterministic, every "new" name used once. */
 function queryFile(): string {
@@ -80,13 +101,22 @@ try {
   writeTrap(dir, 32, 32);
   const anchor = buildHierarchy(dir, nsdPort);
   writeFileSync(join(dir, "plain.conf"), unboundConf(dir, nsdPort, plainPort, null));
-  writeFileSync(join(dir, "ref.conf"), unboundConf(dir, nsdPort, refPort, anchor));
+  const { file, mix } = MIX ? mixFile() : { file: queryFile(), mix: null };
+  // unbound blocks the lists' names as local zones, as bench/mix gives them to it
+  const zones = mix
+    ? [...mix.hostsNames, ...mix.abpNames].map((n) => `  local-zone: "${n}." always_null\n`).join("")
+    : "";
+  writeFileSync(
+    join(dir, "ref.conf"),
+    unboundConf(dir, nsdPort, refPort, anchor).replace("server:\n", `server:\n${zones}`),
+  );
   spawn(["nsd", "-d", "-c", join(dir, "nsd.conf")]);
   spawn(["unbound", "-d", "-c", join(dir, "plain.conf")]);
   const ref = spawn(["unbound", "-d", "-c", join(dir, "ref.conf")]);
   for (const port of [nsdPort, plainPort, refPort]) await waitAnswer(port, "www.insecure.test", /192\.0\.2\.5/, 20);
-  const file = queryFile();
-  console.log(`${QUERIES} queries at ${QPS} QPS for ${SECONDS} s each (a fresh cache per server)`);
+  console.log(
+    `${QUERIES} queries${mix ? ` of the realistic mix (${mix.hostsNames.length + mix.abpNames.length} list entries)` : ""} at ${QPS} QPS for ${SECONDS} s each (a fresh cache per server)`,
+  );
   await measure("unbound (validating)", refPort, ref.pid, file);
   // the plain iterator Moat forwards to answers from its cache for both Moat runs alike
   await dnsperf(plainPort, file, join(dir, "warm.out"), ["-Q", String(QPS), "-l", String(SECONDS), "-e", "-D"]);
@@ -99,8 +129,17 @@ try {
     };
     const m = await startMoat({ env });
     moats.push(m);
+    if (mix) {
+      const add = await m.api("/api/lists?type=block", {
+        method: "POST",
+        body: JSON.stringify({ address: [`file://${mix.hostsFile}`, `file://${mix.abpFile}`] }),
+      });
+      if (add.status !== 201) throw new Error(`POST /api/lists: ${add.status}`);
+      await (await m.api("/api/action/gravity", { method: "POST" })).text();
+      await waitAnswer(m.dnsPort, mix.probeBlocked, /^0\.0\.0\.0$/m, 120);
+    }
     await measure(on ? "Moat (validating)" : "Moat (not validating)", m.dnsPort, m.proc!.pid, file);
-    if (!on) continue;
+    if (!on || mix) continue;
     // KeyTrap: the same mix while 20 clients ask for the trap without pause (bogus answers are not cached,
     // so each is validated again: 32 keys × 32 signatures with one tag, cut off after 8 checks)
     let stop = false;
