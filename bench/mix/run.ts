@@ -1,7 +1,8 @@
 // The realistic-mix benchmark: Moat beside unbound and dnsmasq in one run, the same lists and the same
 // loopback upstream (dnsmasq answering every name). Moat loads the lists through its API
 // (POST /api/lists + POST /api/action/gravity); the peers get them as local zones / hosts files.
-// Per server: load time and RSS, throughput (dnsperf -q 200) with CPU per answered query, latency
+// Per server: load time and RSS, throughput (dnsperf -q 200) with CPU per answered query (and Moat's API
+// latency meanwhile: api_p99_ms_flood, the dashboard's reads while DNS is saturated), latency
 // at a fixed rate (dnsperf -Q), then a fill run of --fill queries for the memory each kept query
 // costs (RSS + the tmpfs query log, against the loaded server), then the latency again at --qps and
 // at 1k QPS with the fill kept in the window (p99_full_ms, p99_full_1k_ms: the tail a full day gives).
@@ -180,6 +181,29 @@ const threadReport: Record<string, string> = {};
 /** answers per second of each DNS thread, and CPU µs per query by thread, in the throughput run */
 const rateReport: Record<string, string> = {};
 const out = join(dir, "dnsperf.out");
+
+/** Requests the dashboard makes (summary, the query log's first page) in a loop until stopped: their latencies, sorted. */
+function apiProbe(): { stop: () => Promise<number[]> } {
+  let running = true;
+  const lat: number[] = [];
+  const paths = ["/api/stats/summary", "/api/queries?length=100", "/api/stats/top_domains"];
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const t0 = performance.now();
+      const r = await fetch(`http://127.0.0.1:${HTTP}${paths[i % paths.length]}`);
+      await r.arrayBuffer();
+      lat.push(performance.now() - t0);
+      await Bun.sleep(20);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return lat.sort((a, b) => a - b);
+    },
+  };
+}
 for (const variant of ONLY) {
   const server = serverOf(variant),
     threads = threadsOf(variant);
@@ -205,7 +229,14 @@ for (const variant of ONLY) {
   let c0 = cpuSeconds(pid);
   const perThread0 = await threadAnswers(server, threads),
     thrThreads0 = threadCpu(pid);
+  // the API while DNS is saturated: the dashboard's summary and query-log reads, one after another
+  const api = server === "moat" ? apiProbe() : null;
   const thr = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-q", "200", "-c", CLIENTS], PERF_CPU);
+  if (api) {
+    const lat = await api.stop();
+    row.api_p50_ms_flood = +pct(lat, 0.5).toFixed(1);
+    row.api_p99_ms_flood = +pct(lat, 0.99).toFixed(1);
+  }
   row.qps = Math.round(thr.qps);
   row.cpu_us_per_q = +(((cpuSeconds(pid) - c0) / Math.max(1, thr.answered)) * 1e6).toFixed(1);
   const perThread = (await threadAnswers(server, threads)).map((n, i) =>
