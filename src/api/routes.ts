@@ -32,6 +32,7 @@ import { networkRoutes } from "./network/routes.ts";
 import { dhcpRoutes } from "./dhcp/routes.ts";
 import { paddRoutes } from "./padd/routes.ts";
 import { fleetRoutes } from "./fleet/routes.ts";
+import { familyRoutes } from "./family/routes.ts";
 
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins (AnyElysia).
 
@@ -66,5 +67,6 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     tlsActionRoutes(rt),
     tlsRoutes(rt),
     fleetRoutes(rt),
+    familyRoutes(rt),
   ];
 }

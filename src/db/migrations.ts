@@ -2,7 +2,24 @@
 import type { Migration } from "./open.ts";
 
 /** Moat's additions to gravity.db (info.moat_schema), beside Pi-hole's tables. */
-export const GRAVITY_MIGRATIONS: readonly Migration[] = [];
+export const GRAVITY_MIGRATIONS: readonly Migration[] = [
+  {
+    // family controls: the blocked services each group picks (ids of src/filter/services/catalogue.ts)
+    // and the paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
+    // until: unix seconds, NULL until resumed). Pi-hole ignores tables it does not know.
+    to: 2,
+    up: `
+CREATE TABLE moat_group_service (
+  group_id INTEGER NOT NULL REFERENCES "group" (id) ON DELETE CASCADE,
+  service TEXT NOT NULL,
+  PRIMARY KEY (group_id, service)
+);
+CREATE TABLE moat_client_pause (
+  client TEXT PRIMARY KEY,
+  until INTEGER
+);`,
+  },
+];
 
 /** Changes to pihole-FTL.db after Pi-hole's version 21. */
 export const QUERY_MIGRATIONS: readonly Migration[] = [];

@@ -1,6 +1,7 @@
 // The filtering step, in Pi-hole FTL's order (docs/pihole-differences.md): allow exact → allow regex → special domains →
-// deny exact → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer comes back,
-// every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect).
+// deny exact → the group's blocked services → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer
+// comes back, every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect). A paused
+// client is blocked before all of it (and with blocking off): a pause is the parent's switch, not a list.
 import { Status, Reply } from "../query/enums.ts";
 import { hashName, type DomainSet } from "../filter/domainset.ts";
 import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
@@ -10,6 +11,11 @@ import { blockedReply } from "./blocked.ts";
 import { buildReply } from "./reply.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { RCODE, TYPE } from "./wire.ts";
+import { SERVICES } from "../filter/services/catalogue.ts";
+import { PAUSED_LIST_ID } from "../filter/services/rules.ts";
+
+/** EDE text per service code, made once: a blocked query must not build a string */
+const SERVICE_REASON = new Map(SERVICES.map((s) => [s.code, `blocked service: ${s.name}`]));
 
 type Verdict =
   | { allow: true }
@@ -24,9 +30,10 @@ export class PolicyHandler implements Handler {
   ) {}
 
   handle(ctx: QueryContext, next: Next): Pending {
+    const snap = ctx.snapshot;
+    if (snap.paused?.paused(ctx.client, ctx.clientId, Date.now())) return this.pausedReply(ctx);
     if (!this.blocking.active) return next(ctx);
     const dns = this.config.current.dns;
-    const snap = ctx.snapshot;
     const groups =
       ctx.clientId === null ? snap.clients.groupsOf(ctx.client) : snap.clients.groupsOfId(ctx.clientId, ctx.client);
     const { q } = ctx;
@@ -69,6 +76,14 @@ export class PolicyHandler implements Handler {
 
     const r = next(ctx);
     return r instanceof Promise ? this.inspectLater(ctx, r, groups) : this.inspect(ctx, r, groups);
+  }
+
+  private pausedReply(ctx: QueryContext): Answer {
+    const dns = this.config.current.dns;
+    ctx.status = Status.DENYLIST;
+    ctx.listId = PAUSED_LIST_ID;
+    ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
+    return blockedReply(ctx, dns, "client paused", null);
   }
 
   // apart from handle(): a closure there would cost every query its captured variables
@@ -173,6 +188,9 @@ function judge(
 ): Verdict {
   let id = matchExact(snap.denyExact, wire, h, groups);
   if (id >= 0) return { allow: false, status: Status.DENYLIST, reason: "denylist", listId: id, reply: null };
+  id = matchSubtree(snap.services, wire, labels, h, groups);
+  if (id >= 0)
+    return { allow: false, status: Status.DENYLIST, reason: SERVICE_REASON.get(id)!, listId: -id, reply: null };
   if (
     matchExact(snap.antigravity, wire, h, groups) >= 0 ||
     matchSubtree(snap.antigravityAbp, wire, labels, h, groups) >= 0

@@ -6,7 +6,16 @@ import { emptyShape, resolveCombos, transferables, type DomainSetData, type Doma
 import { ComboTable, DomainSetBuilder } from "./domainset-build.ts";
 import { readSnapshotFile, snapshotFileOf, writeSnapshotFile } from "./snapshot-file.ts";
 import { gravitySetsFromDb, readGravityKey } from "./gravity/tables.ts";
-import { clientEntries, enabledAdlistIds, enabledDomains, enabledGroupIds, groupLinks } from "../lists/filter-input.ts";
+import {
+  clientEntries,
+  enabledAdlistIds,
+  enabledDomains,
+  enabledGroupIds,
+  groupLinks,
+  serviceSelections,
+} from "../lists/filter-input.ts";
+import { activePauses } from "../lists/family.ts";
+import { serviceSetData } from "./services/compile.ts";
 import type { LinkTable } from "../lists/group-links.ts";
 import { nameToWire } from "../net/dns-name.ts";
 
@@ -36,7 +45,16 @@ export interface SnapshotData {
   allowRegex: RegexEntry[];
   denyRegex: RegexEntry[];
   clients: ClientEntry[];
+  /** the blocked services' `||domain^` rules as subtree entries: id = service code, masks = groups blocking it */
+  services: DomainSetData;
+  /** clients paused at build time (src/filter/pause.ts); until: ms since the epoch, 0 = until resumed */
+  paused: PausedEntry[];
   buildMs: number;
+}
+
+export interface PausedEntry {
+  ip: string;
+  until: number;
 }
 
 type Masks = Map<number, Uint32Array>;
@@ -127,6 +145,11 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       allowRegex: regex(2),
       denyRegex: regex(3),
       clients,
+      services: serviceSetData(serviceSelections(db), bitOf, words),
+      paused: activePauses(db, Math.floor(Date.now() / 1000)).map((p) => ({
+        ip: p.client,
+        until: p.until === null ? 0 : p.until * 1000,
+      })),
       buildMs: performance.now() - started,
     };
   } finally {
@@ -140,7 +163,7 @@ export function emptySetData(words = 1): DomainSetData {
 
 /** Every buffer once (the sets loaded from a file share one). */
 export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
-  const sets = [s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp];
+  const sets = [s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp, s.services];
   return [
     ...new Set(
       sets.flatMap((d) => [...transferables(d), d.comboMasks.buffer as ArrayBuffer, d.comboIds.buffer as ArrayBuffer]),

@@ -3,6 +3,7 @@
 import { DomainSet } from "./domainset.ts";
 import { compileRegex, unionOf, type CompiledRegex, type NameMatcher } from "./regex.ts";
 import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
+import { PauseTable } from "./pause.ts";
 import { buildSnapshotData, emptySetData, type RegexEntry, type SnapshotData } from "./build.ts";
 import { workerUrl } from "../core/worker-url.ts";
 
@@ -23,6 +24,10 @@ export class Snapshot {
   readonly allowRegexAny: NameMatcher | null;
   readonly denyRegexAny: NameMatcher | null;
   readonly clients: ClientResolver;
+  /** the groups' blocked services (src/filter/services/): subtree entries, id = service code */
+  readonly services: DomainSet;
+  /** the paused clients, null when none is */
+  readonly paused: PauseTable | null;
   readonly problems: string[] = [];
 
   constructor(
@@ -45,6 +50,8 @@ export class Snapshot {
     const bit0 = data.groupBits.find(([id]) => id === 0)?.[1];
     if (bit0 !== undefined) fallback[bit0 >>> 5]! |= 1 << (bit0 & 31);
     this.clients = new ClientResolver(data.clients, fallback, clientOpts);
+    this.services = new DomainSet(data.services);
+    this.paused = data.paused.length ? new PauseTable(data.paused, clientOpts) : null;
   }
 
   static empty(): Snapshot {
@@ -62,6 +69,8 @@ export class Snapshot {
         allowRegex: [],
         denyRegex: [],
         clients: [],
+        services: e,
+        paused: [],
         buildMs: 0,
       },
       Date.now(),

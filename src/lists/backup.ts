@@ -21,7 +21,7 @@ export const GRAVITY_PARTS = [
 ] as const;
 export type GravityPart = (typeof GRAVITY_PARTS)[number];
 
-const MAIN: ListTable[] = ["group", "adlist", "domainlist", "client"];
+const MAIN: Array<"group" | "adlist" | "domainlist" | "client"> = ["group", "adlist", "domainlist", "client"];
 const LINKS: Record<string, { owner: ListTable; column: string }> = {
   adlist_by_group: { owner: "adlist", column: "adlist_id" },
   domainlist_by_group: { owner: "domainlist", column: "domainlist_id" },

@@ -40,3 +40,8 @@ export function enabledAdlistIds(db: Database): Set<number> {
 export function clientEntries(db: Database): Array<{ id: number; ip: string }> {
   return db.query<{ id: number; ip: string }, []>("SELECT id, ip FROM client ORDER BY id").all();
 }
+
+/** Every [group id, blocked service id] the groups picked. */
+export function serviceSelections(db: Database): Array<{ g: number; service: string }> {
+  return db.query<{ g: number; service: string }, []>("SELECT group_id AS g, service FROM moat_group_service").all();
+}

@@ -1,0 +1,163 @@
+// Family controls against the real server: a group's blocked services and a paused client, over UDP (dig from
+// 127.0.0.2 / 127.0.0.3 as two clients in different groups) and over DNS over HTTPS with a client ID
+// (/dns-query/<id>), with the query log naming the service; the pause ends by itself and survives a restart.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startUpstream, type Upstream } from "../harness/upstream.ts";
+import { call } from "../lists/helpers.ts";
+import { decodeReply, encodeQuery, runDig, until } from "./helpers.ts";
+import { startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
+
+const FWD = "192.0.2.61";
+let t: TlsMoat;
+let up: Upstream;
+let ca = "";
+
+/** dig over UDP from `from`: the first A record and the EDE text, if any */
+async function digA(name: string, from: string): Promise<{ addr: string | null; ede: string | null }> {
+  const out = await runDig(["@127.0.0.1", "-p", String(t.moat.dnsPort), "-b", from, "+tries=1", "+time=3", name, "A"]);
+  const addr =
+    new RegExp(`^${name.replace(/\./g, "\\.")}\\.\\s+\\d+\\s+IN\\s+A\\s+(\\S+)$`, "m").exec(out)?.[1] ?? null;
+  const ede = /EDE: 15 \(Blocked\): \(([^)]*)\)/.exec(out)?.[1] ?? null;
+  return { addr, ede };
+}
+
+/** DNS over HTTPS (RFC 8484 POST) with a client ID in the path */
+async function dohA(name: string, id: string): Promise<{ addr: string | null; ede: string | null }> {
+  const r = await fetch(`https://127.0.0.1:${t.httpsPort}/dns-query/${id}`, {
+    method: "POST",
+    body: encodeQuery(name),
+    headers: { "content-type": "application/dns-message" },
+    tls: { ca },
+  } as RequestInit);
+  expect(r.status).toBe(200);
+  const a = decodeReply(new Uint8Array(await r.arrayBuffer()));
+  const rec = a.answers.find((x) => x.type === "A") as { data: string } | undefined;
+  return { addr: rec?.data ?? null, ede: a.ede?.text ?? null };
+}
+
+beforeAll(async () => {
+  up = await startUpstream({ addr: FWD });
+  t = await startTlsMoat({ FTLCONF_dns_upstreams: up.address, FTLCONF_dns_blocking_edns: "TEXT" });
+  ca = await Bun.file(t.caFile).text();
+  const ids: Record<string, number> = {};
+  for (const name of ["kids", "teens"]) {
+    const g = await call(t.moat, "POST", "/api/groups", { name });
+    expect(g.status).toBe(201);
+    ids[name] = g.json.groups[0].id;
+  }
+  for (const [client, group] of [
+    ["127.0.0.2", "kids"],
+    ["127.0.0.3", "teens"],
+    ["kid", "kids"],
+    ["teen", "teens"],
+  ] as const)
+    expect((await call(t.moat, "POST", "/api/clients", { client, groups: [ids[group]] })).status).toBe(201);
+});
+
+afterAll(async () => {
+  await t?.moat.dispose();
+  await up?.stop();
+});
+
+describe("blocked services", () => {
+  test("GET /api/services lists the catalogue with each service's query-log list id", async () => {
+    const r = await call(t.moat, "GET", "/api/services");
+    expect(r.status).toBe(200);
+    expect(r.json.services.length).toBeGreaterThanOrEqual(40);
+    const tiktok = r.json.services.find((s: { id: string }) => s.id === "tiktok");
+    expect(tiktok).toMatchObject({ name: "TikTok", category: "social", list_id: -2 });
+    expect(tiktok.rules).toContain("||tiktok.com^");
+  });
+
+  test("PUT sets a group's services; unknown services and groups are refused", async () => {
+    const r = await call(t.moat, "PUT", "/api/services/groups/kids", { services: ["tiktok", "youtube", "tiktok"] });
+    expect(r.status).toBe(200);
+    expect(r.json.groups).toEqual([{ name: "kids", services: ["tiktok", "youtube"] }]);
+    expect((await call(t.moat, "GET", "/api/services/groups/kids")).json.groups[0].services).toEqual([
+      "tiktok",
+      "youtube",
+    ]);
+    const all = await call(t.moat, "GET", "/api/services/groups");
+    expect(all.json.groups).toContainEqual({ name: "teens", services: [] });
+    expect((await call(t.moat, "PUT", "/api/services/groups/kids", { services: ["nope"] })).status).toBe(400);
+    expect((await call(t.moat, "PUT", "/api/services/groups/nobody", { services: ["tiktok"] })).status).toBe(404);
+    expect((await call(t.moat, "GET", "/api/services/groups/nobody")).status).toBe(404);
+  });
+
+  test("UDP: the kids' client gets the block for the service's domains and below; the teens' client does not", async () => {
+    for (const name of ["tiktok.com", "www.tiktok.com", "v16m.tiktokcdn.com", "i.ytimg.com"]) {
+      expect({ name, ...(await digA(name, "127.0.0.2")) }).toEqual({
+        name,
+        addr: "0.0.0.0",
+        ede: name.includes("ytimg") ? "blocked service: YouTube" : "blocked service: TikTok",
+      });
+      expect({ name, ...(await digA(name, "127.0.0.3")) }).toEqual({ name, addr: FWD, ede: null });
+    }
+    // not a service domain, and a name that only ends like one
+    expect((await digA("nottiktok.com", "127.0.0.2")).addr).toBe(FWD);
+    expect((await digA("example.test", "127.0.0.2")).addr).toBe(FWD);
+  });
+
+  test("DoH with a client ID: /dns-query/kid is blocked, /dns-query/teen is not", async () => {
+    expect(await dohA("m.youtube.com", "kid")).toEqual({ addr: "0.0.0.0", ede: "blocked service: YouTube" });
+    expect(await dohA("m.youtube.com", "teen")).toEqual({ addr: FWD, ede: null });
+  });
+
+  test("the query log shows the block as DENYLIST with the service's list id", async () => {
+    await until(
+      async () => {
+        const r = await call(t.moat, "GET", "/api/queries?domain=www.tiktok.com");
+        return r.json.queries.some(
+          (q: { status: string; list_id: number | null; client: { ip: string } }) =>
+            q.client.ip === "127.0.0.2" && q.status === "DENYLIST" && q.list_id === -2,
+        );
+      },
+      10000,
+      "the blocked query in the log",
+    );
+    const r = await call(t.moat, "GET", "/api/queries?domain=www.tiktok.com");
+    const teen = r.json.queries.find((q: { client: { ip: string } }) => q.client.ip === "127.0.0.3");
+    expect(teen?.status).not.toBe("DENYLIST");
+  });
+
+  test("the allow list beats a blocked service; an empty selection unblocks", async () => {
+    const kids = (await call(t.moat, "GET", "/api/groups/kids")).json.groups[0].id;
+    const a = await call(t.moat, "POST", "/api/domains/allow/exact", { domain: "allowed.tiktok.com", groups: [kids] });
+    expect(a.status).toBe(201);
+    expect((await digA("allowed.tiktok.com", "127.0.0.2")).addr).toBe(FWD);
+    expect((await digA("other.tiktok.com", "127.0.0.2")).addr).toBe("0.0.0.0");
+    expect((await call(t.moat, "PUT", "/api/services/groups/kids", { services: [] })).status).toBe(200);
+    expect((await digA("other.tiktok.com", "127.0.0.2")).addr).toBe(FWD);
+  });
+});
+
+describe("pausing a client", () => {
+  test("UDP: a paused address is blocked, another is not, and the pause ends by itself", async () => {
+    const r = await call(t.moat, "POST", "/api/pauses/127.0.0.3", { minutes: 0.05 });
+    expect(r.status).toBe(200);
+    expect(r.json.pauses).toContainEqual({ client: "127.0.0.3", until: expect.any(Number) });
+    expect(await digA("pause1.test", "127.0.0.3")).toEqual({ addr: "0.0.0.0", ede: "client paused" });
+    expect((await digA("pause1.test", "127.0.0.2")).addr).toBe(FWD);
+    await until(async () => (await digA("pause2.test", "127.0.0.3")).addr === FWD, 8000, "the pause to end");
+    expect((await call(t.moat, "GET", "/api/pauses")).json.pauses).toEqual([]);
+  });
+
+  test("DoH: a paused client ID is blocked until resumed, also across a restart", async () => {
+    expect((await call(t.moat, "POST", "/api/pauses/kid", {})).status).toBe(200);
+    expect(await dohA("pause3.test", "kid")).toEqual({ addr: "0.0.0.0", ede: "client paused" });
+    expect((await dohA("pause3.test", "teen")).addr).toBe(FWD);
+    await t.moat.restart();
+    expect((await call(t.moat, "GET", "/api/pauses")).json.pauses).toEqual([{ client: "kid", until: null }]);
+    expect((await dohA("pause4.test", "kid")).addr).toBe("0.0.0.0");
+    const q = await call(t.moat, "GET", "/api/queries?domain=pause3.test");
+    expect(q.json.queries.some((x: { status: string; list_id: number }) => x.list_id === -1_000_000)).toBe(true);
+    expect((await t.moat.api("/api/pauses/kid", { method: "DELETE" })).status).toBe(204);
+    expect((await dohA("pause5.test", "kid")).addr).toBe(FWD);
+    expect((await t.moat.api("/api/pauses/kid", { method: "DELETE" })).status).toBe(404);
+  });
+
+  test("an invalid client or duration is refused", async () => {
+    expect((await call(t.moat, "POST", "/api/pauses/bad%20name", { minutes: 5 })).status).toBe(400);
+    expect((await call(t.moat, "POST", "/api/pauses/127.0.0.9", { minutes: -1 })).status).toBe(400);
+  });
+});
