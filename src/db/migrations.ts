@@ -4,8 +4,8 @@ import type { Migration } from "./open.ts";
 /** Moat's additions to gravity.db (info.moat_schema), beside Pi-hole's tables. */
 export const GRAVITY_MIGRATIONS: readonly Migration[] = [
   {
-    // family controls: the blocked services each group picks (ids of src/filter/services/catalogue.ts)
-    // and the paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
+    // family controls: the blocked services each group picks (ids of src/filter/services/catalogue.ts),
+    // the safe-search engines it enforces (ids of src/filter/safesearch.ts) and the paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
     // until: unix seconds, NULL until resumed). Pi-hole ignores tables it does not know.
     to: 2,
     up: `
@@ -13,6 +13,11 @@ CREATE TABLE moat_group_service (
   group_id INTEGER NOT NULL REFERENCES "group" (id) ON DELETE CASCADE,
   service TEXT NOT NULL,
   PRIMARY KEY (group_id, service)
+);
+CREATE TABLE moat_group_safesearch (
+  group_id INTEGER NOT NULL REFERENCES "group" (id) ON DELETE CASCADE,
+  engine TEXT NOT NULL,
+  PRIMARY KEY (group_id, engine)
 );
 CREATE TABLE moat_client_pause (
   client TEXT PRIMARY KEY,

@@ -1,7 +1,8 @@
 // The filtering step, in Pi-hole FTL's order (docs/pihole-differences.md): allow exact → allow regex → special domains →
 // deny exact → the group's blocked services → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer
 // comes back, every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect). A paused
-// client is blocked before all of it (and with blocking off): a pause is the parent's switch, not a list.
+// client is blocked before all of it (and with blocking off): a pause is the parent's switch, not a list. A safe-search
+// host of the client's groups is answered with its engine's CNAME before the allow list is asked.
 import { Status, Reply } from "../query/enums.ts";
 import { hashName, type DomainSet } from "../filter/domainset.ts";
 import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
@@ -13,6 +14,13 @@ import { nameToWire } from "../net/dns-name.ts";
 import { RCODE, TYPE } from "./wire.ts";
 import { SERVICES } from "../filter/services/catalogue.ts";
 import { PAUSED_LIST_ID } from "../filter/services/rules.ts";
+import { safeSearchTarget } from "../filter/safesearch.ts";
+import { safeSearchAnswer } from "./safesearch.ts";
+
+/** each safe-search engine's target in wire form, by engine code */
+const SAFE_TARGET: Array<Uint8Array | undefined> = [];
+for (let code = 1; safeSearchTarget(code) !== undefined; code++)
+  SAFE_TARGET[code] = nameToWire(safeSearchTarget(code)!)!;
 
 /** EDE text per service code, made once: a blocked query must not build a string */
 const SERVICE_REASON = new Map(SERVICES.map((s) => [s.code, `blocked service: ${s.name}`]));
@@ -38,6 +46,11 @@ export class PolicyHandler implements Handler {
       ctx.clientId === null ? snap.clients.groupsOf(ctx.client) : snap.clients.groupsOfId(ctx.clientId, ctx.client);
     const { q } = ctx;
     const h = hashName(q.wire);
+
+    // safe search first: an allow-list entry for www.google.com must not switch it off
+    let safe = matchExact(snap.safeSearch, q.wire, h, groups);
+    if (safe < 0) safe = matchExact(snap.safeSearchModerate, q.wire, h, groups);
+    if (safe >= 0) return safeSearchAnswer(ctx, next, SAFE_TARGET[safe]!);
 
     if (
       matchExact(snap.allowExact, q.wire, h, groups) >= 0 ||

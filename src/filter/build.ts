@@ -12,8 +12,10 @@ import {
   enabledDomains,
   enabledGroupIds,
   groupLinks,
+  safeSearchSelections,
   serviceSelections,
 } from "../lists/filter-input.ts";
+import { safeSearchSetData } from "./safesearch.ts";
 import { activePauses } from "../lists/family.ts";
 import { serviceSetData } from "./services/compile.ts";
 import type { LinkTable } from "../lists/group-links.ts";
@@ -47,6 +49,9 @@ export interface SnapshotData {
   clients: ClientEntry[];
   /** the blocked services' `||domain^` rules as subtree entries: id = service code, masks = groups blocking it */
   services: DomainSetData;
+  /** safe-search host names (exact), id = engine code; YouTube's moderate mode in a set of its own */
+  safeSearch: DomainSetData;
+  safeSearchModerate: DomainSetData;
   /** clients paused at build time (src/filter/pause.ts); until: ms since the epoch, 0 = until resumed */
   paused: PausedEntry[];
   buildMs: number;
@@ -146,6 +151,7 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       denyRegex: regex(3),
       clients,
       services: serviceSetData(serviceSelections(db), bitOf, words),
+      ...safeSearchData(safeSearchSelections(db), bitOf, words),
       paused: activePauses(db, Math.floor(Date.now() / 1000)).map((p) => ({
         ip: p.client,
         until: p.until === null ? 0 : p.until * 1000,
@@ -157,13 +163,32 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
   }
 }
 
+function safeSearchData(
+  picks: Array<{ g: number; engine: string }>,
+  bitOf: Map<number, number>,
+  words: number,
+): Pick<SnapshotData, "safeSearch" | "safeSearchModerate"> {
+  const s = safeSearchSetData(picks, bitOf, words);
+  return { safeSearch: s.main, safeSearchModerate: s.moderate };
+}
+
 export function emptySetData(words = 1): DomainSetData {
   return resolveCombos(emptyShape(), words, () => undefined);
 }
 
 /** Every buffer once (the sets loaded from a file share one). */
 export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
-  const sets = [s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp, s.services];
+  const sets = [
+    s.allowExact,
+    s.denyExact,
+    s.gravity,
+    s.antigravity,
+    s.gravityAbp,
+    s.antigravityAbp,
+    s.services,
+    s.safeSearch,
+    s.safeSearchModerate,
+  ];
   return [
     ...new Set(
       sets.flatMap((d) => [...transferables(d), d.comboMasks.buffer as ArrayBuffer, d.comboIds.buffer as ArrayBuffer]),

@@ -26,6 +26,9 @@ export class Snapshot {
   readonly clients: ClientResolver;
   /** the groups' blocked services (src/filter/services/): subtree entries, id = service code */
   readonly services: DomainSet;
+  /** the groups' safe-search host names (src/filter/safesearch.ts): exact entries, id = engine code */
+  readonly safeSearch: DomainSet;
+  readonly safeSearchModerate: DomainSet;
   /** the paused clients, null when none is */
   readonly paused: PauseTable | null;
   readonly problems: string[] = [];
@@ -51,6 +54,8 @@ export class Snapshot {
     if (bit0 !== undefined) fallback[bit0 >>> 5]! |= 1 << (bit0 & 31);
     this.clients = new ClientResolver(data.clients, fallback, clientOpts);
     this.services = new DomainSet(data.services);
+    this.safeSearch = new DomainSet(data.safeSearch);
+    this.safeSearchModerate = new DomainSet(data.safeSearchModerate);
     this.paused = data.paused.length ? new PauseTable(data.paused, clientOpts) : null;
   }
 
@@ -70,6 +75,8 @@ export class Snapshot {
         denyRegex: [],
         clients: [],
         services: e,
+        safeSearch: e,
+        safeSearchModerate: e,
         paused: [],
         buildMs: 0,
       },

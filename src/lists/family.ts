@@ -1,32 +1,49 @@
 // Family controls in gravity.db (Moat's own tables, migration 2 of src/db/migrations.ts): the blocked
-// services each group picks (moat_group_service) and the paused clients (moat_client_pause). Service ids
+// services each group picks (moat_group_service), the safe-search engines it enforces
+// (moat_group_safesearch) and the paused clients (moat_client_pause). Service ids
 // are checked against the catalogue by the caller (the API); a group is addressed by name as elsewhere.
 import type { Database } from "bun:sqlite";
 import { ListsError, writeLists, type ListsStore } from "./store.ts";
 
-/** group name → its blocked service ids (ascending), for every group (groups without any have []). */
-export function groupServices(db: Database): Map<string, string[]> {
+/** The per-group pick tables: blocked services and safe-search engines. */
+type PickTable = "moat_group_service" | "moat_group_safesearch";
+const PICK_COLUMN: Record<PickTable, string> = { moat_group_service: "service", moat_group_safesearch: "engine" };
+
+/** group name → its picks (ascending) in one table, for every group (groups without any have []). */
+function picksByGroup(db: Database, table: PickTable): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const g of db.query<{ name: string }, []>(`SELECT name FROM "group" ORDER BY id`).all()) out.set(g.name, []);
+  const col = PICK_COLUMN[table];
   for (const r of db
-    .query<{ name: string; service: string }, []>(
-      `SELECT g.name AS name, s.service AS service FROM moat_group_service s JOIN "group" g ON g.id = s.group_id ORDER BY s.service`,
+    .query<{ name: string; pick: string }, []>(
+      `SELECT g.name AS name, s.${col} AS pick FROM ${table} s JOIN "group" g ON g.id = s.group_id ORDER BY s.${col}`,
     )
     .all())
-    out.get(r.name)?.push(r.service);
+    out.get(r.name)?.push(r.pick);
   return out;
 }
 
-/** Replaces the blocked services of the group `name` (ListsError "absent" when there is no such group). */
-export function setGroupServices(store: ListsStore, name: string, services: readonly string[]): void {
+/** Replaces the picks of the group `name` in one table (ListsError "absent" when there is no such group). */
+function setPicks(store: ListsStore, table: PickTable, name: string, picks: readonly string[]): void {
   writeLists(store, ["family"], (db) => {
     const g = db.query<{ id: number }, [string]>(`SELECT id FROM "group" WHERE name = ?`).get(name);
     if (!g) throw new ListsError("absent", name);
-    db.query("DELETE FROM moat_group_service WHERE group_id = ?").run(g.id);
-    const ins = db.query("INSERT OR IGNORE INTO moat_group_service (group_id, service) VALUES (?, ?)");
-    for (const s of services) ins.run(g.id, s);
+    db.query(`DELETE FROM ${table} WHERE group_id = ?`).run(g.id);
+    const ins = db.query(`INSERT OR IGNORE INTO ${table} (group_id, ${PICK_COLUMN[table]}) VALUES (?, ?)`);
+    for (const p of picks) ins.run(g.id, p);
   });
 }
+
+/** group name → its blocked service ids, for every group. */
+export const groupServices = (db: Database) => picksByGroup(db, "moat_group_service");
+/** Replaces the blocked services of the group `name`. */
+export const setGroupServices = (store: ListsStore, name: string, services: readonly string[]) =>
+  setPicks(store, "moat_group_service", name, services);
+/** group name → the safe-search engines it enforces, for every group. */
+export const groupSafeSearch = (db: Database) => picksByGroup(db, "moat_group_safesearch");
+/** Replaces the safe-search engines the group `name` enforces. */
+export const setGroupSafeSearch = (store: ListsStore, name: string, engines: readonly string[]) =>
+  setPicks(store, "moat_group_safesearch", name, engines);
 
 export interface PauseRow {
   client: string;

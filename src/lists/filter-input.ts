@@ -45,3 +45,8 @@ export function clientEntries(db: Database): Array<{ id: number; ip: string }> {
 export function serviceSelections(db: Database): Array<{ g: number; service: string }> {
   return db.query<{ g: number; service: string }, []>("SELECT group_id AS g, service FROM moat_group_service").all();
 }
+
+/** Every [group id, safe-search engine id] the groups enforce. */
+export function safeSearchSelections(db: Database): Array<{ g: number; engine: string }> {
+  return db.query<{ g: number; engine: string }, []>("SELECT group_id AS g, engine FROM moat_group_safesearch").all();
+}
