@@ -33,6 +33,7 @@ import { dhcpRoutes } from "./dhcp/routes.ts";
 import { paddRoutes } from "./padd/routes.ts";
 import { fleetRoutes } from "./fleet/routes.ts";
 import { familyRoutes } from "./family/routes.ts";
+import { scheduleRoutes } from "./family/schedules.ts";
 
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins (AnyElysia).
 
@@ -68,5 +69,6 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     tlsRoutes(rt),
     fleetRoutes(rt),
     familyRoutes(rt),
+    scheduleRoutes(rt),
   ];
 }

@@ -5,7 +5,9 @@ import type { Migration } from "./open.ts";
 export const GRAVITY_MIGRATIONS: readonly Migration[] = [
   {
     // family controls: the blocked services each group picks (ids of src/filter/services/catalogue.ts),
-    // the safe-search engines it enforces (ids of src/filter/safesearch.ts) and the paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
+    // the safe-search engines it enforces (ids of src/filter/safesearch.ts), its weekly schedule (windows
+    // as JSON, see src/filter/schedule.ts, with the services, or everything, blocked during them) and the
+    // paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
     // until: unix seconds, NULL until resumed). Pi-hole ignores tables it does not know.
     to: 2,
     up: `
@@ -18,6 +20,12 @@ CREATE TABLE moat_group_safesearch (
   group_id INTEGER NOT NULL REFERENCES "group" (id) ON DELETE CASCADE,
   engine TEXT NOT NULL,
   PRIMARY KEY (group_id, engine)
+);
+CREATE TABLE moat_group_schedule (
+  group_id INTEGER PRIMARY KEY REFERENCES "group" (id) ON DELETE CASCADE,
+  windows TEXT NOT NULL,
+  services TEXT NOT NULL,
+  everything INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE moat_client_pause (
   client TEXT PRIMARY KEY,

@@ -13,7 +13,7 @@ import { buildReply } from "./reply.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { RCODE, TYPE } from "./wire.ts";
 import { SERVICES } from "../filter/services/catalogue.ts";
-import { PAUSED_LIST_ID } from "../filter/services/rules.ts";
+import { PAUSED_LIST_ID, SCHEDULE_LIST_ID } from "../filter/services/rules.ts";
 import { safeSearchTarget } from "../filter/safesearch.ts";
 import { safeSearchAnswer } from "./safesearch.ts";
 
@@ -65,7 +65,8 @@ export class PolicyHandler implements Handler {
       return buildReply(ctx.query, q, special);
     }
 
-    let v = judge(snap, q.wire, q.labels, h, q.name, q.qtype, groups, false);
+    let v = snap.schedule === null ? null : scheduled(snap, q.wire, q.labels, h, groups);
+    if (!v) v = judge(snap, q.wire, q.labels, h, q.name, q.qtype, groups, false);
     if (!v && dns.blockESNI && q.name.startsWith("_esni.")) {
       const rest = q.wire.subarray(q.labels[1] ?? 0);
       v = judge(
@@ -185,6 +186,18 @@ function matchRegex(
     for (let i = 0; i < r.mask.length; i++) if ((r.mask[i]! & (groups[i] ?? 0)) !== 0) applies = true;
     if (applies && regexMatches(r, name, qtype)) return r;
   }
+  return null;
+}
+
+/** A group window open now: everything blocked, or the services it schedules. */
+function scheduled(snap: Snapshot, wire: Uint8Array, labels: number[], h: number, groups: Uint32Array): Verdict {
+  const open = snap.schedule!.openGroups(groups, Date.now());
+  if (open === null) return null;
+  if (snap.schedule!.blocksEverything(open))
+    return { allow: false, status: Status.DENYLIST, reason: "schedule", listId: SCHEDULE_LIST_ID, reply: null };
+  const id = matchSubtree(snap.scheduledServices, wire, labels, h, open);
+  if (id >= 0)
+    return { allow: false, status: Status.DENYLIST, reason: SERVICE_REASON.get(id)!, listId: -id, reply: null };
   return null;
 }
 

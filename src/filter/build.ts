@@ -13,9 +13,11 @@ import {
   enabledGroupIds,
   groupLinks,
   safeSearchSelections,
+  scheduleRows,
   serviceSelections,
 } from "../lists/filter-input.ts";
 import { safeSearchSetData } from "./safesearch.ts";
+import { compileWindows, type GroupSchedule, type ScheduleWindow } from "./schedule.ts";
 import { activePauses } from "../lists/family.ts";
 import { serviceSetData } from "./services/compile.ts";
 import type { LinkTable } from "../lists/group-links.ts";
@@ -52,6 +54,10 @@ export interface SnapshotData {
   /** safe-search host names (exact), id = engine code; YouTube's moderate mode in a set of its own */
   safeSearch: DomainSetData;
   safeSearchModerate: DomainSetData;
+  /** the enabled groups' weekly schedules (src/filter/schedule.ts) */
+  schedules: GroupSchedule[];
+  /** the services blocked while a group's window is open: as `services`, masks = groups scheduling them */
+  scheduledServices: DomainSetData;
   /** clients paused at build time (src/filter/pause.ts); until: ms since the epoch, 0 = until resumed */
   paused: PausedEntry[];
   buildMs: number;
@@ -152,6 +158,7 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       clients,
       services: serviceSetData(serviceSelections(db), bitOf, words),
       ...safeSearchData(safeSearchSelections(db), bitOf, words),
+      ...scheduleData(scheduleRows(db), bitOf, words),
       paused: activePauses(db, Math.floor(Date.now() / 1000)).map((p) => ({
         ip: p.client,
         until: p.until === null ? 0 : p.until * 1000,
@@ -172,6 +179,30 @@ function safeSearchData(
   return { safeSearch: s.main, safeSearchModerate: s.moderate };
 }
 
+function scheduleData(
+  rows: Array<{ g: number; windows: string; services: string; everything: number }>,
+  bitOf: Map<number, number>,
+  words: number,
+): Pick<SnapshotData, "schedules" | "scheduledServices"> {
+  const schedules: GroupSchedule[] = [];
+  const picks: Array<{ g: number; service: string }> = [];
+  for (const r of rows) {
+    const bit = bitOf.get(r.g);
+    if (bit === undefined) continue;
+    let windows: ScheduleWindow[] = [];
+    let services: string[] = [];
+    try {
+      windows = JSON.parse(r.windows);
+      services = JSON.parse(r.services);
+    } catch {
+      continue; // written by hand and broken: no schedule rather than no snapshot
+    }
+    schedules.push({ bit, minutes: compileWindows(windows), everything: r.everything === 1 });
+    for (const service of services) picks.push({ g: r.g, service });
+  }
+  return { schedules, scheduledServices: serviceSetData(picks, bitOf, words) };
+}
+
 export function emptySetData(words = 1): DomainSetData {
   return resolveCombos(emptyShape(), words, () => undefined);
 }
@@ -188,6 +219,7 @@ export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
     s.services,
     s.safeSearch,
     s.safeSearchModerate,
+    s.scheduledServices,
   ];
   return [
     ...new Set(

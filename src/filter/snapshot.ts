@@ -4,6 +4,7 @@ import { DomainSet } from "./domainset.ts";
 import { compileRegex, unionOf, type CompiledRegex, type NameMatcher } from "./regex.ts";
 import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
 import { PauseTable } from "./pause.ts";
+import { ScheduleClock } from "./schedule.ts";
 import { buildSnapshotData, emptySetData, type RegexEntry, type SnapshotData } from "./build.ts";
 import { workerUrl } from "../core/worker-url.ts";
 
@@ -29,6 +30,9 @@ export class Snapshot {
   /** the groups' safe-search host names (src/filter/safesearch.ts): exact entries, id = engine code */
   readonly safeSearch: DomainSet;
   readonly safeSearchModerate: DomainSet;
+  /** the services blocked while a group's window is open, and which groups' windows are open (null: no schedules) */
+  readonly scheduledServices: DomainSet;
+  readonly schedule: ScheduleClock | null;
   /** the paused clients, null when none is */
   readonly paused: PauseTable | null;
   readonly problems: string[] = [];
@@ -56,6 +60,8 @@ export class Snapshot {
     this.services = new DomainSet(data.services);
     this.safeSearch = new DomainSet(data.safeSearch);
     this.safeSearchModerate = new DomainSet(data.safeSearchModerate);
+    this.scheduledServices = new DomainSet(data.scheduledServices);
+    this.schedule = data.schedules.length ? new ScheduleClock(data.schedules, data.words) : null;
     this.paused = data.paused.length ? new PauseTable(data.paused, clientOpts) : null;
   }
 
@@ -77,6 +83,8 @@ export class Snapshot {
         services: e,
         safeSearch: e,
         safeSearchModerate: e,
+        schedules: [],
+        scheduledServices: e,
         paused: [],
         buildMs: 0,
       },

@@ -1,6 +1,6 @@
 // Family controls in gravity.db (Moat's own tables, migration 2 of src/db/migrations.ts): the blocked
 // services each group picks (moat_group_service), the safe-search engines it enforces
-// (moat_group_safesearch) and the paused clients (moat_client_pause). Service ids
+// (moat_group_safesearch), its weekly schedule (moat_group_schedule) and the paused clients (moat_client_pause). Service ids
 // are checked against the catalogue by the caller (the API); a group is addressed by name as elsewhere.
 import type { Database } from "bun:sqlite";
 import { ListsError, writeLists, type ListsStore } from "./store.ts";
@@ -44,6 +44,42 @@ export const groupSafeSearch = (db: Database) => picksByGroup(db, "moat_group_sa
 /** Replaces the safe-search engines the group `name` enforces. */
 export const setGroupSafeSearch = (store: ListsStore, name: string, engines: readonly string[]) =>
   setPicks(store, "moat_group_safesearch", name, engines);
+
+/** A group's schedule as stored: windows and services are the caller's (JSON in the table). */
+export interface StoredSchedule {
+  windows: unknown[];
+  services: string[];
+  everything: boolean;
+}
+
+/** group name → its schedule, for the groups that have one. */
+export function groupSchedules(db: Database): Map<string, StoredSchedule> {
+  const out = new Map<string, StoredSchedule>();
+  for (const r of db
+    .query<{ name: string; windows: string; services: string; everything: number }, []>(
+      `SELECT g.name AS name, s.windows, s.services, s.everything FROM moat_group_schedule s JOIN "group" g ON g.id = s.group_id ORDER BY g.id`,
+    )
+    .all())
+    out.set(r.name, {
+      windows: JSON.parse(r.windows),
+      services: JSON.parse(r.services),
+      everything: r.everything === 1,
+    });
+  return out;
+}
+
+/** Sets (or, with null, removes) the schedule of the group `name` (ListsError "absent" when there is no such group). */
+export function setGroupSchedule(store: ListsStore, name: string, s: StoredSchedule | null): void {
+  writeLists(store, ["family"], (db) => {
+    const g = db.query<{ id: number }, [string]>(`SELECT id FROM "group" WHERE name = ?`).get(name);
+    if (!g) throw new ListsError("absent", name);
+    if (s === null) db.query("DELETE FROM moat_group_schedule WHERE group_id = ?").run(g.id);
+    else
+      db.query(
+        "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, everything) VALUES (?, ?, ?, ?)",
+      ).run(g.id, JSON.stringify(s.windows), JSON.stringify(s.services), s.everything ? 1 : 0);
+  });
+}
 
 export interface PauseRow {
   client: string;

@@ -50,3 +50,14 @@ export function serviceSelections(db: Database): Array<{ g: number; service: str
 export function safeSearchSelections(db: Database): Array<{ g: number; engine: string }> {
   return db.query<{ g: number; engine: string }, []>("SELECT group_id AS g, engine FROM moat_group_safesearch").all();
 }
+
+/** Every group's schedule as stored (windows and services are JSON arrays). */
+export function scheduleRows(
+  db: Database,
+): Array<{ g: number; windows: string; services: string; everything: number }> {
+  return db
+    .query<{ g: number; windows: string; services: string; everything: number }, []>(
+      "SELECT group_id AS g, windows, services, everything FROM moat_group_schedule",
+    )
+    .all();
+}

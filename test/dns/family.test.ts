@@ -234,6 +234,79 @@ describe("safe search", () => {
   });
 });
 
+/** a window of `minutes` from the local minute `offset` minutes from now */
+function windowFrom(offset: number, minutes: number) {
+  const startMs = Date.now() - (Date.now() % 60000) + offset * 60000;
+  const hhmm = (ms: number) => {
+    const d = new Date(ms);
+    return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+  };
+  return { days: [new Date(startMs).getDay()], start: hhmm(startMs), end: hhmm(startMs + minutes * 60000), startMs };
+}
+
+describe("schedules", () => {
+  test("PUT refuses a window that is not one and unknown services; no windows removes the schedule", async () => {
+    const bad = { windows: [{ days: [1], start: "25:00", end: "07:00" }], services: [], everything: false };
+    expect((await call(t.moat, "PUT", "/api/schedules/groups/teens", bad)).status).toBe(400);
+    const unknown = { windows: [{ days: [1], start: "21:00", end: "07:00" }], services: ["nope"], everything: false };
+    expect((await call(t.moat, "PUT", "/api/schedules/groups/teens", unknown)).status).toBe(400);
+    const none = await call(t.moat, "PUT", "/api/schedules/groups/teens", {
+      windows: [],
+      services: [],
+      everything: false,
+    });
+    expect(none.json.groups).toEqual([{ name: "teens", schedule: null }]);
+    expect(typeof none.json.timezone).toBe("string");
+  });
+
+  test("an open window blocks the scheduled service for its group only (UDP and DoH), and a change applies at once", async () => {
+    const { startMs: _, ...w } = windowFrom(-1, 5);
+    const r = await call(t.moat, "PUT", "/api/schedules/groups/teens", {
+      windows: [w],
+      services: ["reddit"],
+      everything: false,
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.groups[0].schedule.services).toEqual(["reddit"]);
+    expect(await digA("www.reddit.com", "127.0.0.3")).toEqual({ addr: "0.0.0.0", ede: "blocked service: Reddit" });
+    expect((await digA("www.reddit.com", "127.0.0.2")).addr).toBe(FWD);
+    expect((await dohA("old.reddit.com", "teen")).addr).toBe("0.0.0.0");
+    expect((await dohA("old.reddit.com", "kid")).addr).toBe(FWD);
+    expect((await digA("sched-other.test", "127.0.0.3")).addr).toBe(FWD);
+    // everything but the allow list
+    await call(t.moat, "PUT", "/api/schedules/groups/teens", { windows: [w], services: [], everything: true });
+    expect(await digA("sched-other.test", "127.0.0.3")).toEqual({ addr: "0.0.0.0", ede: "schedule" });
+    expect((await dohA("sched-other2.test", "teen")).addr).toBe("0.0.0.0");
+    expect((await dohA("sched-other2.test", "kid")).addr).toBe(FWD);
+    const teens = (await call(t.moat, "GET", "/api/groups/teens")).json.groups[0].id;
+    await call(t.moat, "POST", "/api/domains/allow/exact", { domain: "homework.test", groups: [teens] });
+    expect((await digA("homework.test", "127.0.0.3")).addr).toBe(FWD);
+    // a window that is not open now
+    const { startMs: __, ...later } = windowFrom(120, 5);
+    await call(t.moat, "PUT", "/api/schedules/groups/teens", { windows: [later], services: [], everything: true });
+    expect((await digA("sched-other3.test", "127.0.0.3")).addr).toBe(FWD);
+  });
+
+  test(
+    "a window a minute wide opens and closes at its minutes without a restart",
+    async () => {
+      const { startMs, ...w } = windowFrom(1, 1);
+      await call(t.moat, "PUT", "/api/schedules/groups/teens", {
+        windows: [w],
+        services: ["reddit"],
+        everything: false,
+      });
+      expect((await digA("reddit.com", "127.0.0.3")).addr).toBe(FWD);
+      await Bun.sleep(Math.max(0, startMs - Date.now()));
+      await until(async () => (await digA("reddit.com", "127.0.0.3")).addr === "0.0.0.0", 5000, "the window to open");
+      expect((await digA("reddit.com", "127.0.0.2")).addr).toBe(FWD);
+      await Bun.sleep(Math.max(0, startMs + 60000 - Date.now()));
+      await until(async () => (await digA("reddit.com", "127.0.0.3")).addr === FWD, 5000, "the window to close");
+    },
+    { timeout: 140000 },
+  );
+});
+
 describe("pausing a client", () => {
   test("UDP: a paused address is blocked, another is not, and the pause ends by itself", async () => {
     const r = await call(t.moat, "POST", "/api/pauses/127.0.0.3", { minutes: 0.05 });

@@ -7,6 +7,8 @@ import { SERVICES, type BlockedService } from "./catalogue.ts";
 
 /** The list id a paused client's queries are logged with (below every service's −code). */
 export const PAUSED_LIST_ID = -1_000_000;
+/** The list id of a query blocked because its group's schedule blocks everything but the allow list. */
+export const SCHEDULE_LIST_ID = -1_000_001;
 
 const ABP = /^\|\|([a-z0-9][a-z0-9.-]*[a-z0-9])\^$/;
 
