@@ -38,6 +38,7 @@ export class PolicyHandler implements Handler {
   ) {}
 
   handle(ctx: QueryContext, next: Next): Pending {
+    sufWire = null;
     const snap = ctx.snapshot;
     if (snap.paused?.paused(ctx.client, ctx.clientId, Date.now())) return this.pausedReply(ctx);
     if (!this.blocking.active) return next(ctx);
@@ -48,9 +49,11 @@ export class PolicyHandler implements Handler {
     const h = hashName(q.wire);
 
     // safe search first: an allow-list entry for www.google.com must not switch it off
-    let safe = matchExact(snap.safeSearch, q.wire, h, groups);
-    if (safe < 0) safe = matchExact(snap.safeSearchModerate, q.wire, h, groups);
-    if (safe >= 0) return safeSearchAnswer(ctx, next, SAFE_TARGET[safe]!);
+    if (intersects(groups, snap.safeSearchGroups)) {
+      let safe = matchExact(snap.safeSearch, q.wire, h, groups);
+      if (safe < 0) safe = matchExact(snap.safeSearchModerate, q.wire, h, groups);
+      if (safe >= 0) return safeSearchAnswer(ctx, next, SAFE_TARGET[safe]!);
+    }
 
     if (
       matchExact(snap.allowExact, q.wire, h, groups) >= 0 ||
@@ -155,16 +158,39 @@ export class PolicyHandler implements Handler {
   }
 }
 
+function intersects(a: Uint32Array, b: Uint32Array): boolean {
+  for (let i = 0; i < b.length; i++) if (((a[i] ?? 0) & b[i]!) !== 0) return true;
+  return false;
+}
+
 function matchExact(set: DomainSet, wire: Uint8Array, h: number, groups: Uint32Array): number {
   return set.size === 0 ? -1 : set.match(wire, h, groups);
+}
+
+// The suffixes of the name being judged (each label onwards) and their hashes, worked out once per name
+// for every subtree set (the ABP lists, the blocked services, the scheduled ones) instead of once per set:
+// a view per label is an object for the collector. Keyed by the wire array itself; handle() forgets it at
+// the start of every query, so a buffer used again for another name is never taken for the last one.
+const SUF_VIEWS: Uint8Array[] = [];
+const SUF_H: number[] = [];
+let sufWire: Uint8Array | null = null;
+
+function suffixes(wire: Uint8Array, labels: number[], h0: number): void {
+  if (sufWire === wire) return;
+  sufWire = wire;
+  for (let i = 0; i < labels.length; i++) {
+    const v = i === 0 ? wire : wire.subarray(labels[i]);
+    SUF_VIEWS[i] = v;
+    SUF_H[i] = i === 0 ? h0 : hashName(v);
+  }
 }
 
 /** An ABP `||x^` entry matches x and every name below it. */
 function matchSubtree(set: DomainSet, wire: Uint8Array, labels: number[], h0: number, groups: Uint32Array): number {
   if (set.size === 0) return -1;
+  suffixes(wire, labels, h0);
   for (let i = 0; i < labels.length; i++) {
-    const sub = i === 0 ? wire : wire.subarray(labels[i]);
-    const id = set.match(sub, i === 0 ? h0 : hashName(sub), groups);
+    const id = set.match(SUF_VIEWS[i]!, SUF_H[i]!, groups);
     if (id >= 0) return id;
   }
   return -1;
@@ -214,7 +240,7 @@ function judge(
 ): Verdict {
   let id = matchExact(snap.denyExact, wire, h, groups);
   if (id >= 0) return { allow: false, status: Status.DENYLIST, reason: "denylist", listId: id, reply: null };
-  id = matchSubtree(snap.services, wire, labels, h, groups);
+  id = intersects(groups, snap.serviceGroups) ? matchSubtree(snap.services, wire, labels, h, groups) : -1;
   if (id >= 0)
     return { allow: false, status: Status.DENYLIST, reason: SERVICE_REASON.get(id)!, listId: -id, reply: null };
   if (

@@ -12,6 +12,13 @@ export interface RegexRule extends CompiledRegex {
   mask: Uint32Array;
 }
 
+/** The groups any entry of a set applies to: a client in none of them need not look the name up. */
+function groupsOfSet(d: SnapshotData["services"]): Uint32Array {
+  const out = new Uint32Array(d.words);
+  for (let i = 0; i < d.comboMasks.length; i++) out[i % d.words]! |= d.comboMasks[i]!;
+  return out;
+}
+
 export class Snapshot {
   readonly allowExact: DomainSet;
   readonly denyExact: DomainSet;
@@ -27,6 +34,9 @@ export class Snapshot {
   readonly clients: ClientResolver;
   /** the groups' blocked services (src/filter/services/): subtree entries, id = service code */
   readonly services: DomainSet;
+  /** the groups that block a service, and those that enforce a safe search (a cheap test before the lookup) */
+  readonly serviceGroups: Uint32Array;
+  readonly safeSearchGroups: Uint32Array;
   /** the groups' safe-search host names (src/filter/safesearch.ts): exact entries, id = engine code */
   readonly safeSearch: DomainSet;
   readonly safeSearchModerate: DomainSet;
@@ -58,6 +68,11 @@ export class Snapshot {
     if (bit0 !== undefined) fallback[bit0 >>> 5]! |= 1 << (bit0 & 31);
     this.clients = new ClientResolver(data.clients, fallback, clientOpts);
     this.services = new DomainSet(data.services);
+    this.serviceGroups = groupsOfSet(data.services);
+    const safe = groupsOfSet(data.safeSearch);
+    const moderate = groupsOfSet(data.safeSearchModerate);
+    for (let i = 0; i < safe.length; i++) safe[i]! |= moderate[i]!;
+    this.safeSearchGroups = safe;
     this.safeSearch = new DomainSet(data.safeSearch);
     this.safeSearchModerate = new DomainSet(data.safeSearchModerate);
     this.scheduledServices = new DomainSet(data.scheduledServices);
