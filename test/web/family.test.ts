@@ -115,3 +115,26 @@ test("pause the device from the family page, then resume it", async () => {
   expect(w.errors).toEqual([]);
   expect(w.outside).toEqual([]);
 });
+
+test("pause and resume the device from the clients page and from the query log", async () => {
+  const { page } = w;
+  await page.goto(`${moat.base}/admin/clients`);
+  const row = page.locator("tr[data-key='127.0.0.1']");
+  await row.locator("button:text('Pause')").click();
+  await page.waitForSelector(".toast:text('127.0.0.1 paused for an hour')");
+  await eventually(async () => (await dig(moat.dnsPort, "clients-page.example")) === "0.0.0.0", "the pause");
+  await row.locator("button:text('Resume')").click();
+  await eventually(async () => (await dig(moat.dnsPort, "clients-page2.example")) === "192.0.2.44", "the resume");
+
+  await page.goto(`${moat.base}/admin/queries?domain=clients-page2.example`);
+  const q = page.locator("tr[data-domain='clients-page2.example']").first();
+  await q.waitFor({ timeout: 8000 });
+  await q.locator("button:text('Pause')").click();
+  await eventually(async () => (await dig(moat.dnsPort, "querylog.example")) === "0.0.0.0", "the pause from the log");
+  await q.locator("button:text('Resume')").click();
+  await eventually(
+    async () => (await dig(moat.dnsPort, "querylog2.example")) === "192.0.2.44",
+    "the resume from the log",
+  );
+  expect(w.errors).toEqual([]);
+});
