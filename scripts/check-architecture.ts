@@ -31,6 +31,7 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   moat_group_service: ["lists/"],
   moat_group_safesearch: ["lists/"],
   moat_group_schedule: ["lists/"],
+  moat_group_upstream: ["lists/"],
   moat_client_pause: ["lists/"],
   // what a gravity run fills (src/filter/gravity/tables.ts); src/lists/ deletes a list's rows with the list
   // in the same transaction (gravity.db has no cascade for them), which is the one write it makes there

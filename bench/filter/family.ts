@@ -144,6 +144,7 @@ try {
       cname: null,
       upstreamMessage: null,
       cnameChain: null,
+      upstreamSet: 0,
       background: false,
     }));
   const sets = { without: ctxs(snaps.without), with: ctxs(snaps.with) };

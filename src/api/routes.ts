@@ -34,6 +34,7 @@ import { paddRoutes } from "./padd/routes.ts";
 import { fleetRoutes } from "./fleet/routes.ts";
 import { familyRoutes } from "./family/routes.ts";
 import { scheduleRoutes } from "./family/schedules.ts";
+import { upstreamRoutes } from "./family/upstreams.ts";
 
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins (AnyElysia).
 
@@ -70,5 +71,6 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     fleetRoutes(rt),
     familyRoutes(rt),
     scheduleRoutes(rt),
+    upstreamRoutes(rt),
   ];
 }

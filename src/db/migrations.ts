@@ -6,8 +6,8 @@ export const GRAVITY_MIGRATIONS: readonly Migration[] = [
   {
     // family controls: the blocked services each group picks (ids of src/filter/services/catalogue.ts),
     // the safe-search engines it enforces (ids of src/filter/safesearch.ts), its weekly schedule (windows
-    // as JSON, see src/filter/schedule.ts, with the services, or everything, blocked during them) and the
-    // paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
+    // as JSON, see src/filter/schedule.ts, with the services, or everything, blocked during them), its own
+    // upstreams (a JSON array of dns.upstreams entries) and the paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
     // until: unix seconds, NULL until resumed). Pi-hole ignores tables it does not know.
     to: 2,
     up: `
@@ -26,6 +26,10 @@ CREATE TABLE moat_group_schedule (
   windows TEXT NOT NULL,
   services TEXT NOT NULL,
   everything INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE moat_group_upstream (
+  group_id INTEGER PRIMARY KEY REFERENCES "group" (id) ON DELETE CASCADE,
+  upstreams TEXT NOT NULL
 );
 CREATE TABLE moat_client_pause (
   client TEXT PRIMARY KEY,

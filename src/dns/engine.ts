@@ -178,6 +178,7 @@ export class QueryEngine {
       cname: null,
       upstreamMessage: null,
       cnameChain: null,
+      upstreamSet: 0,
       background,
     };
   }

@@ -41,10 +41,14 @@ export class PolicyHandler implements Handler {
     sufWire = null;
     const snap = ctx.snapshot;
     if (snap.paused?.paused(ctx.client, ctx.clientId, Date.now())) return this.pausedReply(ctx);
-    if (!this.blocking.active) return next(ctx);
-    const dns = this.config.current.dns;
+    const ownUpstreams = snap.upstreamLists.length > 0;
+    if (!this.blocking.active && !ownUpstreams) return next(ctx);
     const groups =
       ctx.clientId === null ? snap.clients.groupsOf(ctx.client) : snap.clients.groupsOfId(ctx.clientId, ctx.client);
+    // a group's own upstreams apply with blocking off too: they are where its queries go, not a list
+    if (ownUpstreams) ctx.upstreamSet = snap.upstreamSetOf(groups);
+    if (!this.blocking.active) return next(ctx);
+    const dns = this.config.current.dns;
     const { q } = ctx;
     const h = hashName(q.wire);
 

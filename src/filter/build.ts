@@ -12,6 +12,7 @@ import {
   enabledDomains,
   enabledGroupIds,
   groupLinks,
+  groupUpstreamRows,
   safeSearchSelections,
   scheduleRows,
   serviceSelections,
@@ -58,6 +59,8 @@ export interface SnapshotData {
   schedules: GroupSchedule[];
   /** the services blocked while a group's window is open: as `services`, masks = groups scheduling them */
   scheduledServices: DomainSetData;
+  /** the groups with upstreams of their own, by group id ascending (the first of a client's groups wins) */
+  groupUpstreams: Array<{ bit: number; upstreams: string[] }>;
   /** clients paused at build time (src/filter/pause.ts); until: ms since the epoch, 0 = until resumed */
   paused: PausedEntry[];
   buildMs: number;
@@ -159,6 +162,18 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       services: serviceSetData(serviceSelections(db), bitOf, words),
       ...safeSearchData(safeSearchSelections(db), bitOf, words),
       ...scheduleData(scheduleRows(db), bitOf, words),
+      groupUpstreams: groupUpstreamRows(db).flatMap((r) => {
+        const bit = bitOf.get(r.g);
+        let upstreams: unknown;
+        try {
+          upstreams = JSON.parse(r.upstreams);
+        } catch {
+          return [];
+        }
+        return bit === undefined || !Array.isArray(upstreams) || upstreams.length === 0
+          ? []
+          : [{ bit, upstreams: upstreams.map(String) }];
+      }),
       paused: activePauses(db, Math.floor(Date.now() / 1000)).map((p) => ({
         ip: p.client,
         until: p.until === null ? 0 : p.until * 1000,

@@ -43,6 +43,10 @@ export class Snapshot {
   /** the services blocked while a group's window is open, and which groups' windows are open (null: no schedules) */
   readonly scheduledServices: DomainSet;
   readonly schedule: ScheduleClock | null;
+  /** the groups' own upstream lists; upstreamSetOf() gives a client's (1-based index, 0: dns.upstreams) */
+  readonly upstreamLists: ReadonlyArray<readonly string[]>;
+  /** each list as one string: the forwarder's key for its servers */
+  readonly upstreamKeys: readonly string[];
   /** the paused clients, null when none is */
   readonly paused: PauseTable | null;
   readonly problems: string[] = [];
@@ -76,6 +80,8 @@ export class Snapshot {
     this.safeSearch = new DomainSet(data.safeSearch);
     this.safeSearchModerate = new DomainSet(data.safeSearchModerate);
     this.scheduledServices = new DomainSet(data.scheduledServices);
+    this.upstreamLists = data.groupUpstreams.map((g) => g.upstreams);
+    this.upstreamKeys = this.upstreamLists.map((l) => l.join(","));
     this.schedule = data.schedules.length ? new ScheduleClock(data.schedules, data.words) : null;
     this.paused = data.paused.length ? new PauseTable(data.paused, clientOpts) : null;
   }
@@ -100,11 +106,22 @@ export class Snapshot {
         safeSearchModerate: e,
         schedules: [],
         scheduledServices: e,
+        groupUpstreams: [],
         paused: [],
         buildMs: 0,
       },
       Date.now(),
     );
+  }
+
+  /** The upstream list of a client in `groups`: that of its first group (by id) that has one, 1-based; 0: dns.upstreams. */
+  upstreamSetOf(groups: Uint32Array): number {
+    const g = this.data.groupUpstreams;
+    for (let i = 0; i < g.length; i++) {
+      const bit = g[i]!.bit;
+      if (((groups[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0) return i + 1;
+    }
+    return 0;
   }
 
   get hasAbp(): boolean {

@@ -37,6 +37,7 @@ const FAMILY: Array<{ table: string; part: GravityPart; where: string }> = [
   { table: "moat_group_service", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
   { table: "moat_group_safesearch", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
   { table: "moat_group_schedule", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
+  { table: "moat_group_upstream", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
   { table: "moat_client_pause", part: "client", where: "" },
 ];
 /** the schema name the backup is attached under while it is copied */

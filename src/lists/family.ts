@@ -1,6 +1,7 @@
 // Family controls in gravity.db (Moat's own tables, migration 2 of src/db/migrations.ts): the blocked
 // services each group picks (moat_group_service), the safe-search engines it enforces
-// (moat_group_safesearch), its weekly schedule (moat_group_schedule) and the paused clients (moat_client_pause). Service ids
+// (moat_group_safesearch), its weekly schedule (moat_group_schedule), its own upstreams (moat_group_upstream)
+// and the paused clients (moat_client_pause). Service ids
 // are checked against the catalogue by the caller (the API); a group is addressed by name as elsewhere.
 import type { Database } from "bun:sqlite";
 import { ListsError, writeLists, type ListsStore } from "./store.ts";
@@ -78,6 +79,32 @@ export function setGroupSchedule(store: ListsStore, name: string, s: StoredSched
       db.query(
         "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, everything) VALUES (?, ?, ?, ?)",
       ).run(g.id, JSON.stringify(s.windows), JSON.stringify(s.services), s.everything ? 1 : 0);
+  });
+}
+
+/** group name → its own upstreams, for the groups that have them. */
+export function groupUpstreams(db: Database): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of db
+    .query<{ name: string; upstreams: string }, []>(
+      `SELECT g.name AS name, u.upstreams FROM moat_group_upstream u JOIN "group" g ON g.id = u.group_id ORDER BY g.id`,
+    )
+    .all())
+    out.set(r.name, JSON.parse(r.upstreams));
+  return out;
+}
+
+/** Sets (or, with an empty list, removes) the group's own upstreams (ListsError "absent" when there is no such group). */
+export function setGroupUpstreams(store: ListsStore, name: string, upstreams: readonly string[]): void {
+  writeLists(store, ["family"], (db) => {
+    const g = db.query<{ id: number }, [string]>(`SELECT id FROM "group" WHERE name = ?`).get(name);
+    if (!g) throw new ListsError("absent", name);
+    if (upstreams.length === 0) db.query("DELETE FROM moat_group_upstream WHERE group_id = ?").run(g.id);
+    else
+      db.query("INSERT OR REPLACE INTO moat_group_upstream (group_id, upstreams) VALUES (?, ?)").run(
+        g.id,
+        JSON.stringify(upstreams),
+      );
   });
 }
 

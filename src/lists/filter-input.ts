@@ -61,3 +61,12 @@ export function scheduleRows(
     )
     .all();
 }
+
+/** Every group's own upstreams as stored (a JSON array), by group id ascending. */
+export function groupUpstreamRows(db: Database): Array<{ g: number; upstreams: string }> {
+  return db
+    .query<{ g: number; upstreams: string }, []>(
+      "SELECT group_id AS g, upstreams FROM moat_group_upstream ORDER BY group_id",
+    )
+    .all();
+}

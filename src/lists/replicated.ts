@@ -38,7 +38,7 @@ export const REPLICATED_LINKS = [
 /**
  * Moat's family controls (family.ts) as keys of the same map: "moat_group_service/<group>/<service>" -> 1,
  * "moat_group_safesearch/<group>/<engine>" -> 1, "moat_group_schedule/<group>" -> {windows, services,
- * everything} (as stored: JSON text), "moat_client_pause/<client, URI-encoded>" -> {until}. Keyed by group
+ * everything} (as stored: JSON text), "moat_group_upstream/<group>" -> {upstreams}, "moat_client_pause/<client, URI-encoded>" -> {until}. Keyed by group
  * id like the links, so they move with a renumbered group and leave with a deleted one.
  */
 const FAMILY_PICKS = [
@@ -46,11 +46,14 @@ const FAMILY_PICKS = [
   { name: "moat_group_safesearch", column: "engine" },
 ] as const;
 const PAUSE = "moat_client_pause";
+const UPSTREAM = "moat_group_upstream";
 
 /** Whether a key is one of the family controls' that hang on a group, and that group's id. */
 export function familyGroupOf(key: string): number | null {
   const [name, g] = key.split("/");
-  return FAMILY_PICKS.some((f) => f.name === name) || name === "moat_group_schedule" ? Number(g) : null;
+  return FAMILY_PICKS.some((f) => f.name === name) || name === "moat_group_schedule" || name === UPSTREAM
+    ? Number(g)
+    : null;
 }
 
 function readFamily(db: Database, out: ListsMap): void {
@@ -69,6 +72,11 @@ function readFamily(db: Database, out: ListsMap): void {
     everything: number;
   }>)
     out[`moat_group_schedule/${r.g}`] = { windows: r.windows, services: r.services, everything: r.everything };
+  for (const r of db.query(`SELECT group_id AS g, upstreams FROM ${UPSTREAM}`).all() as Array<{
+    g: number;
+    upstreams: string;
+  }>)
+    out[`${UPSTREAM}/${r.g}`] = { upstreams: r.upstreams };
   for (const r of db.query(`SELECT client, until FROM ${PAUSE}`).all() as Array<{
     client: string;
     until: number | null;
@@ -92,6 +100,13 @@ function writeFamily(db: Database, key: string, value: unknown): void {
         "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, everything) VALUES (?, ?, ?, ?)",
         [Number(a), s.windows, s.services, s.everything],
       );
+  } else if (name === UPSTREAM) {
+    if (value === undefined) db.run(`DELETE FROM ${UPSTREAM} WHERE group_id = ?`, [Number(a)]);
+    else
+      db.run(`INSERT OR REPLACE INTO ${UPSTREAM} (group_id, upstreams) VALUES (?, ?)`, [
+        Number(a),
+        (value as { upstreams: string }).upstreams,
+      ]);
   } else if (name === PAUSE) {
     const client = decodeURIComponent(a!);
     if (value === undefined) db.run(`DELETE FROM ${PAUSE} WHERE client = ?`, [client]);

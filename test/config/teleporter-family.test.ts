@@ -37,6 +37,9 @@ test("a group's services, safe search and schedule, and a pause, survive export 
   };
   expect((await call(a, "PUT", "/api/schedules/groups/kids", schedule)).status).toBe(200);
   expect((await call(a, "POST", "/api/pauses/tablet", {})).status).toBe(200);
+  expect(
+    (await call(a, "PUT", "/api/upstreams/groups/kids", { upstreams: ["tls://dns.family.test@192.0.2.9"] })).status,
+  ).toBe(200);
 
   const res = await a.api("/api/teleporter");
   expect(res.status).toBe(200);
@@ -53,6 +56,11 @@ test("a group's services, safe search and schedule, and a pause, survive export 
   ]);
   expect((await call(b, "GET", "/api/schedules/groups/kids")).body.groups).toEqual([{ name: "kids", schedule }]);
   expect((await call(b, "GET", "/api/pauses")).body.pauses).toEqual([{ client: "tablet", until: null }]);
+  expect((await call(b, "GET", "/api/upstreams/groups/kids")).body.groups).toEqual([
+    { name: "kids", upstreams: ["tls://dns.family.test@192.0.2.9"] },
+  ]);
+  // the kids' upstream is not reachable here: keep the DNS checks below on dns.upstreams
+  expect((await call(b, "PUT", "/api/upstreams/groups/kids", { upstreams: [] })).status).toBe(200);
   // and DNS on the second Moat applies them (dig asks from 127.0.0.1, the kids' client)
   expect(await dig(b, "www.tiktok.com")).toBe("0.0.0.0");
   expect((await dig(b, "www.bing.com")).split("\n")[0]).toBe("strict.bing.com.");

@@ -1,4 +1,5 @@
-// Family controls against the real server: a group's blocked services, safe search and a paused client, over UDP (dig from
+// Family controls against the real server: a group's blocked services, safe search, schedule, own upstreams and a
+// paused client, over UDP (dig from
 // 127.0.0.2 / 127.0.0.3 as two clients in different groups) and over DNS over HTTPS with a client ID
 // (/dns-query/<id>), with the query log naming the service; the pause ends by itself and survives a restart.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -10,6 +11,8 @@ import { startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
 const FWD = "192.0.2.61";
 let t: TlsMoat;
 let up: Upstream;
+let up2: Upstream;
+const FWD2 = "192.0.2.62";
 let ca = "";
 
 /** dig over UDP from `from`: the first A record and the EDE text, if any */
@@ -36,7 +39,7 @@ async function dohA(name: string, id: string): Promise<{ addr: string | null; ed
 }
 
 beforeAll(async () => {
-  up = await startUpstream({ addr: FWD });
+  [up, up2] = await Promise.all([startUpstream({ addr: FWD }), startUpstream({ addr: FWD2 })]);
   t = await startTlsMoat({ FTLCONF_dns_upstreams: up.address, FTLCONF_dns_blocking_edns: "TEXT" });
   ca = await Bun.file(t.caFile).text();
   const ids: Record<string, number> = {};
@@ -56,7 +59,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.moat.dispose();
-  await up?.stop();
+  await Promise.all([up?.stop(), up2?.stop()]);
 });
 
 describe("blocked services", () => {
@@ -305,6 +308,40 @@ describe("schedules", () => {
     },
     { timeout: 140000 },
   );
+});
+
+describe("per-group upstreams", () => {
+  test("PUT refuses an entry that is not an upstream; GET shows each group's", async () => {
+    expect((await call(t.moat, "PUT", "/api/upstreams/groups/kids", { upstreams: ["not an address"] })).status).toBe(
+      400,
+    );
+    expect((await call(t.moat, "PUT", "/api/upstreams/groups/nobody", { upstreams: [] })).status).toBe(404);
+    const r = await call(t.moat, "PUT", "/api/upstreams/groups/kids", { upstreams: [up2.address] });
+    expect(r.status).toBe(200);
+    expect(r.json.groups).toEqual([{ name: "kids", upstreams: [up2.address] }]);
+    expect((await call(t.moat, "GET", "/api/upstreams/groups")).json.groups).toContainEqual({
+      name: "teens",
+      upstreams: [],
+    });
+  });
+
+  test("a group's queries go to its upstream and no others do; the cache keeps the groups' answers apart", async () => {
+    // the teens' client first: its answer is cached, and must not reach the kids' client
+    expect((await digA("grp-up.test", "127.0.0.3")).addr).toBe(FWD);
+    expect((await digA("grp-up.test", "127.0.0.2")).addr).toBe(FWD2);
+    expect((await digA("grp-up.test", "127.0.0.3")).addr).toBe(FWD);
+    expect((await digA("grp-up.test", "127.0.0.2")).addr).toBe(FWD2);
+    expect(up.count("grp-up.test")).toBe(1);
+    expect(up2.count("grp-up.test")).toBe(1);
+    // DoH with a client ID
+    expect((await dohA("grp-up2.test", "kid")).addr).toBe(FWD2);
+    expect((await dohA("grp-up2.test", "teen")).addr).toBe(FWD);
+    // nothing but the kids' names reached the kids' upstream
+    expect(new Set(up2.queries().map((q) => q.name))).toEqual(new Set(["grp-up.test", "grp-up2.test"]));
+    // back to dns.upstreams
+    expect((await call(t.moat, "PUT", "/api/upstreams/groups/kids", { upstreams: [] })).status).toBe(200);
+    expect((await digA("grp-up3.test", "127.0.0.2")).addr).toBe(FWD);
+  });
 });
 
 describe("pausing a client", () => {

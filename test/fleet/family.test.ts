@@ -40,6 +40,18 @@ test("services, safe search, a schedule and a pause set on one node apply on the
   await untilDig(n2, "www.reddit.com", "0.0.0.0");
   expect(await dig(n2, "duckduckgo.com")).toBe("safe.duckduckgo.com.");
   expect((await call(n2, "GET", "/api/schedules/groups/fleet-kids")).json.groups[0].schedule).toEqual(schedule);
+  expect((await call(n1, "PUT", "/api/upstreams/groups/fleet-kids", { upstreams: ["192.0.2.99#5353"] })).status).toBe(
+    200,
+  );
+  await until(
+    async () =>
+      JSON.stringify((await call(n2, "GET", "/api/upstreams/groups/fleet-kids")).json.groups[0].upstreams) ===
+      JSON.stringify(["192.0.2.99#5353"]),
+    8000,
+    "the group's upstreams on n2",
+  );
+  expect((await call(n1, "PUT", "/api/upstreams/groups/fleet-kids", { upstreams: [] })).status).toBe(200);
+  await untilDig(n2, "after-upstreams.fleet.test", FWD);
 
   expect((await call(n1, "POST", "/api/pauses/10.0.0.0%2F8", { minutes: 30 })).status).toBe(200);
   await until(
