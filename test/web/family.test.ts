@@ -11,6 +11,7 @@ import { dig, eventually, launch, openPage, shot, type Watched } from "./browser
 const PASSWORD = "family correct horse";
 let moat: MoatProcess;
 let up: Upstream;
+let up2: Upstream;
 let browser: Browser;
 let w: Watched;
 
@@ -22,7 +23,7 @@ async function apiCall(method: string, path: string, body: unknown): Promise<voi
 }
 
 beforeAll(async () => {
-  up = await startUpstream({ addr: "192.0.2.44" });
+  [up, up2] = await Promise.all([startUpstream({ addr: "192.0.2.44" }), startUpstream({ addr: "192.0.2.45" })]);
   moat = await startMoat({
     configToml: `[dns]\n  upstreams = ["${up.address}"]\n`,
     env: { FTLCONF_webserver_api_password: PASSWORD },
@@ -42,7 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await moat?.dispose();
-  await up?.stop();
+  await Promise.all([up?.stop(), up2?.stop()]);
 });
 
 test("a group's blocked service and safe search set on the family page apply to DNS", async () => {
@@ -85,6 +86,25 @@ test("a schedule window set on the family page blocks its service while it is op
   await page.locator("[data-testid=scheduled-services] input[value=reddit]").check();
   await page.click("button:text('Save kids')");
   await eventually(async () => (await dig(moat.dnsPort, "www.reddit.com")) === "0.0.0.0", "Reddit to be blocked");
+});
+
+test("a group's own upstream set on the family page gets its queries", async () => {
+  const { page } = w;
+  await page.fill("#f-upstreams", up2.address);
+  await page.click("button:text('Save kids')");
+  await eventually(
+    async () => (await dig(moat.dnsPort, "own-upstream.example")) === "192.0.2.45",
+    "the group's upstream",
+  );
+  // once in force, a new name reaches the group's upstream only
+  expect(await dig(moat.dnsPort, "own-upstream-new.example")).toBe("192.0.2.45");
+  expect(up.count("own-upstream-new.example")).toBe(0);
+  await page.fill("#f-upstreams", "");
+  await page.click("button:text('Save kids')");
+  await eventually(
+    async () => (await dig(moat.dnsPort, "own-upstream2.example")) === "192.0.2.44",
+    "dns.upstreams again",
+  );
 });
 
 test("'Why?' in the query log names the blocked service", async () => {

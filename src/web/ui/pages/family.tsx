@@ -1,6 +1,6 @@
-// Family controls: per group, the services it blocks, the search engines whose safe mode it enforces and its
-// weekly schedule; and pausing a device. Everything here is Moat's own API (/api/services, /api/safesearch,
-// /api/schedules, /api/pauses), applied at once by DNS.
+// Family controls: per group, the services it blocks, the search engines whose safe mode it enforces, its
+// weekly schedule and its own upstreams; and pausing a device. Everything here is Moat's own API
+// (/api/services, /api/safesearch, /api/schedules, /api/upstreams, /api/pauses), applied at once by DNS.
 import { useEffect, useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, useAction } from "../components.tsx";
@@ -49,6 +49,7 @@ function GroupControls({ group, services, engines }: { group: string; services: 
   const [blocked, setBlocked] = useState<string[] | null>(null);
   const [safe, setSafe] = useState<string[] | null>(null);
   const [sched, setSched] = useState<Schedule | null>(null);
+  const [upstreams, setUpstreams] = useState<string | null>(null);
   const [busy, run] = useAction();
   useEffect(() => {
     setBlocked(null);
@@ -56,13 +57,15 @@ function GroupControls({ group, services, engines }: { group: string; services: 
       get<{ groups: Array<{ services: string[] }> }>(`/services/groups/${enc(group)}`),
       get<{ groups: Array<{ engines: string[] }> }>(`/safesearch/groups/${enc(group)}`),
       get<{ groups: Array<{ schedule: Schedule | null }> }>(`/schedules/groups/${enc(group)}`),
-    ]).then(([s, e, c]) => {
+      get<{ groups: Array<{ upstreams: string[] }> }>(`/upstreams/groups/${enc(group)}`),
+    ]).then(([s, e, c, u]) => {
+      setUpstreams((u.groups[0]?.upstreams ?? []).join(", "));
       setBlocked(s.groups[0]?.services ?? []);
       setSafe(e.groups[0]?.engines ?? []);
       setSched(c.groups[0]?.schedule ?? { windows: [], services: [], everything: false });
     });
   }, [group]);
-  if (blocked === null || safe === null || sched === null) return <Loading />;
+  if (blocked === null || safe === null || sched === null || upstreams === null) return <Loading />;
   const categories = [...new Set(services.map((s) => s.category))];
   const setWindow = (i: number, w: Partial<Window>) =>
     setSched({ ...sched, windows: sched.windows.map((x, j) => (j === i ? { ...x, ...w } : x)) });
@@ -71,6 +74,11 @@ function GroupControls({ group, services, engines }: { group: string; services: 
       await api("PUT", `/services/groups/${enc(group)}`, { services: blocked });
       await api("PUT", `/safesearch/groups/${enc(group)}`, { engines: safe });
       await api("PUT", `/schedules/groups/${enc(group)}`, sched);
+      const list = upstreams
+        .split(/[\s,]+/)
+        .map((x) => x.trim())
+        .filter(Boolean);
+      await api("PUT", `/upstreams/groups/${enc(group)}`, { upstreams: list });
     }, `${group} saved`);
   return (
     <div class="stack">
@@ -150,6 +158,14 @@ function GroupControls({ group, services, engines }: { group: string; services: 
           testid="scheduled-services"
         />
       )}
+      <h3>Upstreams</h3>
+      <Field
+        label="The group's own DNS servers (empty: the ones in Settings)"
+        id="f-upstreams"
+        hint="e.g. a family-filtering resolver: 1.1.1.3, tls://family.cloudflare-dns.com@1.1.1.3"
+      >
+        <input id="f-upstreams" value={upstreams} onInput={(e) => setUpstreams((e.target as HTMLInputElement).value)} />
+      </Field>
       <div class="row end">
         <Button kind="primary" busy={busy} onClick={save}>
           Save {group}
