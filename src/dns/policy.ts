@@ -40,7 +40,7 @@ export class PolicyHandler implements Handler {
   handle(ctx: QueryContext, next: Next): Pending {
     sufWire = null;
     const snap = ctx.snapshot;
-    if (snap.paused?.paused(ctx.client, ctx.clientId, Date.now())) return this.pausedReply(ctx);
+    if (snap.paused?.paused(ctx.client, ctx.clientId)) return this.pausedReply(ctx);
     const ownUpstreams = snap.upstreamLists.length > 0;
     if (!this.blocking.active && !ownUpstreams) return next(ctx);
     const groups =

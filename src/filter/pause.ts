@@ -21,12 +21,12 @@ export class PauseTable {
     this.resolver = new ClientResolver(rows, NONE, opts);
   }
 
-  /** Whether the client (its address, or its DoT/DoH client ID) is paused at `now` (ms). */
-  paused(ip: string, clientId: string | null, now: number): boolean {
+  /** Whether the client (its address, or its DoT/DoH client ID) is paused now (the clock is read only for a paused one). */
+  paused(ip: string, clientId: string | null): boolean {
     const i = (clientId === null ? this.resolver.groupsOf(ip) : this.resolver.groupsOfId(clientId, ip))[0]!;
     if (i === 0) return false;
     const end = this.ends[i]!;
-    return end === 0 || now < end;
+    return end === 0 || Date.now() < end;
   }
 
   forget(ip: string): void {
