@@ -6,7 +6,8 @@ export const GRAVITY_MIGRATIONS: readonly Migration[] = [
   {
     // family controls: the blocked services each group picks (ids of src/filter/services/catalogue.ts),
     // the safe-search engines it enforces (ids of src/filter/safesearch.ts), its weekly schedule (windows
-    // as JSON, see src/filter/schedule.ts, with the services, or everything, blocked during them), its own
+    // as JSON, see src/filter/schedule.ts, with the services and block lists, or everything, blocked during
+    // them), its own
     // upstreams (a JSON array of dns.upstreams entries) and the paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
     // until: unix seconds, NULL until resumed). Pi-hole ignores tables it does not know.
     to: 2,
@@ -25,6 +26,7 @@ CREATE TABLE moat_group_schedule (
   group_id INTEGER PRIMARY KEY REFERENCES "group" (id) ON DELETE CASCADE,
   windows TEXT NOT NULL,
   services TEXT NOT NULL,
+  lists TEXT NOT NULL DEFAULT '[]',
   everything INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE moat_group_upstream (

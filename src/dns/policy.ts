@@ -72,8 +72,18 @@ export class PolicyHandler implements Handler {
       return buildReply(ctx.query, q, special);
     }
 
-    let v = snap.schedule === null ? null : scheduled(snap, q.wire, q.labels, h, groups);
-    if (!v) v = judge(snap, q.wire, q.labels, h, q.name, q.qtype, groups, false);
+    // an open schedule window: its verdict, or (for block lists it schedules) the groups widened by its
+    // list bit, with which the lists are judged from here on
+    let judged = groups;
+    let v: Verdict = null;
+    if (snap.schedule !== null) {
+      const open = snap.schedule.openGroups(groups, Date.now());
+      if (open !== null) {
+        v = scheduled(snap, q.wire, q.labels, h, open);
+        if (!v && snap.schedule.schedulesLists) judged = snap.schedule.widen(groups, open);
+      }
+    }
+    if (!v) v = judge(snap, q.wire, q.labels, h, q.name, q.qtype, judged, false);
     if (!v && dns.blockESNI && q.name.startsWith("_esni.")) {
       const rest = q.wire.subarray(q.labels[1] ?? 0);
       v = judge(
@@ -83,7 +93,7 @@ export class PolicyHandler implements Handler {
         hashName(rest),
         q.name.slice(6),
         q.qtype,
-        groups,
+        judged,
         false,
       );
     }
@@ -96,7 +106,9 @@ export class PolicyHandler implements Handler {
     if (v?.allow || !dns.CNAMEdeepInspect) return next(ctx);
 
     const r = next(ctx);
-    return r instanceof Promise ? this.inspectLater(ctx, r, groups) : this.inspect(ctx, r, groups);
+    // the widened groups are the clock's scratch array, which the next query reuses: a copy goes on
+    if (r instanceof Promise) return this.inspectLater(ctx, r, judged === groups ? groups : Uint32Array.from(judged));
+    return this.inspect(ctx, r, judged);
   }
 
   private pausedReply(ctx: QueryContext): Answer {
@@ -219,10 +231,8 @@ function matchRegex(
   return null;
 }
 
-/** A group window open now: everything blocked, or the services it schedules. */
-function scheduled(snap: Snapshot, wire: Uint8Array, labels: number[], h: number, groups: Uint32Array): Verdict {
-  const open = snap.schedule!.openGroups(groups, Date.now());
-  if (open === null) return null;
+/** A group window open now (`open`: the client's groups that have one): everything blocked, or the services it schedules. */
+function scheduled(snap: Snapshot, wire: Uint8Array, labels: number[], h: number, open: Uint32Array): Verdict {
   if (snap.schedule!.blocksEverything(open))
     return { allow: false, status: Status.DENYLIST, reason: "schedule", listId: SCHEDULE_LIST_ID, reply: null };
   const id = matchSubtree(snap.scheduledServices, wire, labels, h, open);

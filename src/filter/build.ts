@@ -89,8 +89,15 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
   try {
     db.run("PRAGMA busy_timeout = 5000");
     const groups = enabledGroupIds(db);
-    const words = Math.max(1, Math.ceil(groups.length / 32));
     const bitOf = new Map(groups.map((id, i) => [id, i]));
+    // the enabled groups' schedules; one that blocks lists gets a bit of its own past the groups' (schedule.ts)
+    const schedules = scheduleRows(db).filter((r) => bitOf.has(r.g));
+    const listBits = new Map<number, { bit: number; lists: number[] }>();
+    for (const r of schedules) {
+      const lists = parseIds(r.lists);
+      if (lists.length) listBits.set(r.g, { bit: groups.length + listBits.size, lists });
+    }
+    const words = Math.max(1, Math.ceil((groups.length + listBits.size) / 32));
     const linkMasks = (table: LinkTable): Masks => {
       const out: Masks = new Map();
       for (const r of groupLinks(db, table)) {
@@ -104,6 +111,12 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
     };
     const domainMasks = linkMasks("domainlist_by_group");
     const adlistMasks = linkMasks("adlist_by_group");
+    for (const { bit, lists } of listBits.values())
+      for (const id of lists) {
+        let m = adlistMasks.get(id);
+        if (!m) adlistMasks.set(id, (m = new Uint32Array(words)));
+        m[bit >>> 5]! |= 1 << (bit & 31);
+      }
     const clientMasks = linkMasks("client_by_group");
 
     const exact = (type: number): DomainSetData => {
@@ -161,7 +174,7 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       clients,
       services: serviceSetData(serviceSelections(db), bitOf, words),
       ...safeSearchData(safeSearchSelections(db), bitOf, words),
-      ...scheduleData(scheduleRows(db), bitOf, words),
+      ...scheduleData(schedules, bitOf, listBits, words),
       groupUpstreams: groupUpstreamRows(db).flatMap((r) => {
         const bit = bitOf.get(r.g);
         let upstreams: unknown;
@@ -194,9 +207,20 @@ function safeSearchData(
   return { safeSearch: s.main, safeSearchModerate: s.moderate };
 }
 
+/** A JSON array of ids, or [] when it is not one. */
+function parseIds(json: string): number[] {
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((x): x is number => Number.isInteger(x)) : [];
+  } catch {
+    return [];
+  }
+}
+
 function scheduleData(
   rows: Array<{ g: number; windows: string; services: string; everything: number }>,
   bitOf: Map<number, number>,
+  listBits: Map<number, { bit: number }>,
   words: number,
 ): Pick<SnapshotData, "schedules" | "scheduledServices"> {
   const schedules: GroupSchedule[] = [];
@@ -212,7 +236,12 @@ function scheduleData(
     } catch {
       continue; // written by hand and broken: no schedule rather than no snapshot
     }
-    schedules.push({ bit, minutes: compileWindows(windows), everything: r.everything === 1 });
+    schedules.push({
+      bit,
+      listBit: listBits.get(r.g)?.bit ?? -1,
+      minutes: compileWindows(windows),
+      everything: r.everything === 1,
+    });
     for (const service of services) picks.push({ g: r.g, service });
   }
   return { schedules, scheduledServices: serviceSetData(picks, bitOf, words) };

@@ -55,8 +55,8 @@ describe("ScheduleClock", () => {
     const minutes = compileWindows([{ days: [3], start: "10:01", end: "10:02" }]);
     const clock = new ScheduleClock(
       [
-        { bit: 1, minutes, everything: false },
-        { bit: 2, minutes, everything: true },
+        { bit: 1, listBit: -1, minutes, everything: false },
+        { bit: 2, listBit: -1, minutes, everything: true },
       ],
       1,
     );
@@ -76,7 +76,14 @@ describe("ScheduleClock", () => {
   test("local hours hold across the spring DST change (Europe/Berlin, 29 March 2026)", () => {
     // 01:59 CET is followed by 03:00 CEST; a window at 08:00–09:00 local is 07:00–08:00 UTC that day
     const clock = new ScheduleClock(
-      [{ bit: 0, minutes: compileWindows([{ days: [0], start: "08:00", end: "09:00" }]), everything: true }],
+      [
+        {
+          bit: 0,
+          listBit: -1,
+          minutes: compileWindows([{ days: [0], start: "08:00", end: "09:00" }]),
+          everything: true,
+        },
+      ],
       1,
     );
     const g = Uint32Array.of(1);

@@ -65,6 +65,11 @@ export function minuteOfWeek(ms: number): number {
 export interface GroupSchedule {
   /** the group's bit in the snapshot's masks */
   bit: number;
+  /**
+   * The bit its scheduled block lists carry in their group masks (past the groups' bits), -1 when it
+   * schedules none: while the window is open the client's groups are widened by it, so those lists apply.
+   */
+  listBit: number;
   minutes: Uint32Array;
   /** block everything but the allow list while a window is open */
   everything: boolean;
@@ -76,6 +81,9 @@ export class ScheduleClock {
   private open: Uint32Array;
   private openAll: Uint32Array;
   private readonly scratch: Uint32Array;
+  private readonly widened: Uint32Array;
+  /** whether a schedule blocks lists (widen() has something to do) */
+  readonly schedulesLists: boolean;
   /** the minute [validFrom, validUntil) the open groups were worked out for */
   private validFrom = 0;
   private validUntil = 0;
@@ -87,6 +95,21 @@ export class ScheduleClock {
     this.open = new Uint32Array(words);
     this.openAll = new Uint32Array(words);
     this.scratch = new Uint32Array(words);
+    this.widened = new Uint32Array(words);
+    this.schedulesLists = schedules.some((s) => s.listBit >= 0);
+  }
+
+  /**
+   * The client's groups and the list bits of those with a window open (`open`, from openGroups), so the
+   * lists they schedule apply. Reused by the next call, like openGroups' array.
+   */
+  widen(groups: Uint32Array, open: Uint32Array): Uint32Array {
+    const w = this.widened;
+    for (let i = 0; i < this.words; i++) w[i] = groups[i] ?? 0;
+    for (const s of this.schedules)
+      if (s.listBit >= 0 && (open[s.bit >>> 5]! & (1 << (s.bit & 31))) !== 0)
+        w[s.listBit >>> 5]! |= 1 << (s.listBit & 31);
+    return w;
   }
 
   /**

@@ -50,6 +50,8 @@ export const setGroupSafeSearch = (store: ListsStore, name: string, engines: rea
 export interface StoredSchedule {
   windows: unknown[];
   services: string[];
+  /** adlist ids */
+  lists: number[];
   everything: boolean;
 }
 
@@ -57,13 +59,14 @@ export interface StoredSchedule {
 export function groupSchedules(db: Database): Map<string, StoredSchedule> {
   const out = new Map<string, StoredSchedule>();
   for (const r of db
-    .query<{ name: string; windows: string; services: string; everything: number }, []>(
-      `SELECT g.name AS name, s.windows, s.services, s.everything FROM moat_group_schedule s JOIN "group" g ON g.id = s.group_id ORDER BY g.id`,
+    .query<{ name: string; windows: string; services: string; lists: string; everything: number }, []>(
+      `SELECT g.name AS name, s.windows, s.services, s.lists, s.everything FROM moat_group_schedule s JOIN "group" g ON g.id = s.group_id ORDER BY g.id`,
     )
     .all())
     out.set(r.name, {
       windows: JSON.parse(r.windows),
       services: JSON.parse(r.services),
+      lists: JSON.parse(r.lists),
       everything: r.everything === 1,
     });
   return out;
@@ -77,8 +80,8 @@ export function setGroupSchedule(store: ListsStore, name: string, s: StoredSched
     if (s === null) db.query("DELETE FROM moat_group_schedule WHERE group_id = ?").run(g.id);
     else
       db.query(
-        "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, everything) VALUES (?, ?, ?, ?)",
-      ).run(g.id, JSON.stringify(s.windows), JSON.stringify(s.services), s.everything ? 1 : 0);
+        "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, lists, everything) VALUES (?, ?, ?, ?, ?)",
+      ).run(g.id, JSON.stringify(s.windows), JSON.stringify(s.services), JSON.stringify(s.lists), s.everything ? 1 : 0);
   });
 }
 

@@ -54,10 +54,10 @@ export function safeSearchSelections(db: Database): Array<{ g: number; engine: s
 /** Every group's schedule as stored (windows and services are JSON arrays). */
 export function scheduleRows(
   db: Database,
-): Array<{ g: number; windows: string; services: string; everything: number }> {
+): Array<{ g: number; windows: string; services: string; lists: string; everything: number }> {
   return db
-    .query<{ g: number; windows: string; services: string; everything: number }, []>(
-      "SELECT group_id AS g, windows, services, everything FROM moat_group_schedule",
+    .query<{ g: number; windows: string; services: string; lists: string; everything: number }, []>(
+      "SELECT group_id AS g, windows, services, lists, everything FROM moat_group_schedule ORDER BY group_id",
     )
     .all();
 }

@@ -38,7 +38,7 @@ export const REPLICATED_LINKS = [
 /**
  * Moat's family controls (family.ts) as keys of the same map: "moat_group_service/<group>/<service>" -> 1,
  * "moat_group_safesearch/<group>/<engine>" -> 1, "moat_group_schedule/<group>" -> {windows, services,
- * everything} (as stored: JSON text), "moat_group_upstream/<group>" -> {upstreams}, "moat_client_pause/<client, URI-encoded>" -> {until}. Keyed by group
+ * lists, everything} (as stored: JSON text), "moat_group_upstream/<group>" -> {upstreams}, "moat_client_pause/<client, URI-encoded>" -> {until}. Keyed by group
  * id like the links, so they move with a renumbered group and leave with a deleted one.
  */
 const FAMILY_PICKS = [
@@ -64,14 +64,20 @@ function readFamily(db: Database, out: ListsMap): void {
     }>)
       out[`${f.name}/${r.g}/${r.v}`] = 1;
   for (const r of db
-    .query("SELECT group_id AS g, windows, services, everything FROM moat_group_schedule")
+    .query("SELECT group_id AS g, windows, services, lists, everything FROM moat_group_schedule")
     .all() as Array<{
     g: number;
     windows: string;
     services: string;
+    lists: string;
     everything: number;
   }>)
-    out[`moat_group_schedule/${r.g}`] = { windows: r.windows, services: r.services, everything: r.everything };
+    out[`moat_group_schedule/${r.g}`] = {
+      windows: r.windows,
+      services: r.services,
+      lists: r.lists,
+      everything: r.everything,
+    };
   for (const r of db.query(`SELECT group_id AS g, upstreams FROM ${UPSTREAM}`).all() as Array<{
     g: number;
     upstreams: string;
@@ -93,12 +99,12 @@ function writeFamily(db: Database, key: string, value: unknown): void {
       db.run(`DELETE FROM ${pick.name} WHERE group_id = ? AND ${pick.column} = ?`, [Number(a), b!]);
     else db.run(`INSERT OR IGNORE INTO ${pick.name} (group_id, ${pick.column}) VALUES (?, ?)`, [Number(a), b!]);
   } else if (name === "moat_group_schedule") {
-    const s = value as { windows: string; services: string; everything: number } | undefined;
+    const s = value as { windows: string; services: string; lists?: string; everything: number } | undefined;
     if (s === undefined) db.run("DELETE FROM moat_group_schedule WHERE group_id = ?", [Number(a)]);
     else
       db.run(
-        "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, everything) VALUES (?, ?, ?, ?)",
-        [Number(a), s.windows, s.services, s.everything],
+        "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, lists, everything) VALUES (?, ?, ?, ?, ?)",
+        [Number(a), s.windows, s.services, s.lists ?? "[]", s.everything],
       );
   } else if (name === UPSTREAM) {
     if (value === undefined) db.run(`DELETE FROM ${UPSTREAM} WHERE group_id = ?`, [Number(a)]);

@@ -33,6 +33,7 @@ test("a group's services, safe search and schedule, and a pause, survive export 
   const schedule = {
     windows: [{ days: [1, 2, 3, 4], start: "21:00", end: "07:00" }],
     services: ["youtube"],
+    lists: [],
     everything: false,
   };
   expect((await call(a, "PUT", "/api/schedules/groups/kids", schedule)).status).toBe(200);

@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { call } from "../lists/helpers.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { decodeReply, encodeQuery, runDig, until } from "./helpers.ts";
 import { startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
 
@@ -288,6 +290,32 @@ describe("schedules", () => {
     const { startMs: __, ...later } = windowFrom(120, 5);
     await call(t.moat, "PUT", "/api/schedules/groups/teens", { windows: [later], services: [], everything: true });
     expect((await digA("sched-other3.test", "127.0.0.3")).addr).toBe(FWD);
+  });
+
+  test("a block list scheduled for a group applies to it only while its window is open", async () => {
+    const file = join(t.moat.dataDir, "evening-list.txt");
+    writeFileSync(file, "0.0.0.0 games.evening.test\n||arcade.evening.test^\n");
+    const l = await call(t.moat, "POST", "/api/lists?type=block", { address: `file://${file}`, groups: [] });
+    expect(l.status).toBe(201);
+    const id = l.json.lists[0].id as number;
+    const g = await t.moat.api("/api/action/gravity", { method: "POST" });
+    expect(g.status).toBe(200);
+    await g.text();
+    // linked to no group: nobody is blocked by it
+    expect((await digA("games.evening.test", "127.0.0.3")).addr).toBe(FWD);
+    const { startMs: _, ...open } = windowFrom(-1, 5);
+    const put = { windows: [open], services: [], lists: [id], everything: false };
+    expect((await call(t.moat, "PUT", "/api/schedules/groups/teens", put)).status).toBe(200);
+    expect(await digA("games.evening.test", "127.0.0.3")).toEqual({ addr: "0.0.0.0", ede: "gravity" });
+    expect((await digA("www.arcade.evening.test", "127.0.0.3")).addr).toBe("0.0.0.0");
+    expect((await digA("games.evening.test", "127.0.0.2")).addr).toBe(FWD);
+    expect((await dohA("games.evening.test", "teen")).addr).toBe("0.0.0.0");
+    expect((await dohA("games.evening.test", "kid")).addr).toBe(FWD);
+    const { startMs: __, ...later } = windowFrom(120, 5);
+    expect((await call(t.moat, "PUT", "/api/schedules/groups/teens", { ...put, windows: [later] })).status).toBe(200);
+    expect((await digA("games.evening.test", "127.0.0.3")).addr).toBe(FWD);
+    const bad = { ...put, lists: [99999] };
+    expect((await call(t.moat, "PUT", "/api/schedules/groups/teens", bad)).status).toBe(400);
   });
 
   test(

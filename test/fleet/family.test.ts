@@ -33,6 +33,7 @@ test("services, safe search, a schedule and a pause set on one node apply on the
   const schedule = {
     windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: "00:00", end: "24:00" }],
     services: ["reddit"],
+    lists: [],
     everything: false,
   };
   expect((await call(n1, "PUT", "/api/schedules/groups/fleet-kids", schedule)).status).toBe(200);
@@ -66,4 +67,4 @@ test("services, safe search, a schedule and a pause set on one node apply on the
   await untilDig(n1, "www.tiktok.com", FWD);
   expect((await n2.api("/api/pauses/10.0.0.0%2F8", { method: "DELETE" })).status).toBe(204);
   await until(async () => (await call(n1, "GET", "/api/pauses")).json.pauses.length === 0, 8000, "the resume on n1");
-});
+}, 30_000);

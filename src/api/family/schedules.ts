@@ -1,5 +1,5 @@
 // /api/schedules (Moat's own): each group's weekly windows, in the system's time zone, and what they block:
-// the chosen services, or everything but the allow list. A change is in force at once, and each window
+// the chosen services and block lists, or everything but the allow list. A change is in force at once, and each window
 // opens and closes at its minute by itself (src/filter/schedule.ts).
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
@@ -7,6 +7,7 @@ import { serviceById } from "../../filter/services/rules.ts";
 import { windowProblem, type ScheduleWindow } from "../../filter/schedule.ts";
 import { groupRows } from "../../lists/groups.ts";
 import { groupSchedules, setGroupSchedule } from "../../lists/family.ts";
+import { adlistIds } from "../../lists/adlists.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
@@ -33,6 +34,12 @@ const Schedule = t.Object({
     maxItems: 1000,
     description: "ids from GET /api/services, blocked while a window is open",
   }),
+  lists: t.Optional(
+    t.Array(t.Integer(), {
+      maxItems: 1000,
+      description: "ids of block lists (GET /api/lists) that apply to the group only while a window is open",
+    }),
+  ),
   everything: t.Boolean({ description: "while a window is open, block everything but the allow list" }),
 });
 const GroupSchedule = t.Object({
@@ -50,6 +57,7 @@ function groupsOf(rt: Runtime, name: string | null) {
     schedule: (schedules.get(g.name) ?? null) as {
       windows: ScheduleWindow[];
       services: string[];
+      lists: number[];
       everything: boolean;
     } | null,
   }));
@@ -92,10 +100,14 @@ export function scheduleRoutes(rt: Runtime) {
         }
         const unknown = body.services.filter((s) => !serviceById(s));
         if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
+        const known = adlistIds(rt.gravityDb);
+        const lists = [...new Set(body.lists ?? [])];
+        const missing = lists.filter((id) => !known.has(id));
+        if (missing.length) throw Errors.badRequest("Unknown list", missing.join(", "));
         const empty = body.windows.length === 0;
         const s = empty
           ? null
-          : { windows: body.windows, services: [...new Set(body.services)], everything: body.everything };
+          : { windows: body.windows, services: [...new Set(body.services)], lists, everything: body.everything };
         listsWrite(request, () => setGroupSchedule(rt, item, s));
         return { groups: groupsOf(rt, item), timezone: timezone() };
       },
@@ -108,7 +120,7 @@ export function scheduleRoutes(rt: Runtime) {
               tags,
               summary: "Set a group's weekly schedule (no windows: remove it)",
             }),
-            { responses: { 400: "A window that is not one, or an unknown service", 404: "No such group" } },
+            { responses: { 400: "A window that is not one, an unknown service or list", 404: "No such group" } },
           ),
         ),
       },

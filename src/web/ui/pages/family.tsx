@@ -10,7 +10,8 @@ import { usePoll } from "../poll.ts";
 type Service = { id: string; name: string; category: string };
 type Engine = { id: string; name: string };
 type Window = { days: number[]; start: string; end: string };
-type Schedule = { windows: Window[]; services: string[]; everything: boolean };
+type Schedule = { windows: Window[]; services: string[]; lists?: number[]; everything: boolean };
+type BlockList = { id: number; address: string; type: string; comment: string | null };
 type Pause = { client: string; until: number | null };
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
@@ -45,7 +46,17 @@ function Checks<T extends { id: string; name: string }>({
   );
 }
 
-function GroupControls({ group, services, engines }: { group: string; services: Service[]; engines: Engine[] }) {
+function GroupControls({
+  group,
+  services,
+  engines,
+  lists,
+}: {
+  group: string;
+  services: Service[];
+  engines: Engine[];
+  lists: BlockList[];
+}) {
   const [blocked, setBlocked] = useState<string[] | null>(null);
   const [safe, setSafe] = useState<string[] | null>(null);
   const [sched, setSched] = useState<Schedule | null>(null);
@@ -97,7 +108,9 @@ function GroupControls({ group, services, engines }: { group: string; services: 
       <h3>Safe search</h3>
       <Checks items={engines} value={safe} onChange={setSafe} testid="safesearch" />
       <h3>Schedule</h3>
-      <p class="muted">While a window is open, block the services picked here, or everything but the allow list.</p>
+      <p class="muted">
+        While a window is open, block the services and block lists picked here, or everything but the allow list.
+      </p>
       {sched.windows.map((w, i) => (
         <div class="row wrap" key={i} data-testid="window">
           {DAYS.map((d, n) => (
@@ -156,6 +169,14 @@ function GroupControls({ group, services, engines }: { group: string; services: 
           value={sched.services}
           onChange={(v) => setSched({ ...sched, services: v })}
           testid="scheduled-services"
+        />
+      )}
+      {!sched.everything && lists.length > 0 && (
+        <Checks
+          items={lists.map((l) => ({ id: String(l.id), name: l.comment || l.address }))}
+          value={(sched.lists ?? []).map(String)}
+          onChange={(v) => setSched({ ...sched, lists: v.map(Number) })}
+          testid="scheduled-lists"
         />
       )}
       <h3>Upstreams</h3>
@@ -242,6 +263,7 @@ export function Family() {
       Promise.all([
         get<{ services: Service[] }>("/services").then((r) => r.services),
         get<{ engines: Engine[] }>("/safesearch").then((r) => r.engines),
+        get<{ lists: BlockList[] }>("/lists").then((r) => r.lists.filter((l) => l.type === "block")),
       ]),
     0,
   ).data;
@@ -264,7 +286,7 @@ export function Family() {
         {!cat || !current ? (
           <Loading />
         ) : (
-          <GroupControls key={current} group={current} services={cat[0]} engines={cat[1]} />
+          <GroupControls key={current} group={current} services={cat[0]} engines={cat[1]} lists={cat[2]} />
         )}
       </Card>
     </div>
