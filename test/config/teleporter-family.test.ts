@@ -66,4 +66,4 @@ test("a group's services, safe search and schedule, and a pause, survive export 
   expect(await dig(b, "www.tiktok.com")).toBe("0.0.0.0");
   expect((await dig(b, "www.bing.com")).split("\n")[0]).toBe("strict.bing.com.");
   expect(await dig(b, "example.com")).toBe("192.0.2.55");
-});
+}, 30_000);
