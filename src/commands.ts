@@ -54,6 +54,17 @@ export const COMMANDS: readonly CommandDoc[] = [
       "import FILE: restores one; stop Moat first.",
   },
   {
+    name: "update",
+    args: "[FILE|URL]",
+    summary: "install a signed firmware update into the other slot (no argument: the update status)",
+    details:
+      "Checks the bundle (signed with the project's key, whole, built for this system), then installs it into\n" +
+      "the slot that is not running, with progress on stdout; the next reboot tries it once and keeps it only\n" +
+      "when Moat comes up healthy (docs/updates.md). A URL must be https://; it is downloaded into the data\n" +
+      "directory (at most update.maxDownload MiB). Without an argument: the running version, the other slot's\n" +
+      "and the last update's result. On a machine without RAUC: updates are available on the Moat image only.",
+  },
+  {
     name: "version",
     args: "",
     summary: "print the version (also --version, -v)",

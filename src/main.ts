@@ -11,6 +11,8 @@ import { teleporterCommand } from "./teleporter/cli.ts";
 import { gravityCommand } from "./filter/gravity/cli.ts";
 import { commandHelp, usage } from "./commands.ts";
 import { checkConfigFile, prepareDataDir, StartError } from "./core/start-errors.ts";
+import { updateCommand } from "./update/cli.ts";
+import { UpdateRefused } from "./update/index.ts";
 
 export interface CliOptions {
   command: string;
@@ -146,7 +148,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(text);
     return 0;
   }
-  if (["serve", "password", "totp", "gravity", "teleporter"].includes(o.command)) preparePaths(o);
+  if (["serve", "password", "totp", "gravity", "teleporter", "update"].includes(o.command)) preparePaths(o);
   switch (o.command) {
     case "serve": {
       const services = await startServices(resolvePaths(o), loadConfig(o));
@@ -174,6 +176,11 @@ async function main(argv: string[]): Promise<number> {
       return gravityCommand(resolvePaths(o), loadConfig(o));
     case "teleporter":
       return teleporterCommand(o.args, loadConfig(o), resolvePaths(o).dataDir);
+    case "update": {
+      const u = loadConfig(o).current.update;
+      const settings = { system: u.system, keyring: u.keyring, maxDownloadBytes: u.maxDownload * 1024 * 1024 };
+      return updateCommand(o.args, { settings, dataDir: resolvePaths(o).dataDir }, versionInfo().version);
+    }
     case "version": {
       const v = versionInfo();
       console.log(`moat ${v.version} (${v.commit}, ${v.date}) on ${v.runtime.name} ${v.runtime.version}`);
@@ -193,7 +200,7 @@ if (import.meta.main) {
     const code = await main(process.argv.slice(2));
     if (code >= 0) process.exit(code);
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof DbError || e instanceof StartError) {
+    if (e instanceof ConfigError || e instanceof DbError || e instanceof StartError || e instanceof UpdateRefused) {
       console.error(`moat: ${e.message}`);
       process.exit(1);
     }

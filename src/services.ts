@@ -19,6 +19,7 @@ import { FleetHistory } from "./fleet/pg-history.ts";
 import { TlsStore } from "./tls/store.ts";
 import { startDhcpService } from "./dhcp/service.ts";
 import { startNtpService } from "./ntp/server.ts";
+import { noticeRollback } from "./update/index.ts";
 
 export async function startServices(paths: Paths, config: ConfigStore): Promise<{ stop(): Promise<void> }> {
   const logs = new Logs();
@@ -40,8 +41,6 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
   const stoppers: Array<() => Promise<void> | void> = [];
 
   const stats = new Stats({ config, disk: queryDb, log });
-  const imported = stats.importFromDisk();
-  if (imported) log("info", `imported ${imported} queries of the last 24 h from the long-term database`);
   stats.start();
   stoppers.push(() => stats.stop());
 
@@ -110,6 +109,19 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
       stoppers.push(() => fleet.stop());
       await fleet.ready(3000);
     }
+    // the last 24 h of history behind DNS, in steps that leave the event loop free (the API's
+    // statistics fill up as it goes); a small history is in before the API answers
+    const importStart = performance.now();
+    void stats.importFromDisk().then(
+      (n) => {
+        if (n)
+          log(
+            "info",
+            `imported ${n} queries of the last 24 h from the long-term database (${((performance.now() - importStart) / 1000).toFixed(1)} s, while answering DNS)`,
+          );
+      },
+      (e) => log("error", `importing the last 24 h from the long-term database failed: ${(e as Error).message}`),
+    );
     const dhcp = startDhcpService({ ...runtime, log: dnsLog });
     stoppers.push(() => dhcp.stop());
     stoppers.push(noticeMissingUpstreams({ ...runtime, log: dnsLog }));
@@ -122,6 +134,7 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
     if (dns.dotPort()) console.log(`moat: DNS over TLS listening on tcp [::]:${dns.dotPort()}`);
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);
+    void noticeUpdateRollback(runtime);
   } catch (e) {
     for (const s of stoppers.reverse()) await s();
     throw e;
@@ -168,4 +181,20 @@ function noticeMissingUpstreams(rt: Runtime): () => void {
   return rt.config.subscribe((_next, _prev, changed) => {
     if (changed.includes("dns.upstreams")) check(false);
   });
+}
+
+/**
+ * After a trial boot of an update failed and the firmware went back to this slot: say so in the log and in
+ * /api/info/messages, once (src/update/rollback.ts). Runs after start-up, off every listener's path.
+ */
+async function noticeUpdateRollback(rt: Runtime): Promise<void> {
+  const u = rt.config.current.update;
+  try {
+    const text = await noticeRollback({ system: u.system, keyring: u.keyring }, rt.paths.dataDir, rt.version.version);
+    if (!text) return;
+    rt.log("warn", text);
+    new Messages(rt.queryDb).raise("UPDATE_ROLLBACK", text);
+  } catch (e) {
+    rt.log("warn", `could not check the last update's trial boot: ${(e as Error).message}`);
+  }
 }

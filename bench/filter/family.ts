@@ -145,6 +145,7 @@ try {
       upstreamMessage: null,
       cnameChain: null,
       upstreamSet: 0,
+      dnssec: 0,
       background: false,
     }));
   const sets = { without: ctxs(snaps.without), with: ctxs(snaps.with) };

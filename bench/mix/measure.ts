@@ -1,6 +1,6 @@
 // What the mix benchmark reads off a running server: dnsperf results, CPU time, RSS and the tmpfs
 // the process keeps (Moat's 24 h query log lives in /dev/shm/moat-querylog-*, named by its pid file).
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const statusKb = (pid: number, field: string) => {
@@ -64,6 +64,8 @@ export async function dnsperf(
   cpu?: string,
 ): Promise<PerfResult> {
   const cmd = ["dnsperf", "-s", "127.0.0.1", "-p", String(port), "-d", file, "-t", "2", ...extra];
+  // a fresh file: an earlier run's lines must not count in this one's percentiles
+  rmSync(outFile, { force: true });
   const p = Bun.spawn(cpu ? ["taskset", "-c", cpu, ...cmd] : cmd, { stdout: Bun.file(outFile), stderr: "ignore" });
   await p.exited;
   const out = readFileSync(outFile, "utf8");

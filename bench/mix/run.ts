@@ -3,7 +3,9 @@
 // (POST /api/lists + POST /api/action/gravity); the peers get them as local zones / hosts files.
 // Per server: load time and RSS, throughput (dnsperf -q 200) with CPU per answered query, latency
 // at a fixed rate (dnsperf -Q), then a fill run of --fill queries for the memory each kept query
-// costs (RSS + the tmpfs query log, against the loaded server). RSS + tmpfs is sampled every second.
+// costs (RSS + the tmpfs query log, against the loaded server), then the latency again at --qps and
+// at 1k QPS with the fill kept in the window (p99_full_ms, p99_full_1k_ms: the tail a full day gives).
+// RSS + tmpfs is sampled every second.
 // Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
 //   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
 //   [--only moat,unbound,dnsmasq] [--threads 1,2 (Moat's dns.threads and unbound's num-threads: one run
@@ -242,6 +244,27 @@ for (const variant of ONLY) {
     sent += f.sent;
   }
   await Bun.sleep(3000); // the query writer catches up
+  if (FILL > 0) {
+    // the tail again with the fill in the window: what a busy home's evening looks like (the first
+    // latency run had only the warm-up and the throughput run's queries kept), at --qps and at a
+    // quiet home's 1k QPS
+    for (const [key, qps] of [
+      ["full", QPS],
+      ["full_1k", 1000],
+    ] as const) {
+      mem.mark(`latency ${key}`);
+      const l = await dnsperf(
+        port,
+        mix.queryFile,
+        out,
+        ["-l", String(SECONDS), "-Q", String(qps), "-q", "500", "-c", CLIENTS, "-v"],
+        PERF_CPU,
+      );
+      row[`p99_${key}_ms`] = +pct(l.lat, 0.99).toFixed(3);
+      row[`p999_${key}_ms`] = +pct(l.lat, 0.999).toFixed(3);
+      sent += l.sent;
+    }
+  }
   mem.mark("end");
   const end = mem.take();
   mem.stop();

@@ -5,6 +5,7 @@ import { Elysia, type ValidationError } from "elysia";
 import type { ApiDeps } from "./deps.ts";
 import { bodyForAuth, PUBLIC_ROUTES, rememberBodySid, type Authenticator } from "./core/auth-hook.ts";
 import { parseJsonBody, readBodyBounded } from "./core/body.ts";
+import { STREAMED_UPLOADS } from "./core/multipart-file.ts";
 import { errorResponse, unexpected } from "./core/error-reply.ts";
 import { ApiError, Errors } from "./core/errors.ts";
 import { emptyResponse, jsonResponse } from "./core/reply.ts";
@@ -54,10 +55,12 @@ export function createApp(rt: ApiDeps, auth: Authenticator) {
     // kept aside and raised from the transform hook, which runs before validation.
     .onParse({ as: "global" }, async ({ request, contentType, route }) => {
       try {
-        // File uploads (POST /api/teleporter): the session is checked before a byte of the body is
+        // File uploads (POST /api/teleporter, /api/action/update): the session is checked before a byte of the body is
         // read (an upload cannot carry its SID inside), then the form is read up to its limit.
         if (contentType.toLowerCase().startsWith("multipart/form-data")) {
           authenticateOnce(request, route, null);
+          // an update bundle is streamed to disk by its route (core/multipart-file.ts)
+          if (STREAMED_UPLOADS.has(route)) return { multipart: true };
           return await readForm(request, MAX_UPLOAD);
         }
         return rememberBodySid(request, await parseJsonBody(request));

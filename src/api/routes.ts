@@ -18,6 +18,7 @@ import { listRoutes } from "./lists/routes.ts";
 import { searchRoutes } from "./search/routes.ts";
 import { gravityActionRoutes } from "./action/gravity.ts";
 import { tlsActionRoutes } from "./action/tls.ts";
+import { updateRoutes } from "./action/update.ts";
 import { tlsRoutes } from "./tls/routes.ts";
 import { statsRoutes } from "./stats/routes.ts";
 import { historyRoutes } from "./history/routes.ts";
@@ -67,6 +68,7 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     searchRoutes(rt),
     gravityActionRoutes(rt),
     tlsActionRoutes(rt),
+    updateRoutes(rt),
     tlsRoutes(rt),
     fleetRoutes(rt),
     familyRoutes(rt),

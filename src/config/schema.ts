@@ -143,7 +143,20 @@ export const schema = {
       local: bool(true, "Never forward names of the local domain", restart),
     },
     bogusPriv: bool(true, "Never forward reverse lookups of private ranges", restart),
-    dnssec: bool(false, "Ask upstreams for DNSSEC validation (DO bit)", restart),
+    dnssec: bool(
+      false,
+      "Validate forwarded answers with DNSSEC from dns.trustAnchors: AD on secure answers, SERVFAIL on bogus ones",
+      restart,
+    ),
+    trustAnchors: strings(
+      [
+        // the IANA root KSKs, https://data.iana.org/root-anchors/root-anchors.xml: KSK-2017 and KSK-2024
+        ". IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D",
+        ". IN DS 38696 8 2 683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16",
+      ],
+      "DNSSEC trust anchors: DS records in zone-file syntax ('<zone> [IN] DS <tag> <algorithm> <digest type> <hex>')",
+      { each: v.trustAnchor, flags: { moatOnly: true, restart: true } },
+    ),
     interface: str("", "Interface used by the SINGLE and BIND listening modes", restart),
     hostRecord: str("", `Extra host record ${COMPAT}`),
     listeningMode: oneOf(LISTENING_MODES, "LOCAL", "Which clients are answered", restart),
@@ -269,7 +282,7 @@ export const schema = {
     useWAL: bool(true, "Use SQLite's write-ahead log", restart),
     queryLogMemory: uint(
       0,
-      "MiB of memory the 24 h query log may use (it lives on tmpfs; 0: a tenth of the machine's memory). Beyond it the details of the oldest queries go first (statistics keep counting them) and a message says so",
+      "MiB of memory the last 24 h of queries (the query log and its statistics) may use (0: a quarter of the memory this process may use, its cgroup's limit included). Beyond it the oldest queries leave memory first (the long-term database keeps them) and a message says so",
       { max: 1_048_576, ...moat },
     ),
     network: {
@@ -436,6 +449,23 @@ export const schema = {
       ...moat,
     }),
     maxListSize: uint(256, "Largest list accepted, MiB", {
+      max: 65536,
+      check: (n) => (n < 1 ? "must be at least 1" : null),
+      ...moat,
+    }),
+  },
+  update: {
+    system: str(
+      "/etc/rauc/system.conf",
+      "RAUC's system configuration (slots, compatible, keyring; docs/updates.md); where it or rauc is missing, updates are off",
+      moat,
+    ),
+    keyring: str(
+      "",
+      "The certificate (PEM) an update bundle must be signed by; empty: the keyring the system configuration names",
+      moat,
+    ),
+    maxDownload: uint(1024, "Largest update bundle fetched from a URL, MiB", {
       max: 65536,
       check: (n) => (n < 1 ? "must be at least 1" : null),
       ...moat,

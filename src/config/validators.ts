@@ -207,3 +207,9 @@ export function leaseTimeOrEmpty(s: string): string | null {
 export const redisUrlOrEmpty = (s: string) => urlWithScheme(s, ["redis:", "rediss:"], "Redis");
 /** A PostgreSQL URL, or empty for local history only. */
 export const postgresUrlOrEmpty = (s: string) => urlWithScheme(s, ["postgres:", "postgresql:"], "PostgreSQL");
+
+/** A trust anchor: a DS record in zone-file syntax, "<zone> [TTL] [IN] DS <tag> <algorithm> <digest type> <hex digest>". */
+export function trustAnchor(s: string): string | null {
+  const ok = /^\S+\s+(?:\d+\s+)?(?:IN\s+)?DS\s+\d{1,5}\s+\d{1,3}\s+\d{1,3}\s+(?:[0-9a-fA-F]{2}\s*)+$/i.test(s.trim());
+  return ok ? null : "not a DS record in zone-file syntax (<zone> IN DS <tag> <algorithm> <digest type> <hex digest>)";
+}

@@ -7,8 +7,8 @@ export type ListTable = "group" | "client" | "domainlist" | "adlist" | "family";
 export interface MoatEvents {
   /** this node's domains, groups, clients or lists changed (src/lists/ only): rebuild the filter, publish to the fleet */
   "lists-changed": { tables: ListTable[] };
-  /** the fleet's state of them was applied here: rebuild the filter, and do not publish it back */
-  "lists-changed-remote": Record<string, never>;
+  /** the fleet's state of them was applied here (the tables it changed): rebuild the filter, and do not publish it back */
+  "lists-changed-remote": { tables: ListTable[] };
   /** a gravity run finished and swapped gravity.db */
   "gravity-updated": { ok: boolean };
   /** <data-dir>/dhcp.leases was replaced (a backup was restored): the DHCP server reloads it */

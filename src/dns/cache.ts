@@ -6,6 +6,8 @@ import { Status } from "../query/enums.ts";
 import type { Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
 import { adoptAnswer, setU32 } from "./reply.ts";
 import { RCODE, TYPE, getU32, type Message } from "./wire.ts";
+import { SECURE } from "./dnssec/validator.ts";
+import { wantsAd } from "./validate.ts";
 
 interface Entry {
   wire: Uint8Array;
@@ -19,6 +21,8 @@ interface Entry {
   /** an upstream's own block (EXTERNAL_BLOCKED_*) stays visible on every cache hit */
   upstreamBlocked: number | null;
   refreshing: boolean;
+  /** the DNSSEC verdict the answer was stored with (the AD bit follows it per client, validate.ts) */
+  dnssec: number;
 }
 
 export interface CacheCounters {
@@ -142,6 +146,8 @@ export class DnsCache implements Handler {
     ctx.reply = e.reply;
     ctx.upstream = e.upstream;
     ctx.cnameChain = e.cnameChain;
+    ctx.dnssec = e.dnssec;
+    if (e.dnssec !== 0) out[3] = (out[3]! & ~0x20) | (e.dnssec === SECURE && wantsAd(ctx) ? 0x20 : 0);
     return out;
   }
 
@@ -164,6 +170,7 @@ export class DnsCache implements Handler {
       cnameChain: ctx.cnameChain,
       upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null,
       refreshing: false,
+      dnssec: ctx.dnssec,
     });
     this.counters.inserted++;
     return a;

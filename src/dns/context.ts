@@ -32,6 +32,8 @@ export interface QueryContext {
   cname: string | null;
   /** set by the forwarder: the walked upstream answer (cache and CNAME inspection use it) */
   upstreamMessage: Message | null;
+  /** DNSSEC verdict for the query log (src/query/enums.ts DNSSEC_STATUS; 0: not validated) */
+  dnssec: number;
   /** names of the answer's CNAME chain, when it has one */
   cnameChain: string[] | null;
   /** the client's group upstreams (Snapshot.upstreamSetOf: 1-based, 0 = dns.upstreams): the forwarder's servers and a part of the cache key */

@@ -4,6 +4,7 @@
 import { availableParallelism } from "node:os";
 import type { TCPSocketListener } from "bun";
 import type { Runtime } from "../core/runtime.ts";
+import type { ListTable } from "../core/events.ts";
 import type { QuerySink } from "../query/record.ts";
 import type { TlsStore } from "../tls/store.ts";
 import { FilterEngine } from "../filter/snapshot.ts";
@@ -54,6 +55,8 @@ export interface DnsHandle {
   replies(): Origins;
   /** queries answered by each DNS thread since it started (the main thread first) */
   threadAnswers(): number[];
+  /** Resolves once every query answered so far is in the statistics (the DNS threads' records are sent in batches). */
+  syncRecords(): Promise<void>;
 }
 
 /** dns.threads: 0 means one per core. */
@@ -93,7 +96,7 @@ export class DnsServer implements DnsHandle {
       log: rt.log,
       clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) },
       prepare: (data) => (threadCount(rt.config.current.dns.threads) > 1 ? inSharedMemory(data) : data),
-      published: (snap) => this.threads?.snapshot(snap),
+      published: (snap, domainsOnly) => this.threads?.snapshot(snap, domainsOnly),
     });
     this.engine = new QueryEngine({
       config: rt.config,
@@ -112,13 +115,22 @@ export class DnsServer implements DnsHandle {
   private dot: DotListener | null = null;
 
   async start(): Promise<void> {
+    // the promise tells the API when the new snapshot answers queries (read-your-writes); a change of
+    // the domainlist alone rebuilds only the domain entries (src/filter/snapshot.ts)
+    const changed = ({ tables }: { tables: ListTable[] }) => this.filterEngine.changed(tables);
+    // Listening before the first build: a change of gravity.db while it runs (the gravity child of
+    // a server killed a moment ago committing; GravityService notices it within a second) is then a
+    // rebuild after this one, not an event nobody heard, which left the old lists in force.
+    this.unsub.push(
+      this.rt.events.on("lists-changed", changed),
+      this.rt.events.on("lists-changed-remote", changed),
+      this.rt.events.on("gravity-updated", () => this.filterEngine.rebuild()),
+    );
     await this.filterEngine.start();
     await this.engine.start();
     await this.listen(this.port);
     this.listenTls(this.rt.config.current.dns.tls.port, false);
     this.names.start();
-    // the promise tells the API when the new snapshot answers queries (read-your-writes)
-    const reload = () => this.filterEngine.rebuild();
     this.unsub.push(
       this.rt.events.on("dhcp-names-changed", ({ names }) => {
         this.leaseNames = names;
@@ -127,11 +139,6 @@ export class DnsServer implements DnsHandle {
         for (const { ip } of names) this.names.forgetIfUnnamed(ip);
         return this.threads?.leases(names);
       }),
-    );
-    this.unsub.push(
-      this.rt.events.on("lists-changed", reload),
-      this.rt.events.on("lists-changed-remote", reload),
-      this.rt.events.on("gravity-updated", reload),
     );
     this.unsub.push(this.rt.events.on("blocking-changed", ({ active }) => this.threads?.blocking(active)));
     this.unsub.push(
@@ -172,7 +179,11 @@ export class DnsServer implements DnsHandle {
     const threads = threadCount(dns.threads);
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
     const iface = single ? dns.interface : null;
-    const udp = new UdpListeners(port, iface, true, handleUdp, this.rt.log);
+    // With several threads and no interface to keep to, the workers answer UDP on every address and
+    // this thread keeps only the wildcard (what no address's socket holds): its heap holds the 24 h
+    // window, and its collector's pauses were the slowest answers (bench/mix: p99 at one thread).
+    const workersAnswer = threads > 1 && !single;
+    const udp = new UdpListeners(port, iface, true, handleUdp, this.rt.log, !workersAnswer);
     const tcps: TCPSocketListener<TcpState>[] = [];
     const close = () => this.closeListeners(udp, tcps);
     try {
@@ -196,7 +207,7 @@ export class DnsServer implements DnsHandle {
     if (threads > 1) {
       try {
         pool = await DnsThreads.start({
-          count: threads - 1,
+          count: workersAnswer ? threads : threads - 1,
           port,
           iface,
           config: this.rt.config,
@@ -346,6 +357,10 @@ export class DnsServer implements DnsHandle {
       this.engine.origins,
       this.others().map((c) => c.origins),
     );
+  }
+
+  syncRecords(): Promise<void> {
+    return this.threads ? this.threads.sync() : Promise.resolve();
   }
 
   threadAnswers(): number[] {

@@ -52,6 +52,7 @@ export class UdpListeners {
    * addresses of that interface and loopback (SINGLE/BIND), as dnsmasq adds lo. `main`: the
    * wildcard is this thread's alone; an extra DNS thread binds only the addresses, or the
    * wildcard's answers would be spread over threads that cannot tell where a datagram was sent.
+   * `addresses` false (the main thread while worker threads answer): the wildcard alone.
    */
   constructor(
     private readonly port: number,
@@ -59,6 +60,7 @@ export class UdpListeners {
     private readonly main: boolean,
     private readonly handle: Handle,
     private readonly log: Log,
+    private readonly addresses = true,
   ) {}
 
   /** Binds the first set; rejects with the bind's error (EADDRINUSE and the like) when the port cannot be had. */
@@ -123,6 +125,7 @@ export class UdpListeners {
   }
 
   private wanted(): Set<string> {
+    if (!this.addresses && this.iface === null) return new Set();
     const list = bindableAddresses(this.iface);
     // an IPv4-only host (wildcard 0.0.0.0) has no IPv6 sockets, so none of its addresses either
     const v4only = this.wildcard === "0.0.0.0";

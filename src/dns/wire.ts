@@ -221,8 +221,40 @@ export function readName(buf: Uint8Array, o: number): string | null {
   return null;
 }
 
+/**
+ * The (possibly compressed) name at `o` in uncompressed wire form, terminating zero included; lowercase
+ * when `lower` (RFC 4034 §6.2's canonical form). Null when malformed.
+ */
+export function expandName(buf: Uint8Array, o: number, lower: boolean): Uint8Array | null {
+  const out: number[] = [];
+  for (let jumps = 0; jumps < 64; ) {
+    if (o >= buf.length) return null;
+    const len = buf[o]!;
+    if (len === 0) {
+      out.push(0);
+      return out.length > 255 ? null : Uint8Array.from(out);
+    }
+    if ((len & 0xc0) === 0xc0) {
+      if (o + 1 >= buf.length) return null;
+      o = ((len & 0x3f) << 8) | buf[o + 1]!;
+      jumps++;
+      continue;
+    }
+    if (len > 63 || o + 1 + len > buf.length) return null;
+    out.push(len);
+    for (let i = o + 1; i <= o + len; i++) {
+      const c = buf[i]!;
+      out.push(lower && c >= 65 && c <= 90 ? c + 32 : c);
+    }
+    o += 1 + len;
+  }
+  return null;
+}
+
 interface ResourceRecord {
   name: string | null;
+  /** offset of the owner name (DNSSEC reads it again in wire form) */
+  nameAt: number;
   type: number;
   ttl: number;
   /** offset of the TTL field in the message (for patching) */
@@ -265,6 +297,7 @@ export function walkMessage(buf: Uint8Array, names = false): Message | null {
     if (o + 10 + rdlen > buf.length) return null;
     records.push({
       name: names ? readName(buf, start) : null,
+      nameAt: start,
       type: u16(buf, o),
       ttl: u32(buf, o + 4),
       ttlAt: o + 4,

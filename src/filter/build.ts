@@ -80,58 +80,134 @@ export interface BuildInfo {
   gravityMs: number;
 }
 
-export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotData {
+/** The part of a snapshot built from the domainlist alone: small, so rebuilt on its own when only it changed. */
+export type DomainsData = Pick<SnapshotData, "allowExact" | "denyExact" | "allowRegex" | "denyRegex" | "buildMs">;
+
+/** The domain part of a snapshot's data (what a DNS thread is sent when only it changed). */
+export function domainsOf(s: SnapshotData): DomainsData {
+  return {
+    allowExact: s.allowExact,
+    denyExact: s.denyExact,
+    allowRegex: s.allowRegex,
+    denyRegex: s.denyRegex,
+    buildMs: s.buildMs,
+  };
+}
+
+/** Bit index per enabled group id, in the order of the ids (the same groups give the same bits). */
+function groupBitsOf(db: Database): Array<[number, number]> {
+  return enabledGroupIds(db).map((id, i) => [id, i]);
+}
+
+const wordsOf = (groupBits: Array<[number, number]>) => Math.max(1, Math.ceil(groupBits.length / 32));
+
+function linkMasks(db: Database, table: LinkTable, groupBits: Array<[number, number]>): Masks {
+  const words = wordsOf(groupBits);
+  const bitOf = new Map(groupBits);
+  const out: Masks = new Map();
+  for (const r of groupLinks(db, table)) {
+    const bit = bitOf.get(r.g);
+    if (bit === undefined) continue;
+    let m = out.get(r.k);
+    if (!m) out.set(r.k, (m = new Uint32Array(words)));
+    m[bit >>> 5]! |= 1 << (bit & 31);
+  }
+  return out;
+}
+
+/** The masks with `words` words each (a schedule's list bits may need more than the groups'). */
+function widened(masks: Masks, words: number): Masks {
+  for (const [k, m] of masks)
+    if (m.length < words) {
+      const w = new Uint32Array(words);
+      w.set(m);
+      masks.set(k, w);
+    }
+  return masks;
+}
+
+/** Exact and regex allow/deny entries with their group masks, for the enabled groups `groupBits`. */
+function buildDomainsData(db: Database, groupBits: Array<[number, number]>): DomainsData {
   const started = performance.now();
+  const words = wordsOf(groupBits);
+  const domainMasks = linkMasks(db, "domainlist_by_group", groupBits);
+  const exact = (type: number): DomainSetData => {
+    const rows = enabledDomains(db, type);
+    const b = new DomainSetBuilder(new ComboTable(), rows.length);
+    for (const r of rows) {
+      const w = domainMasks.has(r.id) && nameToWire(r.domain);
+      if (w) b.add(w, r.id);
+    }
+    return resolveCombos(b.finish(), words, (id) => domainMasks.get(id));
+  };
+  const regex = (type: number): RegexEntry[] =>
+    enabledDomains(db, type)
+      .filter((r) => domainMasks.has(r.id))
+      .map((r) => ({ id: r.id, pattern: r.domain, mask: [...domainMasks.get(r.id)!] }));
+  return {
+    allowExact: exact(0),
+    denyExact: exact(1),
+    allowRegex: regex(2),
+    denyRegex: regex(3),
+    buildMs: performance.now() - started,
+  };
+}
+
+/** Opens gravity.db read-only for one build. */
+function openForBuild(dbPath: string): Database {
   const db = new Database(dbPath, { readonly: true });
   // One pass over the rows needs no page cache; SQLite's default 2 MiB would stay resident after the
   // build (freed memory of an ended thread is kept by the allocator): ~1 MiB less at 1M names, measured.
   db.exec("PRAGMA cache_size = -64");
+  db.run("PRAGMA busy_timeout = 5000");
+  return db;
+}
+
+/**
+ * The domainlist part alone, read in one transaction, or null when the enabled groups are no longer
+ * `groupBits` (a group changed too: the whole snapshot must be rebuilt). Small enough for the thread
+ * that owns the FilterEngine (a few ms for thousands of entries).
+ */
+export function buildDomainsOnly(dbPath: string, groupBits: Array<[number, number]>): DomainsData | null {
+  const db = openForBuild(dbPath);
   try {
-    db.run("PRAGMA busy_timeout = 5000");
-    const groups = enabledGroupIds(db);
-    const bitOf = new Map(groups.map((id, i) => [id, i]));
-    // the enabled groups' schedules; one that blocks lists gets a bit of its own past the groups' (schedule.ts)
+    db.run("BEGIN");
+    const now = groupBitsOf(db);
+    const same =
+      now.length === groupBits.length &&
+      now.every(([id, bit], i) => groupBits[i]![0] === id && groupBits[i]![1] === bit);
+    const out = same ? buildDomainsData(db, groupBits) : null;
+    db.run("COMMIT");
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotData {
+  const started = performance.now();
+  const db = openForBuild(dbPath);
+  try {
+    const groupBits = groupBitsOf(db);
+    const bitOf = new Map(groupBits);
+    // the enabled groups' schedules; one that blocks lists gets a bit of its own past the groups' (schedule.ts),
+    // in the lists' masks only (the domain entries, rebuilt alone, keep the groups' words)
     const schedules = scheduleRows(db).filter((r) => bitOf.has(r.g));
     const listBits = new Map<number, { bit: number; lists: number[] }>();
     for (const r of schedules) {
       const lists = parseIds(r.lists);
-      if (lists.length) listBits.set(r.g, { bit: groups.length + listBits.size, lists });
+      if (lists.length) listBits.set(r.g, { bit: groupBits.length + listBits.size, lists });
     }
-    const words = Math.max(1, Math.ceil((groups.length + listBits.size) / 32));
-    const linkMasks = (table: LinkTable): Masks => {
-      const out: Masks = new Map();
-      for (const r of groupLinks(db, table)) {
-        const bit = bitOf.get(r.g);
-        if (bit === undefined) continue;
-        let m = out.get(r.k);
-        if (!m) out.set(r.k, (m = new Uint32Array(words)));
-        m[bit >>> 5]! |= 1 << (bit & 31);
-      }
-      return out;
-    };
-    const domainMasks = linkMasks("domainlist_by_group");
-    const adlistMasks = linkMasks("adlist_by_group");
+    const words = Math.max(wordsOf(groupBits), Math.ceil((groupBits.length + listBits.size) / 32));
+    const adlistMasks = widened(linkMasks(db, "adlist_by_group", groupBits), words);
     for (const { bit, lists } of listBits.values())
       for (const id of lists) {
         let m = adlistMasks.get(id);
         if (!m) adlistMasks.set(id, (m = new Uint32Array(words)));
         m[bit >>> 5]! |= 1 << (bit & 31);
       }
-    const clientMasks = linkMasks("client_by_group");
-
-    const exact = (type: number): DomainSetData => {
-      const rows = enabledDomains(db, type);
-      const b = new DomainSetBuilder(new ComboTable(), rows.length);
-      for (const r of rows) {
-        const w = domainMasks.has(r.id) && nameToWire(r.domain);
-        if (w) b.add(w, r.id);
-      }
-      return resolveCombos(b.finish(), words, (id) => domainMasks.get(id));
-    };
-    const regex = (type: number): RegexEntry[] =>
-      enabledDomains(db, type)
-        .filter((r) => domainMasks.has(r.id))
-        .map((r) => ({ id: r.id, pattern: r.domain, mask: [...domainMasks.get(r.id)!] }));
+    const clientMasks = widened(linkMasks(db, "client_by_group", groupBits), words);
+    const domains = buildDomainsData(db, groupBits);
 
     // the gravity sets: from the snapshot file written with this gravity.db, else from its rows
     const t0 = performance.now();
@@ -161,16 +237,13 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       mask: [...(clientMasks.get(c.id) ?? new Uint32Array(words))],
     }));
     return {
+      ...domains,
       words,
-      groupBits: [...bitOf.entries()],
-      allowExact: exact(0),
-      denyExact: exact(1),
+      groupBits,
       gravity: resolve(sets.gravity),
       antigravity: resolve(sets.antigravity),
       gravityAbp: resolve(sets.gravityAbp),
       antigravityAbp: resolve(sets.antigravityAbp),
-      allowRegex: regex(2),
-      denyRegex: regex(3),
       clients,
       services: serviceSetData(serviceSelections(db), bitOf, words),
       ...safeSearchData(safeSearchSelections(db), bitOf, words),
@@ -253,7 +326,7 @@ export function emptySetData(words = 1): DomainSetData {
 
 /** Every buffer once (the sets loaded from a file share one). */
 export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
-  const sets = [
+  return buffersOf([
     s.allowExact,
     s.denyExact,
     s.gravity,
@@ -264,7 +337,14 @@ export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
     s.safeSearch,
     s.safeSearchModerate,
     s.scheduledServices,
-  ];
+  ]);
+}
+
+export function domainsTransferables(d: DomainsData): ArrayBuffer[] {
+  return buffersOf([d.allowExact, d.denyExact]);
+}
+
+function buffersOf(sets: DomainSetData[]): ArrayBuffer[] {
   return [
     ...new Set(
       sets.flatMap((d) => [...transferables(d), d.comboMasks.buffer as ArrayBuffer, d.comboIds.buffer as ArrayBuffer]),

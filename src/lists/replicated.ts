@@ -3,7 +3,7 @@
 // Row ids travel with the rows, so every node shows the same ids. What a gravity run writes into
 // adlist (counts, status, date_updated) and the date_modified that triggers stamp stay local.
 import type { Database } from "bun:sqlite";
-import type { EventBus } from "../core/events.ts";
+import type { EventBus, ListTable } from "../core/events.ts";
 
 /** key -> row (or 1 for a link); the shape of the fleet's state maps */
 type ListsMap = Record<string, unknown>;
@@ -180,7 +180,27 @@ export function applyListsMap(
   current: ListsMap = readListsMap(db),
 ): Promise<void> {
   db.transaction(() => writeDifference(db, current, next))();
-  return events.emit("lists-changed-remote", {});
+  return events.emit("lists-changed-remote", { tables: changedTables(current, next) });
+}
+
+/** The tables whose rows or links differ (a link counts as its owner's table), as `lists-changed` names them. */
+function changedTables(current: ListsMap, next: ListsMap): ListTable[] {
+  const out = new Set<ListTable>();
+  for (const k of new Set([...Object.keys(current), ...Object.keys(next)])) {
+    if (isFamilyKey(k)) {
+      if (!out.has("family") && !sameValue(current[k], next[k])) out.add("family");
+      continue;
+    }
+    const name = k.slice(0, k.indexOf("/"));
+    const table = REPLICATED_TABLES.find((t) => t.name === name);
+    const owner = table?.name ?? REPLICATED_LINKS.find((l) => l.name === name)?.owner;
+    if (!owner || out.has(owner)) continue;
+    const a = current[k],
+      b = next[k];
+    if (a === undefined || b === undefined || (table && !sameRow(table, a, b as Record<string, unknown>)))
+      out.add(owner);
+  }
+  return [...out];
 }
 
 function writeDifference(db: Database, current: ListsMap, next: ListsMap): void {

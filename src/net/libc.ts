@@ -1,7 +1,8 @@
-// The socket calls Bun's own sockets cannot make, through libc (bun:ffi): a DHCP server must bind to
+// The system calls Bun itself cannot make, through libc (bun:ffi): a DHCP server must bind to
 // one interface (SO_BINDTODEVICE), send to 255.255.255.255 (SO_BROADCAST) and share port 67 between
 // interfaces (SO_REUSEADDR); DNS and NTP read where a datagram was sent (IPV6_RECVPKTINFO with
-// recvmsg) and answer from there (sendmsg). Constants are Linux's (socket(7), ip(7)). The one libc
+// recvmsg) and answer from there (sendmsg); a gravity child dies with its server (prctl). Constants are
+// Linux's (socket(7), ip(7), prctl(2)). The one libc
 // binding of Moat: src/dhcp/libc6.ts and src/dns/pktinfo.ts build their sockets on it.
 import { dlopen, FFIType, ptr, read } from "bun:ffi";
 import { ipv6Bytes } from "./ip.ts";
@@ -41,6 +42,8 @@ function open() {
     poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     if_nametoindex: { args: [FFIType.ptr], returns: FFIType.u32 },
+    // variadic in C; Linux's calling conventions pass these integer arguments as for a fixed list
+    prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
     __errno_location: { args: [], returns: FFIType.ptr },
   }).symbols;
 }
@@ -159,4 +162,20 @@ export function pollReadable(fds: number[], timeoutMs: number): number[] {
 
 export function closeFd(fd: number): void {
   c().close(fd);
+}
+
+const PR_SET_PDEATHSIG = 1;
+const SIGKILL = 9;
+
+/**
+ * Asks the kernel to SIGKILL this process as soon as its parent dies, even by kill -9 (prctl(2)
+ * PR_SET_PDEATHSIG; "parent" is the thread that spawned it, which for Moat's children is the main
+ * thread, living as long as the process). False where libc or the call is missing.
+ */
+export function dieWithParent(): boolean {
+  try {
+    return c().prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) === 0;
+  } catch {
+    return false;
+  }
 }

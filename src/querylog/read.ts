@@ -10,7 +10,7 @@ import {
   Status,
   queryTypeName,
 } from "../query/enums.ts";
-import { ADDINFO_CNAME, type StoredQueryRow } from "./store.ts";
+import { ADDINFO_CNAME } from "./store.ts";
 
 /** Hard cap of rows in one reply, whatever `length` asks. */
 const MAX_ROWS = 100_000;
@@ -65,7 +65,7 @@ function orderBy(o: QueryFilter["order"]): string {
 }
 
 /** `*` wildcard pattern → a case-insensitive whole-string RegExp (LIKE's semantics for names kept outside SQL). */
-function wildcard(p: string): RegExp {
+export function wildcard(p: string): RegExp {
   return new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`, "i");
 }
 
@@ -79,7 +79,7 @@ export class FilterError extends Error {
   }
 }
 
-interface QueryRow {
+export interface QueryRow {
   id: number;
   time: number;
   type: string;
@@ -109,21 +109,67 @@ function likePattern(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, "%");
 }
 
-function enumValue(list: readonly string[], name: string, what: string): number {
+export function enumValue(list: readonly string[], name: string, what: string): number {
   const i = list.findIndex((x) => x.toLowerCase() === name.toLowerCase());
   if (i < 0) throw new FilterError(`Requested ${what} is invalid`, name);
   return i;
 }
 
-/** The query type filter: a name, OTHER (every 100+qtype) or TYPEnnn. */
-function typeClause(name: string): { sql: string; value: number } {
+/** The query type filter: a name, OTHER (every 100+qtype, and ANY) or TYPEnnn; -1 for OTHER, else the database type. */
+export function typeFilter(name: string): number {
   const upper = name.toUpperCase();
-  if (upper === "OTHER") return { sql: "(q.type >= 100 OR q.type = 14)", value: -1 };
+  if (upper === "OTHER") return -1;
   const i = QUERY_TYPES.indexOf(upper as (typeof QUERY_TYPES)[number]);
-  if (i >= 0) return { sql: "q.type = ?", value: i + 1 };
+  if (i >= 0) return i + 1;
   const m = /^TYPE(\d{1,5})$/.exec(upper);
-  if (m && Number(m[1]) <= 65535) return { sql: "q.type = ?", value: 100 + Number(m[1]) };
+  if (m && Number(m[1]) <= 65535) return 100 + Number(m[1]);
   throw new FilterError("Requested type is invalid", name);
+}
+
+/** Whether a database type is in OTHER: every 100+qtype, and ANY (14). */
+export function isOtherType(type: number): boolean {
+  return type >= 100 || type === 14;
+}
+
+/** The largest `length` honours; none asked: 100. */
+export function pageLength(length: number | undefined): number {
+  return !length || length <= 0 || length > MAX_ROWS ? (length === undefined ? 100 : MAX_ROWS) : length;
+}
+
+/** A row as both query logs' readers produce it, before the client's name is looked up. */
+export interface LogRow {
+  id: number;
+  timestamp: number;
+  type: number;
+  status: number;
+  domain: string;
+  ip: string;
+  name: string | null;
+  forward: string | null;
+  cname: string | null;
+  reply_type: number | null;
+  reply_time: number | null;
+  dnssec: number | null;
+  list_id: number | null;
+  ede: number | null;
+}
+
+/** A row in /api/queries' shape. */
+export function formatRow(x: LogRow, names: ReadonlyMap<string, string> | undefined): QueryRow {
+  return {
+    id: x.id,
+    time: x.timestamp,
+    type: queryTypeName(x.type),
+    domain: x.domain,
+    cname: x.cname ?? null,
+    status: QUERY_STATUS[x.status] ?? "UNKNOWN",
+    client: { ip: x.ip, name: x.name ?? names?.get(x.ip) ?? null },
+    dnssec: DNSSEC_STATUS[x.dnssec ?? 0] ?? "UNKNOWN",
+    reply: { type: REPLY_TYPE[x.reply_type ?? 0] ?? "UNKNOWN", time: x.reply_time ?? 0 },
+    list_id: x.list_id ?? null,
+    upstream: x.forward ?? null,
+    ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede ?? -1] ?? null },
+  };
 }
 
 /** The time of the oldest query a query database holds (0 when empty); the timestamp index answers it. */
@@ -178,9 +224,9 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
     else add(`q.forward IN ${idSet("forward_by_id", "forward")}`, likePattern(f.upstream));
   }
   if (f.type) {
-    const c = typeClause(f.type);
-    if (c.value < 0) where.push(c.sql);
-    else add(c.sql, c.value);
+    const t = typeFilter(f.type);
+    if (t < 0) where.push("(q.type >= 100 OR q.type = 14)");
+    else add("q.type = ?", t);
   }
   if (f.status) add("q.status = ?", enumValue(QUERY_STATUS, f.status, "status"));
   if (f.reply) add("q.reply_type = ?", enumValue(REPLY_TYPE, f.reply, "reply"));
@@ -217,8 +263,7 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
   // The page walks ids downwards (newest first); a time range must not make SQLite sort a whole
   // range by id instead, hence `+` (no index) on the timestamp terms of the page query only.
   const pageWhere = [...where.map((w) => w.replace(/^q\.timestamp/, "+q.timestamp")), "q.id <= ?"];
-  const length =
-    !f.length || f.length <= 0 || f.length > MAX_ROWS ? (f.length === undefined ? 100 : MAX_ROWS) : f.length;
+  const length = pageLength(f.length);
   const rows = db
     .query(
       `SELECT q.id, q.timestamp, q.type, q.status, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede,
@@ -231,26 +276,13 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
        WHERE ${pageWhere.join(" AND ")}
        ORDER BY ${orderBy(f.order)} LIMIT ? OFFSET ?`,
     )
-    .all(...args, cursor, length, f.start ?? 0) as Array<StoredQueryRow & { name: string | null }>;
+    .all(...args, cursor, length, f.start ?? 0) as LogRow[];
   const recordsTotal = (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n;
   const recordsFiltered = where.length
     ? (db.query(`SELECT COUNT(*) AS n FROM query_storage q ${filterSql}`).get(...args) as { n: number }).n
     : recordsTotal;
   return {
-    queries: rows.map((x) => ({
-      id: x.id,
-      time: x.timestamp,
-      type: queryTypeName(x.type),
-      domain: x.domain,
-      cname: x.cname ?? null,
-      status: QUERY_STATUS[x.status] ?? "UNKNOWN",
-      client: { ip: x.ip, name: x.name ?? f.names?.get(x.ip) ?? null },
-      dnssec: DNSSEC_STATUS[x.dnssec ?? 0] ?? "UNKNOWN",
-      reply: { type: REPLY_TYPE[x.reply_type ?? 0] ?? "UNKNOWN", time: x.reply_time ?? 0 },
-      list_id: x.list_id ?? null,
-      upstream: x.forward ?? null,
-      ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede ?? -1] ?? null },
-    })),
+    queries: rows.map((x) => formatRow(x, f.names)),
     cursor,
     recordsTotal,
     recordsFiltered,
@@ -285,24 +317,3 @@ export const EDE_TEXT: Record<number, string> = {
   23: "Network Error",
   24: "Invalid Data",
 };
-
-/** Distinct values the query-log filter boxes offer. */
-export function suggestions(db: Database, limit = 30) {
-  const col = (sql: string) => (db.query(sql).all(limit) as Array<{ v: string }>).map((r) => r.v);
-  return {
-    domain: col(
-      "SELECT domain AS v FROM domain_by_id WHERE id IN (SELECT DISTINCT domain FROM query_storage) ORDER BY id DESC LIMIT ?",
-    ),
-    client_ip: col(
-      "SELECT ip AS v FROM client_by_id WHERE id IN (SELECT DISTINCT client FROM query_storage) ORDER BY id DESC LIMIT ?",
-    ),
-    client_name: col("SELECT DISTINCT name AS v FROM client_by_id WHERE name IS NOT NULL ORDER BY id DESC LIMIT ?"),
-    upstream: col(
-      "SELECT forward AS v FROM forward_by_id WHERE id IN (SELECT DISTINCT forward FROM query_storage) ORDER BY id DESC LIMIT ?",
-    ),
-    type: [...QUERY_TYPES],
-    status: [...QUERY_STATUS],
-    reply: [...REPLY_TYPE],
-    dnssec: [...DNSSEC_STATUS],
-  };
-}

@@ -15,35 +15,23 @@ export const State = {
   DROPPED: 4,
   /** records waiting for the long-term database */
   PENDING: 5,
-  /** queries whose detail left the 24 h log early to keep it within its memory budget (log-budget.ts) */
-  SHED: 6,
 } as const;
-export const STATE_SLOTS = 7;
+export const STATE_SLOTS = 6;
 
 export type WriterOp =
-  | { op: "init"; seq: number; state: SharedArrayBuffer; memoryPath: string; diskPath: string; busyTimeoutMs: number }
+  | { op: "init"; seq: number; state: SharedArrayBuffer }
   /**
-   * into the 24 h log; also queued for the long-term database when toDisk. The thread holds records
-   * for up to HOLD_MS and inserts them together; the operation is done once they are in the log.
+   * open the long-term database: its indexes made or dropped and its rollups caught up, which on a
+   * first start with a big database takes seconds, so the statistics side does not wait for it
    */
-  | { op: "records"; seq: number; batch: RecordBatch; toDisk: boolean; budgetBytes: number; budgetMiB: number }
-  /** done once every record sent before it is in the 24 h log */
-  | { op: "sync"; seq: number }
+  | { op: "openDisk"; seq: number; diskPath: string; busyTimeoutMs: number }
+  /** queued for the long-term database */
+  | { op: "records"; seq: number; batch: RecordBatch }
   /** write the queue to the long-term database, then delete rows older than keepSeconds (0: queue dropped) */
   | { op: "flushDisk"; seq: number; keepSeconds: number; now: number }
-  | { op: "pruneMemory"; seq: number; before: number }
-  /** flush/logs: forget the 24 h log and the queue */
+  /** flush/logs: forget the queue */
   | { op: "clear"; seq: number }
   | { op: "stop"; seq: number; keepSeconds: number; now: number };
-
-/**
- * How long the writer thread holds records before inserting them into the 24 h log, and how many it
- * holds at most. One transaction costs a fixed ~0.7 ms besides its rows (every index page it touches
- * is written again): measured 15 µs a record in transactions of 100 (10 ms at 10k QPS), 8.4 µs in
- * transactions of 1000. Anything that reads the log first sends "sync", so nobody waits for this.
- */
-export const HOLD_MS = 100;
-export const HOLD_MAX = 4096;
 
 /** Records kept for the long-term database when it keeps failing, before the oldest are dropped. */
 export const MAX_PENDING = 250_000;

@@ -1,15 +1,20 @@
 import { expect, test } from "bun:test";
-import { RecordRing } from "./ring.ts";
+import { emptyEntry, RecordRing } from "./ring.ts";
 
 const entry = (i: number) => ({
+  id: 1000 + i,
   time: i,
   replyTime: i / 4,
   type: 100 + (i % 70000),
   status: i % 19,
   reply: i % 14,
+  dnssec: i % 5,
+  ede: (i % 26) - 1,
+  listId: i % 3 ? null : i,
   domain: i,
   client: i % 3,
   upstream: i % 2 ? -1 : 5,
+  cname: i % 4 ? -1 : i,
 });
 
 test("ring: entries come back oldest first, across chunk boundaries, with every field", () => {
@@ -33,4 +38,23 @@ test("ring: entries come back oldest first, across chunk boundaries, with every 
   expect(r.size).toBe(0);
   r.push(entry(9));
   expect(r.size).toBe(1);
+});
+
+test("ring: scanNewest walks newest first across chunks, stops when told, and skips what aged out", () => {
+  const r = new RecordRing();
+  for (let i = 0; i < 40_000; i++) r.push(entry(i));
+  for (let i = 0; i < 20_000; i++) r.shift();
+  const seen: number[] = [];
+  const v = emptyEntry();
+  r.scanNewest((c, i) => {
+    seen.push(RecordRing.read(c, i, v).id);
+    return true;
+  });
+  expect(seen.length).toBe(20_000);
+  expect(seen[0]).toBe(1000 + 39_999);
+  expect(seen.at(-1)).toBe(1000 + 20_000);
+  expect(seen.every((id, k) => k === 0 || id === seen[k - 1]! - 1)).toBe(true);
+  let n = 0;
+  r.scanNewest(() => ++n < 5);
+  expect(n).toBe(5);
 });

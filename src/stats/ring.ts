@@ -2,32 +2,68 @@
 // names are ids into the window's tables, so a busy day's millions of queries hold no reference the
 // collector would have to trace (measured: its pauses were the DNS thread's slowest answers). A chunk
 // is dropped whole once every query in it has aged out, so memory follows the window without
-// copying or slack.
+// copying or slack. The ring is also the 24 h query log: /api/queries reads these columns
+// (log-page.ts), so each query is kept once, ~55 bytes, instead of here and again in SQLite.
 
 const CHUNK = 16384;
+/** listId's column value for "no list" (list ids are positive) */
+const NO_LIST = -2147483648;
 
-class Chunk {
+/** Bytes one query takes in the ring's columns. */
+export const BYTES_PER_ENTRY = 8 + 8 + 4 + 4 + 1 + 1 + 1 + 2 + 4 + 4 + 4 + 4 + 4;
+
+/** One chunk's columns, read in place by the query-log scan. */
+export class Chunk {
+  readonly id = new Float64Array(CHUNK);
   readonly time = new Float64Array(CHUNK);
   readonly replyTime = new Float32Array(CHUNK);
   readonly type = new Uint32Array(CHUNK);
   readonly status = new Uint8Array(CHUNK);
   readonly reply = new Uint8Array(CHUNK);
+  readonly dnssec = new Uint8Array(CHUNK);
+  readonly ede = new Int16Array(CHUNK);
+  readonly listId = new Int32Array(CHUNK);
   readonly domain = new Int32Array(CHUNK);
   readonly client = new Int32Array(CHUNK);
   readonly upstream = new Int32Array(CHUNK);
+  readonly cname = new Int32Array(CHUNK);
 }
 
 /** One query as the ring gives it back (a reused view: read it before the next call). */
 export interface RingEntry {
+  /** the query's id (the long-term database's too); 0 for a query only counted (privacy level 3) */
+  id: number;
   time: number;
   replyTime: number;
   type: number;
   status: number;
   reply: number;
+  dnssec: number;
+  ede: number;
+  listId: number | null;
   /** ids in the window's tables, -1 for none */
   domain: number;
   client: number;
   upstream: number;
+  cname: number;
+}
+
+export function emptyEntry(): RingEntry {
+  return {
+    id: 0,
+    time: 0,
+    replyTime: 0,
+    type: 0,
+    status: 0,
+    reply: 0,
+    dnssec: 0,
+    ede: -1,
+    listId: null,
+    domain: -1,
+    client: -1,
+    upstream: -1,
+    cname: -1,
+  };
 }
 
 export class RecordRing {
@@ -36,16 +72,7 @@ export class RecordRing {
   private head = 0;
   /** entries used in the last chunk */
   private tail = CHUNK;
-  private readonly view: RingEntry = {
-    time: 0,
-    replyTime: 0,
-    type: 0,
-    status: 0,
-    reply: 0,
-    domain: -1,
-    client: -1,
-    upstream: -1,
-  };
+  private readonly view = emptyEntry();
 
   get size(): number {
     return this.chunks.length ? (this.chunks.length - 1) * CHUNK + this.tail - this.head : 0;
@@ -58,14 +85,19 @@ export class RecordRing {
     }
     const c = this.chunks[this.chunks.length - 1]!,
       i = this.tail++;
+    c.id[i] = e.id;
     c.time[i] = e.time;
     c.replyTime[i] = e.replyTime;
     c.type[i] = e.type;
     c.status[i] = e.status;
     c.reply[i] = e.reply;
+    c.dnssec[i] = e.dnssec;
+    c.ede[i] = e.ede;
+    c.listId[i] = e.listId ?? NO_LIST;
     c.domain[i] = e.domain;
     c.client[i] = e.client;
     c.upstream[i] = e.upstream;
+    c.cname[i] = e.cname;
   }
 
   /** Time of the oldest entry, or null when empty. */
@@ -76,17 +108,7 @@ export class RecordRing {
   /** Removes the oldest entry and returns it (a reused view). */
   shift(): RingEntry | null {
     if (!this.size) return null;
-    const c = this.chunks[0]!,
-      i = this.head;
-    const v = this.view;
-    v.time = c.time[i]!;
-    v.replyTime = c.replyTime[i]!;
-    v.type = c.type[i]!;
-    v.status = c.status[i]!;
-    v.reply = c.reply[i]!;
-    v.domain = c.domain[i]!;
-    v.client = c.client[i]!;
-    v.upstream = c.upstream[i]!;
+    const v = RecordRing.read(this.chunks[0]!, this.head, this.view);
     this.head++;
     const last = this.chunks.length === 1;
     if (this.head === CHUNK || (last && this.head === this.tail)) {
@@ -95,6 +117,38 @@ export class RecordRing {
       if (last) this.tail = CHUNK;
     }
     return v;
+  }
+
+  /** Copies entry `i` of chunk `c` into `v` (the query-log scan's rows). */
+  static read(c: Chunk, i: number, v: RingEntry): RingEntry {
+    v.id = c.id[i]!;
+    v.time = c.time[i]!;
+    v.replyTime = c.replyTime[i]!;
+    v.type = c.type[i]!;
+    v.status = c.status[i]!;
+    v.reply = c.reply[i]!;
+    v.dnssec = c.dnssec[i]!;
+    v.ede = c.ede[i]!;
+    const list = c.listId[i]!;
+    v.listId = list === NO_LIST ? null : list;
+    v.domain = c.domain[i]!;
+    v.client = c.client[i]!;
+    v.upstream = c.upstream[i]!;
+    v.cname = c.cname[i]!;
+    return v;
+  }
+
+  /**
+   * Calls `fn` with every entry's chunk and index, newest first, until it returns false. The columns
+   * are read in place: a scan of the whole day allocates nothing.
+   */
+  scanNewest(fn: (c: Chunk, i: number) => boolean): void {
+    for (let k = this.chunks.length - 1; k >= 0; k--) {
+      const c = this.chunks[k]!;
+      const end = k === this.chunks.length - 1 ? this.tail : CHUNK;
+      const start = k === 0 ? this.head : 0;
+      for (let i = end - 1; i >= start; i--) if (!fn(c, i)) return;
+    }
   }
 
   clear(): void {

@@ -1,11 +1,16 @@
 // The statistics service: the QuerySink the DNS engine calls for every answered query. record()
-// only applies the privacy level, counts the query in the 24 h window and queues it; the query
-// writer thread (src/querylog/writer.ts) puts it into the 24 h log and, every `database.DBinterval` seconds,
-// the long-term database. A failed write keeps its records for the next attempt.
+// only applies the privacy level, counts the query in the 24 h window (which is also the 24 h query
+// log that /api/queries reads) and queues it for the query writer thread (src/querylog/writer.ts),
+// which writes the long-term database every `database.DBinterval` seconds. A failed write keeps its
+// records for the next attempt.
 import type { Database } from "bun:sqlite";
 import type { ConfigStore } from "../config/index.ts";
+import { raiseMessage } from "../messages/table.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
-import { lastQueryId, QueryStore } from "../querylog/store.ts";
+import { earliestQuery, type QueryFilter, type QueryPage, queryPage } from "../querylog/read.ts";
+import { firstQueryIdSince, lastQueryId, readStoredFrom } from "../querylog/store.ts";
+import { logBudgetBytes, queriesFitting } from "./budget.ts";
+import { windowPage, windowSuggestions } from "./log-page.ts";
 import { QueryWindow, WINDOW_SECONDS } from "./window.ts";
 import { QueryWriter } from "../querylog/writer.ts";
 
@@ -29,39 +34,51 @@ export class Stats implements QuerySink {
   readonly disk: { readonly db: Database };
   private readonly writer: QueryWriter;
   private nextId: number;
+  /** the id of this process's first record: the import at start reads only ids below it */
+  private readonly firstLiveId: number;
+  /** bumped by stop() and flushQueries(): an import in progress ends */
+  private importEpoch = 0;
   private timers: Array<ReturnType<typeof setTimeout>> = [];
-  private lastPrune = 0;
   private readonly now: () => number;
+
+  /** queries that left the window early to keep it within its memory budget */
+  private shedCount = 0;
+  private lastShedMessage = 0;
 
   constructor(private readonly o: StatsOptions) {
     this.now = o.now ?? (() => Date.now() / 1000);
     this.window = new QueryWindow(this.now, () => this.historySeconds());
     this.disk = { db: o.disk };
-    this.nextId = lastQueryId(o.disk) + 1;
-    this.writer = new QueryWriter({
-      diskPath: o.disk.filename,
-      log: o.log,
-      busyTimeoutMs: o.busyTimeoutMs,
-      toDisk: () => this.keepSeconds() > 0,
-      budgetMiB: () => o.config.current.database.queryLogMemory,
-    });
+    this.nextId = this.firstLiveId = lastQueryId(o.disk) + 1;
+    this.writer = new QueryWriter({ diskPath: o.disk.filename, log: o.log, busyTimeoutMs: o.busyTimeoutMs });
   }
 
-  /** The last 24 h as SQL. Reading it first waits (blocking) until every queued record is in: for tests and tools; the API awaits freshMemory(). */
-  get memory(): { readonly db: Database } {
-    this.writer.syncMemory();
-    return { db: this.writer.memoryDb };
+  /** /api/queries: the 24 h log (the window), or with `disk` the long-term database. */
+  queryPage(f: QueryFilter, disk = false): QueryPage {
+    if (disk) return queryPage(this.o.disk, f);
+    this.syncMemory();
+    return windowPage(this.window, f);
   }
 
-  /** The last 24 h as SQL, once the queued records are in; the thread answers DNS meanwhile (the API uses this). */
-  async freshMemory(): Promise<{ readonly db: Database }> {
-    await this.writer.syncMemoryAsync();
-    return { db: this.writer.memoryDb };
+  /** Distinct values for the query log's filter boxes. */
+  suggestions() {
+    return windowSuggestions(this.window);
+  }
+
+  /** How many queries the 24 h log holds, and the time of its oldest (0 when empty). */
+  logStored(): { count: number; earliest: number } {
+    this.syncMemory();
+    return { count: this.window.logged, earliest: this.window.oldest?.time ?? 0 };
+  }
+
+  /** The oldest query time of the 24 h log and of the long-term database. */
+  earliest(): { memory: number; disk: number } {
+    return { memory: this.window.oldest?.time ?? 0, disk: earliestQuery(this.o.disk) };
   }
 
   /** counters for /api/info/ftl and /metrics */
   get counters() {
-    return this.writer.counters;
+    return { ...this.writer.counters, shed: this.shedCount };
   }
 
   /** Hot path: never throws, never waits. */
@@ -73,25 +90,48 @@ export class Stats implements QuerySink {
       if (level >= 2) rec = { ...rec, client: HIDDEN_CLIENT };
       if (level >= 3) {
         // Anonymous mode: only the counters learn about the query; nothing is stored.
-        this.window.add({ ...rec, domain: "", client: "", upstream: r.upstream });
+        this.window.add({ ...rec, domain: "", client: "", upstream: r.upstream, cname: null });
         return;
       }
-      this.window.add(rec);
-      this.writer.add({ id: this.nextId++, r: rec });
+      const id = this.nextId++;
+      this.window.add(rec, id);
+      if (this.keepSeconds() > 0) this.writer.add({ id, r: rec });
     } catch {
       // Statistics must never take DNS down with them.
     }
   }
 
-  /** Loads the window's span (webserver.api.maxHistory) from the long-term database (database.DBimport). */
-  importFromDisk(): number {
+  /**
+   * Loads the window's span (webserver.api.maxHistory) from the long-term database (database.DBimport)
+   * in steps of about `stepMs` with the event loop free in between: DNS answers from the start while a
+   * busy day loads behind it (loaded before DNS, 300k queries kept a small board silent for 95-125 s).
+   * The queries answered meanwhile are newer than all of it (QueryWindow.addOlder). Only the newest
+   * that fit the memory budget are read. Resolves with the number loaded.
+   */
+  async importFromDisk(stepMs = 4): Promise<number> {
     if (!this.o.config.current.database.DBimport) return 0;
-    const rows = new QueryStore(this.o.disk).readSince(this.now() - this.historySeconds());
-    for (const s of rows) this.window.add(s.r);
-    for (const s of rows) this.writer.add(s);
-    // already in the long-term database: into the 24 h log only
-    this.writer.send(false);
-    return rows.length;
+    const epoch = this.importEpoch;
+    const since = this.now() - this.historySeconds();
+    let from = firstQueryIdSince(this.o.disk, since);
+    // ids follow time, and the budget sheds from the old end: the newest that fit
+    if (from !== null) from = Math.max(from, this.firstLiveId - queriesFitting(this.budget()));
+    let n = 0;
+    let limit = 200;
+    while (from !== null && epoch === this.importEpoch) {
+      const t = performance.now();
+      const rows = readStoredFrom(this.o.disk, since, from, this.firstLiveId, limit);
+      // already in the long-term database: into the window (the 24 h log) only
+      for (const s of rows) this.window.addOlder(s.r, s.id);
+      n += rows.length;
+      if (rows.length < limit) break;
+      from = rows[rows.length - 1]!.id + 1;
+      // the next step sized to take stepMs, as fast as this machine reads now
+      const ms = Math.max(0.5, performance.now() - t);
+      limit = Math.min(50_000, Math.max(100, Math.round((limit * stepMs) / ms)));
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    this.keepWithinBudget();
+    return n;
   }
 
   start(): void {
@@ -110,6 +150,7 @@ export class Stats implements QuerySink {
   }
 
   async stop(): Promise<void> {
+    this.importEpoch++;
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     this.writer.stop(this.keepSeconds(), this.now());
@@ -117,22 +158,50 @@ export class Stats implements QuerySink {
 
   /** POST /api/action/flush/logs: the last 24 h leave memory and the write queue (the caller clears the disk). */
   flushQueries(): void {
+    // what an import in progress has not read yet was flushed too
+    this.importEpoch++;
     this.writer.clear();
     this.window.clear();
   }
 
-  /** Ages out the 24 h window (cheap; the stats routes call it before reading) and, once a minute, the 24 h log. */
+  /** Ages out the 24 h window (cheap; the stats routes call it before reading) and keeps it within its budget. */
   syncMemory(): void {
     this.window.expire();
+    this.keepWithinBudget();
+  }
+
+  private budget(): number {
+    return logBudgetBytes(this.o.config.current.database.queryLogMemory);
+  }
+
+  /**
+   * database.queryLogMemory (0: a quarter of the memory this process may use, its cgroup's limit
+   * included): over it the oldest queries leave the window, down to 90% so it does not shed on
+   * every query, and a message (one an hour at most) says how far back the day now reaches.
+   */
+  private keepWithinBudget(): void {
+    const mib = this.o.config.current.database.queryLogMemory;
+    const budget = this.budget();
+    const used = this.window.bytes();
+    if (used <= budget || !this.window.size) return;
+    const shed = this.window.shed(Math.floor((this.window.size * 0.9 * budget) / used));
+    this.shedCount += shed;
     const now = this.now();
-    if (now - this.lastPrune >= 60) {
-      this.lastPrune = now;
-      this.writer.pruneMemory(now - this.historySeconds());
+    if (!shed || now - this.lastShedMessage < 3600) return;
+    this.lastShedMessage = now;
+    const setting =
+      mib > 0 ? `${mib} MiB` : `${Math.round(budget / 1048576)} MiB, a quarter of the memory this process may use`;
+    const since = new Date((this.window.oldest?.time ?? now) * 1000).toISOString();
+    const text = `The last 24 hours of queries reached their memory budget (database.queryLogMemory: ${setting}): the oldest queries are being dropped, so the query log and the statistics start at ${since} instead of 24 hours ago. The long-term database keeps every query.`;
+    try {
+      raiseMessage(this.o.disk, "SHMEM", text, [shed]);
+    } catch (e) {
+      this.o.log("warn", `could not store the memory budget message: ${(e as Error).message}`);
     }
   }
 
   /**
-   * How far back the window and the in-memory log reach: webserver.api.maxHistory, at most 24 h (as
+   * How far back the window (the 24 h log) reaches: webserver.api.maxHistory, at most 24 h (as
    * Pi-hole's FTL: its garbage collection and its import at start both use it). A smaller value is
    * how a board with little memory keeps less.
    */
@@ -147,7 +216,7 @@ export class Stats implements QuerySink {
 
   /** Records not yet in the long-term database. */
   get pendingDisk(): number {
-    return this.writer.pendingDisk(this.keepSeconds() > 0);
+    return this.keepSeconds() > 0 ? this.writer.pendingDisk() : 0;
   }
 
   private keepSeconds(): number {

@@ -6,7 +6,7 @@
 // memory on a busy network, and nothing per query for the collector to trace.
 import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "../query/enums.ts";
 import type { QueryRecord } from "../query/record.ts";
-import { RecordRing, type RingEntry } from "./ring.ts";
+import { BYTES_PER_ENTRY, type Chunk, emptyEntry, RecordRing, type RingEntry } from "./ring.ts";
 import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
 
 const SLOT_SECONDS = 600;
@@ -48,22 +48,23 @@ function isCached(status: number): boolean {
 
 export class QueryWindow {
   private readonly ring = new RecordRing();
-  private readonly entry: RingEntry = {
-    time: 0,
-    replyTime: 0,
-    type: 0,
-    status: 0,
-    reply: 0,
-    domain: -1,
-    client: -1,
-    upstream: -1,
-  };
+  /**
+   * The history loaded at start (Stats.importFromDisk) while live queries already arrive: all of it
+   * older than any of them, so `older` then `ring` is still in time (and id) order, which expire()
+   * and the query log's scan rely on.
+   */
+  private readonly older = new RecordRing();
+  private readonly entry = emptyEntry();
   private readonly domainTallies = new CompactTallies();
+  /** CNAME targets of *_CNAME blocks, counted like domains so a name leaves with its last query */
+  private readonly cnameTallies = new CompactTallies();
   private readonly clientTallies = new TallyTable();
   /** upstream names by ring id (a handful: kept for the life of the process) */
   private readonly upstreamNames: string[] = [];
   private readonly upstreamIds = new Map<string, number>();
   total = 0;
+  /** queries with an id: the 24 h query log's size (privacy level 3 counts without logging) */
+  logged = 0;
   blocked = 0;
   forwarded = 0;
   cached = 0;
@@ -79,6 +80,8 @@ export class QueryWindow {
   private slots = new Map<number, Slot>();
   /** newest blocked domains, newest last */
   private recentBlocked: string[] = [];
+  /** the same of the history loaded at start (older than all of recentBlocked) */
+  private olderBlocked: string[] = [];
   /** lifetime counters (Prometheus counters never go down) */
   readonly lifetime = {
     total: 0,
@@ -95,17 +98,31 @@ export class QueryWindow {
   ) {}
 
   get size(): number {
-    return this.ring.size;
+    return this.older.size + this.ring.size;
   }
 
-  add(r: QueryRecord): void {
+  /** A query of the history loaded at start, older than every query add() has had (see `older`). */
+  addOlder(r: QueryRecord, id: number): void {
+    this.add(r, id, true);
+  }
+
+  /** `id`: the query's id in the query log (0: counted only, not logged: privacy level 3). */
+  add(r: QueryRecord, id = 0, older = false): void {
     // the ring keeps reply times as 32-bit floats: count the same value that will be taken out again
     const replyTime = Math.fround(r.replyTime);
     const domain = r.domain ? this.domainTallies.of(r.domain) : -1;
+    const cname = r.cname ? this.cnameTallies.of(r.cname) : -1;
+    if (cname >= 0) this.cnameTallies.count(cname, 1, false, r.time);
     const client = r.client ? this.clientTallies.of(r.client) : null;
     this.count(r.time, r.status, r.type, r.reply, domain, client, r.upstream, replyTime, 1);
     // one entry object reused: push copies it into the ring's columns
     const e = this.entry;
+    e.id = id;
+    if (id) this.logged++;
+    e.dnssec = r.dnssec;
+    e.ede = r.ede;
+    e.listId = r.listId;
+    e.cname = cname;
     e.time = r.time;
     e.replyTime = replyTime;
     e.type = r.type;
@@ -114,7 +131,7 @@ export class QueryWindow {
     e.domain = domain;
     e.client = client ? client.id : -1;
     e.upstream = r.upstream === null ? -1 : this.upstreamId(r.upstream);
-    this.ring.push(e);
+    (older ? this.older : this.ring).push(e);
     const lt = this.lifetime;
     lt.total++;
     lt.status[r.status] = (lt.status[r.status] ?? 0) + 1;
@@ -122,8 +139,11 @@ export class QueryWindow {
     if (isBlocked(r.status)) {
       lt.blocked++;
       if (r.domain) {
-        this.recentBlocked.push(r.domain);
+        // the history goes before every live one, newest of it last
+        if (older) this.olderBlocked.push(r.domain);
+        else this.recentBlocked.push(r.domain);
         if (this.recentBlocked.length > 100) this.recentBlocked.splice(0, 50);
+        if (this.olderBlocked.length > 100) this.olderBlocked.splice(0, 50);
       }
     }
     if (r.upstream && isForwarded(r.status)) {
@@ -136,22 +156,32 @@ export class QueryWindow {
 
   /** Forgets every record of the window (flush/logs); lifetime counters stay, as Prometheus counters must. */
   clear(): void {
-    for (let e = this.ring.shift(); e; e = this.ring.shift()) this.remove(e);
+    for (const ring of [this.older, this.ring]) for (let e = ring.shift(); e; e = ring.shift()) this.remove(e);
     this.slots.clear();
     this.recentBlocked = [];
+    this.olderBlocked = [];
   }
 
   /** Drops records older than the window (24 h, or webserver.api.maxHistory); call before reading. */
   expire(): void {
     const cutoff = this.now() - Math.min(WINDOW_SECONDS, this.maxAge());
-    for (let t = this.ring.oldestTime(); t !== null && t < cutoff; t = this.ring.oldestTime())
-      this.remove(this.ring.shift()!);
+    this.dropOldest((t) => t < cutoff);
     const oldest = slotOf(cutoff);
     for (const k of this.slots.keys()) if (k < oldest - SLOT_SECONDS) this.slots.delete(k);
   }
 
   recentBlockedDomains(n: number): string[] {
-    return this.recentBlocked.slice(-n).reverse();
+    const all = this.olderBlocked.length ? [...this.olderBlocked, ...this.recentBlocked] : this.recentBlocked;
+    return all.slice(-n).reverse();
+  }
+
+  /** Removes queries oldest first while `more(time of the oldest)` says so. */
+  private dropOldest(more: (time: number) => boolean): void {
+    // the live ring only once the older one is empty: everything in it is newer
+    for (const ring of [this.older, this.ring]) {
+      for (let t = ring.oldestTime(); t !== null && more(t); t = ring.oldestTime()) this.remove(ring.shift()!);
+      if (ring.size) break;
+    }
   }
 
   /** The 145 slots ending with the current one, oldest first. */
@@ -165,7 +195,62 @@ export class QueryWindow {
     return out;
   }
 
+  /** The oldest query's time and id, for the log's bounds (null when empty). */
+  get oldest(): { time: number } | null {
+    const t = this.older.oldestTime() ?? this.ring.oldestTime();
+    return t === null ? null : { time: t };
+  }
+
+  /** Every query newest first, read in place (`src/stats/log-page.ts`); `fn` returns false to stop. */
+  scanNewest(fn: (c: Chunk, i: number) => boolean): void {
+    let more = true;
+    this.ring.scanNewest((c, i) => (more = fn(c, i)));
+    if (more) this.older.scanNewest(fn);
+  }
+
+  /** One query of a scan as an entry (a reused view). */
+  read(c: Chunk, i: number, v: RingEntry): RingEntry {
+    return RecordRing.read(c, i, v);
+  }
+
+  /** The names behind a ring entry's ids (undefined for an id no query uses any more). */
+  readonly names = {
+    domain: (id: number) => this.domainTallies.key(id),
+    client: (id: number) => this.clientTallies.byId(id)?.key,
+    upstream: (id: number) => this.upstreamNames[id],
+    cname: (id: number) => this.cnameTallies.key(id),
+    /** ids whose name passes `test`, for filters that then compare ids only */
+    domainIds: (test: (name: string) => boolean) => this.domainTallies.idsWhere(test),
+    clientIds: (test: (ip: string) => boolean) => {
+      const out = new Set<number>();
+      for (const t of this.clientTallies.byKey.values()) if (test(t.key)) out.add(t.id);
+      return out;
+    },
+    upstreamIds: (test: (name: string) => boolean) => {
+      const out = new Set<number>();
+      this.upstreamIds.forEach((id, name) => test(name) && out.add(id));
+      return out;
+    },
+  };
+
+  /** Bytes the window keeps: the ring's columns and the names' tables (the clients' few are left out). */
+  bytes(): number {
+    return this.size * BYTES_PER_ENTRY + this.domainTallies.bytes() + this.cnameTallies.bytes();
+  }
+
+  /**
+   * Drops the oldest queries until at most `keep` remain, counters included (the memory budget:
+   * a machine short of memory keeps a shorter day rather than being killed). Returns how many went.
+   */
+  shed(keep: number): number {
+    const before = this.size;
+    this.dropOldest(() => this.size > keep);
+    return before - this.size;
+  }
+
   private remove(e: RingEntry): void {
+    if (e.id) this.logged--;
+    if (e.cname >= 0) this.cnameTallies.count(e.cname, -1, false, e.time);
     const client = e.client < 0 ? null : this.clientTallies.byId(e.client);
     const upstream = e.upstream < 0 ? null : this.upstreamNames[e.upstream]!;
     this.count(e.time, e.status, e.type, e.reply, e.domain, client, upstream, e.replyTime, -1);
@@ -246,7 +331,7 @@ function typeIndex(dbType: number): number {
  * window may hold millions of domains and this runs on the thread that answers DNS.
  */
 export function topN<T extends Pick<Tally, "count" | "blocked">>(
-  m: { forEach(fn: (t: T, key: string) => void): void },
+  m: { forEach(fn: (t: T, key: string | (() => string)) => void): void },
   n: number,
   pick: (t: T) => number,
   skip?: (key: string) => boolean,
@@ -254,10 +339,13 @@ export function topN<T extends Pick<Tally, "count" | "blocked">>(
   const out: Array<[string, number]> = [];
   const before = (k: string, v: number, b: [string, number]) => v > b[1] || (v === b[1] && k < b[0]);
   let floor = 0; // the value an entry must reach once `out` is full
-  // forEach, not for…of: no [key, value] array per entry (the map may hold millions)
-  m.forEach((t, k) => {
+  // forEach, not for…of: no [key, value] array per entry (the map may hold millions); a key kept
+  // outside the heap (CompactTallies) is decoded only for the entries that reach the comparison
+  m.forEach((t, lazy) => {
     const v = pick(t);
-    if (v <= 0 || (n > 0 && out.length === n && (v < floor || !before(k, v, out[n - 1]!)))) return;
+    if (v <= 0 || (n > 0 && out.length === n && v < floor)) return;
+    const k = typeof lazy === "string" ? lazy : lazy();
+    if (n > 0 && out.length === n && !before(k, v, out[n - 1]!)) return;
     if (skip?.(k)) return;
     if (n <= 0) {
       out.push([k, v]);

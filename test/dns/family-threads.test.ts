@@ -48,11 +48,16 @@ async function burst(name: string, n = 40): Promise<string[]> {
 
 test("services, a schedule and a pause apply on both DNS threads, and are lifted on both", async () => {
   const before = await perThread();
-  expect(before.length).toBe(2);
+  // the DNS threads' answer counters (the main thread's wildcard socket has one too)
+  expect(before.length).toBeGreaterThanOrEqual(2);
   expect((await call(moat, "PUT", "/api/services/groups/kids", { services: ["tiktok"] })).status).toBe(200);
   expect(await burst("tiktok.com")).toEqual(["0.0.0.0"]);
   // both threads answered some of them
-  await until(async () => (await perThread()).every((n, i) => n > before[i]!), 5000, "answers on both threads");
+  await until(
+    async () => (await perThread()).filter((n, i) => n > (before[i] ?? 0)).length >= 2,
+    5000,
+    "answers on two threads",
+  );
 
   const now = new Date();
   const hhmm = (d: Date) => `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;

@@ -102,11 +102,13 @@ function expectAnswered(target: string, where: Pick<Device, "exec"> = dev): void
     });
 }
 
+/** Answers of the threads that answer UDP: the main thread alone, or with several the workers (thread 0, the main one, left out). */
 async function perThread(): Promise<number[]> {
   const r = await moat.api("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } });
-  return [...(await r.text()).matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm)].map((m) =>
+  const all = [...(await r.text()).matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm)].map((m) =>
     Number(m[2]),
   );
+  return all.length > 1 ? all.slice(1) : all;
 }
 
 describe.skipIf(!canMakeNamespaces() || !hasDig)("UDP answers from the address asked", () => {

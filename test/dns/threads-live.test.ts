@@ -21,9 +21,11 @@ afterAll(async () => {
   await moat?.dispose();
 });
 
+/** Answers of the threads that answer UDP: the main thread alone, or with several the workers (thread 0, the main one, left out). */
 async function perThread(): Promise<number[]> {
   const text = await (await moat.api("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-  return [...text.matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm)].map((m) => Number(m[2]));
+  const all = [...text.matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm)].map((m) => Number(m[2]));
+  return all.length > 1 ? all.slice(1) : all;
 }
 const sum = (a: number[]) => a.reduce((s, n) => s + n, 0);
 

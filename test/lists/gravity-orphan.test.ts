@@ -2,8 +2,8 @@
 // (a list that never finishes downloading) ends the child too, instead of leaving an orphan that
 // keeps downloading and writing gravity.db; the next server runs gravity again at once.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
+import { alive, gravityChild } from "./helpers.ts";
 
 let lists: ReturnType<typeof Bun.serve>;
 let m: MoatProcess;
@@ -37,31 +37,6 @@ afterAll(async () => {
   lists.stop(true);
 });
 
-/** Live (not zombie) processes whose parent is `ppid`. */
-function childrenOf(ppid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) === ppid && fields[0] !== "Z") out.push(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat[stat.lastIndexOf(")") + 2] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 test("kill -9 of the server in a gravity run ends the gravity child", async () => {
   expect(
     (
@@ -75,11 +50,7 @@ test("kill -9 of the server in a gravity run ends the gravity child", async () =
   const reader = run.body!.getReader();
   await reader.read();
   const server = m.proc!.pid;
-  let child: number | undefined;
-  for (let i = 0; i < 100 && child === undefined; i++) {
-    child = childrenOf(server).find((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("gravity"));
-    if (child === undefined) await Bun.sleep(50);
-  }
+  const child = await gravityChild(server);
   expect(child).toBeDefined();
   // still downloading: the hanging list keeps it busy
   await Bun.sleep(300);

@@ -10,7 +10,9 @@ import { openQueryDb } from "../../src/db/index.ts";
 import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
 import { dbHistory, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/longterm/dbstats.ts";
 import { QUERY_TYPES, Status } from "../../src/query/enums.ts";
-import { FilterError, queryPage } from "../../src/querylog/read.ts";
+import { FilterError, type QueryFilter, queryPage } from "../../src/querylog/read.ts";
+import type { QueryRecord } from "../../src/query/record.ts";
+import { windowPage } from "../../src/stats/log-page.ts";
 import { Stats } from "../../src/stats/sink.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
 import { QueryWriter } from "../../src/querylog/writer.ts";
@@ -91,71 +93,93 @@ function memoryWith(records = knownRecords(NOW)) {
   return s;
 }
 
-test("query log: each filter, wildcards, special upstreams and exact errors", () => {
-  const db = memoryWith().db;
-  const n = (f: Parameters<typeof queryPage>[1]) => queryPage(db, f).recordsFiltered;
-  expect(n({})).toBe(20);
-  expect(n({ domain: "a.example" })).toBe(8);
-  expect(n({ domain: "*.example" })).toBe(20);
-  expect(n({ domain: "*ex*" })).toBe(20);
-  expect(n({ domain: "ads*" })).toBe(3);
-  expect(n({ client_ip: "127.0.0.3" })).toBe(3);
-  expect(n({ client_ip: "127.0.0.*" })).toBe(20);
-  expect(n({ upstream: "127.0.0.1#5301" })).toBe(2);
-  expect(n({ upstream: "*#530*" })).toBe(10);
-  expect(n({ upstream: "blocklist" })).toBe(6);
-  expect(n({ upstream: "cache" })).toBe(4);
-  expect(n({ upstream: "permitted" })).toBe(14);
-  expect(n({ type: "AAAA" })).toBe(4);
-  expect(n({ type: "https" })).toBe(2);
-  expect(n({ type: "TYPE65" })).toBe(0);
-  expect(n({ status: "GRAVITY" })).toBe(3);
-  expect(n({ reply: "NXDOMAIN" })).toBe(2);
-  expect(n({ dnssec: "UNKNOWN" })).toBe(20);
-  expect(n({ from: NOW - 60 - 540 * 1, until: NOW })).toBe(2);
-  expect(n({ domain: "c.example", status: "FORWARDED", client_ip: "127.0.0.1" })).toBe(2);
-  expect(n({ domain: "a_example" })).toBe(0); // LIKE metacharacters are literal
-  const cname = queryPage(db, { status: "DENYLIST_CNAME" }).queries[0]!;
-  expect(cname).toMatchObject({
-    domain: "cdn.example",
-    cname: "evil.example",
-    client: { ip: "127.0.0.3", name: null },
-    list_id: null,
-  });
-  const blocked = queryPage(db, { status: "GRAVITY", length: 1 }).queries[0]!;
-  expect(blocked).toMatchObject({
-    list_id: 7,
-    ede: { code: 15, text: "Blocked" },
-    reply: { type: "IP" },
-    upstream: null,
-  });
-  for (const [k, v, msg] of [
-    ["type", "FOO", "Requested type is invalid"],
-    ["status", "FOO", "Requested status is invalid"],
-    ["reply", "X", "Requested reply is invalid"],
-    ["dnssec", "Y", "Requested dnssec is invalid"],
-  ] as const) {
-    expect(() => queryPage(db, { [k]: v })).toThrow(new FilterError(msg, v));
-  }
-  expect(() => queryPage(db, { cursor: 21 })).toThrow("Requested cursor is invalid");
-});
+/** Both readers of /api/queries: the long-term database's SQL and the window's columns. */
+function readers(records = knownRecords(NOW)) {
+  const store = memoryWith(records);
+  const w = new QueryWindow(() => NOW);
+  records.forEach((r, i) => w.add(r, i + 1));
+  return [
+    {
+      label: "SQL",
+      page: (f: QueryFilter) => queryPage(store.db, f),
+      add: (id: number, r: QueryRecord) => store.insert([{ id, r }]),
+    },
+    { label: "window", page: (f: QueryFilter) => windowPage(w, f), add: (id: number, r: QueryRecord) => w.add(r, id) },
+  ];
+}
 
-test("query log: cursor paging returns every row once, newest first, stable while rows arrive", () => {
-  const store = memoryWith();
-  const seen: number[] = [];
-  const first = queryPage(store.db, { length: 7 });
-  expect(first.cursor).toBe(20);
-  seen.push(...first.queries.map((q) => q.id));
-  // a new query arrives between pages: the cursor keeps the pages where they were
-  store.insert([{ id: 21, r: rec({ time: NOW }) }]);
-  for (let start = 7; start < 20; start += 7)
-    seen.push(...queryPage(store.db, { length: 7, start, cursor: first.cursor }).queries.map((q) => q.id));
-  expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
-  // cursor as the next upper bound works too (keyset paging)
-  const p = queryPage(store.db, { length: 5, cursor: 10 });
-  expect(p.queries.map((q) => q.id)).toEqual([10, 9, 8, 7, 6]);
-  expect(p.recordsFiltered).toBe(21);
-});
+for (const { label, page: queryPageOf } of readers())
+  test(`query log (${label}): each filter, wildcards, special upstreams and exact errors`, () => {
+    const queryPage = (_: unknown, f: QueryFilter) => queryPageOf(f);
+    const db = null;
+    const n = (f: QueryFilter) => queryPage(db, f).recordsFiltered;
+    expect(n({})).toBe(20);
+    expect(n({ domain: "a.example" })).toBe(8);
+    expect(n({ domain: "*.example" })).toBe(20);
+    expect(n({ domain: "*ex*" })).toBe(20);
+    expect(n({ domain: "ads*" })).toBe(3);
+    expect(n({ client_ip: "127.0.0.3" })).toBe(3);
+    expect(n({ client_ip: "127.0.0.*" })).toBe(20);
+    expect(n({ upstream: "127.0.0.1#5301" })).toBe(2);
+    expect(n({ upstream: "*#530*" })).toBe(10);
+    expect(n({ upstream: "blocklist" })).toBe(6);
+    expect(n({ upstream: "cache" })).toBe(4);
+    expect(n({ upstream: "permitted" })).toBe(14);
+    expect(n({ type: "AAAA" })).toBe(4);
+    expect(n({ type: "https" })).toBe(2);
+    expect(n({ type: "TYPE65" })).toBe(0);
+    expect(n({ status: "GRAVITY" })).toBe(3);
+    expect(n({ reply: "NXDOMAIN" })).toBe(2);
+    expect(n({ dnssec: "UNKNOWN" })).toBe(20);
+    expect(n({ from: NOW - 60 - 540 * 1, until: NOW })).toBe(2);
+    expect(n({ domain: "c.example", status: "FORWARDED", client_ip: "127.0.0.1" })).toBe(2);
+    expect(n({ domain: "a_example" })).toBe(0); // LIKE metacharacters are literal
+    const cname = queryPage(db, { status: "DENYLIST_CNAME" }).queries[0]!;
+    expect(cname).toMatchObject({
+      domain: "cdn.example",
+      cname: "evil.example",
+      client: { ip: "127.0.0.3", name: null },
+      list_id: null,
+    });
+    const blocked = queryPage(db, { status: "GRAVITY", length: 1 }).queries[0]!;
+    expect(blocked).toMatchObject({
+      list_id: 7,
+      ede: { code: 15, text: "Blocked" },
+      reply: { type: "IP" },
+      upstream: null,
+    });
+    for (const [k, v, msg] of [
+      ["type", "FOO", "Requested type is invalid"],
+      ["status", "FOO", "Requested status is invalid"],
+      ["reply", "X", "Requested reply is invalid"],
+      ["dnssec", "Y", "Requested dnssec is invalid"],
+    ] as const) {
+      expect(() => queryPage(db, { [k]: v })).toThrow(new FilterError(msg, v));
+    }
+    expect(() => queryPage(db, { cursor: 21 })).toThrow("Requested cursor is invalid");
+  });
+
+for (const { label, page, add } of readers())
+  test(`query log (${label}): cursor paging returns every row once, newest first, stable while rows arrive`, () => {
+    const store = {
+      db: null,
+      insert: (rs: Array<{ id: number; r: QueryRecord }>) => rs.forEach((x) => add(x.id, x.r)),
+    };
+    const queryPage = (_: unknown, f: QueryFilter) => page(f);
+    const seen: number[] = [];
+    const first = queryPage(store.db, { length: 7 });
+    expect(first.cursor).toBe(20);
+    seen.push(...first.queries.map((q) => q.id));
+    // a new query arrives between pages: the cursor keeps the pages where they were
+    store.insert([{ id: 21, r: rec({ time: NOW }) }]);
+    for (let start = 7; start < 20; start += 7)
+      seen.push(...queryPage(store.db, { length: 7, start, cursor: first.cursor }).queries.map((q) => q.id));
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
+    // cursor as the next upper bound works too (keyset paging)
+    const p = queryPage(store.db, { length: 5, cursor: 10 });
+    expect(p.queries.map((q) => q.id)).toEqual([10, 9, 8, 7, 6]);
+    expect(p.recordsFiltered).toBe(21);
+  });
 
 test("database aggregates equal the live window for the same records", () => {
   const db = memoryWith().db;
@@ -204,7 +228,7 @@ test("sink: privacy levels hide domains (1), clients (2), everything but counter
       );
     }
     stats.syncMemory();
-    const rows = queryPage(stats.memory.db, {}).queries.map((q) => [q.domain, q.client.ip, q.cname]);
+    const rows = stats.queryPage({}).queries.map((q) => [q.domain, q.client.ip, q.cname]);
     expect(rows).toEqual([
       ["hidden", "0.0.0.0", null],
       ["hidden", "10.0.0.1", "hidden"],
@@ -218,7 +242,7 @@ test("sink: privacy levels hide domains (1), clients (2), everything but counter
     stats.flushQueries();
     expect(stats.window.total).toBe(0);
     expect(stats.window.domains.size).toBe(0);
-    expect(queryPage(stats.memory.db, {}).queries).toEqual([]);
+    expect(stats.queryPage({}).queries).toEqual([]);
     expect(stats.window.lifetime.total).toBe(4);
     await stats.stop();
   } finally {
@@ -232,6 +256,8 @@ test("sink: a failed write keeps its records for the next attempt; retention pru
   const disk = openQueryDb(dir);
   try {
     const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW, busyTimeoutMs: 0 });
+    // the writer thread opens the long-term database behind the start: done once a first flush is
+    expect(stats.flushDisk()).toBe(true);
     stats.record(rec({ time: NOW - 5 * 86400, domain: "ancient.example" }));
     stats.record(rec({ time: NOW, domain: "fresh.example" }));
     // An exclusive lock from another connection makes the write fail.
@@ -257,18 +283,13 @@ test("sink: a failed write keeps its records for the next attempt; retention pru
 test("writer: a thread that falls too far behind drops new records (counted) instead of queueing them without bound", async () => {
   const { dir } = await sinkFixture();
   const disk = openQueryDb(dir);
-  const writer = new QueryWriter({
-    diskPath: disk.filename,
-    log: () => {},
-    busyTimeoutMs: 3000,
-    toDisk: () => true,
-    maxBacklog: 1000,
-  });
+  const writer = new QueryWriter({ diskPath: disk.filename, log: () => {}, busyTimeoutMs: 3000, maxBacklog: 1000 });
+  const stored = () => (disk.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n;
   try {
     const recs = (from: number, n: number) =>
       Array.from({ length: n }, (_, i) => ({ id: from + i, r: rec({ time: NOW, domain: `b${from + i}.example` }) }));
     for (const r of recs(1, 10)) writer.add(r);
-    writer.syncMemory(5000);
+    expect(writer.flushDisk(86400, NOW, true)).toBe(true);
     // the thread now waits (up to 3 s) for the long-term database another connection holds
     const other = new Database(disk.filename);
     other.exec("BEGIN EXCLUSIVE");
@@ -281,12 +302,12 @@ test("writer: a thread that falls too far behind drops new records (counted) ins
     expect(writer.counters.dropped).toBe(2000);
     other.exec("ROLLBACK");
     other.close();
-    writer.syncMemory(5000);
-    expect((writer.memoryDb.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n).toBe(1010);
+    expect(writer.flushDisk(86400, NOW, true)).toBe(true);
+    expect(stored()).toBe(1010);
     // caught up: new records are taken again
     for (const r of recs(9000, 500)) writer.add(r);
-    writer.syncMemory(5000);
-    expect((writer.memoryDb.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n).toBe(1510);
+    expect(writer.flushDisk(86400, NOW, true)).toBe(true);
+    expect(stored()).toBe(1510);
   } finally {
     writer.stop(86400, NOW);
     disk.close();
@@ -297,7 +318,7 @@ test("writer: a thread that falls too far behind drops new records (counted) ins
 test("store: lookup ids are a bounded cache of the *_by_id tables; every row still names its own domain", () => {
   const db = new Database(":memory:", { strict: true });
   db.exec(QUERY_SCHEMA);
-  const store = new QueryStore(db, true, 10);
+  const store = new QueryStore(db, 10);
   // 40 names cycling through 3 batches: the cache of 10 starts again several times
   for (let b = 0; b < 3; b++)
     store.insert(
@@ -318,7 +339,7 @@ test("store: lookup ids are a bounded cache of the *_by_id tables; every row sti
   expect((db.query("SELECT COUNT(*) AS n FROM client_by_id").get() as { n: number }).n).toBe(13);
   expect((store as unknown as { domainIds: Map<string, number> }).domainIds.size).toBeLessThanOrEqual(10);
   // a store opened on the same database starts with the newest ids only
-  expect((new QueryStore(db, true, 5) as unknown as { domainIds: Map<string, number> }).domainIds.size).toBe(5);
+  expect((new QueryStore(db, 5) as unknown as { domainIds: Map<string, number> }).domainIds.size).toBe(5);
 });
 
 test("sink: import at start restores the last 24 h with the same ids, and new ids continue", async () => {
@@ -330,11 +351,11 @@ test("sink: import at start restores the last 24 h with the same ids, and new id
       ...knownRecords(NOW).map((r, i) => ({ id: i + 2, r })),
     ]);
     const stats = new Stats({ config: config, disk, log: () => {}, now: () => NOW });
-    expect(stats.importFromDisk()).toBe(20);
+    expect(await stats.importFromDisk()).toBe(20);
     expect(stats.window.total).toBe(20);
     stats.record(rec({ time: NOW, domain: "next.example" }));
     stats.syncMemory();
-    const top = queryPage(stats.memory.db, { length: 2 }).queries;
+    const top = stats.queryPage({ length: 2 }).queries;
     expect(top.map((q) => [q.id, q.domain])).toEqual([
       [22, "next.example"],
       [21, "c.example"],

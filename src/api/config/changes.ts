@@ -97,7 +97,7 @@ function sessionFlags(request: Request): SessionFlags {
  * import): app sessions only with app_sudo, CLI sessions never (as in Pi-hole), and nobody
  * while misc.readOnly is set.
  */
-export function assertMayChangeConfig(rt: Runtime, request: Request): void {
+export function assertMayChangeConfig(rt: Pick<Runtime, "config">, request: Request): void {
   const s = sessionFlags(request);
   if (s.app && !rt.config.current.webserver.api.app_sudo)
     throw Errors.forbidden(

@@ -66,7 +66,7 @@ function renderMetrics(rt: ApiDeps, sessions: () => number): string {
   e.metric(
     "moat_dns_thread_answers_total",
     "counter",
-    "DNS queries answered by each DNS thread since it started (dns.threads; thread 0 is the main thread, which also answers TCP, DoT and DoH)",
+    "DNS queries answered by each DNS thread since it started (dns.threads; thread 0 is the main thread: TCP, DoT and DoH, and UDP too with one thread or with dns.interface set; threads 1… answer UDP)",
     perThread.map((n, i) => [{ thread: String(i) }, n]),
   );
   e.metric("moat_gravity_domains", "gauge", "Domains on the blocklists (gravity)", gravityCount(rt));

@@ -4,6 +4,7 @@
 // into the statistics and keeps their latest counters.
 import type { ConfigStore, Config } from "../../config/index.ts";
 import type { Snapshot } from "../../filter/snapshot.ts";
+import { domainsOf } from "../../filter/build.ts";
 import { workerUrl } from "../../core/worker-url.ts";
 import { decodeBatch } from "../../query/record-batch.ts";
 import type { QuerySink } from "../../query/record.ts";
@@ -121,11 +122,11 @@ export class DnsThreads {
   }
 
   /** Tells every thread; resolves once each has it in force. */
-  private tell(op: Op): Promise<void> {
+  private tell(op: Op, timeoutMs = ACK_TIMEOUT_MS): Promise<void> {
     const seq = ++this.seq;
     return new Promise<void>((resolve) => {
       const left = new Set(this.workers.map((_w, i) => i));
-      const timer = setTimeout(() => done(), ACK_TIMEOUT_MS);
+      const timer = setTimeout(() => done(), timeoutMs);
       const done = () => {
         clearTimeout(timer);
         this.waiters.delete(seq);
@@ -144,12 +145,20 @@ export class DnsThreads {
     return this.tell({ op: "blocking", active });
   }
 
-  snapshot(s: Snapshot): Promise<void> {
+  /** A new filter snapshot; `domainsOnly`: only its domain entries differ, the threads keep their gravity sets. */
+  snapshot(s: Snapshot, domainsOnly: boolean): Promise<void> {
+    if (domainsOnly) return this.tell({ op: "domains", data: domainsOf(s.data), builtAt: s.builtAt });
     return this.tell({ op: "snapshot", data: s.data, builtAt: s.builtAt });
   }
 
   flush(): Promise<void> {
     return this.tell({ op: "flush" });
+  }
+
+  /** Resolves once the records of every query the threads answered so far have reached the sink. */
+  sync(): Promise<void> {
+    // a read waits for this: a thread too busy to answer in time is read as it stands
+    return this.tell({ op: "sync" }, 500);
   }
 
   leases(names: LeaseNames): Promise<void> {

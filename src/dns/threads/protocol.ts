@@ -2,7 +2,7 @@
 // main thread that carries a `seq` is answered with `done` once it is in force in that thread, so a
 // change made through the API is in force in every thread before the API answers (read-your-writes).
 import type { Config } from "../../config/index.ts";
-import type { SnapshotData } from "../../filter/build.ts";
+import type { DomainsData, SnapshotData } from "../../filter/build.ts";
 import type { RecordBatch } from "../../query/record-batch.ts";
 import type { CacheCounters } from "../cache.ts";
 import type { Origins } from "../engine.ts";
@@ -32,7 +32,11 @@ export type ToThread =
   | { op: "config"; seq: number; config: Config; changed: readonly string[] }
   | { op: "blocking"; seq: number; active: boolean }
   | { op: "snapshot"; seq: number; data: SnapshotData; builtAt: number }
+  /** only the domain entries changed: the thread keeps its gravity sets (megabytes) and takes these */
+  | { op: "domains"; seq: number; data: DomainsData; builtAt: number }
   | { op: "flush"; seq: number }
+  /** nothing to change: acknowledged once the records of every query answered before it are sent */
+  | { op: "sync"; seq: number }
   | { op: "leases"; seq: number; names: LeaseNames }
   | { op: "name"; seq: number; ip: string; name: string | null }
   | { op: "stop"; seq: number };

@@ -81,8 +81,13 @@ class DnsThread {
       case "snapshot":
         this.snapshot = this.snapshotOf(m.data, m.builtAt);
         break;
+      case "domains":
+        this.snapshot = this.snapshot.withDomains(m.data, m.builtAt);
+        break;
       case "flush":
         this.engine.cache.clear();
+        break;
+      case "sync":
         break;
       case "leases":
         this.engine.local.setLeaseNames(m.names);

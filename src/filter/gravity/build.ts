@@ -124,6 +124,8 @@ export async function runGravity(
   dataDir: string,
   limits: Limits,
   out: (line: string) => void,
+  /** asked inside the swap's transaction, last before it commits: false rolls the swap back */
+  mayCommit: () => boolean = () => true,
 ): Promise<GravityResult> {
   const t0 = performance.now();
   db.exec("PRAGMA foreign_keys = OFF");
@@ -243,6 +245,8 @@ export async function runGravity(
       setInfo.run("abp_domains", abpSeen ? "1" : "0");
       // the snapshot file written above belongs to exactly this table content
       setInfo.run("moat_snapshot", token);
+      // a run whose server died must not change what the next server reads (cli.ts)
+      if (!mayCommit()) throw new Error("the server that started this update is gone");
     })();
     db.exec("PRAGMA legacy_alter_table = OFF");
     try {

@@ -7,18 +7,41 @@ import { openGravityDb } from "../../db/index.ts";
 import { ownWebPorts } from "./address-guard.ts";
 import { runGravity } from "./build.ts";
 import { acquireGravityLock } from "./lock.ts";
+import { dieWithParent } from "../../net/libc.ts";
 
 const EXIT_BUSY = 3;
 
 /**
- * Set by the server for its gravity child, whose stdin is then a pipe the server never writes to.
- * The kernel closes it when the server dies, even by kill -9, and the child stops instead of running
- * on as an orphan that downloads and writes gravity.db for nobody.
+ * Set by the server for its gravity child to the server's pid; the child's stdin is then a pipe the
+ * server never writes to. The child must not outlive the server: an orphan would go on downloading
+ * and could swap its lists into gravity.db after a new server built its filter from the old ones.
+ * Three guards, because each alone leaves a gap: the kernel kills the child when the server dies
+ * (PR_SET_PDEATHSIG, Linux); the end of the pipe stops it at its next await; and the swap itself
+ * asks `serverAlive` inside its transaction, so a child busy in synchronous work when the server
+ * died (parsing, building the index) rolls back instead of committing.
  */
 export const PARENT_PIPE_ENV = "MOAT_GRAVITY_PARENT_PIPE";
 
+/** The server's pid when this run is a server's child, else null (a run from the command line). */
+function serverPid(): number | null {
+  const pid = Number(process.env[PARENT_PIPE_ENV]);
+  return Number.isInteger(pid) && pid > 1 ? pid : null;
+}
+
+/** true while the server that started this run is alive (an orphan is re-parented, so its ppid changes) */
+function serverAlive(): boolean {
+  const pid = serverPid();
+  return pid === null || process.ppid === pid;
+}
+
 function stopWhenParentGone(stop: () => void): void {
-  if (process.env[PARENT_PIPE_ENV] !== "1") return;
+  if (serverPid() === null) return;
+  dieWithParent();
+  // the server may have died before the line above: then no signal comes
+  if (!serverAlive()) {
+    stop();
+    return;
+  }
   void (async () => {
     try {
       for await (const _ of Bun.stdin.stream()) {
@@ -55,6 +78,7 @@ export async function gravityCommand(paths: Paths, config: ConfigStore): Promise
         ownPorts: ownWebPorts(config.current.webserver.port),
       },
       (l) => console.log(l),
+      serverAlive,
     );
     return r.ok ? 0 : 1;
   } catch (e) {

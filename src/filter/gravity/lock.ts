@@ -3,10 +3,23 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
+/**
+ * A zombie is not alive: a run killed with its server (cli.ts) holds no lock, but waits as a zombie
+ * until its new parent reaps it, which an init that never reaps (some containers) never does.
+ */
+const zombie = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat[stat.lastIndexOf(")") + 2] === "Z";
+  } catch {
+    return false;
+  }
+};
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
+    return !zombie(pid);
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }

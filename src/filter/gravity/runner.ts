@@ -84,7 +84,7 @@ export class GravityService {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
-      env: { ...(process.env as Record<string, string>), [PARENT_PIPE_ENV]: "1" },
+      env: { ...(process.env as Record<string, string>), [PARENT_PIPE_ENV]: String(process.pid) },
     });
     const pump = async (s: ReadableStream<Uint8Array>) => {
       const dec = new TextDecoder();

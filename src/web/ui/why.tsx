@@ -16,6 +16,8 @@ export type QueryRow = {
   list_id: number | null;
   upstream: string | null;
   ede: { code: number; text: string | null };
+  /** SECURE, INSECURE, BOGUS, ABANDONED, or UNKNOWN when not validated */
+  dnssec: string;
 };
 
 type Group = { id: number; name: string };

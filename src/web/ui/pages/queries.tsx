@@ -12,7 +12,9 @@ import { PauseButton, usePauses } from "../pause.tsx";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 type Suggestions = { suggestions: Record<string, string[]> };
-const FILTERS = ["domain", "client_ip", "status", "type", "upstream", "from", "until"] as const;
+const FILTERS = ["domain", "client_ip", "status", "type", "upstream", "dnssec", "from", "until"] as const;
+/** The DNSSEC verdicts a query can carry (dns.dnssec); UNKNOWN (not validated) is left out of the filter. */
+const DNSSEC_CHOICES = ["SECURE", "INSECURE", "BOGUS", "ABANDONED"];
 export type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 const LENGTH = 50;
 
@@ -75,7 +77,7 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
   );
   const s = sug?.suggestions ?? {};
   const active = Object.values(filters).filter(Boolean).length;
-  // On a phone the seven fields would push the log below the fold: folded until asked for or in use.
+  // On a phone the eight fields would push the log below the fold: folded until asked for or in use.
   const [open, setOpen] = useState(active > 0);
   return (
     <>
@@ -122,6 +124,21 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
           >
             <option value="">any</option>
             {(s.type ?? []).map((v) => (
+              <option key={v} value={v}>
+                {v}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="filter">
+          <span>DNSSEC</span>
+          <select
+            name="dnssec"
+            value={f.dnssec ?? ""}
+            onChange={(e) => setF({ ...f, dnssec: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="">any</option>
+            {DNSSEC_CHOICES.map((v) => (
               <option key={v} value={v}>
                 {v}
               </option>
@@ -329,6 +346,11 @@ export function QueryLog() {
                   </td>
                   <td class="nowrap q-reply" data-label="Reply">
                     {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
+                    {r.dnssec && r.dnssec !== "UNKNOWN" && (
+                      <Badge kind={r.dnssec === "SECURE" ? "ok" : r.dnssec === "INSECURE" ? "info" : "bad"}>
+                        {r.dnssec}
+                      </Badge>
+                    )}
                   </td>
                   <td class="q-actions">
                     <RowActions row={r} onWhy={() => setWhy(r)} pauses={pauses} />

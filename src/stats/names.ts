@@ -1,0 +1,189 @@
+// Names kept outside the JavaScript heap: the 24 h window names hundreds of thousands of domains, and
+// as strings in a Map each cost ~190 bytes of heap (a Map entry, a string cell and its characters)
+// that every full collection of the DNS thread's heap had to trace. Here a name is its UTF-8 bytes
+// in one arena, found through an open-addressing hash table of typed arrays: ~60 bytes a name and
+// nothing for the collector. Ids are small integers, reused once released.
+
+const EMPTY = -1;
+const MAX_CHARS = 16_000;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** FNV-1a over `len` bytes of `b`. */
+function fnv(b: Uint8Array, len: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < len; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+export class NameTable {
+  private arena = new Uint8Array(1 << 16);
+  /** arena bytes in use, live or released */
+  private end = 0;
+  /** arena bytes of released names (reclaimed by the next compaction) */
+  private dead = 0;
+  private offs = new Uint32Array(1024);
+  /** byte length + 1 per id; 0 for a free id */
+  private lens = new Uint16Array(1024);
+  private hashes = new Uint32Array(1024);
+  private slots = new Int32Array(2048).fill(EMPTY);
+  private live = 0;
+  private nextId = 0;
+  private free: number[] = [];
+  private scratch = new Uint8Array(512);
+
+  get size(): number {
+    return this.live;
+  }
+
+  /** The id of `name`, or -1. */
+  find(name: string): number {
+    const len = this.encode(name);
+    const slot = this.slotOf(fnv(this.scratch, len), len);
+    return slot >= 0 ? this.slots[slot]! : -1;
+  }
+
+  /** The id of `name`, made when new. */
+  id(name: string): number {
+    const len = this.encode(name);
+    const h = fnv(this.scratch, len);
+    const slot = this.slotOf(h, len);
+    if (slot >= 0) return this.slots[slot]!;
+    if (this.end + len > this.arena.length) this.makeRoom(len);
+    const id = this.free.pop() ?? this.nextId++;
+    if (id >= this.lens.length) this.growIds();
+    this.arena.set(this.scratch.subarray(0, len), this.end);
+    this.offs[id] = this.end;
+    this.lens[id] = len + 1;
+    this.hashes[id] = h;
+    this.end += len;
+    this.slots[-slot - 1] = id;
+    if (++this.live * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    return id;
+  }
+
+  /** Whether `id` names something now. */
+  has(id: number): boolean {
+    return id >= 0 && id < this.nextId && this.lens[id]! > 0;
+  }
+
+  /** The name of a live id. */
+  name(id: number): string {
+    const off = this.offs[id]!,
+      len = this.lens[id]! - 1;
+    const b = this.arena;
+    let ascii = true;
+    for (let i = off; i < off + len; i++) if (b[i]! >= 0x80) ascii = false;
+    return ascii
+      ? String.fromCharCode.apply(null, b.subarray(off, off + len) as unknown as number[])
+      : decoder.decode(b.subarray(off, off + len));
+  }
+
+  /** Forgets a live id; it goes to the next new name. */
+  release(id: number): void {
+    const mask = this.slots.length - 1;
+    let i = this.hashes[id]! & mask;
+    while (this.slots[i] !== id) i = (i + 1) & mask;
+    // backward-shift deletion: every entry after the hole that may move into it does, so a lookup
+    // never meets a hole before its entry (linear probing needs no tombstones)
+    let j = i;
+    for (;;) {
+      j = (j + 1) & mask;
+      const other = this.slots[j]!;
+      if (other === EMPTY) break;
+      const home = this.hashes[other]! & mask;
+      const stays = i <= j ? i < home && home <= j : i < home || home <= j;
+      if (stays) continue;
+      this.slots[i] = other;
+      i = j;
+    }
+    this.slots[i] = EMPTY;
+    this.dead += this.lens[id]! - 1;
+    this.lens[id] = 0;
+    this.free.push(id);
+    this.live--;
+  }
+
+  /** Calls `fn` with every live id. */
+  forEachId(fn: (id: number) => void): void {
+    for (let id = 0; id < this.nextId; id++) if (this.lens[id]! > 0) fn(id);
+  }
+
+  /** Bytes this table holds (arena, per-id columns, slots). */
+  bytes(): number {
+    return this.arena.length + this.lens.length * 10 + this.slots.length * 4;
+  }
+
+  /** Bytes its live names need: their bytes, their per-id columns and two slots each (what falls as names go). */
+  liveBytes(): number {
+    return this.end - this.dead + this.live * 18;
+  }
+
+  /** `name`'s UTF-8 bytes into the scratch buffer; their count. */
+  private encode(full: string): number {
+    // a DNS name has at most 253 characters; anything far longer is cut, as lens holds 16 bits
+    const name = full.length > MAX_CHARS ? full.slice(0, MAX_CHARS) : full;
+    if (name.length * 3 > this.scratch.length) this.scratch = new Uint8Array(name.length * 3);
+    const s = this.scratch;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c >= 0x80) return encoder.encodeInto(name, s).written;
+      s[i] = c;
+    }
+    return name.length;
+  }
+
+  /** The slot holding the scratch name (≥ 0), or -(the free slot where it would go) - 1. */
+  private slotOf(h: number, len: number): number {
+    const mask = this.slots.length - 1;
+    const s = this.scratch,
+      a = this.arena;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const id = this.slots[i]!;
+      if (id === EMPTY) return -i - 1;
+      if (this.hashes[id] !== h || this.lens[id] !== len + 1) continue;
+      const off = this.offs[id]!;
+      let k = 0;
+      while (k < len && a[off + k] === s[k]) k++;
+      if (k === len) return i;
+    }
+  }
+
+  private rehash(size: number): void {
+    const slots = new Int32Array(size).fill(EMPTY);
+    const mask = size - 1;
+    this.forEachId((id) => {
+      let i = this.hashes[id]! & mask;
+      while (slots[i] !== EMPTY) i = (i + 1) & mask;
+      slots[i] = id;
+    });
+    this.slots = slots;
+  }
+
+  /** Room for `len` more bytes: released names' bytes reclaimed when they are half the arena, else a bigger arena. */
+  private makeRoom(len: number): void {
+    const liveBytes = this.end - this.dead;
+    let size = this.arena.length;
+    while (liveBytes + len > size / 2) size *= 2;
+    const arena = new Uint8Array(size);
+    let end = 0;
+    this.forEachId((id) => {
+      const off = this.offs[id]!,
+        n = this.lens[id]! - 1;
+      arena.set(this.arena.subarray(off, off + n), end);
+      this.offs[id] = end;
+      end += n;
+    });
+    this.arena = arena;
+    this.end = end;
+    this.dead = 0;
+  }
+
+  private growIds(): void {
+    const n = this.lens.length * 2;
+    const more = <T extends Uint32Array | Uint16Array>(a: T, b: T): T => (b.set(a), b);
+    this.offs = more(this.offs, new Uint32Array(n));
+    this.lens = more(this.lens, new Uint16Array(n));
+    this.hashes = more(this.hashes, new Uint32Array(n));
+  }
+}

@@ -1,0 +1,38 @@
+// `moat update [FILE|URL]`: without an argument, the update status; with one, checks the bundle and
+// installs it into the other slot, progress on stdout. A refusal is one line on stderr and exit 1.
+import { resolve } from "node:path";
+import {
+  claimUpdate,
+  installPrepared,
+  prepare,
+  progressLine,
+  UpdateRefused,
+  updateStatus,
+  type UpdateContext,
+} from "./index.ts";
+
+export async function updateCommand(args: string[], ctx: UpdateContext, runningVersion: string): Promise<number> {
+  if (args.length > 1) throw new UpdateRefused("moat update takes one bundle: a file or an https:// URL");
+  const what = args[0];
+  if (what === undefined) {
+    const s = await updateStatus(ctx.settings, ctx.dataDir, runningVersion);
+    console.log(`running: ${runningVersion}${s.running.slot ? ` (slot ${s.running.slot})` : ""}`);
+    if (!s.available) console.log(s.message);
+    if (s.other)
+      console.log(
+        `other slot ${s.other.bootname}: ${s.other.version ?? "no update installed"} (${s.other.bootStatus}${s.other.primary ? ", boots next" : ""})`,
+      );
+    if (s.last) console.log(`last update (${s.last.at}): ${s.last.message}`);
+    return 0;
+  }
+  const source = /^[a-z][a-z0-9+.-]*:\/\//i.test(what) ? { url: what } : { path: resolve(what) };
+  const release = claimUpdate();
+  try {
+    const b = await prepare(ctx, source);
+    console.log(`bundle: version ${b.bundle.version} for ${b.bundle.compatible}, signature good`);
+    console.log(await installPrepared(ctx, b, (p) => console.log(progressLine(p))));
+    return 0;
+  } finally {
+    release();
+  }
+}
