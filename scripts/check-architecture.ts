@@ -27,6 +27,12 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   adlist_by_group: ["lists/"],
   client_by_group: ["lists/"],
   domain_audit: ["lists/"],
+  // Moat's family controls (src/db/migrations.ts): blocked services per group, paused clients
+  moat_group_service: ["lists/"],
+  moat_group_safesearch: ["lists/"],
+  moat_group_schedule: ["lists/"],
+  moat_group_upstream: ["lists/"],
+  moat_client_pause: ["lists/"],
   // what a gravity run fills (src/filter/gravity/tables.ts); src/lists/ deletes a list's rows with the list
   // in the same transaction (gravity.db has no cascade for them), which is the one write it makes there
   gravity: ["filter/gravity/", "lists/"],

@@ -33,6 +33,9 @@ import { networkRoutes } from "./network/routes.ts";
 import { dhcpRoutes } from "./dhcp/routes.ts";
 import { paddRoutes } from "./padd/routes.ts";
 import { fleetRoutes } from "./fleet/routes.ts";
+import { familyRoutes } from "./family/routes.ts";
+import { scheduleRoutes } from "./family/schedules.ts";
+import { upstreamRoutes } from "./family/upstreams.ts";
 
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins (AnyElysia).
 
@@ -68,5 +71,8 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     updateRoutes(rt),
     tlsRoutes(rt),
     fleetRoutes(rt),
+    familyRoutes(rt),
+    scheduleRoutes(rt),
+    upstreamRoutes(rt),
   ];
 }

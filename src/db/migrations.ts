@@ -2,7 +2,43 @@
 import type { Migration } from "./open.ts";
 
 /** Moat's additions to gravity.db (info.moat_schema), beside Pi-hole's tables. */
-export const GRAVITY_MIGRATIONS: readonly Migration[] = [];
+export const GRAVITY_MIGRATIONS: readonly Migration[] = [
+  {
+    // family controls: the blocked services each group picks (ids of src/filter/services/catalogue.ts),
+    // the safe-search engines it enforces (ids of src/filter/safesearch.ts), its weekly schedule (windows
+    // as JSON, see src/filter/schedule.ts, with the services and block lists, or everything, blocked during
+    // them), its own
+    // upstreams (a JSON array of dns.upstreams entries) and the paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
+    // until: unix seconds, NULL until resumed). Pi-hole ignores tables it does not know.
+    to: 2,
+    up: `
+CREATE TABLE moat_group_service (
+  group_id INTEGER NOT NULL REFERENCES "group" (id) ON DELETE CASCADE,
+  service TEXT NOT NULL,
+  PRIMARY KEY (group_id, service)
+);
+CREATE TABLE moat_group_safesearch (
+  group_id INTEGER NOT NULL REFERENCES "group" (id) ON DELETE CASCADE,
+  engine TEXT NOT NULL,
+  PRIMARY KEY (group_id, engine)
+);
+CREATE TABLE moat_group_schedule (
+  group_id INTEGER PRIMARY KEY REFERENCES "group" (id) ON DELETE CASCADE,
+  windows TEXT NOT NULL,
+  services TEXT NOT NULL,
+  lists TEXT NOT NULL DEFAULT '[]',
+  everything INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE moat_group_upstream (
+  group_id INTEGER PRIMARY KEY REFERENCES "group" (id) ON DELETE CASCADE,
+  upstreams TEXT NOT NULL
+);
+CREATE TABLE moat_client_pause (
+  client TEXT PRIMARY KEY,
+  until INTEGER
+);`,
+  },
+];
 
 /** Changes to pihole-FTL.db after Pi-hole's version 21. */
 export const QUERY_MIGRATIONS: readonly Migration[] = [];

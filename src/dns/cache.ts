@@ -92,7 +92,11 @@ export class DnsCache implements Handler {
   handle(ctx: QueryContext, next: Next): Pending {
     if (this.max === 0) return next(ctx);
     const q = ctx.q;
-    const key = q.name + keySuffix(q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns);
+    // a group with upstreams of its own has a cache of its own: another group's answer never reaches it
+    const key =
+      ctx.upstreamSet === 0
+        ? q.name + keySuffix(q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns)
+        : `${q.name}${keySuffix(q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns)}@${ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1]}`;
     const e = this.map.get(key);
     if (e && !ctx.background) {
       const age = Math.floor((this.now() - e.storedAt) / 1000);

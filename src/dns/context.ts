@@ -36,6 +36,8 @@ export interface QueryContext {
   dnssec: number;
   /** names of the answer's CNAME chain, when it has one */
   cnameChain: string[] | null;
+  /** the client's group upstreams (Snapshot.upstreamSetOf: 1-based, 0 = dns.upstreams): the forwarder's servers and a part of the cache key */
+  upstreamSet: number;
   /** a background refresh: answer, but record nothing */
   background: boolean;
 }

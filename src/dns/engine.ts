@@ -181,6 +181,7 @@ export class QueryEngine {
       upstreamMessage: null,
       dnssec: 0,
       cnameChain: null,
+      upstreamSet: 0,
       background,
     };
   }

@@ -40,6 +40,8 @@ const NO_UPSTREAM: Ede = { code: 22, text: "no upstream configured" };
 export class Forwarder implements Handler {
   readonly name = "forward";
   private ups: Upstream[] = [];
+  /** the groups' own upstream lists (src/filter/'s snapshot), by the list as one string */
+  private byGroup = new Map<string, Upstream[]>();
   /** conditional forwarders by "ip#port", kept while they are configured */
   private conditional = new Map<string, Upstream>();
 
@@ -66,12 +68,28 @@ export class Forwarder implements Handler {
   stop(): void {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    for (const u of [...this.ups, ...this.conditional.values()]) u.close();
+    for (const u of [...this.ups, ...this.conditional.values(), ...[...this.byGroup.values()].flat()]) u.close();
   }
 
   /** Replaces the upstream list, keeping the statistics (and sockets) of servers that stay. */
   setUpstreams(list: readonly string[]): void {
     const old = new Map(this.ups.map((u) => [u.name, u]));
+    this.ups = this.makeUpstreams(list, old);
+    for (const u of old.values()) u.close();
+  }
+
+  /** A group's own upstream list (the snapshot's), made once per distinct list and kept. */
+  private groupUpstreams(ctx: QueryContext): Upstream[] {
+    const key = ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1];
+    const list = ctx.snapshot.upstreamLists[ctx.upstreamSet - 1];
+    if (key === undefined || list === undefined) return this.ups;
+    let ups = this.byGroup.get(key);
+    if (!ups) this.byGroup.set(key, (ups = this.makeUpstreams(list, new Map())));
+    return ups;
+  }
+
+  /** Upstreams for the entries of `list`, taking the ones `old` has (removed from it) rather than new ones. */
+  private makeUpstreams(list: readonly string[], old: Map<string, Upstream>): Upstream[] {
     const next: Upstream[] = [];
     for (const s of list) {
       const p = parseUpstreamSpec(s);
@@ -99,15 +117,18 @@ export class Forwarder implements Handler {
       next.push(up);
       old.delete(name);
     }
-    this.ups = next;
-    for (const u of old.values()) u.close();
+    return next;
   }
 
-  /** The servers a query goes to: its conditional forwarder, or the upstreams fastest first. */
-  private route(name: string): Upstream[] {
+  /** The servers a query goes to: its conditional forwarder, or its group's upstreams (else dns.upstreams) fastest first. */
+  private route(ctx: QueryContext): Upstream[] {
+    const name = ctx.q.name;
     const list = this.opts.revServers?.() ?? [];
     const rule = revServerFor(revServers(list), name);
-    if (!rule) return this.ups.length === 1 ? this.ups : [...this.ups].sort((a, b) => score(a) - score(b));
+    if (!rule) {
+      const ups = ctx.upstreamSet === 0 ? this.ups : this.groupUpstreams(ctx);
+      return ups.length === 1 ? ups : [...ups].sort((a, b) => score(a) - score(b));
+    }
     const key = `${rule.ip}#${rule.port}`;
     let up = this.conditional.get(key) ?? this.ups.find((u) => u.name === key);
     if (!up) this.conditional.set(key, (up = new Upstream(rule.ip, rule.port, key)));
@@ -115,7 +136,7 @@ export class Forwarder implements Handler {
   }
 
   stats(): UpstreamStats[] {
-    return [...this.ups, ...this.conditional.values()].map((u) => ({
+    return [...this.ups, ...this.conditional.values(), ...[...this.byGroup.values()].flat()].map((u) => ({
       name: u.name,
       ip: u.ip,
       port: u.port,
@@ -132,7 +153,7 @@ export class Forwarder implements Handler {
   }
 
   private forward(ctx: QueryContext): Promise<Uint8Array> {
-    return this.attempt(ctx, this.route(ctx.q.name), 0);
+    return this.attempt(ctx, this.route(ctx), 0);
   }
 
   // Promise steps rather than an async loop: an async function keeps its locals in heap scopes,

@@ -87,6 +87,7 @@ export class DnsServer implements DnsHandle {
       db: rt.queryDb,
       changed: (ip) => {
         this.filterEngine.current.clients.forget(ip);
+        this.filterEngine.current.paused?.forget(ip);
         void this.threads?.name(ip, this.names.nameOf(ip));
       },
     });

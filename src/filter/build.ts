@@ -6,7 +6,21 @@ import { emptyShape, resolveCombos, transferables, type DomainSetData, type Doma
 import { ComboTable, DomainSetBuilder } from "./domainset-build.ts";
 import { readSnapshotFile, snapshotFileOf, writeSnapshotFile } from "./snapshot-file.ts";
 import { gravitySetsFromDb, readGravityKey } from "./gravity/tables.ts";
-import { clientEntries, enabledAdlistIds, enabledDomains, enabledGroupIds, groupLinks } from "../lists/filter-input.ts";
+import {
+  clientEntries,
+  enabledAdlistIds,
+  enabledDomains,
+  enabledGroupIds,
+  groupLinks,
+  groupUpstreamRows,
+  safeSearchSelections,
+  scheduleRows,
+  serviceSelections,
+} from "../lists/filter-input.ts";
+import { safeSearchSetData } from "./safesearch.ts";
+import { compileWindows, type GroupSchedule, type ScheduleWindow } from "./schedule.ts";
+import { activePauses } from "../lists/family.ts";
+import { serviceSetData } from "./services/compile.ts";
 import type { LinkTable } from "../lists/group-links.ts";
 import { nameToWire } from "../net/dns-name.ts";
 
@@ -36,7 +50,25 @@ export interface SnapshotData {
   allowRegex: RegexEntry[];
   denyRegex: RegexEntry[];
   clients: ClientEntry[];
+  /** the blocked services' `||domain^` rules as subtree entries: id = service code, masks = groups blocking it */
+  services: DomainSetData;
+  /** safe-search host names (exact), id = engine code; YouTube's moderate mode in a set of its own */
+  safeSearch: DomainSetData;
+  safeSearchModerate: DomainSetData;
+  /** the enabled groups' weekly schedules (src/filter/schedule.ts) */
+  schedules: GroupSchedule[];
+  /** the services blocked while a group's window is open: as `services`, masks = groups scheduling them */
+  scheduledServices: DomainSetData;
+  /** the groups with upstreams of their own, by group id ascending (the first of a client's groups wins) */
+  groupUpstreams: Array<{ bit: number; upstreams: string[] }>;
+  /** clients paused at build time (src/filter/pause.ts); until: ms since the epoch, 0 = until resumed */
+  paused: PausedEntry[];
   buildMs: number;
+}
+
+export interface PausedEntry {
+  ip: string;
+  until: number;
 }
 
 type Masks = Map<number, Uint32Array>;
@@ -81,6 +113,17 @@ function linkMasks(db: Database, table: LinkTable, groupBits: Array<[number, num
     m[bit >>> 5]! |= 1 << (bit & 31);
   }
   return out;
+}
+
+/** The masks with `words` words each (a schedule's list bits may need more than the groups'). */
+function widened(masks: Masks, words: number): Masks {
+  for (const [k, m] of masks)
+    if (m.length < words) {
+      const w = new Uint32Array(words);
+      w.set(m);
+      masks.set(k, w);
+    }
+  return masks;
 }
 
 /** Exact and regex allow/deny entries with their group masks, for the enabled groups `groupBits`. */
@@ -146,9 +189,24 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
   const db = openForBuild(dbPath);
   try {
     const groupBits = groupBitsOf(db);
-    const words = wordsOf(groupBits);
-    const adlistMasks = linkMasks(db, "adlist_by_group", groupBits);
-    const clientMasks = linkMasks(db, "client_by_group", groupBits);
+    const bitOf = new Map(groupBits);
+    // the enabled groups' schedules; one that blocks lists gets a bit of its own past the groups' (schedule.ts),
+    // in the lists' masks only (the domain entries, rebuilt alone, keep the groups' words)
+    const schedules = scheduleRows(db).filter((r) => bitOf.has(r.g));
+    const listBits = new Map<number, { bit: number; lists: number[] }>();
+    for (const r of schedules) {
+      const lists = parseIds(r.lists);
+      if (lists.length) listBits.set(r.g, { bit: groupBits.length + listBits.size, lists });
+    }
+    const words = Math.max(wordsOf(groupBits), Math.ceil((groupBits.length + listBits.size) / 32));
+    const adlistMasks = widened(linkMasks(db, "adlist_by_group", groupBits), words);
+    for (const { bit, lists } of listBits.values())
+      for (const id of lists) {
+        let m = adlistMasks.get(id);
+        if (!m) adlistMasks.set(id, (m = new Uint32Array(words)));
+        m[bit >>> 5]! |= 1 << (bit & 31);
+      }
+    const clientMasks = widened(linkMasks(db, "client_by_group", groupBits), words);
     const domains = buildDomainsData(db, groupBits);
 
     // the gravity sets: from the snapshot file written with this gravity.db, else from its rows
@@ -187,11 +245,79 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       gravityAbp: resolve(sets.gravityAbp),
       antigravityAbp: resolve(sets.antigravityAbp),
       clients,
+      services: serviceSetData(serviceSelections(db), bitOf, words),
+      ...safeSearchData(safeSearchSelections(db), bitOf, words),
+      ...scheduleData(schedules, bitOf, listBits, words),
+      groupUpstreams: groupUpstreamRows(db).flatMap((r) => {
+        const bit = bitOf.get(r.g);
+        let upstreams: unknown;
+        try {
+          upstreams = JSON.parse(r.upstreams);
+        } catch {
+          return [];
+        }
+        return bit === undefined || !Array.isArray(upstreams) || upstreams.length === 0
+          ? []
+          : [{ bit, upstreams: upstreams.map(String) }];
+      }),
+      paused: activePauses(db, Math.floor(Date.now() / 1000)).map((p) => ({
+        ip: p.client,
+        until: p.until === null ? 0 : p.until * 1000,
+      })),
       buildMs: performance.now() - started,
     };
   } finally {
     db.close();
   }
+}
+
+function safeSearchData(
+  picks: Array<{ g: number; engine: string }>,
+  bitOf: Map<number, number>,
+  words: number,
+): Pick<SnapshotData, "safeSearch" | "safeSearchModerate"> {
+  const s = safeSearchSetData(picks, bitOf, words);
+  return { safeSearch: s.main, safeSearchModerate: s.moderate };
+}
+
+/** A JSON array of ids, or [] when it is not one. */
+function parseIds(json: string): number[] {
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((x): x is number => Number.isInteger(x)) : [];
+  } catch {
+    return [];
+  }
+}
+
+function scheduleData(
+  rows: Array<{ g: number; windows: string; services: string; everything: number }>,
+  bitOf: Map<number, number>,
+  listBits: Map<number, { bit: number }>,
+  words: number,
+): Pick<SnapshotData, "schedules" | "scheduledServices"> {
+  const schedules: GroupSchedule[] = [];
+  const picks: Array<{ g: number; service: string }> = [];
+  for (const r of rows) {
+    const bit = bitOf.get(r.g);
+    if (bit === undefined) continue;
+    let windows: ScheduleWindow[] = [];
+    let services: string[] = [];
+    try {
+      windows = JSON.parse(r.windows);
+      services = JSON.parse(r.services);
+    } catch {
+      continue; // written by hand and broken: no schedule rather than no snapshot
+    }
+    schedules.push({
+      bit,
+      listBit: listBits.get(r.g)?.bit ?? -1,
+      minutes: compileWindows(windows),
+      everything: r.everything === 1,
+    });
+    for (const service of services) picks.push({ g: r.g, service });
+  }
+  return { schedules, scheduledServices: serviceSetData(picks, bitOf, words) };
 }
 
 export function emptySetData(words = 1): DomainSetData {
@@ -200,7 +326,18 @@ export function emptySetData(words = 1): DomainSetData {
 
 /** Every buffer once (the sets loaded from a file share one). */
 export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
-  return buffersOf([s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp]);
+  return buffersOf([
+    s.allowExact,
+    s.denyExact,
+    s.gravity,
+    s.antigravity,
+    s.gravityAbp,
+    s.antigravityAbp,
+    s.services,
+    s.safeSearch,
+    s.safeSearchModerate,
+    s.scheduledServices,
+  ]);
 }
 
 export function domainsTransferables(d: DomainsData): ArrayBuffer[] {

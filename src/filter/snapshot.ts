@@ -4,6 +4,8 @@
 import { DomainSet } from "./domainset.ts";
 import { compileRegex, unionOf, type CompiledRegex, type NameMatcher } from "./regex.ts";
 import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
+import { PauseTable } from "./pause.ts";
+import { ScheduleClock } from "./schedule.ts";
 import {
   buildDomainsOnly,
   buildSnapshotData,
@@ -20,6 +22,13 @@ export interface RegexRule extends CompiledRegex {
   mask: Uint32Array;
 }
 
+/** The groups any entry of a set applies to: a client in none of them need not look the name up. */
+function groupsOfSet(d: SnapshotData["services"]): Uint32Array {
+  const out = new Uint32Array(d.words);
+  for (let i = 0; i < d.comboMasks.length; i++) out[i % d.words]! |= d.comboMasks[i]!;
+  return out;
+}
+
 export class Snapshot {
   readonly allowExact: DomainSet;
   readonly denyExact: DomainSet;
@@ -33,6 +42,23 @@ export class Snapshot {
   readonly allowRegexAny: NameMatcher | null;
   readonly denyRegexAny: NameMatcher | null;
   readonly clients: ClientResolver;
+  /** the groups' blocked services (src/filter/services/): subtree entries, id = service code */
+  readonly services: DomainSet;
+  /** the groups that block a service, and those that enforce a safe search (a cheap test before the lookup) */
+  readonly serviceGroups: Uint32Array;
+  readonly safeSearchGroups: Uint32Array;
+  /** the groups' safe-search host names (src/filter/safesearch.ts): exact entries, id = engine code */
+  readonly safeSearch: DomainSet;
+  readonly safeSearchModerate: DomainSet;
+  /** the services blocked while a group's window is open, and which groups' windows are open (null: no schedules) */
+  readonly scheduledServices: DomainSet;
+  readonly schedule: ScheduleClock | null;
+  /** the groups' own upstream lists; upstreamSetOf() gives a client's (1-based index, 0: dns.upstreams) */
+  readonly upstreamLists: ReadonlyArray<readonly string[]>;
+  /** each list as one string: the forwarder's key for its servers */
+  readonly upstreamKeys: readonly string[];
+  /** the paused clients, null when none is */
+  readonly paused: PauseTable | null;
   readonly problems: string[] = [];
 
   /** `base`: only the domain entries differ from it, so its gravity sets and clients are taken as they are */
@@ -63,6 +89,17 @@ export class Snapshot {
       this.antigravityAbp = base.antigravityAbp;
       // the same clients and groups: what it learnt of each client stays valid
       this.clients = base.clients;
+      // and the same family controls (they are not domain entries)
+      this.services = base.services;
+      this.serviceGroups = base.serviceGroups;
+      this.safeSearchGroups = base.safeSearchGroups;
+      this.safeSearch = base.safeSearch;
+      this.safeSearchModerate = base.safeSearchModerate;
+      this.scheduledServices = base.scheduledServices;
+      this.schedule = base.schedule;
+      this.upstreamLists = base.upstreamLists;
+      this.upstreamKeys = base.upstreamKeys;
+      this.paused = base.paused;
       return;
     }
     this.gravity = new DomainSet(data.gravity);
@@ -74,6 +111,19 @@ export class Snapshot {
     const bit0 = data.groupBits.find(([id]) => id === 0)?.[1];
     if (bit0 !== undefined) fallback[bit0 >>> 5]! |= 1 << (bit0 & 31);
     this.clients = new ClientResolver(data.clients, fallback, clientOpts);
+    this.services = new DomainSet(data.services);
+    this.serviceGroups = groupsOfSet(data.services);
+    const safe = groupsOfSet(data.safeSearch);
+    const moderate = groupsOfSet(data.safeSearchModerate);
+    for (let i = 0; i < safe.length; i++) safe[i]! |= moderate[i]!;
+    this.safeSearchGroups = safe;
+    this.safeSearch = new DomainSet(data.safeSearch);
+    this.safeSearchModerate = new DomainSet(data.safeSearchModerate);
+    this.scheduledServices = new DomainSet(data.scheduledServices);
+    this.upstreamLists = data.groupUpstreams.map((g) => g.upstreams);
+    this.upstreamKeys = this.upstreamLists.map((l) => l.join(","));
+    this.schedule = data.schedules.length ? new ScheduleClock(data.schedules, data.words) : null;
+    this.paused = data.paused.length ? new PauseTable(data.paused, clientOpts) : null;
   }
 
   static empty(): Snapshot {
@@ -91,10 +141,27 @@ export class Snapshot {
         allowRegex: [],
         denyRegex: [],
         clients: [],
+        services: e,
+        safeSearch: e,
+        safeSearchModerate: e,
+        schedules: [],
+        scheduledServices: e,
+        groupUpstreams: [],
+        paused: [],
         buildMs: 0,
       },
       Date.now(),
     );
+  }
+
+  /** The upstream list of a client in `groups`: that of its first group (by id) that has one, 1-based; 0: dns.upstreams. */
+  upstreamSetOf(groups: Uint32Array): number {
+    const g = this.data.groupUpstreams;
+    for (let i = 0; i < g.length; i++) {
+      const bit = g[i]!.bit;
+      if (((groups[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0) return i + 1;
+    }
+    return 0;
   }
 
   /** This snapshot with other domain entries (built for the same enabled groups): the gravity sets are shared. */

@@ -4,6 +4,7 @@ import type { Database } from "bun:sqlite";
 import type { EventBus } from "../core/events.ts";
 import {
   applyListsMap,
+  familyGroupOf,
   readListsMap,
   REPLICATED_LINKS as LINKS,
   REPLICATED_TABLES as TABLES,
@@ -35,7 +36,7 @@ function renumberCollisions(base: StateMap, local: StateMap, remote: StateMap): 
             delete out[k];
             out[`${l.name}/${fresh}/${k.split("/")[2]}`] = 1;
           }
-      if (t.name === "group")
+      if (t.name === "group") {
         for (const l of LINKS)
           for (const k of Object.keys(out)) {
             const [name, owner, g] = k.split("/");
@@ -44,6 +45,15 @@ function renumberCollisions(base: StateMap, local: StateMap, remote: StateMap): 
               out[`${l.name}/${owner}/${fresh}`] = 1;
             }
           }
+        // the group's family controls (blocked services, safe search, schedule) move with it
+        for (const k of Object.keys(out))
+          if (familyGroupOf(k) === id) {
+            const [name, , rest] = k.split("/");
+            const v = out[k];
+            delete out[k];
+            out[rest === undefined ? `${name}/${fresh}` : `${name}/${fresh}/${rest}`] = v;
+          }
+      }
     }
   }
   return out;
@@ -69,6 +79,11 @@ function tidy(map: StateMap): StateMap {
       )
         delete out[k];
     }
+  // family controls of a group that is gone
+  for (const k of Object.keys(out)) {
+    const g = familyGroupOf(k);
+    if (g !== null && g !== 0 && out[`group/${g}`] === undefined) delete out[k];
+  }
   return out;
 }
 

@@ -21,13 +21,25 @@ export const GRAVITY_PARTS = [
 ] as const;
 export type GravityPart = (typeof GRAVITY_PARTS)[number];
 
-const MAIN: ListTable[] = ["group", "adlist", "domainlist", "client"];
+const MAIN: Array<"group" | "adlist" | "domainlist" | "client"> = ["group", "adlist", "domainlist", "client"];
 const LINKS: Record<string, { owner: ListTable; column: string }> = {
   adlist_by_group: { owner: "adlist", column: "adlist_id" },
   domainlist_by_group: { owner: "domainlist", column: "domainlist_id" },
   client_by_group: { owner: "client", column: "client_id" },
 };
 const REQUIRED = ["group", "adlist", "domainlist", "client", "info"];
+/**
+ * Moat's family-control tables (family.ts), restored with the part whose rows they hang on: a backup
+ * from Pi-hole has none of them and leaves them as they are, unless that part is replaced (the
+ * groups' rows leave with their groups, by the schema's cascade).
+ */
+const FAMILY: Array<{ table: string; part: GravityPart; where: string }> = [
+  { table: "moat_group_service", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
+  { table: "moat_group_safesearch", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
+  { table: "moat_group_schedule", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
+  { table: "moat_group_upstream", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
+  { table: "moat_client_pause", part: "client", where: "" },
+];
 /** the schema name the backup is attached under while it is copied */
 const BACKUP = "teleporter";
 
@@ -123,6 +135,7 @@ export function restoreListsFromBackup(
         ...Object.entries(LINKS)
           .filter(([l]) => has(l as GravityPart))
           .map(([, v]) => v.owner),
+        ...(FAMILY.some((f) => has(f.part)) ? (["family"] as const) : []),
       ]),
     ];
     const done: GravityPart[] = [];
@@ -136,6 +149,11 @@ export function restoreListsFromBackup(
         copyFromBackup(live, BACKUP, part, "", part === "group");
         if (part === "adlist") contents.copy(live, BACKUP);
         done.push(part);
+      }
+      for (const f of FAMILY) {
+        if (!has(f.part) || !backupTables.has(f.table)) continue;
+        live.run(`DELETE FROM main.${f.table}`);
+        copyFromBackup(live, BACKUP, f.table, f.where);
       }
       for (const [link, { owner, column }] of Object.entries(LINKS)) {
         if (!has(link as GravityPart)) continue;

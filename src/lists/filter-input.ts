@@ -40,3 +40,33 @@ export function enabledAdlistIds(db: Database): Set<number> {
 export function clientEntries(db: Database): Array<{ id: number; ip: string }> {
   return db.query<{ id: number; ip: string }, []>("SELECT id, ip FROM client ORDER BY id").all();
 }
+
+/** Every [group id, blocked service id] the groups picked. */
+export function serviceSelections(db: Database): Array<{ g: number; service: string }> {
+  return db.query<{ g: number; service: string }, []>("SELECT group_id AS g, service FROM moat_group_service").all();
+}
+
+/** Every [group id, safe-search engine id] the groups enforce. */
+export function safeSearchSelections(db: Database): Array<{ g: number; engine: string }> {
+  return db.query<{ g: number; engine: string }, []>("SELECT group_id AS g, engine FROM moat_group_safesearch").all();
+}
+
+/** Every group's schedule as stored (windows and services are JSON arrays). */
+export function scheduleRows(
+  db: Database,
+): Array<{ g: number; windows: string; services: string; lists: string; everything: number }> {
+  return db
+    .query<{ g: number; windows: string; services: string; lists: string; everything: number }, []>(
+      "SELECT group_id AS g, windows, services, lists, everything FROM moat_group_schedule ORDER BY group_id",
+    )
+    .all();
+}
+
+/** Every group's own upstreams as stored (a JSON array), by group id ascending. */
+export function groupUpstreamRows(db: Database): Array<{ g: number; upstreams: string }> {
+  return db
+    .query<{ g: number; upstreams: string }, []>(
+      "SELECT group_id AS g, upstreams FROM moat_group_upstream ORDER BY group_id",
+    )
+    .all();
+}

@@ -35,6 +35,98 @@ export const REPLICATED_LINKS = [
   { name: "adlist_by_group", owner: "adlist", column: "adlist_id" },
 ] as const;
 
+/**
+ * Moat's family controls (family.ts) as keys of the same map: "moat_group_service/<group>/<service>" -> 1,
+ * "moat_group_safesearch/<group>/<engine>" -> 1, "moat_group_schedule/<group>" -> {windows, services,
+ * lists, everything} (as stored: JSON text), "moat_group_upstream/<group>" -> {upstreams}, "moat_client_pause/<client, URI-encoded>" -> {until}. Keyed by group
+ * id like the links, so they move with a renumbered group and leave with a deleted one.
+ */
+const FAMILY_PICKS = [
+  { name: "moat_group_service", column: "service" },
+  { name: "moat_group_safesearch", column: "engine" },
+] as const;
+const PAUSE = "moat_client_pause";
+const UPSTREAM = "moat_group_upstream";
+
+/** Whether a key is one of the family controls' that hang on a group, and that group's id. */
+export function familyGroupOf(key: string): number | null {
+  const [name, g] = key.split("/");
+  return FAMILY_PICKS.some((f) => f.name === name) || name === "moat_group_schedule" || name === UPSTREAM
+    ? Number(g)
+    : null;
+}
+
+function readFamily(db: Database, out: ListsMap): void {
+  for (const f of FAMILY_PICKS)
+    for (const r of db.query(`SELECT group_id AS g, ${f.column} AS v FROM ${f.name}`).all() as Array<{
+      g: number;
+      v: string;
+    }>)
+      out[`${f.name}/${r.g}/${r.v}`] = 1;
+  for (const r of db
+    .query("SELECT group_id AS g, windows, services, lists, everything FROM moat_group_schedule")
+    .all() as Array<{
+    g: number;
+    windows: string;
+    services: string;
+    lists: string;
+    everything: number;
+  }>)
+    out[`moat_group_schedule/${r.g}`] = {
+      windows: r.windows,
+      services: r.services,
+      lists: r.lists,
+      everything: r.everything,
+    };
+  for (const r of db.query(`SELECT group_id AS g, upstreams FROM ${UPSTREAM}`).all() as Array<{
+    g: number;
+    upstreams: string;
+  }>)
+    out[`${UPSTREAM}/${r.g}`] = { upstreams: r.upstreams };
+  for (const r of db.query(`SELECT client, until FROM ${PAUSE}`).all() as Array<{
+    client: string;
+    until: number | null;
+  }>)
+    out[`${PAUSE}/${encodeURIComponent(r.client)}`] = { until: r.until };
+}
+
+/** Adds or removes the family-control row a key names. */
+function writeFamily(db: Database, key: string, value: unknown): void {
+  const [name, a, b] = key.split("/");
+  const pick = FAMILY_PICKS.find((f) => f.name === name);
+  if (pick) {
+    if (value === undefined)
+      db.run(`DELETE FROM ${pick.name} WHERE group_id = ? AND ${pick.column} = ?`, [Number(a), b!]);
+    else db.run(`INSERT OR IGNORE INTO ${pick.name} (group_id, ${pick.column}) VALUES (?, ?)`, [Number(a), b!]);
+  } else if (name === "moat_group_schedule") {
+    const s = value as { windows: string; services: string; lists?: string; everything: number } | undefined;
+    if (s === undefined) db.run("DELETE FROM moat_group_schedule WHERE group_id = ?", [Number(a)]);
+    else
+      db.run(
+        "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, lists, everything) VALUES (?, ?, ?, ?, ?)",
+        [Number(a), s.windows, s.services, s.lists ?? "[]", s.everything],
+      );
+  } else if (name === UPSTREAM) {
+    if (value === undefined) db.run(`DELETE FROM ${UPSTREAM} WHERE group_id = ?`, [Number(a)]);
+    else
+      db.run(`INSERT OR REPLACE INTO ${UPSTREAM} (group_id, upstreams) VALUES (?, ?)`, [
+        Number(a),
+        (value as { upstreams: string }).upstreams,
+      ]);
+  } else if (name === PAUSE) {
+    const client = decodeURIComponent(a!);
+    if (value === undefined) db.run(`DELETE FROM ${PAUSE} WHERE client = ?`, [client]);
+    else
+      db.run(`INSERT OR REPLACE INTO ${PAUSE} (client, until) VALUES (?, ?)`, [
+        client,
+        (value as { until: number | null }).until,
+      ]);
+  }
+}
+
+const isFamilyKey = (k: string) => k.startsWith("moat_");
+const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
 const q = (s: string) => `"${s}"`;
 
 export function readListsMap(db: Database): ListsMap {
@@ -53,6 +145,7 @@ export function readListsMap(db: Database): ListsMap {
       g: number;
     }>)
       out[`${l.name}/${r.o}/${r.g}`] = 1;
+  readFamily(db, out);
   return out;
 }
 
@@ -94,6 +187,10 @@ export function applyListsMap(
 function changedTables(current: ListsMap, next: ListsMap): ListTable[] {
   const out = new Set<ListTable>();
   for (const k of new Set([...Object.keys(current), ...Object.keys(next)])) {
+    if (isFamilyKey(k)) {
+      if (!out.has("family") && !sameValue(current[k], next[k])) out.add("family");
+      continue;
+    }
     const name = k.slice(0, k.indexOf("/"));
     const table = REPLICATED_TABLES.find((t) => t.name === name);
     const owner = table?.name ?? REPLICATED_LINKS.find((l) => l.name === name)?.owner;
@@ -140,6 +237,15 @@ function writeDifference(db: Database, current: ListsMap, next: ListsMap): void 
       if (l.owner === table && next[`${l.name}/${id}/0`] === undefined) writeLink(db, `${l.name}/${id}/0`, "unlink");
   }
   for (const k of Object.keys(next)) if (current[k] === undefined) writeLink(db, k, "link");
+  // the family controls last: their groups exist now (a deleted group took its rows along)
+  for (const k of Object.keys(current)) if (isFamilyKey(k) && next[k] === undefined) writeFamily(db, k, undefined);
+  for (const [k, v] of Object.entries(next))
+    if (isFamilyKey(k) && !sameValue(current[k], v) && groupExists(db, k)) writeFamily(db, k, v);
+}
+
+function groupExists(db: Database, key: string): boolean {
+  const g = familyGroupOf(key);
+  return g === null || db.query(`SELECT 1 FROM "group" WHERE id = ?`).get(g) !== null;
 }
 
 /** Adds or removes the link a key names ("domainlist_by_group/7/0"); a row's key is left alone. */

@@ -8,12 +8,15 @@ export interface RecordBatch {
   count: number;
   /** per record: id, time, replyTime */
   f: Float64Array;
-  /** per record: type, status, reply, dnssec, listId (-1 = null), ede */
+  /** per record: type, status, reply, dnssec, listId (NULL_ID = null; negative ids are Moat's blocked services), ede */
   n: Int32Array;
   /** per record: lengths of domain, client, upstream, cname (-1 = null) */
   len: Int32Array;
   text: string;
 }
+
+/** listId null: the one Int32 value no list id takes */
+const NULL_ID = -2147483648;
 
 const F = 3,
   N = 6,
@@ -42,7 +45,7 @@ export function encodeBatch(records: readonly StoredRecord[]): RecordBatch {
     n[o + 1] = r.status;
     n[o + 2] = r.reply;
     n[o + 3] = r.dnssec;
-    n[o + 4] = r.listId ?? -1;
+    n[o + 4] = r.listId ?? NULL_ID;
     n[o + 5] = r.ede;
     str(i * S, r.domain);
     str(i * S + 1, r.client);
@@ -71,7 +74,7 @@ export function decodeBatch(b: RecordBatch): StoredRecord[] {
       status: b.n[o + 1]!,
       reply: b.n[o + 2]!,
       dnssec: b.n[o + 3]!,
-      listId: b.n[o + 4]! < 0 ? null : b.n[o + 4]!,
+      listId: b.n[o + 4]! === NULL_ID ? null : b.n[o + 4]!,
       ede: b.n[o + 5]!,
       domain: str(i * S) ?? "",
       client: str(i * S + 1) ?? "",

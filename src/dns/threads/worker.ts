@@ -96,6 +96,7 @@ class DnsThread {
         if (m.name === null) this.names.delete(m.ip);
         else this.names.set(m.ip, m.name);
         this.snapshot.clients.forget(m.ip);
+        this.snapshot.paused?.forget(m.ip);
         break;
       case "stop":
         this.stop();

@@ -10,6 +10,7 @@ import { Dashboard } from "./pages/dashboard.tsx";
 import { Dhcp } from "./pages/dhcp.tsx";
 import { Domains } from "./pages/domains.tsx";
 import { Groups } from "./pages/groups.tsx";
+import { Family } from "./pages/family.tsx";
 import { Lists } from "./pages/lists.tsx";
 import { LocalDns } from "./pages/localdns.tsx";
 import { LongTerm } from "./pages/longterm.tsx";
@@ -36,6 +37,7 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/lists", title: "Lists", page: Lists },
   { path: "/groups", title: "Groups", page: Groups },
   { path: "/clients", title: "Clients", page: Clients },
+  { path: "/family", title: "Family controls", page: Family },
   { path: "/network", title: "Network", page: Network },
   { path: "/dns", title: "Local DNS", page: LocalDns },
   { path: "/dhcp", title: "DHCP", page: Dhcp },

@@ -77,9 +77,28 @@ const STATUS_TEXT: Record<string, string> = {
 
 const isRuleStatus = (s: string) => /^(DENYLIST|REGEX)/.test(s);
 
+// Family controls log negative list ids (docs/pihole-differences.md): −code of a blocked service, and these two.
+const PAUSED_LIST_ID = -1_000_000;
+const SCHEDULE_LIST_ID = -1_000_001;
+type Service = { name: string; category: string; list_id: number };
+
+/** What a negative list id means, or null for Pi-hole's own (positive) ids. */
+function familyReason(listId: number | null, services: Service[] | null): string | null {
+  if (listId === null || listId >= 0) return null;
+  if (listId === PAUSED_LIST_ID) return "This client is paused (family controls): every query it sends is blocked.";
+  if (listId === SCHEDULE_LIST_ID)
+    return "A schedule window of the client's group is open and blocks everything but the allow list.";
+  const s = services?.find((x) => x.list_id === listId);
+  return s
+    ? `Blocked service: ${s.name} (${s.category}), blocked for the client's group (family controls).`
+    : "A blocked service of the client's group (family controls).";
+}
+
 export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
   const [data, setData] = useState<
-    { search: SearchReply["search"]; groups: Group[]; clientGroups: number[] | null } | { error: string } | null
+    | { search: SearchReply["search"]; groups: Group[]; clientGroups: number[] | null; services: Service[] | null }
+    | { error: string }
+    | null
   >(null);
   useEffect(() => {
     const name = row.cname && /_CNAME$/.test(row.status) ? row.cname : row.domain;
@@ -87,12 +106,14 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
       get<SearchReply>(`/search/${enc(name)}?N=50`),
       get<{ groups: Group[] }>("/groups"),
       get<{ clients: Array<{ client: string; groups: number[] }> }>("/clients"),
+      row.list_id !== null && row.list_id < 0 ? get<{ services: Service[] }>("/services") : null,
     ])
-      .then(([s, g, c]) =>
+      .then(([s, g, c, svc]) =>
         setData({
           search: s.search,
           groups: g.groups,
           clientGroups: c.clients.find((x) => x.client === row.client.ip)?.groups ?? null,
+          services: svc?.services ?? null,
         }),
       )
       .catch((e: Error) => setData({ error: e.message }));
@@ -121,6 +142,11 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
             Client {row.client.name ?? row.client.ip} is in the groups:{" "}
             {data.clientGroups ? groupNames(data.clientGroups, data.groups) : "Default (no client entry)"}.
           </p>
+          {familyReason(row.list_id, data.services) && (
+            <p class="hit" data-testid="why-family">
+              <strong>{familyReason(row.list_id, data.services)}</strong>
+            </p>
+          )}
           {data.search.domains.length > 0 && (
             <>
               <h3>Domain rules that match</h3>

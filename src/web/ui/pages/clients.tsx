@@ -14,6 +14,7 @@ import {
   useFreshForm,
 } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
+import { PauseButton, usePauses } from "../pause.tsx";
 
 type Client = { id: number; client: string; name: string | null; comment: string | null; groups: number[] };
 type Suggestion = { hwaddr: string; macVendor: string | null; addresses: string; names: string };
@@ -133,6 +134,7 @@ export function Clients() {
   const { data, reload } = usePoll(() => get<{ clients: Client[] }>("/clients").then((r) => r.clients), 0);
   const [formKey, added] = useFreshForm();
   const [editing, setEditing] = useState<Client | null>(null);
+  const pauses = usePauses();
   const log = useLogClients();
   const logName = new Map(log.filter((c) => c.name).map((c) => [c.ip, c.name!]));
   const configured = new Set((data ?? []).map((c) => c.client.toLowerCase()));
@@ -164,6 +166,12 @@ export function Clients() {
               { title: "Name", cell: (c) => c.name ?? logName.get(c.client) ?? "" },
               { title: "Comment", cell: (c) => c.comment ?? "" },
               { title: "Groups", cell: (c) => <GroupChips ids={c.groups} groups={groups} /> },
+              {
+                title: "Pause",
+                cell: (c) => (
+                  <PauseButton client={c.client} paused={pauses.paused.has(c.client)} onDone={pauses.reload} />
+                ),
+              },
             ]}
             onEdit={setEditing}
             onDelete={(list) =>

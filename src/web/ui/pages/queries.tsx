@@ -8,6 +8,7 @@ import { dateTime, fromLocalInput, num, toLocalInput } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { navigate, useRoute } from "../router.ts";
 import { BLOCKED, Why, type QueryRow } from "../why.tsx";
+import { PauseButton, usePauses } from "../pause.tsx";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 type Suggestions = { suggestions: Record<string, string[]> };
@@ -206,7 +207,15 @@ export function statusKind(s: string): string {
   return "ok";
 }
 
-function RowActions({ row, onWhy }: { row: QueryRow; onWhy: () => void }) {
+function RowActions({
+  row,
+  onWhy,
+  pauses,
+}: {
+  row: QueryRow;
+  onWhy: () => void;
+  pauses: ReturnType<typeof usePauses>;
+}) {
   const [busy, setBusy] = useState<string | null>(null);
   const list = async (type: "allow" | "deny") => {
     setBusy(type);
@@ -244,6 +253,7 @@ function RowActions({ row, onWhy }: { row: QueryRow; onWhy: () => void }) {
       <Button kind="ghost" onClick={onWhy} title="Why was this blocked or allowed?">
         Why?
       </Button>
+      <PauseButton client={row.client.ip} paused={pauses.paused.has(row.client.ip)} onDone={pauses.reload} />
     </div>
   );
 }
@@ -257,6 +267,7 @@ export function QueryLog() {
   const [cursor, setCursor] = useState<number | null>(null);
   const [live, setLive] = useState(true);
   const [why, setWhy] = useState<QueryRow | null>(null);
+  const pauses = usePauses();
   const key = JSON.stringify(filters);
   useEffect(() => {
     setPageNo(0);
@@ -342,7 +353,7 @@ export function QueryLog() {
                     )}
                   </td>
                   <td class="q-actions">
-                    <RowActions row={r} onWhy={() => setWhy(r)} />
+                    <RowActions row={r} onWhy={() => setWhy(r)} pauses={pauses} />
                   </td>
                 </tr>
               ))}

@@ -1,0 +1,248 @@
+// Family controls (Moat's own): the blocked-services catalogue, each group's blocked services, the safe-search
+// engines and each group's picks, and paused clients. Beside Pi-hole's /api/groups/* and /api/clients/* rather than under them: those are wildcards
+// (a client entry may be a subnet with a "/"), so a suffix there would change what Pi-hole's paths mean.
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { SERVICES } from "../../filter/services/catalogue.ts";
+import { serviceById } from "../../filter/services/rules.ts";
+import { SAFE_SEARCH_ENGINES, safeSearchEngine } from "../../filter/safesearch.ts";
+import {
+  activePauses,
+  groupSafeSearch,
+  groupServices,
+  pauseClient,
+  resumeClient,
+  setGroupSafeSearch,
+  setGroupServices,
+} from "../../lists/family.ts";
+import { Errors } from "../core/errors.ts";
+import { moatOnly, piholeParams } from "../core/route-meta.ts";
+import { documented } from "../docs/meta.ts";
+import { listsWrite, pathParts } from "../lists/common.ts";
+import { MAX_LEN, checkLength, validateClients } from "../lists/input.ts";
+
+const tags = ["Family controls"];
+
+const Service = t.Object({
+  id: t.String({ description: "the key a group's selection names" }),
+  name: t.String(),
+  category: t.String({ description: "video, social, games, chat, shopping, streaming, ai or other" }),
+  list_id: t.Integer({ description: "the list_id the query log shows for a query this service blocked (−code)" }),
+  rules: t.Array(t.String(), { description: "||domain^: the domain and every name below it" }),
+});
+const GroupServices = t.Object({ name: t.String(), services: t.Array(t.String()) });
+const GroupsReply = t.Object({ groups: t.Array(GroupServices) });
+const Pause = t.Object({
+  client: t.String(),
+  until: t.Union([t.Integer(), t.Null()], { description: "unix seconds; null: until resumed" }),
+});
+const PausesReply = t.Object({ pauses: t.Array(Pause) });
+
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+function groupsOf(rt: Runtime, name: string | null) {
+  const all = [...groupServices(rt.gravityDb)].map(([n, services]) => ({ name: n, services }));
+  return name === null ? all : all.filter((g) => g.name === name);
+}
+
+const Engine = t.Object({
+  id: t.String({ description: "the key a group's selection names" }),
+  name: t.String(),
+  target: t.String({ description: "the CNAME target the engine documents" }),
+  hosts: t.Array(t.String(), { description: "the host names answered with the CNAME" }),
+  doc: t.String({ description: "where the engine documents it" }),
+});
+const GroupEngines = t.Object({ name: t.String(), engines: t.Array(t.String()) });
+const SafeGroupsReply = t.Object({ groups: t.Array(GroupEngines) });
+
+function safeGroupsOf(rt: Runtime, name: string | null) {
+  const all = [...groupSafeSearch(rt.gravityDb)].map(([n, engines]) => ({ name: n, engines }));
+  return name === null ? all : all.filter((g) => g.name === name);
+}
+
+export function familyRoutes(rt: Runtime) {
+  return new Elysia({ name: "family" })
+    .get(
+      "/services",
+      () => ({
+        services: SERVICES.map((s) => ({
+          id: s.id,
+          name: s.name,
+          category: s.category,
+          list_id: -s.code,
+          rules: [...s.rules],
+        })),
+      }),
+      {
+        response: t.Object({ services: t.Array(Service) }),
+        detail: moatOnly(documented({ tags, summary: "The catalogue of services a group can block" }, {})),
+      },
+    )
+    .get("/services/groups", () => ({ groups: groupsOf(rt, null) }), {
+      response: GroupsReply,
+      detail: moatOnly(documented({ tags, summary: "Every group's blocked services" }, {})),
+    })
+    .get(
+      "/services/groups/*",
+      ({ request }) => {
+        const { item } = pathParts(request, "services/groups", 0);
+        const groups = item === null ? [] : groupsOf(rt, item);
+        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
+        return { groups };
+      },
+      {
+        response: GroupsReply,
+        detail: moatOnly(
+          documented(piholeParams("/{name}", { tags, summary: "One group's blocked services" }), {
+            responses: { 404: "No such group" },
+          }),
+        ),
+      },
+    )
+    .put(
+      "/services/groups/*",
+      ({ request, body }) => {
+        const { item } = pathParts(request, "services/groups", 0);
+        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
+        checkLength(item, "name", MAX_LEN.name);
+        const unknown = body.services.filter((s) => !serviceById(s));
+        if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
+        listsWrite(request, () => setGroupServices(rt, item, [...new Set(body.services)]));
+        return { groups: groupsOf(rt, item) };
+      },
+      {
+        body: t.Object({
+          services: t.Array(t.String({ maxLength: 64 }), {
+            maxItems: 1000,
+            description: "ids from GET /api/services; replaces the group's selection ([]: none)",
+          }),
+        }),
+        response: GroupsReply,
+        detail: moatOnly(
+          documented(piholeParams("/{name}", { tags, summary: "Set which services a group blocks" }), {
+            responses: { 400: "An unknown service id", 404: "No such group" },
+          }),
+        ),
+      },
+    )
+    .get(
+      "/safesearch",
+      () => ({
+        engines: SAFE_SEARCH_ENGINES.map((e) => ({
+          id: e.id,
+          name: e.name,
+          target: e.target,
+          hosts: [...e.hosts],
+          doc: e.doc,
+        })),
+      }),
+      {
+        response: t.Object({ engines: t.Array(Engine) }),
+        detail: moatOnly(
+          documented({ tags, summary: "The search engines whose safe mode a group can enforce through DNS" }, {}),
+        ),
+      },
+    )
+    .get("/safesearch/groups", () => ({ groups: safeGroupsOf(rt, null) }), {
+      response: SafeGroupsReply,
+      detail: moatOnly(documented({ tags, summary: "Every group's safe-search engines" }, {})),
+    })
+    .get(
+      "/safesearch/groups/*",
+      ({ request }) => {
+        const { item } = pathParts(request, "safesearch/groups", 0);
+        const groups = item === null ? [] : safeGroupsOf(rt, item);
+        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
+        return { groups };
+      },
+      {
+        response: SafeGroupsReply,
+        detail: moatOnly(
+          documented(piholeParams("/{name}", { tags, summary: "One group's safe-search engines" }), {
+            responses: { 404: "No such group" },
+          }),
+        ),
+      },
+    )
+    .put(
+      "/safesearch/groups/*",
+      ({ request, body }) => {
+        const { item } = pathParts(request, "safesearch/groups", 0);
+        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
+        checkLength(item, "name", MAX_LEN.name);
+        const unknown = body.engines.filter((e) => !safeSearchEngine(e));
+        if (unknown.length) throw Errors.badRequest("Unknown safe-search engine", unknown.join(", "));
+        if (body.engines.includes("youtube") && body.engines.includes("youtube-moderate"))
+          throw Errors.badRequest("YouTube is either strict or moderate", "youtube, youtube-moderate");
+        listsWrite(request, () => setGroupSafeSearch(rt, item, [...new Set(body.engines)]));
+        return { groups: safeGroupsOf(rt, item) };
+      },
+      {
+        body: t.Object({
+          engines: t.Array(t.String({ maxLength: 64 }), {
+            maxItems: 100,
+            description: "ids from GET /api/safesearch; replaces the group's selection ([]: none)",
+          }),
+        }),
+        response: SafeGroupsReply,
+        detail: moatOnly(
+          documented(piholeParams("/{name}", { tags, summary: "Set which engines' safe mode a group enforces" }), {
+            responses: { 400: "An unknown engine, or YouTube both strict and moderate", 404: "No such group" },
+          }),
+        ),
+      },
+    )
+    .get("/pauses", () => ({ pauses: activePauses(rt.gravityDb, nowSec()) }), {
+      response: PausesReply,
+      detail: moatOnly(documented({ tags, summary: "The paused clients" }, {})),
+    })
+    .post(
+      "/pauses/*",
+      ({ request, body }) => {
+        const { item } = pathParts(request, "pauses", 0);
+        if (item === null) throw Errors.badRequest("Invalid request: Specify the client in the URI");
+        checkLength(item, "client", MAX_LEN.client);
+        validateClients([item]);
+        const minutes = body.minutes ?? null;
+        const until = minutes === null ? null : nowSec() + Math.round(minutes * 60);
+        pauseClient(rt, item, until, nowSec());
+        return { pauses: activePauses(rt.gravityDb, nowSec()) };
+      },
+      {
+        body: t.Object({
+          minutes: t.Optional(
+            t.Union([t.Number({ exclusiveMinimum: 0, maximum: 525600 }), t.Null()], {
+              description: "how long; null or absent: until resumed",
+            }),
+          ),
+        }),
+        response: PausesReply,
+        detail: moatOnly(
+          documented(
+            piholeParams("/{client}", {
+              tags,
+              summary:
+                "Pause a client (an address, subnet, MAC, host name or DoT/DoH client ID, matched as client entries are): every query it sends is blocked until the time passes",
+            }),
+            {},
+          ),
+        ),
+      },
+    )
+    .delete(
+      "/pauses/*",
+      ({ request }) => {
+        const { item } = pathParts(request, "pauses", 0);
+        if (item === null || !resumeClient(rt, item)) throw Errors.notFound(new URL(request.url).pathname);
+        return undefined;
+      },
+      {
+        detail: moatOnly(
+          documented(
+            piholeParams("/{client}", { tags, summary: "Resume a paused client (204; 404 when it was not paused)" }),
+            { responses: { 404: "The client was not paused" } },
+          ),
+        ),
+      },
+    );
+}

@@ -1,0 +1,128 @@
+// /api/schedules (Moat's own): each group's weekly windows, in the system's time zone, and what they block:
+// the chosen services and block lists, or everything but the allow list. A change is in force at once, and each window
+// opens and closes at its minute by itself (src/filter/schedule.ts).
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { serviceById } from "../../filter/services/rules.ts";
+import { windowProblem, type ScheduleWindow } from "../../filter/schedule.ts";
+import { groupRows } from "../../lists/groups.ts";
+import { groupSchedules, setGroupSchedule } from "../../lists/family.ts";
+import { adlistIds } from "../../lists/adlists.ts";
+import { Errors } from "../core/errors.ts";
+import { moatOnly, piholeParams } from "../core/route-meta.ts";
+import { documented } from "../docs/meta.ts";
+import { listsWrite, pathParts } from "../lists/common.ts";
+import { MAX_LEN, checkLength } from "../lists/input.ts";
+
+const tags = ["Family controls"];
+
+const Window = t.Object({
+  days: t.Array(t.Integer({ minimum: 0, maximum: 6 }), {
+    minItems: 1,
+    maxItems: 7,
+    description: "the days the window starts on: 0 = Sunday … 6 = Saturday",
+  }),
+  start: t.String({ pattern: "^\\d\\d:\\d\\d$", description: "HH:MM, the system's local time" }),
+  end: t.String({
+    pattern: "^\\d\\d:\\d\\d$",
+    description: "HH:MM (24:00: midnight); at or before start, the window ends on the next day",
+  }),
+});
+const Schedule = t.Object({
+  windows: t.Array(Window, { maxItems: 100 }),
+  services: t.Array(t.String({ maxLength: 64 }), {
+    maxItems: 1000,
+    description: "ids from GET /api/services, blocked while a window is open",
+  }),
+  lists: t.Optional(
+    t.Array(t.Integer(), {
+      maxItems: 1000,
+      description: "ids of block lists (GET /api/lists) that apply to the group only while a window is open",
+    }),
+  ),
+  everything: t.Boolean({ description: "while a window is open, block everything but the allow list" }),
+});
+const GroupSchedule = t.Object({
+  name: t.String(),
+  schedule: t.Union([Schedule, t.Null()], { description: "null: the group has no schedule" }),
+});
+const Reply = t.Object({ groups: t.Array(GroupSchedule), timezone: t.String() });
+
+const timezone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+function groupsOf(rt: Runtime, name: string | null) {
+  const schedules = groupSchedules(rt.gravityDb);
+  return groupRows(rt.gravityDb, name).map((g) => ({
+    name: g.name,
+    schedule: (schedules.get(g.name) ?? null) as {
+      windows: ScheduleWindow[];
+      services: string[];
+      lists: number[];
+      everything: boolean;
+    } | null,
+  }));
+}
+
+export function scheduleRoutes(rt: Runtime) {
+  return new Elysia({ name: "schedules" })
+    .get("/schedules/groups", () => ({ groups: groupsOf(rt, null), timezone: timezone() }), {
+      response: Reply,
+      detail: moatOnly(
+        documented({ tags, summary: "Every group's weekly schedule, and the time zone it runs in" }, {}),
+      ),
+    })
+    .get(
+      "/schedules/groups/*",
+      ({ request }) => {
+        const { item } = pathParts(request, "schedules/groups", 0);
+        const groups = item === null ? [] : groupsOf(rt, item);
+        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
+        return { groups, timezone: timezone() };
+      },
+      {
+        response: Reply,
+        detail: moatOnly(
+          documented(piholeParams("/{name}", { tags, summary: "One group's weekly schedule" }), {
+            responses: { 404: "No such group" },
+          }),
+        ),
+      },
+    )
+    .put(
+      "/schedules/groups/*",
+      ({ request, body }) => {
+        const { item } = pathParts(request, "schedules/groups", 0);
+        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
+        checkLength(item, "name", MAX_LEN.name);
+        for (const w of body.windows) {
+          const p = windowProblem(w);
+          if (p) throw Errors.badRequest(`Invalid window: ${p}`, w);
+        }
+        const unknown = body.services.filter((s) => !serviceById(s));
+        if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
+        const known = adlistIds(rt.gravityDb);
+        const lists = [...new Set(body.lists ?? [])];
+        const missing = lists.filter((id) => !known.has(id));
+        if (missing.length) throw Errors.badRequest("Unknown list", missing.join(", "));
+        const empty = body.windows.length === 0;
+        const s = empty
+          ? null
+          : { windows: body.windows, services: [...new Set(body.services)], lists, everything: body.everything };
+        listsWrite(request, () => setGroupSchedule(rt, item, s));
+        return { groups: groupsOf(rt, item), timezone: timezone() };
+      },
+      {
+        body: Schedule,
+        response: Reply,
+        detail: moatOnly(
+          documented(
+            piholeParams("/{name}", {
+              tags,
+              summary: "Set a group's weekly schedule (no windows: remove it)",
+            }),
+            { responses: { 400: "A window that is not one, an unknown service or list", 404: "No such group" } },
+          ),
+        ),
+      },
+    );
+}

@@ -1,0 +1,81 @@
+// /api/upstreams/groups (Moat's own): a group's own upstreams (plain, DoT or DoH, as dns.upstreams takes
+// them), e.g. a family-filtering resolver for the kids' devices. Its clients' queries go there instead of
+// dns.upstreams, and their answers are cached apart (src/dns/cache.ts), so no group gets another's.
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { parseUpstreamSpec } from "../../config/upstream-syntax.ts";
+import { groupRows } from "../../lists/groups.ts";
+import { groupUpstreams, setGroupUpstreams } from "../../lists/family.ts";
+import { Errors } from "../core/errors.ts";
+import { moatOnly, piholeParams } from "../core/route-meta.ts";
+import { documented } from "../docs/meta.ts";
+import { listsWrite, pathParts } from "../lists/common.ts";
+import { MAX_LEN, checkLength } from "../lists/input.ts";
+
+const tags = ["Family controls"];
+const Reply = t.Object({
+  groups: t.Array(
+    t.Object({
+      name: t.String(),
+      upstreams: t.Array(t.String(), { description: "[]: the group uses dns.upstreams" }),
+    }),
+  ),
+});
+
+function groupsOf(rt: Runtime, name: string | null) {
+  const own = groupUpstreams(rt.gravityDb);
+  return groupRows(rt.gravityDb, name).map((g) => ({ name: g.name, upstreams: own.get(g.name) ?? [] }));
+}
+
+export function upstreamRoutes(rt: Runtime) {
+  return new Elysia({ name: "group-upstreams" })
+    .get("/upstreams/groups", () => ({ groups: groupsOf(rt, null) }), {
+      response: Reply,
+      detail: moatOnly(documented({ tags, summary: "Every group's own upstreams" }, {})),
+    })
+    .get(
+      "/upstreams/groups/*",
+      ({ request }) => {
+        const { item } = pathParts(request, "upstreams/groups", 0);
+        const groups = item === null ? [] : groupsOf(rt, item);
+        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
+        return { groups };
+      },
+      {
+        response: Reply,
+        detail: moatOnly(
+          documented(piholeParams("/{name}", { tags, summary: "One group's own upstreams" }), {
+            responses: { 404: "No such group" },
+          }),
+        ),
+      },
+    )
+    .put(
+      "/upstreams/groups/*",
+      ({ request, body }) => {
+        const { item } = pathParts(request, "upstreams/groups", 0);
+        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
+        checkLength(item, "name", MAX_LEN.name);
+        for (const u of body.upstreams) {
+          const p = parseUpstreamSpec(u);
+          if (typeof p === "string") throw Errors.badRequest(`Invalid upstream: ${p}`, u);
+        }
+        listsWrite(request, () => setGroupUpstreams(rt, item, [...new Set(body.upstreams)]));
+        return { groups: groupsOf(rt, item) };
+      },
+      {
+        body: t.Object({
+          upstreams: t.Array(t.String({ maxLength: 512 }), {
+            maxItems: 16,
+            description: "as dns.upstreams takes them (9.9.9.9, 9.9.9.9#53, tls://…, https://…); []: dns.upstreams",
+          }),
+        }),
+        response: Reply,
+        detail: moatOnly(
+          documented(piholeParams("/{name}", { tags, summary: "Set a group's own upstreams" }), {
+            responses: { 400: "An entry that is not an upstream", 404: "No such group" },
+          }),
+        ),
+      },
+    );
+}

@@ -1,0 +1,32 @@
+// Pausing a device from wherever it is shown (the clients page, the query log): one button that pauses it
+// for an hour (POST /api/pauses/{client}) or, when it is paused, resumes it (DELETE).
+import { api, enc, get } from "./api.ts";
+import { Button, useAction } from "./components.tsx";
+import { usePoll } from "./poll.ts";
+
+type Pause = { client: string; until: number | null };
+
+/** the paused clients, and a reload for after a change */
+export function usePauses(): { paused: Set<string>; reload: () => void } {
+  const { data, reload } = usePoll(() => get<{ pauses: Pause[] }>("/pauses").then((r) => r.pauses), 30000);
+  return { paused: new Set((data ?? []).map((p) => p.client)), reload };
+}
+
+export function PauseButton({ client, paused, onDone }: { client: string; paused: boolean; onDone: () => void }) {
+  const [busy, run] = useAction();
+  const toggle = () =>
+    void run(
+      () => (paused ? api("DELETE", `/pauses/${enc(client)}`) : api("POST", `/pauses/${enc(client)}`, { minutes: 60 })),
+      paused ? `${client} resumed` : `${client} paused for an hour`,
+    ).then(onDone);
+  return (
+    <Button
+      kind="ghost"
+      busy={busy}
+      onClick={toggle}
+      title={paused ? `Resume ${client}` : `Block everything for ${client} for an hour`}
+    >
+      {paused ? "Resume" : "Pause"}
+    </Button>
+  );
+}
