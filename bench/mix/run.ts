@@ -9,7 +9,7 @@
 // RSS + tmpfs is sampled every second.
 // Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
 //   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
-//   [--only moat,unbound,dnsmasq] [--threads 1,2 (Moat's dns.threads and unbound's num-threads: one run
+//   [--only moat,unbound,dnsmasq] (moat-family: Moat with five groups, ten blocked services and an open schedule) [--threads 1,2 (Moat's dns.threads and unbound's num-threads: one run
 //   per count, dnsperf with --clients source ports (default 16 then) so the kernel spreads them)] [--moat-env KEY=VALUE,...] [--moat-bun-flags --cpu-prof-md,--cpu-prof-dir=DIR] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
 //   memory cgroup of --mem 512 MiB when /sys/fs/cgroup/memory is writable)
 // Quick run: bun bench/mix/run.ts --list 100000 --queries 200000 --popular 20000 --fill 200000 --seconds 4
@@ -108,8 +108,8 @@ function memoryCgroup(): string | null {
   }
 }
 
-async function startMoat(threads: number): Promise<Subprocess> {
-  const data = join(dir, `moat-${threads}`);
+async function startMoat(threads: number, family = false): Promise<Subprocess> {
+  const data = join(dir, `moat-${threads}${family ? "-family" : ""}`);
   const env = {
     FTLCONF_dns_port: String(PORTS.moat),
     FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`,
@@ -147,13 +147,51 @@ async function startMoat(threads: number): Promise<Subprocess> {
   if (cg) cgroupDir = cg;
   await waitAnswer(PORTS.moat!, mix.probeForwarded, /^192\.0\.2\.1$/m, 60);
   console.log(`moat gravity: ${await loadMoatLists(HTTP, mix)}`);
+  if (family) await familySetup();
   return p;
 }
 let cgroupDir: string | null = null;
 
+/** "moat-family": Moat with the family controls of the issue's bar (five groups, ten blocked services, an open schedule) on every client. */
+const isMoat = (server: string) => server === "moat" || server === "moat-family";
+
+async function familySetup(): Promise<void> {
+  const api = async (method: string, path: string, body: unknown) => {
+    const r = await fetch(`http://127.0.0.1:${HTTP}/api${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  };
+  const services = [
+    "youtube",
+    "tiktok",
+    "instagram",
+    "facebook",
+    "snapchat",
+    "twitter",
+    "reddit",
+    "discord",
+    "netflix",
+    "roblox",
+  ];
+  for (let i = 1; i <= 4; i++) {
+    await api("POST", "/groups", { name: `family${i}` });
+    await api("PUT", `/services/groups/family${i}`, { services: services.slice(0, 2 * i) });
+  }
+  // the Default group holds every client: its services and its open schedule are on every query's path
+  await api("PUT", "/services/groups/Default", { services });
+  await api("PUT", "/schedules/groups/Default", {
+    windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: "00:00", end: "24:00" }],
+    services: ["twitch", "fortnite"],
+    everything: false,
+  });
+}
+
 /** Queries answered so far by each DNS thread: Moat's /metrics, unbound-control's per-thread stats. */
 async function threadAnswers(server: string, threads: number): Promise<number[]> {
-  if (server === "moat") {
+  if (isMoat(server)) {
     const m = await (
       await fetch(`http://127.0.0.1:${HTTP}/metrics`, { headers: { authorization: "Bearer bench" } })
     ).text();
@@ -207,10 +245,10 @@ function apiProbe(): { stop: () => Promise<number[]> } {
 for (const variant of ONLY) {
   const server = serverOf(variant),
     threads = threadsOf(variant);
-  const port = PORTS[server]!;
+  const port = PORTS[isMoat(server) ? "moat" : server]!;
   const t0 = performance.now();
   let p: Subprocess;
-  if (server === "moat") p = await startMoat(threads);
+  if (isMoat(server)) p = await startMoat(threads, server === "moat-family");
   else if (server === "dnsmasq") p = spawn(dnsmasqCommand(dir, port, UPSTREAM));
   else p = spawn(unboundCommand(unboundConf(threads)));
   // the server's own pid (Moat in a cgroup runs under sh → taskset → exec)
@@ -230,7 +268,7 @@ for (const variant of ONLY) {
   const perThread0 = await threadAnswers(server, threads),
     thrThreads0 = threadCpu(pid);
   // the API while DNS is saturated: the dashboard's summary and query-log reads, one after another
-  const api = server === "moat" ? apiProbe() : null;
+  const api = isMoat(server) ? apiProbe() : null;
   const thr = await dnsperf(port, mix.queryFile, out, ["-l", String(SECONDS), "-q", "200", "-c", CLIENTS], PERF_CPU);
   if (api) {
     const lat = await api.stop();
@@ -269,7 +307,7 @@ for (const variant of ONLY) {
       port,
       mix.queryFile,
       out,
-      ["-n", "1", "-q", "200", "-c", CLIENTS, ...(server === "moat" ? [] : ["-l", String(SECONDS * 2)])],
+      ["-n", "1", "-q", "200", "-c", CLIENTS, ...(isMoat(server) ? [] : ["-l", String(SECONDS * 2)])],
       PERF_CPU,
     );
     sent += f.sent;
@@ -305,7 +343,7 @@ for (const variant of ONLY) {
   // its work around; this one does not
   row.cpu_us_per_q_all_runs = +(((cpuSeconds(pid) - cpuLoaded) / Math.max(1, sent)) * 1e6).toFixed(1);
   row.tmpfs_end_mib = +end.tmpfs.toFixed(1);
-  if (server === "moat") {
+  if (isMoat(server)) {
     const s = (await (await fetch(`http://127.0.0.1:${HTTP}/api/stats/summary`)).json()) as {
       queries: { total: number };
     };
@@ -324,7 +362,7 @@ for (const variant of ONLY) {
     };
     for (const m of info.messages) console.log(`moat message: ${m.type}: ${m.plain}`);
   } else row.queries_kept = sent;
-  if (cgroupDir && server === "moat") {
+  if (cgroupDir && isMoat(server)) {
     const read = async (f: string) => Number((await Bun.file(join(cgroupDir!, f)).text()).trim());
     row.cgroup_peak_mib = +((await read("memory.max_usage_in_bytes")) / 1048576).toFixed(1);
     row.cgroup_limit_hits = await read("memory.failcnt");
@@ -342,7 +380,7 @@ const keys = Object.keys(results[ONLY[0]!] ?? {});
 console.log(
   `\nmix: ${arg("list", "1000000")} list entries, ${SECONDS}s per run, latency at ${QPS} QPS${PI ? `, Pi-sized (server on core 0, ${MEM_MB} MiB cgroup for Moat)` : ""}`,
 );
-const peers = ONLY.filter((s) => serverOf(s) !== "moat");
+const peers = ONLY.filter((s) => !isMoat(serverOf(s)));
 // each Moat variant beside the peers; with several thread counts, each against the peer with as many threads
 const base = ONLY.find((s) => serverOf(s) === "moat") ?? "moat";
 console.log(["metric", ...ONLY, ...peers.map((s) => `moat/${s}`)].map((s) => s.padEnd(20)).join(""));
@@ -361,11 +399,17 @@ if (MULTI) {
   for (const v of ONLY) {
     const peer = results[`unbound×${threadsOf(v)}`];
     const ratio =
-      serverOf(v) === "moat" && peer
-        ? (results[v]!.cpu_us_per_q_all_runs! / peer.cpu_us_per_q_all_runs!).toFixed(2)
-        : "";
+      isMoat(serverOf(v)) && peer ? (results[v]!.cpu_us_per_q_all_runs! / peer.cpu_us_per_q_all_runs!).toFixed(2) : "";
     console.log([v, ...cols.map((c) => results[v]?.[c]), ratio].map((s) => String(s ?? "").padEnd(24)).join(""));
   }
+}
+for (const t of THREADS) {
+  const [plain, family] = [`moat${MULTI ? `×${t}` : ""}`, `moat-family${MULTI ? `×${t}` : ""}`].map((v) => results[v]);
+  if (!plain || !family) continue;
+  const pctMore = (k: string) => `${(((family[k]! - plain[k]!) / plain[k]!) * 100).toFixed(1)}%`;
+  console.log(
+    `family controls (5 groups, 10 blocked services, an open schedule)${MULTI ? ` at ${t} threads` : ""}: CPU per query ${pctMore("cpu_us_per_q")} (throughput), ${pctMore("cpu_us_per_q_all_runs")} (all runs), ${pctMore("cpu_us_per_q_at_rate")} (at ${QPS} QPS)`,
+  );
 }
 for (const [s, t] of Object.entries(rateReport)) console.log(`${s}: ${t}`);
 for (const [s, t] of Object.entries(threadReport)) console.log(`${s}: CPU µs per query by thread at ${QPS} QPS: ${t}`);

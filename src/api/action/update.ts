@@ -99,7 +99,7 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
           else
             throw Errors.badRequest(
               "No bundle given",
-              'send multipart/form-data with a "file" field, or {"url": "https://…"}',
+              'send multipart/form-data with a "file" field, or {"url": "<an https: URL>"}',
             );
         } catch (e) {
           release();

@@ -67,7 +67,8 @@ export function upstreamRoutes(rt: Runtime) {
         body: t.Object({
           upstreams: t.Array(t.String({ maxLength: 512 }), {
             maxItems: 16,
-            description: "as dns.upstreams takes them (9.9.9.9, 9.9.9.9#53, tls://…, https://…); []: dns.upstreams",
+            description:
+              "as dns.upstreams takes them (9.9.9.9, 9.9.9.9#53, a tls: or an https: URL); []: dns.upstreams",
           }),
         }),
         response: Reply,

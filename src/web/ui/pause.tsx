@@ -12,7 +12,17 @@ export function usePauses(): { paused: Set<string>; reload: () => void } {
   return { paused: new Set((data ?? []).map((p) => p.client)), reload };
 }
 
-export function PauseButton({ client, paused, onDone }: { client: string; paused: boolean; onDone: () => void }) {
+export function PauseButton({
+  client,
+  paused,
+  onDone,
+  class: cls,
+}: {
+  client: string;
+  paused: boolean;
+  onDone: () => void;
+  class?: string;
+}) {
   const [busy, run] = useAction();
   const toggle = () =>
     void run(
@@ -22,6 +32,7 @@ export function PauseButton({ client, paused, onDone }: { client: string; paused
   return (
     <Button
       kind="ghost"
+      class={cls}
       busy={busy}
       onClick={toggle}
       title={paused ? `Resume ${client}` : `Block everything for ${client} for an hour`}

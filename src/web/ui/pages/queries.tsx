@@ -253,7 +253,12 @@ function RowActions({
       <Button kind="ghost" onClick={onWhy} title="Why was this blocked or allowed?">
         Why?
       </Button>
-      <PauseButton client={row.client.ip} paused={pauses.paused.has(row.client.ip)} onDone={pauses.reload} />
+      <PauseButton
+        class="q-pause"
+        client={row.client.ip}
+        paused={pauses.paused.has(row.client.ip)}
+        onDone={pauses.reload}
+      />
     </div>
   );
 }
