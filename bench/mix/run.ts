@@ -147,7 +147,15 @@ async function startMoat(threads: number, family = false): Promise<Subprocess> {
   if (cg) cgroupDir = cg;
   await waitAnswer(PORTS.moat!, mix.probeForwarded, /^192\.0\.2\.1$/m, 60);
   console.log(`moat gravity: ${await loadMoatLists(HTTP, mix)}`);
-  if (family) await familySetup();
+  if (family) {
+    await familySetup();
+    // each change rebuilt the snapshot in the filter worker: measure once that is done, not during it
+    for (let i = 0; i < 60; i++) {
+      const c0 = cpuSeconds(p.pid);
+      await Bun.sleep(500);
+      if (cpuSeconds(p.pid) - c0 < 0.05) break;
+    }
+  }
   return p;
 }
 let cgroupDir: string | null = null;
