@@ -10,7 +10,7 @@ import {
   Status,
   queryTypeName,
 } from "../query/enums.ts";
-import { ADDINFO_CNAME } from "./store.ts";
+import { ADDINFO_CNAME, type StoredQueryRow } from "./store.ts";
 
 /** Hard cap of rows in one reply, whatever `length` asks. */
 const MAX_ROWS = 100_000;
@@ -137,22 +137,7 @@ export function pageLength(length: number | undefined): number {
 }
 
 /** A row as both query logs' readers produce it, before the client's name is looked up. */
-export interface LogRow {
-  id: number;
-  timestamp: number;
-  type: number;
-  status: number;
-  domain: string;
-  ip: string;
-  name: string | null;
-  forward: string | null;
-  cname: string | null;
-  reply_type: number | null;
-  reply_time: number | null;
-  dnssec: number | null;
-  list_id: number | null;
-  ede: number | null;
-}
+export type LogRow = StoredQueryRow & { name: string | null };
 
 /** A row in /api/queries' shape. */
 export function formatRow(x: LogRow, names: ReadonlyMap<string, string> | undefined): QueryRow {

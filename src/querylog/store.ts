@@ -32,7 +32,7 @@ function ownCopy(s: string): string {
 }
 
 /** A query_storage row joined with its domain, client, upstream and CNAME, as the readers select it. */
-interface StoredQueryRow {
+export interface StoredQueryRow {
   id: number;
   timestamp: number;
   type: number;

@@ -16,7 +16,7 @@ import {
   typeFilter,
   wildcard,
 } from "../querylog/read.ts";
-import type { Chunk } from "./ring.ts";
+import { type Chunk, listIdAt } from "./ring.ts";
 import type { QueryWindow } from "./window.ts";
 
 type Test = (c: Chunk, i: number) => boolean;
@@ -91,8 +91,7 @@ function matcher(pattern: string): (name: string) => boolean {
 /** The row of one entry in the shape the long-term reader's SQL gives. */
 function row(w: QueryWindow, c: Chunk, i: number): LogRow {
   const cname = c.cname[i]!,
-    upstream = c.upstream[i]!,
-    list = w.read(c, i, scratch).listId;
+    upstream = c.upstream[i]!;
   return {
     id: c.id[i]!,
     timestamp: c.time[i]!,
@@ -107,25 +106,10 @@ function row(w: QueryWindow, c: Chunk, i: number): LogRow {
     // the ring keeps milliseconds as a 32-bit float: whole microseconds, in seconds, as stored on disk
     reply_time: Math.round(c.replyTime[i]! * 1000) / 1e6,
     dnssec: c.dnssec[i]!,
-    list_id: list,
+    list_id: listIdAt(c, i),
     ede: c.ede[i]!,
   };
 }
-const scratch = {
-  id: 0,
-  time: 0,
-  replyTime: 0,
-  type: 0,
-  status: 0,
-  reply: 0,
-  dnssec: 0,
-  ede: -1,
-  listId: null as number | null,
-  domain: -1,
-  client: -1,
-  upstream: -1,
-  cname: -1,
-};
 
 /** Sort keys of the DataTables columns Pi-hole sorts by (read.ts's ORDER_COLUMNS). */
 function sortKey(column: string, names: QueryFilter["names"]): ((r: LogRow) => string | number | null) | null {

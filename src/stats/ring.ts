@@ -66,6 +66,12 @@ export function emptyEntry(): RingEntry {
   };
 }
 
+/** The list id of entry `i` of chunk `c` (null: none). */
+export function listIdAt(c: Chunk, i: number): number | null {
+  const list = c.listId[i]!;
+  return list === NO_LIST ? null : list;
+}
+
 export class RecordRing {
   private chunks: Chunk[] = [];
   /** index of the oldest entry in chunks[0] */
@@ -129,8 +135,7 @@ export class RecordRing {
     v.reply = c.reply[i]!;
     v.dnssec = c.dnssec[i]!;
     v.ede = c.ede[i]!;
-    const list = c.listId[i]!;
-    v.listId = list === NO_LIST ? null : list;
+    v.listId = listIdAt(c, i);
     v.domain = c.domain[i]!;
     v.client = c.client[i]!;
     v.upstream = c.upstream[i]!;

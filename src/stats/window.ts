@@ -208,11 +208,6 @@ export class QueryWindow {
     if (more) this.older.scanNewest(fn);
   }
 
-  /** One query of a scan as an entry (a reused view). */
-  read(c: Chunk, i: number, v: RingEntry): RingEntry {
-    return RecordRing.read(c, i, v);
-  }
-
   /** The names behind a ring entry's ids (undefined for an id no query uses any more). */
   readonly names = {
     domain: (id: number) => this.domainTallies.key(id),
