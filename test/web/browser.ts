@@ -61,6 +61,19 @@ export async function openPage(browser: Browser, viewport = { width: 1280, heigh
   return w;
 }
 
+/**
+ * Opens `url` and logs in on the form it shows, then waits for `ready`; the 401 the page meets before
+ * the login is the one expected.
+ */
+export async function logIn(w: Watched, url: string, password: string, ready = "nav.side"): Promise<void> {
+  w.expected401 = true;
+  await w.page.goto(url);
+  await w.page.fill("#password", password);
+  await w.page.click("button[type=submit]");
+  await w.page.waitForSelector(ready);
+  w.expected401 = false;
+}
+
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { dig, eventually, launch, openPage, shot, type Watched } from "./browser.ts";
+import { dig, eventually, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 const PASSWORD = "data pages password";
 const PAGES = [
@@ -50,12 +50,7 @@ function storeMessage(text: string, ...blobs: string[]): void {
 }
 
 async function login(x: Watched, path: string): Promise<void> {
-  x.expected401 = true;
-  await x.page.goto(`${moat.base}/admin${path}`);
-  await x.page.fill("#password", PASSWORD);
-  await x.page.click("button[type=submit]");
-  await x.page.waitForSelector("header.top");
-  x.expected401 = false;
+  await logIn(x, `${moat.base}/admin${path}`, PASSWORD, "header.top");
 }
 
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { eventually, launch, openPage, shot, type Watched } from "./browser.ts";
+import { eventually, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 // The browser's globals, for the functions that run inside the page: the tests' TypeScript has no
 // DOM library, and these are only ever called by playwright in the page.
@@ -46,13 +46,8 @@ function watchNoise(page: Page): void {
   });
 }
 
-async function login(page: Page): Promise<void> {
-  w.expected401 = true;
-  await page.goto(`${moat.base}/admin/`);
-  await page.fill("#password", PASSWORD);
-  await page.click("button[type=submit]");
-  await page.waitForSelector("nav.side");
-  w.expected401 = false;
+async function login(): Promise<void> {
+  await logIn(w, `${moat.base}/admin/`, PASSWORD);
 }
 
 async function digFrom(ip: string, name: string): Promise<void> {
@@ -100,7 +95,7 @@ beforeAll(async () => {
   browser = await launch();
   w = await openPage(browser);
   watchNoise(w.page);
-  await login(w.page);
+  await login();
 });
 
 afterAll(async () => {
@@ -218,12 +213,7 @@ test("Query log: the status filter offers what a person filters by, and filters 
 test("Query log on a phone: a row is compact", async () => {
   const phone = await openPage(browser, { width: 390, height: 844 });
   watchNoise(phone.page);
-  phone.expected401 = true;
-  await phone.page.goto(`${moat.base}/admin/queries`);
-  await phone.page.fill("#password", PASSWORD);
-  await phone.page.click("button[type=submit]");
-  await phone.page.waitForSelector("table.queries tbody tr");
-  phone.expected401 = false;
+  await logIn(phone, `${moat.base}/admin/queries`, PASSWORD, "table.queries tbody tr");
   const heights = await phone.page.$$eval("table.queries tbody tr", (els) =>
     els.slice(0, 10).map((e) => e.getBoundingClientRect().height),
   );
@@ -427,12 +417,7 @@ test("Keyboard: after a page change focus is on the new page's heading", async (
 test("the pages these fixes touch, on a desktop and a phone, light and dark: screenshots, no errors", async () => {
   const pages = ["/", "/queries", "/domains", "/lists", "/groups", "/clients", "/settings"];
   const phone = await openPage(browser, { width: 390, height: 844 });
-  phone.expected401 = true;
-  await phone.page.goto(`${moat.base}/admin/`);
-  await phone.page.fill("#password", PASSWORD);
-  await phone.page.click("button[type=submit]");
-  await phone.page.waitForSelector("header.top");
-  phone.expected401 = false;
+  await logIn(phone, `${moat.base}/admin/`, PASSWORD, "header.top");
   for (const [who, size] of [
     [w, "desktop"],
     [phone, "phone"],

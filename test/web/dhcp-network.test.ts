@@ -11,7 +11,7 @@ import type { Browser } from "playwright-core";
 import { canMakeNamespaces, startRogueServer, TestLan } from "../dhcp/lan.ts";
 import { run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { eventually, launch, openPage, shot, type Watched } from "./browser.ts";
+import { eventually, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 const PASSWORD = "dhcp page password";
 const RIVAL =
@@ -80,12 +80,7 @@ afterAll(async () => {
 });
 
 async function login(path: string, ww = w): Promise<void> {
-  ww.expected401 = true;
-  await ww.page.goto(`${moat.base}/admin${path}`);
-  await ww.page.fill("#password", PASSWORD);
-  await ww.page.click("button[type=submit]");
-  await ww.page.waitForSelector("nav.side");
-  ww.expected401 = false;
+  await logIn(ww, `${moat.base}/admin${path}`, PASSWORD);
 }
 
 test("DHCP: settings saved with field errors, the rival warning before turning on, on and off again", async () => {

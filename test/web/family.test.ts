@@ -6,7 +6,7 @@ import type { Browser } from "playwright-core";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { run } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { dig, eventually, launch, openPage, shot, type Watched } from "./browser.ts";
+import { dig, eventually, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 const PASSWORD = "family correct horse";
 let moat: MoatProcess;
@@ -32,12 +32,7 @@ beforeAll(async () => {
   await apiCall("POST", "/api/clients", { client: "127.0.0.1", groups: [1] });
   browser = await launch();
   w = await openPage(browser);
-  w.expected401 = true;
-  await w.page.goto(`${moat.base}/admin/family`);
-  await w.page.fill("#password", PASSWORD);
-  await w.page.click("button[type=submit]");
-  await w.page.waitForSelector("nav.side");
-  w.expected401 = false;
+  await logIn(w, `${moat.base}/admin/family`, PASSWORD);
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
-import { launch, openPage, type Watched } from "./browser.ts";
+import { launch, logIn, openPage, type Watched } from "./browser.ts";
 
 const PASSWORD = "input correct horse";
 let moat: MoatProcess;
@@ -22,12 +22,7 @@ beforeAll(async () => {
   w = await openPage(browser);
   const r = await moat.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) });
   sid = ((await r.json()) as { session: { sid: string } }).session.sid;
-  w.expected401 = true;
-  await w.page.goto(`${moat.base}/admin/`);
-  await w.page.fill("#password", PASSWORD);
-  await w.page.click("button[type=submit]");
-  await w.page.waitForSelector("nav.side");
-  w.expected401 = false;
+  await logIn(w, `${moat.base}/admin/`, PASSWORD);
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { launch, openPage, shot, type Watched } from "./browser.ts";
+import { launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 const PASSWORD = "banner password";
 let moat: MoatProcess;
@@ -42,12 +42,7 @@ async function noUpstreamMessages(): Promise<number> {
 test("an emptied upstream list is a banner on every page until upstreams are set again", async () => {
   const { page } = w;
   // the page asks for its session before the login: that 401 is expected
-  w.expected401 = true;
-  await page.goto(`${moat.base}/admin/settings`);
-  await page.fill("#password", PASSWORD);
-  await page.click("button[type=submit]");
-  await page.waitForSelector("#s-upstreams");
-  w.expected401 = false;
+  await logIn(w, `${moat.base}/admin/settings`, PASSWORD, "#s-upstreams");
   expect(await page.locator(".banner").count()).toBe(0);
 
   await page.fill("#s-upstreams", "");

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { startTlsMoat, type TlsMoat } from "../tls/helpers.ts";
-import { eventually, launch, openPage, shot, type Watched } from "./browser.ts";
+import { eventually, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 const PASSWORD = "settings more password";
 let t: TlsMoat;
@@ -40,13 +40,8 @@ async function apiGet<T>(path: string, sid: string): Promise<T> {
 
 type Sessions = { sessions: Array<{ id: number; current_session: boolean }> };
 
-async function login(page: Page, v: Watched, path: string): Promise<void> {
-  v.expected401 = true; // the page's first look at its session
-  await page.goto(`${t.moat.base}/admin${path}`);
-  await page.fill("#password", PASSWORD);
-  await page.click("button[type=submit]");
-  await page.waitForSelector("h1.page-title");
-  v.expected401 = false;
+async function login(v: Watched, path: string): Promise<void> {
+  await logIn(v, `${t.moat.base}/admin${path}`, PASSWORD, "h1.page-title");
 }
 
 async function settled(page: Page): Promise<void> {
@@ -60,7 +55,7 @@ async function confirm(page: Page, action: string): Promise<void> {
 
 test("a session ended from the list is gone from the API", async () => {
   const { page } = w;
-  await login(page, w, "/settings");
+  await login(w, "/settings");
   const other = await newSid();
   const otherId = (await apiGet<Sessions>("/api/auth/sessions", other)).sessions.find((s) => s.current_session)!.id;
   // slots are reused: the observer logs in before the end, so it cannot take the freed slot
@@ -168,7 +163,7 @@ test("All settings saves a number, shows the API's range error at the key, and k
 
 test("screenshots: Settings and All settings, desktop and phone, light and dark; the phone never scrolls sideways", async () => {
   const phone = await openPage(browser, { width: 390, height: 844 });
-  await login(phone.page, phone, "/settings");
+  await login(phone, "/settings");
   for (const theme of ["light", "dark"]) {
     for (const [size, v] of [
       ["desktop", w],
