@@ -13,7 +13,10 @@ export interface ReplicatedKind {
   name: string;
   /** this node's state now; `base` supplies values this node has no say over */
   read(base: StateMap): StateMap;
-  /** makes this node's state `next` (and in force for DNS when the promise resolves) */
+  /**
+   * makes this node's state `next`: written when the call returns (read() sees it), in force for DNS
+   * when the promise resolves
+   */
   apply(next: StateMap): void | Promise<void>;
   /** adjusts local before a merge (e.g. rows both sides added under one id) */
   prepareMerge?(base: StateMap, local: StateMap, remote: StateMap): StateMap;
@@ -181,8 +184,7 @@ export class Replica {
   private async adopt(remote: Remote, localHash: string): Promise<boolean> {
     // no await between this check and the apply: a local write cannot slip in between
     if (this.record && this.hash(this.kind.read(this.record.base)) !== localHash) return false;
-    await this.kind.apply(remote.data);
-    this.agree(remote, remote.data);
+    await this.applyAndAgree(remote, remote.data);
     const how =
       remote.via === "deltas"
         ? `deltas from the log: ${remote.changed} keys`
@@ -208,8 +210,8 @@ export class Replica {
     const current = this.kind.read(this.record?.base ?? {});
     if (this.hash(current) === this.hash(local)) {
       // someone else's change came in with the merge: it applies here too
-      if (mergedHash !== this.hash(local)) await this.kind.apply(merged);
-      this.agree(head, merged);
+      if (mergedHash !== this.hash(local)) await this.applyAndAgree(head, merged);
+      else this.agree(head, merged);
     } else {
       // a local change landed while publishing: keep it on top of what was published, publish it next
       await this.kind.apply(merge3(local, current, merged));
@@ -218,6 +220,18 @@ export class Replica {
     }
     this.pending = false;
     return true;
+  }
+
+  /**
+   * Applies `data` and agrees on it. This node's state is hashed as soon as the write is done, before
+   * the wait for its announcement: a local write made during that wait is then still this node's own
+   * change (the next look finds it and publishes it), not part of what it agreed with the fleet.
+   */
+  private async applyAndAgree(head: Head, data: StateMap): Promise<void> {
+    const announced = this.kind.apply(data);
+    const appliedHash = this.hash(this.kind.read(data));
+    await announced;
+    this.agree(head, data, appliedHash);
   }
 
   /** `appliedHash`: this node's state from now on, read back unless given. */

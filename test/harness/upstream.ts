@@ -16,6 +16,7 @@
 //   spoof-…             forged answers first (wrong ID; right ID but another question; right ID and
 //                       question from another source port, and to every other port the querier used),
 //                       all with A 6.6.6.6, then the real answer 100 ms later (UDP only)
+// A query it cannot read gets FORMERR with its question echoed, as a real server's would.
 // Every other answer has RA set, as a recursive upstream's does.
 // Every query is appended to the --log file as "Q <udp|tcp> <name> <type> <id> <source port> <name as
 // sent>" so tests can count what reached it and see the IDs, ports and letter case it came with. The
@@ -33,7 +34,49 @@ function arg(name: string, def: string): string {
   return i > 0 ? process.argv[i + 1]! : def;
 }
 
+/**
+ * What a real recursive server sends for a query it cannot read (a class, option or name that
+ * dns-packet rejects): FORMERR with the header's ID and the question as it came, so the resolver
+ * in front gets an answer rather than its timeout. Null when there is no whole question to echo.
+ */
+function formerr(query: Buffer): Buffer | null {
+  if (query.length < 12 || query.readUInt16BE(4) < 1) return null;
+  let o = 12;
+  while (o < query.length && query[o]! !== 0) {
+    if (query[o]! >= 0x40) return null; // a pointer or a reserved label type in a question
+    o += 1 + query[o]!;
+  }
+  const end = o + 5;
+  if (end > query.length) return null;
+  const a = Buffer.alloc(end);
+  query.copy(a, 0, 0, end);
+  a[2] = 0x80 | (query[2]! & 0x01); // QR, RD copied
+  a[3] = 0x80 | 1; // RA, FORMERR
+  a.writeUInt16BE(1, 4);
+  a.fill(0, 6, 12);
+  return a;
+}
+
 function answer(query: Buffer, addr: string, ttl: number, neg: number, tcp: boolean): Buffer | null {
+  try {
+    const a = readAndAnswer(query, addr, ttl, neg, tcp);
+    return a && sameQuestion(query, a) ? a : formerr(query);
+  } catch {
+    return formerr(query);
+  }
+}
+
+/** Whether dns-packet wrote the question back as it came (letter case aside): odd bytes in a name may not survive its decoding. */
+function sameQuestion(query: Buffer, a: Buffer): boolean {
+  const q = formerr(query);
+  if (!q || a.length < q.length) return false;
+  return (
+    Buffer.from(a.subarray(12, q.length)).toString("latin1").toLowerCase() ===
+    Buffer.from(query.subarray(12, q.length)).toString("latin1").toLowerCase()
+  );
+}
+
+function readAndAnswer(query: Buffer, addr: string, ttl: number, neg: number, tcp: boolean): Buffer | null {
   let q: packet.Packet;
   try {
     q = packet.decode(query);
@@ -184,7 +227,12 @@ async function serve(): Promise<void> {
         error() {},
         data(s, buf, rport, raddr) {
           log("udp", buf, rport);
-          const qname = packet.decode(buf).questions?.[0]?.name ?? "";
+          let qname = "";
+          try {
+            qname = packet.decode(buf).questions?.[0]?.name ?? "";
+          } catch {
+            // answered FORMERR below
+          }
           let delay = /(^|\.)slow-/i.test(qname) ? 400 : 0;
           if (/^spoof-/i.test(qname)) {
             void spoof(s, buf, rport, raddr, seenPorts);

@@ -201,8 +201,11 @@ test("Query log: the status filter offers what a person filters by, and filters 
   await page.selectOption("select[name=status]", { label: "Blocked (any reason)" });
   await page.click("#query-filters button[type=submit]");
   await page.waitForURL(/upstream=blocklist/);
-  await page.waitForSelector("table.queries tbody tr");
-  const rows = await page.$$eval("table.queries tbody tr", (els) => els.map((e) => e.className));
+  // the rows of the filter before stay no longer than its load takes (a spinner meanwhile), then
+  // every row is a blocked query
+  const classes = () => page.$$eval("table.queries tbody tr", (els) => els.map((e) => e.className));
+  await eventually(async () => (await classes()).length > 0 && !(await page.$("p.loading")), "the filtered rows");
+  const rows = await classes();
   expect(rows.length).toBeGreaterThan(0);
   for (const c of rows) expect(c).toContain("blocked");
   // the status select shows the filter in force, also when it came from a link

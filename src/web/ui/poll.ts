@@ -1,5 +1,7 @@
 // Polling that is cheap for the Pi: one request at a time, paused while the tab is hidden, and
-// refreshed at once when it becomes visible again.
+// refreshed at once when it becomes visible again. `stale` says the data on hand was loaded for
+// other deps than those in force (a filter or page just changed and its load is on the way), so a
+// page shows it is loading rather than rows that do not match what the person chose.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "./api.ts";
 
@@ -7,8 +9,9 @@ export function usePoll<T>(
   load: () => Promise<T>,
   everyMs: number,
   deps: unknown[] = [],
-): { data: T | undefined; error: ApiError | null; reload: () => void } {
-  const [data, setData] = useState<T | undefined>(undefined);
+): { data: T | undefined; stale: boolean; error: ApiError | null; reload: () => void } {
+  const key = depsKey(deps);
+  const [loaded, setLoaded] = useState<{ data: T | undefined; key: string }>({ data: undefined, key });
   const [error, setError] = useState<ApiError | null>(null);
   const tick = useRef<() => void>(() => {});
   useEffect(() => {
@@ -22,7 +25,7 @@ export function usePoll<T>(
       try {
         const d = await load();
         if (!stopped) {
-          setData(d);
+          setLoaded({ data: d, key });
           setError(null);
         }
       } catch (e) {
@@ -45,5 +48,13 @@ export function usePoll<T>(
       document.removeEventListener("visibilitychange", vis);
     };
   }, deps);
-  return { data, error, reload: () => tick.current() };
+  return { data: loaded.data, stale: loaded.key !== key, error, reload: () => tick.current() };
+}
+
+function depsKey(deps: unknown[]): string {
+  try {
+    return JSON.stringify(deps);
+  } catch {
+    return String(deps.length);
+  }
 }

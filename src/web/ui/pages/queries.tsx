@@ -280,7 +280,7 @@ export function QueryLog() {
   }, [key]);
 
   const tail = live && pageNo === 0;
-  const { data, error } = usePoll(
+  const { data, stale, error } = usePoll(
     async () => {
       const q = new URLSearchParams({ ...filters, length: String(LENGTH), start: String(pageNo * LENGTH) });
       if (!tail && cursor !== null) q.set("cursor", String(cursor));
@@ -302,14 +302,14 @@ export function QueryLog() {
       <FilterBar filters={filters} onApply={apply} />
       <div class="toolbar">
         <span class="muted" data-testid="query-count">
-          {data ? `${num(data.recordsFiltered)} of ${num(data.recordsTotal)} queries` : ""}
+          {data && !stale ? `${num(data.recordsFiltered)} of ${num(data.recordsTotal)} queries` : ""}
         </span>
         <span class="row">
           <Toggle id="live" checked={live} onChange={setLive} label="Live" /> <label for="live">Live</label>
         </span>
       </div>
       <ErrorNote error={error} />
-      {!data ? (
+      {!data || stale ? (
         <Loading />
       ) : data.queries.length === 0 ? (
         <p class="empty">No queries match.</p>
