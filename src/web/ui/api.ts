@@ -116,15 +116,22 @@ export function patchConfig(values: Record<string, unknown>): Promise<unknown> {
 export const enc = encodeURIComponent;
 
 /**
- * A streamed text reply (gravity's progress), handed over as it arrives. Through XMLHttpRequest's
- * progress events rather than fetch's body stream: Chromium reports a fetch read through a stream
- * reader as net::ERR_ABORTED even when it was read to the end, and XHR finishes cleanly.
+ * A streamed text reply (gravity's and an update's progress), handed over as it arrives. Through
+ * XMLHttpRequest's progress events rather than fetch's body stream: Chromium reports a fetch read through
+ * a stream reader as net::ERR_ABORTED even when it was read to the end, and XHR finishes cleanly. A body
+ * goes as `request` sends it: FormData as multipart, anything else as JSON.
  */
-export function streamText(method: string, path: string, onText: (all: string) => void): Promise<string> {
+export function streamText(
+  method: string,
+  path: string,
+  onText: (all: string) => void,
+  body?: unknown,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const x = new XMLHttpRequest();
     x.open(method, `/api${path}`);
-    for (const [k, v] of Object.entries(headers(false))) x.setRequestHeader(k, v);
+    const isForm = body instanceof FormData;
+    for (const [k, v] of Object.entries(headers(body !== undefined && !isForm))) x.setRequestHeader(k, v);
     x.onprogress = () => onText(x.responseText);
     x.onerror = () => reject(new ApiError(0, "network", "the connection to Moat was lost", null));
     x.onload = () => {
@@ -144,6 +151,6 @@ export function streamText(method: string, path: string, onText: (all: string) =
       onText(x.responseText);
       resolve(x.responseText);
     };
-    x.send();
+    x.send(body === undefined ? null : isForm ? body : JSON.stringify(body));
   });
 }

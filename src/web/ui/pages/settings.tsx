@@ -1,6 +1,6 @@
 // Settings: DNS (upstreams, conditional forwarding, blocking mode, rate limit), privacy and retention,
 // maintenance and the system's state here; the other cards (security, backup, listening, encrypted DNS,
-// sessions, fleet) in settings/. Each card saves on its own (settings/save.ts); errors show next to the
+// sessions, fleet, updates) in settings/. Each card saves on its own (settings/save.ts); errors show next to the
 // setting they name.
 import { useState } from "preact/hooks";
 import { api, get } from "../api.ts";
@@ -15,6 +15,7 @@ import { saveConfig } from "./settings/save.ts";
 import { SessionsCard } from "./settings/sessions.tsx";
 import { SecuritySettings } from "./settings/security.tsx";
 import { Backup } from "./settings/backup.tsx";
+import { UpdateCard } from "./settings/update.tsx";
 
 type Cfg = {
   dns: {
@@ -312,6 +313,7 @@ export function Settings() {
       <Backup />
       <Maintenance />
       <SystemCard />
+      <UpdateCard />
     </div>
   );
 }

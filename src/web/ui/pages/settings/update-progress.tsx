@@ -1,0 +1,98 @@
+// An update's install as it happens: POST /api/action/update with the bundle (multipart "file") or its
+// https URL, then the progress RAUC reports, streamed as text lines (` 40% Checking manifest contents`),
+// and the last line, the sentence that says how it ended (src/api/action/update.ts). A bundle refused
+// before anything was written is a 400 whose hint is that sentence.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, streamText } from "../../api.ts";
+import { ErrorNote, Spinner } from "../../components.tsx";
+
+const PROGRESS = /^\s*(\d{1,3})% (.*)$/;
+/** the last line of a good install (src/update/install.ts) */
+const INSTALLED = /^installed version (\S+) into the other slot/;
+
+/** What the lines so far say: the highest percentage and, once the stream ended, how it ended. */
+function read(lines: string[]): { percent: number; version: string | null; end: string | null } {
+  let percent = 0;
+  let version: string | null = null;
+  let end: string | null = null;
+  for (const l of lines) {
+    const m = PROGRESS.exec(l);
+    if (m) {
+      percent = Math.max(percent, Math.min(100, Number(m[1])));
+      version ??= /^Installing version (\S+)/.exec(m[2]!)?.[1] ?? null;
+    } else if (l.trim()) end = l.trim();
+  }
+  return { percent, version, end };
+}
+
+/** Starts the install when mounted and shows it; `onDone` once the stream ended or the bundle was refused. */
+export function InstallProgress({ body, onDone }: { body: FormData | { url: string }; onDone: () => void }) {
+  const [lines, setLines] = useState<string[]>([]);
+  const [finished, setFinished] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const pre = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    const split = (all: string) => all.split("\n").filter((l) => l.trim());
+    streamText("POST", "/action/update", (all) => setLines(split(all)), body)
+      .then((all) => {
+        setLines(split(all));
+        setFinished(true);
+      })
+      .catch((e: unknown) => setError(e))
+      .finally(onDone);
+  }, []);
+  useEffect(() => {
+    if (pre.current) pre.current.scrollTop = pre.current.scrollHeight;
+  }, [lines]);
+  const r = read(lines);
+  const installed = finished && r.end !== null ? INSTALLED.exec(r.end) : null;
+  const refused = error instanceof ApiError && error.status === 400;
+  return (
+    <div class="gravity" data-testid="update-progress">
+      <div class="row">
+        {!finished && !error && <Spinner />}
+        <strong data-testid="update-result">
+          {error
+            ? refused
+              ? "Refused: nothing was written"
+              : "The install did not start"
+            : !finished
+              ? lines.length
+                ? `Installing… ${r.percent}%`
+                : "Sending the bundle…"
+              : installed
+                ? `Installed version ${installed[1]} into the other slot`
+                : "The update failed: this version stays"}
+        </strong>
+      </div>
+      {error ? (
+        <ErrorNote error={refused ? new Error(sentence((error as ApiError).hint)) : error} />
+      ) : (
+        <>
+          <progress max={100} value={finished && installed ? 100 : r.percent} aria-label="update progress" />
+          {finished && !installed && (
+            <p class="note error" role="alert">
+              {r.end ? sentence(r.end) : "The install ended without saying how."}
+            </p>
+          )}
+          {installed && (
+            <p class="note" data-testid="update-reboot">
+              A reboot starts version {installed[1]}, once, as a trial: it stays only when Moat comes up healthy on it,
+              otherwise the next boot is this version again. The dashboard has no reboot button yet: on the machine,{" "}
+              <code>/usr/lib/moat/rauc-tryboot reboot</code> (a plain reboot stays on this version).
+            </p>
+          )}
+          <pre ref={pre} class="log">
+            {lines.join("\n")}
+          </pre>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** the API's lower-case sentence as a sentence on the page */
+export function sentence(s: unknown): string {
+  const t = String(s ?? "").trim();
+  return t ? `${t[0]!.toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? "" : "."}` : "";
+}

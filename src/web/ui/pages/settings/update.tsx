@@ -1,0 +1,156 @@
+// Settings, updates: firmware updates (docs/updates.md) as GET /api/info/update reports them: the running
+// version and slot, what the other slot holds and whether the next boot takes it, and the last attempt.
+// A bundle (uploaded, or its https address) is installed into the other slot after a confirmation, with
+// RAUC's progress streamed (update-progress.tsx). Where RAUC is missing the card says so and offers nothing.
+import { useState } from "preact/hooks";
+import { get } from "../../api.ts";
+import { Badge, Button, Card, confirmAction, ErrorNote, Field, Loading } from "../../components.tsx";
+import { usePoll } from "../../poll.ts";
+import { InstallProgress, sentence } from "./update-progress.tsx";
+
+/** GET /api/info/update (StatusReply in src/api/action/update.ts) */
+type UpdateStatus = {
+  available: boolean;
+  message: string | null;
+  running: { version: string; slot: string | null };
+  other: { slot: string; bootname: string; version: string | null; bootStatus: string; primary: boolean } | null;
+  last: { at: string; ok: boolean; version: string; message: string } | null;
+};
+
+function Facts({ s }: { s: UpdateStatus }) {
+  const { other, last } = s;
+  return (
+    <dl class="facts" data-testid="update-status">
+      <dt>Running</dt>
+      <dd data-testid="update-running">
+        {s.running.version}
+        {s.running.slot && ` (slot ${s.running.slot})`}
+      </dd>
+      {s.available && (
+        <>
+          <dt>Other slot</dt>
+          <dd data-testid="update-other">
+            {!other ? (
+              "none"
+            ) : (
+              <>
+                {other.bootname || other.slot}: {other.version ?? "nothing installed by an update yet"}{" "}
+                {other.bootStatus && (
+                  <Badge kind={other.bootStatus === "good" ? "ok" : "bad"}>{other.bootStatus}</Badge>
+                )}{" "}
+                {other.primary && <Badge kind="info">the next boot tries it</Badge>}
+              </>
+            )}
+          </dd>
+        </>
+      )}
+      <dt>Last update</dt>
+      <dd data-testid="update-last">
+        {!last ? (
+          "no update yet"
+        ) : (
+          <>
+            <Badge kind={last.ok ? "ok" : "bad"}>{last.ok ? "installed" : "failed"}</Badge>{" "}
+            {last.version && `${last.version} · `}
+            {new Date(last.at).toLocaleString()}
+            <br />
+            <small class="muted">{sentence(last.message)}</small>
+          </>
+        )}
+      </dd>
+    </dl>
+  );
+}
+
+function InstallForm({ onInstall }: { onInstall: (body: FormData | { url: string }) => void }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [url, setUrl] = useState("");
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const what = file ? file.name : url.trim();
+    if (!what) return;
+    const ok = await confirmAction(
+      `Install ${what} into the other slot? Moat keeps running on this one while it is written; a reboot then ` +
+        "starts the new version once as a trial, and this version stays as the fallback.",
+      "Install",
+    );
+    if (!ok) return;
+    if (file) {
+      const form = new FormData();
+      form.append("file", file);
+      onInstall(form);
+    } else onInstall({ url: url.trim() });
+  };
+  return (
+    <form class="form" onSubmit={submit}>
+      <Field label="Bundle file" id="u-file" hint="A .raucb bundle signed with the project's key">
+        <input
+          id="u-file"
+          type="file"
+          accept=".raucb"
+          onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
+        />
+      </Field>
+      <Field label="…or its address" id="u-url" hint="https:// only; Moat downloads it, the signature decides">
+        <input
+          id="u-url"
+          type="url"
+          placeholder="https://…"
+          value={url}
+          disabled={file !== null}
+          onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+        />
+      </Field>
+      <div class="row">
+        <Button type="submit" kind="danger" disabled={!file && !url.trim()}>
+          Install update
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export function UpdateCard() {
+  const { data, error, reload } = usePoll(() => get<UpdateStatus>("/info/update"), 0);
+  // each install gets a fresh progress view; null: none started on this page
+  const [install, setInstall] = useState<{ n: number; body: FormData | { url: string } } | null>(null);
+  const [running, setRunning] = useState(false);
+  return (
+    <Card title="Updates">
+      <ErrorNote error={error} />
+      {!data ? (
+        !error && <Loading />
+      ) : (
+        <div class="stack">
+          <Facts s={data} />
+          {!data.available ? (
+            <p class="muted" data-testid="update-unavailable">
+              {sentence(data.message)}
+            </p>
+          ) : (
+            <>
+              {install && (
+                <InstallProgress
+                  key={install.n}
+                  body={install.body}
+                  onDone={() => {
+                    setRunning(false);
+                    reload();
+                  }}
+                />
+              )}
+              {!running && (
+                <InstallForm
+                  onInstall={(body) => {
+                    setRunning(true);
+                    setInstall({ n: (install?.n ?? 0) + 1, body });
+                  }}
+                />
+              )}
+            </>
+          )}
+        </div>
+      )}
+    </Card>
+  );
+}

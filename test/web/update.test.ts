@@ -1,0 +1,205 @@
+// The Settings page's Updates card in a real browser against a real Moat and the real rauc (RAUC's service on
+// a private D-Bus with slot files and the image's own tryboot backend, test/update/fixture.ts): a person sees
+// the running version and no update yet, uploads a good bundle and watches its progress to 100 % and the
+// other slot then holding it; a stranger's bundle is refused with the sentence that says why and changes
+// nothing; a Moat without RAUC says updates are for the image only and offers no install. Desktop and phone,
+// light and dark, with screenshots.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { ROOT, startMoat, type MoatProcess } from "../harness/moat.ts";
+import { UpdateFixture, hasRauc } from "../update/fixture.ts";
+import { eventually, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
+
+const can = hasRauc && Bun.which("dbus-daemon") !== null;
+const PASSWORD = "update card password";
+// an upstream (never asked here) so the first-run setup does not come first
+const BASE_ENV = { FTLCONF_webserver_api_password: PASSWORD, FTLCONF_dns_upstreams: "127.0.0.1#9" };
+
+let fx: UpdateFixture;
+let moat: MoatProcess;
+let browser: Browser;
+let w: Watched;
+const bundles: Record<string, string> = {};
+
+beforeAll(async () => {
+  browser = await launch();
+  if (!can) return;
+  fx = new UpdateFixture();
+  fx.systemConf();
+  await fx.startService();
+  bundles.v2 = fx.bundle("2.0.0");
+  bundles.stranger = fx.bundle("9.0.0", { keys: fx.stranger });
+  moat = await startMoat({ env: { ...BASE_ENV, FTLCONF_update_system: fx.slots.conf, ...fx.busEnv } });
+  w = await openPage(browser, { width: 1280, height: 860 });
+}, 60000);
+
+afterAll(async () => {
+  await browser?.close();
+  await moat?.dispose();
+  await fx?.dispose();
+});
+
+type Status = { running: { version: string; slot: string | null }; other: { version: string | null } | null };
+
+async function status(m: MoatProcess): Promise<Status> {
+  const auth = await m.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) });
+  const { sid } = ((await auth.json()) as { session: { sid: string } }).session;
+  try {
+    return (await (await m.api("/api/info/update", { headers: { sid } })).json()) as Status;
+  } finally {
+    await m.api("/api/auth", { method: "DELETE", headers: { sid } });
+  }
+}
+
+const text = async (page: Page, id: string) => ((await page.textContent(`[data-testid=${id}]`)) ?? "").trim();
+const slotB = () => readFileSync(fx.slots.b);
+
+/** a screenshot of the Updates card alone */
+async function cardShot(page: Page, name: string): Promise<void> {
+  const card = page.locator("section.card", { has: page.locator("[data-testid=update-status]") });
+  await card.scrollIntoViewIfNeeded();
+  await card.screenshot({ path: join(ROOT, `test-output/screenshots/settings-update-${name}.png`) });
+}
+
+/** picks the file in the card, presses Install and confirms; returns the confirmation's text */
+async function install(page: Page, file: string): Promise<string> {
+  await page.setInputFiles("#u-file", file);
+  await page.click("button:text('Install update')");
+  const asked = (await page.textContent("dialog[open] #confirm-text")) ?? "";
+  await page.click("dialog[open] button:text('Install')");
+  return asked;
+}
+
+test.skipIf(!can)(
+  "Settings shows the running version and slot, an empty other slot and no update yet",
+  async () => {
+    const { page } = w;
+    await logIn(w, `${moat.base}/admin/settings`, PASSWORD, "[data-testid=update-status]");
+    const api = await status(moat);
+    expect(await text(page, "update-running")).toBe(`${api.running.version} (slot A)`);
+    expect(await text(page, "update-other")).toContain("B: nothing installed by an update yet");
+    expect(await text(page, "update-last")).toBe("no update yet");
+    expect(await page.isVisible("#u-file")).toBe(true);
+    expect(w.errors).toEqual([]);
+  },
+  30000,
+);
+
+test.skipIf(!can)(
+  "an uploaded bundle installs with its progress to 100 %, and the other slot then holds it",
+  async () => {
+    const { page } = w;
+    const asked = await install(page, bundles.v2!);
+    expect(asked).toContain("into the other slot");
+    expect(asked).toContain("a reboot then starts the new version");
+    const result = page.locator("[data-testid=update-result]");
+    await eventually(
+      async () => ((await result.textContent()) ?? "") === "Installed version 2.0.0 into the other slot",
+      "the install's end",
+      30000,
+    );
+    expect(await page.getAttribute("[data-testid=update-progress] progress", "value")).toBe("100");
+    const log = (await page.textContent("[data-testid=update-progress] pre")) ?? "";
+    expect(log).toContain("  0% Installing version 2.0.0");
+    expect(log).toContain("100% Installing done.");
+    expect(await text(page, "update-reboot")).toStartWith("A reboot starts version 2.0.0");
+    // the card reloaded its status: the other slot holds the new version and is tried at the next boot
+    await eventually(async () => (await text(page, "update-other")).includes("2.0.0"), "the other slot's new version");
+    expect(await text(page, "update-other")).toContain("B: 2.0.0 good the next boot tries it");
+    expect(await text(page, "update-last")).toContain("installed 2.0.0 ·");
+    expect(await text(page, "update-last")).toContain(
+      "Installed version 2.0.0 into the other slot; reboot to start it",
+    );
+    // and it did happen: slot B holds the bundle's root image
+    const root = readFileSync(fx.rootOf.get(bundles.v2!)!);
+    expect(slotB().subarray(0, root.length).equals(root)).toBe(true);
+    expect((await status(moat)).other?.version).toBe("2.0.0");
+    await cardShot(page, "installed-desktop-light");
+    expect(w.errors).toEqual([]);
+  },
+  60000,
+);
+
+test.skipIf(!can)(
+  "a stranger's bundle is refused with the sentence that says why, and nothing changes",
+  async () => {
+    const { page } = w;
+    const before = slotB();
+    await install(page, bundles.stranger!);
+    const result = page.locator("[data-testid=update-result]");
+    await eventually(
+      async () => ((await result.textContent()) ?? "") === "Refused: nothing was written",
+      "the refusal",
+      20000,
+    );
+    const why = "The bundle is not signed by this system's update key: refused.";
+    expect(await page.textContent("[data-testid=update-progress] [role=alert]")).toBe(why);
+    expect(slotB().equals(before)).toBe(true);
+    expect((await status(moat)).other?.version).toBe("2.0.0");
+    await eventually(
+      async () => (await text(page, "update-last")).includes("failed"),
+      "the refusal as the last result",
+    );
+    expect(await text(page, "update-last")).toContain(why);
+    expect(await text(page, "update-other")).toContain("B: 2.0.0");
+    // the form is back for the next try
+    expect(await page.isVisible("#u-file")).toBe(true);
+    await cardShot(page, "refused-desktop-light");
+    expect(w.errors).toEqual([]);
+  },
+  30000,
+);
+
+test.skipIf(!can)(
+  "screenshots: the card on desktop and phone, light and dark; the phone never scrolls sideways",
+  async () => {
+    const phone = await openPage(browser, { width: 390, height: 844 });
+    await logIn(phone, `${moat.base}/admin/settings`, PASSWORD, "[data-testid=update-status]");
+    for (const theme of ["light", "dark"]) {
+      for (const [size, v] of [
+        ["desktop", w],
+        ["phone", phone],
+      ] as const) {
+        await v.page.evaluate((m) => localStorage.setItem("moat.theme", m), theme);
+        await v.page.goto(`${moat.base}/admin/settings`);
+        await v.page.waitForSelector("[data-testid=update-status]");
+        expect(await v.page.evaluate("document.documentElement.dataset.theme")).toBe(theme);
+        await cardShot(v.page, `card-${size}-${theme}`);
+        if (size === "phone") {
+          expect(await v.page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+          const card = v.page.locator("section.card", { has: v.page.locator("[data-testid=update-status]") });
+          const box = (await card.boundingBox())!;
+          expect(box.x + box.width).toBeLessThanOrEqual(390);
+        }
+      }
+    }
+    await shot(phone.page, "settings-update-phone-dark");
+    expect(phone.errors).toEqual([]);
+    expect(w.errors).toEqual([]);
+    expect(w.outside).toEqual([]);
+    await phone.ctx.close();
+  },
+  90000,
+);
+
+test("a Moat without RAUC set up says updates are for the image only and offers no install", async () => {
+  // update.system left at its default (/etc/rauc/system.conf), which a development machine lacks
+  const env: Record<string, string> = existsSync("/etc/rauc/system.conf")
+    ? { FTLCONF_update_system: "/nonexistent/system.conf" }
+    : {};
+  const bare = await startMoat({ env: { ...BASE_ENV, ...env } });
+  const v = await openPage(browser, { width: 390, height: 844 });
+  try {
+    await logIn(v, `${bare.base}/admin/settings`, PASSWORD, "[data-testid=update-status]");
+    expect(await text(v.page, "update-unavailable")).toBe("Updates are available on the Moat image only.");
+    expect(await text(v.page, "update-running")).toBe((await status(bare)).running.version);
+    expect(await v.page.locator("[data-testid=update-other]").count()).toBe(0);
+    expect(await v.page.locator("#u-file, #u-url, button:text('Install update')").count()).toBe(0);
+    expect(v.errors).toEqual([]);
+  } finally {
+    await v.ctx.close();
+    await bare.dispose();
+  }
+}, 30000);
