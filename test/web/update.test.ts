@@ -2,13 +2,15 @@
 // a private D-Bus with slot files and the image's own tryboot backend, test/update/fixture.ts): a person sees
 // the running version and no update yet, uploads a good bundle and watches its progress to 100 % and the
 // other slot then holding it; a stranger's bundle is refused with the sentence that says why and changes
-// nothing; a Moat without RAUC says updates are for the image only and offers no install. Desktop and phone,
-// light and dark, with screenshots.
+// nothing; an https URL installs as an upload does; a Moat without RAUC says updates are for the image only
+// and offers no install. Desktop and phone, light and dark, with screenshots.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Server } from "bun";
 import type { Browser, Page } from "playwright-core";
 import { ROOT, startMoat, type MoatProcess } from "../harness/moat.ts";
+import { makeTestCa, type TestCa } from "../harness/tls-peer.ts";
 import { UpdateFixture, hasRauc } from "../update/fixture.ts";
 import { eventually, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
@@ -21,6 +23,8 @@ let fx: UpdateFixture;
 let moat: MoatProcess;
 let browser: Browser;
 let w: Watched;
+let ca: TestCa;
+let https: Server<unknown>;
 const bundles: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -30,14 +34,30 @@ beforeAll(async () => {
   fx.systemConf();
   await fx.startService();
   bundles.v2 = fx.bundle("2.0.0");
+  bundles.v3 = fx.bundle("3.0.0");
   bundles.stranger = fx.bundle("9.0.0", { keys: fx.stranger });
-  moat = await startMoat({ env: { ...BASE_ENV, FTLCONF_update_system: fx.slots.conf, ...fx.busEnv } });
+  // bundles by https URL, from a server Moat trusts through the test authority
+  ca = makeTestCa(["localhost"]);
+  https = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    tls: { cert: Bun.file(ca.certFile), key: Bun.file(ca.keyFile) },
+    fetch: (req) => {
+      const name = new URL(req.url).pathname.slice(1);
+      return bundles[name] ? new Response(Bun.file(bundles[name])) : new Response("no", { status: 404 });
+    },
+  });
+  moat = await startMoat({
+    env: { ...BASE_ENV, FTLCONF_update_system: fx.slots.conf, NODE_EXTRA_CA_CERTS: ca.caFile, ...fx.busEnv },
+  });
   w = await openPage(browser, { width: 1280, height: 860 });
 }, 60000);
 
 afterAll(async () => {
   await browser?.close();
   await moat?.dispose();
+  https?.stop(true);
+  ca?.dispose();
   await fx?.dispose();
 });
 
@@ -63,13 +83,22 @@ async function cardShot(page: Page, name: string): Promise<void> {
   await card.screenshot({ path: join(ROOT, `test-output/screenshots/settings-update-${name}.png`) });
 }
 
-/** picks the file in the card, presses Install and confirms; returns the confirmation's text */
-async function install(page: Page, file: string): Promise<string> {
-  await page.setInputFiles("#u-file", file);
+/** the number of installs started on the page so far */
+let runs = 0;
+
+/** presses Install and confirms; returns the confirmation's text once this install's view is up */
+async function confirmInstall(page: Page): Promise<string> {
   await page.click("button:text('Install update')");
   const asked = (await page.textContent("dialog[open] #confirm-text")) ?? "";
   await page.click("dialog[open] button:text('Install')");
+  await page.waitForSelector(`[data-testid=update-progress][data-run="${++runs}"]`);
   return asked;
+}
+
+/** picks the file in the card and installs it */
+async function install(page: Page, file: string): Promise<string> {
+  await page.setInputFiles("#u-file", file);
+  return confirmInstall(page);
 }
 
 test.skipIf(!can)(
@@ -150,6 +179,36 @@ test.skipIf(!can)(
     expect(w.errors).toEqual([]);
   },
   30000,
+);
+
+test.skipIf(!can)(
+  "a pasted https URL installs too; a plain http one is refused before it is fetched",
+  async () => {
+    const { page } = w;
+    const result = page.locator("[data-testid=update-result]");
+    const byUrl = async (url: string) => {
+      await page.fill("#u-url", url);
+      expect(await confirmInstall(page)).toContain(`Install ${url} into the other slot`);
+    };
+    await byUrl(`http://127.0.0.1:${https.port}/v3`);
+    await eventually(async () => (await result.textContent()) === "Refused: nothing was written", "the refusal");
+    expect(await page.textContent("[data-testid=update-progress] [role=alert]")).toBe(
+      "An update URL must start with https://.",
+    );
+    expect((await status(moat)).other?.version).toBe("2.0.0");
+    await byUrl(`https://localhost:${https.port}/v3`);
+    await eventually(
+      async () => (await result.textContent()) === "Installed version 3.0.0 into the other slot",
+      "the install's end",
+      30000,
+    );
+    expect(await page.getAttribute("[data-testid=update-progress] progress", "value")).toBe("100");
+    await eventually(async () => (await text(page, "update-other")).includes("B: 3.0.0"), "the other slot's version");
+    const root = readFileSync(fx.rootOf.get(bundles.v3!)!);
+    expect(slotB().subarray(0, root.length).equals(root)).toBe(true);
+    expect(w.errors).toEqual([]);
+  },
+  60000,
 );
 
 test.skipIf(!can)(

@@ -25,8 +25,19 @@ function read(lines: string[]): { percent: number; version: string | null; end: 
   return { percent, version, end };
 }
 
-/** Starts the install when mounted and shows it; `onDone` once the stream ended or the bundle was refused. */
-export function InstallProgress({ body, onDone }: { body: FormData | { url: string }; onDone: () => void }) {
+/**
+ * Starts the install when mounted and shows it; `onDone` once the stream ended or the bundle was refused.
+ * `run` numbers the installs of this page, so a second one that ends as the first did is still told apart.
+ */
+export function InstallProgress({
+  run,
+  body,
+  onDone,
+}: {
+  run: number;
+  body: FormData | { url: string };
+  onDone: () => void;
+}) {
   const [lines, setLines] = useState<string[]>([]);
   const [finished, setFinished] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -48,7 +59,7 @@ export function InstallProgress({ body, onDone }: { body: FormData | { url: stri
   const installed = finished && r.end !== null ? INSTALLED.exec(r.end) : null;
   const refused = error instanceof ApiError && error.status === 400;
   return (
-    <div class="gravity" data-testid="update-progress">
+    <div class="gravity" data-testid="update-progress" data-run={run}>
       <div class="row">
         {!finished && !error && <Spinner />}
         <strong data-testid="update-result">
@@ -69,7 +80,7 @@ export function InstallProgress({ body, onDone }: { body: FormData | { url: stri
         <ErrorNote error={refused ? new Error(sentence((error as ApiError).hint)) : error} />
       ) : (
         <>
-          <progress max={100} value={finished && installed ? 100 : r.percent} aria-label="update progress" />
+          <progress max={100} value={r.percent} aria-label="update progress" />
           {finished && !installed && (
             <p class="note error" role="alert">
               {r.end ? sentence(r.end) : "The install ended without saying how."}

@@ -132,6 +132,7 @@ export function UpdateCard() {
               {install && (
                 <InstallProgress
                   key={install.n}
+                  run={install.n}
                   body={install.body}
                   onDone={() => {
                     setRunning(false);
