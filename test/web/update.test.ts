@@ -206,6 +206,11 @@ test.skipIf(!can)(
     await eventually(async () => (await text(page, "update-other")).includes("B: 3.0.0"), "the other slot's version");
     const root = readFileSync(fx.rootOf.get(bundles.v3!)!);
     expect(slotB().subarray(0, root.length).equals(root)).toBe(true);
+    // the finished install's view (the log, the reboot note) fits a phone too
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await cardShot(page, "installed-phone-light");
+    await page.setViewportSize({ width: 1280, height: 860 });
     expect(w.errors).toEqual([]);
   },
   60000,
