@@ -83,6 +83,24 @@ async function cardShot(page: Page, name: string): Promise<void> {
   await card.screenshot({ path: join(ROOT, `test-output/screenshots/settings-update-${name}.png`) });
 }
 
+/**
+ * Records what the card's progress view says each time it changes (its headline and the bar's value), from
+ * before the next install starts: the run is over in about a second, too fast to poll.
+ */
+async function watchProgress(page: Page): Promise<() => Promise<string[]>> {
+  // a string, as the test project has no DOM types
+  await page.evaluate(`(() => {
+    const seen = (window.seen = []);
+    new MutationObserver(() => {
+      const head = document.querySelector("[data-testid=update-result]")?.textContent ?? "";
+      const bar = document.querySelector("[data-testid=update-progress] progress");
+      const now = head + " | " + (bar ? bar.value : "-");
+      if (head && seen.at(-1) !== now) seen.push(now);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  })()`);
+  return () => page.evaluate<string[]>("window.seen");
+}
+
 /** the number of installs started on the page so far */
 let runs = 0;
 
@@ -120,6 +138,7 @@ test.skipIf(!can)(
   "an uploaded bundle installs with its progress to 100 %, and the other slot then holds it",
   async () => {
     const { page } = w;
+    const seen = await watchProgress(page);
     const asked = await install(page, bundles.v2!);
     expect(asked).toContain("into the other slot");
     expect(asked).toContain("a reboot then starts the new version");
@@ -130,6 +149,16 @@ test.skipIf(!can)(
       30000,
     );
     expect(await page.getAttribute("[data-testid=update-progress] progress", "value")).toBe("100");
+    // what the person saw: the upload to its end, then RAUC's percentages as they came, never going back
+    const views = await seen();
+    expect(views[0]).toBe("Sending the bundle… 0% | 0");
+    expect(views).toContain("Checking the bundle's signature… | 100");
+    const bars = views.filter((v) => v.startsWith("Installing…")).map((v) => Number(v.split(" | ")[1]));
+    expect(bars[0]).toBe(0);
+    expect(bars.at(-1)).toBe(100);
+    expect(bars.some((b) => b > 0 && b < 100)).toBe(true);
+    expect(bars).toEqual(bars.toSorted((a, b) => a - b));
+    expect(views.at(-1)).toBe("Installed version 2.0.0 into the other slot | 100");
     const log = (await page.textContent("[data-testid=update-progress] pre")) ?? "";
     expect(log).toContain("  0% Installing version 2.0.0");
     expect(log).toContain("100% Installing done.");

@@ -119,13 +119,15 @@ export const enc = encodeURIComponent;
  * A streamed text reply (gravity's and an update's progress), handed over as it arrives. Through
  * XMLHttpRequest's progress events rather than fetch's body stream: Chromium reports a fetch read through
  * a stream reader as net::ERR_ABORTED even when it was read to the end, and XHR finishes cleanly. A body
- * goes as `request` sends it: FormData as multipart, anything else as JSON.
+ * goes as `request` sends it: FormData as multipart, anything else as JSON; `onSent` hears how much of it
+ * went (0 to 1), for uploads large enough to take a while.
  */
 export function streamText(
   method: string,
   path: string,
   onText: (all: string) => void,
   body?: unknown,
+  onSent?: (part: number) => void,
 ): Promise<string> {
   return new Promise((resolve, reject) => {
     const x = new XMLHttpRequest();
@@ -133,6 +135,7 @@ export function streamText(
     const isForm = body instanceof FormData;
     for (const [k, v] of Object.entries(headers(body !== undefined && !isForm))) x.setRequestHeader(k, v);
     x.onprogress = () => onText(x.responseText);
+    if (onSent) x.upload.onprogress = (e) => e.lengthComputable && onSent(e.loaded / e.total);
     x.onerror = () => reject(new ApiError(0, "network", "the connection to Moat was lost", null));
     x.onload = () => {
       if (x.status === 401) onUnauthorized();

@@ -41,10 +41,13 @@ export function InstallProgress({
   const [lines, setLines] = useState<string[]>([]);
   const [finished, setFinished] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // how much of an upload went, in percent; a URL is fetched by Moat itself
+  const [sent, setSent] = useState(0);
   const pre = useRef<HTMLPreElement>(null);
   useEffect(() => {
     const split = (all: string) => all.split("\n").filter((l) => l.trim());
-    streamText("POST", "/action/update", (all) => setLines(split(all)), body)
+    const onSent = (part: number) => setSent(Math.round(part * 100));
+    streamText("POST", "/action/update", (all) => setLines(split(all)), body, onSent)
       .then((all) => {
         setLines(split(all));
         setFinished(true);
@@ -70,7 +73,11 @@ export function InstallProgress({
             : !finished
               ? lines.length
                 ? `Installing… ${r.percent}%`
-                : "Sending the bundle…"
+                : !(body instanceof FormData)
+                  ? "Fetching and checking the bundle…"
+                  : sent < 100
+                    ? `Sending the bundle… ${sent}%`
+                    : "Checking the bundle's signature…"
               : installed
                 ? `Installed version ${installed[1]} into the other slot`
                 : "The update failed: this version stays"}
@@ -80,7 +87,12 @@ export function InstallProgress({
         <ErrorNote error={refused ? new Error(sentence((error as ApiError).hint)) : error} />
       ) : (
         <>
-          <progress max={100} value={r.percent} aria-label="update progress" />
+          {/* the upload's share first, then RAUC's own percentages */}
+          <progress
+            max={100}
+            value={lines.length ? r.percent : sent}
+            aria-label={lines.length ? "install progress" : "upload progress"}
+          />
           {finished && !installed && (
             <p class="note error" role="alert">
               {r.end ? sentence(r.end) : "The install ended without saying how."}
