@@ -6,23 +6,20 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, streamText } from "../../api.ts";
 import { ErrorNote, Spinner } from "../../components.tsx";
 
-const PROGRESS = /^\s*(\d{1,3})% (.*)$/;
+const PROGRESS = /^\s*(\d{1,3})% /;
 /** the last line of a good install (src/update/install.ts) */
 const INSTALLED = /^installed version (\S+) into the other slot/;
 
-/** What the lines so far say: the highest percentage and, once the stream ended, how it ended. */
-function read(lines: string[]): { percent: number; version: string | null; end: string | null } {
+/** What the lines so far say: the highest percentage, and the last line that is not a percentage (the end). */
+function read(lines: string[]): { percent: number; end: string | null } {
   let percent = 0;
-  let version: string | null = null;
   let end: string | null = null;
   for (const l of lines) {
     const m = PROGRESS.exec(l);
-    if (m) {
-      percent = Math.max(percent, Math.min(100, Number(m[1])));
-      version ??= /^Installing version (\S+)/.exec(m[2]!)?.[1] ?? null;
-    } else if (l.trim()) end = l.trim();
+    if (m) percent = Math.max(percent, Math.min(100, Number(m[1])));
+    else if (l.trim()) end = l.trim();
   }
-  return { percent, version, end };
+  return { percent, end };
 }
 
 /**
