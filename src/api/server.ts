@@ -28,8 +28,14 @@ import { dohResponse, isDohPath } from "../dns/doh-serve.ts";
 
 /** Where a device downloads Moat's certificate authority to trust it (README: trusting the certificate). */
 const CA_DOWNLOAD_PATH = "/tls/ca.crt";
-/** Largest body Bun.serve buffers on the HTTPS ports; routes apply their own, smaller limits (JSON 64 KiB). */
-const MAX_BUFFERED_BODY = 64 * 1024 * 1024;
+/**
+ * The cap Bun.serve puts on any request body on the HTTPS ports, before a route sees it. Bun streams
+ * bodies with backpressure rather than buffering them (measured: a 300 MB upload read slowly raised RSS
+ * by 43 MB over HTTP/1.1 and 64 MB over HTTP/2), and every route reads with its own, smaller limit (JSON
+ * 64 KiB, Teleporter archives), so the cap is the largest route limit: an update bundle (update.maxDownload).
+ */
+const MIN_BODY_CAP = 64 * 1024 * 1024;
+const bodyCap = (maxDownloadMiB: number) => Math.max(MIN_BODY_CAP, (maxDownloadMiB + 1) * 1024 * 1024);
 /**
  * Seconds an HTTPS connection may stay silent before it has sent a whole request. Bun.serve has no
  * header timeout (HTTP/1.1 partial headers are cut at ~10 s by Bun itself, an unfinished HTTP/2
@@ -129,7 +135,7 @@ export async function startHttp(rt: ApiDeps): Promise<HttpService> {
     return Bun.serve({
       hostname,
       port,
-      maxRequestBodySize: MAX_BUFFERED_BODY,
+      maxRequestBodySize: bodyCap(rt.config.current.update.maxDownload),
       idleTimeout: TLS_FIRST_REQUEST_S,
       tls: { key: m.keyPem, cert: m.certPem },
       http2: true,

@@ -465,7 +465,7 @@ export const schema = {
       "The certificate (PEM) an update bundle must be signed by; empty: the keyring the system configuration names",
       moat,
     ),
-    maxDownload: uint(1024, "Largest update bundle fetched from a URL, MiB", {
+    maxDownload: uint(1024, "Largest update bundle, uploaded or fetched from a URL, MiB", {
       max: 65536,
       check: (n) => (n < 1 ? "must be at least 1" : null),
       ...moat,
