@@ -6,11 +6,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hashPassword } from "../../src/auth/password.ts";
 import { ROOT, run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { BACKEND, UpdateFixture, hasRauc } from "./fixture.ts";
 
 const can = hasRauc && Bun.which("dbus-daemon") !== null;
 const PASSWORD = "reboot test password";
+const APP = "an-application-password-for-reboots";
 const UNITS = join(ROOT, "scripts/image-lib/rauc");
 
 let fx: UpdateFixture;
@@ -26,6 +28,7 @@ beforeAll(async () => {
   bundle = fx.bundle("2.0.0");
   moat = await startMoat({
     env: { FTLCONF_webserver_api_password: PASSWORD, FTLCONF_update_system: fx.slots.conf, ...fx.busEnv },
+    configToml: `[webserver.api]\napp_pwhash = "${hashPassword(APP)}"\n`,
   });
   sid = await login(moat);
 }, 60000);
@@ -36,8 +39,8 @@ afterAll(async () => {
   await fx.dispose();
 });
 
-async function login(m: MoatProcess): Promise<string> {
-  const r = await m.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) });
+async function login(m: MoatProcess, password = PASSWORD): Promise<string> {
+  const r = await m.api("/api/auth", { method: "POST", body: JSON.stringify({ password }) });
   return ((await r.json()) as { session: { sid: string } }).session.sid;
 }
 
@@ -50,10 +53,15 @@ async function errorOf(r: Response, status: number) {
   return ((await r.json()) as { error: { key: string; message: string; hint: string | null } }).error;
 }
 
-test.skipIf(!can)("without a session the reboot is 401 and nothing is asked for", async () => {
-  expect((await errorOf(await reboot(moat, null), 401)).key).toBe("unauthorized");
-  expect(existsSync(request())).toBe(false);
-});
+test.skipIf(!can)(
+  "without a session it is 401; an app session without app_sudo is 403; nothing is asked for",
+  async () => {
+    expect((await errorOf(await reboot(moat, null), 401)).key).toBe("unauthorized");
+    const app = await errorOf(await reboot(moat, await login(moat, APP)), 403);
+    expect(app.message).toBe("Unable to change configuration (read-only)");
+    expect(existsSync(request())).toBe(false);
+  },
+);
 
 test.skipIf(!can)("with webserver.api.allow_destructive off it is 403 as Pi-hole's restartdns is", async () => {
   const set = async (v: boolean) => {
@@ -119,6 +127,50 @@ test.skipIf(!can)("before an install the reboot names the running slot; after on
   );
 });
 
+test.skipIf(!can)("while an upload is on its way to an install, the reboot is refused", async () => {
+  // a multipart upload that sends its start and then waits: the install is claimed from its first byte
+  const boundary = "rebootTestBoundary";
+  let finish = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    async start(out) {
+      out.enqueue(
+        new TextEncoder().encode(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.raucb"\r\n\r\n${"x".repeat(4096)}`,
+        ),
+      );
+      await new Promise<void>((res) => {
+        finish = res;
+      });
+      out.enqueue(new TextEncoder().encode(`\r\n--${boundary}--\r\n`));
+      out.close();
+    },
+  });
+  const upload = moat.api("/api/action/update", {
+    method: "POST",
+    headers: { sid, "content-type": `multipart/form-data; boundary=${boundary}` },
+    body,
+  });
+  let refusal: Awaited<ReturnType<typeof errorOf>> | undefined;
+  for (let i = 0; i < 100 && !refusal; i++) {
+    const r = await reboot(moat);
+    if (r.status === 400) refusal = await errorOf(r, 400);
+    else {
+      expect(r.status).toBe(202);
+      await r.arrayBuffer();
+      await Bun.sleep(20);
+    }
+  }
+  finish();
+  // the upload itself is refused: those bytes are no bundle
+  expect((await upload).status).toBe(400);
+  expect(refusal).toEqual({
+    key: "bad_request",
+    message: "Reboot refused",
+    hint: "an update is being installed; reboot when it has finished",
+  });
+  rmSync(request(), { force: true });
+});
+
 /** The unit file's `Key=` values, in order. */
 function unitValues(file: string, key: string): string[] {
   return readFileSync(join(UNITS, file), "utf8")
@@ -155,7 +207,10 @@ test.skipIf(!can)(
     expect(unitValues("moat-reboot.path", "PathExists")).toEqual(["/etc/moat/reboot-request"]);
     expect(unitValues("moat-reboot.path", "Unit")).toEqual(["moat-reboot.service"]);
     expect(unitValues("moat-reboot.service", "Type")).toEqual(["oneshot"]);
-    // the API wrote the request (the test above); slot B's trial is pending in the backend's state
+    // the API writes the request; slot B's trial (the install above) is pending in the backend's state
+    const asked = await reboot(moat);
+    expect(asked.status).toBe(202);
+    await asked.arrayBuffer();
     expect(existsSync(request())).toBe(true);
     expect(readFileSync(join(fx.slots.state, "trial"), "utf8").trim()).toBe("B");
     expect(await runService(fx.slots.state)).toEqual(["reboot", "0 tryboot"]);
