@@ -3,7 +3,8 @@
 // the running version and no update yet, uploads a good bundle and watches its progress to 100 % and the
 // other slot then holding it; a stranger's bundle is refused with the sentence that says why and changes
 // nothing; an https URL installs as an upload does; "Reboot now" asks, leaves the reboot request and waits
-// for the restarted Moat; a Moat without RAUC says updates are for the image only and offers no install. Desktop and phone, light and dark, with screenshots.
+// for the restarted Moat; a Moat without RAUC says updates are for the image only and offers no install.
+// Desktop and phone, light and dark, with screenshots.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

@@ -1,7 +1,8 @@
-// POST /api/action/update, POST /api/action/reboot and GET /api/info/update (Moat's own; docs/updates.md). The bundle comes as a
-// multipart upload (field "file", streamed to the data directory) or as JSON {"url": "https://…"}; it is
-// checked before the reply starts, so a refused bundle is a 400 whose hint says why, and then the install's
-// progress streams as text/plain like the gravity action's. Who may update is who may change the config.
+// POST /api/action/update, POST /api/action/reboot and GET /api/info/update (Moat's own; docs/updates.md).
+// The bundle comes as a multipart upload (field "file", streamed to the data directory) or as JSON
+// {"url": "https://…"}; it is checked before the reply starts, so a refused bundle is a 400 whose hint says
+// why, and then the install's progress streams as text/plain like the gravity action's. Who may update is
+// who may change the config.
 // The reboot that starts the installed version is asked of src/update (reboot.ts), which leaves the request
 // for the image's root-owned moat-reboot.path unit; it is also gated by webserver.api.allow_destructive.
 import { Elysia, t } from "elysia";
