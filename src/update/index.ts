@@ -6,6 +6,7 @@ import { inspect, type Bundle } from "./inspect.ts";
 import { install, type Progress } from "./install.ts";
 import { writeLast } from "./last.ts";
 import { raucSystem, UpdateRefused, type RaucSystem, type UpdateSettings } from "./rauc.ts";
+import { requestReboot, type RebootPlan } from "./reboot.ts";
 
 export { UpdateRefused } from "./rauc.ts";
 export { updateStatus } from "./status.ts";
@@ -79,4 +80,13 @@ export function claimUpdate(): () => void {
   return () => {
     active = false;
   };
+}
+
+/**
+ * Asks the machine to reboot into the slot that boots next (reboot.ts); refused while an install is
+ * writing the other slot, which a reboot would cut short.
+ */
+export function reboot(ctx: UpdateContext, runningVersion: string): Promise<RebootPlan> {
+  if (active) throw new UpdateRefused("an update is being installed; reboot when it has finished");
+  return requestReboot(ctx.settings, ctx.dataDir, runningVersion);
 }

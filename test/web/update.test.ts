@@ -2,10 +2,11 @@
 // a private D-Bus with slot files and the image's own tryboot backend, test/update/fixture.ts): a person sees
 // the running version and no update yet, uploads a good bundle and watches its progress to 100 % and the
 // other slot then holding it; a stranger's bundle is refused with the sentence that says why and changes
-// nothing; an https URL installs as an upload does; a Moat without RAUC says updates are for the image only
-// and offers no install. Desktop and phone, light and dark, with screenshots.
+// nothing; an https URL installs as an upload does; "Reboot now" asks, leaves the reboot request and waits
+// for the restarted Moat; a Moat without RAUC says updates are for the image only and offers no install.
+// Desktop and phone, light and dark, with screenshots.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Server } from "bun";
 import type { Browser, Page } from "playwright-core";
@@ -163,6 +164,7 @@ test.skipIf(!can)(
     expect(log).toContain("  0% Installing version 2.0.0");
     expect(log).toContain("100% Installing done.");
     expect(await text(page, "update-reboot")).toStartWith("A reboot starts version 2.0.0");
+    expect(await text(page, "update-reboot")).toEndWith('"Reboot now" below starts it.');
     // the card reloaded its status: the other slot holds the new version and is tried at the next boot
     await eventually(async () => (await text(page, "update-other")).includes("2.0.0"), "the other slot's new version");
     expect(await text(page, "update-other")).toContain("B: 2.0.0 good the next boot tries it");
@@ -174,6 +176,8 @@ test.skipIf(!can)(
     const root = readFileSync(fx.rootOf.get(bundles.v2!)!);
     expect(slotB().subarray(0, root.length).equals(root)).toBe(true);
     expect((await status(moat)).other?.version).toBe("2.0.0");
+    // the reboot that starts it is one button away
+    expect(await page.isVisible("button:text('Reboot now')")).toBe(true);
     await cardShot(page, "installed-desktop-light");
     expect(w.errors).toEqual([]);
   },
@@ -240,6 +244,52 @@ test.skipIf(!can)(
     expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await cardShot(page, "installed-phone-light");
     await page.setViewportSize({ width: 1280, height: 860 });
+    expect(w.errors).toEqual([]);
+  },
+  60000,
+);
+
+test.skipIf(!can)(
+  "Reboot now asks first, leaves the request for moat-reboot.path, says it is restarting, and shows the version once Moat is back",
+  async () => {
+    const { page } = w;
+    const request = join(moat.dataDir, "reboot-request");
+    // a fresh page: GET /api/info/update alone (a trial of 3.0.0 pending) brings the button
+    await page.goto(`${moat.base}/admin/settings`);
+    await page.waitForSelector("[data-testid=update-status]");
+    const button = page.locator("button:text('Reboot now')");
+    await button.waitFor();
+    // Cancel asks for nothing
+    await button.click();
+    const asked = (await page.textContent("dialog[open] #confirm-text")) ?? "";
+    expect(asked).toBe(
+      "Reboot now into version 3.0.0? DNS stops for about a minute while the machine restarts; if the new version " +
+        "does not come up healthy, the old one boots again by itself.",
+    );
+    await page.click("dialog[open] button:text('Cancel')");
+    await Bun.sleep(300);
+    expect(existsSync(request)).toBe(false);
+    expect(await page.locator("[data-testid=update-restarting]").count()).toBe(0);
+
+    await button.click();
+    await page.click("dialog[open] button:text('Reboot now')");
+    await page.waitForSelector("[data-testid=update-restarting]");
+    expect(await text(page, "update-restarting")).toStartWith("Restarting into slot B, once as a trial…");
+    expect(JSON.parse(readFileSync(request, "utf8"))).toMatchObject({ slot: "B", tryboot: true });
+    // the install form and the button are gone while the machine restarts
+    expect(await page.locator("#u-file, button:text('Reboot now')").count()).toBe(0);
+    await cardShot(page, "restarting-desktop-light");
+    // what moat-reboot.service does, then the restart itself: the real process stopped and started again (the
+    // fixture's RAUC stays on slot A, as a plain reboot would)
+    rmSync(request);
+    const before = await status(moat);
+    await moat.restart();
+    await page.waitForSelector("[data-testid=update-back]", { timeout: 20000 });
+    expect(await text(page, "update-back")).toBe(`Moat is back: running version ${before.running.version} (slot A).`);
+    expect(await page.locator("[data-testid=update-restarting]").count()).toBe(0);
+    // the trial is still pending here, so the card offers the reboot again
+    await button.waitFor();
+    await cardShot(page, "back-desktop-light");
     expect(w.errors).toEqual([]);
   },
   60000,

@@ -9,7 +9,8 @@ import { ApiError, Errors } from "../core/errors.ts";
 
 const Success = t.Object({ status: t.Literal("success") });
 
-function allowDestructive(rt: Pick<ApiDeps, "config">, message: string): void {
+/** Pi-hole's gate for the actions that interrupt or forget (restartdns, the flushes; Moat's reboot too). */
+export function allowDestructive(rt: Pick<ApiDeps, "config">, message: string): void {
   if (!rt.config.current.webserver.api.allow_destructive)
     throw Errors.forbidden(message, "Check setting webserver.api.allow_destructive");
 }

@@ -1,7 +1,10 @@
-// POST /api/action/update and GET /api/info/update (Moat's own; docs/updates.md). The bundle comes as a
-// multipart upload (field "file", streamed to the data directory) or as JSON {"url": "https://…"}; it is
-// checked before the reply starts, so a refused bundle is a 400 whose hint says why, and then the install's
-// progress streams as text/plain like the gravity action's. Who may update is who may change the config.
+// POST /api/action/update, POST /api/action/reboot and GET /api/info/update (Moat's own; docs/updates.md).
+// The bundle comes as a multipart upload (field "file", streamed to the data directory) or as JSON
+// {"url": "https://…"}; it is checked before the reply starts, so a refused bundle is a 400 whose hint says
+// why, and then the install's progress streams as text/plain like the gravity action's. Who may update is
+// who may change the config.
+// The reboot that starts the installed version is asked of src/update (reboot.ts), which leaves the request
+// for the image's root-owned moat-reboot.path unit; it is also gated by webserver.api.allow_destructive.
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { streamedResponse } from "../../http/adapter.ts";
@@ -11,6 +14,7 @@ import {
   installPrepared,
   prepare,
   progressLine,
+  reboot,
   UpdateRefused,
   updateStatus,
   uploadPath,
@@ -21,6 +25,7 @@ import { moatOnly } from "../core/route-meta.ts";
 import { saveFormFile } from "../core/multipart-file.ts";
 import { Errors } from "../core/errors.ts";
 import { documented } from "../docs/meta.ts";
+import { allowDestructive } from "./routes.ts";
 
 const FORBIDDEN =
   "This session may not change the system (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)";
@@ -53,6 +58,14 @@ const StatusReply = t.Object({
     ],
     { description: "the last update attempt, null when there was none" },
   ),
+});
+
+const RebootReply = t.Object({
+  status: t.Literal("rebooting"),
+  slot: t.Union([t.String(), t.Null()], {
+    description: "the slot the next boot takes (A or B): the pending trial, else the running one; null when unknown",
+  }),
+  tryboot: t.Boolean({ description: "the next boot is the firmware's one-time trial of a new version" }),
 });
 
 export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "version">) {
@@ -165,6 +178,44 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
                 413: "Larger than update.maxDownload",
               },
               bodyType: "multipart/form-data",
+            },
+          ),
+        ),
+      },
+    )
+    .post(
+      "/action/reboot",
+      async ({ request, set }) => {
+        assertMayChangeConfig(rt, request);
+        allowDestructive(rt, "Rebooting is not allowed");
+        let plan: Awaited<ReturnType<typeof reboot>>;
+        try {
+          plan = await reboot(ctx(), rt.version.version);
+        } catch (e) {
+          throw e instanceof UpdateRefused ? Errors.badRequest("Reboot refused", e.message) : e;
+        }
+        rt.log(
+          "info",
+          `reboot: requested, the next boot takes slot ${plan.slot ?? "(unknown)"}${plan.tryboot ? " as a trial" : ""}`,
+        );
+        set.status = 202;
+        return { status: "rebooting" as const, ...plan };
+      },
+      {
+        response: { 202: RebootReply },
+        detail: moatOnly(
+          documented(
+            {
+              tags: ["Actions"],
+              summary:
+                "Reboot the machine, into the installed update's trial when one is pending (the firmware's tryboot), else into the running slot",
+            },
+            {
+              responses: {
+                202: "The reboot is asked for: the machine restarts within seconds, and the API is away for about a minute",
+                400: "Not on the Moat image (no RAUC), or an update is being installed (the hint says which)",
+                403: `${FORBIDDEN}; or webserver.api.allow_destructive is false`,
+              },
             },
           ),
         ),

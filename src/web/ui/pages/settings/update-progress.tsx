@@ -98,8 +98,7 @@ export function InstallProgress({
           {installed && (
             <p class="note" data-testid="update-reboot">
               A reboot starts version {installed[1]}, once, as a trial: it stays only when Moat comes up healthy on it,
-              otherwise the next boot is this version again. The dashboard has no reboot button yet: on the machine,{" "}
-              <code>/usr/lib/moat/rauc-tryboot reboot</code> (a plain reboot stays on this version).
+              otherwise the next boot is this version again. "Reboot now" below starts it.
             </p>
           )}
           <pre ref={pre} class="log">

@@ -1,12 +1,15 @@
 // Settings, updates: firmware updates (docs/updates.md) as GET /api/info/update reports them: the running
 // version and slot, what the other slot holds and whether the next boot takes it, and the last attempt.
 // A bundle (uploaded, or its https address) is installed into the other slot after a confirmation, with
-// RAUC's progress streamed (update-progress.tsx). Where RAUC is missing the card says so and offers nothing.
+// RAUC's progress streamed (update-progress.tsx). While the next boot tries the other slot, "Reboot now" starts
+// it and the card waits for Moat to come back (update-reboot.tsx). Where RAUC is missing the card says so and
+// offers nothing.
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
 import { Badge, Button, Card, confirmAction, ErrorNote, Field, Loading } from "../../components.tsx";
 import { usePoll } from "../../poll.ts";
 import { InstallProgress, sentence } from "./update-progress.tsx";
+import { RebootButton, type RebootPlan, Restarting } from "./update-reboot.tsx";
 
 /** GET /api/info/update (StatusReply in src/api/action/update.ts) */
 type UpdateStatus = {
@@ -115,6 +118,13 @@ export function UpdateCard() {
   // each install gets a fresh progress view; null: none started on this page
   const [install, setInstall] = useState<{ n: number; body: FormData | { url: string } } | null>(null);
   const [running, setRunning] = useState(false);
+  // the reboot asked for on this page, and what runs once Moat answered again
+  const [restart, setRestart] = useState<{
+    plan: RebootPlan;
+    asked: number;
+    back: UpdateStatus["running"] | null;
+  } | null>(null);
+  const restarting = restart !== null && restart.back === null;
   return (
     <Card title="Updates">
       <ErrorNote error={error} />
@@ -140,7 +150,24 @@ export function UpdateCard() {
                   }}
                 />
               )}
-              {!running && (
+              {restart && (
+                <Restarting
+                  plan={restart.plan}
+                  asked={restart.asked}
+                  back={restart.back}
+                  onBack={(back) => {
+                    setRestart({ ...restart, back });
+                    reload();
+                  }}
+                />
+              )}
+              {!running && !restarting && data.other?.primary && (
+                <RebootButton
+                  version={data.other.version}
+                  onAsked={(plan) => setRestart({ plan, asked: Date.now(), back: null })}
+                />
+              )}
+              {!running && !restarting && (
                 <InstallForm
                   onInstall={(body) => {
                     setRunning(true);

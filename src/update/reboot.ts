@@ -1,0 +1,36 @@
+// The reboot that starts an installed update (docs/updates.md, "The reboot"). Moat runs as an unprivileged
+// user and cannot reboot the machine itself: it leaves a request file in its data directory, and the
+// root-owned `moat-reboot.path` unit (scripts/image-lib/rauc/) sees it appear and starts `moat-reboot.service`,
+// which deletes the request and runs `rauc-tryboot reboot`: `reboot "0 tryboot"` when a trial is pending,
+// else a plain reboot. The backend decides from its own trial file, so the request carries no slot.
+import { renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { raucSystem, type UpdateSettings } from "./rauc.ts";
+import { updateStatus } from "./status.ts";
+
+/** The file `moat-reboot.path` watches, in the data directory (/etc/moat on the image, Moat's own). */
+const REBOOT_REQUEST = "reboot-request";
+
+export interface RebootPlan {
+  /** the slot the next boot takes: the pending trial, else the running one; null when RAUC cannot say */
+  slot: string | null;
+  /** whether that boot is the firmware's one-time trial (`reboot "0 tryboot"`) */
+  tryboot: boolean;
+}
+
+/**
+ * Asks for the reboot: throws UpdateRefused where there are no updates (no RAUC: the path unit exists on
+ * the image only); otherwise writes the request (whole, by rename, so the unit never sees half a file)
+ * and says which slot boots next.
+ */
+export async function requestReboot(s: UpdateSettings, dataDir: string, runningVersion: string): Promise<RebootPlan> {
+  raucSystem(s);
+  const st = await updateStatus(s, dataDir, runningVersion);
+  const tryboot = st.other?.primary === true;
+  const plan: RebootPlan = { slot: tryboot ? st.other!.bootname : st.running.slot, tryboot };
+  const path = join(dataDir, REBOOT_REQUEST);
+  // the content is for a person reading the data directory; the unit only looks for the file
+  writeFileSync(`${path}.new`, `${JSON.stringify({ at: new Date().toISOString(), ...plan })}\n`);
+  renameSync(`${path}.new`, path);
+  return plan;
+}
