@@ -1,9 +1,10 @@
 // The reboot that starts an installed update (docs/updates.md, "The reboot"). Moat runs as an unprivileged
 // user and cannot reboot the machine itself: it leaves a request file in its data directory, and the
 // root-owned `moat-reboot.path` unit (scripts/image-lib/rauc/) sees it appear and starts `moat-reboot.service`,
-// which deletes the request and runs `rauc-tryboot reboot`: `reboot "0 tryboot"` when a trial is pending,
-// else a plain reboot. The backend decides from its own trial file, so the request carries no slot.
-import { renameSync, writeFileSync } from "node:fs";
+// which runs `rauc-tryboot reboot-request`: the request is deleted, then `reboot "0 tryboot"` when a trial is pending,
+// else a plain reboot. The backend decides from its own trial file, so the request carries no slot; it
+// carries the boot it was made in, so one a power cut left behind does not reboot the next boot as well.
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { raucSystem, type UpdateSettings } from "./rauc.ts";
 import { updateStatus } from "./status.ts";
@@ -29,8 +30,18 @@ export async function requestReboot(s: UpdateSettings, dataDir: string, runningV
   const tryboot = st.other?.primary === true;
   const plan: RebootPlan = { slot: tryboot ? st.other!.bootname : st.running.slot, tryboot };
   const path = join(dataDir, REBOOT_REQUEST);
-  // the content is for a person reading the data directory; the unit only looks for the file
-  writeFileSync(`${path}.new`, `${JSON.stringify({ at: new Date().toISOString(), ...plan })}\n`);
+  // `boot` is what rauc-tryboot's reboot-request compares; the rest is for a person reading the directory
+  const request = { boot: bootId(), at: new Date().toISOString(), ...plan };
+  writeFileSync(`${path}.new`, `${JSON.stringify(request)}\n`);
   renameSync(`${path}.new`, path);
   return plan;
+}
+
+/** This boot's id (the kernel's, new at every boot); empty where there is none. */
+function bootId(): string {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return "";
+  }
 }

@@ -212,6 +212,10 @@ test.skipIf(!can)(
     expect(asked.status).toBe(202);
     await asked.arrayBuffer();
     expect(existsSync(request())).toBe(true);
+    // made in this boot: the service follows it
+    expect(JSON.parse(readFileSync(request(), "utf8")).boot).toBe(
+      readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+    );
     expect(readFileSync(join(fx.slots.state, "trial"), "utf8").trim()).toBe("B");
     expect(await runService(fx.slots.state)).toEqual(["reboot", "0 tryboot"]);
     expect(existsSync(request())).toBe(false);
@@ -220,5 +224,15 @@ test.skipIf(!can)(
     writeFileSync(request(), "{}\n");
     expect(await runService(none)).toEqual(["reboot"]);
     expect(existsSync(request())).toBe(false);
+    // a request a power cut left from an earlier boot is removed and not followed
+    writeFileSync(request(), `${JSON.stringify({ boot: "00000000-0000-4000-8000-000000000000" })}\n`);
+    rmSync(join(fx.dir, "systemctl-args"), { force: true });
+    const stale = await run([BACKEND, "reboot-request", request()], {
+      env: { ...fx.backendEnv, MOAT_RAUC_STATE: fx.slots.state, MOAT_SYSTEMCTL: join(fx.dir, "systemctl") },
+    });
+    expect(stale.code).toBe(0);
+    expect(stale.stderr).toContain("a reboot request from an earlier boot, not followed");
+    expect(existsSync(request())).toBe(false);
+    expect(existsSync(join(fx.dir, "systemctl-args"))).toBe(false);
   },
 );
