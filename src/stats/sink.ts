@@ -18,6 +18,9 @@ import { QueryWriter } from "../querylog/writer.ts";
 export const HIDDEN_DOMAIN = "hidden";
 export const HIDDEN_CLIENT = "0.0.0.0";
 
+/** Moat's message type for query records the long-term database did not get (reportDrops). */
+const LONGTERM_DROPPED = "LONGTERM_DROPPED";
+
 interface StatsOptions {
   config: ConfigStore;
   /** the long-term database (pihole-FTL.db); read here, written by the writer thread */
@@ -26,6 +29,8 @@ interface StatsOptions {
   now?: () => number;
   /** how long a write waits for a locked long-term database (tests use 0) */
   busyTimeoutMs?: number;
+  /** records in flight to the writer thread beyond which new ones are dropped (tests make it small) */
+  maxBacklog?: number;
 }
 
 export class Stats implements QuerySink {
@@ -44,13 +49,21 @@ export class Stats implements QuerySink {
   /** queries that left the window early to keep it within its memory budget */
   private shedCount = 0;
   private lastShedMessage = 0;
+  /** the writer's dropped count last said in a message, and when */
+  private droppedSaid = 0;
+  private lastDropMessage = 0;
 
   constructor(private readonly o: StatsOptions) {
     this.now = o.now ?? (() => Date.now() / 1000);
     this.window = new QueryWindow(this.now, () => this.historySeconds());
     this.disk = { db: o.disk };
     this.nextId = this.firstLiveId = lastQueryId(o.disk) + 1;
-    this.writer = new QueryWriter({ diskPath: o.disk.filename, log: o.log, busyTimeoutMs: o.busyTimeoutMs });
+    this.writer = new QueryWriter({
+      diskPath: o.disk.filename,
+      log: o.log,
+      busyTimeoutMs: o.busyTimeoutMs,
+      maxBacklog: o.maxBacklog,
+    });
   }
 
   /** /api/queries: the 24 h log (the window), or with `disk` the long-term database. */
@@ -168,6 +181,26 @@ export class Stats implements QuerySink {
   syncMemory(): void {
     this.window.expire();
     this.keepWithinBudget();
+    this.reportDrops();
+  }
+
+  /**
+   * Records the writer thread had to drop (it fell behind, or the long-term database kept failing) are
+   * queries the last 24 h show and the long-term data will lack: said in a message, one an hour at most.
+   */
+  private reportDrops(): void {
+    const dropped = this.writer.counters.dropped;
+    const now = this.now();
+    if (dropped <= this.droppedSaid || now - this.lastDropMessage < 3600) return;
+    const text = `${dropped - this.droppedSaid} queries were not written to the long-term database: the writer fell behind (it runs only on a core DNS does not need, so a flood that keeps every core busy starves it) or the database kept failing (see the FTL log). The query log and the statistics of the last 24 hours have them; the long-term data will not. If this repeats, find what keeps the machine this busy, or check its disk.`;
+    try {
+      raiseMessage(this.o.disk, LONGTERM_DROPPED, text, [dropped - this.droppedSaid]);
+      this.droppedSaid = dropped;
+      this.lastDropMessage = now;
+    } catch (e) {
+      // the database is locked or failing: said again at the next look
+      this.o.log("warn", `could not store the message about dropped queries: ${(e as Error).message}`);
+    }
   }
 
   private budget(): number {

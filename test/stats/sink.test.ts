@@ -280,6 +280,46 @@ test("sink: a failed write keeps its records for the next attempt; retention pru
   }
 });
 
+test("stats: queries the writer dropped are said once in a message, with how many, and the day still has them", async () => {
+  const { dir, config } = await sinkFixture();
+  const disk = openQueryDb(dir);
+  // a backlog limit below one burst: every burst finds the writer "too far behind" (the writer's own
+  // test above makes it fall behind for real)
+  const stats = new Stats({ config, disk, log: () => {}, now: () => NOW, maxBacklog: 100 });
+  const messages = () =>
+    disk.query("SELECT message, blob1 FROM message WHERE type = 'LONGTERM_DROPPED'").all() as Array<{
+      message: string;
+      blob1: number;
+    }>;
+  try {
+    stats.start();
+    for (let k = 0; k < 6; k++) {
+      for (let i = 0; i < 500; i++) stats.record(rec({ time: NOW, domain: `d${k}-${i}.drop.example` }));
+      await Bun.sleep(30); // each burst goes to the thread as its own batch
+    }
+    expect(stats.counters.dropped).toBe(3000);
+    stats.syncMemory();
+    const m = messages();
+    expect(m.length).toBe(1);
+    expect(m[0]!.blob1).toBe(3000);
+    expect(m[0]!.message).toStartWith("3000 queries were not written to the long-term database");
+    // the last 24 h have every query, the long-term database none
+    expect(stats.queryPage({ length: 1 }).recordsTotal).toBe(3000);
+    expect(stats.flushDisk()).toBe(true);
+    expect((disk.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n).toBe(0);
+    // more drops within the hour: no second message
+    for (let i = 0; i < 500; i++) stats.record(rec({ time: NOW, domain: `late${i}.drop.example` }));
+    await Bun.sleep(30);
+    expect(stats.counters.dropped).toBe(3500);
+    stats.syncMemory();
+    expect(messages().length).toBe(1);
+  } finally {
+    await stats.stop();
+    disk.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("writer: a thread that falls too far behind drops new records (counted) instead of queueing them without bound", async () => {
   const { dir } = await sinkFixture();
   const disk = openQueryDb(dir);
