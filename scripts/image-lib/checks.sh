@@ -43,7 +43,7 @@ deny_domain() {
 }
 
 settings_applied() {
-  local f; f=$(guest cat /boot/firmware/moat-settings.txt) || return 1
+  local f; f=$(guest cat /boot/moat/moat-settings.txt) || return 1
   grep -qx 'MOAT_PASSWORD=' <<<"$f" && ! grep -q "$password" <<<"$f" && grep -q '^MOAT_SSH_KEY=ssh-ed25519' <<<"$f"
 }
 bad_value_journaled() {
@@ -51,13 +51,34 @@ bad_value_journaled() {
 }
 data_grown() { # the data partition ends where the card does, its filesystem fills it, /etc/moat is mounted
   guest mountpoint -q /etc/moat || { log "  /etc/moat is not mounted"; return 1; }
-  local out; out=$(guest 'd=/dev/disk/by-partuuid/6d6f6174-03; p=$(basename "$(readlink -f $d)"); s=/sys/class/block/$p
+  local out; out=$(guest 'd=/dev/disk/by-partuuid/6d6f6174-07; p=$(basename "$(readlink -f $d)"); s=/sys/class/block/$p
     echo $(cat $s/start) $(cat $s/size) $(cat $s/../size); dumpe2fs -h $d 2>/dev/null | sed -n "s/^Block count: *//p; s/^Block size: *//p"') || return 1
   local start size disk count bsize
   read -r start size disk count bsize <<<"$(tr '\n' ' ' <<<"$out")"
   local part_mib=$((size / 2048)) fs_mib=$((count * bsize >> 20)) disk_mib=$((disk / 2048))
   log "  card $disk_mib MiB; data partition $part_mib MiB, ending $(((disk - start - size) / 2048)) MiB before the card's end; filesystem $fs_mib MiB"
-  ((disk - start - size < 8192 && part_mib - fs_mib < 4 && fs_mib > disk_mib * 9 / 10))
+  # the filesystem covers the card from the partition's start (after the boot and root slots) to its end
+  ((disk - start - size < 8192 && part_mib - fs_mib < 4 && fs_mib > disk_mib - start / 2048 - 8))
+}
+# The slot layout (docs/updates.md): slot A booted, / is root A (partition 5), /boot/firmware boot A (2), both
+# through the names 61-moat-slot.rules gives the booted slot's partitions, and /boot/moat is partition 1.
+slot_a_mounted() {
+  local out; out=$(guest 'for x in /:05 /boot/firmware:02 /boot/moat:01; do m=${x%:*} p=${x#*:}
+      s=$(findmnt -no SOURCE "$m"); [ "$(readlink -f "$s")" = "$(readlink -f /dev/disk/by-partuuid/6d6f6174-$p)" ] && echo "$m=$p" || echo "$m=wrong($s)"
+    done; for l in root boot; do echo "moat/$l=$(readlink -f /dev/disk/moat/$l)"; done') || return 1
+  log "  $(tr '\n' ' ' <<<"$out")"
+  grep -qx '/=05' <<<"$out" && grep -qx '/boot/firmware=02' <<<"$out" && grep -qx '/boot/moat=01' <<<"$out" &&
+    [ "$(sed -n 's|^moat/root=||p' <<<"$out")" != "" ] && [ "$(sed -n 's|^moat/boot=||p' <<<"$out")" != "" ]
+}
+# RAUC in the guest knows both slots and that A booted and is the primary (rauc status through its service).
+rauc_slots() {
+  local out; out=$(guest rauc status --output-format=json 2>&1) || { log "  rauc status failed: $out"; return 1; }
+  local booted primary slots
+  booted=$(jq -r .booted <<<"$out" 2>/dev/null) primary=$(jq -r .boot_primary <<<"$out" 2>/dev/null)
+  slots=$(jq -r '[.slots[] | keys[]] | sort | join(" ")' <<<"$out" 2>/dev/null)
+  log "  rauc status: booted $booted, primary $primary, slots $slots"
+  [ "$booted" = A ] && [ "$primary" = rootfs.0 ] && [ "$slots" = "boot.0 boot.1 rootfs.0 rootfs.1" ] ||
+    { log "  $out"; return 1; }
 }
 hostname_is_moat() { [ "$(guest hostname)" = moat ]; }
 time_sync_enabled() { guest systemctl is-enabled systemd-timesyncd.service >/dev/null; }
@@ -157,6 +178,8 @@ run_checks() {
   check "secrets removed from the settings file" settings_applied
   check "bad setting reported in the journal" bad_value_journaled
   check "data partition and filesystem grown to the card's end, /etc/moat mounted" data_grown
+  check "slot A booted: / on root A, /boot/firmware on boot A, /boot/moat on partition 1" slot_a_mounted
+  check "rauc status: slots A and B, A booted and primary" wait_for 60 rauc_slots
   check "hostname is moat" hostname_is_moat
   check "time sync enabled" time_sync_enabled
   check "moat runs as its own user with CAP_NET_BIND_SERVICE and CAP_NET_RAW only" wait_for 30 runs_confined

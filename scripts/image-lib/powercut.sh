@@ -47,10 +47,9 @@ lan_dhcp_checks() {
   check "DNS answers the device's host name with its leased address" wait_for 30 answers "$LAN_CLIENT_NAME" "$LEASE_IP"
 }
 
-data_fsck_clean() { # disk.img: e2fsck -fn of partition 3, read in place at its offset
-  local start; start=$(sfdisk -J "$1" | jq '.partitiontable.partitions[2].start')
+data_fsck_clean() { # disk.img: e2fsck -fn of the data partition (7), read in place at its offset
   local out rc=0
-  out=$(e2fsck -fn "$1?offset=$((start * 512))" 2>&1) || rc=$?
+  out=$(e2fsck -fn "$1?offset=$(part_offset "$1" 7)" 2>&1) || rc=$?
   log "  e2fsck -fn: exit $rc, $(tail -1 <<<"$out")"
   ((rc == 0)) || printf '%s\n' "$out" | tail -20 >&2
   ((rc == 0))
