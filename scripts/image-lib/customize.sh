@@ -47,7 +47,8 @@ EOF
 }
 
 # RAUC (the rauc and rauc-service packages are in the base root) set up as docs/updates.md says: the system
-# configuration, the keyring (the certificate whose key signs the bundles), the tryboot backend, the health
+# configuration, the keyring (the certificate whose key signs the bundles), the tryboot backend, the
+# post-install handler that gives a boot slot its own cmdline.txt, the health
 # check of a trial boot, and a D-Bus policy that lets only root and the moat user talk to RAUC's service.
 install_rauc() {
   local rauc="$REPO/scripts/image-lib/rauc" cert
@@ -55,6 +56,7 @@ install_rauc() {
   install -D -m 0644 "$rauc/system.conf" "$ROOTFS/etc/rauc/system.conf"
   install -D -m 0644 "$cert" "$ROOTFS/etc/rauc/keyring.pem"
   install -D -m 0755 "$rauc/rauc-tryboot" "$ROOTFS/usr/lib/moat/rauc-tryboot"
+  install -D -m 0755 "$rauc/rauc-post-install" "$ROOTFS/usr/lib/moat/rauc-post-install"
   install -D -m 0755 "$rauc/moat-health" "$ROOTFS/usr/lib/moat/moat-health"
   install -D -m 0644 "$rauc/moat-health.service" "$ROOTFS/etc/systemd/system/moat-health.service"
   # Debian's policy (any user may control RAUC) goes; the bus reads both directories and ours would only add.
