@@ -80,6 +80,26 @@ rauc_slots() {
   [ "$booted" = A ] && [ "$primary" = rootfs.0 ] && [ "$slots" = "boot.0 boot.1 rootfs.0 rootfs.1" ] ||
     { log "  $out"; return 1; }
 }
+# The bundle the build wrote beside the image, installed in the guest by its own RAUC (verity, the image's
+# keyring): root B and boot B are written, the post-install handler gives boot B its own cmdline.txt, and the
+# backend leaves A the default with B to be tried once ([tryboot] boot_partition=3, the trial file). No reboot.
+bundle_installs() {
+  local bundle="$DIST/$IMAGE_NAME.raucb" t0 out
+  [ -f "$bundle" ] || { log "  no $bundle"; return 1; }
+  t0=$(date +%s)
+  guest_once 'cat >/etc/moat/update.raucb' <"$bundle" || { log "  copying the bundle failed"; return 1; }
+  log "  bundle ($(($(stat -c%s "$bundle") >> 20)) MiB) copied in $(($(date +%s) - t0)) s"
+  t0=$(date +%s)
+  out=$(guest_once 'rauc install /etc/moat/update.raucb 2>&1; echo "rc=$?"; rm -f /etc/moat/update.raucb') || true
+  log "  rauc install: $(grep -o 'rc=[0-9]*' <<<"$out") in $(($(date +%s) - t0)) s"
+  grep -qx 'rc=0' <<<"$out" || { log "  $out"; return 1; }
+  out=$(guest 'export MTOOLS_SKIP_CHECK=1; mtype -i /dev/disk/by-partuuid/6d6f6174-03 ::/cmdline.txt
+    echo "label=$(dumpe2fs -h /dev/disk/by-partuuid/6d6f6174-06 2>/dev/null | sed -n "s/^Filesystem volume name: *//p")"
+    echo "trial=$(cat /etc/moat/rauc/trial)"; tr "\n" " " </boot/moat/autoboot.txt; echo') || return 1
+  log "  $(tr '\n' '|' <<<"$out")"
+  grep -q 'root=PARTUUID=6d6f6174-06 rw rauc.slot=B ' <<<"$out" && grep -qx 'label=rootfs' <<<"$out" &&
+    grep -qx 'trial=B' <<<"$out" && grep -q '^\[all\] tryboot_a_b=1 boot_partition=2 \[tryboot\] boot_partition=3 $' <<<"$out"
+}
 hostname_is_moat() { [ "$(guest hostname)" = moat ]; }
 time_sync_enabled() { guest systemctl is-enabled systemd-timesyncd.service >/dev/null; }
 runs_confined() { # own user, only CAP_NET_BIND_SERVICE and CAP_NET_RAW; pid, owner and status read in one go (a restart between reads)
@@ -195,4 +215,5 @@ run_checks() {
   check "reboot keeps the password, local record and deny list" survives_reboot
   # a device that installed the authority keeps trusting the Pi after a restart
   check "after the reboot HTTPS still verifies against the same authority" wait_for 60 https_verified
+  check "the build's bundle installs into slot B in the guest (boot B's own cmdline.txt, A stays default)" bundle_installs
 }
