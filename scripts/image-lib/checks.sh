@@ -100,6 +100,37 @@ bundle_installs() {
   grep -q 'root=PARTUUID=6d6f6174-06 rw rauc.slot=B ' <<<"$out" && grep -qx 'label=rootfs' <<<"$out" &&
     grep -qx 'trial=B' <<<"$out" && grep -q '^\[all\] tryboot_a_b=1 boot_partition=2 \[tryboot\] boot_partition=3 $' <<<"$out"
 }
+# The trial of slot B after bundle_installs, as the Pi would run it: the backend's reboot leaves qemu-tryboot on
+# partition 1 (its systemctl shadowed, on the root filesystem as /run is noexec, so that the reboot, whose
+# arguments are recorded, is a poweroff: QEMU would restart slot A's kernel itself), the harness boots
+# [tryboot]'s partition (qemu.sh), and moat-health, finding Moat healthy there, marks B good, which makes it
+# [all]'s. The data partition is the same: the password and records stay.
+trial_boot() {
+  guest 'mkdir -p /root/moat-test && printf "#!/bin/sh\necho \"\$*\" >/root/moat-test/args\nexec /usr/bin/systemctl poweroff\n" \
+    >/root/moat-test/systemctl && chmod +x /root/moat-test/systemctl' || return 1
+  guest_once 'PATH=/root/moat-test:$PATH /usr/lib/moat/rauc-tryboot reboot' || true
+  local i
+  for i in $(seq 120); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
+  stop_qemu || { log "  the backend's reboot did not end the boot"; return 1; }
+  local args; args=$(debugfs -R 'cat /root/moat-test/args' "$T/disk.img?offset=$(part_offset "$T/disk.img" 5)" 2>/dev/null)
+  log "  the backend ran: systemctl $args"
+  [ "$args" = "reboot --reboot-argument=0 tryboot" ] || return 1
+  extract_kernel "$T/disk.img" "$T"
+  [ "$BOOTED_PARTITION" = 3 ] || { log "  the harness booted partition $BOOTED_PARTITION, not 3"; return 1; }
+  local t0; t0=$(date +%s)
+  start_qemu "$T" serial-trial.log
+  wait_dns "$BOOT_TIMEOUT" || { log "  no DNS from slot B"; tail -30 "$T/serial-trial.log" >&2; return 1; }
+  log "  slot B answers DNS $(($(date +%s) - t0)) s after power-on"
+  wait_for 120 login "$password" || { log "  the password does not work on slot B"; return 1; }
+  wait_for 60 answers nas.moat.test 10.1.2.3 || { log "  the local record is gone on slot B"; return 1; }
+  promoted() {
+    local out; out=$(guest 'rauc status --output-format=json | grep -o "\"booted\":\"[A-Z]*\""
+      tr "\n" " " </boot/moat/autoboot.txt; echo; [ -e /etc/moat/rauc/trial ] && echo trial-pending || echo no-trial') || return 1
+    log "  $(tr '\n' '|' <<<"$out")"
+    grep -qx '"booted":"B"' <<<"$out" && grep -q '^\[all\] tryboot_a_b=1 boot_partition=3 ' <<<"$out" && grep -qx no-trial <<<"$out"
+  }
+  wait_for 240 promoted
+}
 hostname_is_moat() { [ "$(guest hostname)" = moat ]; }
 time_sync_enabled() { guest systemctl is-enabled systemd-timesyncd.service >/dev/null; }
 runs_confined() { # own user, only CAP_NET_BIND_SERVICE and CAP_NET_RAW; pid, owner and status read in one go (a restart between reads)
@@ -216,4 +247,5 @@ run_checks() {
   # a device that installed the authority keeps trusting the Pi after a restart
   check "after the reboot HTTPS still verifies against the same authority" wait_for 60 https_verified
   check "the build's bundle installs into slot B in the guest (boot B's own cmdline.txt, A stays default)" bundle_installs
+  check "trial boot: the harness boots [tryboot]'s slot B once, Moat keeps its data, moat-health makes B the default" trial_boot
 }
