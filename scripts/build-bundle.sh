@@ -2,6 +2,8 @@
 # Builds a signed RAUC update bundle (docs/updates.md) from a root filesystem image and, for the Pi, its boot
 # partition image:
 #   scripts/build-bundle.sh OUT.raucb ROOT_IMAGE [BOOT_IMAGE]
+#   scripts/build-bundle.sh --cert     prints the signing certificate's path (the image's keyring), making
+#                                      the development pair first when there is none (see Signing)
 # Any file works as ROOT_IMAGE (the tests use a small ext4 image). The manifest carries:
 #   MOAT_BUNDLE_VERSION     the version (default: package.json's)
 #   MOAT_BUNDLE_COMPATIBLE  what the system must be (default: moat-rpi-arm64, system.conf's compatible)
@@ -14,6 +16,24 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# Sets key and cert: the project's pair from the environment, or the development pair (made once).
+signing_pair() {
+  key=${MOAT_BUNDLE_KEY:-} cert=${MOAT_BUNDLE_CERT:-}
+  if [ -z "$key$cert" ]; then
+    keydir=${MOAT_BUNDLE_KEYDIR:-$REPO/dist/keys}
+    key=$keydir/dev-bundle.key.pem cert=$keydir/dev-bundle.cert.pem
+    if [ ! -f "$key" ] || [ ! -f "$cert" ]; then
+      log "no MOAT_BUNDLE_KEY/MOAT_BUNDLE_CERT: making a development key pair in $keydir"
+      mkdir -p "$keydir" && chmod 0700 "$keydir"
+      openssl req -x509 -newkey rsa:4096 -nodes -days 3650 -subj "/O=Moat development/CN=Moat dev bundle key" \
+        -keyout "$key" -out "$cert" 2>/dev/null || die "openssl could not make the development key"
+    fi
+    log "signing with the development key $key (an image accepts it only with $cert as its keyring)"
+  fi
+  [ -f "$key" ] && [ -f "$cert" ] || die "MOAT_BUNDLE_KEY and MOAT_BUNDLE_CERT must both name PEM files"
+}
+
+if [ "${1:-}" = --cert ]; then signing_pair; echo "$cert"; exit 0; fi
 [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: $0 OUT.raucb ROOT_IMAGE [BOOT_IMAGE]"
 out=$1 root=$2 boot=${3:-}
 [ -f "$root" ] || die "no root image $root"
@@ -30,19 +50,7 @@ for v in "$version" "$compatible"; do
   [[ $v =~ ^[A-Za-z0-9._+~-]+$ ]] || die "version and compatible may hold letters, digits and . _ + ~ - only: '$v'"
 done
 
-key=${MOAT_BUNDLE_KEY:-} cert=${MOAT_BUNDLE_CERT:-}
-if [ -z "$key$cert" ]; then
-  keydir=${MOAT_BUNDLE_KEYDIR:-$REPO/dist/keys}
-  key=$keydir/dev-bundle.key.pem cert=$keydir/dev-bundle.cert.pem
-  if [ ! -f "$key" ] || [ ! -f "$cert" ]; then
-    log "no MOAT_BUNDLE_KEY/MOAT_BUNDLE_CERT: making a development key pair in $keydir"
-    mkdir -p "$keydir" && chmod 0700 "$keydir"
-    openssl req -x509 -newkey rsa:4096 -nodes -days 3650 -subj "/O=Moat development/CN=Moat dev bundle key" \
-      -keyout "$key" -out "$cert" 2>/dev/null || die "openssl could not make the development key"
-  fi
-  log "signing with the development key $key (an image accepts it only with $cert as its keyring)"
-fi
-[ -f "$key" ] && [ -f "$cert" ] || die "MOAT_BUNDLE_KEY and MOAT_BUNDLE_CERT must both name PEM files"
+signing_pair
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

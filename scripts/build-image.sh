@@ -1,6 +1,7 @@
 #!/bin/bash
 # Builds Moat's Raspberry Pi SD-card image (arm64: Pi 3/3+/4/400/CM4, Zero 2 W) from this repository:
-#   dist/moat-<version>-arm64.img.xz and its .sha256
+#   dist/moat-<version>-arm64.img.xz and its .sha256, and the update bundle of the same build,
+#   dist/moat-<version>-arm64.raucb (scripts/build-bundle.sh; docs/updates.md)
 # Runs as root on Debian straight after git clone: installs the Debian tools it needs and the project's
 # own dependencies (npm ci). Nothing is mounted: filesystems are built from
 # directories. What goes into the image lives in image/; the steps live in scripts/image-lib/.
@@ -19,7 +20,8 @@ mkdir -p "$WORK" "$DIST"
 
 log "host tools"
 missing=()
-for p in mmdebstrap arch-test qemu-user-static binfmt-support dosfstools mtools fdisk e2fsprogs xz-utils; do
+for p in mmdebstrap arch-test qemu-user-static binfmt-support dosfstools mtools fdisk e2fsprogs xz-utils \
+  rauc squashfs-tools openssl; do
   dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
 done
 if ((${#missing[@]})); then
@@ -49,10 +51,11 @@ fi
 build_base_root
 ROOTFS="$WORK/rootfs"
 log "root: copy of the base"
-rm -rf "$ROOTFS" "$WORK/boot" "$WORK/data"
+rm -rf "$ROOTFS" "$WORK/boot" "$WORK/moat" "$WORK/data"
 cp -a "$BASE_ROOT" "$ROOTFS"
 customize_root "$moat_bin"
 split_boot "$WORK/boot"
+moat_partition "$WORK/moat"
 
 # The data partition starts with the appliance's default config, owned by moat.
 mkdir -p "$WORK/data"
@@ -62,20 +65,28 @@ moat_ids=$(awk -F: '$1 == "moat" { print $3 ":" $4 }' "$ROOTFS/etc/passwd")
 chown -R "$moat_ids" "$WORK/data" && chmod 0750 "$WORK/data"
 
 log "filesystems"
-for d in "$ROOTFS" "$WORK/boot" "$WORK/data"; do find "$d" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +; done
+for d in "$ROOTFS" "$WORK/boot" "$WORK/moat" "$WORK/data"; do find "$d" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +; done
 root_mb=$(( $(du -sm "$ROOTFS" | cut -f1) * 115 / 100 + ROOT_HEADROOM_MB ))
-make_fat "$WORK/boot.img" "$BOOT_MB" "$WORK/boot"
+make_fat "$WORK/moat.img" "$MOAT_MB" "$WORK/moat" 16 MOAT "$MOAT_VOLID"
+for slot in A B; do   # the two boot slots differ in cmdline.txt only
+  slot_cmdline "$slot" >"$WORK/boot/cmdline.txt"
+  touch -d "@$SOURCE_DATE_EPOCH" "$WORK/boot/cmdline.txt"
+  make_fat "$WORK/boot-$slot.img" "$BOOT_MB" "$WORK/boot" 32 MOATBOOT "$BOOT_VOLID"
+done
 make_ext4 "$WORK/root.img" "$root_mb" rootfs "$ROOT_UUID" "$ROOTFS"
 make_ext4 "$WORK/data.img" "$DATA_MB" moatdata "$DATA_UUID" "$WORK/data" "$moat_ids"   # /etc/moat itself is moat's
 
 img="$DIST/$IMAGE_NAME.img"
 log "disk image $img"
-assemble_disk "$img" "$WORK/boot.img" "$WORK/root.img" "$WORK/data.img"
-rm -f "$WORK"/{boot,root,data}.img
+assemble_disk "$img" "$WORK/moat.img" "$WORK/boot-A.img" "$WORK/boot-B.img" "$WORK/root.img" "$WORK/data.img"
+bundle="$DIST/$IMAGE_NAME.raucb"
+log "update bundle $bundle"
+MOAT_BUNDLE_VERSION=$VERSION bash "$REPO/scripts/build-bundle.sh" "$bundle" "$WORK/root.img" "$WORK/boot-A.img"
+rm -f "$WORK"/{moat,boot-A,boot-B,root,data}.img
 log "compressing"
 xz -T2 -6 -f -k "$img"
 (cd "$DIST" && sha256sum "$IMAGE_NAME.img.xz" >"$IMAGE_NAME.img.xz.sha256")
 
-raw=$(($(stat -c%s "$img") >> 20)); xzmb=$(($(stat -c%s "$img.xz") >> 20))
-log "done in $(( $(date +%s) - started )) s: $img ($raw MiB raw), $img.xz ($xzmb MiB compressed)"
-echo "build_seconds=$(( $(date +%s) - started )) raw_mib=$raw xz_mib=$xzmb"
+raw=$(($(stat -c%s "$img") >> 20)); xzmb=$(($(stat -c%s "$img.xz") >> 20)); bundlemb=$(($(stat -c%s "$bundle") >> 20))
+log "done in $(( $(date +%s) - started )) s: $img ($raw MiB raw), $img.xz ($xzmb MiB compressed), $bundle ($bundlemb MiB)"
+echo "build_seconds=$(( $(date +%s) - started )) raw_mib=$raw xz_mib=$xzmb bundle_mib=$bundlemb"

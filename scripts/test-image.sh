@@ -56,7 +56,7 @@ MOAT_SSH_KEY=$(cat "$T/ssh_key.pub")
 EOF
 boot_off=$(fat_offset "$T/disk.img")
 mcopy -o -i "$T/disk.img@@$boot_off" "$T/moat-settings.txt" ::/moat-settings.txt
-extract_kernel "$T/disk.img" "$boot_off" "$T"
+extract_kernel "$T/disk.img" "$T"
 
 pick_ports
 start_qemu "$T"

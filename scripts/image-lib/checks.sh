@@ -43,7 +43,7 @@ deny_domain() {
 }
 
 settings_applied() {
-  local f; f=$(guest cat /boot/firmware/moat-settings.txt) || return 1
+  local f; f=$(guest cat /boot/moat/moat-settings.txt) || return 1
   grep -qx 'MOAT_PASSWORD=' <<<"$f" && ! grep -q "$password" <<<"$f" && grep -q '^MOAT_SSH_KEY=ssh-ed25519' <<<"$f"
 }
 bad_value_journaled() {
@@ -51,13 +51,85 @@ bad_value_journaled() {
 }
 data_grown() { # the data partition ends where the card does, its filesystem fills it, /etc/moat is mounted
   guest mountpoint -q /etc/moat || { log "  /etc/moat is not mounted"; return 1; }
-  local out; out=$(guest 'd=/dev/disk/by-partuuid/6d6f6174-03; p=$(basename "$(readlink -f $d)"); s=/sys/class/block/$p
+  local out; out=$(guest 'd=/dev/disk/by-partuuid/6d6f6174-07; p=$(basename "$(readlink -f $d)"); s=/sys/class/block/$p
     echo $(cat $s/start) $(cat $s/size) $(cat $s/../size); dumpe2fs -h $d 2>/dev/null | sed -n "s/^Block count: *//p; s/^Block size: *//p"') || return 1
   local start size disk count bsize
   read -r start size disk count bsize <<<"$(tr '\n' ' ' <<<"$out")"
   local part_mib=$((size / 2048)) fs_mib=$((count * bsize >> 20)) disk_mib=$((disk / 2048))
   log "  card $disk_mib MiB; data partition $part_mib MiB, ending $(((disk - start - size) / 2048)) MiB before the card's end; filesystem $fs_mib MiB"
-  ((disk - start - size < 8192 && part_mib - fs_mib < 4 && fs_mib > disk_mib * 9 / 10))
+  # the filesystem covers the card from the partition's start (after the boot and root slots) to its end
+  ((disk - start - size < 8192 && part_mib - fs_mib < 4 && fs_mib > disk_mib - start / 2048 - 8))
+}
+# The slot layout (docs/updates.md): slot A booted, / is root A (partition 5), /boot/firmware boot A (2), both
+# through the names 61-moat-slot.rules gives the booted slot's partitions, and /boot/moat is partition 1.
+slot_a_mounted() {
+  local out; out=$(guest 'for x in /:05 /boot/firmware:02 /boot/moat:01; do m=${x%:*} p=${x#*:}
+      s=$(findmnt -no SOURCE "$m"); [ "$(readlink -f "$s")" = "$(readlink -f /dev/disk/by-partuuid/6d6f6174-$p)" ] && echo "$m=$p" || echo "$m=wrong($s)"
+    done; for l in root boot; do echo "moat/$l=$(readlink -f /dev/disk/moat/$l)"; done') || return 1
+  log "  $(tr '\n' ' ' <<<"$out")"
+  grep -qx '/=05' <<<"$out" && grep -qx '/boot/firmware=02' <<<"$out" && grep -qx '/boot/moat=01' <<<"$out" &&
+    [ "$(sed -n 's|^moat/root=||p' <<<"$out")" != "" ] && [ "$(sed -n 's|^moat/boot=||p' <<<"$out")" != "" ]
+}
+# RAUC in the guest knows both slots and that A booted and is the primary (rauc status through its service).
+rauc_slots() {
+  local out; out=$(guest rauc status --output-format=json 2>&1) || { log "  rauc status failed: $out"; return 1; }
+  local booted primary slots
+  booted=$(jq -r .booted <<<"$out" 2>/dev/null) primary=$(jq -r .boot_primary <<<"$out" 2>/dev/null)
+  slots=$(jq -r '[.slots[] | keys[]] | sort | join(" ")' <<<"$out" 2>/dev/null)
+  log "  rauc status: booted $booted, primary $primary, slots $slots"
+  [ "$booted" = A ] && [ "$primary" = rootfs.0 ] && [ "$slots" = "boot.0 boot.1 rootfs.0 rootfs.1" ] ||
+    { log "  $out"; return 1; }
+}
+# The bundle the build wrote beside the image, installed in the guest by its own RAUC (verity, the image's
+# keyring): root B and boot B are written, the post-install handler gives boot B its own cmdline.txt, and the
+# backend leaves A the default with B to be tried once ([tryboot] boot_partition=3, the trial file). No reboot.
+bundle_installs() {
+  local bundle="$DIST/$IMAGE_NAME.raucb" t0 out
+  [ -f "$bundle" ] || { log "  no $bundle"; return 1; }
+  t0=$(date +%s)
+  guest_once 'cat >/etc/moat/update.raucb' <"$bundle" || { log "  copying the bundle failed"; return 1; }
+  log "  bundle ($(($(stat -c%s "$bundle") >> 20)) MiB) copied in $(($(date +%s) - t0)) s"
+  t0=$(date +%s)
+  out=$(guest_once 'rauc install /etc/moat/update.raucb 2>&1; echo "rc=$?"; rm -f /etc/moat/update.raucb') || true
+  log "  rauc install: $(grep -o 'rc=[0-9]*' <<<"$out") in $(($(date +%s) - t0)) s"
+  grep -qx 'rc=0' <<<"$out" || { log "  $out"; return 1; }
+  out=$(guest 'export MTOOLS_SKIP_CHECK=1; mtype -i /dev/disk/by-partuuid/6d6f6174-03 ::/cmdline.txt
+    echo "label=$(dumpe2fs -h /dev/disk/by-partuuid/6d6f6174-06 2>/dev/null | sed -n "s/^Filesystem volume name: *//p")"
+    echo "trial=$(cat /etc/moat/rauc/trial)"; tr "\n" " " </boot/moat/autoboot.txt; echo') || return 1
+  log "  $(tr '\n' '|' <<<"$out")"
+  grep -q 'root=PARTUUID=6d6f6174-06 rw rauc.slot=B ' <<<"$out" && grep -qx 'label=rootfs' <<<"$out" &&
+    grep -qx 'trial=B' <<<"$out" && grep -q '^\[all\] tryboot_a_b=1 boot_partition=2 \[tryboot\] boot_partition=3 $' <<<"$out"
+}
+# The trial of slot B after bundle_installs, as the Pi would run it: the backend's reboot leaves qemu-tryboot on
+# partition 1 (its systemctl shadowed, on the root filesystem as /run is noexec, so that the reboot, whose
+# arguments are recorded, is a poweroff: QEMU would restart slot A's kernel itself), the harness boots
+# [tryboot]'s partition (qemu.sh), and moat-health, finding Moat healthy there, marks B good, which makes it
+# [all]'s. The data partition is the same: the password and records stay.
+trial_boot() {
+  guest 'mkdir -p /root/moat-test && printf "#!/bin/sh\necho \"\$*\" >/root/moat-test/args\nexec /usr/bin/systemctl poweroff\n" \
+    >/root/moat-test/systemctl && chmod +x /root/moat-test/systemctl' || return 1
+  guest_once 'PATH=/root/moat-test:$PATH /usr/lib/moat/rauc-tryboot reboot' || true
+  local i
+  for i in $(seq 120); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
+  stop_qemu || { log "  the backend's reboot did not end the boot"; return 1; }
+  local args; args=$(debugfs -R 'cat /root/moat-test/args' "$T/disk.img?offset=$(part_offset "$T/disk.img" 5)" 2>/dev/null)
+  log "  the backend ran: systemctl $args"
+  [ "$args" = "reboot --reboot-argument=0 tryboot" ] || return 1
+  extract_kernel "$T/disk.img" "$T"
+  [ "$BOOTED_PARTITION" = 3 ] || { log "  the harness booted partition $BOOTED_PARTITION, not 3"; return 1; }
+  local t0; t0=$(date +%s)
+  start_qemu "$T" serial-trial.log
+  wait_dns "$BOOT_TIMEOUT" || { log "  no DNS from slot B"; tail -30 "$T/serial-trial.log" >&2; return 1; }
+  log "  slot B answers DNS $(($(date +%s) - t0)) s after power-on"
+  wait_for 120 login "$password" || { log "  the password does not work on slot B"; return 1; }
+  wait_for 60 answers nas.moat.test 10.1.2.3 || { log "  the local record is gone on slot B"; return 1; }
+  promoted() {
+    local out; out=$(guest 'rauc status --output-format=json | grep -o "\"booted\":\"[A-Z]*\""
+      tr "\n" " " </boot/moat/autoboot.txt; echo; [ -e /etc/moat/rauc/trial ] && echo trial-pending || echo no-trial') || return 1
+    log "  $(tr '\n' '|' <<<"$out")"
+    grep -qx '"booted":"B"' <<<"$out" && grep -q '^\[all\] tryboot_a_b=1 boot_partition=3 ' <<<"$out" && grep -qx no-trial <<<"$out"
+  }
+  wait_for 240 promoted
 }
 hostname_is_moat() { [ "$(guest hostname)" = moat ]; }
 time_sync_enabled() { guest systemctl is-enabled systemd-timesyncd.service >/dev/null; }
@@ -157,6 +229,8 @@ run_checks() {
   check "secrets removed from the settings file" settings_applied
   check "bad setting reported in the journal" bad_value_journaled
   check "data partition and filesystem grown to the card's end, /etc/moat mounted" data_grown
+  check "slot A booted: / on root A, /boot/firmware on boot A, /boot/moat on partition 1" slot_a_mounted
+  check "rauc status: slots A and B, A booted and primary" wait_for 60 rauc_slots
   check "hostname is moat" hostname_is_moat
   check "time sync enabled" time_sync_enabled
   check "moat runs as its own user with CAP_NET_BIND_SERVICE and CAP_NET_RAW only" wait_for 30 runs_confined
@@ -172,4 +246,6 @@ run_checks() {
   check "reboot keeps the password, local record and deny list" survives_reboot
   # a device that installed the authority keeps trusting the Pi after a restart
   check "after the reboot HTTPS still verifies against the same authority" wait_for 60 https_verified
+  check "the build's bundle installs into slot B in the guest (boot B's own cmdline.txt, A stays default)" bundle_installs
+  check "trial boot: the harness boots [tryboot]'s slot B once, Moat keeps its data, moat-health makes B the default" trial_boot
 }

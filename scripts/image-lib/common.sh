@@ -10,12 +10,16 @@ SUITE=trixie
 MIRROR=http://deb.debian.org/debian
 SECURITY_MIRROR=http://deb.debian.org/debian-security
 
-# Partition layout (MBR: every Pi boots from it): boot (FAT32) | root (ext4) | data (ext4, /etc/moat, grown on first boot)
-DISK_ID=0x6d6f6174                  # "moat"; partitions are PARTUUID=6d6f6174-01/02/03
-BOOT_MB=256
+# Partition layout (MBR: every Pi boots from it; docs/updates.md "Slot layout"): 1 MOAT (FAT: autoboot.txt,
+# moat-settings.txt) | 2 boot A | 3 boot B (FAT: firmware, kernel, initrd) | 4 extended: 5 root A | 6 root B
+# (ext4) | 7 data (ext4, /etc/moat, grown on first boot). The firmware's boot_partition counts primaries only.
+DISK_ID=0x6d6f6174                  # "moat"; partitions are PARTUUID=6d6f6174-01 ... -07
+MOAT_MB=16                          # partition 1: two small text files (FAT16: too small for FAT32)
+BOOT_MB=256                         # each boot slot
 DATA_MB=64                          # grown to the rest of the card on first boot
 ROOT_HEADROOM_MB=160                # free space in the root partition
-BOOT_VOLID=6d6f6174
+MOAT_VOLID=6d6f6174
+BOOT_VOLID=6d6f0b00                 # both boot slots: a bundle writes the same image into either
 ROOT_UUID=5b1f3a3e-6d6f-4174-8000-726f6f746673
 DATA_UUID=5b1f3a3e-6d6f-4174-8000-646174613030
 HASH_SEED=5b1f3a3e-6d6f-4174-8000-000000000000

@@ -15,7 +15,7 @@ power_cut_checks() { # card-size
   truncate -s "$1" "$P/disk.img"
   lan_settings "$T/moat-settings.txt" >"$P/moat-settings.txt"
   mcopy -o -i "$P/disk.img@@$boot_off" "$P/moat-settings.txt" ::/moat-settings.txt
-  cp "$T/vmlinuz" "$T/initrd" "$P/"
+  extract_kernel "$P/disk.img" "$P"   # this card's own autoboot.txt (the first card may have moved to slot B)
   if ! make_lan; then check "the test's LAN (network namespaces, a bridge, a tap device)" false; return; fi
   GUEST_IP=$LAN_GUEST HTTP_PORT=80 DNS_PORT=53 SSH_PORT=22   # the guest's own ports, reached inside the LAN
 
@@ -47,10 +47,9 @@ lan_dhcp_checks() {
   check "DNS answers the device's host name with its leased address" wait_for 30 answers "$LAN_CLIENT_NAME" "$LEASE_IP"
 }
 
-data_fsck_clean() { # disk.img: e2fsck -fn of partition 3, read in place at its offset
-  local start; start=$(sfdisk -J "$1" | jq '.partitiontable.partitions[2].start')
+data_fsck_clean() { # disk.img: e2fsck -fn of the data partition (7), read in place at its offset
   local out rc=0
-  out=$(e2fsck -fn "$1?offset=$((start * 512))" 2>&1) || rc=$?
+  out=$(e2fsck -fn "$1?offset=$(part_offset "$1" 7)" 2>&1) || rc=$?
   log "  e2fsck -fn: exit $rc, $(tail -1 <<<"$out")"
   ((rc == 0)) || printf '%s\n' "$out" | tail -20 >&2
   ((rc == 0))

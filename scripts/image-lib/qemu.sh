@@ -1,21 +1,32 @@
 # Booting the image in QEMU and talking to it: through 127.0.0.1-only forwarded ports (user networking), or
 # inside the test's own LAN namespace (lan.sh). Sourced by test-image.sh.
 
-fat_offset() { # disk.img -> byte offset of partition 1
-  echo $(( $(sfdisk -J "$1" | jq '.partitiontable.partitions[0].start') * 512 ))
+part_offset() { # disk.img partition-number -> byte offset of that partition
+  echo $(( $(sfdisk -J "$1" | jq --arg n "$2" '.partitiontable.partitions[] | select(.node | endswith($n)) | .start') * 512 ))
 }
+fat_offset() { part_offset "$1" 1; } # partition 1, MOAT: autoboot.txt and moat-settings.txt
 
-# QEMU boots the kernel and initrd from the image's boot partition directly (it has no Pi firmware),
-# with the command line from cmdline.txt plus a serial console.
-extract_kernel() { # disk.img offset dir
-  local fat="$1@@$2" k i
+# QEMU has no Pi firmware, so the harness plays it (docs/updates.md, "Under QEMU"): partition 1's autoboot.txt
+# names the boot partition, [all]'s boot_partition, or [tryboot]'s when the tryboot backend left the file
+# qemu-tryboot there (the stand-in for the firmware's one-shot tryboot flag: read once, then removed, as the
+# firmware clears its flag). QEMU boots the kernel and initrd from that partition directly, with the command
+# line from its cmdline.txt plus a serial console. Sets BOOTED_PARTITION.
+extract_kernel() { # disk.img dir
+  local moat; moat="$1@@$(fat_offset "$1")"
+  local section=all fat k i
+  if mtype -i "$moat" ::/qemu-tryboot >/dev/null 2>&1; then section=tryboot; mdel -i "$moat" ::/qemu-tryboot; fi
+  mtype -i "$moat" ::/autoboot.txt | tr -d '\r' >"$2/autoboot.txt" || die "no autoboot.txt on partition 1"
+  BOOTED_PARTITION=$(awk -v s="[$section]" '/^\[/ { in_s = ($0 == s) } in_s && /^boot_partition=/ { print substr($0, 16) }' "$2/autoboot.txt")
+  [ -n "$BOOTED_PARTITION" ] || die "autoboot.txt names no boot_partition in [$section]"
+  log "firmware stand-in: autoboot.txt [$section] boots partition $BOOTED_PARTITION"
+  fat="$1@@$(part_offset "$1" "$BOOTED_PARTITION")"
   k=$(mdir -b -i "$fat" ::/ | sed -n 's|^::/\(vmlinuz-.*\)|\1|p' | head -1)
   i=$(mdir -b -i "$fat" ::/ | sed -n 's|^::/\(initrd.img-.*\)|\1|p' | head -1)
-  [ -n "$k" ] && [ -n "$i" ] || die "no kernel/initrd on the boot partition"
-  mcopy -o -i "$fat" "::/$k" "$3/vmlinuz"
-  mcopy -o -i "$fat" "::/$i" "$3/initrd"
-  mcopy -o -i "$fat" ::/cmdline.txt "$3/cmdline.txt"
-  CMDLINE="$(sed 's/console=[^ ]*//g' "$3/cmdline.txt" | tr -s ' \n' ' ') console=ttyAMA0"
+  [ -n "$k" ] && [ -n "$i" ] || die "no kernel/initrd on boot partition $BOOTED_PARTITION"
+  mcopy -o -i "$fat" "::/$k" "$2/vmlinuz"
+  mcopy -o -i "$fat" "::/$i" "$2/initrd"
+  mcopy -o -i "$fat" ::/cmdline.txt "$2/cmdline.txt"
+  CMDLINE="$(sed 's/console=[^ ]*//g' "$2/cmdline.txt" | tr -s ' \n' ' ') console=ttyAMA0"
 }
 
 # Where the test reaches the guest: 127.0.0.1 and the forwarded ports (user networking), or, on a card booted

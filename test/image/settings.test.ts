@@ -175,10 +175,10 @@ describe("firstboot", () => {
   // that record how they were called.
   function scratchRoot(settings: string) {
     const root = mkdtempSync(join(dir, "root-"));
-    mkdirSync(join(root, "boot/firmware"), { recursive: true });
+    mkdirSync(join(root, "boot/moat"), { recursive: true });
     mkdirSync(join(root, "etc/moat"), { recursive: true });
     cpSync(resolve(LIB, "../../share/moat"), join(root, "usr/share/moat"), { recursive: true });
-    writeFileSync(join(root, "boot/firmware/moat-settings.txt"), settings);
+    writeFileSync(join(root, "boot/moat/moat-settings.txt"), settings);
     const rec = join(root, "record");
     writeFileSync(
       rec,
@@ -215,7 +215,7 @@ describe("firstboot", () => {
     expect(r.read("root/.ssh/authorized_keys")).toBe(`${KEY}\n`);
     expect(r.calls()).toContain("record enable ssh.service");
     expect(r.calls()).toContain("record enable wpa_supplicant@wlan0.service");
-    const left = r.read("boot/firmware/moat-settings.txt");
+    const left = r.read("boot/moat/moat-settings.txt");
     expect(left).not.toContain("s3cret");
     expect(left).not.toContain("wifi-passphrase");
     expect(left).toContain("MOAT_WIFI_SSID=Home");
@@ -261,7 +261,7 @@ describe("firstboot", () => {
     });
     expect(toml.dns.upstreams).toEqual(["9.9.9.9", "149.112.112.112"]); // the rest of the file as it was
 
-    writeFileSync(join(r.root, "boot/firmware/moat-settings.txt"), "MOAT_DHCP_RANGE=off\n");
+    writeFileSync(join(r.root, "boot/moat/moat-settings.txt"), "MOAT_DHCP_RANGE=off\n");
     expect(r.run().code).toBe(0);
     const after = Bun.TOML.parse(r.read("etc/moat/pihole.toml")) as any;
     expect(after.dhcp).toMatchObject({ active: false, start: "192.168.7.100", end: "192.168.7.199" });
@@ -291,9 +291,9 @@ describe("firstboot", () => {
   test("an edited settings file is applied again (a new password)", () => {
     const r = scratchRoot("MOAT_PASSWORD=first-pw\n");
     expect(r.run().code).toBe(0);
-    writeFileSync(join(r.root, "boot/firmware/moat-settings.txt"), "MOAT_PASSWORD=second-pw\n");
+    writeFileSync(join(r.root, "boot/moat/moat-settings.txt"), "MOAT_PASSWORD=second-pw\n");
     expect(r.run().code).toBe(0);
     expect(r.calls()).toContain("stdin=second-pw");
-    expect(r.read("boot/firmware/moat-settings.txt")).toBe("MOAT_PASSWORD=\n");
+    expect(r.read("boot/moat/moat-settings.txt")).toBe("MOAT_PASSWORD=\n");
   });
 });

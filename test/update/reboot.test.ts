@@ -2,7 +2,8 @@
 // /api/action/reboot asks for a session, who may change the config, and webserver.api.allow_destructive;
 // without RAUC it is refused; on the "image" it writes the request that moat-reboot.path watches and names
 // the slot the next boot takes. Then moat-reboot.service's own commands run against that request, with the
-// real rauc-tryboot and a recording systemctl: `reboot "0 tryboot"` with a trial pending, else a plain reboot.
+// real rauc-tryboot and a recording systemctl: `reboot --reboot-argument="0 tryboot"` with a trial pending,
+// else a plain reboot.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -182,7 +183,7 @@ function unitValues(file: string, key: string): string[] {
 /**
  * moat-reboot.service's ExecStart lines as root runs them on the image, with the image's paths moved to this
  * test's: /etc/moat is the Moat's data directory, the backend is the checkout's, and systemctl records its
- * arguments (one per line, so `"0 tryboot"` shows as one argument) instead of rebooting.
+ * arguments (one per line, so `--reboot-argument=0 tryboot` shows as one argument) instead of rebooting.
  */
 async function runService(state: string): Promise<string[]> {
   const record = join(fx.dir, "systemctl-args");
@@ -217,7 +218,7 @@ test.skipIf(!can)(
       readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
     );
     expect(readFileSync(join(fx.slots.state, "trial"), "utf8").trim()).toBe("B");
-    expect(await runService(fx.slots.state)).toEqual(["reboot", "0 tryboot"]);
+    expect(await runService(fx.slots.state)).toEqual(["reboot", "--reboot-argument=0 tryboot"]);
     expect(existsSync(request())).toBe(false);
     // no trial pending: a plain reboot, which stays on the running slot
     const none = mkdtempSync(join(fx.dir, "state-"));

@@ -1,4 +1,4 @@
-# Parser of the first-boot settings file (moat-settings.txt on the boot partition). Sourced by firstboot
+# Parser of the first-boot settings file (moat-settings.txt on partition 1, MOAT). Sourced by firstboot
 # and by the unit tests (test/image/). Pure bash: no moat, no systemd.
 #
 # parse_settings FILE sets the S_* variables below. A line it cannot use is reported on stderr with a
