@@ -80,6 +80,12 @@ rauc_slots() {
   [ "$booted" = A ] && [ "$primary" = rootfs.0 ] && [ "$slots" = "boot.0 boot.1 rootfs.0 rootfs.1" ] ||
     { log "  $out"; return 1; }
 }
+# The API's reboot request (POST /api/action/reboot) is acted on by root: the path unit must be watching.
+reboot_watch() {
+  local state; state=$(guest systemctl is-active moat-reboot.path 2>&1)
+  log "  moat-reboot.path: $state"
+  [ "$state" = active ]
+}
 # The bundle the build wrote beside the image, installed in the guest by its own RAUC (verity, the image's
 # keyring): root B and boot B are written, the post-install handler gives boot B its own cmdline.txt, and the
 # backend leaves A the default with B to be tried once ([tryboot] boot_partition=3, the trial file). No reboot.
@@ -231,6 +237,7 @@ run_checks() {
   check "data partition and filesystem grown to the card's end, /etc/moat mounted" data_grown
   check "slot A booted: / on root A, /boot/firmware on boot A, /boot/moat on partition 1" slot_a_mounted
   check "rauc status: slots A and B, A booted and primary" wait_for 60 rauc_slots
+  check "moat-reboot.path watches for the API's reboot request" wait_for 30 reboot_watch
   check "hostname is moat" hostname_is_moat
   check "time sync enabled" time_sync_enabled
   check "moat runs as its own user with CAP_NET_BIND_SERVICE and CAP_NET_RAW only" wait_for 30 runs_confined
