@@ -51,28 +51,40 @@ export function decodeJsonBody(bytes: Uint8Array): unknown {
     if (form) return { sid: decodeURIComponent(form[1]!.replace(/\+/g, " ")).replace(/ /g, "+") };
     throw Errors.invalidJson(jsonErrorPosition(text, e as Error));
   }
-  // "\ud800" is valid JSON but not text: it would reach the databases and break every later reader
-  if (!wellFormed(value)) throw Errors.invalidJson("a string with an unpaired surrogate escape (\\ud800-\\udfff)");
+  const problem = shapeProblem(value);
+  if (problem) throw Errors.invalidJson(problem);
   return value;
 }
 
-/** Whether every string (keys included) in a parsed JSON value is well-formed Unicode (iterative: bodies nest deep). */
-function wellFormed(root: unknown): boolean {
-  const todo: unknown[] = [root];
+/**
+ * Nesting deeper than this is refused, as Pi-hole's JSON parser (cJSON) refuses past 1000: no route's
+ * body nests more than a few levels, and a deeper one can overflow a recursive reader later (the schema
+ * validator's error message stringifies the whole value).
+ */
+const MAX_DEPTH = 1000;
+
+/**
+ * Why a parsed body is refused, or null. Every string (keys included) must be well-formed Unicode:
+ * "\ud800" is valid JSON but not text, and would reach the databases and break every later reader.
+ * Iterative, as bodies nest deep.
+ */
+function shapeProblem(root: unknown): string | null {
+  const todo: Array<[unknown, number]> = [[root, 0]];
   while (todo.length) {
-    const v = todo.pop();
+    const [v, depth] = todo.pop()!;
     if (typeof v === "string") {
-      if (!v.isWellFormed()) return false;
-    } else if (Array.isArray(v)) {
-      for (const x of v) todo.push(x);
+      if (!v.isWellFormed()) return "a string with an unpaired surrogate escape (\\ud800-\\udfff)";
     } else if (typeof v === "object" && v !== null) {
-      for (const [k, x] of Object.entries(v)) {
-        if (!k.isWellFormed()) return false;
-        todo.push(x);
-      }
+      if (depth >= MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels`;
+      if (Array.isArray(v)) for (const x of v) todo.push([x, depth + 1]);
+      else
+        for (const [k, x] of Object.entries(v)) {
+          if (!k.isWellFormed()) return "a string with an unpaired surrogate escape (\\ud800-\\udfff)";
+          todo.push([x, depth + 1]);
+        }
     }
   }
-  return true;
+  return null;
 }
 
 export async function parseJsonBody(request: Request, limit = MAX_JSON_BODY): Promise<unknown> {
