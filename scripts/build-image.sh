@@ -35,17 +35,8 @@ update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
 log "moat binary (arm64)"
 if [ -n "${MOAT_BINARY:-}" ]; then moat_bin=$MOAT_BINARY; log "using $moat_bin (MOAT_BINARY)"
 else
-  bun_version=$("$BUN" --version)
-  runtime="$WORK/bun-linux-aarch64-$bun_version"
-  if [ ! -x "$runtime/package/bin/bun" ]; then
-    # The cross-compile runtime comes from the npm registry, pinned to the version of node_modules/bun.
-    mkdir -p "$runtime"
-    (cd "$runtime" && npm pack --silent "@oven/bun-linux-aarch64@$bun_version" >/dev/null && tar xzf oven-bun-linux-aarch64-*.tgz)
-  fi
   moat_bin="$WORK/moat-arm64"
-  # Workers are extra entry points, or the compiled binary cannot start them.
-  (cd "$REPO" && "$BUN" build --compile --minify --target=bun-linux-arm64 \
-     --compile-executable-path "$runtime/package/bin/bun" src/main.ts $(find src -name "*worker.ts" | sort) --outfile "$moat_bin") >&2
+  compile_moat_arm64 "$moat_bin"
 fi
 
 build_base_root

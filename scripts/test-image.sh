@@ -3,11 +3,15 @@
 # outside, through ports forwarded to 127.0.0.1 only: first-boot settings, API password, DNS (local record,
 # a domain blocked through the API), restart after a kill, data kept across a reboot, exactly the expected
 # listeners, the dashboard in Chromium, HTTPS and DNS over TLS verified against the appliance's own authority;
-# then a second card whose first boots lose power while the data partition grows, on a LAN of network
-# namespaces where its settings file switches DHCP on and a client gets a lease.
+# then firmware updates through the API (scripts/image-lib/update-checks.sh: refused bundles, a version 2 tried
+# and kept with the data, a version 3 that cannot start rolled back); then a second card whose first boots lose
+# power while the data partition grows, on a LAN of network namespaces where its settings file switches DHCP on
+# and a client gets a lease.
 # No traffic leaves this machine: the first card reaches nothing but the forwarded ports, the second
 # nothing but the test's namespaces.
-# Prints the boot-to-first-DNS-answer time and "N passed, N failed"; exits non-zero when a check failed.
+# Prints the boot-to-first-DNS-answer time, the update figures and "N passed, N failed"; exits non-zero when a
+# check failed. CHECKS=updates runs only what the update stage builds on and the reboot check, then that stage
+# (for work on it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/image-lib/common.sh"
@@ -16,13 +20,14 @@ source "$here/image-lib/lan.sh"
 
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-600}   # seconds; software emulation of a 2-core arm64 on a busy host is slow
 CARD=${CARD:-16G}                   # a real card's size (a sparse file): first boot grows the data partition into it
+CHECKS=${CHECKS:-all}               # all, or updates
 T="$WORK/test"
 img_xz="$DIST/$IMAGE_NAME.img.xz"
 [ -f "$img_xz" ] || die "$img_xz not found: run scripts/build-image.sh first"
 
 missing=()
 for p in qemu-system-arm mtools bind9-dnsutils knot-dnsutils curl jq openssl openssh-client xz-utils e2fsprogs fdisk \
-  iproute2 busybox chromium; do
+  iproute2 busybox chromium rauc squashfs-tools; do
   dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
 done
 if ((${#missing[@]})); then
@@ -59,7 +64,8 @@ mcopy -o -i "$T/disk.img@@$boot_off" "$T/moat-settings.txt" ::/moat-settings.txt
 extract_kernel "$T/disk.img" "$T"
 
 pick_ports
-start_qemu "$T"
+# -no-reboot: every reboot of the guest goes through the harness's firmware stand-in (qemu.sh power_on_again)
+start_qemu --no-reboot "$T"
 trap 'stop_qemu || true; remove_lan' EXIT
 
 log "waiting for the first DNS answer (up to ${BOOT_TIMEOUT}s)"
@@ -74,13 +80,19 @@ fi
 source "$here/image-lib/checks.sh"
 source "$here/image-lib/tls-checks.sh"
 source "$here/image-lib/powercut.sh"
-run_checks
+source "$here/image-lib/update-checks.sh"
+if [ "$CHECKS" = updates ]; then
+  first_checks
+  check "reboot keeps the password, local record and deny list" survives_reboot
+else run_checks; fi
+run_update_checks
 stop_qemu || true
-power_cut_checks "$CARD"
+[ "$CHECKS" = updates ] || power_cut_checks "$CARD"
 remove_lan
 
 log "boot to first DNS answer: ${first_answer}s (qemu-system-aarch64 -M virt, TCG)"
 ((failed == 0)) || log "failed: ${failures[*]}"
 echo "image-test: $passed passed, $failed failed"
 echo "boot_to_first_dns_answer_seconds=$first_answer"
+printf 'update: %s\n' "${UPDATE_FIGURES[@]}"
 ((failed == 0))

@@ -69,3 +69,16 @@ test("the compiled binary serves the API, the docs and filtered DNS on its own",
   }
   expect(answer).toBe("0.0.0.0");
 }, 60000);
+
+test("a build may set the version (MOAT_BUILD_VERSION), else it is package.json's", async () => {
+  const versionOf = async (define: string[]) => {
+    const out = join(dir, `version-${define.length}.js`);
+    const b = await run([BUN, "build", "--target=bun", ...define, join(ROOT, "src/core/version.ts"), "--outfile", out]);
+    expect(b.code).toBe(0);
+    const r = await run([BUN, "-e", `import { versionInfo } from "${out}"; console.log(versionInfo().version)`]);
+    return r.stdout.trim();
+  };
+  const pkg = (await Bun.file(join(ROOT, "package.json")).json()) as { version: string };
+  expect(await versionOf(['--define=MOAT_BUILD_VERSION="0.1.1-test"'])).toBe("v0.1.1-test");
+  expect(await versionOf([])).toBe(`v${pkg.version}`);
+});

@@ -86,57 +86,6 @@ reboot_watch() {
   log "  moat-reboot.path: $state"
   [ "$state" = active ]
 }
-# The bundle the build wrote beside the image, installed in the guest by its own RAUC (verity, the image's
-# keyring): root B and boot B are written, the post-install handler gives boot B its own cmdline.txt, and the
-# backend leaves A the default with B to be tried once ([tryboot] boot_partition=3, the trial file). No reboot.
-bundle_installs() {
-  local bundle="$DIST/$IMAGE_NAME.raucb" t0 out
-  [ -f "$bundle" ] || { log "  no $bundle"; return 1; }
-  t0=$(date +%s)
-  guest_once 'cat >/etc/moat/update.raucb' <"$bundle" || { log "  copying the bundle failed"; return 1; }
-  log "  bundle ($(($(stat -c%s "$bundle") >> 20)) MiB) copied in $(($(date +%s) - t0)) s"
-  t0=$(date +%s)
-  out=$(guest_once 'rauc install /etc/moat/update.raucb 2>&1; echo "rc=$?"; rm -f /etc/moat/update.raucb') || true
-  log "  rauc install: $(grep -o 'rc=[0-9]*' <<<"$out") in $(($(date +%s) - t0)) s"
-  grep -qx 'rc=0' <<<"$out" || { log "  $out"; return 1; }
-  out=$(guest 'export MTOOLS_SKIP_CHECK=1; mtype -i /dev/disk/by-partuuid/6d6f6174-03 ::/cmdline.txt
-    echo "label=$(dumpe2fs -h /dev/disk/by-partuuid/6d6f6174-06 2>/dev/null | sed -n "s/^Filesystem volume name: *//p")"
-    echo "trial=$(cat /etc/moat/rauc/trial)"; tr "\n" " " </boot/moat/autoboot.txt; echo') || return 1
-  log "  $(tr '\n' '|' <<<"$out")"
-  grep -q 'root=PARTUUID=6d6f6174-06 rw rauc.slot=B ' <<<"$out" && grep -qx 'label=rootfs' <<<"$out" &&
-    grep -qx 'trial=B' <<<"$out" && grep -q '^\[all\] tryboot_a_b=1 boot_partition=2 \[tryboot\] boot_partition=3 $' <<<"$out"
-}
-# The trial of slot B after bundle_installs, as the Pi would run it: the backend's reboot leaves qemu-tryboot on
-# partition 1 (its systemctl shadowed, on the root filesystem as /run is noexec, so that the reboot, whose
-# arguments are recorded, is a poweroff: QEMU would restart slot A's kernel itself), the harness boots
-# [tryboot]'s partition (qemu.sh), and moat-health, finding Moat healthy there, marks B good, which makes it
-# [all]'s. The data partition is the same: the password and records stay.
-trial_boot() {
-  guest 'mkdir -p /root/moat-test && printf "#!/bin/sh\necho \"\$*\" >/root/moat-test/args\nexec /usr/bin/systemctl poweroff\n" \
-    >/root/moat-test/systemctl && chmod +x /root/moat-test/systemctl' || return 1
-  guest_once 'PATH=/root/moat-test:$PATH /usr/lib/moat/rauc-tryboot reboot' || true
-  local i
-  for i in $(seq 120); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
-  stop_qemu || { log "  the backend's reboot did not end the boot"; return 1; }
-  local args; args=$(debugfs -R 'cat /root/moat-test/args' "$T/disk.img?offset=$(part_offset "$T/disk.img" 5)" 2>/dev/null)
-  log "  the backend ran: systemctl $args"
-  [ "$args" = "reboot --reboot-argument=0 tryboot" ] || return 1
-  extract_kernel "$T/disk.img" "$T"
-  [ "$BOOTED_PARTITION" = 3 ] || { log "  the harness booted partition $BOOTED_PARTITION, not 3"; return 1; }
-  local t0; t0=$(date +%s)
-  start_qemu "$T" serial-trial.log
-  wait_dns "$BOOT_TIMEOUT" || { log "  no DNS from slot B"; tail -30 "$T/serial-trial.log" >&2; return 1; }
-  log "  slot B answers DNS $(($(date +%s) - t0)) s after power-on"
-  wait_for 120 login "$password" || { log "  the password does not work on slot B"; return 1; }
-  wait_for 60 answers nas.moat.test 10.1.2.3 || { log "  the local record is gone on slot B"; return 1; }
-  promoted() {
-    local out; out=$(guest 'rauc status --output-format=json | grep -o "\"booted\":\"[A-Z]*\""
-      tr "\n" " " </boot/moat/autoboot.txt; echo; [ -e /etc/moat/rauc/trial ] && echo trial-pending || echo no-trial') || return 1
-    log "  $(tr '\n' '|' <<<"$out")"
-    grep -qx '"booted":"B"' <<<"$out" && grep -q '^\[all\] tryboot_a_b=1 boot_partition=3 ' <<<"$out" && grep -qx no-trial <<<"$out"
-  }
-  wait_for 240 promoted
-}
 hostname_is_moat() { [ "$(guest hostname)" = moat ]; }
 time_sync_enabled() { guest systemctl is-enabled systemd-timesyncd.service >/dev/null; }
 runs_confined() { # own user, only CAP_NET_BIND_SERVICE and CAP_NET_RAW; pid, owner and status read in one go (a restart between reads)
@@ -202,6 +151,8 @@ boot_id() { guest cat /proc/sys/kernel/random/boot_id; }
 survives_reboot() {
   local t0 before; t0=$(date +%s); before=$(boot_id) || return 1
   guest_once systemctl reboot || true
+  # QEMU runs with -no-reboot: the reboot ends it and the harness powers on again, as the Pi would boot
+  power_on_again 180 serial-reboot.log || return 1
   # answers count only once the guest runs a new boot (not while the old one is still shutting down)
   new_boot() { local now; now=$(boot_id 2>/dev/null) && [ -n "$now" ] && [ "$now" != "$before" ]; }
   wait_for "$BOOT_TIMEOUT" new_boot || { log "  no new boot"; return 1; }
@@ -223,7 +174,8 @@ dashboard_renders() {
 
 not() { ! "$@"; }
 
-run_checks() {
+# What the later stages build on: the password, a local record, a denied domain, SSH.
+first_checks() {
   check "API asks for a password" wait_for 120 api_requires_password
   check "login with the settings-file password" wait_for 120 login "$password"
   check "local record added through the API" add_local_record "10.1.2.3 nas.moat.test"
@@ -232,6 +184,10 @@ run_checks() {
   check "domain denied through the API" deny_domain ads.moat.test
   check "DNS blocks the denied domain" wait_for 60 blocked ads.moat.test
   check "SSH enabled by the settings-file key" wait_for 60 guest true
+}
+
+run_checks() {
+  first_checks
   check "secrets removed from the settings file" settings_applied
   check "bad setting reported in the journal" bad_value_journaled
   check "data partition and filesystem grown to the card's end, /etc/moat mounted" data_grown
@@ -253,6 +209,4 @@ run_checks() {
   check "reboot keeps the password, local record and deny list" survives_reboot
   # a device that installed the authority keeps trusting the Pi after a restart
   check "after the reboot HTTPS still verifies against the same authority" wait_for 60 https_verified
-  check "the build's bundle installs into slot B in the guest (boot B's own cmdline.txt, A stays default)" bundle_installs
-  check "trial boot: the harness boots [tryboot]'s slot B once, Moat keeps its data, moat-health makes B the default" trial_boot
 }

@@ -40,3 +40,19 @@ project_deps() {
   (cd "$REPO" && npm ci --no-audit --no-fund --loglevel=error) >&2
   [ -x "$BUN" ] || die "npm ci did not install $BUN"
 }
+
+# Cross-compiles Moat for the image: compile_moat_arm64 OUT [bun build options, e.g. --define=MOAT_BUILD_VERSION=…].
+# The runtime comes from the npm registry once, pinned to node_modules/bun's version, and is cached in $WORK.
+compile_moat_arm64() {
+  local out=$1; shift
+  local bun_version runtime
+  bun_version=$("$BUN" --version)
+  runtime="$WORK/bun-linux-aarch64-$bun_version"
+  if [ ! -x "$runtime/package/bin/bun" ]; then
+    mkdir -p "$runtime"
+    (cd "$runtime" && npm pack --silent "@oven/bun-linux-aarch64@$bun_version" >/dev/null && tar xzf oven-bun-linux-aarch64-*.tgz)
+  fi
+  # Workers are extra entry points, or the compiled binary cannot start them.
+  (cd "$REPO" && "$BUN" build --compile --minify --target=bun-linux-arm64 "$@" \
+     --compile-executable-path "$runtime/package/bin/bun" src/main.ts $(find src -name "*worker.ts" | sort) --outfile "$out") >&2
+}

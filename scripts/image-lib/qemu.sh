@@ -44,7 +44,11 @@ for _ in range(5):
 print(*[s.getsockname()[1] for s in ps])')
 }
 
-start_qemu() { # dir [serial-log-name]
+# --no-reboot: a guest's reboot ends QEMU instead of restarting the kernel QEMU was given, so that the harness
+# can boot the partition autoboot.txt names next, as the Pi firmware does (power_on_again).
+start_qemu() { # [--no-reboot] dir [serial-log-name]
+  local no_reboot=()
+  if [ "$1" = --no-reboot ]; then no_reboot=(-no-reboot); shift; fi
   QEMU_STARTED=$(date +%s)
   local net in_ns=()
   if [ -n "$LAN_NS" ]; then
@@ -65,10 +69,22 @@ start_qemu() { # dir [serial-log-name]
     -drive "file=$1/disk.img,format=raw,if=none,id=disk" -device virtio-blk-pci,drive=disk \
     -netdev "$net" \
     -device virtio-net-pci,netdev=net,romfile= -device virtio-rng-pci \
-    -display none -monitor none -serial "file:$1/${2:-serial.log}" &
+    -display none -monitor none -serial "file:$1/${2:-serial.log}" "${no_reboot[@]}" &
   QEMU_PID=$!
   if [ -n "$LAN_NS" ]; then log "qemu pid $QEMU_PID on the LAN in namespace $LAN_NS: the guest is $GUEST_IP"
   else log "qemu pid $QEMU_PID: http 127.0.0.1:$HTTP_PORT, https :$HTTPS_PORT, dns :$DNS_PORT, dot :$DOT_PORT, ssh :$SSH_PORT"; fi
+}
+
+# After a guest's reboot under --no-reboot: waits for QEMU to end, then powers on again from the boot partition
+# autoboot.txt names now ([all]'s, or [tryboot]'s once after the backend's tryboot reboot). Sets BOOTED_PARTITION.
+power_on_again() { # seconds-to-wait-for-the-end serial-log-name
+  local i
+  for i in $(seq "$1"); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
+  if kill -0 "$QEMU_PID" 2>/dev/null; then log "  qemu still runs $1 s after the guest was to reboot"; return 1; fi
+  wait "$QEMU_PID" 2>/dev/null || true
+  QEMU_PID=
+  extract_kernel "$T/disk.img" "$T"
+  start_qemu --no-reboot "$T" "$2"
 }
 
 stop_qemu() { # [seconds to wait for the guest's poweroff]; fails when qemu had to be killed

@@ -1,0 +1,199 @@
+# The firmware update end to end (docs/updates.md), after run_checks, against the running version-1 guest that
+# holds the password, the local record nas.moat.test and the deny entry ads.moat.test. Everything goes through
+# Moat's API as the dashboard does it: POST /api/action/update (upload), POST /api/action/reboot, then the
+# firmware's part played by the harness (power_on_again in qemu.sh; the first card runs with -no-reboot).
+#   version 2 (0.1.1-test): the build's root with a moat compiled to report that version; tried in slot B,
+#     kept by moat-health, with the data intact
+#   refusals: another key's bundle, a truncated one, one for another system: 400 with the sentence, no change
+#   version 3 (0.1.2-broken): a moat that exits at once; its trial in slot A fails, moat-health marks it bad and
+#     reboots, the harness boots [all]'s slot B again, and Moat says it rolled back
+# Sourced by test-image.sh; uses qemu.sh's and checks.sh's helpers and check(). Figures go to the log and to
+# UPDATE_FIGURES (printed at the end of the test).
+
+V2=0.1.1-test
+V3=0.1.2-broken
+UPD="$T/update"
+UPDATE_FIGURES=()
+
+# Replaces /usr/bin/moat (moat.service's ExecStart) in an ext4 image with debugfs, nothing mounted; root-owned,
+# mode 0755 as the build installs it. Read back and compared, and the filesystem checked, as debugfs says little.
+replace_moat() { # root.ext4 new-binary
+  debugfs -w -f - "$1" >/dev/null 2>"$UPD/debugfs.log" <<EOF
+rm /usr/bin/moat
+write $2 /usr/bin/moat
+sif /usr/bin/moat mode 0100755
+sif /usr/bin/moat uid 0
+sif /usr/bin/moat gid 0
+EOF
+  rm -f "$UPD/readback"
+  debugfs -R "dump /usr/bin/moat $UPD/readback" "$1" 2>/dev/null
+  cmp -s "$2" "$UPD/readback" && debugfs -R 'stat /usr/bin/moat' "$1" 2>/dev/null | grep -q 'Mode:  0755' &&
+    e2fsck -fn "$1" >/dev/null 2>&1 || { log "  writing $2 into $1 failed: $(cat "$UPD/debugfs.log")"; return 1; }
+}
+
+# The bundles, made from the build's own root and boot images (build-bundle.sh's inputs, read back out of the
+# build's bundle: a verity bundle begins with its squashfs) and signed with the key the image's keyring trusts.
+make_update_bundles() {
+  rm -rf "$UPD" && mkdir -p "$UPD"
+  unsquashfs -q -n -d "$UPD/v1" "$DIST/$IMAGE_NAME.raucb" root.ext4 boot.vfat >/dev/null || return 1
+  local t0; t0=$(date +%s)
+  compile_moat_arm64 "$UPD/moat-v2" "--define=MOAT_BUILD_VERSION=\"$V2\"" 2>"$UPD/compile.log" ||
+    { cat "$UPD/compile.log" >&2; return 1; }
+  log "  moat $V2 compiled for arm64 in $(($(date +%s) - t0)) s"
+  printf '#!/bin/sh\n# version 3 of the update test: a Moat that cannot start\nexit 1\n' >"$UPD/moat-v3"
+  local v
+  for v in v2 v3; do
+    cp --sparse=always "$UPD/v1/root.ext4" "$UPD/$v-root.ext4" && replace_moat "$UPD/$v-root.ext4" "$UPD/moat-$v" || return 1
+  done
+  MOAT_BUNDLE_VERSION=$V2 bash "$REPO/scripts/build-bundle.sh" "$UPD/v2.raucb" "$UPD/v2-root.ext4" "$UPD/v1/boot.vfat" &&
+    MOAT_BUNDLE_VERSION=$V3 bash "$REPO/scripts/build-bundle.sh" "$UPD/v3.raucb" "$UPD/v3-root.ext4" "$UPD/v1/boot.vfat" || return 1
+  rm -f "$UPD"/v[23]-root.ext4
+  UPDATE_FIGURES+=("bundle_v2_mib=$(($(stat -c%s "$UPD/v2.raucb") >> 20))")
+}
+
+# The bundles the image must refuse. Their content does not matter (the refusal comes before it is read), so the
+# stranger's and the other system's carry a small file: another key (a throwaway pair, never the image's), the
+# other system's compatible, and the first half of version 2's bundle.
+make_refused_bundles() {
+  head -c 1048576 /dev/urandom >"$UPD/small.img"   # rauc wants more than one block of squashfs
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=Not Moat's update key" \
+    -keyout "$UPD/stranger.key.pem" -out "$UPD/stranger.cert.pem" 2>/dev/null || return 1
+  MOAT_BUNDLE_KEY="$UPD/stranger.key.pem" MOAT_BUNDLE_CERT="$UPD/stranger.cert.pem" MOAT_BUNDLE_VERSION=$V2 \
+    bash "$REPO/scripts/build-bundle.sh" "$UPD/stranger.raucb" "$UPD/small.img" || return 1
+  MOAT_BUNDLE_COMPATIBLE=moat-x86-64 MOAT_BUNDLE_VERSION=$V2 \
+    bash "$REPO/scripts/build-bundle.sh" "$UPD/other.raucb" "$UPD/small.img" || return 1
+  head -c $(($(stat -c%s "$UPD/v2.raucb") / 2)) "$UPD/v2.raucb" >"$UPD/truncated.raucb"
+}
+
+# Uploads a bundle as the dashboard does (multipart "file", the session's SID) and keeps the reply, each line
+# with the seconds since the upload began (the first line comes once the bundle is uploaded and checked), then
+# a last line "http=CODE".
+upload() { # bundle reply-file
+  local t0=${EPOCHREALTIME/./} line d
+  on_lan curl -sS -N -m 900 ${SID:+-H "X-FTL-SID: $SID"} -F "file=@$1;type=application/octet-stream" \
+    -w '\nhttp=%{http_code}\n' "http://$GUEST_IP:$HTTP_PORT/api/action/update" 2>&1 |
+    while IFS= read -r line; do
+      d=$(((${EPOCHREALTIME/./} - t0) / 100000))   # tenths of a second
+      if [ -n "$line" ]; then printf '%d.%d\t%s\n' $((d / 10)) $((d % 10)) "$line"; fi
+    done >"$2"
+}
+reply_text() { cut -f2- "$1" | grep -v '^http='; }     # reply-file -> the body
+reply_code() { cut -f2- "$1" | sed -n 's/^http=//p'; }  # reply-file -> the HTTP status
+
+# What must not change when a bundle is refused: RAUC's view of the slots and the API's of the versions.
+slots_state() {
+  guest rauc status --output-format=json | jq -cS . && api GET /api/info/update | jq -cS '{running, other}'
+}
+
+refused() { # bundle hint: 400 "Update refused" with that hint
+  upload "$1" "$UPD/refused.out" || true
+  local code body; code=$(reply_code "$UPD/refused.out") body=$(reply_text "$UPD/refused.out")
+  log "  $code $(jq -r '.error.message + ": " + .error.hint' <<<"$body" 2>/dev/null || echo "$body")"
+  [ "$code" = 400 ] && [ "$(jq -r .error.message <<<"$body")" = "Update refused" ] &&
+    [ "$(jq -r .error.hint <<<"$body")" = "$2" ]
+}
+
+same_slots_state() { # the state before the refusals, $UPDATE_BEFORE
+  local now; now=$(slots_state) || return 1
+  [ "$now" = "$UPDATE_BEFORE" ] || { log "  before: $UPDATE_BEFORE"; log "  now:    $now"; return 1; }
+}
+
+api_installs() { # bundle version: the streamed progress ends in "installed version V into the other slot…"
+  local out="$UPD/install-$2.out" last first_s last_s
+  upload "$1" "$out" || { log "  curl failed: $(tail -3 "$out")"; return 1; }
+  last=$(reply_text "$out" | tail -1)
+  first_s=$(head -1 "$out" | cut -f1) last_s=$(grep -v $'\thttp=' "$out" | tail -1 | cut -f1)
+  log "  HTTP $(reply_code "$out"); first progress line after ${first_s} s (upload and check), the last after ${last_s} s: $last"
+  UPDATE_FIGURES+=("install_$2: uploaded and checked ${first_s} s, installed ${last_s} s after the upload began")
+  [ "$(reply_code "$out")" = 200 ] && [[ $last == "installed version $2 into the other slot"* ]]
+}
+
+# After an install into slot S (boot partition B, root R): RAUC's post-install handler gave boot B its own
+# command line, the backend left the default alone and names B for the next boot's trial.
+trial_pending() { # slot boot-partition root-partition default-partition
+  local out; out=$(guest "export MTOOLS_SKIP_CHECK=1; mtype -i /dev/disk/by-partuuid/6d6f6174-0$2 ::/cmdline.txt
+    echo \"trial=\$(cat /etc/moat/rauc/trial)\"; tr '\n' ' ' </boot/moat/autoboot.txt; echo") || return 1
+  log "  $(tr '\n' '|' <<<"$out")"
+  grep -q "root=PARTUUID=6d6f6174-0$3 rw rauc.slot=$1 " <<<"$out" && grep -qx "trial=$1" <<<"$out" &&
+    grep -q "^\[all\] tryboot_a_b=1 boot_partition=$4 \[tryboot\] boot_partition=$2 \$" <<<"$out"
+}
+
+api_reboot() { # slot: 202, the next boot is slot's trial
+  REBOOT_ASKED=$(date +%s)
+  api POST /api/action/reboot '{}' >"$UPD/reboot.json"
+  log "  $API_STATUS $(cat "$UPD/reboot.json")"
+  [ "$API_STATUS" = 202 ] && jq -e --arg s "$1" '.status == "rebooting" and .slot == $s and .tryboot == true' "$UPD/reboot.json" >/dev/null
+}
+
+# moat-reboot.path acts on the request: rauc-tryboot's reboot ends QEMU (-no-reboot), and the harness, finding the
+# backend's qemu-tryboot marker, boots [tryboot]'s partition.
+boots_partition() { # partition serial-log-name [dns]: with dns, waits for the first DNS answer too
+  power_on_again $((BOOT_TIMEOUT + 300)) "$2" || return 1
+  log "  QEMU ended $(($(date +%s) - REBOOT_ASKED)) s after the reboot was asked for; the harness booted partition $BOOTED_PARTITION"
+  [ "$BOOTED_PARTITION" = "$1" ] || return 1
+  [ -z "${3:-}" ] && return 0
+  wait_dns "$BOOT_TIMEOUT" || { log "  no DNS answer"; tail -30 "$T/$2" >&2; return 1; }
+  local s=$(($(date +%s) - REBOOT_ASKED))
+  log "  first DNS answer ${s} s after POST /api/action/reboot"
+  UPDATE_FIGURES+=("reboot_to_first_dns_answer_$3=${s}s")
+}
+
+runs_version() { # version slot: /api/info/version and /api/info/update say so (after a new login: a new boot)
+  wait_for 120 login "$password" || { log "  the password does not work"; return 1; }
+  local v u; v=$(api GET /api/info/version | jq -r .version.core.local.version)
+  u=$(api GET /api/info/update | jq -c '{running, other}')
+  log "  /api/info/version: $v; /api/info/update: $u"
+  [ "$v" = "v$1" ] && jq -e --arg v "v$1" --arg s "$2" '.running.version == $v and .running.slot == $s' <<<"$u" >/dev/null
+}
+data_kept() { wait_for 60 answers nas.moat.test 10.1.2.3 && wait_for 60 blocked ads.moat.test; }
+
+is_default() { # slot boot-partition: moat-health marked the booted trial good, which makes it [all]'s
+  local out; out=$(guest 'rauc status --output-format=json | grep -o "\"booted\":\"[A-Z]*\""
+      tr "\n" " " </boot/moat/autoboot.txt; echo; [ -e /etc/moat/rauc/trial ] && echo trial-pending || echo no-trial') || return 1
+  log "  $(tr '\n' '|' <<<"$out")"
+  grep -qx "\"booted\":\"$1\"" <<<"$out" && grep -q "^\[all\] tryboot_a_b=1 boot_partition=$2 " <<<"$out" && grep -qx no-trial <<<"$out"
+}
+
+rollback_reported() { # the other slot is bad and Moat's messages say that version did not start
+  local u m; u=$(api GET /api/info/update | jq -c .other)
+  m=$(api GET /api/info/messages | jq -r '.messages[] | select(.type == "UPDATE_ROLLBACK") | .plain')
+  log "  other slot: $u; UPDATE_ROLLBACK: $m"
+  jq -e --arg v "$V3" '.version == $v and .bootStatus == "bad"' <<<"$u" >/dev/null &&
+    grep -q "^the update to version $V3 did not start; Moat is back on version v$V2 (slot B)" <<<"$m"
+}
+
+run_update_checks() {
+  local failed_before=$failed
+  check "bundles of versions $V2 and $V3 made from the build's root images" make_update_bundles
+  check "refusal test bundles made (another key, another system, truncated)" make_refused_bundles
+  ((failed == failed_before)) || return 0
+
+  UPDATE_BEFORE=$(slots_state) || UPDATE_BEFORE="rauc status failed"
+  check "refused through the API: a bundle signed by another key" \
+    refused "$UPD/stranger.raucb" "the bundle is not signed by this system's update key: refused"
+  check "refused through the API: a truncated bundle" refused "$UPD/truncated.raucb" "the bundle is truncated or corrupt: refused"
+  check "refused through the API: a bundle for another system" \
+    refused "$UPD/other.raucb" "the bundle is built for moat-x86-64, this is moat-rpi-arm64: refused"
+  check "rauc status and GET /api/info/update unchanged by the refused bundles" same_slots_state
+
+  check "version $V2 uploaded to POST /api/action/update installs" api_installs "$UPD/v2.raucb" "$V2"
+  check "slot B written with its own cmdline.txt, to be tried once, A still the default" trial_pending B 3 6 2
+  check "POST /api/action/reboot: 202, slot B as a trial" api_reboot B
+  check "moat-reboot.path reboots into the trial: the harness boots partition 3, DNS answers" \
+    boots_partition 3 serial-v2.log v2
+  check "version $V2 runs on slot B" runs_version "$V2" B
+  check "the password, local record and deny entry are kept across the update" data_kept
+  check "moat-health makes slot B the default" wait_for 240 is_default B 3
+  ((failed == failed_before)) || return 0
+
+  check "version $V3 (its moat exits at once) installs through the API into slot A" api_installs "$UPD/v3.raucb" "$V3"
+  check "slot A written with its own cmdline.txt, to be tried once, B the default" trial_pending A 2 5 3
+  check "POST /api/action/reboot: 202, slot A as a trial" api_reboot A
+  check "the harness boots the trial of partition 2" boots_partition 2 serial-v3.log
+  # moat-health waits 180 s for a healthy Moat, marks A bad and reboots plainly: the harness boots [all]'s B
+  check "the failed trial reboots: the harness boots partition 3 again, DNS answers" \
+    boots_partition 3 serial-rollback.log v3_rollback
+  check "version $V2 runs on slot B again" runs_version "$V2" B
+  check "GET /api/info/update and /api/info/messages say version $V3 did not start" wait_for 60 rollback_reported
+  check "the data is still there after the rollback" data_kept
+}
