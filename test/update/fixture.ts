@@ -5,8 +5,9 @@
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
+import type { Server, Subprocess } from "bun";
 import { ROOT } from "../harness/moat.ts";
+import { makeTestCa, type TestCa } from "../harness/tls-peer.ts";
 
 export const BACKEND = join(ROOT, "scripts/image-lib/rauc/rauc-tryboot");
 export const hasRauc = Bun.which("rauc") !== null && Bun.which("mksquashfs") !== null && Bun.which("openssl") !== null;
@@ -194,4 +195,23 @@ bootname=B
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Bundles by https URL: a server on 127.0.0.1 with a certificate for localhost from a test authority
+ * (Moat trusts it through NODE_EXTRA_CA_CERTS=ca.caFile); `/NAME` serves `files[NAME]`, read at each
+ * request, so names may be added after the start.
+ */
+export function serveBundles(files: Record<string, string>): { ca: TestCa; server: Server<unknown> } {
+  const ca = makeTestCa(["localhost"]);
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    tls: { cert: Bun.file(ca.certFile), key: Bun.file(ca.keyFile) },
+    fetch: (req) => {
+      const name = new URL(req.url).pathname.slice(1);
+      return files[name] ? new Response(Bun.file(files[name])) : new Response("no", { status: 404 });
+    },
+  });
+  return { ca, server };
 }

@@ -17,8 +17,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
 import { BUN, ROOT, run, startMoat, type MoatProcess } from "../harness/moat.ts";
-import { makeTestCa, type TestCa } from "../harness/tls-peer.ts";
-import { UpdateFixture, hasRauc } from "./fixture.ts";
+import type { TestCa } from "../harness/tls-peer.ts";
+import { UpdateFixture, hasRauc, serveBundles } from "./fixture.ts";
 
 const MAIN = join(ROOT, "src/main.ts");
 const can = hasRauc && Bun.which("dbus-daemon") !== null;
@@ -49,16 +49,7 @@ beforeAll(async () => {
   damaged[1000] = damaged[1000]! ^ 0xff;
   bundles.damaged = join(fx.dir, "damaged.raucb");
   writeFileSync(bundles.damaged, damaged);
-  ca = makeTestCa(["localhost"]);
-  https = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    tls: { cert: Bun.file(ca.certFile), key: Bun.file(ca.keyFile) },
-    fetch: (req) => {
-      const name = new URL(req.url).pathname.slice(1);
-      return bundles[name] ? new Response(Bun.file(bundles[name])) : new Response("no", { status: 404 });
-    },
-  });
+  ({ ca, server: https } = serveBundles(bundles));
   moat = await startMoat({
     env: { FTLCONF_update_system: fx.slots.conf, NODE_EXTRA_CA_CERTS: ca.caFile, ...fx.busEnv },
   });

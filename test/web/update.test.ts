@@ -11,8 +11,8 @@ import { join } from "node:path";
 import type { Server } from "bun";
 import type { Browser, Page } from "playwright-core";
 import { ROOT, startMoat, type MoatProcess } from "../harness/moat.ts";
-import { makeTestCa, type TestCa } from "../harness/tls-peer.ts";
-import { UpdateFixture, hasRauc } from "../update/fixture.ts";
+import type { TestCa } from "../harness/tls-peer.ts";
+import { UpdateFixture, hasRauc, serveBundles } from "../update/fixture.ts";
 import { eventually, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 const can = hasRauc && Bun.which("dbus-daemon") !== null;
@@ -38,16 +38,7 @@ beforeAll(async () => {
   bundles.v3 = fx.bundle("3.0.0");
   bundles.stranger = fx.bundle("9.0.0", { keys: fx.stranger });
   // bundles by https URL, from a server Moat trusts through the test authority
-  ca = makeTestCa(["localhost"]);
-  https = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    tls: { cert: Bun.file(ca.certFile), key: Bun.file(ca.keyFile) },
-    fetch: (req) => {
-      const name = new URL(req.url).pathname.slice(1);
-      return bundles[name] ? new Response(Bun.file(bundles[name])) : new Response("no", { status: 404 });
-    },
-  });
+  ({ ca, server: https } = serveBundles(bundles));
   moat = await startMoat({
     env: { ...BASE_ENV, FTLCONF_update_system: fx.slots.conf, NODE_EXTRA_CA_CERTS: ca.caFile, ...fx.busEnv },
   });
