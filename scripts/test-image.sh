@@ -4,7 +4,8 @@
 # a domain blocked through the API), restart after a kill, data kept across a reboot, exactly the expected
 # listeners, the dashboard in Chromium, HTTPS and DNS over TLS verified against the appliance's own authority;
 # then firmware updates through the API (scripts/image-lib/update-checks.sh: refused bundles, a version 2 tried
-# and kept with the data, a version 3 that cannot start rolled back); then a second card whose first boots lose
+# and kept with the data, a version 3 that cannot start rolled back, a power cut during an install, version 2
+# from an https URL); then a second card whose first boots lose
 # power while the data partition grows, on a LAN of network namespaces where its settings file switches DHCP on
 # and a client gets a lease.
 # No traffic leaves this machine: the first card reaches nothing but the forwarded ports, the second
@@ -66,7 +67,7 @@ extract_kernel "$T/disk.img" "$T"
 pick_ports
 # -no-reboot: every reboot of the guest goes through the harness's firmware stand-in (qemu.sh power_on_again)
 start_qemu --no-reboot "$T"
-trap 'stop_qemu || true; remove_lan' EXIT
+trap 'stop_qemu || true; stop_update_server 2>/dev/null; remove_lan' EXIT
 
 log "waiting for the first DNS answer (up to ${BOOT_TIMEOUT}s)"
 if wait_dns "$BOOT_TIMEOUT"; then

@@ -55,14 +55,15 @@ export const COMMANDS: readonly CommandDoc[] = [
   },
   {
     name: "update",
-    args: "[FILE|URL]",
+    args: "[FILE|URL] [--reboot]",
     summary: "install a signed firmware update into the other slot (no argument: the update status)",
     details:
       "Checks the bundle (signed with the project's key, whole, built for this system), then installs it into\n" +
       "the slot that is not running, with progress on stdout; the next reboot tries it once and keeps it only\n" +
       "when Moat comes up healthy (docs/updates.md). A URL must be https://; it is downloaded into the data\n" +
       "directory (at most update.maxDownload MiB). Without an argument: the running version, the other slot's\n" +
-      "and the last update's result. On a machine without RAUC: updates are available on the Moat image only.",
+      "and the last update's result. On a machine without RAUC: updates are available on the Moat image only.\n" +
+      "--reboot: once installed, reboot into it (through moat-reboot.path on the image, as the API's reboot).",
   },
   {
     name: "version",

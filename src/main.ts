@@ -24,10 +24,12 @@ export interface CliOptions {
   init: boolean;
   /** --help/-h after a command: that command's help */
   help: boolean;
+  /** --reboot (moat update only): reboot into the new version once it is installed */
+  reboot: boolean;
 }
 
 export function parseArgs(argv: string[]): CliOptions {
-  const o: CliOptions = { command: "", args: [], dev: false, init: false, help: false };
+  const o: CliOptions = { command: "", args: [], dev: false, init: false, help: false, reboot: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -41,12 +43,14 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a.startsWith("--data-dir=")) o.dataDir = a.slice(11);
     else if (a === "--dev") o.dev = true;
     else if (a === "--init") o.init = true;
+    else if (a === "--reboot") o.reboot = true;
     else if (a === "-h" || a === "--help") o.help = true;
     else if (a === "-v" || a === "--version") o.command ||= "version";
     else if (a.startsWith("--")) throw new ConfigError(`unknown option ${a}`);
     else if (!o.command) o.command = a;
     else o.args.push(a);
   }
+  if (o.reboot && o.command !== "update") throw new ConfigError("--reboot belongs to moat update");
   return o;
 }
 
@@ -179,7 +183,7 @@ async function main(argv: string[]): Promise<number> {
     case "update": {
       const u = loadConfig(o).current.update;
       const settings = { system: u.system, keyring: u.keyring, maxDownloadBytes: u.maxDownload * 1024 * 1024 };
-      return updateCommand(o.args, { settings, dataDir: resolvePaths(o).dataDir }, versionInfo().version);
+      return updateCommand(o.args, { settings, dataDir: resolvePaths(o).dataDir }, versionInfo().version, o.reboot);
     }
     case "version": {
       const v = versionInfo();

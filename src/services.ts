@@ -19,7 +19,7 @@ import { FleetHistory } from "./fleet/pg-history.ts";
 import { TlsStore } from "./tls/store.ts";
 import { startDhcpService } from "./dhcp/service.ts";
 import { startNtpService } from "./ntp/server.ts";
-import { noticeRollback } from "./update/index.ts";
+import { noticeInterrupted, noticeRollback } from "./update/index.ts";
 
 export async function startServices(paths: Paths, config: ConfigStore): Promise<{ stop(): Promise<void> }> {
   const logs = new Logs();
@@ -184,17 +184,26 @@ function noticeMissingUpstreams(rt: Runtime): () => void {
 }
 
 /**
- * After a trial boot of an update failed and the firmware went back to this slot: say so in the log and in
- * /api/info/messages, once (src/update/rollback.ts). Runs after start-up, off every listener's path.
+ * After a trial boot of an update failed and the firmware went back to this slot, or the machine stopped
+ * while an install was writing the other slot: say so in the log and in /api/info/messages, once
+ * (src/update/rollback.ts, interrupted.ts). Runs after start-up, off every listener's path.
  */
 async function noticeUpdateRollback(rt: Runtime): Promise<void> {
   const u = rt.config.current.update;
+  const s = { system: u.system, keyring: u.keyring };
   try {
-    const text = await noticeRollback({ system: u.system, keyring: u.keyring }, rt.paths.dataDir, rt.version.version);
-    if (!text) return;
-    rt.log("warn", text);
-    new Messages(rt.queryDb).raise("UPDATE_ROLLBACK", text);
+    const messages = new Messages(rt.queryDb);
+    const rolledBack = await noticeRollback(s, rt.paths.dataDir, rt.version.version);
+    if (rolledBack) {
+      rt.log("warn", rolledBack);
+      messages.raise("UPDATE_ROLLBACK", rolledBack);
+    }
+    const cut = await noticeInterrupted(s, rt.paths.dataDir, rt.version.version);
+    if (cut) {
+      rt.log("warn", cut);
+      messages.raise("UPDATE_INTERRUPTED", cut);
+    }
   } catch (e) {
-    rt.log("warn", `could not check the last update's trial boot: ${(e as Error).message}`);
+    rt.log("warn", `could not check how the last update ended: ${(e as Error).message}`);
   }
 }

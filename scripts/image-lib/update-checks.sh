@@ -7,6 +7,11 @@
 #   refusals: another key's bundle, a truncated one, one for another system: 400 with the sentence, no change
 #   version 3 (0.1.2-broken): a moat that exits at once; its trial in slot A fails, moat-health marks it bad and
 #     reboots, the harness boots [all]'s slot B again, and Moat says it rolled back
+#   a power cut (QEMU killed) while version 2's bundle is being written into slot A: the card boots version 2 on
+#     slot B as before, with the data, and Moat says the update did not finish
+#   version 2 from an https URL (serve-https.ts on this machine's loopback, 10.0.2.2 to the guest, with a
+#     certificate from the test's own authority, which the guest's Moat is told to trust): into slot A, the
+#     slot the cut left half written, tried, kept, data intact
 # Sourced by test-image.sh; uses qemu.sh's and checks.sh's helpers and check(). Figures go to the log and to
 # UPDATE_FIGURES (printed at the end of the test).
 
@@ -65,12 +70,14 @@ make_refused_bundles() {
   head -c $(($(stat -c%s "$UPD/v2.raucb") / 2)) "$UPD/v2.raucb" >"$UPD/truncated.raucb"
 }
 
-# Uploads a bundle as the dashboard does (multipart "file", the session's SID) and keeps the reply, each line
-# with the seconds since the upload began (the first line comes once the bundle is uploaded and checked), then
-# a last line "http=CODE".
-upload() { # bundle reply-file
-  local t0=${EPOCHREALTIME/./} line d
-  on_lan curl -sS -N -m 900 ${SID:+-H "X-FTL-SID: $SID"} -F "file=@$1;type=application/octet-stream" \
+# Uploads a bundle as the dashboard does (multipart "file", the session's SID), or gives its https URL (JSON
+# {"url"}), and keeps the reply, each line with the seconds since the request began (the first line comes once
+# the bundle is received and checked), then a last line "http=CODE".
+upload() { # bundle-file-or-https-url reply-file
+  local t0=${EPOCHREALTIME/./} line d body
+  if [[ $1 == https://* ]]; then body=(-H 'Content-Type: application/json' --data "{\"url\": \"$1\"}")
+  else body=(-F "file=@$1;type=application/octet-stream"); fi
+  on_lan curl -sS -N -m 900 ${SID:+-H "X-FTL-SID: $SID"} "${body[@]}" \
     -w '\nhttp=%{http_code}\n' "http://$GUEST_IP:$HTTP_PORT/api/action/update" 2>&1 |
     while IFS= read -r line; do
       d=$(((${EPOCHREALTIME/./} - t0) / 100000))   # tenths of a second
@@ -98,13 +105,13 @@ same_slots_state() { # the state before the refusals, $UPDATE_BEFORE
   [ "$now" = "$UPDATE_BEFORE" ] || { log "  before: $UPDATE_BEFORE"; log "  now:    $now"; return 1; }
 }
 
-api_installs() { # bundle version: the streamed progress ends in "installed version V into the other slot…"
-  local out="$UPD/install-$2.out" last first_s last_s
+api_installs() { # bundle-or-url version [figure-name]: the streamed progress ends in "installed version V into the other slot…"
+  local out="$UPD/install-${3:-$2}.out" last first_s last_s
   upload "$1" "$out" || { log "  curl failed: $(tail -3 "$out")"; return 1; }
   last=$(reply_text "$out" | tail -1)
   first_s=$(head -1 "$out" | cut -f1) last_s=$(grep -v $'\thttp=' "$out" | tail -1 | cut -f1)
   log "  HTTP $(reply_code "$out"); first progress line after ${first_s} s (upload and check), the last after ${last_s} s: $last"
-  UPDATE_FIGURES+=("install_$2: uploaded and checked ${first_s} s, installed ${last_s} s after the upload began")
+  UPDATE_FIGURES+=("install_${3:-$2}: received and checked ${first_s} s, installed ${last_s} s after the request began")
   [ "$(reply_code "$out")" = 200 ] && [[ $last == "installed version $2 into the other slot"* ]]
 }
 
@@ -162,6 +169,66 @@ rollback_reported() { # the other slot is bad and Moat's messages say that versi
     grep -q "^the update to version $V3 did not start; Moat is back on version v$V2 (slot B)" <<<"$m"
 }
 
+# The update server: a certificate for 10.0.2.2 (the host's loopback as the guest sees it) from an authority of
+# the test's own, and serve-https.ts serving $UPD on a free loopback port. Sets UPDATE_URL.
+start_update_server() {
+  local d="$UPD/https"
+  mkdir -p "$d"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=Moat image test update authority" \
+    -keyout "$d/ca.key" -out "$d/ca.pem" 2>/dev/null &&
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=10.0.2.2" -keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null &&
+    openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
+      -extfile <(printf 'subjectAltName=IP:10.0.2.2\nextendedKeyUsage=serverAuth\n') -out "$d/server.pem" 2>/dev/null ||
+    return 1
+  "$BUN" "$REPO/scripts/image-lib/serve-https.ts" "$UPD" "$d/server.pem" "$d/server.key" >"$d/server.log" 2>&1 &
+  UPDATE_SERVER_PID=$!
+  local port=
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^listening on //p' "$d/server.log"); [ -n "$port" ] && break; sleep 0.1
+  done
+  [ -n "$port" ] || { log "  serve-https.ts did not start: $(cat "$d/server.log")"; return 1; }
+  UPDATE_URL="https://10.0.2.2:$port"
+  curl -sS -o /dev/null --cacert "$d/ca.pem" --resolve "10.0.2.2:$port:127.0.0.1" "$UPDATE_URL/v2.raucb" -r 0-0 || return 1
+  log "  serving $UPD at $UPDATE_URL (pid $UPDATE_SERVER_PID)"
+}
+stop_update_server() { [ -z "${UPDATE_SERVER_PID:-}" ] || kill "$UPDATE_SERVER_PID" 2>/dev/null || true; }
+
+# What a person with a private update server does: Moat (Bun) trusts NODE_EXTRA_CA_CERTS besides its own roots.
+# A drop-in on the running root (slot B), read at Moat's next start: the boot after the power cut.
+guest_trusts_update_ca() {
+  guest_once 'cat >/etc/moat-update-test-ca.pem' <"$UPD/https/ca.pem" &&
+    guest 'mkdir -p /etc/systemd/system/moat.service.d && printf "[Service]\nEnvironment=NODE_EXTRA_CA_CERTS=/etc/moat-update-test-ca.pem\n" >/etc/systemd/system/moat.service.d/update-test-ca.conf && systemctl daemon-reload'
+}
+
+# Uploads the bundle and cuts the power (kill -9 QEMU) once RAUC is writing the root slot.
+power_cut_during_install() { # bundle
+  local out="$UPD/cut.out" up
+  : >"$out"
+  upload "$1" "$out" &
+  up=$!
+  local deadline=$(($(date +%s) + 900))
+  until grep -q 'Copying image to rootfs' "$out"; do
+    if ! kill -0 "$up" 2>/dev/null || (($(date +%s) > deadline)); then
+      log "  no 'Copying image to rootfs' in the progress: $(tail -3 "$out" | tr '\n' '|')"
+      kill "$up" 2>/dev/null; return 1
+    fi
+    sleep 0.2
+  done
+  sleep 2   # well into the write
+  kill -9 "$QEMU_PID"; wait "$QEMU_PID" 2>/dev/null || true
+  QEMU_PID= REBOOT_ASKED=$(date +%s)
+  wait "$up" 2>/dev/null || true
+  local at; at=$(grep -v $'\thttp=' "$out" | tail -1)
+  log "  power cut ${at%%$'\t'*} s after the upload began, at: ${at#*$'\t'}"
+  UPDATE_FIGURES+=("power_cut: at '${at#*$'\t'}'")
+}
+
+interrupted_reported() { # version slot: UPDATE_INTERRUPTED says the write into slot did not finish
+  local m; m=$(api GET /api/info/messages | jq -r '.messages[] | select(.type == "UPDATE_INTERRUPTED") | .plain')
+  log "  UPDATE_INTERRUPTED: $m; last: $(api GET /api/info/update | jq -c .last)"
+  grep -q "^the update to version $1 did not finish: the machine stopped while it was being written into slot $2; Moat still runs version v$V2 (slot B), unchanged" <<<"$m"
+}
+
 run_update_checks() {
   local failed_before=$failed
   check "bundles of versions $V2 and $V3 made from the build's root images" make_update_bundles
@@ -196,4 +263,23 @@ run_update_checks() {
   check "version $V2 runs on slot B again" runs_version "$V2" B
   check "GET /api/info/update and /api/info/messages say version $V3 did not start" wait_for 60 rollback_reported
   check "the data is still there after the rollback" data_kept
+  ((failed == failed_before)) || return 0
+
+  check "an https server of the bundles on this machine's loopback (10.0.2.2 to the guest)" start_update_server
+  check "the guest's Moat is told to trust the update server's authority (from its next start)" guest_trusts_update_ca
+  check "power cut (QEMU killed) while version $V2 is being written into slot A" power_cut_during_install "$UPD/v2.raucb"
+  check "after the power cut the card boots partition 3 again, DNS answers" boots_partition 3 serial-cut.log power_cut
+  check "version $V2 still runs on slot B after the power cut" runs_version "$V2" B
+  check "the data is kept across the power cut" data_kept
+  check "/api/info/messages says the update to version $V2 did not finish in slot A" wait_for 60 interrupted_reported "$V2" A
+  ((failed == failed_before)) || { stop_update_server; return 0; }
+
+  check "version $V2 from an https URL installs through the API into slot A" api_installs "$UPDATE_URL/v2.raucb" "$V2" url
+  check "slot A written with its own cmdline.txt, to be tried once, B the default" trial_pending A 2 5 3
+  check "POST /api/action/reboot: 202, slot A as a trial" api_reboot A
+  check "the harness boots the trial of partition 2, DNS answers" boots_partition 2 serial-url.log url
+  check "version $V2 runs on slot A" runs_version "$V2" A
+  check "the data is kept across the update from the URL" data_kept
+  check "moat-health makes slot A the default" wait_for 240 is_default A 2
+  stop_update_server
 }

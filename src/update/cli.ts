@@ -1,20 +1,28 @@
-// `moat update [FILE|URL]`: without an argument, the update status; with one, checks the bundle and
-// installs it into the other slot, progress on stdout. A refusal is one line on stderr and exit 1.
+// `moat update [FILE|URL] [--reboot]`: without an argument, the update status; with one, checks the bundle
+// and installs it into the other slot, progress on stdout, then with --reboot asks for the reboot that
+// tries it (the request the API's reboot leaves). A refusal is one line on stderr and exit 1.
 import { resolve } from "node:path";
 import {
   claimUpdate,
   installPrepared,
   prepare,
   progressLine,
+  reboot,
   UpdateRefused,
   updateStatus,
   type UpdateContext,
 } from "./index.ts";
 
-export async function updateCommand(args: string[], ctx: UpdateContext, runningVersion: string): Promise<number> {
+export async function updateCommand(
+  args: string[],
+  ctx: UpdateContext,
+  runningVersion: string,
+  rebootAfter = false,
+): Promise<number> {
   if (args.length > 1) throw new UpdateRefused("moat update takes one bundle: a file or an https:// URL");
   const what = args[0];
   if (what === undefined) {
+    if (rebootAfter) throw new UpdateRefused("--reboot needs a bundle to install first");
     const s = await updateStatus(ctx.settings, ctx.dataDir, runningVersion);
     console.log(`running: ${runningVersion}${s.running.slot ? ` (slot ${s.running.slot})` : ""}`);
     if (!s.available) console.log(s.message);
@@ -31,8 +39,12 @@ export async function updateCommand(args: string[], ctx: UpdateContext, runningV
     const b = await prepare(ctx, source);
     console.log(`bundle: version ${b.bundle.version} for ${b.bundle.compatible}, signature good`);
     console.log(await installPrepared(ctx, b, (p) => console.log(progressLine(p))));
-    return 0;
   } finally {
     release();
   }
+  if (rebootAfter) {
+    const plan = await reboot(ctx, runningVersion);
+    console.log(`rebooting into slot ${plan.slot ?? "?"}${plan.tryboot ? " to try the new version once" : ""}`);
+  }
+  return 0;
 }

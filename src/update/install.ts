@@ -2,7 +2,7 @@
 // writes the slot and asks the bootloader backend to try it at the next reboot. The bundle is inspected
 // first, so a refusal is one clear sentence, and only one install runs at a time.
 import { inspect } from "./inspect.ts";
-import { writeLast } from "./last.ts";
+import { bootId, writeLast } from "./last.ts";
 import { raucError, UpdateRefused, type RaucSystem } from "./rauc.ts";
 
 export interface Progress {
@@ -46,6 +46,14 @@ export async function install(
   try {
     version = (await inspect(sys, path)).version;
     onProgress({ percent: 0, text: `Installing version ${version}` });
+    // replaced by the result below; left behind only when the machine stops mid-write (interrupted.ts)
+    writeLast(dataDir, {
+      ok: false,
+      version,
+      message: `installing version ${version} into the other slot`,
+      installing: true,
+      boot: bootId(),
+    });
     const p = Bun.spawn(["rauc", `--conf=${sys.conf}`, "install", "--progress", path], {
       stdin: "ignore",
       stdout: "pipe",

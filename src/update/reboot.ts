@@ -4,8 +4,9 @@
 // which runs `rauc-tryboot reboot-request`: the request is deleted, then `reboot "0 tryboot"` when a trial is pending,
 // else a plain reboot. The backend decides from its own trial file, so the request carries no slot; it
 // carries the boot it was made in, so one a power cut left behind does not reboot the next boot as well.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { bootId } from "./last.ts";
 import { raucSystem, type UpdateSettings } from "./rauc.ts";
 import { updateStatus } from "./status.ts";
 
@@ -35,13 +36,4 @@ export async function requestReboot(s: UpdateSettings, dataDir: string, runningV
   writeFileSync(`${path}.new`, `${JSON.stringify(request)}\n`);
   renameSync(`${path}.new`, path);
   return plan;
-}
-
-/** This boot's id (the kernel's, new at every boot); empty where there is none. */
-function bootId(): string {
-  try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-  } catch {
-    return "";
-  }
 }

@@ -23,7 +23,7 @@ export interface UpdateStatus {
   message: string | null;
   running: { version: string; slot: string | null };
   other: SlotInfo | null;
-  last: LastResult | null;
+  last: Omit<LastResult, "boot"> | null;
 }
 
 interface RaucSlot {
@@ -35,7 +35,7 @@ interface RaucSlot {
 }
 
 export async function updateStatus(s: UpdateSettings, dataDir: string, runningVersion: string): Promise<UpdateStatus> {
-  const base = { running: { version: runningVersion, slot: null }, other: null, last: readLast(dataDir) };
+  const base = { running: { version: runningVersion, slot: null }, other: null, last: withoutBoot(readLast(dataDir)) };
   let sys: ReturnType<typeof raucSystem>;
   try {
     sys = raucSystem(s);
@@ -64,4 +64,10 @@ export async function updateStatus(s: UpdateSettings, dataDir: string, runningVe
         }
       : null,
   };
+}
+
+function withoutBoot(l: LastResult | null): Omit<LastResult, "boot"> | null {
+  if (!l) return null;
+  const { boot: _boot, ...rest } = l;
+  return rest;
 }

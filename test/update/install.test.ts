@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import {
   chownSync,
   copyFileSync,
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -145,9 +146,17 @@ test.skipIf(!can)("the API refuses the same bundles with a 400 whose hint says w
 });
 
 test.skipIf(!can)("the CLI installs a good bundle into the other slot and the backend tries it once", async () => {
-  const r = await cli(bundles.v2!);
+  expect((await cli("--reboot")).stderr.trim()).toBe("moat: --reboot needs a bundle to install first");
+  expect(existsSync(join(cliData, "reboot-request"))).toBe(false);
+  const r = await cli(bundles.v2!, "--reboot");
   expect(r.stderr).not.toContain("moat:");
   expect(r.code).toBe(0);
+  // --reboot: once installed, the request moat-reboot.path acts on (test/update/reboot.test.ts runs its commands)
+  expect(r.stdout.trim().split("\n").at(-1)).toBe("rebooting into slot B to try the new version once");
+  const request = JSON.parse(readFileSync(join(cliData, "reboot-request"), "utf8"));
+  expect(request).toMatchObject({ slot: "B", tryboot: true });
+  expect(request.boot).toBe(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+  rmSync(join(cliData, "reboot-request"));
   expect(r.stdout).toContain("bundle: version 2.0.0 for moat-rpi-arm64, signature good");
   expect(r.stdout).toContain(" 60% Checking manifest contents done.");
   expect(r.stdout).toContain("100% Installing done.");
@@ -223,6 +232,47 @@ test.skipIf(!can)("a trial that failed and fell back is reported once, in the me
   expect(await find()).toHaveLength(1);
 });
 
+test.skipIf(!can)("an install the machine's stop cut short is reported once; one in this boot is not", async () => {
+  // what install.ts leaves in the data directory until RAUC's result replaces it
+  const installing = (boot: string) =>
+    writeFileSync(
+      join(moat.dataDir, "update-last.json"),
+      `${JSON.stringify({ at: new Date().toISOString(), ok: false, version: "6.0.0", message: "installing version 6.0.0 into the other slot", installing: true, boot })}\n`,
+    );
+  const find = async () => {
+    const r = (await (await moat.api("/api/info/messages")).json()) as { messages: { type: string; plain: string }[] };
+    return r.messages.filter((m) => m.type === "UPDATE_INTERRUPTED");
+  };
+  // recorded in this boot: RAUC's service may still be writing, so a restart of Moat says nothing
+  installing(readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim());
+  await moat.restart();
+  await moat.outputWith("API listening");
+  let info = (await (await moat.api("/api/info/update")).json()) as Record<string, any>;
+  expect(info.last).toMatchObject({ ok: false, version: "6.0.0", installing: true });
+  expect(info.last.boot).toBeUndefined();
+  await Bun.sleep(500);
+  expect(await find()).toHaveLength(0);
+
+  // recorded in a boot that has ended: the write was cut short
+  installing("5b1f3a3e-0000-4000-8000-0000000000aa");
+  await moat.restart();
+  let found: { plain: string }[] = [];
+  for (let i = 0; i < 100 && found.length === 0; i++) {
+    found = await find();
+    if (!found.length) await Bun.sleep(50);
+  }
+  expect(found).toHaveLength(1);
+  expect(found[0]!.plain).toMatch(
+    /^the update to version 6\.0\.0 did not finish: the machine stopped while it was being written into slot B; Moat still runs version v\S+ \(slot A\), unchanged\. Install the update again$/,
+  );
+  info = (await (await moat.api("/api/info/update")).json()) as Record<string, any>;
+  expect(info.last).toEqual({ at: expect.any(String), ok: false, version: "6.0.0", message: found[0]!.plain });
+  await moat.restart();
+  await moat.outputWith("API listening");
+  await Bun.sleep(500);
+  expect(await find()).toHaveLength(1);
+});
+
 test.skipIf(!can)("where RAUC is not set up, updates are available on the Moat image only", async () => {
   const r = await run([BUN, MAIN, "update", bundles.v2!, "--data-dir", cliData], {
     env: { FTLCONF_update_system: join(fx.dir, "no-such-system.conf") },
@@ -256,7 +306,7 @@ test.skipIf(!can)("a client that leaves during the install does not stop it", as
   let info: Record<string, any> = {};
   for (let i = 0; i < 100; i++) {
     info = (await (await moat.api("/api/info/update")).json()) as Record<string, any>;
-    if (info.last?.version === "5.0.0") break;
+    if (info.last?.version === "5.0.0" && !info.last.installing) break;
     await Bun.sleep(50);
   }
   expect(info.last).toMatchObject({ ok: true, version: "5.0.0" });

@@ -53,6 +53,9 @@ const StatusReply = t.Object({
         ok: t.Boolean(),
         version: t.String({ description: "the bundle's version, empty when refused before it was known" }),
         message: t.String(),
+        installing: t.Optional(
+          t.Boolean({ description: "true while the install runs (then message says which version it writes)" }),
+        ),
       }),
       t.Null(),
     ],

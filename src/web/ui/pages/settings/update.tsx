@@ -17,8 +17,14 @@ type UpdateStatus = {
   message: string | null;
   running: { version: string; slot: string | null };
   other: { slot: string; bootname: string; version: string | null; bootStatus: string; primary: boolean } | null;
-  last: { at: string; ok: boolean; version: string; message: string } | null;
+  last: { at: string; ok: boolean; version: string; message: string; installing?: boolean } | null;
 };
+
+/** The last attempt's badge: an install still writing the other slot is neither installed nor failed. */
+function lastBadge(last: NonNullable<UpdateStatus["last"]>) {
+  if (last.installing) return <Badge kind="info">installing</Badge>;
+  return <Badge kind={last.ok ? "ok" : "bad"}>{last.ok ? "installed" : "failed"}</Badge>;
+}
 
 function Facts({ s }: { s: UpdateStatus }) {
   const { other, last } = s;
@@ -53,8 +59,7 @@ function Facts({ s }: { s: UpdateStatus }) {
           "no update yet"
         ) : (
           <>
-            <Badge kind={last.ok ? "ok" : "bad"}>{last.ok ? "installed" : "failed"}</Badge>{" "}
-            {last.version && `${last.version} · `}
+            {lastBadge(last)} {last.version && `${last.version} · `}
             {new Date(last.at).toLocaleString()}
             <br />
             <small class="muted">{sentence(last.message)}</small>
