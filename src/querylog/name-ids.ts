@@ -27,9 +27,19 @@ function ownCopy(s: string): string {
 /** Names learnt in a transaction, forgotten again if it fails (its rows are rolled back). */
 export type Learnt = Array<[NameIds, string]>;
 
+/** The two statements a table's names need, and how its rows are told apart. */
+export interface NameTable {
+  select: string;
+  insert: string;
+  /** the statements' parameters for a name (the same for both) */
+  args: (name: string) => SQLQueryBindings[];
+  /** a unique index on the name, so an insert of a name already there is ignored */
+  unique: boolean;
+}
+
 /**
  * `maxIds` names at most, then it starts again (the table grows with every name seen for as long as
- * the database lives; a miss costs one indexed SELECT). Open addressing with linear probing over
+ * the database lives; a miss costs an indexed SELECT). Open addressing with linear probing over
  * slots that hold an entry's index + 1.
  */
 export class NameIds {
@@ -39,17 +49,22 @@ export class NameIds {
   private ids: number[] = [];
   private readonly select: Statement;
   private readonly insert: Statement;
+  private readonly insertReturning: Statement | null;
+  /**
+   * Every name of the table is here: a miss is a new name, inserted without the SELECT before it
+   * (most misses of a busy network: new names, about a fifth of its queries in bench/querylog/insert.ts).
+   * Set when the whole table was loaded; cleared when the cache starts again.
+   */
+  complete = false;
 
-  /** `args`: the two statements' parameters for a name (the same for both). */
   constructor(
     db: Database,
-    selectSql: string,
-    insertSql: string,
-    private readonly args: (name: string) => SQLQueryBindings[],
+    private readonly table: NameTable,
     private readonly maxIds: number,
   ) {
-    this.select = db.prepare(selectSql);
-    this.insert = db.prepare(insertSql);
+    this.select = db.prepare(table.select);
+    this.insert = db.prepare(table.insert);
+    this.insertReturning = table.unique ? db.prepare(`${table.insert} RETURNING id`) : null;
   }
 
   get size(): number {
@@ -78,14 +93,17 @@ export class NameIds {
     this.ids.push(id);
   }
 
-  /** Forgets names (those of a failed transaction). */
+  /** Forgets names (those of a failed transaction, gone from the table too). */
   forget(gone: ReadonlySet<string>): void {
     const keep = this.names.map((n, i) => [n, this.ids[i]!] as const).filter(([n]) => !gone.has(n));
+    const complete = this.complete;
     this.clear();
     for (const [n, id] of keep) this.set(n, id);
+    this.complete = complete;
   }
 
   clear(): void {
+    this.complete = false;
     this.slots = new Int32Array(FIRST_SLOTS);
     this.hashes = [];
     this.names = [];
@@ -93,9 +111,17 @@ export class NameIds {
   }
 
   private learn(name: string, learnt: Learnt): number {
-    // looked up first: client_by_id's unique index lets (ip, NULL) repeat, so only a miss inserts
-    const found = this.select.get(...this.args(name)) as { id: number } | null;
-    const id = found ? found.id : Number(this.insert.run(...this.args(name)).lastInsertRowid);
+    const args = this.table.args(name);
+    // ignored (no row back) only if another connection added the name: looked up then
+    let id =
+      this.complete && this.insertReturning
+        ? (this.insertReturning.get(...args) as { id: number } | null)?.id
+        : undefined;
+    if (id === undefined) {
+      // looked up first: client_by_id's unique index lets (ip, NULL) repeat, so only a miss inserts
+      const found = this.select.get(...args) as { id: number } | null;
+      id = found ? found.id : Number(this.insert.run(...args).lastInsertRowid);
+    }
     const own = ownCopy(name);
     this.set(own, id);
     learnt.push([this, own]);

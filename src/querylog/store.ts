@@ -1,7 +1,7 @@
 // Writing query records into a database in Pi-hole's layout (query_storage + *_by_id lookup
 // tables). The same class serves the on-disk pihole-FTL.db and the in-memory copy of the last
 // 24 h that answers /api/queries, so both are filtered by one piece of SQL.
-import { Database, type Statement } from "bun:sqlite";
+import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
 import type { StoredRecord } from "../query/record.ts";
 import { BatchReader, encodeBatch, type RecordBatch } from "../query/record-batch.ts";
@@ -67,59 +67,60 @@ export class QueryStore {
   ) {
     for (const sql of INDEXES) db.exec(sql);
     for (const name of DROPPED_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
-    const one = (name: string) => [name];
-    this.domains = new NameIds(
-      db,
+    const one = (name: string): SQLQueryBindings[] => [name];
+    const table = (select: string, insert: string, unique: boolean, args = one) =>
+      new NameIds(db, { select, insert, args, unique }, maxIds);
+    this.domains = table(
       "SELECT id FROM domain_by_id WHERE domain = ?",
       "INSERT OR IGNORE INTO domain_by_id (domain) VALUES (?)",
-      one,
-      maxIds,
+      true,
     );
-    this.clients = new NameIds(
-      db,
+    // client_by_id's unique index is on (ip, name), and rows without a name may repeat
+    this.clients = table(
       "SELECT id FROM client_by_id WHERE ip = ? AND name IS NULL",
       "INSERT INTO client_by_id (ip, name) VALUES (?, NULL)",
-      one,
-      maxIds,
+      false,
     );
-    this.forwards = new NameIds(
-      db,
+    this.forwards = table(
       "SELECT id FROM forward_by_id WHERE forward = ?",
       "INSERT OR IGNORE INTO forward_by_id (forward) VALUES (?)",
-      one,
-      maxIds,
+      true,
     );
-    this.cnames = new NameIds(
-      db,
+    this.cnames = table(
       "SELECT id FROM addinfo_by_id WHERE type = ? AND content = ?",
       "INSERT OR IGNORE INTO addinfo_by_id (type, content) VALUES (?, ?)",
+      true,
       (name) => [ADDINFO_CNAME, name],
-      maxIds,
     );
     this.insertRow = db.prepare(
       "INSERT OR IGNORE INTO query_storage (id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     );
-    // the newest ids first: those are the names still being asked
-    for (const r of db.query("SELECT id, domain FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
-      id: number;
-      domain: string;
-    }>)
-      this.domains.set(r.domain, r.id);
+    // the newest ids first: those are the names still being asked; all of them when they fit
+    const load = (names: NameIds, rows: Array<{ id: number; name: string }>) => {
+      for (const r of rows) names.set(r.name, r.id);
+      names.complete = rows.length < maxIds;
+    };
+    type Named = Array<{ id: number; name: string }>;
+    load(
+      this.domains,
+      db.query("SELECT id, domain AS name FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Named,
+    );
     for (const r of db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
       id: number;
       ip: string;
       name: string | null;
     }>)
       if (!r.name) this.clients.set(r.ip, r.id);
-    for (const r of db.query("SELECT id, forward FROM forward_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
-      id: number;
-      forward: string;
-    }>)
-      this.forwards.set(r.forward, r.id);
-    for (const r of db
-      .query("SELECT id, content FROM addinfo_by_id WHERE type = ? ORDER BY id DESC LIMIT ?")
-      .all(ADDINFO_CNAME, maxIds) as Array<{ id: number; content: string }>)
-      this.cnames.set(r.content, r.id);
+    load(
+      this.forwards,
+      db.query("SELECT id, forward AS name FROM forward_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Named,
+    );
+    load(
+      this.cnames,
+      db
+        .query("SELECT id, content AS name FROM addinfo_by_id WHERE type = ? ORDER BY id DESC LIMIT ?")
+        .all(ADDINFO_CNAME, maxIds) as Named,
+    );
   }
 
   /** An empty in-memory database with the same schema (for tests and tools). */

@@ -155,3 +155,14 @@ test("store: of two client_by_id rows for one address without a name, the oldest
   small.insert([{ id: 2, r: rec({ time: NOW, client: "10.0.0.1" }) }]);
   expect(ipOf(small, 3)).toBe(1);
 });
+
+test("store: a name another connection added after the names were loaded keeps its id", () => {
+  const db = memoryDb();
+  const store = new QueryStore(db);
+  store.insert([{ id: 1, r: rec({ time: NOW, domain: "a.example" }) }]);
+  db.exec("INSERT INTO domain_by_id (domain) VALUES ('b.example')");
+  const b = (db.query("SELECT id FROM domain_by_id WHERE domain = 'b.example'").get() as { id: number }).id;
+  store.insert([{ id: 2, r: rec({ time: NOW, domain: "b.example" }) }]);
+  expect((db.query("SELECT domain FROM query_storage WHERE id = 2").get() as { domain: number }).domain).toBe(b);
+  expect((db.query("SELECT COUNT(*) AS n FROM domain_by_id").get() as { n: number }).n).toBe(2);
+});
