@@ -10,10 +10,13 @@
 // path runs in a process of its own, so each one's CPU time (process.cpuUsage: its thread and its
 // collector's) is its own, and they take turns write by write (A B, B A, ...) so a loaded machine
 // weighs on both alike; the two databases are compared row by row at the end.
+// --prefill N starts both databases with N older queries over the same 100k names (made in SQL): a
+// database that has lived a while, whose domain index no longer fits the page cache.
 // Usage: bun bench/querylog/insert.ts [--records 300000] [--against REV] [--collect-every 32768] [--cache-kib N]
+//   [--prefill 0]
 import { Database } from "bun:sqlite";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -26,6 +29,7 @@ import { QueryStore, WRITER_CACHE_KIB } from "../../src/querylog/store.ts";
 const { values: opt } = parseArgs({
   options: {
     records: { type: "string", default: "300000" },
+    prefill: { type: "string", default: "0" },
     against: { type: "string" },
     "collect-every": { type: "string", default: "32768" },
     "cache-kib": { type: "string" },
@@ -41,7 +45,11 @@ const cacheKib = opt["cache-kib"] === undefined ? undefined : Number(opt["cache-
 const WRITE = 50_000;
 /** records per batch from the main thread: QueryWriter's BATCH */
 const BATCH = 8192;
-const FIRST_ID = 1001;
+const PREFILL = Number(opt.prefill);
+/** the warm-up's records come before */
+const FIRST_ID = PREFILL + 1001;
+/** domains of the generator: d0 .. d99999 */
+const DOMAINS = 100_000;
 
 /** A home network's mix: skewed domains, 40 clients, 40% forwarded, some blocked (a few by CNAME). */
 function generator(): (n: number, firstId: number) => StoredRecord[] {
@@ -51,7 +59,7 @@ function generator(): (n: number, firstId: number) => StoredRecord[] {
   return (n, firstId) => {
     const out: StoredRecord[] = [];
     for (let i = 0; i < n; i++) {
-      const d = Math.floor(100_000 * rnd() ** 3);
+      const d = Math.floor(DOMAINS * rnd() ** 3);
       const x = rnd();
       const fwd = x < 0.4;
       const blocked = x > 0.9;
@@ -99,7 +107,7 @@ async function child(file: string, tree: string): Promise<void> {
   db.exec("PRAGMA synchronous = NORMAL");
   const cache = cacheKib ?? (tree ? undefined : WRITER_CACHE_KIB);
   if (cache !== undefined) db.exec(`PRAGMA cache_size = -${cache}`);
-  db.exec(QUERY_SCHEMA);
+  if (!PREFILL) db.exec(QUERY_SCHEMA);
   let write: (queue: RecordBatch[]) => void;
   if (!tree) {
     const store = new QueryStore(db);
@@ -121,7 +129,7 @@ async function child(file: string, tree: string): Promise<void> {
   }
   const records = generator();
   // warm: the id maps and the statements
-  write(queueOf(records(FIRST_ID - 1, 1)));
+  write(queueOf(records(1000, PREFILL + 1)));
   let sinceCollect = 0;
   process.on("message", (m: { first: number; count: number } | "close") => {
     if (m === "close") {
@@ -145,6 +153,27 @@ async function child(file: string, tree: string): Promise<void> {
     process.send?.(cost);
   });
   process.send?.("ready");
+}
+
+/** A database with `rows` queries before the measured ones, their names those the generator uses. */
+function prefill(file: string, rows: number): void {
+  const db = new Database(file, { create: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(QUERY_SCHEMA);
+  new QueryStore(db);
+  const series = (n: number) => `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${n})`;
+  db.exec(
+    `${series(DOMAINS)} INSERT INTO domain_by_id (id, domain) SELECT i, 'd' || (i - 1) || '.site' || ((i - 1) % 13) || '.example' FROM c`,
+  );
+  db.exec(`${series(40)} INSERT INTO client_by_id (id, ip) SELECT i, '192.168.1.' || (i - 1) FROM c`);
+  // skewed like the generator: domain d with the cube of a uniform draw
+  db.exec(
+    `${series(rows)} INSERT INTO query_storage (id, timestamp, type, status, domain, client, reply_type, reply_time, dnssec, ede)
+     SELECT i, 1700000000 + i / 10.0, 1, ${Status.CACHE}, CAST(${DOMAINS} * pow(abs(random()) / 9223372036854775807.0, 3) AS INTEGER) + 1,
+       abs(random()) % 40 + 1, ${Reply.IP}, 0.00005, 0, -1 FROM c`,
+  );
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
 }
 
 /** Rows of both databases as text (quote() tells 1 from 1.0) that the other lacks. */
@@ -191,13 +220,24 @@ interface PathProcess {
 
 function start(name: string, file: string, tree: string): PathProcess {
   const p = { name, file, userUs: 0, sysUs: 0, gcUs: 0 } as PathProcess;
+  let failed: ((e: Error) => void) | null = null;
   const expect = () => {
-    p.next = new Promise((r) => {
-      p.resolve = r;
+    p.next = new Promise((resolve, reject) => {
+      p.resolve = resolve;
+      failed = reject;
     });
   };
   expect();
-  const args = ["--child", file, "--tree", tree, "--collect-every", String(COLLECT_EVERY)];
+  const args = [
+    "--child",
+    file,
+    "--tree",
+    tree,
+    "--collect-every",
+    String(COLLECT_EVERY),
+    "--prefill",
+    String(PREFILL),
+  ];
   if (cacheKib !== undefined) args.push("--cache-kib", String(cacheKib));
   p.proc = Bun.spawn([process.execPath, import.meta.path, ...args], {
     stdio: ["ignore", "inherit", "inherit"],
@@ -207,12 +247,20 @@ function start(name: string, file: string, tree: string): PathProcess {
       resolve(m);
     },
   });
+  // a path that dies ends the run instead of leaving it waiting
+  void p.proc.exited.then((code) => {
+    if (code !== 0) failed?.(new Error(`${name}: its process exited with ${code}`));
+  });
   return p;
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "moat-bench-insert-"));
   try {
+    if (PREFILL) {
+      prefill(join(dir, "current.db"), PREFILL);
+      if (opt.against) copyFileSync(join(dir, "current.db"), join(dir, "baseline.db"));
+    }
     const paths = [start("this tree", join(dir, "current.db"), "")];
     if (opt.against) {
       const tree = join(dir, "baseline");
@@ -240,7 +288,7 @@ async function main(): Promise<void> {
         ? `${WRITER_CACHE_KIB} KiB here, SQLite's default for ${opt.against ?? "-"}`
         : `${cacheKib} KiB`;
     console.log(
-      `${N} records, writes of ${WRITE}, collection every ${COLLECT_EVERY} records, page cache ${cache} (CPU µs per record):`,
+      `${N} records${PREFILL ? ` after ${PREFILL} older ones` : ""}, writes of ${WRITE}, collection every ${COLLECT_EVERY} records, page cache ${cache} (CPU µs per record):`,
     );
     const total = (p: PathProcess) => (p.userUs + p.sysUs + p.gcUs) / N;
     for (const p of paths)
