@@ -27,7 +27,8 @@ const INDEXES = [
  * file (or spilt to the log) again and again: bench/querylog/insert.ts, 300k queries into a new
  * database, 2.7 -> 0.5 µs of system time per query. A database that has lived a while (3M queries)
  * still costs ~15 µs a query, most of it reading and writing the domain index's pages: 64 MiB cut
- * that to ~10.5 (32 MiB ~11.5), too much memory to take by default. Filled only as pages are read.
+ * that to ~10.5 (32 MiB ~11.5), too much memory to take by default. Filled only as pages are read:
+ * the writer thread on 500k queries, 76 bytes of RSS per query with it, 36 with SQLite's default.
  */
 export const WRITER_CACHE_KIB = 16_384;
 
