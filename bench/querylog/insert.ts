@@ -1,65 +1,309 @@
-// Writer cost per record: QueryStore.insert() into the long-term database (pihole-FTL.db's layout and
-// Moat's indexes), in transactions of several sizes (the writer thread writes 50k at once on a busy
-// network, everything queued every database.DBinterval seconds on a quiet one).
-// Usage: bun bench/querylog/insert.ts [records=200000]
+// Writer cost per record: the query writer thread's write of its queue into the long-term database
+// (pihole-FTL.db's layout and Moat's indexes): the batches as they arrive from the main thread
+// (src/query/record-batch.ts, 8192 records each) written 50k records at a time, as the thread does
+// on a busy network, with its heap collected every 32k records (src/querylog/writer-worker.ts).
+// This tree's database has the writer's page cache (WRITER_CACHE_KIB); --cache-kib N gives every
+// database that one instead (to tell the cache's share from the rest).
+//
+// With --against REV, the same records also go through REV's writer path (its store.ts and
+// record-batch.ts, read with `git archive`: decodeBatch + insert() before the columnar insert). Each
+// path runs in a process of its own, so each one's CPU time (process.cpuUsage: its thread and its
+// collector's) is its own, and they take turns write by write (A B, B A, ...) so a loaded machine
+// weighs on both alike; the two databases are compared row by row at the end.
+// --prefill N starts both databases with N older queries over the same 100k names (made in SQL): a
+// database that has lived a while, whose domain index no longer fits the page cache.
+// Usage: bun bench/querylog/insert.ts [--records 300000] [--against REV] [--collect-every 32768] [--cache-kib N]
+//   [--prefill 0]
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
 import { Reply, Status } from "../../src/query/enums.ts";
+import { encodeBatch, type RecordBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
-import { QueryStore } from "../../src/querylog/store.ts";
+import { QueryStore, WRITER_CACHE_KIB } from "../../src/querylog/store.ts";
 
-const N = Number(process.argv[2] ?? 200_000);
-const dir = mkdtempSync(join(tmpdir(), "moat-bench-insert-"));
-let seed = 2463534242;
-const rnd = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), (seed >>> 0) / 4294967296);
-const now = Math.floor(Date.now() / 1000);
+const { values: opt } = parseArgs({
+  options: {
+    records: { type: "string", default: "300000" },
+    prefill: { type: "string", default: "0" },
+    against: { type: "string" },
+    "collect-every": { type: "string", default: "32768" },
+    "cache-kib": { type: "string" },
+    // a path's own process: its database file, and the tree whose writer it runs ("" = this one)
+    child: { type: "string" },
+    tree: { type: "string" },
+  },
+});
+const N = Number(opt.records);
+const COLLECT_EVERY = Number(opt["collect-every"]);
+const cacheKib = opt["cache-kib"] === undefined ? undefined : Number(opt["cache-kib"]);
+/** records per write: the writer thread's EARLY_WRITE */
+const WRITE = 50_000;
+/** records per batch from the main thread: QueryWriter's BATCH */
+const BATCH = 8192;
+const PREFILL = Number(opt.prefill);
+/** the warm-up's records come before */
+const FIRST_ID = PREFILL + 1001;
+/** domains of the generator: d0 .. d99999 */
+const DOMAINS = 100_000;
 
-function records(n: number, firstId: number): StoredRecord[] {
-  const out: StoredRecord[] = [];
-  for (let i = 0; i < n; i++) {
-    const d = Math.floor(100_000 * rnd() ** 3);
-    const fwd = rnd() < 0.4;
-    out.push({
-      id: firstId + i,
-      r: {
-        time: now - 3600 + i / 1000,
-        type: rnd() < 0.1 ? 2 : 1,
-        domain: `d${d}.site${d % 13}.example`,
-        client: `192.168.1.${Math.floor(rnd() * 40)}`,
-        status: fwd ? Status.FORWARDED : Status.CACHE,
-        reply: Reply.IP,
-        replyTime: fwd ? 12.5 : 0.05,
-        upstream: fwd ? "127.0.0.1#53" : null,
-        dnssec: 0,
-        listId: null,
-        ede: -1,
-        cname: null,
-      },
-    });
-  }
-  return out;
+/** A home network's mix: skewed domains, 40 clients, 40% forwarded, some blocked (a few by CNAME). */
+function generator(): (n: number, firstId: number) => StoredRecord[] {
+  let seed = 2463534242;
+  const rnd = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), (seed >>> 0) / 4294967296);
+  const now = 1_750_000_000;
+  return (n, firstId) => {
+    const out: StoredRecord[] = [];
+    for (let i = 0; i < n; i++) {
+      const d = Math.floor(DOMAINS * rnd() ** 3);
+      const x = rnd();
+      const fwd = x < 0.4;
+      const blocked = x > 0.9;
+      const byCname = x > 0.99;
+      out.push({
+        id: firstId + i,
+        r: {
+          time: now - 3600 + (firstId + i) / 1000,
+          type: rnd() < 0.1 ? 2 : 1,
+          domain: `d${d}.site${d % 13}.example`,
+          client: `192.168.1.${Math.floor(rnd() * 40)}`,
+          status: byCname ? Status.GRAVITY_CNAME : blocked ? Status.GRAVITY : fwd ? Status.FORWARDED : Status.CACHE,
+          reply: blocked ? Reply.NODATA : Reply.IP,
+          replyTime: fwd ? 12.5 + rnd() : 0.05,
+          upstream: fwd ? "127.0.0.1#53" : null,
+          dnssec: 0,
+          listId: blocked ? Math.floor(rnd() * 5) : null,
+          ede: -1,
+          cname: byCname ? `cdn${d % 7}.tracker.example` : null,
+        },
+      });
+    }
+    return out;
+  };
 }
 
-function open(name: string): QueryStore {
-  const db = new Database(join(dir, name), { create: true, strict: true });
+/** The queue of one write, as the writer thread holds it: batches of the main thread's size. */
+function queueOf(recs: StoredRecord[]): RecordBatch[] {
+  const queue: RecordBatch[] = [];
+  for (let i = 0; i < recs.length; i += BATCH) queue.push(encodeBatch(recs.slice(i, i + BATCH)));
+  return queue;
+}
+
+/** What a child reports for one write. */
+interface WriteCost {
+  userUs: number;
+  sysUs: number;
+  gcUs: number;
+}
+
+/** A path's process: opens its database, then writes when told to and reports the CPU it took. */
+async function child(file: string, tree: string): Promise<void> {
+  const db = new Database(file, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
-  db.exec(QUERY_SCHEMA);
-  return new QueryStore(db);
+  const cache = cacheKib ?? (tree ? undefined : WRITER_CACHE_KIB);
+  if (cache !== undefined) db.exec(`PRAGMA cache_size = -${cache}`);
+  if (!PREFILL) db.exec(QUERY_SCHEMA);
+  let write: (queue: RecordBatch[]) => void;
+  if (!tree) {
+    const store = new QueryStore(db);
+    write = (queue) => store.insertBatches(queue);
+  } else {
+    // that tree's own decodeBatch and QueryStore.insert
+    const { QueryStore: Store } = (await import(join(tree, "src/querylog/store.ts"))) as {
+      QueryStore: new (db: Database) => { insert(r: StoredRecord[]): void };
+    };
+    const { decodeBatch } = (await import(join(tree, "src/query/record-batch.ts"))) as {
+      decodeBatch(b: RecordBatch): StoredRecord[];
+    };
+    const store = new Store(db);
+    write = (queue) => {
+      const all: StoredRecord[] = [];
+      for (const b of queue) for (const r of decodeBatch(b)) all.push(r);
+      store.insert(all);
+    };
+  }
+  const records = generator();
+  // warm: the id maps and the statements
+  write(queueOf(records(1000, PREFILL + 1)));
+  let sinceCollect = 0;
+  process.on("message", (m: { first: number; count: number } | "close") => {
+    if (m === "close") {
+      db.close();
+      process.exit(0);
+    }
+    // the batches arrive as copies made for this write (transferred from the main thread)
+    const queue = queueOf(records(m.count, m.first));
+    const c0 = process.cpuUsage();
+    write(queue);
+    const c1 = process.cpuUsage(c0);
+    const cost: WriteCost = { userUs: c1.user, sysUs: c1.system, gcUs: 0 };
+    sinceCollect += m.count;
+    if (sinceCollect >= COLLECT_EVERY) {
+      sinceCollect = 0;
+      const g0 = process.cpuUsage();
+      Bun.gc(true);
+      const g1 = process.cpuUsage(g0);
+      cost.gcUs = g1.user + g1.system;
+    }
+    process.send?.(cost);
+  });
+  process.send?.("ready");
 }
 
-for (const batch of [100, 1000, 4096, 50_000]) {
-  const store = open(`disk-${batch}.db`);
-  // warm: the id maps and the statement cache
-  store.insert(records(Math.min(batch, 1000), 1));
-  const all = records(N, 1001);
-  const t0 = performance.now();
-  for (let i = 0; i < all.length; i += batch) store.insert(all.slice(i, i + batch));
-  const ms = performance.now() - t0;
-  console.log(`long-term batch ${String(batch).padStart(5)}: ${((ms * 1000) / N).toFixed(2)} µs/record`);
-  store.db.close();
+/** A database with `rows` queries before the measured ones, their names those the generator uses. */
+function prefill(file: string, rows: number): void {
+  const db = new Database(file, { create: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(QUERY_SCHEMA);
+  new QueryStore(db);
+  const series = (n: number) => `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${n})`;
+  db.exec(
+    `${series(DOMAINS)} INSERT INTO domain_by_id (id, domain) SELECT i, 'd' || (i - 1) || '.site' || ((i - 1) % 13) || '.example' FROM c`,
+  );
+  db.exec(`${series(40)} INSERT INTO client_by_id (id, ip) SELECT i, '192.168.1.' || (i - 1) FROM c`);
+  // skewed like the generator: domain d with the cube of a uniform draw
+  db.exec(
+    `${series(rows)} INSERT INTO query_storage (id, timestamp, type, status, domain, client, reply_type, reply_time, dnssec, ede)
+     SELECT i, 1700000000 + i / 10.0, 1, ${Status.CACHE}, CAST(${DOMAINS} * pow(abs(random()) / 9223372036854775807.0, 3) AS INTEGER) + 1,
+       abs(random()) % 40 + 1, ${Reply.IP}, 0.00005, 0, -1 FROM c`,
+  );
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
 }
-rmSync(dir, { recursive: true, force: true });
+
+/** Rows of both databases as text (quote() tells 1 from 1.0) that the other lacks. */
+function differences(a: string, b: string): number {
+  const db = new Database(a, { readonly: true });
+  db.exec(`ATTACH '${b}' AS other`);
+  let n = 0;
+  for (const [table, cols] of [
+    [
+      "query_storage",
+      "id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede",
+    ],
+    ["domain_by_id", "id, domain"],
+    ["client_by_id", "id, ip, name"],
+    ["forward_by_id", "id, forward"],
+    ["addinfo_by_id", "id, type, content"],
+  ] as const) {
+    const row = cols
+      .split(", ")
+      .map((c) => `quote(${c})`)
+      .join("||','||");
+    const count = (x: string, y: string) =>
+      (
+        db
+          .query(`SELECT COUNT(*) AS n FROM (SELECT ${row} FROM ${x}.${table} EXCEPT SELECT ${row} FROM ${y}.${table})`)
+          .get() as { n: number }
+      ).n;
+    n += count("main", "other") + count("other", "main");
+  }
+  db.close();
+  return n;
+}
+
+interface PathProcess {
+  name: string;
+  file: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  next: Promise<unknown>;
+  resolve: (m: unknown) => void;
+  userUs: number;
+  sysUs: number;
+  gcUs: number;
+}
+
+function start(name: string, file: string, tree: string): PathProcess {
+  const p = { name, file, userUs: 0, sysUs: 0, gcUs: 0 } as PathProcess;
+  let failed: ((e: Error) => void) | null = null;
+  const expect = () => {
+    p.next = new Promise((resolve, reject) => {
+      p.resolve = resolve;
+      failed = reject;
+    });
+  };
+  expect();
+  const args = [
+    "--child",
+    file,
+    "--tree",
+    tree,
+    "--collect-every",
+    String(COLLECT_EVERY),
+    "--prefill",
+    String(PREFILL),
+  ];
+  if (cacheKib !== undefined) args.push("--cache-kib", String(cacheKib));
+  p.proc = Bun.spawn([process.execPath, import.meta.path, ...args], {
+    stdio: ["ignore", "inherit", "inherit"],
+    ipc(m) {
+      const resolve = p.resolve;
+      expect();
+      resolve(m);
+    },
+  });
+  // a path that dies ends the run instead of leaving it waiting
+  void p.proc.exited.then((code) => {
+    if (code !== 0) failed?.(new Error(`${name}: its process exited with ${code}`));
+  });
+  return p;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "moat-bench-insert-"));
+  try {
+    if (PREFILL) {
+      prefill(join(dir, "current.db"), PREFILL);
+      if (opt.against) copyFileSync(join(dir, "current.db"), join(dir, "baseline.db"));
+    }
+    const paths = [start("this tree", join(dir, "current.db"), "")];
+    if (opt.against) {
+      const tree = join(dir, "baseline");
+      execFileSync("sh", ["-c", `mkdir -p '${tree}' && git archive '${opt.against}' src | tar -x -C '${tree}'`]);
+      paths.push(start(opt.against, join(dir, "baseline.db"), tree));
+    }
+    for (const p of paths) await p.next;
+    let writes = 0;
+    for (let first = FIRST_ID; first < N + FIRST_ID; first += WRITE) {
+      const count = Math.min(WRITE, N + FIRST_ID - first);
+      for (const p of writes++ % 2 ? [...paths].reverse() : paths) {
+        p.proc.send({ first, count });
+        const c = (await p.next) as WriteCost;
+        p.userUs += c.userUs;
+        p.sysUs += c.sysUs;
+        p.gcUs += c.gcUs;
+      }
+    }
+    for (const p of paths) {
+      p.proc.send("close");
+      await p.proc.exited;
+    }
+    const cache =
+      cacheKib === undefined
+        ? `${WRITER_CACHE_KIB} KiB here, SQLite's default for ${opt.against ?? "-"}`
+        : `${cacheKib} KiB`;
+    console.log(
+      `${N} records${PREFILL ? ` after ${PREFILL} older ones` : ""}, writes of ${WRITE}, collection every ${COLLECT_EVERY} records, page cache ${cache} (CPU µs per record):`,
+    );
+    const total = (p: PathProcess) => (p.userUs + p.sysUs + p.gcUs) / N;
+    for (const p of paths)
+      console.log(
+        `  ${p.name.padEnd(12)} write ${((p.userUs + p.sysUs) / N).toFixed(2)} (system ${(p.sysUs / N).toFixed(2)})  collection ${(p.gcUs / N).toFixed(2)}  total ${total(p).toFixed(2)}`,
+      );
+    if (paths.length === 2) {
+      const [a, b] = paths as [PathProcess, PathProcess];
+      console.log(`  this tree / ${b.name}: ${(total(a) / total(b)).toFixed(2)}`);
+      console.log(`  rows that differ between the two databases: ${differences(a.file, b.file)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (opt.child) await child(opt.child, opt.tree ?? "");
+else await main();

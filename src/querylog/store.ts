@@ -1,9 +1,11 @@
 // Writing query records into a database in Pi-hole's layout (query_storage + *_by_id lookup
 // tables). The same class serves the on-disk pihole-FTL.db and the in-memory copy of the last
 // 24 h that answers /api/queries, so both are filtered by one piece of SQL.
-import { Database } from "bun:sqlite";
+import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
 import type { StoredRecord } from "../query/record.ts";
+import { BatchReader, encodeBatch, type RecordBatch } from "../query/record-batch.ts";
+import { type Learnt, NameIds } from "./name-ids.ts";
 
 /** addinfo_by_id.type for the CNAME target of a *_CNAME block (Pi-hole's ADDINFO_CNAME_DOMAIN). */
 export const ADDINFO_CNAME = 1;
@@ -19,17 +21,19 @@ const INDEXES = [
   "CREATE INDEX IF NOT EXISTS moat_idx_qs_domain ON query_storage (domain)",
   "CREATE INDEX IF NOT EXISTS moat_idx_qs_client ON query_storage (client)",
 ];
+/**
+ * Page cache of the writer's connection (SQLite's default is 2000 KiB). Each write touches index
+ * pages all over the domain and client indexes; with the default cache they were read back from the
+ * file (or spilt to the log) again and again: bench/querylog/insert.ts, 300k queries into a new
+ * database, 2.7 -> 0.5 µs of system time per query. A database that has lived a while (3M queries)
+ * still costs ~15 µs a query, most of it reading and writing the domain index's pages: 64 MiB cut
+ * that to ~10.5 (32 MiB ~11.5), too much memory to take by default. Filled only as pages are read:
+ * the writer thread on 500k queries, 76 bytes of RSS per query with it, 36 with SQLite's default.
+ */
+export const WRITER_CACHE_KIB = 16_384;
+
 /** Indexes earlier versions made, dropped when a database is opened for writing. */
 const DROPPED_INDEXES = ["moat_idx_qs_status", "moat_idx_qs_forward", "moat_idx_qs_range"];
-
-/**
- * A string with storage of its own. The writer thread's records are slices of their batch's one
- * text (src/query/record-batch.ts), and a slice keeps its whole parent alive: a cached id key would hold every
- * batch it came from (measured: most of the writer thread's memory on a busy network).
- */
-function ownCopy(s: string): string {
-  return Buffer.from(s, "utf8").toString("utf8");
-}
 
 /** A query_storage row joined with its domain, client, upstream and CNAME, as the readers select it. */
 export interface StoredQueryRow {
@@ -49,10 +53,11 @@ export interface StoredQueryRow {
 }
 
 export class QueryStore {
-  private domainIds = new Map<string, number>();
-  private clientIds = new Map<string, number>();
-  private forwardIds = new Map<string, number>();
-  private addinfoIds = new Map<string, number>();
+  private readonly domains: NameIds;
+  private readonly clients: NameIds;
+  private readonly forwards: NameIds;
+  private readonly cnames: NameIds;
+  private readonly insertRow: Statement;
 
   /**
    * `maxIds`: lookup ids kept in memory per table. They are a cache of the *_by_id tables, which
@@ -61,31 +66,64 @@ export class QueryStore {
    */
   constructor(
     readonly db: Database,
-    private readonly maxIds = 100_000,
+    maxIds = 100_000,
   ) {
     for (const sql of INDEXES) db.exec(sql);
     for (const name of DROPPED_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
-    // the newest ids first: those are the names still being asked
-    for (const r of db.query("SELECT id, domain FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
-      id: number;
-      domain: string;
-    }>)
-      this.domainIds.set(r.domain, r.id);
+    const one = (name: string): SQLQueryBindings[] => [name];
+    const table = (select: string, insert: string, unique: boolean, args = one) =>
+      new NameIds(db, { select, insert, args, unique }, maxIds);
+    this.domains = table(
+      "SELECT id FROM domain_by_id WHERE domain = ?",
+      "INSERT OR IGNORE INTO domain_by_id (domain) VALUES (?)",
+      true,
+    );
+    // client_by_id's unique index is on (ip, name), and rows without a name may repeat
+    this.clients = table(
+      "SELECT id FROM client_by_id WHERE ip = ? AND name IS NULL",
+      "INSERT INTO client_by_id (ip, name) VALUES (?, NULL)",
+      false,
+    );
+    this.forwards = table(
+      "SELECT id FROM forward_by_id WHERE forward = ?",
+      "INSERT OR IGNORE INTO forward_by_id (forward) VALUES (?)",
+      true,
+    );
+    this.cnames = table(
+      "SELECT id FROM addinfo_by_id WHERE type = ? AND content = ?",
+      "INSERT OR IGNORE INTO addinfo_by_id (type, content) VALUES (?, ?)",
+      true,
+      (name) => [ADDINFO_CNAME, name],
+    );
+    this.insertRow = db.prepare(
+      "INSERT OR IGNORE INTO query_storage (id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    );
+    // the newest ids first: those are the names still being asked; all of them when they fit
+    const load = (names: NameIds, rows: Array<{ id: number; name: string }>) => {
+      for (const r of rows) names.set(r.name, r.id);
+      names.complete = rows.length < maxIds;
+    };
+    type Named = Array<{ id: number; name: string }>;
+    load(
+      this.domains,
+      db.query("SELECT id, domain AS name FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Named,
+    );
     for (const r of db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
       id: number;
       ip: string;
       name: string | null;
     }>)
-      if (!r.name) this.clientIds.set(r.ip, r.id);
-    for (const r of db.query("SELECT id, forward FROM forward_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
-      id: number;
-      forward: string;
-    }>)
-      this.forwardIds.set(r.forward, r.id);
-    for (const r of db
-      .query("SELECT id, content FROM addinfo_by_id WHERE type = ? ORDER BY id DESC LIMIT ?")
-      .all(ADDINFO_CNAME, maxIds) as Array<{ id: number; content: string }>)
-      this.addinfoIds.set(r.content, r.id);
+      if (!r.name) this.clients.set(r.ip, r.id);
+    load(
+      this.forwards,
+      db.query("SELECT id, forward AS name FROM forward_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Named,
+    );
+    load(
+      this.cnames,
+      db
+        .query("SELECT id, content AS name FROM addinfo_by_id WHERE type = ? ORDER BY id DESC LIMIT ?")
+        .all(ADDINFO_CNAME, maxIds) as Named,
+    );
   }
 
   /** An empty in-memory database with the same schema (for tests and tools). */
@@ -96,69 +134,50 @@ export class QueryStore {
   }
 
   /** Inserts records with their ids in one transaction; throws on failure (the caller keeps them). */
-  insert(batch: readonly StoredRecord[]): void {
-    if (!batch.length) return;
-    const db = this.db;
-    const ins = db.query(
-      "INSERT OR IGNORE INTO query_storage (id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    );
+  insert(records: readonly StoredRecord[]): void {
+    if (records.length) this.insertBatches([encodeBatch(records)]);
+  }
+
+  /**
+   * Inserts the batches' records with their ids in one transaction, read straight from the columns
+   * (src/query/record-batch.ts); throws on failure (the caller keeps them). Rows whose id is already
+   * stored are left as they are.
+   */
+  insertBatches(batches: readonly RecordBatch[]): void {
+    if (!batches.some((b) => b.count)) return;
     // Ids learnt inside the transaction are forgotten again if it fails (the rows are rolled back).
-    const learnt: Array<[Map<string, number>, string]> = [];
-    const lookup = (map: Map<string, number>, sel: string, insSql: string, key: string, ...args: unknown[]): number => {
-      let id = map.get(key);
-      if (id === undefined) {
-        // looked up first: client_by_id's unique index lets (ip, NULL) repeat, so only a miss inserts
-        const found = db.query(sel).get(...(args as never[])) as { id: number } | null;
-        id = found ? found.id : Number(db.query(insSql).run(...(args as never[])).lastInsertRowid);
-        if (map.size >= this.maxIds) map.clear();
-        map.set(ownCopy(key), id);
-        learnt.push([map, key]);
-      }
-      return id;
-    };
+    const learnt: Learnt = [];
+    const { domains, clients, forwards, cnames, insertRow } = this;
     try {
-      db.transaction(() => {
-        for (const { id, r } of batch) {
-          const d = lookup(
-            this.domainIds,
-            "SELECT id FROM domain_by_id WHERE domain = ?",
-            "INSERT OR IGNORE INTO domain_by_id (domain) VALUES (?)",
-            r.domain,
-            r.domain,
-          );
-          const c = lookup(
-            this.clientIds,
-            "SELECT id FROM client_by_id WHERE ip = ? AND name IS NULL",
-            "INSERT INTO client_by_id (ip, name) VALUES (?, NULL)",
-            r.client,
-            r.client,
-          );
-          const f =
-            r.upstream === null
-              ? null
-              : lookup(
-                  this.forwardIds,
-                  "SELECT id FROM forward_by_id WHERE forward = ?",
-                  "INSERT OR IGNORE INTO forward_by_id (forward) VALUES (?)",
-                  r.upstream,
-                  r.upstream,
-                );
-          const a =
-            r.cname === null
-              ? null
-              : lookup(
-                  this.addinfoIds,
-                  "SELECT id FROM addinfo_by_id WHERE type = ? AND content = ?",
-                  "INSERT OR IGNORE INTO addinfo_by_id (type, content) VALUES (?, ?)",
-                  r.cname,
-                  ADDINFO_CNAME,
-                  r.cname,
-                );
-          ins.run(id, r.time, r.type, r.status, d, c, f, a, r.reply, r.replyTime / 1000, r.dnssec, r.listId, r.ede);
+      this.db.transaction(() => {
+        for (const b of batches) {
+          const r = new BatchReader(b);
+          const text = b.text;
+          while (r.next()) {
+            const upstream = r.length(2);
+            const cname = r.length(3);
+            insertRow.run(
+              r.id,
+              r.time,
+              r.type,
+              r.status,
+              domains.idAt(text, r.start(0), r.length(0), learnt),
+              clients.idAt(text, r.start(1), r.length(1), learnt),
+              upstream < 0 ? null : forwards.idAt(text, r.start(2), upstream, learnt),
+              cname < 0 ? null : cnames.idAt(text, r.start(3), cname, learnt),
+              r.reply,
+              r.replyTime / 1000,
+              r.dnssec,
+              r.listId,
+              r.ede,
+            );
+          }
         }
       })();
     } catch (e) {
-      for (const [map, key] of learnt) map.delete(key);
+      const gone = new Map<NameIds, Set<string>>();
+      for (const [names, name] of learnt) gone.set(names, (gone.get(names) ?? new Set()).add(name));
+      for (const [names, set] of gone) names.forget(set);
       throw e;
     }
   }
@@ -176,10 +195,7 @@ export class QueryStore {
         "DELETE FROM addinfo_by_id WHERE id NOT IN (SELECT additional_info FROM query_storage WHERE additional_info IS NOT NULL)",
       );
     })();
-    this.domainIds.clear();
-    this.clientIds.clear();
-    this.forwardIds.clear();
-    this.addinfoIds.clear();
+    for (const names of [this.domains, this.clients, this.forwards, this.cnames]) names.clear();
   }
 
   /** Deletes queries older than `before` (unix seconds). */

@@ -1,0 +1,168 @@
+// QueryStore's insert straight from the columnar batches (src/querylog/store.ts, name-ids.ts): the
+// rows and *_by_id tables it writes, the name ids it caches, and what a failed write leaves behind.
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
+import { Status } from "../../src/query/enums.ts";
+import { BatchReader, decodeBatch, encodeBatch } from "../../src/query/record-batch.ts";
+import type { StoredRecord } from "../../src/query/record.ts";
+import { QueryStore } from "../../src/querylog/store.ts";
+import { rec } from "./fixture.ts";
+
+const NOW = 1_750_000_000;
+
+function memoryDb(): Database {
+  const db = new Database(":memory:", { strict: true });
+  db.exec(QUERY_SCHEMA);
+  return db;
+}
+
+/** Every stored row with its names joined back, values quoted (1 and 1.0 differ). */
+function rows(db: Database): string[] {
+  return (
+    db
+      .query(
+        `SELECT quote(q.id)||','||quote(q.timestamp)||','||quote(q.type)||','||quote(q.status)||','||quote(d.domain)||','||quote(c.ip)||','||
+          quote(f.forward)||','||quote(a.content)||','||quote(q.reply_type)||','||quote(q.reply_time)||','||quote(q.dnssec)||','||quote(q.list_id)||','||quote(q.ede) AS r
+         FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client
+         LEFT JOIN forward_by_id f ON f.id = q.forward LEFT JOIN addinfo_by_id a ON a.id = q.additional_info ORDER BY q.id`,
+      )
+      .all() as Array<{ r: string }>
+  ).map((x) => x.r);
+}
+
+/** Records with many names (past the first table size), nulls, empty and non-ASCII strings. */
+function varied(n: number, firstId: number): StoredRecord[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: firstId + i,
+    r: rec({
+      time: NOW + i / 7,
+      domain: i % 97 === 0 ? "" : `n${(i * 31) % 3000}.example`,
+      client: i % 5 === 0 ? `fe80::${i % 11}` : `10.0.${i % 3}.${i % 17}`,
+      upstream: i % 3 ? null : `192.0.2.${i % 4}#53`,
+      cname: i % 50 === 0 ? `cdn-é${i % 6}.example` : null,
+      status: i % 50 === 0 ? Status.GRAVITY_CNAME : Status.FORWARDED,
+      listId: i % 4 === 0 ? null : i % 4 === 1 ? -(i % 9) - 1 : i,
+      replyTime: i % 2 ? 0.25 : 12,
+      ede: i % 10 === 0 ? 15 : -1,
+    }),
+  }));
+}
+
+test("batch reader: walks the records decodeBatch makes, field by field, without an object per record", () => {
+  const records = varied(500, 1);
+  const b = encodeBatch(records);
+  const decoded = decodeBatch(b);
+  const r = new BatchReader(b);
+  const str = (k: 0 | 1 | 2 | 3) => (r.length(k) < 0 ? null : b.text.slice(r.start(k), r.start(k) + r.length(k)));
+  for (const { id, r: d } of decoded) {
+    expect(r.next()).toBe(true);
+    expect([r.id, r.time, r.replyTime, r.type, r.status, r.reply, r.dnssec, r.listId, r.ede]).toEqual([
+      id,
+      d.time,
+      d.replyTime,
+      d.type,
+      d.status,
+      d.reply,
+      d.dnssec,
+      d.listId,
+      d.ede,
+    ]);
+    expect([str(0), str(1), str(2), str(3)]).toEqual([d.domain, d.client, d.upstream, d.cname]);
+  }
+  expect(r.next()).toBe(false);
+});
+
+test("store: batches written together store what the records say, names once each, ids continuing across writes", () => {
+  const db = memoryDb();
+  const store = new QueryStore(db);
+  const records = varied(5000, 1);
+  // two writes, the first of three batches, the second of one
+  store.insertBatches([records.slice(0, 1000), records.slice(1000, 1001), records.slice(1001, 3000)].map(encodeBatch));
+  store.insertBatches([encodeBatch(records.slice(3000))]);
+  // the same records one by one through insert(), into a database of their own
+  const one = memoryDb();
+  const single = new QueryStore(one);
+  for (const r of records) single.insert([r]);
+  expect(rows(db)).toEqual(rows(one));
+  expect(rows(db).length).toBe(5000);
+  const count = (t: string) => (db.query(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
+  const distinct = (f: (r: StoredRecord) => string | null) => new Set(records.map(f).filter((x) => x !== null)).size;
+  expect([count("domain_by_id"), count("client_by_id"), count("forward_by_id"), count("addinfo_by_id")]).toEqual([
+    distinct((r) => r.r.domain),
+    distinct((r) => r.r.client),
+    distinct((r) => r.r.upstream),
+    distinct((r) => r.r.cname),
+  ]);
+  // an id already stored is left as it is
+  store.insertBatches([encodeBatch([{ id: 1, r: rec({ time: NOW, domain: "other.example" }) }])]);
+  expect(rows(db)[0]).toBe(rows(one)[0]!);
+});
+
+test("store: a write that fails halfway forgets the names it learnt, so the retry names every row right", () => {
+  const db = memoryDb();
+  const store = new QueryStore(db);
+  store.insert([{ id: 1, r: rec({ time: NOW, domain: "known.example", client: "10.0.0.1" }) }]);
+  // row 6 fails after rows 2-5 inserted new names, which the rollback takes away again
+  db.exec(
+    "CREATE TRIGGER fail BEFORE INSERT ON query_storage WHEN NEW.id = 6 BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+  );
+  const batch = Array.from({ length: 8 }, (_, i) => ({
+    id: i + 2,
+    r: rec({ time: NOW, domain: `new${i}.example`, client: `10.0.1.${i}`, upstream: `192.0.2.${i}#53` }),
+  }));
+  expect(() => store.insertBatches([encodeBatch(batch)])).toThrow("disk full");
+  expect(rows(db).length).toBe(1);
+  db.exec("DROP TRIGGER fail");
+  // other names take the rolled-back ids first: a stale cached id would name the wrong domain
+  store.insert([{ id: 20, r: rec({ time: NOW, domain: "first.example", client: "10.0.2.1", upstream: "x#53" }) }]);
+  store.insertBatches([encodeBatch(batch)]);
+  const got = db
+    .query(
+      "SELECT q.id, d.domain, c.ip, f.forward FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client LEFT JOIN forward_by_id f ON f.id = q.forward ORDER BY q.id",
+    )
+    .all() as Array<{ id: number; domain: string; ip: string; forward: string | null }>;
+  expect(got.map((r) => [r.id, r.domain, r.ip])).toEqual([
+    [1, "known.example", "10.0.0.1"],
+    ...batch.map((b) => [b.id, b.r.domain, b.r.client]),
+    [20, "first.example", "10.0.2.1"],
+  ]);
+  expect(got.slice(1, -1).map((r) => r.forward)).toEqual(batch.map((b) => b.r.upstream));
+});
+
+test("store: a store opened on a database that has names reuses their ids", () => {
+  const db = memoryDb();
+  new QueryStore(db).insert(varied(2000, 1));
+  const names = (db.query("SELECT COUNT(*) AS n FROM domain_by_id").get() as { n: number }).n;
+  // a small cache, started again several times over
+  new QueryStore(db, 100).insertBatches([encodeBatch(varied(2000, 2001))]);
+  expect((db.query("SELECT COUNT(*) AS n FROM domain_by_id").get() as { n: number }).n).toBe(names);
+  const again = memoryDb();
+  new QueryStore(again).insert([...varied(2000, 1), ...varied(2000, 2001)]);
+  expect(rows(db)).toEqual(rows(again));
+});
+
+test("store: of two client_by_id rows for one address without a name, the oldest is used, cached or not", () => {
+  const db = memoryDb();
+  db.exec("INSERT INTO client_by_id (ip, name) VALUES ('10.9.9.9', NULL), ('10.9.9.9', NULL)");
+  const ipOf = (store: QueryStore, id: number) => {
+    store.insert([{ id, r: rec({ time: NOW, client: "10.9.9.9" }) }]);
+    return (db.query("SELECT client FROM query_storage WHERE id = ?").get(id) as { client: number }).client;
+  };
+  // loaded at the start; then looked up by SELECT after the cache (of one name) starts again
+  expect(ipOf(new QueryStore(db), 1)).toBe(1);
+  const small = new QueryStore(db, 1);
+  small.insert([{ id: 2, r: rec({ time: NOW, client: "10.0.0.1" }) }]);
+  expect(ipOf(small, 3)).toBe(1);
+});
+
+test("store: a name another connection added after the names were loaded keeps its id", () => {
+  const db = memoryDb();
+  const store = new QueryStore(db);
+  store.insert([{ id: 1, r: rec({ time: NOW, domain: "a.example" }) }]);
+  db.exec("INSERT INTO domain_by_id (domain) VALUES ('b.example')");
+  const b = (db.query("SELECT id FROM domain_by_id WHERE domain = 'b.example'").get() as { id: number }).id;
+  store.insert([{ id: 2, r: rec({ time: NOW, domain: "b.example" }) }]);
+  expect((db.query("SELECT domain FROM query_storage WHERE id = 2").get() as { domain: number }).domain).toBe(b);
+  expect((db.query("SELECT COUNT(*) AS n FROM domain_by_id").get() as { n: number }).n).toBe(2);
+});
