@@ -14,6 +14,7 @@ import { DnsServer } from "./dns/server.ts";
 import { GravityService } from "./filter/gravity/runner.ts";
 import type { QuerySink } from "./query/record.ts";
 import { Stats } from "./stats/sink.ts";
+import { collectAfterBursts } from "./core/burst-collect.ts";
 import { defaultNodeName, startFleet, type Fleet } from "./fleet/fleet.ts";
 import { FleetHistory } from "./fleet/pg-history.ts";
 import { TlsStore } from "./tls/store.ts";
@@ -43,6 +44,8 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
   const stats = new Stats({ config, disk: queryDb, log });
   stats.start();
   stoppers.push(() => stats.stop());
+  // the garbage a flood of queries leaves goes back to the system once the flood is over
+  stoppers.push(collectAfterBursts(() => stats.window.lifetime.total));
 
   const runtime: Runtime = {
     config,
