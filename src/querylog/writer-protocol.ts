@@ -42,3 +42,11 @@ export const MAX_PENDING = 250_000;
  * must not grow its queue without bound (~100 bytes a record; 500k = 4 s of 128k QPS here).
  */
 export const MAX_BACKLOG = 500_000;
+
+/**
+ * The same backlog in bytes: what waits in the thread's message queue is native memory the process
+ * holds until the thread runs, ~140 bytes a record in batches of thousands and ~240 in the small
+ * batches of a quiet network (measured with the thread blocked), so 500k records could hold 70-120
+ * MiB. 32 MiB keeps a few seconds of a flood (~230k records) for a thread that gets no core meanwhile.
+ */
+export const MAX_BACKLOG_BYTES = 32 * 1048576;

@@ -32,6 +32,22 @@ const EARLY_WRITE = 50_000;
 const COLLECT_EVERY = 32_768;
 let sinceCollect = 0;
 
+/**
+ * A full collection once this message's handler has returned: made inside writeQueue(), what the write
+ * left was still referenced from its frame (a function run this rarely stays in the interpreter, which
+ * keeps its locals live until it returns) and waited for the next write. Measured in bench/mix when the
+ * write still decoded records: this thread's heap stayed at 24-47 MiB between writes instead of ~7.
+ */
+let collectQueued = false;
+function collectSoon(): void {
+  if (collectQueued) return;
+  collectQueued = true;
+  setTimeout(() => {
+    collectQueued = false;
+    Bun.gc(true);
+  }, 0);
+}
+
 function report(message: string): void {
   self.postMessage({ log: message });
 }
@@ -56,7 +72,7 @@ function writeQueue(): boolean {
     failures = 0;
     if (sinceCollect >= COLLECT_EVERY) {
       sinceCollect = 0;
-      Bun.gc(true);
+      collectSoon();
     }
     return true;
   } catch (e) {

@@ -2,14 +2,23 @@
 // long-term database are handed over in columnar batches 10 ms after the first of each, and the few
 // callers that need an operation finished (a flush, shutdown, tests) wait on shared memory for it.
 import { workerUrl } from "../core/worker-url.ts";
-import { batchTransferables, encodeBatch } from "../query/record-batch.ts";
+import { batchTransferables, encodeBatch, type RecordBatch } from "../query/record-batch.ts";
 import type { StoredRecord } from "../query/record.ts";
-import { MAX_BACKLOG, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
+import { MAX_BACKLOG, MAX_BACKLOG_BYTES, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
 
 type Op = WriterOp extends infer T ? (T extends { seq: number } ? Omit<T, "seq"> : never) : never;
 
 /** Records handed over at once at most; a bigger backlog goes in several messages. */
 const BATCH = 8192;
+
+/**
+ * What a batch holds while it waits in the thread's message queue: its arrays, its text (serialised
+ * as UTF-16) and ~1 KiB for the message itself (measured: 138 bytes a record in messages of 8192
+ * records, 237 in messages of 10).
+ */
+function queuedBytes(b: RecordBatch): number {
+  return b.f.byteLength + b.n.byteLength + b.len.byteLength + 2 * b.text.length + 1024;
+}
 
 interface WriterOptions {
   diskPath: string;
@@ -18,6 +27,8 @@ interface WriterOptions {
   busyTimeoutMs?: number;
   /** records in flight to the thread beyond which new ones are dropped (MAX_BACKLOG) */
   maxBacklog?: number;
+  /** the same in bytes (MAX_BACKLOG_BYTES) */
+  maxBacklogBytes?: number;
 }
 
 export class QueryWriter {
@@ -25,9 +36,10 @@ export class QueryWriter {
   private readonly state = new Int32Array(new SharedArrayBuffer(STATE_SLOTS * 4));
   private pending: StoredRecord[] = [];
   private seq = 0;
-  /** batches handed over and not yet queued by the thread: [sequence, records] */
-  private inFlight: Array<[number, number]> = [];
+  /** batches handed over and not yet queued by the thread: [sequence, records, bytes] */
+  private inFlight: Array<[number, number, number]> = [];
   private inFlightRecords = 0;
+  private inFlightBytes = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private started = false;
 
@@ -86,9 +98,15 @@ export class QueryWriter {
         continue;
       }
       const batch = encodeBatch(part);
+      const bytes = queuedBytes(batch);
+      if (this.inFlightBytes + bytes > (this.o.maxBacklogBytes ?? MAX_BACKLOG_BYTES)) {
+        Atomics.add(this.state, State.DROPPED, part.length);
+        continue;
+      }
       const seq = this.post({ op: "records", batch }, batchTransferables(batch));
-      this.inFlight.push([seq, part.length]);
+      this.inFlight.push([seq, part.length, bytes]);
       this.inFlightRecords += part.length;
+      this.inFlightBytes += bytes;
     }
   }
 
@@ -96,7 +114,10 @@ export class QueryWriter {
   private settle(): void {
     const done = Atomics.load(this.state, State.DONE);
     let i = 0;
-    while (i < this.inFlight.length && this.inFlight[i]![0] <= done) this.inFlightRecords -= this.inFlight[i++]![1];
+    for (; i < this.inFlight.length && this.inFlight[i]![0] <= done; i++) {
+      this.inFlightRecords -= this.inFlight[i]![1];
+      this.inFlightBytes -= this.inFlight[i]![2];
+    }
     if (i) this.inFlight.splice(0, i);
   }
 
