@@ -15,7 +15,6 @@ import type { QueryRecord } from "../../src/query/record.ts";
 import { windowPage } from "../../src/stats/log-page.ts";
 import { Stats } from "../../src/stats/sink.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
-import { QueryWriter } from "../../src/querylog/writer.ts";
 import { HISTORY_SLOTS, QueryWindow, slotOf, topN } from "../../src/stats/window.ts";
 import { knownRecords, rec } from "./fixture.ts";
 
@@ -315,41 +314,6 @@ test("stats: queries the writer dropped are said once in a message, with how man
     expect(messages().length).toBe(1);
   } finally {
     await stats.stop();
-    disk.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test("writer: a thread that falls too far behind drops new records (counted) instead of queueing them without bound", async () => {
-  const { dir } = await sinkFixture();
-  const disk = openQueryDb(dir);
-  const writer = new QueryWriter({ diskPath: disk.filename, log: () => {}, busyTimeoutMs: 3000, maxBacklog: 1000 });
-  const stored = () => (disk.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n;
-  try {
-    const recs = (from: number, n: number) =>
-      Array.from({ length: n }, (_, i) => ({ id: from + i, r: rec({ time: NOW, domain: `b${from + i}.example` }) }));
-    for (const r of recs(1, 10)) writer.add(r);
-    expect(writer.flushDisk(86400, NOW, true)).toBe(true);
-    // the thread now waits (up to 3 s) for the long-term database another connection holds
-    const other = new Database(disk.filename);
-    other.exec("BEGIN EXCLUSIVE");
-    writer.flushDisk(86400, NOW, false);
-    for (let k = 0; k < 6; k++) {
-      for (const r of recs(100 + k * 500, 500)) writer.add(r);
-      writer.send();
-    }
-    // two batches fit under the limit; the other four wait nowhere: dropped and counted
-    expect(writer.counters.dropped).toBe(2000);
-    other.exec("ROLLBACK");
-    other.close();
-    expect(writer.flushDisk(86400, NOW, true)).toBe(true);
-    expect(stored()).toBe(1010);
-    // caught up: new records are taken again
-    for (const r of recs(9000, 500)) writer.add(r);
-    expect(writer.flushDisk(86400, NOW, true)).toBe(true);
-    expect(stored()).toBe(1510);
-  } finally {
-    writer.stop(86400, NOW);
     disk.close();
     rmSync(dir, { recursive: true, force: true });
   }
