@@ -19,7 +19,7 @@ import { FleetHistory } from "./fleet/pg-history.ts";
 import { TlsStore } from "./tls/store.ts";
 import { startDhcpService } from "./dhcp/service.ts";
 import { startNtpService } from "./ntp/server.ts";
-import { noticeInterrupted, noticeRollback } from "./update/index.ts";
+import { noticeLastUpdate } from "./update/index.ts";
 
 export async function startServices(paths: Paths, config: ConfigStore): Promise<{ stop(): Promise<void> }> {
   const logs = new Logs();
@@ -134,7 +134,7 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
     if (dns.dotPort()) console.log(`moat: DNS over TLS listening on tcp [::]:${dns.dotPort()}`);
     for (const url of http.urls) console.log(`moat: API listening on ${url}`);
-    void noticeUpdateRollback(runtime);
+    void noticeLastUpdateOutcome(runtime);
   } catch (e) {
     for (const s of stoppers.reverse()) await s();
     throw e;
@@ -186,23 +186,15 @@ function noticeMissingUpstreams(rt: Runtime): () => void {
 /**
  * After a trial boot of an update failed and the firmware went back to this slot, or the machine stopped
  * while an install was writing the other slot: say so in the log and in /api/info/messages, once
- * (src/update/rollback.ts, interrupted.ts). Runs after start-up, off every listener's path.
+ * (src/update/notice.ts). Runs after start-up, off every listener's path.
  */
-async function noticeUpdateRollback(rt: Runtime): Promise<void> {
+async function noticeLastUpdateOutcome(rt: Runtime): Promise<void> {
   const u = rt.config.current.update;
-  const s = { system: u.system, keyring: u.keyring };
   try {
-    const messages = new Messages(rt.queryDb);
-    const rolledBack = await noticeRollback(s, rt.paths.dataDir, rt.version.version);
-    if (rolledBack) {
-      rt.log("warn", rolledBack);
-      messages.raise("UPDATE_ROLLBACK", rolledBack);
-    }
-    const cut = await noticeInterrupted(s, rt.paths.dataDir, rt.version.version);
-    if (cut) {
-      rt.log("warn", cut);
-      messages.raise("UPDATE_INTERRUPTED", cut);
-    }
+    const n = await noticeLastUpdate({ system: u.system, keyring: u.keyring }, rt.paths.dataDir, rt.version.version);
+    if (!n) return;
+    rt.log("warn", n.text);
+    new Messages(rt.queryDb).raise(n.type, n.text);
   } catch (e) {
     rt.log("warn", `could not check how the last update ended: ${(e as Error).message}`);
   }

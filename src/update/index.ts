@@ -10,8 +10,7 @@ import { requestReboot, type RebootPlan } from "./reboot.ts";
 
 export { UpdateRefused } from "./rauc.ts";
 export { updateStatus } from "./status.ts";
-export { noticeRollback } from "./rollback.ts";
-export { noticeInterrupted } from "./interrupted.ts";
+export { noticeLastUpdate } from "./notice.ts";
 export { uploadPath } from "./download.ts";
 export type { Progress } from "./install.ts";
 

@@ -17,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
+import { writeLast } from "../../src/update/last.ts";
 import { BUN, ROOT, run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import type { TestCa } from "../harness/tls-peer.ts";
 import { UpdateFixture, hasRauc, serveBundles } from "./fixture.ts";
@@ -235,10 +236,13 @@ test.skipIf(!can)("a trial that failed and fell back is reported once, in the me
 test.skipIf(!can)("an install the machine's stop cut short is reported once; one in this boot is not", async () => {
   // what install.ts leaves in the data directory until RAUC's result replaces it
   const installing = (boot: string) =>
-    writeFileSync(
-      join(moat.dataDir, "update-last.json"),
-      `${JSON.stringify({ at: new Date().toISOString(), ok: false, version: "6.0.0", message: "installing version 6.0.0 into the other slot", installing: true, boot })}\n`,
-    );
+    writeLast(moat.dataDir, {
+      ok: false,
+      version: "6.0.0",
+      message: "installing version 6.0.0 into the other slot",
+      installing: true,
+      boot,
+    });
   const find = async () => {
     const r = (await (await moat.api("/api/info/messages")).json()) as { messages: { type: string; plain: string }[] };
     return r.messages.filter((m) => m.type === "UPDATE_INTERRUPTED");
