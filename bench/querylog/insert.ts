@@ -2,8 +2,9 @@
 // (pihole-FTL.db's layout and Moat's indexes): the batches as they arrive from the main thread
 // (src/query/record-batch.ts, 8192 records each) written 50k records at a time, as the thread does
 // on a busy network, with its heap collected every 32k records (src/querylog/writer-worker.ts).
-// This tree's database has the writer's page cache (WRITER_CACHE_KIB); --cache-kib N gives every
-// database that one instead (to tell the cache's share from the rest).
+// Each database has the page cache its tree's writer gives it (SQLite's default here; a revision that
+// exported WRITER_CACHE_KIB, that); --cache-kib N gives every database that one instead (to tell the
+// cache's share from the rest).
 //
 // With --against REV, the same records also go through REV's writer path (its store.ts and
 // record-batch.ts, read with `git archive`: decodeBatch + insert() before the columnar insert). Each
@@ -11,7 +12,7 @@
 // collector's) is its own, and they take turns write by write (A B, B A, ...) so a loaded machine
 // weighs on both alike; the two databases are compared row by row at the end.
 // --prefill N starts both databases with N older queries over the same 100k names (made in SQL): a
-// database that has lived a while, whose domain index no longer fits the page cache.
+// database that has lived a while, whose indexes outgrow the page cache.
 // Usage: bun bench/querylog/insert.ts [--records 300000] [--against REV] [--collect-every 32768] [--cache-kib N]
 //   [--prefill 0]
 import { Database } from "bun:sqlite";
@@ -24,7 +25,7 @@ import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
 import { Reply, Status } from "../../src/query/enums.ts";
 import { encodeBatch, type RecordBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
-import { QueryStore, WRITER_CACHE_KIB } from "../../src/querylog/store.ts";
+import { QueryStore } from "../../src/querylog/store.ts";
 
 const { values: opt } = parseArgs({
   options: {
@@ -105,28 +106,33 @@ async function child(file: string, tree: string): Promise<void> {
   const db = new Database(file, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
-  const cache = cacheKib ?? (tree ? undefined : WRITER_CACHE_KIB);
-  if (cache !== undefined) db.exec(`PRAGMA cache_size = -${cache}`);
   if (!PREFILL) db.exec(QUERY_SCHEMA);
   let write: (queue: RecordBatch[]) => void;
+  let cache = cacheKib;
   if (!tree) {
     const store = new QueryStore(db);
     write = (queue) => store.insertBatches(queue);
   } else {
-    // that tree's own decodeBatch and QueryStore.insert
-    const { QueryStore: Store } = (await import(join(tree, "src/querylog/store.ts"))) as {
-      QueryStore: new (db: Database) => { insert(r: StoredRecord[]): void };
+    // that tree's own writer path: its columnar insertBatches where it has one, else decodeBatch + insert
+    const mod = (await import(join(tree, "src/querylog/store.ts"))) as {
+      WRITER_CACHE_KIB?: number;
+      QueryStore: new (db: Database) => { insert(r: StoredRecord[]): void; insertBatches?: (b: RecordBatch[]) => void };
     };
+    cache ??= mod.WRITER_CACHE_KIB;
     const { decodeBatch } = (await import(join(tree, "src/query/record-batch.ts"))) as {
       decodeBatch(b: RecordBatch): StoredRecord[];
     };
-    const store = new Store(db);
-    write = (queue) => {
-      const all: StoredRecord[] = [];
-      for (const b of queue) for (const r of decodeBatch(b)) all.push(r);
-      store.insert(all);
-    };
+    const store = new mod.QueryStore(db);
+    const columnar = store.insertBatches?.bind(store);
+    write = columnar
+      ? (queue) => columnar(queue)
+      : (queue) => {
+          const all: StoredRecord[] = [];
+          for (const b of queue) for (const r of decodeBatch(b)) all.push(r);
+          store.insert(all);
+        };
   }
+  if (cache !== undefined) db.exec(`PRAGMA cache_size = -${cache}`);
   const records = generator();
   // warm: the id maps and the statements
   write(queueOf(records(1000, PREFILL + 1)));
@@ -283,10 +289,7 @@ async function main(): Promise<void> {
       p.proc.send("close");
       await p.proc.exited;
     }
-    const cache =
-      cacheKib === undefined
-        ? `${WRITER_CACHE_KIB} KiB here, SQLite's default for ${opt.against ?? "-"}`
-        : `${cacheKib} KiB`;
+    const cache = cacheKib === undefined ? "each tree's own" : `${cacheKib} KiB`;
     console.log(
       `${N} records${PREFILL ? ` after ${PREFILL} older ones` : ""}, writes of ${WRITE}, collection every ${COLLECT_EVERY} records, page cache ${cache} (CPU µs per record):`,
     );

@@ -246,8 +246,10 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
   }
   const filterSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
   // The page walks ids downwards (newest first); a time range must not make SQLite sort a whole
-  // range by id instead, hence `+` (no index) on the timestamp terms of the page query only.
-  const pageWhere = [...where.map((w) => w.replace(/^q\.timestamp/, "+q.timestamp")), "q.id <= ?"];
+  // range by id instead, hence `+` (no index) on the timestamp terms of the page query only. The
+  // range bounds that walk through idsOfRange(), so a filter that matches little in it stops there.
+  const ids = idsOfRange(db, f.from, f.until);
+  const pageWhere = [...where.map((w) => w.replace(/^q\.timestamp/, "+q.timestamp")), "q.id >= ?", "q.id <= ?"];
   const length = pageLength(f.length);
   const rows = db
     .query(
@@ -261,7 +263,7 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
        WHERE ${pageWhere.join(" AND ")}
        ORDER BY ${orderBy(f.order)} LIMIT ? OFFSET ?`,
     )
-    .all(...args, cursor, length, f.start ?? 0) as LogRow[];
+    .all(...args, ids.low, Math.min(cursor, ids.high), length, f.start ?? 0) as LogRow[];
   const recordsTotal = (db.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n;
   const recordsFiltered = where.length
     ? (db.query(`SELECT COUNT(*) AS n FROM query_storage q ${filterSql}`).get(...args) as { n: number }).n
@@ -272,6 +274,34 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
     recordsTotal,
     recordsFiltered,
   };
+}
+
+/**
+ * How far a query's id may stray from the order of the times, in seconds: ids are given as queries
+ * are answered (a DNS thread's come over in batches a few milliseconds later), so a row more than
+ * ID_SLACK_S older than another has the smaller id.
+ */
+const ID_SLACK_S = 3600;
+
+/**
+ * The ids a time range's rows can have, from Pi-hole's timestamp index: the newest row more than
+ * ID_SLACK_S before `from` and the oldest more than that after `until` bound them. A page filtered by
+ * what no index serves (a domain, a status) then reads only the rows about its range: without the
+ * bounds, a rare name in yesterday's range read every row before and after it.
+ */
+function idsOfRange(db: Database, from: number | undefined, until: number | undefined): { low: number; high: number } {
+  const edge = (sql: string, t: number) => (db.query(sql).get(t) as { id: number } | null)?.id;
+  const low =
+    from === undefined
+      ? 0
+      : (edge("SELECT id FROM query_storage WHERE timestamp < ? ORDER BY timestamp DESC LIMIT 1", from - ID_SLACK_S) ??
+        0);
+  const high =
+    until === undefined
+      ? Number.MAX_SAFE_INTEGER
+      : (edge("SELECT id FROM query_storage WHERE timestamp > ? ORDER BY timestamp LIMIT 1", until + ID_SLACK_S) ??
+        Number.MAX_SAFE_INTEGER);
+  return { low, high };
 }
 
 /** RFC 8914 texts of the EDE codes Moat sets. */

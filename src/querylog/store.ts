@@ -11,29 +11,23 @@ import { type Learnt, NameIds } from "./name-ids.ts";
 export const ADDINFO_CNAME = 1;
 
 /**
- * Indexes the name filters of /api/queries?disk=true need; Moat's own, hence the prefix. Each index
- * costs every insert ~0.7 µs (six made the writer thread's 5.4 µs a query, none 1.1 µs: measured
- * with bun:sqlite on 50k-row transactions), so only names are indexed: a time range uses Pi-hole's
- * timestamp index, the range aggregates read the hourly rollups (src/longterm/rollup.ts), and status
- * or upstream filters scan the rows of the range, newest first.
+ * Indexes the client filters of /api/queries?disk=true need; Moat's own, hence the prefix. Each index
+ * costs every insert (six made the writer thread's 5.4 µs a query, none 1.1 µs: measured with
+ * bun:sqlite on 50k-row transactions), and a name index costs more the longer the database lives: its
+ * entries go all over the tree, so once it outgrows the page cache every insert reads and writes pages
+ * of it. Clients are few (each client's entries grow at one end), domains are many: with 3M older
+ * queries, the domain index took the write from 3.5 to 11.7 µs a query (bench/querylog/insert.ts
+ * --prefill 3000000), more than all the rest of the writer together. So, as in Pi-hole's own
+ * database, domains are not indexed: a domain filter scans the rows of the range newest first, like
+ * status and upstream filters (bench/querylog/disk-filters.ts: 0.1-0.5 s over 3M queries here, where
+ * a rare name took 34 ms with the index and a wildcard 0.8-1.4 s). A time range uses Pi-hole's
+ * timestamp index, and the range aggregates read the hourly rollups (src/longterm/rollup.ts).
+ * Without the domain index the writer's connection needs no page cache beyond SQLite's default
+ * (2000 KiB): 16 MiB gave 3.4 against 3.6 µs a query with 3M older ones, and nothing on a new database.
  */
-const INDEXES = [
-  "CREATE INDEX IF NOT EXISTS moat_idx_qs_domain ON query_storage (domain)",
-  "CREATE INDEX IF NOT EXISTS moat_idx_qs_client ON query_storage (client)",
-];
-/**
- * Page cache of the writer's connection (SQLite's default is 2000 KiB). Each write touches index
- * pages all over the domain and client indexes; with the default cache they were read back from the
- * file (or spilt to the log) again and again: bench/querylog/insert.ts, 300k queries into a new
- * database, 2.7 -> 0.5 µs of system time per query. A database that has lived a while (3M queries)
- * still costs ~15 µs a query, most of it reading and writing the domain index's pages: 64 MiB cut
- * that to ~10.5 (32 MiB ~11.5), too much memory to take by default. Filled only as pages are read:
- * the writer thread on 500k queries, 76 bytes of RSS per query with it, 36 with SQLite's default.
- */
-export const WRITER_CACHE_KIB = 16_384;
-
+const INDEXES = ["CREATE INDEX IF NOT EXISTS moat_idx_qs_client ON query_storage (client)"];
 /** Indexes earlier versions made, dropped when a database is opened for writing. */
-const DROPPED_INDEXES = ["moat_idx_qs_status", "moat_idx_qs_forward", "moat_idx_qs_range"];
+const DROPPED_INDEXES = ["moat_idx_qs_status", "moat_idx_qs_forward", "moat_idx_qs_range", "moat_idx_qs_domain"];
 
 /** A query_storage row joined with its domain, client, upstream and CNAME, as the readers select it. */
 export interface StoredQueryRow {

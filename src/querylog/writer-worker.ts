@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { lowerThisThread } from "../core/thread-priority.ts";
 import type { RecordBatch } from "../query/record-batch.ts";
 import { catchUpRollups } from "../longterm/rollup.ts";
-import { QueryStore, WRITER_CACHE_KIB } from "./store.ts";
+import { QueryStore } from "./store.ts";
 import { MAX_PENDING, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
 
 declare const self: Worker;
@@ -114,7 +114,6 @@ function handle(m: WriterOp): boolean {
     case "openDisk": {
       const db = new Database(m.diskPath, { strict: true });
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(m.busyTimeoutMs))}`);
-      db.exec(`PRAGMA cache_size = -${WRITER_CACHE_KIB}`);
       disk = new QueryStore(db);
       catchUpRollups(db);
       return true;

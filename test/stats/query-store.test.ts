@@ -6,6 +6,7 @@ import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
 import { Status } from "../../src/query/enums.ts";
 import { BatchReader, decodeBatch, encodeBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
+import { queryPage } from "../../src/querylog/read.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
 import { rec } from "./fixture.ts";
 
@@ -165,4 +166,60 @@ test("store: a name another connection added after the names were loaded keeps i
   store.insert([{ id: 2, r: rec({ time: NOW, domain: "b.example" }) }]);
   expect((db.query("SELECT domain FROM query_storage WHERE id = 2").get() as { domain: number }).domain).toBe(b);
   expect((db.query("SELECT COUNT(*) AS n FROM domain_by_id").get() as { n: number }).n).toBe(2);
+});
+
+test("store: an older database's domain index is dropped and the client index kept; domain filters still find their rows", () => {
+  const db = memoryDb();
+  db.exec("CREATE INDEX moat_idx_qs_domain ON query_storage (domain)");
+  const store = new QueryStore(db);
+  const indexes = (
+    db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'query_storage'").all() as Array<{
+      name: string;
+    }>
+  ).map((x) => x.name);
+  expect(indexes.sort()).toEqual(["idx_queries_timestamps", "moat_idx_qs_client"]);
+  store.insert(varied(600, 1));
+  const page = queryPage(db, { domain: "n62.example", length: 100 });
+  // n(i*31 % 3000) = n62 for i = 2 and every 3000/gcd(31, 3000) = 3000 later: only i = 2 of 600
+  expect(page.recordsFiltered).toBe(1);
+  expect(page.queries.map((q) => [q.id, q.domain])).toEqual([[3, "n62.example"]]);
+  const wild = queryPage(db, { domain: "n6*.example", length: 1000 });
+  expect(wild.queries.length).toBe(wild.recordsFiltered);
+  expect(wild.queries.every((q) => /^n6\d*\.example$/.test(q.domain))).toBe(true);
+  expect(wild.recordsFiltered).toBe(varied(600, 1).filter((x) => /^n6\d*\.example$/.test(x.r.domain)).length);
+});
+
+test("disk pages: a time range bounds the ids a page reads, and rows a little out of time order are still found", () => {
+  const db = memoryDb();
+  const store = new QueryStore(db);
+  // three days, a query every 20 s, ids in answer order but each time up to 10 minutes off
+  const records = Array.from({ length: 13_000 }, (_, i) => ({
+    id: i + 1,
+    r: rec({
+      time: NOW + i * 20 + ((i * 7919) % 1201) - 600,
+      domain: i % 97 === 0 ? "rare.example" : `n${i % 40}.example`,
+      client: "10.0.0.1",
+    }),
+  }));
+  store.insert(records);
+  for (const [from, until] of [
+    [NOW + 86_400, NOW + 86_400 + 3600],
+    [NOW + 86_400 - 700, NOW + 2 * 86_400],
+    [NOW - 10_000, NOW + 500],
+  ] as const) {
+    for (const domain of ["rare.example", "n7.example"]) {
+      const want = records
+        .filter((x) => x.r.domain === domain && x.r.time >= from && x.r.time <= until)
+        .map((x) => x.id)
+        .reverse();
+      expect(want.length).toBeGreaterThan(0);
+      const page = queryPage(db, { domain, from, until, length: 10_000 });
+      expect(page.recordsFiltered).toBe(want.length);
+      expect(page.queries.map((q) => q.id)).toEqual(want);
+      // paged by cursor and offset, the same rows
+      const first = queryPage(db, { domain, from, until, length: 3 });
+      const next = queryPage(db, { domain, from, until, length: 3, start: 3, cursor: first.cursor });
+      expect([...first.queries, ...next.queries].map((q) => q.id)).toEqual(want.slice(0, 6));
+    }
+  }
 });

@@ -1,0 +1,79 @@
+// The read side of the long-term database's indexes: /api/queries?disk=true filtered by domain
+// (exact, a rare name, wildcards) and by client, over --rows queries, with and without an index on
+// query_storage.domain. The writer pays for such an index on every insert, more the older the
+// database (bench/querylog/insert.ts --prefill); this measures what a domain filter pays without it.
+// Each filter runs over everything and over a range of a sixth of it, with the same queryPage() the
+// API runs (a page of 100 and the filtered count).
+// Usage: bun bench/querylog/disk-filters.ts [--rows 3000000]
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
+import { Reply, Status } from "../../src/query/enums.ts";
+import { queryPage, type QueryFilter } from "../../src/querylog/read.ts";
+import { QueryStore } from "../../src/querylog/store.ts";
+
+const { values: opt } = parseArgs({ options: { rows: { type: "string", default: "3000000" } } });
+const ROWS = Number(opt.rows);
+const DOMAINS = 100_000;
+const T0 = 1_700_000_000;
+
+/** ROWS queries, one every 0.1 s, over DOMAINS names skewed like a home's (as insert.ts --prefill). */
+function fill(file: string): void {
+  const db = new Database(file, { create: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec(QUERY_SCHEMA);
+  new QueryStore(db); // Moat's own indexes
+  const series = (n: number) => `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${n})`;
+  db.exec(
+    `${series(DOMAINS)} INSERT INTO domain_by_id (id, domain) SELECT i, 'd' || (i - 1) || '.site' || ((i - 1) % 13) || '.example' FROM c`,
+  );
+  db.exec(`${series(40)} INSERT INTO client_by_id (id, ip) SELECT i, '192.168.1.' || (i - 1) FROM c`);
+  db.exec(
+    `${series(ROWS)} INSERT INTO query_storage (id, timestamp, type, status, domain, client, reply_type, reply_time, dnssec, ede)
+     SELECT i, ${T0} + i / 10, 1, ${Status.CACHE}, CAST(${DOMAINS} * pow(abs(random()) / 9223372036854775807.0, 3) AS INTEGER) + 1,
+       abs(random()) % 40 + 1, ${Reply.IP}, 0.00005, 0, -1 FROM c`,
+  );
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+}
+
+const FILTERS: Array<[string, QueryFilter]> = [
+  ["the most asked name", { domain: "d0.site0.example" }],
+  ["a rare name", { domain: "d99990.site*" }],
+  ["a name asked ~80 times", { domain: "d5000.site*" }],
+  ["a wildcard (*site7*)", { domain: "*site7*" }],
+  ["a client", { client_ip: "192.168.1.7" }],
+];
+const RANGE = { from: T0 + ROWS / 60, until: T0 + ROWS / 60 + ROWS / 60 };
+
+function timeAll(db: Database, label: string): void {
+  for (const [name, f] of FILTERS)
+    for (const [scope, extra] of [
+      ["all", {}],
+      ["a sixth", RANGE],
+    ] as const) {
+      const t0 = performance.now();
+      const page = queryPage(db, { ...f, ...extra, length: 100 });
+      const ms = performance.now() - t0;
+      console.log(
+        `${label.padEnd(16)} ${name.padEnd(24)} ${scope.padEnd(8)} ${String(page.recordsFiltered).padStart(8)} rows  ${ms.toFixed(0).padStart(6)} ms`,
+      );
+    }
+}
+
+const dir = mkdtempSync(join(tmpdir(), "moat-bench-filters-"));
+try {
+  const file = join(dir, "q.db");
+  fill(file);
+  const db = new Database(file);
+  console.log(`${ROWS} queries over ${DOMAINS} names; filtered count and time of one /api/queries?disk=true page:`);
+  timeAll(db, "no domain index");
+  db.exec("CREATE INDEX moat_idx_qs_domain ON query_storage (domain)");
+  timeAll(db, "domain index");
+  db.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
