@@ -10,7 +10,7 @@
 // Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
 //   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
 //   [--only moat,unbound,dnsmasq] (moat-family: Moat with five groups, ten blocked services and an open schedule) [--threads 1,2 (Moat's dns.threads and unbound's num-threads: one run
-//   per count, dnsperf with --clients source ports (default 16 then) so the kernel spreads them)] [--moat-env KEY=VALUE,...] [--moat-bun-flags --cpu-prof-md,--cpu-prof-dir=DIR] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
+//   per count, dnsperf with --clients source ports (default 16 then) so the kernel spreads them)] [--moat-env KEY=VALUE,...] [--moat-bun-flags --cpu-prof-md,--cpu-prof-dir=DIR] [--moat-log FILE] [--pi] (servers pinned to core 0, dnsperf to core 1, and Moat in a
 //   memory cgroup of --mem 512 MiB when /sys/fs/cgroup/memory is writable)
 // Quick run: bun bench/mix/run.ts --list 100000 --queries 200000 --popular 20000 --fill 200000 --seconds 4
 import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
@@ -50,6 +50,8 @@ const ONLY = SERVERS.flatMap((s) =>
 const serverOf = (v: string) => v.split("×")[0]!;
 const threadsOf = (v: string) => Number(v.split("×")[1] ?? "1");
 const PI = flag("pi");
+/** --moat-log FILE: Moat's standard error into FILE (with --moat-env BUN_JSC_logGC=1, every collection and its pause) */
+const MOAT_LOG = arg("moat-log", "") || undefined;
 const MEM_MB = Number(arg("mem", "512"));
 const dir = mkdtempSync(join(tmpdir(), "moat-mix-"));
 const UPSTREAM = 25800,
@@ -83,11 +85,11 @@ writeDnsmasqLists(dir, mix);
 
 // --- processes -------------------------------------------------------------------------------------
 const procs: Subprocess[] = [];
-function spawn(cmd: string[], env: Record<string, string> = {}, cpu = SERVER_CPU): Subprocess {
+function spawn(cmd: string[], env: Record<string, string> = {}, cpu = SERVER_CPU, log?: string): Subprocess {
   const p = Bun.spawn(cpu ? ["taskset", "-c", cpu, ...cmd] : cmd, {
     env: { ...(process.env as Record<string, string>), ...env },
     stdout: "ignore",
-    stderr: "pipe",
+    stderr: log ? Bun.file(log) : "pipe",
     cwd: ROOT,
   });
   procs.push(p);
@@ -142,8 +144,9 @@ async function startMoat(threads: number, family = false): Promise<Subprocess> {
         ],
         env,
         undefined,
+        MOAT_LOG,
       )
-    : spawn(cmd, env);
+    : spawn(cmd, env, SERVER_CPU, MOAT_LOG);
   if (cg) cgroupDir = cg;
   await waitAnswer(PORTS.moat!, mix.probeForwarded, /^192\.0\.2\.1$/m, 60);
   console.log(`moat gravity: ${await loadMoatLists(HTTP, mix)}`);
