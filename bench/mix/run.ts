@@ -7,6 +7,9 @@
 // costs (RSS + the tmpfs query log, against the loaded server), then the latency again at --qps and
 // at 1k QPS with the fill kept in the window (p99_full_ms, p99_full_1k_ms: the tail a full day gives).
 // RSS + tmpfs is sampled every second.
+// The caches differ by default: unbound gets 16m of messages and 32m of RRsets, Moat keeps Pi-hole's
+// default of 10000 answers, fewer than the mix's 100k popular names, so Moat forwards more often;
+// --moat-env FTLCONF_dns_cache_size=100000 gives it room alike.
 // Usage: bun bench/mix/run.ts [--list 1000000] [--queries 1000000] [--popular 100000]
 //   [--hosts-pool 150000] [--abp-pool 60000] [--seconds 8] [--qps 10000] [--fill 1000000]
 //   [--only moat,unbound,dnsmasq] (moat-family: Moat with five groups, ten blocked services and an open schedule) [--threads 1,2 (Moat's dns.threads and unbound's num-threads: one run

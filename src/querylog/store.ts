@@ -19,13 +19,15 @@ export const ADDINFO_CNAME = 1;
  * queries, the domain index took the write from 3.5 to 11.7 µs a query (bench/querylog/insert.ts
  * --prefill 3000000), more than all the rest of the writer together. So, as in Pi-hole's own
  * database, domains are not indexed: a domain filter scans the rows of the range newest first, like
- * status and upstream filters (bench/querylog/disk-filters.ts: 0.1-0.5 s over 3M queries here, where
- * a rare name took 34 ms with the index and a wildcard 0.8-1.4 s). A time range uses Pi-hole's
- * timestamp index, and the range aggregates read the hourly rollups (src/longterm/rollup.ts).
+ * status and upstream filters (bench/querylog/disk-filters.ts: 0.2-0.5 s over 3M queries here and
+ * 0.09-0.15 s over a sixth of them, where a rare name took 30 ms with the index and a wildcard
+ * 0.6-1.0 s). A time range uses Pi-hole's timestamp index, and the range aggregates read the hourly
+ * rollups (src/longterm/rollup.ts).
  * Without the domain index the writer's connection needs no page cache beyond SQLite's default
  * (2000 KiB): 16 MiB gave 3.4 against 3.6 µs a query with 3M older ones, and nothing on a new database.
  */
 const INDEXES = ["CREATE INDEX IF NOT EXISTS moat_idx_qs_client ON query_storage (client)"];
+
 /** Indexes earlier versions made, dropped when a database is opened for writing. */
 const DROPPED_INDEXES = ["moat_idx_qs_status", "moat_idx_qs_forward", "moat_idx_qs_range", "moat_idx_qs_domain"];
 
