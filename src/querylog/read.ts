@@ -279,7 +279,10 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
 /**
  * How far a query's id may stray from the order of the times, in seconds: ids are given as queries
  * are answered (a DNS thread's come over in batches a few milliseconds later), so a row more than
- * ID_SLACK_S older than another has the smaller id.
+ * ID_SLACK_S older than another has the smaller id, as the import at start assumes too
+ * (readStoredFrom). Only a clock set back by more than this breaks it: a page whose range holds rows
+ * from both sides of that moment may then miss the earlier ones (its count still has them). Finding
+ * exact bounds instead reads the range's whole timestamp index: 36 ms for 500k queries here.
  */
 const ID_SLACK_S = 3600;
 
