@@ -10,35 +10,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
-import { Reply, Status } from "../../src/query/enums.ts";
 import { queryPage, type QueryFilter } from "../../src/querylog/read.ts";
-import { QueryStore } from "../../src/querylog/store.ts";
+import { DOMAINS, prefillQueries } from "./prefill.ts";
 
 const { values: opt } = parseArgs({ options: { rows: { type: "string", default: "3000000" } } });
 const ROWS = Number(opt.rows);
-const DOMAINS = 100_000;
 const T0 = 1_700_000_000;
-
-/** ROWS queries, one every 0.1 s, over DOMAINS names skewed like a home's (as insert.ts --prefill). */
-function fill(file: string): void {
-  const db = new Database(file, { create: true });
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec(QUERY_SCHEMA);
-  new QueryStore(db); // Moat's own indexes
-  const series = (n: number) => `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${n})`;
-  db.exec(
-    `${series(DOMAINS)} INSERT INTO domain_by_id (id, domain) SELECT i, 'd' || (i - 1) || '.site' || ((i - 1) % 13) || '.example' FROM c`,
-  );
-  db.exec(`${series(40)} INSERT INTO client_by_id (id, ip) SELECT i, '192.168.1.' || (i - 1) FROM c`);
-  db.exec(
-    `${series(ROWS)} INSERT INTO query_storage (id, timestamp, type, status, domain, client, reply_type, reply_time, dnssec, ede)
-     SELECT i, ${T0} + i / 10, 1, ${Status.CACHE}, CAST(${DOMAINS} * pow(abs(random()) / 9223372036854775807.0, 3) AS INTEGER) + 1,
-       abs(random()) % 40 + 1, ${Reply.IP}, 0.00005, 0, -1 FROM c`,
-  );
-  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  db.close();
-}
 
 const FILTERS: Array<[string, QueryFilter]> = [
   ["the most asked name", { domain: "d0.site0.example" }],
@@ -67,7 +44,7 @@ function timeAll(db: Database, label: string): void {
 const dir = mkdtempSync(join(tmpdir(), "moat-bench-filters-"));
 try {
   const file = join(dir, "q.db");
-  fill(file);
+  prefillQueries(file, ROWS, T0);
   const db = new Database(file);
   console.log(`${ROWS} queries over ${DOMAINS} names; filtered count and time of one /api/queries?disk=true page:`);
   timeAll(db, "no domain index");

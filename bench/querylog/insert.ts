@@ -12,7 +12,7 @@
 // collector's) is its own, and they take turns write by write (A B, B A, ...) so a loaded machine
 // weighs on both alike; the two databases are compared row by row at the end.
 // --prefill N starts both databases with N older queries over the same 100k names (made in SQL): a
-// database that has lived a while, whose indexes outgrow the page cache.
+// database that has lived a while, whose indexes outgrow the page cache (prefill.ts).
 // Usage: bun bench/querylog/insert.ts [--records 300000] [--against REV] [--collect-every 32768] [--cache-kib N]
 //   [--prefill 0]
 import { Database } from "bun:sqlite";
@@ -26,6 +26,7 @@ import { Reply, Status } from "../../src/query/enums.ts";
 import { encodeBatch, type RecordBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
+import { DOMAINS, prefillQueries } from "./prefill.ts";
 
 const { values: opt } = parseArgs({
   options: {
@@ -49,8 +50,6 @@ const BATCH = 8192;
 const PREFILL = Number(opt.prefill);
 /** the warm-up's records come before */
 const FIRST_ID = PREFILL + 1001;
-/** domains of the generator: d0 .. d99999 */
-const DOMAINS = 100_000;
 
 /** A home network's mix: skewed domains, 40 clients, 40% forwarded, some blocked (a few by CNAME). */
 function generator(): (n: number, firstId: number) => StoredRecord[] {
@@ -161,27 +160,6 @@ async function child(file: string, tree: string): Promise<void> {
   process.send?.("ready");
 }
 
-/** A database with `rows` queries before the measured ones, their names those the generator uses. */
-function prefill(file: string, rows: number): void {
-  const db = new Database(file, { create: true });
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec(QUERY_SCHEMA);
-  new QueryStore(db);
-  const series = (n: number) => `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${n})`;
-  db.exec(
-    `${series(DOMAINS)} INSERT INTO domain_by_id (id, domain) SELECT i, 'd' || (i - 1) || '.site' || ((i - 1) % 13) || '.example' FROM c`,
-  );
-  db.exec(`${series(40)} INSERT INTO client_by_id (id, ip) SELECT i, '192.168.1.' || (i - 1) FROM c`);
-  // skewed like the generator: domain d with the cube of a uniform draw
-  db.exec(
-    `${series(rows)} INSERT INTO query_storage (id, timestamp, type, status, domain, client, reply_type, reply_time, dnssec, ede)
-     SELECT i, 1700000000 + i / 10.0, 1, ${Status.CACHE}, CAST(${DOMAINS} * pow(abs(random()) / 9223372036854775807.0, 3) AS INTEGER) + 1,
-       abs(random()) % 40 + 1, ${Reply.IP}, 0.00005, 0, -1 FROM c`,
-  );
-  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  db.close();
-}
-
 /** Rows of both databases as text (quote() tells 1 from 1.0) that the other lacks. */
 function differences(a: string, b: string): number {
   const db = new Database(a, { readonly: true });
@@ -264,7 +242,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "moat-bench-insert-"));
   try {
     if (PREFILL) {
-      prefill(join(dir, "current.db"), PREFILL);
+      prefillQueries(join(dir, "current.db"), PREFILL, 1_700_000_000);
       if (opt.against) copyFileSync(join(dir, "current.db"), join(dir, "baseline.db"));
     }
     const paths = [start("this tree", join(dir, "current.db"), "")];
