@@ -57,31 +57,23 @@ export function encodeBatch(records: readonly StoredRecord[]): RecordBatch {
 
 export function decodeBatch(b: RecordBatch): StoredRecord[] {
   const out: StoredRecord[] = new Array(b.count);
-  let pos = 0;
-  const str = (i: number): string | null => {
-    const l = b.len[i]!;
-    if (l < 0) return null;
-    const s = b.text.slice(pos, pos + l);
-    pos += l;
-    return s;
-  };
-  for (let i = 0; i < b.count; i++) {
-    const o = i * N;
-    const r: QueryRecord = {
-      time: b.f[i * F + 1]!,
-      replyTime: b.f[i * F + 2]!,
-      type: b.n[o]!,
-      status: b.n[o + 1]!,
-      reply: b.n[o + 2]!,
-      dnssec: b.n[o + 3]!,
-      listId: b.n[o + 4]! === NULL_ID ? null : b.n[o + 4]!,
-      ede: b.n[o + 5]!,
-      domain: str(i * S) ?? "",
-      client: str(i * S + 1) ?? "",
-      upstream: str(i * S + 2),
-      cname: str(i * S + 3),
+  const r = new BatchReader(b);
+  for (let i = 0; r.next(); i++) {
+    const rec: QueryRecord = {
+      time: r.time,
+      replyTime: r.replyTime,
+      type: r.type,
+      status: r.status,
+      reply: r.reply,
+      dnssec: r.dnssec,
+      listId: r.listId,
+      ede: r.ede,
+      domain: r.string(0) ?? "",
+      client: r.string(1) ?? "",
+      upstream: r.string(2),
+      cname: r.string(3),
     };
-    out[i] = { id: b.f[i * F]!, r };
+    out[i] = { id: r.id, r: rec };
   }
   return out;
 }
@@ -89,8 +81,8 @@ export function decodeBatch(b: RecordBatch): StoredRecord[] {
 /**
  * Walks a batch's records in order without making an object or a string per record: the query
  * writer stores straight from the columns and looks names up where they lie in `text`
- * (src/querylog/name-ids.ts has the figures). `next()` moves to the following record; the rest read
- * the current one.
+ * (src/querylog/name-ids.ts has the figures); decodeBatch() reads through it too, so the columns'
+ * layout is written down once. `next()` moves to the following record; the rest read the current one.
  */
 export class BatchReader {
   private i = -1;
@@ -143,6 +135,11 @@ export class BatchReader {
   /** Where the current record's string k begins in the batch's text. */
   start(k: 0 | 1 | 2 | 3): number {
     return this.starts[k]!;
+  }
+  /** The current record's string k as a string of its own (a slice of the text), null for null. */
+  string(k: 0 | 1 | 2 | 3): string | null {
+    const len = this.length(k);
+    return len < 0 ? null : this.b.text.slice(this.starts[k]!, this.starts[k]! + len);
   }
 }
 
