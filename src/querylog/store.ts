@@ -11,25 +11,56 @@ import { type Learnt, NameIds } from "./name-ids.ts";
 export const ADDINFO_CNAME = 1;
 
 /**
- * Indexes the client filters of /api/queries?disk=true need; Moat's own, hence the prefix. Each index
+ * query_storage has Pi-hole's timestamp index and no other, as in Pi-hole's own database. Each index
  * costs every insert (six made the writer thread's 5.4 µs a query, none 1.1 µs: measured with
  * bun:sqlite on 50k-row transactions), and a name index costs more the longer the database lives: its
  * entries go all over the tree, so once it outgrows the page cache every insert reads and writes pages
- * of it. Clients are few (each client's entries grow at one end), domains are many: with 3M older
- * queries, the domain index took the write from 3.5 to 11.7 µs a query (bench/querylog/insert.ts
- * --prefill 3000000), more than all the rest of the writer together. So, as in Pi-hole's own
- * database, domains are not indexed: a domain filter scans the rows of the range newest first, like
- * status and upstream filters (bench/querylog/disk-filters.ts: 0.2-0.5 s over 3M queries here and
- * 0.09-0.15 s over a sixth of them, where a rare name took 30 ms with the index and a wildcard
- * 0.6-1.0 s). A time range uses Pi-hole's timestamp index, and the range aggregates read the hourly
- * rollups (src/longterm/rollup.ts).
- * Without the domain index the writer's connection needs no page cache beyond SQLite's default
- * (2000 KiB): 16 MiB gave 3.4 against 3.6 µs a query with 3M older ones, and nothing on a new database.
+ * of it (with 3M older queries, a domain index took the write from 3.5 to 11.7 µs a query,
+ * bench/querylog/insert.ts --prefill 3000000). A domain, client, status or upstream filter scans the
+ * rows of its time range newest first (bench/querylog/disk-filters.ts, 3M queries: 0.2-0.45 s over all
+ * of them, 0.07-0.12 s over a sixth; a rare name took 23 ms with a domain index, a wildcard 0.6 s; a
+ * client index, which cost each insert ~1 µs, did not make a client's filter faster: each of a home's
+ * few clients has too large a share of the rows). The range aggregates read the hourly rollups
+ * (src/longterm/rollup.ts). Without name indexes the writer's connection needs no page cache beyond
+ * SQLite's default (2000 KiB): 16 MiB gave 3.4 against 3.6 µs a query with 3M older ones.
  */
-const INDEXES = ["CREATE INDEX IF NOT EXISTS moat_idx_qs_client ON query_storage (client)"];
+/** query_storage's columns as the writer fills them */
+const COLUMNS = [
+  "id",
+  "timestamp",
+  "type",
+  "status",
+  "domain",
+  "client",
+  "forward",
+  "additional_info",
+  "reply_type",
+  "reply_time",
+  "dnssec",
+  "list_id",
+  "ede",
+] as const;
+
+/**
+ * Rows one INSERT statement writes: each statement run is a trip through bun:sqlite's bindings and
+ * SQLite's statement machinery, shared here by 32 rows (in-memory, 300k rows: ~2.3 µs a row one by
+ * one, ~1.9 in 32s; 32 × 13 parameters are far below SQLite's limit of 32766).
+ */
+const ROWS_PER_INSERT = 32;
+
+function insertSql(rows: number): string {
+  const row = `(${COLUMNS.map(() => "?").join(",")})`;
+  return `INSERT OR IGNORE INTO query_storage (${COLUMNS.join(", ")}) VALUES ${Array(rows).fill(row).join(",")}`;
+}
 
 /** Indexes earlier versions made, dropped when a database is opened for writing. */
-const DROPPED_INDEXES = ["moat_idx_qs_status", "moat_idx_qs_forward", "moat_idx_qs_range", "moat_idx_qs_domain"];
+const DROPPED_INDEXES = [
+  "moat_idx_qs_status",
+  "moat_idx_qs_forward",
+  "moat_idx_qs_range",
+  "moat_idx_qs_domain",
+  "moat_idx_qs_client",
+];
 
 /** A query_storage row joined with its domain, client, upstream and CNAME, as the readers select it. */
 export interface StoredQueryRow {
@@ -54,6 +85,10 @@ export class QueryStore {
   private readonly forwards: NameIds;
   private readonly cnames: NameIds;
   private readonly insertRow: Statement;
+  /** ROWS_PER_INSERT rows in one statement */
+  private readonly insertRows: Statement;
+  /** the parameters of insertRows, reused */
+  private readonly rowArgs: SQLQueryBindings[] = new Array(ROWS_PER_INSERT * COLUMNS.length);
 
   /**
    * `maxIds`: lookup ids kept in memory per table. They are a cache of the *_by_id tables, which
@@ -64,7 +99,6 @@ export class QueryStore {
     readonly db: Database,
     maxIds = 100_000,
   ) {
-    for (const sql of INDEXES) db.exec(sql);
     for (const name of DROPPED_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
     const one = (name: string): SQLQueryBindings[] => [name];
     const table = (select: string, insert: string, unique: boolean, args = one) =>
@@ -91,9 +125,8 @@ export class QueryStore {
       true,
       (name) => [ADDINFO_CNAME, name],
     );
-    this.insertRow = db.prepare(
-      "INSERT OR IGNORE INTO query_storage (id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    );
+    this.insertRow = db.prepare(insertSql(1));
+    this.insertRows = db.prepare(insertSql(ROWS_PER_INSERT));
     // the newest ids first: those are the names still being asked; all of them when they fit
     const load = (names: NameIds, rows: Array<{ id: number; name: string }>) => {
       for (const r of rows) names.set(r.name, r.id);
@@ -143,32 +176,39 @@ export class QueryStore {
     if (!batches.some((b) => b.count)) return;
     // Ids learnt inside the transaction are forgotten again if it fails (the rows are rolled back).
     const learnt: Learnt = [];
-    const { domains, clients, forwards, cnames, insertRow } = this;
+    const { domains, clients, forwards, cnames, rowArgs: a } = this;
+    const W = COLUMNS.length;
     try {
       this.db.transaction(() => {
+        let rows = 0;
         for (const b of batches) {
           const r = new BatchReader(b);
           const text = b.text;
           while (r.next()) {
             const upstream = r.length(2);
             const cname = r.length(3);
-            insertRow.run(
-              r.id,
-              r.time,
-              r.type,
-              r.status,
-              domains.idAt(text, r.start(0), r.length(0), learnt),
-              clients.idAt(text, r.start(1), r.length(1), learnt),
-              upstream < 0 ? null : forwards.idAt(text, r.start(2), upstream, learnt),
-              cname < 0 ? null : cnames.idAt(text, r.start(3), cname, learnt),
-              r.reply,
-              r.replyTime / 1000,
-              r.dnssec,
-              r.listId,
-              r.ede,
-            );
+            const o = rows * W; // in COLUMNS' order
+            a[o] = r.id;
+            a[o + 1] = r.time;
+            a[o + 2] = r.type;
+            a[o + 3] = r.status;
+            a[o + 4] = domains.idAt(text, r.start(0), r.length(0), learnt);
+            a[o + 5] = clients.idAt(text, r.start(1), r.length(1), learnt);
+            a[o + 6] = upstream < 0 ? null : forwards.idAt(text, r.start(2), upstream, learnt);
+            a[o + 7] = cname < 0 ? null : cnames.idAt(text, r.start(3), cname, learnt);
+            a[o + 8] = r.reply;
+            a[o + 9] = r.replyTime / 1000;
+            a[o + 10] = r.dnssec;
+            a[o + 11] = r.listId;
+            a[o + 12] = r.ede;
+            if (++rows === ROWS_PER_INSERT) {
+              this.insertRows.run(...a);
+              rows = 0;
+            }
           }
         }
+        // the rest one row at a time
+        for (let i = 0; i < rows; i++) this.insertRow.run(...a.slice(i * W, (i + 1) * W));
       })();
     } catch (e) {
       const gone = new Map<NameIds, Set<string>>();
