@@ -25,6 +25,7 @@ import { cpuSeconds, dnsperf, MemorySampler, pct, rssMb, threadCpu, threadShare 
 import {
   dnsmasqCommand,
   loadMoatLists,
+  moatBenchEnv,
   unboundCommand,
   upstreamCommand,
   waitAnswer,
@@ -116,10 +117,7 @@ function memoryCgroup(): string | null {
 async function startMoat(threads: number, family = false): Promise<Subprocess> {
   const data = join(dir, `moat-${threads}${family ? "-family" : ""}`);
   const env = {
-    FTLCONF_dns_port: String(PORTS.moat),
-    FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`,
-    FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
-    FTLCONF_dns_rateLimit_count: "0",
+    ...moatBenchEnv({ port: PORTS.moat!, upstreamPort: UPSTREAM, httpPort: HTTP }),
     FTLCONF_gravity_maxListSize: "1024",
     FTLCONF_webserver_api_metricsToken: "bench",
     FTLCONF_dns_threads: String(threads),

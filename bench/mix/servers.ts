@@ -2,13 +2,46 @@
 // command lines, Moat's list load through its API, and waiting for a server to answer.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 import type { MixFiles } from "./data.ts";
+
+/** The processes a benchmark starts (output ignored), stopped together at its end. */
+export class Processes {
+  private readonly all: Subprocess[] = [];
+  constructor(private readonly cwd: string) {}
+
+  spawn(cmd: string[], env: Record<string, string> = {}): Subprocess {
+    const p = Bun.spawn(cmd, {
+      env: { ...(process.env as Record<string, string>), ...env },
+      stdout: "ignore",
+      stderr: "ignore",
+      cwd: this.cwd,
+    });
+    this.all.push(p);
+    return p;
+  }
+
+  async stop(): Promise<void> {
+    for (const p of this.all) p.kill();
+    await Promise.all(this.all.map((p) => p.exited));
+  }
+}
+
+/** Moat's settings for a benchmark: its DNS and HTTP ports, the loopback upstream, no rate limit. */
+export function moatBenchEnv(o: { port: number; upstreamPort: number; httpPort: number }): Record<string, string> {
+  return {
+    FTLCONF_dns_port: String(o.port),
+    FTLCONF_dns_upstreams: `127.0.0.1#${o.upstreamPort}`,
+    FTLCONF_webserver_port: `127.0.0.1:${o.httpPort}`,
+    FTLCONF_dns_rateLimit_count: "0",
+  };
+}
 
 /** unbound's config for `threads` threads (the lists as always_null local zones), at `file`. */
 export function writeUnboundConfig(
   file: string,
   dir: string,
-  mix: MixFiles,
+  mix: Pick<MixFiles, "hostsNames" | "abpNames">,
   o: { port: number; upstreamPort: number; threads?: number; controlPort?: number },
 ): void {
   const zones = [...mix.hostsNames, ...mix.abpNames].map((n) => `  local-zone: "${n}." always_null\n`).join("");

@@ -8,10 +8,17 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Subprocess } from "bun";
 import { makeMix } from "./data.ts";
 import { cpuSeconds, dnsperf, rssMb, tmpfsMb } from "./measure.ts";
-import { loadMoatLists, unboundCommand, upstreamCommand, waitAnswer, writeUnboundConfig } from "./servers.ts";
+import {
+  loadMoatLists,
+  moatBenchEnv,
+  Processes,
+  unboundCommand,
+  upstreamCommand,
+  waitAnswer,
+  writeUnboundConfig,
+} from "./servers.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const arg = (n: string, d: string) => {
@@ -36,25 +43,13 @@ const mix = makeMix(dir, {
   abpPool: Number(arg("abp-pool", "12000")),
 });
 writeUnboundConfig(join(dir, "unbound.conf"), dir, mix, { port: UNBOUND, upstreamPort: UPSTREAM });
-const procs: Subprocess[] = [];
-const spawn = (cmd: string[], env: Record<string, string> = {}) => {
-  const p = Bun.spawn(cmd, {
-    env: { ...(process.env as Record<string, string>), ...env },
-    stdout: "ignore",
-    stderr: "ignore",
-    cwd: ROOT,
-  });
-  procs.push(p);
-  return p;
-};
+const procs = new Processes(ROOT);
+const spawn = (cmd: string[], env?: Record<string, string>) => procs.spawn(cmd, env);
 try {
   spawn(upstreamCommand(UPSTREAM));
   await waitAnswer(UPSTREAM, "up.soak.test", /^192\.0\.2\.1$/, 10);
   const moat = spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", join(dir, "moat")], {
-    FTLCONF_dns_port: String(MOAT),
-    FTLCONF_dns_upstreams: `127.0.0.1#${UPSTREAM}`,
-    FTLCONF_webserver_port: `127.0.0.1:${HTTP}`,
-    FTLCONF_dns_rateLimit_count: "0",
+    ...moatBenchEnv({ port: MOAT, upstreamPort: UPSTREAM, httpPort: HTTP }),
     FTLCONF_webserver_api_maxHistory: String(HISTORY),
     ...Object.fromEntries(
       arg("moat-env", "")
@@ -114,7 +109,6 @@ try {
         `${s.t.toFixed(0).padStart(6)}s ${s.moat.toFixed(0).padStart(8)} (${s.moatTmpfs.toFixed(0).padStart(3)}) ${s.unbound.toFixed(0).padStart(16)}`,
       );
 } finally {
-  for (const p of procs) p.kill();
-  await Promise.all(procs.map((p) => p.exited));
+  await procs.stop();
   rmSync(dir, { recursive: true, force: true });
 }
