@@ -5,25 +5,25 @@
 import { Status } from "../query/enums.ts";
 import type { Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
 import { adoptAnswer, setU32 } from "./reply.ts";
+import {
+  answerEnd,
+  answerStart,
+  dnssecOf,
+  NO_UPSTREAM,
+  packEntry,
+  refreshing,
+  replyOf,
+  setRefreshing,
+  storedAt,
+  ttlAt,
+  ttlCount,
+  ttlOf,
+  upstreamBlockedOf,
+  upstreamOf,
+} from "./cache-entry.ts";
 import { RCODE, TYPE, getU32, type Message } from "./wire.ts";
 import { SECURE } from "./dnssec/validator.ts";
 import { wantsAd } from "./validate.ts";
-
-interface Entry {
-  wire: Uint8Array;
-  storedAt: number;
-  /** seconds the entry is fresh */
-  ttl: number;
-  ttlAts: number[];
-  reply: number;
-  upstream: string | null;
-  cnameChain: string[] | null;
-  /** an upstream's own block (EXTERNAL_BLOCKED_*) stays visible on every cache hit */
-  upstreamBlocked: number | null;
-  refreshing: boolean;
-  /** the DNSSEC verdict the answer was stored with (the AD bit follows it per client, validate.ts) */
-  dnssec: number;
-}
 
 export interface CacheCounters {
   size: number;
@@ -60,7 +60,13 @@ const STALE_TTL = 30;
 
 export class DnsCache implements Handler {
   readonly name = "cache";
-  private readonly map = new Map<string, Entry>();
+  /** each answer as one buffer (cache-entry.ts) */
+  private readonly map = new Map<string, Uint8Array>();
+  /** the CNAME chains of the entries that have one (few do), by the same key */
+  private readonly chains = new Map<string, string[]>();
+  /** the upstreams' names the entries name by index: a handful, kept while the cache lives */
+  private readonly upstreams: string[] = [];
+  private readonly upstreamIds = new Map<string, number>();
   /**
    * Walks the map from its oldest entry as entries are evicted. A fresh `keys()` each time would
    * step over every slot deleted since the table was last compacted: measured 13 µs per eviction
@@ -82,6 +88,7 @@ export class DnsCache implements Handler {
 
   clear(): void {
     this.map.clear();
+    this.chains.clear();
     this.oldest = null;
   }
 
@@ -99,21 +106,22 @@ export class DnsCache implements Handler {
         : `${q.name}${keySuffix(q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns)}@${ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1]}`;
     const e = this.map.get(key);
     if (e && !ctx.background) {
-      const age = Math.floor((this.now() - e.storedAt) / 1000);
-      if (age < e.ttl) {
+      const age = Math.floor((this.now() - storedAt(e)) / 1000);
+      const ttl = ttlOf(e);
+      if (age < ttl) {
         this.counters.hits++;
-        return this.serve(ctx, e, age, Status.CACHE);
+        return this.serve(ctx, key, e, age, Status.CACHE);
       }
       const opt = this.optimizer();
-      if (opt >= 0 && age < e.ttl + opt) {
+      if (opt >= 0 && age < ttl + opt) {
         this.counters.staleHits++;
-        if (!e.refreshing) {
-          e.refreshing = true;
+        if (!refreshing(e)) {
+          setRefreshing(e, true);
           this.refresh(ctx, next, key, e);
         }
-        return this.serve(ctx, e, -1, Status.CACHE_STALE);
+        return this.serve(ctx, key, e, -1, Status.CACHE_STALE);
       }
-      this.map.delete(key);
+      this.remove(key);
       this.counters.expired++;
     }
     this.counters.misses++;
@@ -126,28 +134,32 @@ export class DnsCache implements Handler {
     return r.then((a) => this.store(key, ctx, a));
   }
 
-  private refresh(ctx: QueryContext, next: Next, key: string, e: Entry): void {
+  private refresh(ctx: QueryContext, next: Next, key: string, e: Uint8Array): void {
     const copy: QueryContext = { ...ctx, background: true, upstreamMessage: null, cnameChain: null };
     void Promise.resolve(next(copy))
       .then((a) => this.store(key, copy, a))
       .catch(() => {})
       .finally(() => {
-        e.refreshing = false;
+        setRefreshing(e, false);
       });
   }
 
-  private serve(ctx: QueryContext, e: Entry, age: number, status: number): Answer {
-    const out = adoptAnswer(e.wire, ctx.query, ctx.q);
-    for (const at of e.ttlAts) {
-      const orig = getU32(e.wire, at);
+  private serve(ctx: QueryContext, key: string, e: Uint8Array, age: number, status: number): Answer {
+    const start = answerStart;
+    const out = adoptAnswer(e, ctx.query, ctx.q, start, answerEnd(e));
+    for (let k = 0, n = ttlCount(e); k < n; k++) {
+      const at = ttlAt(e, k);
+      const orig = getU32(e, start + at);
       setU32(out, at, age < 0 ? Math.min(orig, STALE_TTL) : Math.max(0, orig - age));
     }
-    ctx.status = e.upstreamBlocked ?? status;
-    ctx.reply = e.reply;
-    ctx.upstream = e.upstream;
-    ctx.cnameChain = e.cnameChain;
-    ctx.dnssec = e.dnssec;
-    if (e.dnssec !== 0) out[3] = (out[3]! & ~0x20) | (e.dnssec === SECURE && wantsAd(ctx) ? 0x20 : 0);
+    const dnssec = dnssecOf(e);
+    const up = upstreamOf(e);
+    ctx.status = upstreamBlockedOf(e) ?? status;
+    ctx.reply = replyOf(e);
+    ctx.upstream = up === NO_UPSTREAM ? null : this.upstreams[up]!;
+    ctx.cnameChain = this.chains.get(key) ?? null;
+    ctx.dnssec = dnssec;
+    if (dnssec !== 0) out[3] = (out[3]! & ~0x20) | (dnssec === SECURE && wantsAd(ctx) ? 0x20 : 0);
     return out;
   }
 
@@ -158,22 +170,38 @@ export class DnsCache implements Handler {
     if (ttl === null || ttl <= 0) return a;
     const ttlAts: number[] = [];
     for (const r of m.records) if (r.type !== TYPE.OPT) ttlAts.push(r.ttlAt);
-    if (this.map.has(key)) this.map.delete(key);
+    if (this.map.has(key)) this.remove(key);
     else if (this.map.size >= this.max) this.evictOldest();
-    this.map.set(key, {
-      wire: a.slice(),
-      storedAt: this.now(),
-      ttl,
-      ttlAts,
-      reply: ctx.reply,
-      upstream: ctx.upstream,
-      cnameChain: ctx.cnameChain,
-      upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null,
-      refreshing: false,
-      dnssec: ctx.dnssec,
-    });
+    this.map.set(
+      key,
+      packEntry(a, ttlAts, {
+        storedAt: this.now(),
+        ttl,
+        reply: ctx.reply,
+        upstream: ctx.upstream === null ? NO_UPSTREAM : this.upstreamId(ctx.upstream),
+        upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null,
+        dnssec: ctx.dnssec,
+      }),
+    );
+    if (ctx.cnameChain) this.chains.set(key, ctx.cnameChain);
     this.counters.inserted++;
     return a;
+  }
+
+  private remove(key: string): void {
+    this.map.delete(key);
+    this.chains.delete(key);
+  }
+
+  /** The index of an upstream's name (NO_UPSTREAM past that many, which no configuration reaches). */
+  private upstreamId(name: string): number {
+    let id = this.upstreamIds.get(name);
+    if (id === undefined) {
+      if (this.upstreams.length >= NO_UPSTREAM) return NO_UPSTREAM;
+      id = this.upstreams.push(name) - 1;
+      this.upstreamIds.set(name, id);
+    }
+    return id;
   }
 
   private evictOldest(): void {
@@ -185,7 +213,7 @@ export class DnsCache implements Handler {
       first = this.oldest.next();
     }
     if (first.done) return;
-    this.map.delete(first.value);
+    this.remove(first.value);
     this.counters.evicted++;
   }
 }

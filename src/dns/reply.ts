@@ -145,13 +145,22 @@ export function truncateFor(reply: Uint8Array, q: Question): Uint8Array {
   return out;
 }
 
-/** Puts the client's id and question (with its letter case) into an answer obtained for the same name. */
-export function adoptAnswer(answer: Uint8Array, query: Uint8Array, q: Question): Uint8Array {
-  const out = answer.slice();
+/**
+ * Puts the client's id and question (with its letter case) into a copy of an answer obtained for the
+ * same name: `answer`'s bytes from `start` to `end` (a cache entry holds more than the answer).
+ */
+export function adoptAnswer(
+  answer: Uint8Array,
+  query: Uint8Array,
+  q: Question,
+  start = 0,
+  end = answer.length,
+): Uint8Array {
+  const out = answer.slice(start, end);
   out[0] = query[0]!;
   out[1] = query[1]!;
   // same question length is guaranteed when the name matched case-insensitively
-  if (getU16(answer, 4) === 1 && out.length >= q.end) for (let i = 12; i < q.end; i++) out[i] = query[i]!;
+  if (getU16(out, 4) === 1 && out.length >= q.end) for (let i = 12; i < q.end; i++) out[i] = query[i]!;
   return out;
 }
 
