@@ -54,7 +54,7 @@ const ONLY = SERVERS.flatMap((s) =>
 const serverOf = (v: string) => v.split("×")[0]!;
 const threadsOf = (v: string) => Number(v.split("×")[1] ?? "1");
 const PI = flag("pi");
-/** --moat-log FILE: Moat's standard error into FILE (with --moat-env BUN_JSC_logGC=1, every collection and its pause) */
+/** --moat-log FILE: Moat's standard error into FILE (with --moat-env BUN_JSC_logGC=1, every collection and its pause: gclog.ts sums it up) */
 const MOAT_LOG = arg("moat-log", "") || undefined;
 const MEM_MB = Number(arg("mem", "512"));
 const dir = mkdtempSync(join(tmpdir(), "moat-mix-"));
