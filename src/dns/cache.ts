@@ -145,11 +145,10 @@ export class DnsCache implements Handler {
   }
 
   private serve(ctx: QueryContext, key: string, e: Uint8Array, age: number, status: number): Answer {
-    const start = answerStart;
-    const out = adoptAnswer(e, ctx.query, ctx.q, start, answerEnd(e));
+    const out = adoptAnswer(e, ctx.query, ctx.q, answerStart, answerEnd(e));
     for (let k = 0, n = ttlCount(e); k < n; k++) {
       const at = ttlAt(e, k);
-      const orig = getU32(e, start + at);
+      const orig = getU32(e, answerStart + at);
       setU32(out, at, age < 0 ? Math.min(orig, STALE_TTL) : Math.max(0, orig - age));
     }
     const dnssec = dnssecOf(e);

@@ -10,20 +10,6 @@ import { type Learnt, NameIds } from "./name-ids.ts";
 /** addinfo_by_id.type for the CNAME target of a *_CNAME block (Pi-hole's ADDINFO_CNAME_DOMAIN). */
 export const ADDINFO_CNAME = 1;
 
-/**
- * query_storage has Pi-hole's timestamp index and no other, as in Pi-hole's own database. Each index
- * costs every insert (six made the writer thread's 5.4 µs a query, none 1.1 µs: measured with
- * bun:sqlite on 50k-row transactions), and a name index costs more the longer the database lives: its
- * entries go all over the tree, so once it outgrows the page cache every insert reads and writes pages
- * of it (with 3M older queries, a domain index took the write from 3.5 to 11.7 µs a query,
- * bench/querylog/insert.ts --prefill 3000000). A domain, client, status or upstream filter scans the
- * rows of its time range newest first (bench/querylog/disk-filters.ts, 3M queries: 0.2-0.45 s over all
- * of them, 0.07-0.12 s over a sixth; a rare name took 23 ms with a domain index, a wildcard 0.6 s; a
- * client index, which cost each insert ~1 µs, did not make a client's filter faster: each of a home's
- * few clients has too large a share of the rows). The range aggregates read the hourly rollups
- * (src/longterm/rollup.ts). Without name indexes the writer's connection needs no page cache beyond
- * SQLite's default (2000 KiB): 16 MiB gave 3.4 against 3.6 µs a query with 3M older ones.
- */
 /** query_storage's columns as the writer fills them */
 const COLUMNS = [
   "id",
@@ -53,7 +39,22 @@ function insertSql(rows: number): string {
   return `INSERT OR IGNORE INTO query_storage (${COLUMNS.join(", ")}) VALUES ${Array(rows).fill(row).join(",")}`;
 }
 
-/** Indexes earlier versions made, dropped when a database is opened for writing. */
+/**
+ * query_storage has Pi-hole's timestamp index and no other, as in Pi-hole's own database. Each index
+ * costs every insert (six made the writer thread's 5.4 µs a query, none 1.1 µs: measured with
+ * bun:sqlite on 50k-row transactions), and a name index costs more the longer the database lives: its
+ * entries go all over the tree, so once it outgrows the page cache every insert reads and writes pages
+ * of it (with 3M older queries, a domain index took the write from 3.5 to 11.7 µs a query,
+ * bench/querylog/insert.ts --prefill 3000000). A domain, client, status or upstream filter scans the
+ * rows of its time range newest first (bench/querylog/disk-filters.ts, 3M queries: 0.2-0.45 s over all
+ * of them, 0.07-0.12 s over a sixth; a rare name took 23 ms with a domain index, a wildcard 0.6 s; a
+ * client index, which cost each insert ~1 µs, did not make a client's filter faster: each of a home's
+ * few clients has too large a share of the rows). The range aggregates read the hourly rollups
+ * (src/longterm/rollup.ts). Without name indexes the writer's connection needs no page cache beyond
+ * SQLite's default (2000 KiB): 16 MiB gave 3.4 against 3.6 µs a query with 3M older ones.
+ *
+ * The indexes earlier versions made are dropped when a database is opened for writing.
+ */
 const DROPPED_INDEXES = [
   "moat_idx_qs_status",
   "moat_idx_qs_forward",
