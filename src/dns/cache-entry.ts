@@ -1,15 +1,17 @@
-// One cached answer packed into one buffer: its fields, the answer's bytes and where its TTLs lie.
-// The collector then sees two cells an entry (the key and this buffer) instead of six (an object, the
-// answer, an array of TTL positions, their backing store, the upstream's and the chain's references),
+// One cached answer packed into one buffer: its fields, its key's bytes (cache-key.ts), the answer's
+// bytes and where its TTLs lie. The collector then sees one cell an entry (the cache's Map is keyed
+// by a number) instead of six (an object, the answer, an array of TTL positions, their backing store,
+// the key string, the upstream's and the chain's references),
 // and every collection of the DNS thread's heap marks them again: with 100,000 answers cached its eden
-// pauses were 4.3 ms at the median against 2.3 with 100, and packed they went from 3.7-7.0 to 3.3-3.8
-// ms (the mix at 10k QPS, bench/mix/gclog.ts on a BUN_JSC_logGC=1 log). The CNAME chain, which few
-// answers have, stays an array beside the cache (cache.ts).
+// pauses were 4.3 ms at the median against 2.3 with 100; packed they went from 3.7-7.0 to 3.3-3.8 ms,
+// and with the number key to 2.5-3.0 (the mix at 10k QPS, bench/mix/gclog.ts on a BUN_JSC_logGC=1
+// log). The CNAME chain, which few answers have, stays an array beside the cache (cache.ts).
 import { setU16, setU32 } from "./reply.ts";
 import { getU16, getU32 } from "./wire.ts";
 
 // the header: stored at (ms, float64), TTL (s), reply type, an upstream's own block status (0: none),
-// a refresh running, the DNSSEC verdict, the upstream's index, the answer's length, the TTL count
+// a refresh running, the DNSSEC verdict, the upstream's index, the answer's length, the TTL count,
+// the key's length; then the key, the answer and the TTL offsets
 const STORED_AT = 0,
   TTL = 8,
   REPLY = 12,
@@ -19,7 +21,8 @@ const STORED_AT = 0,
   UPSTREAM = 16,
   LENGTH = 18,
   TTLS = 20,
-  ANSWER = 22;
+  KEY_LENGTH = 22,
+  KEY = 24;
 
 /** The upstream index of an answer without one. */
 export const NO_UPSTREAM = 0xffff;
@@ -40,9 +43,19 @@ export interface EntryFields {
   upstream: number;
 }
 
-/** `answer` (at most 65535 bytes, as any DNS message) with its fields and TTL positions, in one buffer. */
-export function packEntry(answer: Uint8Array, ttlAts: readonly number[], f: EntryFields): Uint8Array {
-  const e = new Uint8Array(ANSWER + answer.length + 2 * ttlAts.length);
+/**
+ * `answer` (at most 65535 bytes, as any DNS message) with its fields, its key (`key`'s first `keyLength`
+ * bytes) and its TTL positions, in one buffer.
+ */
+export function packEntry(
+  answer: Uint8Array,
+  ttlAts: readonly number[],
+  f: EntryFields,
+  key: Uint8Array,
+  keyLength: number,
+): Uint8Array {
+  const start = KEY + keyLength;
+  const e = new Uint8Array(start + answer.length + 2 * ttlAts.length);
   float[0] = f.storedAt;
   e.set(floatBytes, STORED_AT);
   setU32(e, TTL, f.ttl);
@@ -52,9 +65,18 @@ export function packEntry(answer: Uint8Array, ttlAts: readonly number[], f: Entr
   setU16(e, UPSTREAM, f.upstream);
   setU16(e, LENGTH, answer.length);
   setU16(e, TTLS, ttlAts.length);
-  e.set(answer, ANSWER);
-  for (let k = 0, o = ANSWER + answer.length; k < ttlAts.length; k++, o += 2) setU16(e, o, ttlAts[k]!);
+  setU16(e, KEY_LENGTH, keyLength);
+  for (let i = 0; i < keyLength; i++) e[KEY + i] = key[i]!;
+  e.set(answer, start);
+  for (let k = 0, o = start + answer.length; k < ttlAts.length; k++, o += 2) setU16(e, o, ttlAts[k]!);
   return e;
+}
+
+/** Whether the entry's key is `key`'s first `keyLength` bytes. */
+export function hasKey(e: Uint8Array, key: Uint8Array, keyLength: number): boolean {
+  if (getU16(e, KEY_LENGTH) !== keyLength) return false;
+  for (let i = 0; i < keyLength; i++) if (e[KEY + i] !== key[i]) return false;
+  return true;
 }
 
 export function storedAt(e: Uint8Array): number {
@@ -72,8 +94,8 @@ export function setRefreshing(e: Uint8Array, on: boolean): void {
 }
 
 /** Where the answer lies in the entry: [start, end). */
-export const answerStart = ANSWER;
-export const answerEnd = (e: Uint8Array): number => ANSWER + getU16(e, LENGTH);
+export const answerStart = (e: Uint8Array): number => KEY + getU16(e, KEY_LENGTH);
+export const answerEnd = (e: Uint8Array): number => answerStart(e) + getU16(e, LENGTH);
 
 /** How many TTLs the answer has, and the offset in the answer of the k-th. */
 export const ttlCount = (e: Uint8Array): number => getU16(e, TTLS);

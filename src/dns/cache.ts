@@ -5,10 +5,12 @@
 import { Status } from "../query/enums.ts";
 import type { Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
 import { adoptAnswer, setU32 } from "./reply.ts";
+import { keyBytes, keyHash, writeKey } from "./cache-key.ts";
 import {
   answerEnd,
   answerStart,
   dnssecOf,
+  hasKey,
   NO_UPSTREAM,
   packEntry,
   refreshing,
@@ -43,27 +45,17 @@ const EXTERNAL_BLOCKED = new Set([
   Status.EXTERNAL_BLOCKED_EDE15,
 ]);
 
-/** The key's part after the name, per type/class/flags: made once, so a lookup builds one string. */
-const suffixes = new Map<number, string>();
-function keySuffix(qtype: number, qclass: number, dnssecOk: boolean, cd: boolean, edns: boolean): string {
-  const k = (((qclass * 65536 + qtype) * 2 + (dnssecOk ? 1 : 0)) * 2 + (cd ? 1 : 0)) * 2 + (edns ? 1 : 0);
-  let s = suffixes.get(k);
-  if (s === undefined) {
-    s = `|${qtype}|${qclass}|${dnssecOk ? 1 : 0}${cd ? 1 : 0}${edns ? 1 : 0}`;
-    if (suffixes.size < 4096) suffixes.set(k, s);
-  }
-  return s;
-}
-
 /** Answers served stale carry this TTL (RFC 8767 suggests 30 s). */
 const STALE_TTL = 30;
 
 export class DnsCache implements Handler {
   readonly name = "cache";
-  /** each answer as one buffer (cache-entry.ts) */
-  private readonly map = new Map<string, Uint8Array>();
+  /** each answer as one buffer (cache-entry.ts), by its key's hash (cache-key.ts) */
+  private readonly map = new Map<number, Uint8Array>();
   /** the CNAME chains of the entries that have one (few do), by the same key */
-  private readonly chains = new Map<string, string[]>();
+  private readonly chains = new Map<number, string[]>();
+  /** the groups' own upstream lists (their keys in the filter snapshot) by index, 1-based: a few */
+  private readonly groups = new Map<string, number>();
   /** the upstreams' names the entries name by index: a handful, kept while the cache lives */
   private readonly upstreams: string[] = [];
   private readonly upstreamIds = new Map<string, number>();
@@ -72,7 +64,7 @@ export class DnsCache implements Handler {
    * step over every slot deleted since the table was last compacted: measured 13 µs per eviction
    * at 10k entries and 51 µs at 100k (JavaScriptCore), against ~0.5 µs with one live iterator.
    */
-  private oldest: MapIterator<string> | null = null;
+  private oldest: MapIterator<number> | null = null;
   readonly counters = { inserted: 0, evicted: 0, expired: 0, hits: 0, staleHits: 0, misses: 0 };
 
   constructor(
@@ -98,13 +90,11 @@ export class DnsCache implements Handler {
 
   handle(ctx: QueryContext, next: Next): Pending {
     if (this.max === 0) return next(ctx);
-    const q = ctx.q;
-    // a group with upstreams of its own has a cache of its own: another group's answer never reaches it
-    const key =
-      ctx.upstreamSet === 0
-        ? q.name + keySuffix(q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns)
-        : `${q.name}${keySuffix(q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns)}@${ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1]}`;
-    const e = this.map.get(key);
+    const length = this.writeKeyOf(ctx);
+    if (length < 0) return next(ctx);
+    const key = keyHash(length);
+    let e = this.map.get(key);
+    if (e !== undefined && !hasKey(e, keyBytes, length)) e = undefined; // another key with this hash
     if (e && !ctx.background) {
       const age = Math.floor((this.now() - storedAt(e)) / 1000);
       const ttl = ttlOf(e);
@@ -130,11 +120,11 @@ export class DnsCache implements Handler {
   }
 
   // apart from handle(): a closure there would cost every query, hit or not, its captured variables
-  private storeLater(key: string, ctx: QueryContext, r: Promise<Answer>): Promise<Answer> {
+  private storeLater(key: number, ctx: QueryContext, r: Promise<Answer>): Promise<Answer> {
     return r.then((a) => this.store(key, ctx, a));
   }
 
-  private refresh(ctx: QueryContext, next: Next, key: string, e: Uint8Array): void {
+  private refresh(ctx: QueryContext, next: Next, key: number, e: Uint8Array): void {
     const copy: QueryContext = { ...ctx, background: true, upstreamMessage: null, cnameChain: null };
     void Promise.resolve(next(copy))
       .then((a) => this.store(key, copy, a))
@@ -144,11 +134,12 @@ export class DnsCache implements Handler {
       });
   }
 
-  private serve(ctx: QueryContext, key: string, e: Uint8Array, age: number, status: number): Answer {
-    const out = adoptAnswer(e, ctx.query, ctx.q, answerStart, answerEnd(e));
+  private serve(ctx: QueryContext, key: number, e: Uint8Array, age: number, status: number): Answer {
+    const start = answerStart(e);
+    const out = adoptAnswer(e, ctx.query, ctx.q, start, answerEnd(e));
     for (let k = 0, n = ttlCount(e); k < n; k++) {
       const at = ttlAt(e, k);
-      const orig = getU32(e, answerStart + at);
+      const orig = getU32(e, start + at);
       setU32(out, at, age < 0 ? Math.min(orig, STALE_TTL) : Math.max(0, orig - age));
     }
     const dnssec = dnssecOf(e);
@@ -162,9 +153,12 @@ export class DnsCache implements Handler {
     return out;
   }
 
-  private store(key: string, ctx: QueryContext, a: Answer): Answer {
+  private store(key: number, ctx: QueryContext, a: Answer): Answer {
     const m = ctx.upstreamMessage;
     if (!a || !m) return a;
+    // the key's bytes again: other queries wrote theirs while this one was forwarded
+    const length = this.writeKeyOf(ctx);
+    if (length < 0) return a;
     const ttl = cacheTtl(m, a);
     if (ttl === null || ttl <= 0) return a;
     const ttlAts: number[] = [];
@@ -173,23 +167,48 @@ export class DnsCache implements Handler {
     else if (this.map.size >= this.max) this.evictOldest();
     this.map.set(
       key,
-      packEntry(a, ttlAts, {
-        storedAt: this.now(),
-        ttl,
-        reply: ctx.reply,
-        upstream: ctx.upstream === null ? NO_UPSTREAM : this.upstreamId(ctx.upstream),
-        upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null,
-        dnssec: ctx.dnssec,
-      }),
+      packEntry(
+        a,
+        ttlAts,
+        {
+          storedAt: this.now(),
+          ttl,
+          reply: ctx.reply,
+          upstream: ctx.upstream === null ? NO_UPSTREAM : this.upstreamId(ctx.upstream),
+          upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null,
+          dnssec: ctx.dnssec,
+        },
+        keyBytes,
+        length,
+      ),
     );
     if (ctx.cnameChain) this.chains.set(key, ctx.cnameChain);
     this.counters.inserted++;
     return a;
   }
 
-  private remove(key: string): void {
+  private remove(key: number): void {
     this.map.delete(key);
     this.chains.delete(key);
+  }
+
+  /**
+   * The query's key into keyBytes (cache-key.ts); its length, or -1 when it has none (more groups
+   * with upstreams of their own than the key can tell apart: such queries are not cached). A group
+   * with upstreams of its own has a cache of its own: another group's answer never reaches it.
+   */
+  private writeKeyOf(ctx: QueryContext): number {
+    let group = 0;
+    if (ctx.upstreamSet !== 0) {
+      const list = ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1] ?? "";
+      group = this.groups.get(list) ?? 0;
+      if (group === 0) {
+        if (this.groups.size >= 0xffff) return -1;
+        this.groups.set(list, (group = this.groups.size + 1));
+      }
+    }
+    const q = ctx.q;
+    return writeKey(q.wire, q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns, group);
   }
 
   /** The index of an upstream's name (NO_UPSTREAM past that many, which no configuration reaches). */
