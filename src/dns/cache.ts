@@ -54,11 +54,10 @@ export class DnsCache implements Handler {
   private readonly map = new Map<number, Uint8Array>();
   /** the CNAME chains of the entries that have one (few do), by the same key */
   private readonly chains = new Map<number, string[]>();
-  /** the groups' own upstream lists (their keys in the filter snapshot) by index, 1-based: a few */
-  private readonly groups = new Map<string, number>();
-  /** the upstreams' names the entries name by index: a handful, kept while the cache lives */
-  private readonly upstreams: string[] = [];
-  private readonly upstreamIds = new Map<string, number>();
+  /** the groups' own upstream lists (their keys in the filter snapshot): a few */
+  private readonly groups = new SmallTable(0xfffe);
+  /** the upstreams' names the entries name by index: a handful (NO_UPSTREAM itself is no index) */
+  private readonly upstreams = new SmallTable(NO_UPSTREAM);
   /**
    * Walks the map from its oldest entry as entries are evicted. A fresh `keys()` each time would
    * step over every slot deleted since the table was last compacted: measured 13 µs per eviction
@@ -146,7 +145,7 @@ export class DnsCache implements Handler {
     const up = upstreamOf(e);
     ctx.status = upstreamBlockedOf(e) ?? status;
     ctx.reply = replyOf(e);
-    ctx.upstream = up === NO_UPSTREAM ? null : this.upstreams[up]!;
+    ctx.upstream = up === NO_UPSTREAM ? null : this.upstreams.name(up);
     ctx.cnameChain = this.chains.get(key) ?? null;
     ctx.dnssec = dnssec;
     if (dnssec !== 0) out[3] = (out[3]! & ~0x20) | (dnssec === SECURE && wantsAd(ctx) ? 0x20 : 0);
@@ -163,6 +162,7 @@ export class DnsCache implements Handler {
     if (ttl === null || ttl <= 0) return a;
     const ttlAts: number[] = [];
     for (const r of m.records) if (r.type !== TYPE.OPT) ttlAts.push(r.ttlAt);
+    const upstream = ctx.upstream === null ? -1 : this.upstreams.id(ctx.upstream);
     if (this.map.has(key)) this.remove(key);
     else if (this.map.size >= this.max) this.evictOldest();
     this.map.set(
@@ -174,7 +174,7 @@ export class DnsCache implements Handler {
           storedAt: this.now(),
           ttl,
           reply: ctx.reply,
-          upstream: ctx.upstream === null ? NO_UPSTREAM : this.upstreamId(ctx.upstream),
+          upstream: upstream < 0 ? NO_UPSTREAM : upstream,
           upstreamBlocked: EXTERNAL_BLOCKED.has(ctx.status) ? ctx.status : null,
           dnssec: ctx.dnssec,
         },
@@ -198,28 +198,11 @@ export class DnsCache implements Handler {
    * with upstreams of its own has a cache of its own: another group's answer never reaches it.
    */
   private writeKeyOf(ctx: QueryContext): number {
-    let group = 0;
-    if (ctx.upstreamSet !== 0) {
-      const list = ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1] ?? "";
-      group = this.groups.get(list) ?? 0;
-      if (group === 0) {
-        if (this.groups.size >= 0xffff) return -1;
-        this.groups.set(list, (group = this.groups.size + 1));
-      }
-    }
+    // 0 for dns.upstreams, else the group list's index + 1
+    const group = ctx.upstreamSet === 0 ? 0 : this.groups.id(ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1] ?? "") + 1;
+    if (ctx.upstreamSet !== 0 && group === 0) return -1;
     const q = ctx.q;
     return writeKey(q.wire, q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns, group);
-  }
-
-  /** The index of an upstream's name (NO_UPSTREAM past that many, which no configuration reaches). */
-  private upstreamId(name: string): number {
-    let id = this.upstreamIds.get(name);
-    if (id === undefined) {
-      if (this.upstreams.length >= NO_UPSTREAM) return NO_UPSTREAM;
-      id = this.upstreams.push(name) - 1;
-      this.upstreamIds.set(name, id);
-    }
-    return id;
   }
 
   private evictOldest(): void {
@@ -233,6 +216,31 @@ export class DnsCache implements Handler {
     if (first.done) return;
     this.remove(first.value);
     this.counters.evicted++;
+  }
+}
+
+/**
+ * A few strings by small index, in order of first use, kept while the cache lives: its entries name
+ * them by index. Past `max` of them (which no configuration reaches) a new one gets none.
+ */
+class SmallTable {
+  private readonly names: string[] = [];
+  private readonly ids = new Map<string, number>();
+  constructor(private readonly max: number) {}
+
+  /** The index of `name`, given when new; -1 once the table is full. */
+  id(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      if (this.names.length >= this.max) return -1;
+      id = this.names.push(name) - 1;
+      this.ids.set(name, id);
+    }
+    return id;
+  }
+
+  name(id: number): string {
+    return this.names[id]!;
   }
 }
 
