@@ -30,11 +30,11 @@ function tests(w: QueryWindow, f: QueryFilter): Test[] {
     out.push((c, i) => ids.has(c[col][i]!) === keep);
   if (f.from !== undefined) {
     const from = f.from;
-    out.push((c, i) => c.time[i]! >= from);
+    out.push((c, i) => c.timeAt(i) >= from);
   }
   if (f.until !== undefined) {
     const until = f.until;
-    out.push((c, i) => c.time[i]! <= until);
+    out.push((c, i) => c.timeAt(i) <= until);
   }
   if (f.domain) inSet("domain", w.names.domainIds(matcher(f.domain)));
   if (f.client_ip) inSet("client", w.names.clientIds(matcher(f.client_ip)));
@@ -56,7 +56,7 @@ function tests(w: QueryWindow, f: QueryFilter): Test[] {
   }
   if (f.type) {
     const t = typeFilter(f.type);
-    out.push(t < 0 ? (c, i) => isOtherType(c.type[i]!) : (c, i) => c.type[i] === t);
+    out.push(t < 0 ? (c, i) => isOtherType(c.typeAt(i)) : (c, i) => c.typeAt(i) === t);
   }
   if (f.status) {
     const s = enumValue(QUERY_STATUS, f.status, "status");
@@ -93,9 +93,9 @@ function row(w: QueryWindow, c: Chunk, i: number): LogRow {
   const cname = c.cname[i]!,
     upstream = c.upstream[i]!;
   return {
-    id: c.id[i]!,
-    timestamp: c.time[i]!,
-    type: c.type[i]!,
+    id: c.idAt(i),
+    timestamp: c.timeAt(i),
+    type: c.typeAt(i),
     status: c.status[i]!,
     domain: w.names.domain(c.domain[i]!) ?? "",
     ip: w.names.client(c.client[i]!) ?? "",
@@ -155,7 +155,7 @@ export function windowPage(w: QueryWindow, f: QueryFilter): QueryPage {
   const checks = tests(w, f);
   let largest = 0;
   w.scanNewest((c, i) => {
-    largest = c.id[i]!;
+    largest = c.idAt(i);
     return largest === 0;
   });
   let cursor = largest;
@@ -175,7 +175,7 @@ export function windowPage(w: QueryWindow, f: QueryFilter): QueryPage {
   let filtered = 0,
     skipped = 0;
   w.scanNewest((c, i) => {
-    const id = c.id[i]!;
+    const id = c.idAt(i);
     if (id === 0) return true; // counted only (privacy level 3)
     for (const t of checks) if (!t(c, i)) return true;
     filtered++;
@@ -202,7 +202,7 @@ export function windowSuggestions(w: QueryWindow, limit = 30) {
     const out = new Set<string>();
     let scanned = 0;
     w.scanNewest((c, i) => {
-      const n = c.id[i] ? name(c, i) : undefined;
+      const n = c.idAt(i) ? name(c, i) : undefined;
       if (n) out.add(n);
       // bounded: a day of one name asked over and over must not make this a scan of the day
       return out.size < limit && ++scanned < 200_000;

@@ -1,11 +1,11 @@
 import { expect, test } from "bun:test";
-import { emptyEntry, RecordRing } from "./ring.ts";
+import { type Chunk, emptyEntry, RecordRing } from "./ring.ts";
 
 const entry = (i: number) => ({
   id: 1000 + i,
   time: i,
   replyTime: i / 4,
-  type: 100 + (i % 70000),
+  type: 100 + (i % 60000),
   status: i % 19,
   reply: i % 14,
   dnssec: i % 5,
@@ -57,4 +57,57 @@ test("ring: scanNewest walks newest first across chunks, stops when told, and sk
   let n = 0;
   r.scanNewest(() => ++n < 5);
   expect(n).toBe(5);
+});
+
+test("ring: the narrow columns give back every id, time and type exactly, widening a chunk that needs it", () => {
+  const ms = 1_764_380_000_123;
+  const now = ms / 1000;
+  type Widths = ReturnType<Chunk["widths"]>;
+  const narrow: Widths = { id: 4, time: 4, type: 2 };
+  // the widths of the first chunk and of the second (narrow unless every query needs the width)
+  const cases: Array<[string, (i: number) => Partial<ReturnType<typeof entry>>, Widths, Widths?]> = [
+    // what Date.now() / 1000 gives, 24 h apart at most
+    [
+      "milliseconds, ids in order, a few counted only",
+      (i) => ({ time: (ms + i * 4321) / 1000, id: i % 7 ? 5e9 + i : 0 }),
+      narrow,
+    ],
+    [
+      "times finer than a millisecond (an imported history)",
+      (i) => ({ time: now + i * 1.234567e-4 }),
+      { ...narrow, time: 8 },
+      { ...narrow, time: 8 },
+    ],
+    [
+      "a clock that jumps by weeks mid-chunk",
+      (i) => ({ time: i < 100 ? 86_400 + i : now + i }),
+      { ...narrow, time: 8 },
+    ],
+    ["ids past 2^31 apart", (i) => ({ id: i === 50 ? 2 ** 40 : 1 + i }), { ...narrow, id: 8 }],
+    ["ids going back", (i) => ({ id: 1e6 - i * 3 }), narrow],
+    [
+      "types past 16 bits (100 + a wire type)",
+      (i) => ({ type: i === 300 ? 65_635 : 100 + (i % 65_536) }),
+      { ...narrow, type: 4 },
+    ],
+  ];
+  for (const [what, patch, widths, second = narrow] of cases) {
+    const r = new RecordRing();
+    const want = (i: number) => ({ ...entry(i), ...patch(i) });
+    const n = 20_000; // the second chunk starts narrow again
+    for (let i = 0; i < n; i++) r.push(want(i));
+    const v = emptyEntry();
+    const seen: Array<ReturnType<typeof entry>> = [];
+    const chunks: Widths[] = [];
+    r.scanNewest((c, i) => {
+      if (i === 0) chunks.unshift(c.widths());
+      seen.push({ ...RecordRing.read(c, i, v) } as ReturnType<typeof entry>);
+      return true;
+    });
+    seen.reverse();
+    expect({ what, n: seen.length, chunks }).toEqual({ what, n, chunks: [widths, second] });
+    for (let i = 0; i < n; i++)
+      if (!Bun.deepEquals(seen[i], want(i))) expect({ what, i, got: seen[i] }).toEqual({ what, i, got: want(i) });
+    for (let i = 0; i < n; i++) expect(r.shift()!.time).toBe(want(i).time);
+  }
 });
