@@ -3,7 +3,7 @@
 // so does each extra DNS thread (threads/worker.ts) with its own cache and forwarder.
 import type { Config } from "../config/index.ts";
 import { Reply, Status, dbQueryType } from "../query/enums.ts";
-import type { QuerySink } from "../query/record.ts";
+import type { QueryRecord, QuerySink } from "../query/record.ts";
 import type { Snapshot } from "../filter/snapshot.ts";
 import { ipToPtr } from "../net/ip.ts";
 import { chain, type ConfigView, type Pending, type QueryContext, type Answer } from "./context.ts";
@@ -51,6 +51,21 @@ export class QueryEngine {
   readonly origins: Origins = { forwarded: 0, unanswered: 0, local: 0, optimized: 0, auth: 0 };
   /** queries answered (recorded or not) */
   answered = 0;
+  /** the record handed to the sink, filled anew for each query */
+  private readonly rec: QueryRecord = {
+    time: 0,
+    type: 0,
+    domain: "",
+    client: "",
+    status: 0,
+    reply: 0,
+    replyTime: 0,
+    upstream: null,
+    dnssec: 0,
+    listId: null,
+    ede: -1,
+    cname: null,
+  };
   private readonly resolve: (ctx: QueryContext) => Pending;
   private readonly limiter: RateLimiter;
   private readonly ecsTrust: EcsTrust;
@@ -210,20 +225,21 @@ export class QueryEngine {
     this.countOrigin(ctx);
     if (!this.d.config.current.dns.queryLogging) return;
     try {
-      this.d.sink.record({
-        time: Date.now() / 1000,
-        type: dbQueryType(ctx.q.qtype),
-        domain: ctx.q.name,
-        client: ctx.client,
-        status: ctx.status,
-        reply: ctx.reply,
-        replyTime: performance.now() - ctx.start,
-        upstream: ctx.upstream,
-        dnssec: ctx.dnssec,
-        listId: ctx.listId,
-        ede: ctx.ede,
-        cname: ctx.cname,
-      });
+      // one record object for every query: the sink copies what it keeps (QuerySink)
+      const r = this.rec;
+      r.time = Date.now() / 1000;
+      r.type = dbQueryType(ctx.q.qtype);
+      r.domain = ctx.q.name;
+      r.client = ctx.client;
+      r.status = ctx.status;
+      r.reply = ctx.reply;
+      r.replyTime = performance.now() - ctx.start;
+      r.upstream = ctx.upstream;
+      r.dnssec = ctx.dnssec;
+      r.listId = ctx.listId;
+      r.ede = ctx.ede;
+      r.cname = ctx.cname;
+      this.d.sink.record(r);
     } catch {
       // the statistics must never take the DNS down
     }

@@ -22,21 +22,30 @@ const F = 3,
   N = 6,
   S = 4;
 
-export function encodeBatch(records: readonly StoredRecord[]): RecordBatch {
-  const count = records.length;
-  const f = new Float64Array(count * F),
-    n = new Int32Array(count * N),
-    len = new Int32Array(count * S);
-  const parts: string[] = [];
-  const str = (i: number, s: string | null) => {
-    if (s === null) len[i] = -1;
-    else {
-      len[i] = s.length;
-      parts.push(s);
-    }
-  };
-  for (let i = 0; i < count; i++) {
-    const { id, r } = records[i]!;
+/**
+ * A batch built record by record: each record's numbers go into the columns as it comes and its
+ * strings into a list, so a queue of records holds no object per record for the collector to keep
+ * (the DNS thread's records were promoted to the old generation by every collection that met them
+ * queued, and stayed as garbage until a full one). `take()` hands over what was added.
+ */
+export class BatchBuilder {
+  count = 0;
+  private f: Float64Array;
+  private n: Int32Array;
+  private len: Int32Array;
+  private parts: string[] = [];
+
+  constructor(private capacity = 256) {
+    this.f = new Float64Array(capacity * F);
+    this.n = new Int32Array(capacity * N);
+    this.len = new Int32Array(capacity * S);
+  }
+
+  add(id: number, r: QueryRecord): void {
+    if (this.count === this.capacity) this.grow();
+    const i = this.count++;
+    const f = this.f,
+      n = this.n;
     f[i * F] = id;
     f[i * F + 1] = r.time;
     f[i * F + 2] = r.replyTime;
@@ -47,12 +56,48 @@ export function encodeBatch(records: readonly StoredRecord[]): RecordBatch {
     n[o + 3] = r.dnssec;
     n[o + 4] = r.listId ?? NULL_ID;
     n[o + 5] = r.ede;
-    str(i * S, r.domain);
-    str(i * S + 1, r.client);
-    str(i * S + 2, r.upstream);
-    str(i * S + 3, r.cname);
+    this.str(i * S, r.domain);
+    this.str(i * S + 1, r.client);
+    this.str(i * S + 2, r.upstream);
+    this.str(i * S + 3, r.cname);
   }
-  return { count, f, n, len, text: parts.join("") };
+
+  /** The batch of every record added since the last take (its own arrays, sized to it). */
+  take(): RecordBatch {
+    const c = this.count;
+    const b = {
+      count: c,
+      f: this.f.slice(0, c * F),
+      n: this.n.slice(0, c * N),
+      len: this.len.slice(0, c * S),
+      text: this.parts.join(""),
+    };
+    this.count = 0;
+    this.parts = [];
+    return b;
+  }
+
+  private str(i: number, s: string | null): void {
+    if (s === null) this.len[i] = -1;
+    else {
+      this.len[i] = s.length;
+      this.parts.push(s);
+    }
+  }
+
+  private grow(): void {
+    this.capacity *= 2;
+    const more = <T extends Float64Array | Int32Array>(a: T, b: T): T => (b.set(a), b);
+    this.f = more(this.f, new Float64Array(this.capacity * F));
+    this.n = more(this.n, new Int32Array(this.capacity * N));
+    this.len = more(this.len, new Int32Array(this.capacity * S));
+  }
+}
+
+export function encodeBatch(records: readonly StoredRecord[]): RecordBatch {
+  const b = new BatchBuilder(Math.max(1, records.length));
+  for (const { id, r } of records) b.add(id, r);
+  return b.take();
 }
 
 export function decodeBatch(b: RecordBatch): StoredRecord[] {

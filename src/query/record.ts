@@ -34,5 +34,6 @@ export interface StoredRecord {
 
 /** Where the DNS engine hands records. Must never block or throw: it is called on the hot path. */
 export interface QuerySink {
+  /** `r` is the caller's again once this returns (the engine fills one object for every query): copy what is kept. */
   record(r: QueryRecord): void;
 }

@@ -2,8 +2,8 @@
 // long-term database are handed over in columnar batches 10 ms after the first of each, and the few
 // callers that need an operation finished (a flush, shutdown, tests) wait on shared memory for it.
 import { workerUrl } from "../core/worker-url.ts";
-import { batchTransferables, encodeBatch, type RecordBatch } from "../query/record-batch.ts";
-import type { StoredRecord } from "../query/record.ts";
+import { BatchBuilder, batchTransferables, type RecordBatch } from "../query/record-batch.ts";
+import type { QueryRecord } from "../query/record.ts";
 import { MAX_BACKLOG, MAX_BACKLOG_BYTES, State, STATE_SLOTS, type WriterOp } from "./writer-protocol.ts";
 
 type Op = WriterOp extends infer T ? (T extends { seq: number } ? Omit<T, "seq"> : never) : never;
@@ -34,7 +34,9 @@ interface WriterOptions {
 export class QueryWriter {
   private readonly worker: Worker;
   private readonly state = new Int32Array(new SharedArrayBuffer(STATE_SLOTS * 4));
-  private pending: StoredRecord[] = [];
+  /** records not handed over yet: full batches, and the one being built */
+  private ready: RecordBatch[] = [];
+  private building = new BatchBuilder();
   private seq = 0;
   /** batches handed over and not yet queued by the thread: [sequence, records, bytes] */
   private inFlight: Array<[number, number, number]> = [];
@@ -60,8 +62,10 @@ export class QueryWriter {
     this.started = true;
   }
 
-  add(r: StoredRecord): void {
-    this.pending.push(r);
+  /** Queues record `r` under `id`; its fields are copied at once, so `r` may be reused. */
+  add(id: number, r: QueryRecord): void {
+    this.building.add(id, r);
+    if (this.building.count === BATCH) this.ready.push(this.building.take());
     // Small batches often: a big one is a burst of work on both threads, which shows in the DNS
     // thread's tail latency (measured at 10k QPS: p99 1.2 ms at 10 ms, 2.4 ms at 1 s). No timer runs while idle.
     if (this.started && !this.timer) this.timer = setTimeout(this.flushSoon, 10);
@@ -84,30 +88,28 @@ export class QueryWriter {
 
   /** Records queued for the long-term database (handed over or not). */
   pendingDisk(): number {
-    return this.state[State.PENDING]! + this.pending.length;
+    return this.state[State.PENDING]! + this.ready.reduce((n, b) => n + b.count, 0) + this.building.count;
   }
 
   /** Hands what is queued to the thread. */
   send(): void {
     this.settle();
-    while (this.pending.length) {
-      const part = this.pending.length > BATCH ? this.pending.splice(0, BATCH) : this.pending;
-      if (part === this.pending) this.pending = [];
-      if (this.inFlightRecords + part.length > (this.o.maxBacklog ?? MAX_BACKLOG)) {
-        Atomics.add(this.state, State.DROPPED, part.length);
-        continue;
-      }
-      const batch = encodeBatch(part);
+    if (this.building.count) this.ready.push(this.building.take());
+    for (const batch of this.ready) {
       const bytes = queuedBytes(batch);
-      if (this.inFlightBytes + bytes > (this.o.maxBacklogBytes ?? MAX_BACKLOG_BYTES)) {
-        Atomics.add(this.state, State.DROPPED, part.length);
+      if (
+        this.inFlightRecords + batch.count > (this.o.maxBacklog ?? MAX_BACKLOG) ||
+        this.inFlightBytes + bytes > (this.o.maxBacklogBytes ?? MAX_BACKLOG_BYTES)
+      ) {
+        Atomics.add(this.state, State.DROPPED, batch.count);
         continue;
       }
       const seq = this.post({ op: "records", batch }, batchTransferables(batch));
-      this.inFlight.push([seq, part.length, bytes]);
-      this.inFlightRecords += part.length;
+      this.inFlight.push([seq, batch.count, bytes]);
+      this.inFlightRecords += batch.count;
       this.inFlightBytes += bytes;
     }
+    this.ready = [];
   }
 
   /** Forgets the batches the thread has taken. */
@@ -130,7 +132,8 @@ export class QueryWriter {
 
   /** Forgets the queue, waiting until it is done. */
   clear(): void {
-    this.pending = [];
+    this.ready = [];
+    this.building.take();
     this.call({ op: "clear" }, 10_000);
   }
 

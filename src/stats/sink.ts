@@ -108,7 +108,7 @@ export class Stats implements QuerySink {
       }
       const id = this.nextId++;
       this.window.add(rec, id);
-      if (this.keepSeconds() > 0) this.writer.add({ id, r: rec });
+      if (this.keepSeconds() > 0) this.writer.add(id, rec);
     } catch {
       // Statistics must never take DNS down with them.
     }

@@ -4,7 +4,7 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
 import { Status } from "../../src/query/enums.ts";
-import { BatchReader, decodeBatch, encodeBatch } from "../../src/query/record-batch.ts";
+import { BatchBuilder, BatchReader, decodeBatch, encodeBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
 import { queryPage } from "../../src/querylog/read.ts";
 import { QueryStore, readStoredFrom } from "../../src/querylog/store.ts";
@@ -73,6 +73,36 @@ test("batch reader: walks the records encodeBatch was given, field by field, and
     expect([r.string(0), r.string(1), r.string(2), r.string(3)]).toEqual([d.domain, d.client, d.upstream, d.cname]);
   }
   expect(r.next()).toBe(false);
+});
+
+test("batch builder: records added one by one come back in batches of what came since the last take, its arrays sized to them", () => {
+  const records = varied(1300, 1);
+  const b = new BatchBuilder(); // 256 at first: grows four times
+  const reused = rec({ time: NOW });
+  const taken: StoredRecord[][] = [];
+  for (const [from, to] of [
+    [0, 1000],
+    [1000, 1001],
+    [1001, 1300],
+  ] as const) {
+    for (const { id, r } of records.slice(from, to)) {
+      // the builder copies at once: the caller may reuse its record object
+      Object.assign(reused, r);
+      b.add(id, reused);
+    }
+    expect(b.count).toBe(to - from);
+    const batch = b.take();
+    expect([batch.count, batch.f.length, batch.n.length, batch.len.length]).toEqual([
+      to - from,
+      (to - from) * 3,
+      (to - from) * 6,
+      (to - from) * 4,
+    ]);
+    taken.push(decodeBatch(batch));
+    expect(b.count).toBe(0);
+  }
+  expect(taken.flat()).toEqual(records);
+  expect(b.take().count).toBe(0);
 });
 
 test("store: batches written together store what the records say, names once each, ids continuing across writes", () => {

@@ -29,13 +29,13 @@ function stalledWriter(
   const recs = (from: number, n: number) =>
     Array.from({ length: n }, (_, i) => ({ id: from + i, r: rec({ time: NOW, domain: name(from + i) }) }));
   try {
-    for (const r of recs(1, 10)) writer.add(r);
+    for (const r of recs(1, 10)) writer.add(r.id, r.r);
     expect(writer.flushDisk(86400, NOW, true)).toBe(true);
     const other = new Database(disk.filename);
     other.exec("BEGIN EXCLUSIVE");
     writer.flushDisk(86400, NOW, false);
     for (let k = 0; k < batches; k++) {
-      for (const r of recs(100 + k * 500, 500)) writer.add(r);
+      for (const r of recs(100 + k * 500, 500)) writer.add(r.id, r.r);
       writer.send();
     }
     const dropped = writer.counters.dropped;
@@ -43,7 +43,7 @@ function stalledWriter(
     other.close();
     expect(writer.flushDisk(86400, NOW, true)).toBe(true);
     const afterRelease = stored();
-    for (const r of recs(9000, 500)) writer.add(r);
+    for (const r of recs(9000, 500)) writer.add(r.id, r.r);
     expect(writer.flushDisk(86400, NOW, true)).toBe(true);
     return { dropped, afterRelease, afterCatchUp: stored() };
   } finally {

@@ -2,8 +2,8 @@
 // cache and forwarder, judging by its own copy of the main thread's filter snapshot. Its query
 // records go to the main thread in columnar batches, where the statistics count each once.
 import { Snapshot } from "../../filter/snapshot.ts";
-import { batchTransferables, encodeBatch } from "../../query/record-batch.ts";
-import type { QueryRecord, QuerySink, StoredRecord } from "../../query/record.ts";
+import { BatchBuilder, batchTransferables } from "../../query/record-batch.ts";
+import type { QueryRecord, QuerySink } from "../../query/record.ts";
 import { QueryEngine } from "../engine.ts";
 import { UdpListeners } from "../udp-listeners.ts";
 import { ConfigMirror } from "./config-mirror.ts";
@@ -16,20 +16,19 @@ const log = (level: "info" | "warn" | "error", message: string) => post({ op: "l
 
 /** Hands records over 10 ms after the first of a batch, as the main thread's writer does. */
 class RecordRelay implements QuerySink {
-  private pending: StoredRecord[] = [];
+  private readonly pending = new BatchBuilder();
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   record(r: QueryRecord): void {
-    this.pending.push({ id: 0, r });
+    this.pending.add(0, r);
     if (!this.timer) this.timer = setTimeout(this.flush, 10);
   }
 
   readonly flush = (): void => {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (!this.pending.length) return;
-    const batch = encodeBatch(this.pending);
-    this.pending = [];
+    if (!this.pending.count) return;
+    const batch = this.pending.take();
     post({ op: "records", batch }, batchTransferables(batch));
   };
 }
