@@ -27,7 +27,7 @@ const CACHE = new Set<number>([Status.CACHE, Status.CACHE_STALE]);
 function tests(w: QueryWindow, f: QueryFilter): Test[] {
   const out: Test[] = [];
   const inSet = (col: "domain" | "client" | "upstream", ids: Set<number>, keep = true) =>
-    out.push((c, i) => ids.has(c[col][i]!) === keep);
+    out.push((c, i) => ids.has(c[col].get(i)) === keep);
   if (f.from !== undefined) {
     const from = f.from;
     out.push((c, i) => c.timeAt(i) >= from);
@@ -56,7 +56,7 @@ function tests(w: QueryWindow, f: QueryFilter): Test[] {
   }
   if (f.type) {
     const t = typeFilter(f.type);
-    out.push(t < 0 ? (c, i) => isOtherType(c.typeAt(i)) : (c, i) => c.typeAt(i) === t);
+    out.push(t < 0 ? (c, i) => isOtherType(c.type.get(i)) : (c, i) => c.type.get(i) === t);
   }
   if (f.status) {
     const s = enumValue(QUERY_STATUS, f.status, "status");
@@ -68,7 +68,7 @@ function tests(w: QueryWindow, f: QueryFilter): Test[] {
   }
   if (f.dnssec) {
     const d = enumValue(DNSSEC_STATUS, f.dnssec, "dnssec");
-    out.push((c, i) => c.dnssec[i] === d);
+    out.push((c, i) => c.dnssec.get(i) === d);
   }
   if (f.domainSearch) inSet("domain", w.names.domainIds(matcher(`*${f.domainSearch}*`)));
   if (f.clientSearch) inSet("client", w.names.clientIds(matcher(`*${f.clientSearch}*`)));
@@ -90,24 +90,24 @@ function matcher(pattern: string): (name: string) => boolean {
 
 /** The row of one entry in the shape the long-term reader's SQL gives. */
 function row(w: QueryWindow, c: Chunk, i: number): LogRow {
-  const cname = c.cname[i]!,
-    upstream = c.upstream[i]!;
+  const cname = c.cname.get(i),
+    upstream = c.upstream.get(i);
   return {
     id: c.idAt(i),
     timestamp: c.timeAt(i),
-    type: c.typeAt(i),
+    type: c.type.get(i),
     status: c.status[i]!,
-    domain: w.names.domain(c.domain[i]!) ?? "",
-    ip: w.names.client(c.client[i]!) ?? "",
+    domain: w.names.domain(c.domain.get(i)) ?? "",
+    ip: w.names.client(c.client.get(i)) ?? "",
     name: null,
     forward: upstream < 0 ? null : (w.names.upstream(upstream) ?? null),
     cname: cname < 0 ? null : (w.names.cname(cname) ?? null),
     reply_type: c.reply[i]!,
     // the ring keeps milliseconds as a 32-bit float: whole microseconds, in seconds, as stored on disk
     reply_time: Math.round(c.replyTime[i]! * 1000) / 1e6,
-    dnssec: c.dnssec[i]!,
+    dnssec: c.dnssec.get(i),
     list_id: listIdAt(c, i),
-    ede: c.ede[i]!,
+    ede: c.ede.get(i),
   };
 }
 
@@ -210,10 +210,10 @@ export function windowSuggestions(w: QueryWindow, limit = 30) {
     return [...out];
   };
   return {
-    domain: pick((c, i) => w.names.domain(c.domain[i]!)),
-    client_ip: pick((c, i) => w.names.client(c.client[i]!)),
+    domain: pick((c, i) => w.names.domain(c.domain.get(i))),
+    client_ip: pick((c, i) => w.names.client(c.client.get(i))),
     client_name: [] as string[],
-    upstream: pick((c, i) => (c.upstream[i]! < 0 ? undefined : w.names.upstream(c.upstream[i]!))),
+    upstream: pick((c, i) => (c.upstream.get(i) < 0 ? undefined : w.names.upstream(c.upstream.get(i)))),
     type: [...QUERY_TYPES],
     status: [...QUERY_STATUS],
     reply: [...REPLY_TYPE],

@@ -3,7 +3,8 @@
 // collector would have to trace (measured: its pauses were the DNS thread's slowest answers). A chunk
 // is dropped whole once every query in it has aged out, so memory follows the window without
 // copying or slack. The ring is also the 24 h query log: /api/queries reads these columns
-// (log-page.ts), so each query is kept once, 39 bytes, instead of here and again in SQLite.
+// (log-page.ts), so each query is kept once, 20-29 bytes, instead of here and again in SQLite.
+import { IntColumn } from "./int-column.ts";
 
 const CHUNK = 16384;
 /** listId's column value for "no list" (list ids are positive) */
@@ -13,13 +14,16 @@ const NO_ID = -2147483648;
 const INT32_MAX = 2147483647;
 
 /**
- * Bytes one query takes in the ring's columns. The id and the time are 32-bit offsets from the
- * chunk's first (a day spans ~86M milliseconds), the type 16 bits: 39 bytes where 64-bit numbers
- * took 49. A chunk that meets a value these cannot hold exactly (a history imported with times
- * finer than a millisecond, a clock that jumped by weeks, a type past 65,535) keeps that column at
- * full width from then on, so nothing is ever rounded.
+ * Bytes one query takes in the ring's columns on a busy network: the id and the time as 32-bit
+ * offsets from the chunk's first (a day spans ~86M milliseconds), the reply time, status and reply
+ * type, the domain's id past 16 bits, and the rest narrow (IntColumn: the type, list and client in
+ * 16 bits, the upstream and EDE in 8, the DNSSEC state and the CNAME nothing while all alike in a
+ * chunk). 49 bytes when every column was 32 or 64 bits. A chunk that meets a value its columns
+ * cannot hold exactly (a history imported with times finer than a millisecond, a clock that jumped
+ * by weeks, a type past 32,767) keeps that column wider from then on, so nothing is ever rounded.
+ * What the memory budget estimates with; `RecordRing.bytes()` counts what the chunks hold.
  */
-export const BYTES_PER_ENTRY = 4 + 4 + 4 + 2 + 1 + 1 + 1 + 2 + 4 + 4 + 4 + 4 + 4;
+export const BYTES_PER_ENTRY = 4 + 4 + 4 + 1 + 1 + 2 + 1 + 2 + 4 + 2 + 1 + 0 + 0;
 
 /** One chunk's columns, read in place by the query-log scan (the id, time and type through their accessors). */
 export class Chunk {
@@ -27,23 +31,24 @@ export class Chunk {
   private readonly idOff = new Int32Array(CHUNK);
   /** milliseconds since timeBase */
   private readonly timeMs = new Int32Array(CHUNK);
-  private readonly type16 = new Uint16Array(CHUNK);
   private idBase = 0;
   private timeBase = Number.NaN;
   /** the full-width columns, made only for a chunk that needs one */
   private idWide: Float64Array | null = null;
   private timeWide: Float64Array | null = null;
-  private typeWide: Uint32Array | null = null;
   readonly replyTime = new Float32Array(CHUNK);
   readonly status = new Uint8Array(CHUNK);
   readonly reply = new Uint8Array(CHUNK);
-  readonly dnssec = new Uint8Array(CHUNK);
-  readonly ede = new Int16Array(CHUNK);
-  readonly listId = new Int32Array(CHUNK);
-  readonly domain = new Int32Array(CHUNK);
-  readonly client = new Int32Array(CHUNK);
-  readonly upstream = new Int32Array(CHUNK);
-  readonly cname = new Int32Array(CHUNK);
+  /** the database's query type (-1 stands for nothing: every type is positive) */
+  readonly type = new IntColumn(CHUNK, 16, -1);
+  readonly dnssec = new IntColumn(CHUNK, 8, -1);
+  readonly ede = new IntColumn(CHUNK, 8, -1);
+  readonly listId = new IntColumn(CHUNK, 16, NO_LIST);
+  /** ids in the window's tables, -1 for none */
+  readonly domain = new IntColumn(CHUNK, 16, -1);
+  readonly client = new IntColumn(CHUNK, 16, -1);
+  readonly upstream = new IntColumn(CHUNK, 8, -1);
+  readonly cname = new IntColumn(CHUNK, 16, -1);
 
   /** the query's id; 0 for a query only counted */
   idAt(i: number): number {
@@ -55,10 +60,6 @@ export class Chunk {
   /** unix time in seconds, exactly as pushed */
   timeAt(i: number): number {
     return this.timeWide ? this.timeWide[i]! : (this.timeBase + this.timeMs[i]!) / 1000;
-  }
-
-  typeAt(i: number): number {
-    return this.typeWide ? this.typeWide[i]! : this.type16[i]!;
   }
 
   setId(i: number, id: number): void {
@@ -95,20 +96,27 @@ export class Chunk {
     }
   }
 
-  setType(i: number, type: number): void {
-    if (this.typeWide) this.typeWide[i] = type;
-    else if (type <= 0xffff) this.type16[i] = type;
-    else {
-      const wide = new Uint32Array(CHUNK);
-      wide.set(this.type16.subarray(0, i));
-      this.typeWide = wide;
-      wide[i] = type;
-    }
+  /** Bytes a query's id and time take in this chunk (what a test checks stays narrow). */
+  widths(): { id: number; time: number } {
+    return { id: this.idWide ? 8 : 4, time: this.timeWide ? 8 : 4 };
   }
 
-  /** Bytes a query's id, time and type take in this chunk (what a test checks stays narrow). */
-  widths(): { id: number; time: number; type: number } {
-    return { id: this.idWide ? 8 : 4, time: this.timeWide ? 8 : 4, type: this.typeWide ? 4 : 2 };
+  /** Bytes this chunk's columns hold. */
+  bytes(): number {
+    const fixed = (this.idWide ? 8 : 4) + (this.timeWide ? 8 : 4) + 4 + 1 + 1;
+    let n = fixed * CHUNK;
+    for (const c of [
+      this.type,
+      this.dnssec,
+      this.ede,
+      this.listId,
+      this.domain,
+      this.client,
+      this.upstream,
+      this.cname,
+    ])
+      n += c.bytes();
+    return n;
   }
 
   /** A full-width copy of the first `n` values of a narrow column. */
@@ -158,7 +166,7 @@ export function emptyEntry(): RingEntry {
 
 /** The list id of entry `i` of chunk `c` (null: none). */
 export function listIdAt(c: Chunk, i: number): number | null {
-  const list = c.listId[i]!;
+  const list = c.listId.get(i);
   return list === NO_LIST ? null : list;
 }
 
@@ -184,16 +192,16 @@ export class RecordRing {
     c.setId(i, e.id);
     c.setTime(i, e.time);
     c.replyTime[i] = e.replyTime;
-    c.setType(i, e.type);
+    c.type.set(i, e.type);
     c.status[i] = e.status;
     c.reply[i] = e.reply;
-    c.dnssec[i] = e.dnssec;
-    c.ede[i] = e.ede;
-    c.listId[i] = e.listId ?? NO_LIST;
-    c.domain[i] = e.domain;
-    c.client[i] = e.client;
-    c.upstream[i] = e.upstream;
-    c.cname[i] = e.cname;
+    c.dnssec.set(i, e.dnssec);
+    c.ede.set(i, e.ede);
+    c.listId.set(i, e.listId ?? NO_LIST);
+    c.domain.set(i, e.domain);
+    c.client.set(i, e.client);
+    c.upstream.set(i, e.upstream);
+    c.cname.set(i, e.cname);
   }
 
   /** Time of the oldest entry, or null when empty. */
@@ -220,16 +228,16 @@ export class RecordRing {
     v.id = c.idAt(i);
     v.time = c.timeAt(i);
     v.replyTime = c.replyTime[i]!;
-    v.type = c.typeAt(i);
+    v.type = c.type.get(i);
     v.status = c.status[i]!;
     v.reply = c.reply[i]!;
-    v.dnssec = c.dnssec[i]!;
-    v.ede = c.ede[i]!;
+    v.dnssec = c.dnssec.get(i);
+    v.ede = c.ede.get(i);
     v.listId = listIdAt(c, i);
-    v.domain = c.domain[i]!;
-    v.client = c.client[i]!;
-    v.upstream = c.upstream[i]!;
-    v.cname = c.cname[i]!;
+    v.domain = c.domain.get(i);
+    v.client = c.client.get(i);
+    v.upstream = c.upstream.get(i);
+    v.cname = c.cname.get(i);
     return v;
   }
 
@@ -244,6 +252,20 @@ export class RecordRing {
       const start = k === 0 ? this.head : 0;
       for (let i = end - 1; i >= start; i--) if (!fn(c, i)) return;
     }
+  }
+
+  /**
+   * Bytes the entries take: each chunk's bytes a query times its entries in the ring (a chunk is
+   * freed whole once its last entry goes, so this is what shedding entries gives back).
+   */
+  bytes(): number {
+    let n = 0;
+    const last = this.chunks.length - 1;
+    this.chunks.forEach((c, k) => {
+      const entries = (k === last ? this.tail : CHUNK) - (k === 0 ? this.head : 0);
+      n += (c.bytes() / CHUNK) * entries;
+    });
+    return n;
   }
 
   clear(): void {
