@@ -25,12 +25,15 @@ const INT32_MAX = 2147483647;
  */
 export const BYTES_PER_ENTRY = 4 + 4 + 4 + 1 + 1 + 2 + 1 + 2 + 4 + 2 + 1 + 0 + 0;
 
-/** One chunk's columns, read in place by the query-log scan (the id, time and type through their accessors). */
+/** A narrow column a chunk no longer reads, once it has the wide one. */
+const DROPPED = new Int32Array(0);
+
+/** One chunk's columns, read in place by the query-log scan (the id and time through their accessors). */
 export class Chunk {
   /** id - idBase, or NO_ID */
-  private readonly idOff = new Int32Array(CHUNK);
+  private idOff = new Int32Array(CHUNK);
   /** milliseconds since timeBase */
-  private readonly timeMs = new Int32Array(CHUNK);
+  private timeMs = new Int32Array(CHUNK);
   private idBase = 0;
   private timeBase = Number.NaN;
   /** the full-width columns, made only for a chunk that needs one */
@@ -77,6 +80,7 @@ export class Chunk {
     else {
       this.idWide = Chunk.widen(i, (k) => this.idAt(k));
       this.idWide[i] = id;
+      this.idOff = DROPPED;
     }
   }
 
@@ -93,6 +97,7 @@ export class Chunk {
     else {
       this.timeWide = Chunk.widen(i, (k) => this.timeAt(k));
       this.timeWide[i] = time;
+      this.timeMs = DROPPED;
     }
   }
 
