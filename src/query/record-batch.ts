@@ -24,9 +24,10 @@ const F = 3,
 
 /**
  * A batch built record by record: each record's numbers go into the columns as it comes and its
- * strings into a list, so a queue of records holds no object per record for the collector to keep
- * (the DNS thread's records were promoted to the old generation by every collection that met them
- * queued, and stayed as garbage until a full one). `take()` hands over what was added.
+ * strings into a list, so a queue of records holds no object per record while it waits for its
+ * batch, and the caller may reuse its record object (the DNS engine does). Measured at 10k QPS
+ * against a queue of record objects: the main heap's young collections and the CPU a query did not
+ * move beyond the noise. `take()` hands over what was added.
  */
 export class BatchBuilder {
   count = 0;
