@@ -53,3 +53,14 @@ test("names: empty, long and non-ASCII names round-trip", () => {
   for (const n of ["", "a", "x".repeat(253), "日本.jp", "hidden", "0.0.0.0"]) expect(t.name(t.id(n))).toBe(n);
   expect(t.find("nothere.example")).toBe(-1);
 });
+
+test("names: an arena that grows with nothing released keeps every name whole", () => {
+  const t = new NameTable();
+  const ids: number[] = [];
+  // ~1.5 MiB of names: the arena (64 KiB at first) grows five times without a release
+  for (let i = 0; i < 80_000; i++) ids.push(t.id(`grow-${i}.example.net`));
+  for (let i = 0; i < 80_000; i += 1) {
+    expect(t.name(ids[i]!)).toBe(`grow-${i}.example.net`);
+    expect(t.find(`grow-${i}.example.net`)).toBe(ids[i]!);
+  }
+});
