@@ -2,7 +2,9 @@
 // each one the others it needs. Each service prints one line when it listens; any failure stops
 // start-up with one clear line.
 import type { ConfigStore } from "./config/index.ts";
+import type { Database } from "bun:sqlite";
 import { openGravityDb, openQueryDb } from "./db/index.ts";
+import { checkIntegrity } from "./db/integrity.ts";
 import { BlockingSwitch } from "./core/blocking.ts";
 import { EventBus } from "./core/events.ts";
 import { Logs } from "./core/log.ts";
@@ -112,16 +114,22 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     // the last 24 h of history behind DNS, in steps that leave the event loop free (the API's
     // statistics fill up as it goes); a small history is in before the API answers
     const importStart = performance.now();
-    void stats.importFromDisk().then(
-      (n) => {
-        if (n)
-          log(
-            "info",
-            `imported ${n} queries of the last 24 h from the long-term database (${((performance.now() - importStart) / 1000).toFixed(1)} s, while answering DNS)`,
-          );
-      },
-      (e) => log("error", `importing the last 24 h from the long-term database failed: ${(e as Error).message}`),
-    );
+    const checks = new AbortController();
+    stoppers.push(() => checks.abort());
+    void stats
+      .importFromDisk()
+      .then(
+        (n) => {
+          if (n)
+            log(
+              "info",
+              `imported ${n} queries of the last 24 h from the long-term database (${((performance.now() - importStart) / 1000).toFixed(1)} s, while answering DNS)`,
+            );
+        },
+        (e) => log("error", `importing the last 24 h from the long-term database failed: ${(e as Error).message}`),
+      )
+      // after the import, which reads the same file
+      .then(() => noticeDamagedDatabases(runtime, checks.signal));
     const dhcp = startDhcpService({ ...runtime, log: dnsLog });
     stoppers.push(() => dhcp.stop());
     stoppers.push(noticeMissingUpstreams({ ...runtime, log: dnsLog }));
@@ -197,5 +205,46 @@ async function noticeLastUpdateOutcome(rt: Runtime): Promise<void> {
     new Messages(rt.queryDb).raise(n.type, n.text);
   } catch (e) {
     rt.log("warn", `could not check how the last update ended: ${(e as Error).message}`);
+  }
+}
+
+/** Moat's message type for a database file that failed its integrity check. */
+const DATABASE_DAMAGED = "DATABASE_DAMAGED";
+
+/**
+ * Both databases' integrity checks (src/db/integrity.ts), after start-up and off the DNS thread: a
+ * damaged file is said in the log and in /api/info/messages with what to do; once both are sound
+ * again (restored or rebuilt), the message goes.
+ */
+async function noticeDamagedDatabases(rt: Runtime, signal: AbortSignal): Promise<void> {
+  const files: Array<[Database, string, string]> = [
+    [rt.gravityDb, "gravity database", "run gravity (Tools > Update Gravity) to rebuild the lists from their sources"],
+    [rt.queryDb, "long-term database", "queries stored in damaged pages may be missing from the long-term data"],
+  ];
+  const damaged: string[] = [];
+  for (const [db, name, hint] of files) {
+    let result: string;
+    try {
+      result = await checkIntegrity(db.filename, signal);
+    } catch (e) {
+      if (!signal.aborted) rt.log("warn", `could not check the ${name} ${db.filename}: ${(e as Error).message}`);
+      return;
+    }
+    if (result === "ok") continue;
+    damaged.push(
+      `The ${name} ${db.filename} is damaged (SQLite's integrity check: ${result}). Moat keeps using it: ${hint}. To repair it, stop Moat, move the file away and restore it from a Teleporter backup, or start without it for a fresh one.`,
+    );
+  }
+  const messages = new Messages(rt.queryDb);
+  try {
+    for (const text of damaged) {
+      rt.log("error", text);
+      if (!messages.has(DATABASE_DAMAGED, text)) messages.raise(DATABASE_DAMAGED, text);
+    }
+    // read first: a write waits for the query writer's transaction, and this thread answers DNS
+    if (!damaged.length && messages.list().some((m) => m.type === DATABASE_DAMAGED)) messages.clear(DATABASE_DAMAGED);
+  } catch (e) {
+    // the damaged file may be this one: the log lines stay
+    rt.log("warn", `could not store the message about a damaged database: ${(e as Error).message}`);
   }
 }

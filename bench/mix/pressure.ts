@@ -3,7 +3,7 @@
 // load that once took it past its cgroup's limit. Every second: alive or not, RSS, the cgroup's usage and
 // its failcnt. Then Moat is killed (-9) and started again in the same cgroup: the time from the start to
 // its first DNS answer, while the last 24 h load behind it. Needs root (the cgroup) and dnsperf, dnsmasq.
-// Usage: bun bench/mix/pressure.ts [--mem 256] [--list 1000000] [--qps 20000] [--seconds 60]
+// Usage: bun bench/mix/pressure.ts [--mem 256] [--list 1000000] [--qps 20000] [--seconds 60] [--moat-log PREFIX]
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -20,6 +20,9 @@ const arg = (n: string, d: string) => {
 const MEM = Number(arg("mem", "256"));
 const QPS = Number(arg("qps", "20000"));
 const SECONDS = Number(arg("seconds", "60"));
+/** --moat-log PREFIX: each start's output into PREFIX.N.out and PREFIX.N.err (the restart is N = 2) */
+const MOAT_LOG = arg("moat-log", "");
+let moatStarts = 0;
 const UPSTREAM = 25840,
   DNS = 25841,
   HTTP = 25850;
@@ -59,8 +62,8 @@ function startMoat(): Subprocess {
   const cmd = [process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", join(dir, "moat")];
   const p = Bun.spawn(["sh", "-c", `echo $$ > ${cg}/cgroup.procs && exec "$@"`, "sh", ...cmd], {
     env,
-    stdout: "ignore",
-    stderr: "ignore",
+    stdout: MOAT_LOG ? Bun.file(`${MOAT_LOG}.${++moatStarts}.out`) : "ignore",
+    stderr: MOAT_LOG ? Bun.file(`${MOAT_LOG}.${moatStarts}.err`) : "ignore",
   });
   procs.push(p);
   return p;
