@@ -235,14 +235,18 @@ async function noticeDamagedDatabases(rt: Runtime, signal: AbortSignal): Promise
       `The ${name} ${db.filename} is damaged (SQLite's integrity check: ${result}). Moat keeps using it: ${hint}. To repair it, stop Moat, move the file away and restore it from a Teleporter backup, or start without it for a fresh one.`,
     );
   }
+  for (const text of damaged) rt.log("error", text);
   const messages = new Messages(rt.queryDb);
   try {
-    for (const text of damaged) {
-      rt.log("error", text);
-      if (!messages.has(DATABASE_DAMAGED, text)) messages.raise(DATABASE_DAMAGED, text);
-    }
-    // read first: a write waits for the query writer's transaction, and this thread answers DNS
-    if (!damaged.length && messages.list().some((m) => m.type === DATABASE_DAMAGED)) messages.clear(DATABASE_DAMAGED);
+    // read first, and write only what changed: a write waits for the query writer's transaction, and
+    // this thread answers DNS
+    const raised = messages
+      .list()
+      .filter((m) => m.type === DATABASE_DAMAGED)
+      .map((m) => m.text);
+    if (raised.length === damaged.length && raised.every((t) => damaged.includes(t))) return;
+    if (raised.length) messages.clear(DATABASE_DAMAGED);
+    for (const text of damaged) messages.raise(DATABASE_DAMAGED, text);
   } catch (e) {
     // the damaged file may be this one: the log lines stay
     rt.log("warn", `could not store the message about a damaged database: ${(e as Error).message}`);
