@@ -109,6 +109,13 @@ test("excludeDomains and excludeClients hide rows from the top lists and the que
       q.queries.some((x: any) => x.domain === "ads.example" || x.domain === "c.example" || x.client.ip === "127.0.0.2"),
     ).toBe(false);
     expect(q.recordsTotal).toBe(20);
+    // the long-term log, read on a thread of its own, hides the same rows (the network's names included)
+    const d = await get("/api/queries?length=100&disk=true");
+    expect(d.recordsFiltered).toBe(11);
+    expect(d.queries.map((x: any) => x.id)).toEqual(q.queries.map((x: any) => x.id));
+    expect(d.queries.find((x: any) => x.client.ip === "127.0.0.1")?.client).toEqual(
+      q.queries.find((x: any) => x.client.ip === "127.0.0.1")?.client,
+    );
     // a regex that does not compile: the query log refuses like Pi-hole, the top lists ignore it
     await setExcludes(["("], []);
     const bad = await moat.api("/api/queries");

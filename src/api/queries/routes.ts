@@ -139,7 +139,13 @@ export function queriesRoutes(rt: ApiDeps) {
               hide: ex.active ? ex : undefined,
               names,
             };
-            const page = s.queryPage(filter, disk);
+            const api = rt.config.current.webserver.api;
+            const page = disk
+              ? await s.diskQueryPage({
+                  ...filter,
+                  hide: ex.active ? { domains: api.excludeDomains, clients: api.excludeClients } : undefined,
+                })
+              : s.queryPage(filter);
             const earliest = s.earliest();
             return {
               ...page,

@@ -1,0 +1,67 @@
+// What a search of the long-term query log costs DNS: a real Moat on a pihole-FTL.db of N queries
+// (test/stats/fixture.ts, mostly distinct names over 23 h), /api/queries?disk=true searches that no
+// index serves (a wildcard name, a client, a rare name) one after another, and a DNS query every 5 ms
+// meanwhile (a name Moat answers itself). Prints each search's time and the slowest DNS answer during
+// the searches and during as long a quiet spell before them.
+// Usage: bun bench/querylog/search-while-answering.ts [--rows 1000000] [--rounds 3]
+import { rmSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { encodeQuery, sendUdp } from "../../test/dns/helpers.ts";
+import { freePort, MoatProcess } from "../../test/harness/moat.ts";
+import { bulkSeededDataDir } from "../../test/stats/fixture.ts";
+
+const { values: opt } = parseArgs({
+  options: { rows: { type: "string", default: "1000000" }, rounds: { type: "string", default: "3" } },
+});
+const ROWS = Number(opt.rows);
+const SEARCHES = ["domain=*7*.bulk.test", "client_ip=10.0.0.7", `domain=d${ROWS - 5}.bulk*`, "domain=*.nowhere.test"];
+
+/** The slowest DNS answer while `during` runs (a query every 5 ms, 1 s at most each). */
+async function slowestDns(port: number, during: () => Promise<void>): Promise<{ slowest: number; answers: number }> {
+  const q = encodeQuery("localhost");
+  let stop = false;
+  let slowest = 0;
+  let answers = 0;
+  const loop = (async () => {
+    while (!stop) {
+      const s = performance.now();
+      if (await sendUdp(port, q, "127.0.0.1", 1000)) answers++;
+      slowest = Math.max(slowest, performance.now() - s);
+      await Bun.sleep(5);
+    }
+  })();
+  await during();
+  stop = true;
+  await loop;
+  return { slowest, answers };
+}
+
+const dir = bulkSeededDataDir(ROWS, Date.now() / 1000);
+const m = new MoatProcess(dir, await freePort(), await freePort(), {
+  env: { FTLCONF_database_DBimport: "false" },
+});
+try {
+  await m.start(60_000);
+  console.log(`search while answering: ${ROWS} queries in pihole-FTL.db`);
+  for (let round = 1; round <= Number(opt.rounds); round++) {
+    const times: string[] = [];
+    let spent = 0;
+    const busy = await slowestDns(m.dnsPort, async () => {
+      for (const s of SEARCHES) {
+        const t = performance.now();
+        const r = await m.api(`/api/queries?disk=true&length=100&${s}`);
+        const body = (await r.json()) as { recordsFiltered?: number };
+        const ms = performance.now() - t;
+        spent += ms;
+        times.push(`${s} ${ms.toFixed(0)} ms (${body.recordsFiltered ?? r.status})`);
+      }
+    });
+    const quiet = await slowestDns(m.dnsPort, () => Bun.sleep(spent));
+    console.log(
+      `round ${round}: slowest DNS answer ${busy.slowest.toFixed(1)} ms during the searches (${busy.answers} answers), ${quiet.slowest.toFixed(1)} ms in as long without\n  ${times.join("\n  ")}`,
+    );
+  }
+} finally {
+  await m.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
