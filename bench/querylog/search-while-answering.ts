@@ -1,8 +1,8 @@
-// What a search of the long-term query log costs DNS: a real Moat on a pihole-FTL.db of N queries
-// (test/stats/fixture.ts, mostly distinct names over 23 h), /api/queries?disk=true searches that no
-// index serves (a wildcard name, a client, a rare name) one after another, and a DNS query every 5 ms
-// meanwhile (a name Moat answers itself). Prints each search's time and the slowest DNS answer during
-// the searches and during as long a quiet spell before them.
+// What reading the long-term database through the API costs DNS: a real Moat on a pihole-FTL.db of N
+// queries (test/stats/fixture.ts, mostly distinct names over 23 h), /api/queries?disk=true searches
+// that no index serves (a wildcard name, a client, a rare name) and the long-term statistics of the
+// day, one after another, and a DNS query every 5 ms meanwhile (a name Moat answers itself). Prints
+// each read's time and the slowest DNS answer during the reads and during as long a quiet spell.
 // Usage: bun bench/querylog/search-while-answering.ts [--rows 1000000] [--rounds 3]
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -14,7 +14,18 @@ const { values: opt } = parseArgs({
   options: { rows: { type: "string", default: "1000000" }, rounds: { type: "string", default: "3" } },
 });
 const ROWS = Number(opt.rows);
-const SEARCHES = ["domain=*7*.bulk.test", "client_ip=10.0.0.7", `domain=d${ROWS - 5}.bulk*`, "domain=*.nowhere.test"];
+const NOW = Math.floor(Date.now() / 1000);
+const DAY = `from=${NOW - 86_400}&until=${NOW}`;
+const SEARCHES = [
+  ...["domain=*7*.bulk.test", "client_ip=10.0.0.7", `domain=d${ROWS - 5}.bulk*`, "domain=*.nowhere.test"].map(
+    (f) => `/api/queries?disk=true&length=100&${f}`,
+  ),
+  // the long-term statistics' first read brings their rollups up to date (a write)
+  `/api/stats/database/top_domains?${DAY}`,
+  `/api/stats/database/top_clients?${DAY}`,
+  `/api/history/database?${DAY}`,
+  "/api/info/database",
+];
 
 /** The slowest DNS answer while `during` runs (a query every 5 ms, 1 s at most each). */
 async function slowestDns(port: number, during: () => Promise<void>): Promise<{ slowest: number; answers: number }> {
@@ -49,7 +60,7 @@ try {
     const busy = await slowestDns(m.dnsPort, async () => {
       for (const s of SEARCHES) {
         const t = performance.now();
-        const r = await m.api(`/api/queries?disk=true&length=100&${s}`);
+        const r = await m.api(s);
         const body = (await r.json()) as { recordsFiltered?: number };
         const ms = performance.now() - t;
         spent += ms;

@@ -1,17 +1,20 @@
-// Reads of the long-term query log for the API, on a thread of their own (reader-worker.ts): a
-// filter no index serves scans its whole time range (0.1-0.7 s over 3M queries on this machine,
-// bench/querylog/disk-filters.ts, several times that on a Pi), and on the main thread that long no
-// DNS answer left. The thread starts with the first read and ends after IDLE_MS without one.
+// The API's reads of the long-term database, on a thread of their own (reader-worker.ts, what it runs:
+// reader-ops.ts). A query log filter no index serves scans its time range (0.2-0.5 s over 1M queries
+// on this machine, several times that on a Pi), a week's top list takes ~0.1 s, and the statistics
+// first write their rollups, which waits for the query writer's transaction: on the main thread, no
+// DNS answer left meanwhile (bench/querylog/search-while-answering.ts). The thread starts with the
+// first read and ends after IDLE_MS without one.
 import { workerUrl } from "../core/worker-url.ts";
-import { FilterError, type QueryPage } from "./read.ts";
-import type { DiskQueryFilter, ReaderReply, ReaderRequest } from "./reader-protocol.ts";
+import { FilterError } from "./read.ts";
+import type { ReadArgs, ReadName, ReadResult } from "./reader-ops.ts";
+import type { ReaderReply, ReaderRequest } from "./reader-protocol.ts";
 
 const IDLE_MS = 30_000;
 
 export class DiskReader {
   private worker: Worker | null = null;
   private seq = 0;
-  private readonly waiting = new Map<number, { resolve: (p: QueryPage) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (r: unknown) => void; reject: (e: Error) => void }>();
   private idle: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -20,13 +23,13 @@ export class DiskReader {
     private readonly idleMs = IDLE_MS,
   ) {}
 
-  /** /api/queries?disk=true: a page of the long-term log; FilterError for a bad filter. */
-  queryPage(filter: DiskQueryFilter): Promise<QueryPage> {
+  /** One of reader-ops.ts's reads; FilterError for a bad query log filter. */
+  read<K extends ReadName>(read: K, ...args: ReadArgs<K>): Promise<ReadResult<K>> {
     const seq = ++this.seq;
     const w = this.start();
-    return new Promise<QueryPage>((resolve, reject) => {
-      this.waiting.set(seq, { resolve, reject });
-      w.postMessage({ seq, file: this.file, filter } satisfies ReaderRequest);
+    return new Promise<ReadResult<K>>((resolve, reject) => {
+      this.waiting.set(seq, { resolve: resolve as (r: unknown) => void, reject });
+      w.postMessage({ seq, file: this.file, read, args } satisfies ReaderRequest);
     });
   }
 
@@ -62,7 +65,7 @@ export class DiskReader {
     const w = this.waiting.get(r.seq);
     if (!w) return;
     this.waiting.delete(r.seq);
-    if ("page" in r) w.resolve(r.page);
+    if ("result" in r) w.resolve(r.result);
     else w.reject(r.hint === null ? new Error(r.error) : new FilterError(r.error, r.hint));
     if (!this.waiting.size) {
       this.idle = setTimeout(() => this.stop(), this.idleMs);

@@ -1,5 +1,5 @@
-// The messages between the main thread and the long-term query log's reader thread (disk-reader.ts).
-import type { QueryFilter, QueryPage } from "./read.ts";
+// The messages between the main thread and the long-term database's reader thread (disk-reader.ts).
+import type { QueryFilter } from "./read.ts";
 
 /** The exclusions (webserver.api.excludeDomains / excludeClients) as their regexes' sources. */
 export interface HidePatterns {
@@ -14,11 +14,13 @@ export interface ReaderRequest {
   seq: number;
   /** the database file (the reader opens it on its first request) */
   file: string;
-  filter: DiskQueryFilter;
+  /** a name of reader-ops.ts's READS, and its arguments after the connection */
+  read: string;
+  args: unknown[];
 }
 
 export type ReaderReply =
-  | { seq: number; page: QueryPage }
+  | { seq: number; result: unknown }
   /** hint: set for a bad filter (FilterError), null for any other failure */
   | { seq: number; error: string; hint: string | null };
 

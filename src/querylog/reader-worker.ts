@@ -1,25 +1,26 @@
-// The long-term query log's reader thread (disk-reader.ts): /api/queries?disk=true runs here, on a
-// read-only connection of its own, so a search over months of queries never holds the thread that
-// answers DNS.
+// The long-term database's reader thread (disk-reader.ts): the API's reads of pihole-FTL.db run here
+// (reader-ops.ts), on a connection of its own, so a search over months of queries or a week's top
+// list never holds the thread that answers DNS.
 import { Database } from "bun:sqlite";
-import { FilterError, queryPage } from "./read.ts";
-import { hideOf, type ReaderReply, type ReaderRequest } from "./reader-protocol.ts";
+import { FilterError } from "./read.ts";
+import { READS } from "./reader-ops.ts";
+import type { ReaderReply, ReaderRequest } from "./reader-protocol.ts";
 
 declare const self: Worker;
 
 let db: Database | null = null;
 
 self.onmessage = (e: MessageEvent<ReaderRequest>) => {
-  const { seq, file, filter } = e.data;
+  const { seq, file, read, args } = e.data;
   let reply: ReaderReply;
   try {
     if (!db) {
-      db = new Database(file, { readonly: true });
-      // without the write-ahead log (database.useWAL = false) a write in progress locks readers out
+      // read-write: the long-term statistics bring their rollups up to date before they read
+      db = new Database(file, { readwrite: true, strict: true });
       db.exec("PRAGMA busy_timeout = 5000");
     }
-    const { hide, ...rest } = filter;
-    reply = { seq, page: queryPage(db, { ...rest, hide: hide ? hideOf(hide) : undefined }) };
+    const run = READS[read as keyof typeof READS] as (db: Database, ...a: unknown[]) => unknown;
+    reply = { seq, result: run(db, ...args) };
   } catch (err) {
     const x = err as Error;
     reply = { seq, error: x.message, hint: err instanceof FilterError ? err.hint : null };

@@ -9,7 +9,6 @@ import { raiseMessage } from "../messages/table.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
 import { DiskReader } from "../querylog/disk-reader.ts";
 import { earliestQuery, type QueryFilter, type QueryPage } from "../querylog/read.ts";
-import type { DiskQueryFilter } from "../querylog/reader-protocol.ts";
 import { firstQueryIdSince, lastQueryId, readStoredFrom } from "../querylog/store.ts";
 import { logBudgetBytes, queriesFitting } from "./budget.ts";
 import { windowPage, windowSuggestions } from "./log-page.ts";
@@ -41,8 +40,9 @@ export class Stats implements QuerySink {
   readonly window: QueryWindow;
   /** the long-term database, for the API's reads */
   readonly disk: { readonly db: Database };
+  /** the API's longer reads of the long-term database, on a thread of their own */
+  readonly longTerm: DiskReader;
   private readonly writer: QueryWriter;
-  private readonly reader: DiskReader;
   private nextId: number;
   /** the id of this process's first record: the import at start reads only ids below it */
   private readonly firstLiveId: number;
@@ -69,18 +69,13 @@ export class Stats implements QuerySink {
       busyTimeoutMs: o.busyTimeoutMs,
       maxBacklog: o.maxBacklog,
     });
-    this.reader = new DiskReader(o.disk.filename);
+    this.longTerm = new DiskReader(o.disk.filename);
   }
 
   /** /api/queries: the 24 h log (the window). */
   queryPage(f: QueryFilter): QueryPage {
     this.syncMemory();
     return windowPage(this.window, f);
-  }
-
-  /** /api/queries?disk=true: the long-term database, read on a thread of its own (DiskReader). */
-  diskQueryPage(f: DiskQueryFilter): Promise<QueryPage> {
-    return this.reader.queryPage(f);
   }
 
   /** Distinct values for the query log's filter boxes. */
@@ -177,7 +172,7 @@ export class Stats implements QuerySink {
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
     this.writer.stop(this.keepSeconds(), this.now());
-    this.reader.stop();
+    this.longTerm.stop();
   }
 
   /** POST /api/action/flush/logs: the last 24 h leave memory and the write queue (the caller clears the disk). */

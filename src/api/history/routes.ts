@@ -3,7 +3,6 @@
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
-import { dbHistory, dbHistoryClients } from "../../longterm/dbstats.ts";
 import { topN } from "../../stats/window.ts";
 import { clientNames } from "../stats/clients.ts";
 import { FleetRangeQuery, intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
@@ -130,7 +129,7 @@ export function historyRoutes(rt: ApiDeps) {
           const r = rangeParams(query);
           const every = intervalParam(query.interval);
           if (!rt.fleetHistory || query.node === "local")
-            return { history: coarsen(dbHistory(liveStats(rt).disk.db, r), every, addSlot) };
+            return { history: coarsen(await liveStats(rt).longTerm.read("dbHistory", r), every, addSlot) };
           try {
             const h = await rt.fleetHistory.history(r.from, r.until, query.node || undefined);
             return { history: coarsen(h, every, addSlot) };
@@ -148,8 +147,8 @@ export function historyRoutes(rt: ApiDeps) {
       )
       .get(
         "/history/database/clients",
-        ({ query }) => {
-          const x = dbHistoryClients(liveStats(rt).disk.db, rangeParams(query));
+        async ({ query }) => {
+          const x = await liveStats(rt).longTerm.read("dbHistoryClients", rangeParams(query));
           const totals = new Map<string, { count: number; blocked: number }>();
           const names = new Map<string, string | null>();
           const known = clientNames(rt);

@@ -1,7 +1,6 @@
 // GET /api/info/database: the long-term query database's file and the queries it and the 24 h log hold.
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
-import { storedQueries } from "../../querylog/read.ts";
 import { fileInfo } from "../../host/system.ts";
 import { liveStats } from "../stats/params.ts";
 
@@ -36,7 +35,8 @@ export function databaseInfoRoutes(rt: ApiDeps) {
           const s = liveStats(rt);
           const f = fileInfo(rt.paths.queryDb);
           const mem = s.logStored();
-          const disk = storedQueries(s.disk.db);
+          // a count of every stored query: on a thread of its own, as it reads the whole table
+          const disk = await s.longTerm.read("storedQueries");
           const version = (s.disk.db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
           // a file that cannot be stat'ed (not yet written) reads as empty, owned by this process
           const uid = process.getuid?.() ?? 0;

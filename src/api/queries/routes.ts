@@ -141,7 +141,7 @@ export function queriesRoutes(rt: ApiDeps) {
             };
             const api = rt.config.current.webserver.api;
             const page = disk
-              ? await s.diskQueryPage({
+              ? await s.longTerm.read("queryPage", {
                   ...filter,
                   hide: ex.active ? { domains: api.excludeDomains, clients: api.excludeClients } : undefined,
                 })

@@ -4,7 +4,6 @@ import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
-import { dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../longterm/dbstats.ts";
 import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../query/enums.ts";
 import { topN } from "../../stats/window.ts";
 import {
@@ -212,7 +211,7 @@ export function statsRoutes(rt: ApiDeps) {
         "/stats/database/summary",
         async ({ query }) => {
           const r = rangeParams(query);
-          if (!rt.fleetHistory || query.node === "local") return dbSummary(liveStats(rt).disk.db, r);
+          if (!rt.fleetHistory || query.node === "local") return await liveStats(rt).longTerm.read("dbSummary", r);
           try {
             return await rt.fleetHistory.summary(r.from, r.until, query.node || undefined);
           } catch (e) {
@@ -234,9 +233,9 @@ export function statsRoutes(rt: ApiDeps) {
       )
       .get(
         "/stats/database/top_domains",
-        ({ query }) => {
-          const x = dbTop(
-            liveStats(rt).disk.db,
+        async ({ query }) => {
+          const x = await liveStats(rt).longTerm.read(
+            "dbTop",
             rangeParams(query),
             "domain",
             boolParam(query.blocked, false),
@@ -256,10 +255,16 @@ export function statsRoutes(rt: ApiDeps) {
       )
       .get(
         "/stats/database/top_clients",
-        ({ query }) => {
+        async ({ query }) => {
           // Live top_clients counts all queries of a client unless blocked=true; so does this one.
           const blocked = boolParam(query.blocked, false) ? true : null;
-          const x = dbTop(liveStats(rt).disk.db, rangeParams(query), "client", blocked, intParam(query.count, 10));
+          const x = await liveStats(rt).longTerm.read(
+            "dbTop",
+            rangeParams(query),
+            "client",
+            blocked,
+            intParam(query.count, 10),
+          );
           const names = clientNames(rt);
           return {
             clients: x.rows.map((c) => ({ ip: c.k, name: c.name ?? names.get(c.k) ?? null, count: c.n })),
@@ -275,8 +280,8 @@ export function statsRoutes(rt: ApiDeps) {
       )
       .get(
         "/stats/database/upstreams",
-        ({ query }) => {
-          const x = dbUpstreams(liveStats(rt).disk.db, rangeParams(query));
+        async ({ query }) => {
+          const x = await liveStats(rt).longTerm.read("dbUpstreams", rangeParams(query));
           const real = x.rows.map((u) => ({
             ...splitUpstream(u.upstream),
             count: u.count,
@@ -296,7 +301,7 @@ export function statsRoutes(rt: ApiDeps) {
       )
       .get(
         "/stats/database/query_types",
-        ({ query }) => ({ types: dbQueryTypes(liveStats(rt).disk.db, rangeParams(query)) }),
+        async ({ query }) => ({ types: await liveStats(rt).longTerm.read("dbQueryTypes", rangeParams(query)) }),
         {
           query: RangeQuery,
           response: t.Object({ types: TypesObj }),

@@ -1,0 +1,24 @@
+// What the long-term database's reader thread (reader-worker.ts) runs for the API: the query log's
+// pages and counts, and the long-term statistics (src/longterm/dbstats.ts, which bring the hourly
+// rollups up to date first, a write). Each takes the thread's connection, then what the request sent.
+import type { Database } from "bun:sqlite";
+import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../longterm/dbstats.ts";
+import { queryPage, storedQueries } from "./read.ts";
+import { type DiskQueryFilter, hideOf } from "./reader-protocol.ts";
+
+export const READS = {
+  queryPage: (db: Database, f: DiskQueryFilter) => queryPage(db, { ...f, hide: f.hide ? hideOf(f.hide) : undefined }),
+  storedQueries,
+  dbSummary,
+  dbTop,
+  dbUpstreams,
+  dbQueryTypes,
+  dbHistory,
+  dbHistoryClients,
+};
+
+type Reads = typeof READS;
+export type ReadName = keyof Reads;
+/** A read's arguments after the connection. */
+export type ReadArgs<K extends ReadName> = Parameters<Reads[K]> extends [Database, ...infer R] ? R : never;
+export type ReadResult<K extends ReadName> = ReturnType<Reads[K]>;
