@@ -5,6 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { isIP } from "node:net";
 import type { Config } from "../config/index.ts";
+import { writeWithoutWaiting } from "../db/no-wait.ts";
 import { setAddressName } from "../network/names.ts";
 
 /** How often the seen clients are checked for names, and how long a name (or its absence) holds. */
@@ -27,6 +28,8 @@ export interface ClientNamesOptions {
 
 export class ClientNames {
   private readonly names = new Map<string, { name: string | null; at: number }>();
+  /** names not yet in the network table: written without waiting for the database, else at a later scan */
+  private readonly unsaved = new Map<string, { name: string | null; at: number }>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private running = false;
 
@@ -73,6 +76,7 @@ export class ClientNames {
         if (due.length >= PER_SCAN) break;
       }
       await Promise.all(due.map((ip) => this.resolve(ip, now)));
+      this.save();
     } finally {
       this.running = false;
     }
@@ -102,11 +106,19 @@ export class ClientNames {
     const before = this.names.get(ip)?.name ?? null;
     this.names.set(ip, { name, at: now });
     if (name === before) return;
-    try {
-      setAddressName(this.o.db, ip, name, now);
-    } catch {
-      // a locked database: the name is still known in memory
-    }
+    this.unsaved.set(ip, { name, at: now });
     this.o.changed(ip);
+  }
+
+  /** Writes the names the network table lacks, as far as the database lets this thread at once. */
+  private save(): void {
+    for (const [ip, n] of this.unsaved) {
+      try {
+        if (!writeWithoutWaiting(this.o.db, () => setAddressName(this.o.db, ip, n.name, n.at))) return;
+      } catch {
+        // a failing database: the name is still known in memory
+      }
+      this.unsaved.delete(ip);
+    }
   }
 }

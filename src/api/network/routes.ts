@@ -4,6 +4,7 @@ import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type TSchema } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { gateways, interfaces, neighbours, routes } from "../../host/interfaces.ts";
+import { writeWithoutWaiting } from "../../db/no-wait.ts";
 import { forgetDevice, listDevices, recordDevices } from "../../network/devices.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { boolParam, intParam } from "../stats/params.ts";
@@ -26,9 +27,12 @@ function devicesFor(rt: ApiDeps, maxDevices: number, maxAddresses: number) {
   return devices;
 }
 
-/** Brings the network tables up to date with the neighbour table and the last 24 h of clients. */
+/**
+ * Brings the network tables up to date with the neighbour table and the last 24 h of clients; while
+ * another thread writes the database this is left to the next request (this thread answers DNS).
+ */
 function refreshDevices(rt: ApiDeps): void {
-  recordDevices(rt.queryDb, rt.stats.window.clients, neighbours());
+  writeWithoutWaiting(rt.queryDb, () => recordDevices(rt.queryDb, rt.stats.window.clients, neighbours()));
 }
 
 const Device = t.Object({
