@@ -2,6 +2,7 @@
 // session id), each holding one SID/CSRF pair with a sliding expiry. Sessions are written through to
 // the `session` table of pihole-FTL.db so that a restart keeps them (`webserver.session.restore`).
 import type { Database } from "bun:sqlite";
+import { writeWithoutWaiting } from "../db/no-wait.ts";
 import { clientKey } from "./client-key.ts";
 import { randomBytes } from "./password.ts";
 
@@ -129,8 +130,9 @@ export class SessionTable {
   touch(s: Session, timeout: number, tls: boolean): void {
     s.validUntil = now() + timeout;
     if (tls !== s.tlsLogin) s.tlsMixed = true;
-    // write-through at most about once a second per session
-    if (s.validUntil - this.persisted[s.id]! >= 1) this.write(s);
+    // write-through at most about once a second per session, and never waiting for the database:
+    // this thread answers DNS, and a request's new expiry can be written by the next one
+    if (s.validUntil - this.persisted[s.id]! >= 1) this.write(s, false);
   }
 
   /**
@@ -227,25 +229,38 @@ export class SessionTable {
     this.dbRun("DELETE FROM session", []);
   }
 
-  private write(s: Session): void {
+  /**
+   * `wait`: false for a write that may be left to the next one while another connection writes the
+   * database (the table keeps the older row meanwhile).
+   */
+  private write(s: Session, wait = true): void {
+    const db = this.db;
+    const insert = () =>
+      db?.run(
+        "INSERT OR REPLACE INTO session (id, login_at, valid_until, remote_addr, user_agent, sid, csrf, tls_login, tls_mixed, app, cli, x_forwarded_for) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+          s.id,
+          s.loginAt,
+          s.validUntil,
+          s.remoteAddr,
+          s.userAgent,
+          s.sid,
+          s.csrf,
+          s.tlsLogin ? 1 : 0,
+          s.tlsMixed ? 1 : 0,
+          s.app ? 1 : 0,
+          s.cli ? 1 : 0,
+          s.xForwardedFor,
+        ],
+      );
+    try {
+      if (wait || !db) insert();
+      else if (!writeWithoutWaiting(db, insert)) return;
+    } catch (e) {
+      // sessions still work from memory; only persistence across a restart is lost
+      this.log("warn", `could not save API session: ${(e as Error).message}`);
+    }
     this.persisted[s.id] = s.validUntil;
-    this.dbRun(
-      "INSERT OR REPLACE INTO session (id, login_at, valid_until, remote_addr, user_agent, sid, csrf, tls_login, tls_mixed, app, cli, x_forwarded_for) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-      [
-        s.id,
-        s.loginAt,
-        s.validUntil,
-        s.remoteAddr,
-        s.userAgent,
-        s.sid,
-        s.csrf,
-        s.tlsLogin ? 1 : 0,
-        s.tlsMixed ? 1 : 0,
-        s.app ? 1 : 0,
-        s.cli ? 1 : 0,
-        s.xForwardedFor,
-      ],
-    );
   }
 
   private dbRun(sql: string, args: (string | number | null)[]): void {
