@@ -3,8 +3,8 @@
 // start-up with one clear line.
 import type { ConfigStore } from "./config/index.ts";
 import type { Database } from "bun:sqlite";
+import type { DiskReader } from "./querylog/disk-reader.ts";
 import { openGravityDb, openQueryDb } from "./db/index.ts";
-import { checkIntegrity } from "./db/integrity.ts";
 import { BlockingSwitch } from "./core/blocking.ts";
 import { EventBus } from "./core/events.ts";
 import { Logs } from "./core/log.ts";
@@ -129,7 +129,7 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
         (e) => log("error", `importing the last 24 h from the long-term database failed: ${(e as Error).message}`),
       )
       // after the import, which reads the same file
-      .then(() => noticeDamagedDatabases(runtime, checks.signal));
+      .then(() => noticeDamagedDatabases(runtime, stats.longTerm, checks.signal));
     const dhcp = startDhcpService({ ...runtime, log: dnsLog });
     stoppers.push(() => dhcp.stop());
     stoppers.push(noticeMissingUpstreams({ ...runtime, log: dnsLog }));
@@ -212,11 +212,12 @@ async function noticeLastUpdateOutcome(rt: Runtime): Promise<void> {
 const DATABASE_DAMAGED = "DATABASE_DAMAGED";
 
 /**
- * Both databases' integrity checks (src/db/integrity.ts), after start-up and off the DNS thread: a
+ * Both databases' integrity checks (src/db/integrity.ts), after start-up on the long-term database's
+ * reader thread (src/querylog/disk-reader.ts), off the DNS thread: a
  * damaged file is said in the log and in /api/info/messages with what to do; once both are sound
  * again (restored or rebuilt), the message goes.
  */
-async function noticeDamagedDatabases(rt: Runtime, signal: AbortSignal): Promise<void> {
+async function noticeDamagedDatabases(rt: Runtime, reader: DiskReader, signal: AbortSignal): Promise<void> {
   const files: Array<[Database, string, string]> = [
     [rt.gravityDb, "gravity database", "run gravity (Tools > Update Gravity) to rebuild the lists from their sources"],
     [rt.queryDb, "long-term database", "queries stored in damaged pages may be missing from the long-term data"],
@@ -225,7 +226,8 @@ async function noticeDamagedDatabases(rt: Runtime, signal: AbortSignal): Promise
   for (const [db, name, hint] of files) {
     let result: string;
     try {
-      result = await checkIntegrity(db.filename, signal);
+      if (signal.aborted) return;
+      result = await reader.read("quickCheck", db.filename);
     } catch (e) {
       if (!signal.aborted) rt.log("warn", `could not check the ${name} ${db.filename}: ${(e as Error).message}`);
       return;

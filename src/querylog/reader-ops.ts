@@ -1,8 +1,10 @@
-// What the long-term database's reader thread (reader-worker.ts) runs for the API: the query log's
-// pages and counts, and the long-term statistics (src/longterm/dbstats.ts, which bring the hourly
-// rollups up to date first, a write). Each takes the thread's connection, then what the request sent.
+// What the long-term database's reader thread (reader-worker.ts) runs: the query log's pages and
+// counts and the long-term statistics (src/longterm/dbstats.ts, which bring the hourly rollups up to
+// date first, a write) for the API, and start-up's integrity check of the database files. Each takes
+// the thread's connection, then what the request sent.
 import type { Database } from "bun:sqlite";
 import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../longterm/dbstats.ts";
+import { quickCheck } from "../db/integrity.ts";
 import { queryPage, storedQueries } from "./read.ts";
 import { type DiskQueryFilter, hideOf } from "./reader-protocol.ts";
 
@@ -15,6 +17,8 @@ export const READS = {
   dbQueryTypes,
   dbHistory,
   dbHistoryClients,
+  /** a database file's integrity check (any file: start-up checks gravity.db too) */
+  quickCheck: (_db: Database, file: string) => quickCheck(file),
 };
 
 type Reads = typeof READS;

@@ -217,8 +217,8 @@ export class Stats implements QuerySink {
    * database.queryLogMemory (0: a quarter of the memory this process may use, its cgroup's limit
    * included): over it the oldest queries leave the window, and a message (one an hour at most)
    * says how far back the day now reaches. Checked once a second (not on every query), down to 98%:
-   * each second sheds about what it brought. A step down to 90% held the DNS thread for 17-34 ms at
-   * 1.5M queries (150k released at once); a second's 20k at 20k QPS take 3.4-5.6 ms.
+   * each second sheds about what it brought. A step down to 90% held the DNS thread for 15-20 ms at
+   * 1.5M queries (150k released at once); a second's 20k at 20k QPS take 2-6 ms (bench/stats/shed.ts).
    */
   private keepWithinBudget(): void {
     const mib = this.o.config.current.database.queryLogMemory;
