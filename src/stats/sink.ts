@@ -5,6 +5,7 @@
 // records for the next attempt.
 import type { Database } from "bun:sqlite";
 import type { ConfigStore } from "../config/index.ts";
+import { writeWithoutWaiting } from "../db/no-wait.ts";
 import { raiseMessage } from "../messages/table.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
 import { DiskReader } from "../querylog/disk-reader.ts";
@@ -200,7 +201,14 @@ export class Stats implements QuerySink {
     if (dropped <= this.droppedSaid || now - this.lastDropMessage < 3600) return;
     const text = `${dropped - this.droppedSaid} queries were not written to the long-term database: the writer fell behind (it runs only on a core DNS does not need, so a flood that keeps every core busy starves it) or the database kept failing (see the FTL log). The query log and the statistics of the last 24 hours have them; the long-term data will not. If this repeats, find what keeps the machine this busy, or check its disk.`;
     try {
-      raiseMessage(this.o.disk, LONGTERM_DROPPED, text, [dropped - this.droppedSaid]);
+      // not waiting for the database: the writer that fell behind may be writing it now, and this
+      // thread answers DNS; the next look (a second on) tries again
+      if (
+        !writeWithoutWaiting(this.o.disk, () =>
+          raiseMessage(this.o.disk, LONGTERM_DROPPED, text, [dropped - this.droppedSaid]),
+        )
+      )
+        return;
       this.droppedSaid = dropped;
       this.lastDropMessage = now;
     } catch (e) {
@@ -229,16 +237,17 @@ export class Stats implements QuerySink {
     this.shedCount += shed;
     const now = this.now();
     if (!shed || now - this.lastShedMessage < 3600) return;
-    this.lastShedMessage = now;
     const setting =
       mib > 0 ? `${mib} MiB` : `${Math.round(budget / 1048576)} MiB, a quarter of the memory this process may use`;
     const since = new Date((this.window.oldest?.time ?? now) * 1000).toISOString();
     const text = `The last 24 hours of queries reached their memory budget (database.queryLogMemory: ${setting}): the oldest queries are being dropped, so the query log and the statistics start at ${since} instead of 24 hours ago. The long-term database keeps every query.`;
     try {
-      raiseMessage(this.o.disk, "SHMEM", text, [shed]);
+      // not waiting for the database (this thread answers DNS): the next second's shedding tries again
+      if (!writeWithoutWaiting(this.o.disk, () => raiseMessage(this.o.disk, "SHMEM", text, [shed]))) return;
     } catch (e) {
       this.o.log("warn", `could not store the memory budget message: ${(e as Error).message}`);
     }
+    this.lastShedMessage = now;
   }
 
   /**
