@@ -6,10 +6,12 @@ import type { Database } from "bun:sqlite";
 import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../longterm/dbstats.ts";
 import { quickCheck } from "../db/integrity.ts";
 import { queryPage, storedQueries } from "./read.ts";
-import { type DiskQueryFilter, hideOf } from "./reader-protocol.ts";
+import { compileExcludes } from "./excludes.ts";
+import type { DiskQueryFilter } from "./reader-protocol.ts";
 
 export const READS = {
-  queryPage: (db: Database, f: DiskQueryFilter) => queryPage(db, { ...f, hide: f.hide ? hideOf(f.hide) : undefined }),
+  queryPage: (db: Database, f: DiskQueryFilter) =>
+    queryPage(db, { ...f, hide: f.hide ? compileExcludes(f.hide) : undefined }),
   storedQueries,
   dbSummary,
   dbTop,
