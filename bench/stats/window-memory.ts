@@ -9,11 +9,11 @@
 // Usage: bun bench/stats/window-memory.ts [--queries 1500000,10000000] [--against REV] [--rounds 2]
 import { heapStats } from "bun:jsc";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { makeMix } from "../mix/data.ts";
+import { benchMix, mixRecords } from "./mix-records.ts";
 
 const { values: opt } = parseArgs({
   options: {
@@ -42,44 +42,15 @@ async function child(n: number, mixFile: string, tree: string): Promise<Result> 
   const { QueryWindow } = (await import(
     join(tree, "src/stats/window.ts")
   )) as typeof import("../../src/stats/window.ts");
-  const { Status, Reply, dbQueryType } = await import("../../src/query/enums.ts");
-  const lines = readFileSync(mixFile, "utf8").trimEnd().split("\n");
-  // strings of their own, as the DNS engine makes them: a slice stays a view of its line until
-  // first read, then gets its own copy (25 MiB for these names), which would count as the window's
-  const names = lines.map((l) => l.slice(0, l.indexOf(" ")).split("").join(""));
-  const types = lines.map((l) => dbQueryType(l.endsWith("AAAA") ? 28 : 1));
-  const clients = Array.from({ length: 20 }, (_, i) => `192.168.1.${10 + i}`);
+  const mix = mixRecords(mixFile, n);
   // reachable until measured in every run alike (the optimised loop would let them go early in a
   // run that fills, and not in the empty one)
-  (globalThis as { mixData?: unknown }).mixData = [lines, names, types];
-  const statuses = [Status.FORWARDED, Status.CACHE, Status.GRAVITY, Status.CACHE, Status.FORWARDED];
-  const startMs = Date.now() - 86_000_000;
-  const stepMs = Math.max(1, Math.floor(86_000_000 / n));
+  (globalThis as { mixData?: unknown }).mixData = mix.data;
   const w = new QueryWindow(
-    () => (startMs + n * stepMs) / 1000,
+    () => mix.end,
     () => 86_400,
   );
-  for (let i = 0; i < n; i++) {
-    const k = i % lines.length;
-    const status = statuses[i % statuses.length]!;
-    w.add(
-      {
-        time: (startMs + i * stepMs) / 1000,
-        type: types[k]!,
-        domain: names[k]!,
-        client: clients[(i * 7) % clients.length]!,
-        status,
-        reply: Reply.IP,
-        replyTime: status === Status.FORWARDED ? 2 + (i % 50) / 7 : 0.05,
-        upstream: status === Status.FORWARDED ? "127.0.0.1#53" : null,
-        dnssec: 0,
-        listId: status === Status.GRAVITY ? 1 + (i % 3) : null,
-        ede: -1,
-        cname: null,
-      },
-      i + 1,
-    );
-  }
+  for (let i = 0; i < n; i++) w.add(mix.record(i), i + 1);
   // a full collection, then time for the allocator to hand freed pages back (RSS fell by ~40 MiB
   // over the first seconds after 1.5M queries), then another collection
   Bun.gc(true);
@@ -96,13 +67,7 @@ if (opt.child) {
 
 const dir = mkdtempSync(join(tmpdir(), "moat-bench-window-"));
 try {
-  const mix = makeMix(dir, {
-    list: 1_000_000,
-    queries: 1_000_000,
-    popular: 100_000,
-    hostsPool: 150_000,
-    abpPool: 60_000,
-  });
+  const mix = benchMix(dir);
   const trees: Array<[string, string]> = [["this tree", ROOT]];
   if (opt.against) {
     const tree = join(dir, "against");
