@@ -240,8 +240,7 @@ async function noticeDamagedDatabases(rt: Runtime, reader: DiskReader, signal: A
   for (const text of damaged) rt.log("error", text);
   const messages = new Messages(rt.queryDb);
   try {
-    // read first, and write only what changed: a write waits for the query writer's transaction, and
-    // this thread answers DNS
+    // read first, and write only what changed: a restart of a damaged file says it once
     const raised = messages
       .list()
       .filter((m) => m.type === DATABASE_DAMAGED)

@@ -20,11 +20,18 @@ export interface StoredMessage {
 
 const BLOB_COLUMNS = 5;
 
-export function raiseMessage(db: Database, type: string, text: string, blobs: readonly MessageBlob[] = []): void {
+/** `at`: unix seconds the condition was seen (a write held back keeps the time it was raised). */
+export function raiseMessage(
+  db: Database,
+  type: string,
+  text: string,
+  blobs: readonly MessageBlob[] = [],
+  at = Date.now() / 1000,
+): void {
   const values = Array.from({ length: BLOB_COLUMNS }, (_, i) => blobs[i] ?? null);
   db.query(
     "INSERT INTO message (timestamp, type, message, blob1, blob2, blob3, blob4, blob5) VALUES (?,?,?,?,?,?,?,?)",
-  ).run(Date.now() / 1000, type, text, ...values);
+  ).run(at, type, text, ...values);
 }
 
 /** Whether a message of this type with exactly this text is raised. */
