@@ -3,6 +3,7 @@
 // that no index serves (a wildcard name, a client, a rare name) and the long-term statistics of the
 // day, one after another, and a DNS query every 5 ms meanwhile (a name Moat answers itself). Prints
 // each read's time and the slowest DNS answer during the reads and during as long a quiet spell.
+// Last, flush/logs the same way.
 // Usage: bun bench/querylog/search-while-answering.ts [--rows 1000000] [--rounds 3]
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -72,6 +73,17 @@ try {
       `round ${round}: slowest DNS answer ${busy.slowest.toFixed(1)} ms during the searches (${busy.answers} answers), ${quiet.slowest.toFixed(1)} ms in as long without\n  ${times.join("\n  ")}`,
     );
   }
+  // last, as it empties the day: flush/logs deletes every row of the last 24 h
+  let flushMs = 0;
+  let flushStatus = 0;
+  const flush = await slowestDns(m.dnsPort, async () => {
+    const t = performance.now();
+    flushStatus = (await m.api("/api/action/flush/logs", { method: "POST" })).status;
+    flushMs = performance.now() - t;
+  });
+  console.log(
+    `flush/logs: ${flushMs.toFixed(0)} ms (${flushStatus}), slowest DNS answer ${flush.slowest.toFixed(1)} ms (${flush.answers} answers)`,
+  );
 } finally {
   await m.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -1,11 +1,13 @@
 // What the long-term database's reader thread (reader-worker.ts) runs: the query log's pages and
 // counts and the long-term statistics (src/longterm/dbstats.ts, which bring the hourly rollups up to
-// date first, a write) for the API, and start-up's integrity check of the database files. Each takes
+// date first, a write) for the API, flush/logs' delete of a day's rows (seconds of work), and
+// start-up's integrity check of the database files. Each takes
 // the thread's connection, then what the request sent.
 import type { Database } from "bun:sqlite";
 import { dbHistory, dbHistoryClients, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../longterm/dbstats.ts";
 import { quickCheck } from "../db/integrity.ts";
 import { queryPage, storedQueries } from "./read.ts";
+import { deleteQueriesSince } from "./store.ts";
 import { compileExcludes } from "./excludes.ts";
 import type { DiskQueryFilter } from "./reader-protocol.ts";
 
@@ -19,6 +21,7 @@ export const READS = {
   dbQueryTypes,
   dbHistory,
   dbHistoryClients,
+  deleteQueriesSince,
   /** a database file's integrity check (any file: start-up checks gravity.db too) */
   quickCheck: (_db: Database, file: string) => quickCheck(file),
 };

@@ -4,7 +4,6 @@ import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { forgetAllDevices } from "../../network/devices.ts";
-import { deleteQueriesSince } from "../../querylog/store.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 
 const Success = t.Object({ status: t.Literal("success") });
@@ -39,8 +38,9 @@ export function actionRoutes(rt: ApiDeps) {
       async () => {
         allowDestructive(rt, "Flushing the logs is not allowed");
         try {
-          // Pi-hole's flush drops the last 24 hours of queries from memory and the database.
-          deleteQueriesSince(rt.queryDb, Math.floor(Date.now() / 1000) - 86400);
+          // Pi-hole's flush drops the last 24 hours of queries from memory and the database; a
+          // day's rows take seconds to delete, on the long-term reader thread, not this one (it answers DNS)
+          await rt.stats.longTerm.read("deleteQueriesSince", Math.floor(Date.now() / 1000) - 86400);
           rt.stats.flushQueries();
         } catch (e) {
           throw new ApiError(500, "server_error", "Cannot flush the logs", (e as Error).message);
