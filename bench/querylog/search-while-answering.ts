@@ -7,9 +7,9 @@
 // Usage: bun bench/querylog/search-while-answering.ts [--rows 1000000] [--rounds 3]
 import { rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { encodeQuery, sendUdp } from "../../test/dns/helpers.ts";
 import { freePort, MoatProcess } from "../../test/harness/moat.ts";
 import { bulkSeededDataDir } from "../../test/stats/fixture.ts";
+import { slowestDns } from "./slowest-dns.ts";
 
 const { values: opt } = parseArgs({
   options: { rows: { type: "string", default: "1000000" }, rounds: { type: "string", default: "3" } },
@@ -27,26 +27,6 @@ const SEARCHES = [
   `/api/history/database?${DAY}`,
   "/api/info/database",
 ];
-
-/** The slowest DNS answer while `during` runs (a query every 5 ms, 1 s at most each). */
-async function slowestDns(port: number, during: () => Promise<void>): Promise<{ slowest: number; answers: number }> {
-  const q = encodeQuery("localhost");
-  let stop = false;
-  let slowest = 0;
-  let answers = 0;
-  const loop = (async () => {
-    while (!stop) {
-      const s = performance.now();
-      if (await sendUdp(port, q, "127.0.0.1", 1000)) answers++;
-      slowest = Math.max(slowest, performance.now() - s);
-      await Bun.sleep(5);
-    }
-  })();
-  await during();
-  stop = true;
-  await loop;
-  return { slowest, answers };
-}
 
 const dir = bulkSeededDataDir(ROWS, Date.now() / 1000);
 const m = new MoatProcess(dir, await freePort(), await freePort(), {

@@ -50,14 +50,6 @@ interface Row {
   x_forwarded_for: string | null;
 }
 
-/**
- * Empties the session table of a copy of pihole-FTL.db (a Teleporter export): their SIDs and CSRF tokens
- * would let whoever holds the file act as the logged-in users.
- */
-export function forgetSessions(copy: Database): void {
-  copy.run("DELETE FROM session");
-}
-
 export class SessionTable {
   private readonly slots: (Session | null)[];
   private readonly bySid = new Map<string, Session>();

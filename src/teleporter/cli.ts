@@ -1,6 +1,8 @@
 // `moat teleporter export FILE` / `moat teleporter import FILE`: the same archives as the API,
-// for a Moat that is stopped (or a data directory being prepared on another machine).
+// for a Moat that is stopped (or a data directory being prepared on another machine). The running
+// server's export is this command too, in a child process (export-child.ts).
 import { readFileSync, writeFileSync } from "node:fs";
+import { versionInfo } from "../core/version.ts";
 import type { ConfigStore } from "../config/index.ts";
 import { EventBus } from "../core/events.ts";
 import { openGravityDb, openQueryDb } from "../db/index.ts";
@@ -16,9 +18,17 @@ export function teleporterCommand(args: string[], config: ConfigStore, dataDir: 
   const gravityDb = openGravityDb(dataDir, config.current.database.useWAL);
   try {
     if (verb === "export") {
+      // run by the server for /api/teleporter (export-child.ts): if memory runs out, this goes, not DNS
+      try {
+        writeFileSync("/proc/self/oom_score_adj", "1000");
+      } catch {
+        // not Linux, or no /proc: nothing to ask
+      }
       const queryDb = openQueryDb(dataDir, config.current.database.useWAL);
       try {
-        writeFileSync(file, exportArchive({ config, gravityDb, queryDb, dataDir }), { mode: 0o600 });
+        writeFileSync(file, exportArchive({ config, gravityDb, queryDb, dataDir, version: versionInfo().version }), {
+          mode: 0o600,
+        });
       } finally {
         queryDb.close();
       }

@@ -3,7 +3,8 @@
 import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { ENTRY, archiveName, exportArchive } from "../../teleporter/export.ts";
+import { ENTRY, archiveName } from "../../teleporter/export.ts";
+import { exportInChild } from "../../teleporter/export-child.ts";
 import { MAX_ARCHIVE, TeleporterError, importArchive, type ImportSelection } from "../../teleporter/import.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { assertMayChangeConfig } from "../config/changes.ts";
@@ -42,25 +43,16 @@ export function teleporterRoutes(rt: Runtime) {
   return new Elysia({ name: "teleporter" })
     .get(
       "/teleporter",
-      () => {
+      async () => {
         const now = new Date();
-        let zip: Uint8Array;
+        let archive: Blob;
         try {
-          zip = exportArchive(
-            {
-              config: rt.config,
-              gravityDb: rt.gravityDb,
-              queryDb: rt.queryDb,
-              dataDir: rt.paths.dataDir,
-              version: rt.version.version,
-            },
-            now,
-          );
+          archive = await exportInChild(rt.paths);
         } catch (e) {
           rt.log("error", `teleporter export failed: ${(e as Error).message}`);
           throw new ApiError(500, "compression_error", "Failed to create the ZIP archive", (e as Error).message);
         }
-        return new Response(zip, {
+        return new Response(archive, {
           headers: {
             "content-type": "application/zip",
             "content-disposition": `attachment; filename="${archiveName(now)}"`,

@@ -3,6 +3,7 @@
 // another), runs it on a schedule, and tells the DNS engine when gravity.db changed, whoever changed
 // it (the server, the CLI, an imported database): info.updated is polled once a second as FTL does.
 import type { Runtime } from "../../core/runtime.ts";
+import { moatCommand } from "../../core/self-command.ts";
 import { PARENT_PIPE_ENV } from "./cli.ts";
 import { gravityInfo } from "./tables.ts";
 
@@ -41,12 +42,6 @@ export class GravityRun {
       },
     });
   }
-}
-
-function moatCommand(): string[] {
-  const main = Bun.main;
-  // a compiled binary is its own entry point; in development the script follows bun
-  return /\.(ts|js)$/.test(main) && !main.includes("$bunfs") ? [process.execPath, main] : [process.execPath];
 }
 
 interface GravityDeps extends Pick<Runtime, "config" | "events" | "gravityDb" | "log" | "paths"> {
