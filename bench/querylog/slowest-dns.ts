@@ -1,5 +1,5 @@
 // What an API call costs DNS: the slowest answer to a name Moat answers itself, asked every 5 ms
-// while the call runs (bench/querylog/search-while-answering.ts, bench/teleporter/export.ts).
+// while the call runs (bench/querylog/search-while-answering.ts, bench/api/long-calls.ts).
 import { encodeQuery, sendUdp } from "../../test/dns/helpers.ts";
 
 /** The slowest DNS answer while `during` runs (a query every 5 ms, 1 s at most each). */

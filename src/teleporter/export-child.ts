@@ -1,6 +1,6 @@
 // The server's Teleporter export runs in a child process (`moat teleporter export FILE`, cli.ts).
 // Copying and compressing gravity.db took the thread that answers DNS for 1.6 s and 210 MiB more of
-// the server's memory with 1M list entries (bench/teleporter/export.ts). The child reads the live
+// the server's memory with 1M list entries (bench/api/long-calls.ts). The child reads the live
 // files (a read transaction, like any reader of them), asks the kernel to kill it first if memory
 // runs out, and writes the archive beside the data; the reply streams it from there.
 import { readdirSync, statSync } from "node:fs";
@@ -33,7 +33,7 @@ export async function exportInChild(paths: { dataDir: string; configFile: string
     throw e;
   }
   // sent from the file, not from memory: a stream through JavaScript held 1.5x the archive more
-  // (bench/teleporter/export.ts)
+  // (bench/api/long-calls.ts)
   setTimeout(() => void rm(file, { force: true }), KEEP_MS).unref();
   return Bun.file(file);
 }

@@ -1,0 +1,90 @@
+// What the API calls that read much cost a busy appliance: a real Moat with --list list entries (the
+// mix's lists, loaded through the API and a gravity run) and --rows queries in its long-term database
+// (test/stats/fixture.ts), then each call below --rounds times: a Teleporter backup, searches of the
+// lists (a partial term no entry holds scans every row), the lists with their counts, and last the
+// restore of the backup (the same lists and settings again). Prints each
+// call's time and reply size, the slowest DNS answer meanwhile (a name Moat answers itself, every
+// 5 ms) and Moat's RSS before and at most during it (sampled every 10 ms).
+// Usage: bun bench/api/long-calls.ts [--list 1000000] [--rows 1000000] [--rounds 2] [--only teleporter,search]
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { freePort, MoatProcess } from "../../test/harness/moat.ts";
+import { bulkSeededDataDir } from "../../test/stats/fixture.ts";
+import { makeMix } from "../mix/data.ts";
+import { loadMoatLists } from "../mix/servers.ts";
+import { slowestDns } from "../querylog/slowest-dns.ts";
+
+const { values: opt } = parseArgs({
+  options: {
+    list: { type: "string", default: "1000000" },
+    rows: { type: "string", default: "1000000" },
+    rounds: { type: "string", default: "2" },
+    only: { type: "string", default: "" },
+  },
+});
+
+const scratch = mkdtempSync(join(tmpdir(), "moat-bench-long-calls-"));
+const mix = makeMix(scratch, { list: Number(opt.list), queries: 1, popular: 10, hostsPool: 10, abpPool: 10 });
+const listed = readFileSync(mix.hostsFile, "utf8").split("\n", 1)[0]!.split(" ")[1]!;
+let backup: Uint8Array | null = null;
+const CALLS: Record<string, string | (() => RequestInit)> = {
+  teleporter: "/api/teleporter",
+  "search partial, no match": "/api/search/qqqzzz?partial=true",
+  "search partial, many": "/api/search/ab?partial=true",
+  "search exact": `/api/search/${listed}`,
+  lists: "/api/lists",
+  "teleporter restore": () => {
+    const fd = new FormData();
+    fd.append("file", new Blob([backup!]), "backup.zip");
+    return { method: "POST", body: fd };
+  },
+};
+const only = opt.only ? opt.only.split(",") : [];
+
+const dir = bulkSeededDataDir(Number(opt.rows), Date.now() / 1000);
+const m = new MoatProcess(dir, await freePort(), await freePort(), {
+  env: { FTLCONF_database_DBimport: "false", FTLCONF_gravity_maxListSize: "1024" },
+});
+const rssMiB = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${m.proc!.pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
+
+try {
+  await m.start(60_000);
+  console.log(
+    `long API calls: ${opt.list} list entries (gravity: ${await loadMoatLists(m.httpPort, mix)}), ${opt.rows} queries stored`,
+  );
+  await Bun.sleep(3000); // the snapshot of the new lists is built
+  for (const [name, call] of Object.entries(CALLS)) {
+    if (only.length && !only.some((o) => name.startsWith(o))) continue;
+    if (typeof call !== "string" && !backup) continue;
+    const [path, init] = typeof call === "string" ? [call, undefined] : ["/api/teleporter", call()];
+    for (let round = 1; round <= Number(opt.rounds); round++) {
+      const before = rssMiB();
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMiB())), 10);
+      let ms = 0;
+      let bytes = 0;
+      let status = 0;
+      const dns = await slowestDns(m.dnsPort, async () => {
+        const t = performance.now();
+        const r = await m.api(path, init);
+        status = r.status;
+        const body = new Uint8Array(await r.arrayBuffer());
+        bytes = body.byteLength;
+        if (name === "teleporter") backup = body;
+        ms = performance.now() - t;
+      });
+      clearInterval(sampler);
+      console.log(
+        `${name} (${round}): ${status} in ${ms.toFixed(0)} ms, ${(bytes / 1024).toFixed(0)} KiB; slowest DNS answer ${dns.slowest.toFixed(1)} ms (${dns.answers} answers); RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} at most`,
+      );
+      await Bun.sleep(1000);
+    }
+  }
+} finally {
+  await m.stop();
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
+}
