@@ -4,10 +4,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { versionInfo } from "../core/version.ts";
 import type { ConfigStore } from "../config/index.ts";
-import { EventBus } from "../core/events.ts";
+import { EventBus, type ListTable } from "../core/events.ts";
 import { openGravityDb, openQueryDb } from "../db/index.ts";
 import { exportArchive } from "./export.ts";
-import { TeleporterError, importArchive } from "./import.ts";
+import { type ChildReply, REPLY_ENV, SELECTION_ENV } from "./import-child.ts";
+import { type ImportSelection, TeleporterError, importArchive } from "./import.ts";
 
 export function teleporterCommand(args: string[], config: ConfigStore, dataDir: string): number {
   const [verb, file] = args;
@@ -15,15 +16,16 @@ export function teleporterCommand(args: string[], config: ConfigStore, dataDir: 
     console.error("usage: moat teleporter export|import FILE");
     return 2;
   }
+  // run by the server for /api/teleporter (export-child.ts, import-child.ts): if memory runs out,
+  // this goes, not DNS
+  try {
+    writeFileSync("/proc/self/oom_score_adj", "1000");
+  } catch {
+    // not Linux, or no /proc: nothing to ask
+  }
   const gravityDb = openGravityDb(dataDir, config.current.database.useWAL);
   try {
     if (verb === "export") {
-      // run by the server for /api/teleporter (export-child.ts): if memory runs out, this goes, not DNS
-      try {
-        writeFileSync("/proc/self/oom_score_adj", "1000");
-      } catch {
-        // not Linux, or no /proc: nothing to ask
-      }
       const queryDb = openQueryDb(dataDir, config.current.database.useWAL);
       try {
         writeFileSync(file, exportArchive({ config, gravityDb, queryDb, dataDir, version: versionInfo().version }), {
@@ -35,18 +37,28 @@ export function teleporterCommand(args: string[], config: ConfigStore, dataDir: 
       console.log(`backup written to ${file}`);
       return 0;
     }
+    // the server's restore (import-child.ts) gets one JSON line; a person, sentences
+    const json = process.env[REPLY_ENV] === "json";
+    const say = (r: ChildReply) => console.log(JSON.stringify(r));
     try {
-      // a stopped Moat: nothing listens for the change
-      const r = importArchive(
-        { config, gravityDb, events: new EventBus(), dataDir },
-        new Uint8Array(readFileSync(file)),
-      );
-      for (const f of r.files) console.log(`imported ${f}`);
-      for (const s of r.skipped) console.error(`skipped setting ${s}`);
+      // in a stopped Moat nothing listens for the change; the server announces what this collects
+      const events = new EventBus();
+      const tables = new Set<ListTable>();
+      events.on("lists-changed", (p) => {
+        for (const t of p.tables) tables.add(t);
+      });
+      const sel = JSON.parse(process.env[SELECTION_ENV] || "{}") as ImportSelection;
+      const r = importArchive({ config, gravityDb, events, dataDir }, new Uint8Array(readFileSync(file)), sel);
+      if (json) say({ ok: true, files: r.files, skipped: r.skipped, tables: [...tables] });
+      else {
+        for (const f of r.files) console.log(`imported ${f}`);
+        for (const s of r.skipped) console.error(`skipped setting ${s}`);
+      }
       return 0;
     } catch (e) {
       if (e instanceof TeleporterError) {
-        console.error(`moat: ${e.message}: ${e.hint} (nothing was changed)`);
+        if (json) say({ ok: false, message: e.message, hint: e.hint });
+        else console.error(`moat: ${e.message}: ${e.hint} (nothing was changed)`);
         return 1;
       }
       throw e;

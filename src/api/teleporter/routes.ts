@@ -5,7 +5,8 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { ENTRY, archiveName } from "../../teleporter/export.ts";
 import { exportInChild } from "../../teleporter/export-child.ts";
-import { MAX_ARCHIVE, TeleporterError, importArchive, type ImportSelection } from "../../teleporter/import.ts";
+import { MAX_ARCHIVE, TeleporterError, type ImportSelection } from "../../teleporter/import.ts";
+import { importInChild } from "../../teleporter/import-child.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { assertMayChangeConfig } from "../config/changes.ts";
 
@@ -82,11 +83,13 @@ export function teleporterRoutes(rt: Runtime) {
         const sel = selection((body as { import?: unknown }).import);
         const bytes = new Uint8Array(await file.arrayBuffer());
         try {
-          const r = importArchive(
-            { config: rt.config, gravityDb: rt.gravityDb, events: rt.events, dataDir: rt.paths.dataDir },
-            bytes,
-            sel,
-          );
+          const r = await importInChild(rt.paths, bytes, sel);
+          // what the child changed, taken in here as the restore in this process did
+          if (r.files.includes(ENTRY.config)) {
+            const c = rt.config.reload();
+            if (!c.ok) rt.log("warn", `teleporter: the restored settings were not taken in: ${c.problem.message}`);
+          }
+          if (r.tables.length) void rt.events.emit("lists-changed", { tables: r.tables });
           rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
           for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
           if (r.files.includes(ENTRY.leases)) rt.events.emit("dhcp-leases-changed", { reason: "teleporter" });
