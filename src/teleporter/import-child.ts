@@ -22,8 +22,24 @@ export type ChildReply =
 /** a restore of the largest lists takes seconds; one that takes this long is stuck */
 const CHILD_TIMEOUT_MS = 300_000;
 
-/** Restores `archive` in a child; throws TeleporterError when it was refused. */
-export async function importInChild(
+/** restores one after the other, as they ran in this process: two at once would race for gravity.db */
+let previous: Promise<unknown> = Promise.resolve();
+
+/** Restores `archive` in a child, after any restore still running; throws TeleporterError when it was refused. */
+export function importInChild(
+  paths: { dataDir: string; configFile: string },
+  archive: Uint8Array,
+  sel: ImportSelection,
+): Promise<ImportResult & { tables: ListTable[] }> {
+  const run = previous.then(
+    () => restore(paths, archive, sel),
+    () => restore(paths, archive, sel),
+  );
+  previous = run.catch(() => undefined);
+  return run;
+}
+
+async function restore(
   paths: { dataDir: string; configFile: string },
   archive: Uint8Array,
   sel: ImportSelection,
