@@ -188,6 +188,18 @@ test("gravity: streamed progress, per-list status and counts, ABP, redirects, fa
   expect(s.status).toBe(200);
   expect(s.json.search.results.gravity.block).toBe(2);
   expect(s.json.search.debug.abp_pattern.gravity[0]).toBe("||ads.one.test^");
+  // a partial term finds the rows that contain it (on the long-term reader thread), with their list
+  const p = await call(moat, "GET", "/api/search/s.one.te?partial=true");
+  expect(p.status).toBe(200);
+  expect(p.json.search.parameters.partial).toBe(true);
+  expect(p.json.search.gravity.map((g: { domain: string }) => g.domain).sort()).toEqual(
+    s.json.search.gravity.map((g: { domain: string }) => g.domain).sort(),
+  );
+  expect(p.json.search.gravity.every((g: { address: string }) => typeof g.address === "string")).toBe(true);
+  expect((await call(moat, "GET", "/api/search/nowhere-at-all?partial=true")).json.search.results.gravity).toEqual({
+    allow: 0,
+    block: 0,
+  });
   if (dnsUp()) expect(await eventually(async () => (await dig("ads.one.test")) === "0.0.0.0")).toBe(true);
 }, 60_000);
 

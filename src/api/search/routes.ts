@@ -4,6 +4,7 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t, type Static } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { Errors } from "../core/errors.ts";
 import { compat, pathParts } from "../lists/common.ts";
 import { normaliseExact } from "../domains/validate.ts";
@@ -57,10 +58,10 @@ const SearchReply = t.Object({
   }),
 });
 
-export function searchRoutes(rt: Runtime) {
+export function searchRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
   return new Elysia({ name: "search" }).get(
     "/search/*",
-    ({ request, query }) => {
+    async ({ request, query }) => {
       const { item } = pathParts(request, "search", 0);
       if (item === null || item.trim() === "") throw Errors.badRequest("Invalid request: No search term provided");
       const N = query.N ?? 20;
@@ -85,9 +86,15 @@ export function searchRoutes(rt: Runtime) {
       const domains = [...exactRows, ...regexRows].map((r) => domainEntry(r, dGroups));
 
       const aGroups = groupMap(db, "adlist_by_group");
-      const gravityOf = (table: "gravity" | "antigravity", prefix: string) =>
-        listMatches(db, table, [domain, ...abpPatterns(domain, prefix)], partial, N);
-      const gravityRows = [...gravityOf("gravity", ""), ...gravityOf("antigravity", "@@")];
+      // a partial search reads every row of the list tables (a million on a busy appliance): it runs on
+      // the long-term reader thread (src/querylog/reader-ops.ts), not on this one, which answers DNS
+      const gravityOf = (table: "gravity" | "antigravity", prefix: string) => {
+        const names = [domain, ...abpPatterns(domain, prefix)];
+        return partial
+          ? rt.stats.longTerm.read("listMatches", db.filename, table, names, partial, N)
+          : listMatches(db, table, names, partial, N);
+      };
+      const gravityRows = [...(await gravityOf("gravity", "")), ...(await gravityOf("antigravity", "@@"))];
       const gravity = gravityRows.map((r) => ({ domain: r.domain, ...listEntry(r, aGroups) }));
       const allow = gravity.filter((g) => g.type === "allow").length;
       const reply: Static<typeof SearchReply>["search"] = {
