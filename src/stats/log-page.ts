@@ -17,6 +17,7 @@ import {
   wildcard,
 } from "../querylog/read.ts";
 import { type Chunk, listIdAt } from "./ring.ts";
+import type { IdSet } from "./tallies.ts";
 import type { QueryWindow } from "./window.ts";
 
 type Test = (c: Chunk, i: number) => boolean;
@@ -26,7 +27,7 @@ const CACHE = new Set<number>([Status.CACHE, Status.CACHE_STALE]);
 /** The filters of `f` as tests on a ring entry (all must pass). */
 function tests(w: QueryWindow, f: QueryFilter): Test[] {
   const out: Test[] = [];
-  const inSet = (col: "domain" | "client" | "upstream", ids: Set<number>, keep = true) =>
+  const inSet = (col: "domain" | "client" | "upstream", ids: IdSet, keep = true) =>
     out.push((c, i) => ids.has(c[col].get(i)) === keep);
   if (f.from !== undefined) {
     const from = f.from;
@@ -36,7 +37,7 @@ function tests(w: QueryWindow, f: QueryFilter): Test[] {
     const until = f.until;
     out.push((c, i) => c.timeAt(i) <= until);
   }
-  if (f.domain) inSet("domain", w.names.domainIds(matcher(f.domain)));
+  if (f.domain) inSet("domain", w.names.domainIdsMatching(f.domain));
   if (f.client_ip) inSet("client", w.names.clientIds(matcher(f.client_ip)));
   if (f.client_name) {
     // the window stores addresses only: a name matches through the network table's names
@@ -70,7 +71,7 @@ function tests(w: QueryWindow, f: QueryFilter): Test[] {
     const d = enumValue(DNSSEC_STATUS, f.dnssec, "dnssec");
     out.push((c, i) => c.dnssec.get(i) === d);
   }
-  if (f.domainSearch) inSet("domain", w.names.domainIds(matcher(`*${f.domainSearch}*`)));
+  if (f.domainSearch) inSet("domain", w.names.domainIdsMatching(`*${f.domainSearch}*`));
   if (f.clientSearch) inSet("client", w.names.clientIds(matcher(`*${f.clientSearch}*`)));
   if (f.hide) {
     const hide = f.hide;

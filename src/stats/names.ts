@@ -4,6 +4,8 @@
 // in one arena, found through an open-addressing hash table of typed arrays: ~60 bytes a name and
 // nothing for the collector. Ids are small integers, reused once released.
 
+import { type ByteGlob, globMatches } from "./byte-glob.ts";
+
 const EMPTY = -1;
 const MAX_CHARS = 16_000;
 const encoder = new TextEncoder();
@@ -62,6 +64,11 @@ export class NameTable {
     return id;
   }
 
+  /** One past the largest id handed out so far. */
+  idLimit(): number {
+    return this.nextId;
+  }
+
   /** Whether `id` names something now. */
   has(id: number): boolean {
     return id >= 0 && id < this.nextId && this.lens[id]! > 0;
@@ -102,6 +109,19 @@ export class NameTable {
     this.lens[id] = 0;
     this.free.push(id);
     this.live--;
+  }
+
+  /**
+   * Calls `fn` with every live id whose name matches `glob`, its bytes compared where they lie; a
+   * name the bytes cannot judge (or every name, with no `glob`) is decoded for `re`.
+   */
+  forEachMatch(glob: ByteGlob | null, re: RegExp, fn: (id: number) => void): void {
+    for (let id = 0; id < this.nextId; id++) {
+      const len = this.lens[id]!;
+      if (len === 0) continue;
+      const m = glob ? globMatches(glob, this.arena, this.offs[id]!, len - 1) : null;
+      if (m ?? re.test(this.name(id))) fn(id);
+    }
   }
 
   /** Calls `fn` with every live id. */

@@ -6,6 +6,8 @@
 // memory on a busy network, and nothing per query for the collector to trace.
 import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from "../query/enums.ts";
 import type { QueryRecord } from "../query/record.ts";
+import { wildcard } from "../querylog/read.ts";
+import { compileGlob } from "./byte-glob.ts";
 import { type Chunk, emptyEntry, RecordRing, type RingEntry } from "./ring.ts";
 import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
 
@@ -216,6 +218,8 @@ export class QueryWindow {
     cname: (id: number) => this.cnameTallies.key(id),
     /** ids whose name passes `test`, for filters that then compare ids only */
     domainIds: (test: (name: string) => boolean) => this.domainTallies.idsWhere(test),
+    /** ids whose name matches a `*` wildcard pattern (compared on the names' bytes: no string per name) */
+    domainIdsMatching: (pattern: string) => this.domainTallies.idsMatching(compileGlob(pattern), wildcard(pattern)),
     clientIds: (test: (ip: string) => boolean) => {
       const out = new Set<number>();
       for (const t of this.clientTallies.byKey.values()) if (test(t.key)) out.add(t.id);
