@@ -40,7 +40,15 @@ const CALLS: Record<string, string | (() => RequestInit)> = {
   "queries, name pattern": "/api/queries?length=100&domain=*7*.bulk.test",
   "queries, client": "/api/queries?length=100&client_ip=10.0.0.7",
   "queries, rare name": "/api/queries?length=100&domain=*.nowhere.test",
+  "queries, newest page": "/api/queries?length=100",
+  // what the dashboard polls (the fixture's names are all distinct, each asked once: the top lists' worst case)
+  "stats, summary": "/api/stats/summary",
   "stats, top domains": "/api/stats/top_domains?count=100",
+  "stats, top blocked": "/api/stats/top_domains?blocked=true&count=10",
+  "stats, top clients": "/api/stats/top_clients?count=10",
+  "stats, upstreams": "/api/stats/upstreams",
+  "stats, recent blocked": "/api/stats/recent_blocked?count=10",
+  history: "/api/history",
   "history, clients": "/api/history/clients",
   "teleporter restore": () => {
     const fd = new FormData();
