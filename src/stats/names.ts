@@ -86,6 +86,25 @@ export class NameTable {
       : decoder.decode(b.subarray(off, off + len));
   }
 
+  /**
+   * Whether the name of a live id sorts before `s` (as JavaScript compares strings), its bytes compared
+   * where they lie; decoded only when either has a character beyond ASCII.
+   */
+  nameBefore(id: number, s: string): boolean {
+    const off = this.offs[id]!,
+      len = this.lens[id]! - 1;
+    const b = this.arena;
+    const n = Math.min(len, s.length);
+    for (let i = 0; i < n; i++) {
+      const x = b[off + i]!,
+        y = s.charCodeAt(i);
+      if (x >= 0x80 || y >= 0x80) return this.name(id) < s;
+      if (x !== y) return x < y;
+    }
+    for (let i = n; i < len; i++) if (b[off + i]! >= 0x80) return this.name(id) < s;
+    return len < s.length;
+  }
+
   /** Forgets a live id; it goes to the next new name. */
   release(id: number): void {
     const mask = this.slots.length - 1;

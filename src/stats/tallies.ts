@@ -114,19 +114,21 @@ export class CompactTallies {
    * the call only). The key is a function: a name is decoded from the table only when asked, so a
    * top-10 over a day's domains decodes a few dozen, not all.
    */
-  forEach(fn: (t: TallyView, key: () => string) => void): void {
+  forEach(fn: (t: TallyView, key: () => string, keyBefore: (s: string) => boolean) => void): void {
     const v = this.view;
     // one key function for every entry, valid during its call: a closure per id was a million
     // function objects per top list (117 ms and 111 MiB for a day of 1M names, even when no entry
     // reached a comparison; bench/api/long-calls.ts --only stats)
     let current = 0;
     const key = () => this.names.name(current);
+    // whether the key sorts before `s`, without decoding it (a top list's ties)
+    const keyBefore = (s: string) => this.names.nameBefore(current, s);
     this.names.forEachId((id) => {
       current = id;
       v.count = this.counts[id]!;
       v.blocked = this.blockeds[id]!;
       v.last = this.lasts[id]!;
-      fn(v, key);
+      fn(v, key, keyBefore);
     });
   }
 

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { CompactTallies } from "./tallies.ts";
 import { topN } from "./window.ts";
 
 test("topN: the bounded selection equals sorting everything, ties by key, skip honoured", () => {
@@ -18,4 +19,21 @@ test("topN: the bounded selection equals sorting everything, ties by key, skip h
   expect(topN(m, 0, (t) => t.count)).toEqual(full);
   const skip = (k: string) => k.endsWith("7");
   expect(topN(m, 10, (t) => t.count, skip)).toEqual(full.filter(([k]) => !skip(k)).slice(0, 10));
+});
+
+test("topN over the window's compact tallies: ties decided on the names' bytes give the sorted order", () => {
+  let seed = 11;
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+  const t = new CompactTallies();
+  const counts = new Map<string, number>();
+  // few distinct counts (most names tie), prefixes of each other, and names beyond ASCII
+  const stems = ["a", "ab", "abc", "b", "ä", "é.test", "z", "zz", "Ω", "x-1", "x.1"];
+  for (let i = 0; i < 3000; i++) {
+    const name = `${stems[Math.floor(rnd() * stems.length)]}${rnd() < 0.5 ? Math.floor(rnd() * 300) : ""}`;
+    const times = 1 + Math.floor(rnd() * 3);
+    for (let k = 0; k < times; k++) t.count(t.of(name), 1, false, i);
+    counts.set(name, (counts.get(name) ?? 0) + times);
+  }
+  const full = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  for (const n of [1, 5, 50, 400]) expect(topN(t, n, (x) => x.count)).toEqual(full.slice(0, n));
 });
