@@ -6,7 +6,9 @@
 // last the restore of the backup (the same lists and settings again). Prints each
 // call's time and reply size, the slowest DNS answer meanwhile (a name Moat answers itself, every
 // 5 ms) and Moat's RSS before and at most during it (sampled every 10 ms).
-// Usage: bun bench/api/long-calls.ts [--list 1000000] [--rows 1000000] [--rounds 2] [--only teleporter,search]
+// With --sweep, every GET of the OpenAPI document without a path parameter instead, once each,
+// printing those that held DNS over 10 ms or took 10 MiB more.
+// Usage: bun bench/api/long-calls.ts [--list 1000000] [--rows 1000000] [--rounds 2] [--only teleporter,search] [--sweep]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +25,7 @@ const { values: opt } = parseArgs({
     rows: { type: "string", default: "1000000" },
     rounds: { type: "string", default: "2" },
     only: { type: "string", default: "" },
+    sweep: { type: "boolean", default: false },
   },
 });
 
@@ -56,6 +59,7 @@ const CALLS: Record<string, string | (() => RequestInit)> = {
     return { method: "POST", body: fd };
   },
 };
+const CALLS_SWEPT: Record<string, string> = {};
 const only = opt.only ? opt.only.split(",") : [];
 
 const dir = bulkSeededDataDir(Number(opt.rows), Date.now() / 1000);
@@ -77,7 +81,14 @@ try {
     if (s.queries.total >= Number(opt.rows) * 0.9) break;
     await Bun.sleep(500);
   }
-  for (const [name, call] of Object.entries(CALLS)) {
+  if (opt.sweep) {
+    const doc = (await (await m.api("/api/docs/json")).json()) as { paths: Record<string, Record<string, unknown>> };
+    for (const p of Object.keys(doc.paths)) {
+      if (!doc.paths[p]!.get || p.includes("{") || p.startsWith("/api/docs") || p === "/api/teleporter") continue;
+      CALLS_SWEPT[p] = p;
+    }
+  }
+  for (const [name, call] of Object.entries(opt.sweep ? CALLS_SWEPT : CALLS)) {
     if (only.length && !only.some((o) => name.startsWith(o))) continue;
     if (typeof call !== "string" && !backup) continue;
     const [path, init] = typeof call === "string" ? [call, undefined] : ["/api/teleporter", call()];
@@ -98,6 +109,7 @@ try {
         ms = performance.now() - t;
       });
       clearInterval(sampler);
+      if (opt.sweep && dns.slowest <= 10 && peak - before <= 10) continue;
       console.log(
         `${name} (${round}): ${status} in ${ms.toFixed(0)} ms, ${(bytes / 1024).toFixed(0)} KiB; slowest DNS answer ${dns.slowest.toFixed(1)} ms (${dns.answers} answers); RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} at most`,
       );

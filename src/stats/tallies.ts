@@ -123,13 +123,15 @@ export class CompactTallies {
     const key = () => this.names.name(current);
     // whether the key sorts before `s`, without decoding it (a top list's ties)
     const keyBefore = (s: string) => this.names.nameBefore(current, s);
-    this.names.forEachId((id) => {
+    const { counts, blockeds, lasts, names } = this;
+    for (let id = 0, end = names.idLimit(); id < end; id++) {
+      if (!names.has(id)) continue;
       current = id;
-      v.count = this.counts[id]!;
-      v.blocked = this.blockeds[id]!;
-      v.last = this.lasts[id]!;
+      v.count = counts[id]!;
+      v.blocked = blockeds[id]!;
+      v.last = lasts[id]!;
       fn(v, key, keyBefore);
-    });
+    }
   }
 
   /** The key of an id, or undefined when no query names it any more. */
