@@ -9,6 +9,7 @@
 // With --sweep, every GET of the OpenAPI document without a path parameter instead, once each,
 // printing those that held DNS over 10 ms or took 10 MiB more.
 // Usage: bun bench/api/long-calls.ts [--list 1000000] [--rows 1000000] [--rounds 2] [--only teleporter,search] [--sweep]
+//   [--exclude REGEX;REGEX]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +27,8 @@ const { values: opt } = parseArgs({
     rounds: { type: "string", default: "2" },
     only: { type: "string", default: "" },
     sweep: { type: "boolean", default: false },
+    // webserver.api.excludeDomains (regexes, ";" between them): the statistics and the log hide them
+    exclude: { type: "string", default: "" },
   },
 });
 
@@ -64,7 +67,10 @@ const only = opt.only ? opt.only.split(",") : [];
 
 const dir = bulkSeededDataDir(Number(opt.rows), Date.now() / 1000);
 const m = new MoatProcess(dir, await freePort(), await freePort(), {
-  env: { FTLCONF_gravity_maxListSize: "1024" },
+  env: {
+    FTLCONF_gravity_maxListSize: "1024",
+    ...(opt.exclude ? { FTLCONF_webserver_api_excludeDomains: opt.exclude } : {}),
+  },
 });
 const rssMiB = () =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${m.proc!.pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;

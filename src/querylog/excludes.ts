@@ -11,6 +11,8 @@ export interface HidePatterns {
 export interface Excludes {
   /** false when neither list has a usable regex: callers skip all the work */
   active: boolean;
+  /** the domain patterns as one string: equal keys, equal `domain` tests (a cache of its answers may be kept) */
+  domainKey: string;
   domain: (domain: string) => boolean;
   /** a client is hidden when its address or its name matches */
   client: (ip: string, name: string | null) => boolean;
@@ -32,6 +34,7 @@ export function compileExcludes(p: HidePatterns, broken: (src: string) => void =
   const c = compile(p.clients);
   return {
     active: d.length > 0 || c.length > 0,
+    domainKey: d.map((r) => r.source).join("\n"),
     domain: (x) => d.some((r) => r.test(x)),
     client: (ip, name) => c.some((r) => r.test(ip) || (name !== null && r.test(name))),
   };

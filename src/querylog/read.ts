@@ -35,7 +35,12 @@ export interface QueryFilter {
   /** DataTables ordering: the column's `data` name (time, domain, client.ip, …) and asc/desc */
   order?: { column: string; dir: string };
   /** rows to leave out (webserver.api.excludeDomains / excludeClients) */
-  hide?: { domain: (domain: string) => boolean; client: (ip: string, name: string | null) => boolean };
+  hide?: {
+    domain: (domain: string) => boolean;
+    /** equal keys, equal `domain` tests: the 24 h window keeps each name's answer (stats/tallies.ts) */
+    domainKey?: string;
+    client: (ip: string, name: string | null) => boolean;
+  };
   /** ip → host name for clients the database has no name for */
   names?: ReadonlyMap<string, string>;
 }

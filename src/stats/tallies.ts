@@ -4,6 +4,10 @@
 import { NameTable } from "./names.ts";
 import type { ByteGlob } from "./byte-glob.ts";
 
+const UNTESTED = 0;
+const PASSED = 1;
+const FAILED = 2;
+
 /** Ids a filter keeps (or drops). */
 export interface IdSet {
   readonly size: number;
@@ -75,6 +79,8 @@ export class CompactTallies {
   private blockeds = new Int32Array(1024);
   private lasts = new Float64Array(1024);
   private readonly view: TallyView = { count: 0, blocked: 0, last: 0 };
+  /** idsWhereKept's answers per id for one test */
+  private memo: { key: string; answers: Uint8Array } | null = null;
 
   get size(): number {
     return this.names.size;
@@ -97,6 +103,8 @@ export class CompactTallies {
     if (this.names.size !== before) {
       if (id >= this.counts.length) this.grow(id);
       this.counts[id] = this.blockeds[id] = this.lasts[id] = 0;
+      // an id handed out again names another key now
+      if (this.memo && id < this.memo.answers.length) this.memo.answers[id] = UNTESTED;
     }
     return id;
   }
@@ -159,6 +167,31 @@ export class CompactTallies {
       size++;
     });
     return { size, has: (id) => bits[id] === 1 };
+  }
+
+  /**
+   * The ids of the keys that pass `test`, whose answers are kept per id while `memoKey` stays the
+   * same: the query log's exclusions (regexes, webserver.api.excludeDomains) ask every request, and
+   * testing a day's million names each time took 246 ms and 216 MiB (bench/api/long-calls.ts
+   * --exclude). A name new to an id is tested again (of()).
+   */
+  idsWhereKept(memoKey: string, test: (key: string) => boolean): IdSet {
+    const limit = this.names.idLimit();
+    let memo = this.memo;
+    if (!memo || memo.key !== memoKey) memo = this.memo = { key: memoKey, answers: new Uint8Array(limit) };
+    if (memo.answers.length < limit) {
+      const more = new Uint8Array(Math.max(limit, memo.answers.length * 2));
+      more.set(memo.answers);
+      memo.answers = more;
+    }
+    const answers = memo.answers;
+    let size = 0;
+    for (let id = 0; id < limit; id++) {
+      if (!this.names.has(id)) continue;
+      if (answers[id] === UNTESTED) answers[id] = test(this.names.name(id)) ? PASSED : FAILED;
+      if (answers[id] === PASSED) size++;
+    }
+    return { size, has: (id) => answers[id] === PASSED };
   }
 
   /** The counters of one key, as a new object (for tools and tests; the API reads through forEach). */

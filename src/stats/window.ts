@@ -218,6 +218,8 @@ export class QueryWindow {
     cname: (id: number) => this.cnameTallies.key(id),
     /** ids whose name passes `test`, for filters that then compare ids only */
     domainIds: (test: (name: string) => boolean) => this.domainTallies.idsWhere(test),
+    /** the same, with each name's answer kept while `key` stays (a test asked on every request) */
+    domainIdsKept: (key: string, test: (name: string) => boolean) => this.domainTallies.idsWhereKept(key, test),
     /** ids whose name matches a `*` wildcard pattern (compared on the names' bytes: no string per name) */
     domainIdsMatching: (pattern: string) => this.domainTallies.idsMatching(compileGlob(pattern), wildcard(pattern)),
     clientIds: (test: (ip: string) => boolean) => {
