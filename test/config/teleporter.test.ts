@@ -296,6 +296,19 @@ test("the import selection restores only what is asked for", async () => {
   expect((await call(b, "GET", "/api/config/dns/blockTTL", undefined, sidB)).body.config.dns.blockTTL).toBe(5);
 }, 30000);
 
+test("a restore names the settings it could not use and puts the others in force at once", async () => {
+  const sidB = await login(b, PIHOLE_PASSWORD);
+  const zip = zipOf({
+    "etc/pihole/pihole.toml": piholeToml(pwhash).replace("blockTTL = 5", "blockTTL = 44\n  threads = -1"),
+  });
+  const r = await upload(b, zip, sidB);
+  expect(r.status).toBe(200);
+  expect(r.body.files).toEqual(["etc/pihole/pihole.toml"]);
+  expect(r.body.skipped).toEqual([expect.stringMatching(/^dns\.threads: /)]);
+  // the restore ran in a child process: the server took the file in before it answered
+  expect((await call(b, "GET", "/api/config/dns/blockTTL", undefined, sidB)).body.config.dns.blockTTL).toBe(44);
+}, 30000);
+
 test("moat teleporter export|import on the command line", async () => {
   await b.stop();
   const dir = mkdtempSync(join(tmpdir(), "moat-cli-"));

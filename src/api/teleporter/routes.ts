@@ -93,7 +93,7 @@ export function teleporterRoutes(rt: Runtime) {
           rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
           for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
           if (r.files.includes(ENTRY.leases)) rt.events.emit("dhcp-leases-changed", { reason: "teleporter" });
-          return r.skipped.length ? r : { files: r.files };
+          return r.skipped.length ? { files: r.files, skipped: r.skipped } : { files: r.files };
         } catch (e) {
           if (e instanceof TeleporterError) throw Errors.badRequest(e.message, e.hint);
           throw e;
