@@ -38,24 +38,24 @@ const listed = readFileSync(mix.hostsFile, "utf8").split("\n", 1)[0]!.split(" ")
 let backup: Uint8Array | null = null;
 const CALLS: Record<string, string | (() => RequestInit)> = {
   teleporter: "/api/teleporter",
-  "search partial, no match": "/api/search/qqqzzz?partial=true",
-  "search partial, many": "/api/search/ab?partial=true",
-  "search exact": `/api/search/${listed}`,
+  "search: partial, no match": "/api/search/qqqzzz?partial=true",
+  "search: partial, many": "/api/search/ab?partial=true",
+  "search: exact": `/api/search/${listed}`,
   lists: "/api/lists",
   // the last 24 h in memory (the stored queries, imported at start): filters no index serves
-  "queries, name pattern": "/api/queries?length=100&domain=*7*.bulk.test",
-  "queries, client": "/api/queries?length=100&client_ip=10.0.0.7",
-  "queries, rare name": "/api/queries?length=100&domain=*.nowhere.test",
-  "queries, newest page": "/api/queries?length=100",
+  "queries: name pattern": "/api/queries?length=100&domain=*7*.bulk.test",
+  "queries: client": "/api/queries?length=100&client_ip=10.0.0.7",
+  "queries: rare name": "/api/queries?length=100&domain=*.nowhere.test",
+  "queries: newest page": "/api/queries?length=100",
   // what the dashboard polls (the fixture's names are all distinct, each asked once: the top lists' worst case)
-  "stats, summary": "/api/stats/summary",
-  "stats, top domains": "/api/stats/top_domains?count=100",
-  "stats, top blocked": "/api/stats/top_domains?blocked=true&count=10",
-  "stats, top clients": "/api/stats/top_clients?count=10",
-  "stats, upstreams": "/api/stats/upstreams",
-  "stats, recent blocked": "/api/stats/recent_blocked?count=10",
+  "stats: summary": "/api/stats/summary",
+  "stats: top domains": "/api/stats/top_domains?count=100",
+  "stats: top blocked": "/api/stats/top_domains?blocked=true&count=10",
+  "stats: top clients": "/api/stats/top_clients?count=10",
+  "stats: upstreams": "/api/stats/upstreams",
+  "stats: recent blocked": "/api/stats/recent_blocked?count=10",
   history: "/api/history",
-  "history, clients": "/api/history/clients",
+  "history: clients": "/api/history/clients",
   "teleporter restore": () => {
     const fd = new FormData();
     fd.append("file", new Blob([backup!]), "backup.zip");
