@@ -55,6 +55,8 @@ export class Stats implements QuerySink {
   /** queries that left the window early to keep it within its memory budget */
   private shedCount = 0;
   private lastShedMessage = 0;
+  /** queries shed whose message the database held back (another connection was writing) */
+  private shedHeldBack = 0;
   /** the writer's dropped count last said in a message, and when */
   private droppedSaid = 0;
   private lastDropMessage = 0;
@@ -232,21 +234,29 @@ export class Stats implements QuerySink {
     const mib = this.o.config.current.database.queryLogMemory;
     const budget = this.budget();
     const used = this.window.bytes();
-    if (used <= budget || !this.window.size) return;
-    const shed = this.window.shed(Math.floor((this.window.size * SHED_TO * budget) / used));
-    this.shedCount += shed;
+    let shed = 0;
+    if (used > budget && this.window.size) {
+      shed = this.window.shed(Math.floor((this.window.size * SHED_TO * budget) / used));
+      this.shedCount += shed;
+    }
     const now = this.now();
-    if (!shed || now - this.lastShedMessage < 3600) return;
+    // a message the database held back at the last look is tried again, whether or not this one shed
+    const unsaid = shed + this.shedHeldBack;
+    if (!unsaid || now - this.lastShedMessage < 3600) return;
     const setting =
       mib > 0 ? `${mib} MiB` : `${Math.round(budget / 1048576)} MiB, a quarter of the memory this process may use`;
     const since = new Date((this.window.oldest?.time ?? now) * 1000).toISOString();
     const text = `The last 24 hours of queries reached their memory budget (database.queryLogMemory: ${setting}): the oldest queries are being dropped, so the query log and the statistics start at ${since} instead of 24 hours ago. The long-term database keeps every query.`;
     try {
-      // not waiting for the database (this thread answers DNS): the next second's shedding tries again
-      if (!writeWithoutWaiting(this.o.disk, () => raiseMessage(this.o.disk, "SHMEM", text, [shed]))) return;
+      // not waiting for the database (this thread answers DNS): the next look (a second on) tries again
+      if (!writeWithoutWaiting(this.o.disk, () => raiseMessage(this.o.disk, "SHMEM", text, [unsaid]))) {
+        this.shedHeldBack = unsaid;
+        return;
+      }
     } catch (e) {
       this.o.log("warn", `could not store the memory budget message: ${(e as Error).message}`);
     }
+    this.shedHeldBack = 0;
     this.lastShedMessage = now;
   }
 
