@@ -27,8 +27,13 @@ test("messages: held back while another connection writes, then written in order
   a.clear("FLEET", "node b not heard from");
   const raisedAt = Date.now() / 1000;
   expect(performance.now() - t0).toBeLessThan(100); // the busy timeout is 5 s
-  // what is stored is unchanged; what is raised counts the changes held back
-  expect(a.list().map((m) => m.text)).toEqual(["old warning"]);
+  // what is stored is unchanged; what is listed and raised counts the changes held back
+  expect(new Messages(other).list().map((m) => m.text)).toEqual(["old warning"]);
+  const listed = a.list();
+  expect(listed.map((m) => [m.id, m.type, m.text, m.blobs])).toEqual([
+    [-1, "DNSMASQ_WARN", "new warning", ["eth0", 2, null, null, null]],
+  ]);
+  expect(b.count()).toBe(1);
   expect(b.has("DNSMASQ_WARN", "old warning")).toBe(false);
   expect(b.has("DNSMASQ_WARN", "new warning")).toBe(true);
   expect(a.has("FLEET", "node b not heard from")).toBe(false);

@@ -8,6 +8,7 @@
 import type { Database } from "bun:sqlite";
 import { writeWithoutWaiting } from "../db/no-wait.ts";
 import {
+  BLOB_COLUMNS,
   clearMessages,
   countMessages,
   deleteMessages,
@@ -103,15 +104,28 @@ export class Messages {
     this.outbox.post({ kind: "clear", type, text });
   }
 
-  /** What is stored: a change still held back shows once it is written. */
+  /**
+   * What is stored, with the changes still held back applied: a message raised and not yet written
+   * is listed with a negative id (it gets its own once written), one taken back is left out.
+   */
   list(): StoredMessage[] {
     this.outbox.drain();
-    return listMessages(this.db);
+    let rows = listMessages(this.db);
+    let pending = 0;
+    for (const c of this.outbox.waiting) {
+      if (c.kind === "clear")
+        rows = rows.filter((m) => !(m.type === c.type && (c.text === undefined || m.text === c.text)));
+      else {
+        const blobs = Array.from({ length: BLOB_COLUMNS }, (_, i) => c.blobs[i] ?? null);
+        rows.push({ id: -++pending, timestamp: c.at, type: c.type, text: c.text, blobs });
+      }
+    }
+    return rows;
   }
 
   count(): number {
     this.outbox.drain();
-    return countMessages(this.db);
+    return this.outbox.waiting.length ? this.list().length : countMessages(this.db);
   }
 
   /** The API's delete, which the person waits for (an id names a stored row, never a held-back one). */

@@ -18,7 +18,7 @@ export interface StoredMessage {
   blobs: MessageBlob[];
 }
 
-const BLOB_COLUMNS = 5;
+export const BLOB_COLUMNS = 5;
 
 /** `at`: unix seconds the condition was seen (a write held back keeps the time it was raised). */
 export function raiseMessage(
