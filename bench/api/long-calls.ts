@@ -56,6 +56,8 @@ const CALLS: Record<string, string | (() => RequestInit)> = {
   "stats: recent blocked": "/api/stats/recent_blocked?count=10",
   history: "/api/history",
   "history: clients": "/api/history/clients",
+  // last but one: the hosts list leaves (its 700k rows with it)
+  "lists: delete": () => ({ method: "DELETE" }),
   "teleporter restore": () => {
     const fd = new FormData();
     fd.append("file", new Blob([backup!]), "backup.zip");
@@ -96,8 +98,13 @@ try {
   }
   for (const [name, call] of Object.entries(opt.sweep ? CALLS_SWEPT : CALLS)) {
     if (only.length && !only.some((o) => name.startsWith(o))) continue;
-    if (typeof call !== "string" && !backup) continue;
-    const [path, init] = typeof call === "string" ? [call, undefined] : ["/api/teleporter", call()];
+    if (typeof call !== "string" && name !== "lists: delete" && !backup) continue;
+    const [path, init] =
+      typeof call === "string"
+        ? [call, undefined]
+        : name === "lists: delete"
+          ? [`/api/lists/${encodeURIComponent(`file://${mix.hostsFile}`)}?type=block`, call()]
+          : ["/api/teleporter", call()];
     for (let round = 1; round <= Number(opt.rounds); round++) {
       const before = rssMiB();
       let peak = before;

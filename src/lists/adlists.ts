@@ -1,7 +1,7 @@
 // Subscribed lists (adlist, Pi-hole's adlists): what the API manages, what a gravity run fetches,
 // and the counts and status each run records. Their contents (gravity, antigravity) belong to the
 // gravity run (src/filter/gravity/); deleting a list removes its rows too, as they reference it.
-import type { Database } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import { setGroups } from "./group-links.ts";
 import { eachUnique, writeLists, type ListsStore, type OnDuplicate } from "./store.ts";
 
@@ -65,23 +65,35 @@ export function putAdlist(store: ListsStore, put: Omit<NewAdlists, "addresses"> 
   });
 }
 
-/** Removes lists with their gravity rows in one transaction; returns the ids removed (their cached copies are the caller's). */
-export function deleteAdlists(
-  store: ListsStore,
-  lists: ReadonlyArray<{ address: string; type: AdlistType }>,
-): number[] {
-  return writeLists(store, ["adlist"], (db) => {
-    const removed: number[] = [];
-    for (const { address, type } of lists) {
-      const row = db
-        .query("SELECT id FROM adlist WHERE address = ? AND type = ?")
-        .get(address, adlistTypeCode(type)) as { id: number } | null;
-      if (!row) continue;
-      db.query(`DELETE FROM ${type === "block" ? "gravity" : "antigravity"} WHERE adlist_id = ?`).run(row.id);
-      if (db.query("DELETE FROM adlist WHERE id = ?").run(row.id).changes) removed.push(row.id);
-    }
-    return removed;
-  });
+/**
+ * Removes lists with their gravity rows in one transaction, on a connection of its own: it runs on
+ * a thread that is not the one answering DNS (src/querylog/reader-ops.ts), since a list's rows are
+ * its domains and 700k of them took 2.9 s to delete (bench/api/long-calls.ts --only lists). Returns
+ * the ids removed; the caller announces the change (`announceLists`) and removes their cached copies.
+ */
+export function deleteAdlistsIn(gravityFile: string, lists: ReadonlyArray<{ address: string; type: AdlistType }>) {
+  const db = new Database(gravityFile, { readwrite: true });
+  try {
+    // as every connection to gravity.db is set up (src/db/open.ts)
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA foreign_keys = ON");
+    return db.transaction(() => removeAdlistRows(db, lists))();
+  } finally {
+    db.close();
+  }
+}
+
+function removeAdlistRows(db: Database, lists: ReadonlyArray<{ address: string; type: AdlistType }>): number[] {
+  const removed: number[] = [];
+  for (const { address, type } of lists) {
+    const row = db.query("SELECT id FROM adlist WHERE address = ? AND type = ?").get(address, adlistTypeCode(type)) as {
+      id: number;
+    } | null;
+    if (!row) continue;
+    db.query(`DELETE FROM ${type === "block" ? "gravity" : "antigravity"} WHERE adlist_id = ?`).run(row.id);
+    if (db.query("DELETE FROM adlist WHERE id = ?").run(row.id).changes) removed.push(row.id);
+  }
+  return removed;
 }
 
 /** What a gravity run fetches: the enabled lists, by id. */

@@ -29,8 +29,13 @@ const isUniqueViolation = (e: unknown) => e instanceof Error && /UNIQUE constrai
 export function writeLists<T>(store: ListsStore, tables: ListTable[], fn: (db: Database) => T): T {
   const db = store.gravityDb;
   const result = db.transaction(() => fn(db))();
-  store.events.emit("lists-changed", { tables });
+  announceLists(store, tables);
   return result;
+}
+
+/** Announces a change committed elsewhere (another connection, another thread) to these tables. */
+export function announceLists(store: Pick<ListsStore, "events">, tables: ListTable[]): void {
+  void store.events.emit("lists-changed", { tables });
 }
 
 /** Runs `fn` for each item; a UNIQUE violation goes to `onDuplicate`, anything else aborts. Returns the items written. */

@@ -7,6 +7,7 @@ import { ENTRY, archiveName } from "../../teleporter/export.ts";
 import { exportInChild } from "../../teleporter/export-child.ts";
 import { MAX_ARCHIVE, TeleporterError, type ImportSelection } from "../../teleporter/import.ts";
 import { importInChild } from "../../teleporter/import-child.ts";
+import { announceLists } from "../../lists/store.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { assertMayChangeConfig } from "../config/changes.ts";
 
@@ -89,7 +90,7 @@ export function teleporterRoutes(rt: Runtime) {
             const c = rt.config.reload();
             if (!c.ok) rt.log("warn", `teleporter: the restored settings were not taken in: ${c.problem.message}`);
           }
-          if (r.tables.length) void rt.events.emit("lists-changed", { tables: r.tables });
+          if (r.tables.length) announceLists(rt, r.tables);
           rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
           for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
           if (r.files.includes(ENTRY.leases)) rt.events.emit("dhcp-leases-changed", { reason: "teleporter" });
