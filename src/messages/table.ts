@@ -34,11 +34,6 @@ export function raiseMessage(
   ).run(at, type, text, ...values);
 }
 
-/** Whether a message of this type with exactly this text is raised. */
-export function hasMessage(db: Database, type: string, text: string): boolean {
-  return db.query("SELECT id FROM message WHERE type = ? AND message = ?").get(type, text) !== null;
-}
-
 /** Takes back the messages of this type (only those with this text, when given). */
 export function clearMessages(db: Database, type: string, text?: string): void {
   if (text === undefined) db.query("DELETE FROM message WHERE type = ?").run(type);
@@ -68,10 +63,6 @@ function asBlob(v: unknown): MessageBlob {
   if (typeof v === "bigint") return Number(v);
   if (v instanceof Uint8Array) return new TextDecoder().decode(v);
   return String(v);
-}
-
-export function countMessages(db: Database): number {
-  return db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM message").get()!.n;
 }
 
 /** Deletes the messages with these ids; the number deleted (ids not in use count nothing). */

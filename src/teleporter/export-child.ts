@@ -5,12 +5,10 @@
 // runs out, and writes the archive beside the data; the reply streams it from there.
 import { readdirSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { moatCommand } from "../core/self-command.ts";
+import { dirname, join } from "node:path";
+import { runTeleporterChild } from "./child.ts";
 import { scratchFile } from "./export.ts";
 
-/** a backup of the largest lists takes seconds; one that takes this long is stuck */
-const CHILD_TIMEOUT_MS = 300_000;
 /** how long the archive stays for its download (Bun sends a file from disk, read as the client takes it) */
 const KEEP_MS = 600_000;
 const TAG = "export";
@@ -20,14 +18,8 @@ export async function exportInChild(paths: { dataDir: string; configFile: string
   const file = scratchFile(paths.dataDir, TAG, "zip");
   removeStale(dirname(file));
   try {
-    const child = Bun.spawn(
-      [...moatCommand(), "teleporter", "export", file, "--data-dir", paths.dataDir, "--config", paths.configFile],
-      { stdin: "ignore", stdout: "ignore", stderr: "pipe" },
-    );
-    const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_TIMEOUT_MS);
-    const [err, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
-    clearTimeout(timer);
-    if (code !== 0) throw new Error(err.trim().split("\n").pop() || `the export stopped (exit ${code})`);
+    const r = await runTeleporterChild("export", file, paths);
+    if (r.code !== 0) throw new Error(r.lastError);
   } catch (e) {
     await rm(file, { force: true });
     throw e;
@@ -40,7 +32,7 @@ export async function exportInChild(paths: { dataDir: string; configFile: string
 
 function removeStale(dir: string): void {
   for (const name of readdirSync(dir)) {
-    if (!basename(name).startsWith(`${TAG}-`) || !name.endsWith(".zip")) continue;
+    if (!name.startsWith(`${TAG}-`) || !name.endsWith(".zip")) continue;
     const f = join(dir, name);
     try {
       if (Date.now() - statSync(f).mtimeMs > KEEP_MS) void rm(f, { force: true });

@@ -6,7 +6,7 @@
 // lists as its own restore did.
 import { rm, writeFile } from "node:fs/promises";
 import type { ListTable } from "../core/events.ts";
-import { moatCommand } from "../core/self-command.ts";
+import { runTeleporterChild } from "./child.ts";
 import { scratchFile } from "./export.ts";
 import { TeleporterError, type ImportResult, type ImportSelection } from "./import.ts";
 
@@ -19,9 +19,6 @@ export type ChildReply =
   | { ok: true; files: string[]; skipped: string[]; tables: ListTable[] }
   | { ok: false; message: string; hint: string };
 
-/** a restore of the largest lists takes seconds; one that takes this long is stuck */
-const CHILD_TIMEOUT_MS = 300_000;
-
 /** restores one after the other, as they ran in this process: two at once would race for gravity.db */
 let previous: Promise<unknown> = Promise.resolve();
 
@@ -31,10 +28,7 @@ export function importInChild(
   archive: Uint8Array,
   sel: ImportSelection,
 ): Promise<ImportResult & { tables: ListTable[] }> {
-  const run = previous.then(
-    () => restore(paths, archive, sel),
-    () => restore(paths, archive, sel),
-  );
+  const run = previous.then(() => restore(paths, archive, sel));
   previous = run.catch(() => undefined);
   return run;
 }
@@ -47,31 +41,18 @@ async function restore(
   const file = scratchFile(paths.dataDir, "restore", "zip");
   try {
     await writeFile(file, archive, { mode: 0o600 });
-    const child = Bun.spawn(
-      [...moatCommand(), "teleporter", "import", file, "--data-dir", paths.dataDir, "--config", paths.configFile],
-      {
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { ...(process.env as Record<string, string>), [SELECTION_ENV]: JSON.stringify(sel), [REPLY_ENV]: "json" },
-      },
-    );
-    const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_TIMEOUT_MS);
-    const [out, err, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    clearTimeout(timer);
+    const r = await runTeleporterChild("import", file, paths, {
+      [SELECTION_ENV]: JSON.stringify(sel),
+      [REPLY_ENV]: "json",
+    });
     let reply: ChildReply | undefined;
     try {
-      reply = JSON.parse(out.trim().split("\n").pop() ?? "") as ChildReply;
+      reply = JSON.parse(r.out.trim().split("\n").pop() ?? "") as ChildReply;
     } catch {
       // no reply: it stopped before answering
     }
     if (reply?.ok === false) throw new TeleporterError(reply.message, reply.hint);
-    if (!reply || code !== 0)
-      throw new Error(err.trim().split("\n").pop() || `the restore stopped (exit ${code}) before it answered`);
+    if (!reply || r.code !== 0) throw new Error(r.lastError);
     return { files: reply.files, skipped: reply.skipped, tables: reply.tables };
   } finally {
     await rm(file, { force: true });
