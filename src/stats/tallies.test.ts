@@ -49,3 +49,52 @@ test("CompactTallies.idsWhereKept: each name tested once, an id's new name teste
   expect(other.size).toBe(1);
   expect(asked.length).toBe(2004);
 });
+
+test("CompactTallies.testKeptInSlices: tests each name once with the event loop free between slices", async () => {
+  const t = new CompactTallies();
+  const names: string[] = [];
+  for (let i = 0; i < 5000; i++) {
+    const name = i % 10 === 0 ? `ads${i}.example` : `n${i}.test`;
+    t.count(t.of(name), 1, false, 1);
+    names.push(name);
+  }
+  const asked: string[] = [];
+  const slow = (name: string) => {
+    asked.push(name);
+    const until = performance.now() + 0.01;
+    while (performance.now() < until);
+    return name.startsWith("ads");
+  };
+  // the event loop's turns while the names are tested: more than one means it was free between slices
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const done = t.testKeptInSlices("ads", slow, 1);
+  // a name added during the slices, past the ids known when they began
+  await new Promise((r) => setImmediate(r));
+  t.count(t.of("ads-late.example"), 1, false, 1);
+  await done;
+  ticking = false;
+  expect(turns).toBeGreaterThan(5);
+  expect(asked.length).toBe(new Set(asked).size);
+  expect(new Set(asked)).toEqual(new Set([...names, "ads-late.example"]));
+
+  // every answer is kept: the synchronous pass asks nothing
+  asked.length = 0;
+  const kept = t.idsWhereKept("ads", slow);
+  expect(asked).toEqual([]);
+  expect(kept.size).toBe(501);
+  expect(kept.has(t.of("ads0.example"))).toBe(true);
+  expect(kept.has(t.of("n1.test"))).toBe(false);
+
+  // another key takes the memo while slices of the first are pending: the first's answers still hold
+  const first = t.testKeptInSlices("none", () => false, 0);
+  await t.testKeptInSlices("ads", slow, 0);
+  await first;
+  const after = t.idsWhereKept("ads", slow);
+  expect(after.size).toBe(501);
+});

@@ -220,6 +220,8 @@ export class QueryWindow {
     domainIds: (test: (name: string) => boolean) => this.domainTallies.idsWhere(test),
     /** the same, with each name's answer kept while `key` stays (a test asked on every request) */
     domainIdsKept: (key: string, test: (name: string) => boolean) => this.domainTallies.idsWhereKept(key, test),
+    /** tests the names domainIdsKept has no answer for, with the event loop free every few ms */
+    testDomainsKept: (key: string, test: (name: string) => boolean) => this.domainTallies.testKeptInSlices(key, test),
     /** ids whose name matches a `*` wildcard pattern (compared on the names' bytes: no string per name) */
     domainIdsMatching: (pattern: string) => this.domainTallies.idsMatching(compileGlob(pattern), wildcard(pattern)),
     clientIds: (test: (ip: string) => boolean) => {

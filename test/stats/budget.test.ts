@@ -44,11 +44,11 @@ test("budget: a tiny budget sheds the oldest queries from the window, keeps the 
     expect(kept).toBeLessThan(n);
     expect(stats.counters.shed).toBe(n - kept);
     expect(stats.window.domains.size).toBe(kept);
-    const page = stats.queryPage({ length: 1 });
+    const page = await stats.queryPage({ length: 1 });
     expect(page.queries[0]!.domain).toBe(`host${n - 1}.budget.example`);
     expect(page.queries[0]!.id).toBe(n);
     expect(page.recordsTotal).toBe(kept);
-    const oldest = stats.queryPage({ length: 1, start: kept - 1 }).queries[0]!;
+    const oldest = (await stats.queryPage({ length: 1, start: kept - 1 })).queries[0]!;
     expect(oldest.id).toBe(n - kept + 1);
     // the message waited for a later look, not for the lock, and that look says it without shedding more
     const stored = () =>

@@ -227,7 +227,7 @@ test("sink: privacy levels hide domains (1), clients (2), everything but counter
       );
     }
     stats.syncMemory();
-    const rows = stats.queryPage({}).queries.map((q) => [q.domain, q.client.ip, q.cname]);
+    const rows = (await stats.queryPage({})).queries.map((q) => [q.domain, q.client.ip, q.cname]);
     expect(rows).toEqual([
       ["hidden", "0.0.0.0", null],
       ["hidden", "10.0.0.1", "hidden"],
@@ -241,7 +241,7 @@ test("sink: privacy levels hide domains (1), clients (2), everything but counter
     stats.flushQueries();
     expect(stats.window.total).toBe(0);
     expect(stats.window.domains.size).toBe(0);
-    expect(stats.queryPage({}).queries).toEqual([]);
+    expect((await stats.queryPage({})).queries).toEqual([]);
     expect(stats.window.lifetime.total).toBe(4);
     await stats.stop();
   } finally {
@@ -313,7 +313,7 @@ test("stats: queries the writer dropped are said once in a message, with how man
     expect(m[0]!.blob1).toBe(3000);
     expect(m[0]!.message).toStartWith("3000 queries were not written to the long-term database");
     // the last 24 h have every query, the long-term database none
-    expect(stats.queryPage({ length: 1 }).recordsTotal).toBe(3000);
+    expect((await stats.queryPage({ length: 1 })).recordsTotal).toBe(3000);
     expect(stats.flushDisk()).toBe(true);
     expect((disk.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n).toBe(0);
     // more drops within the hour: no second message
@@ -370,7 +370,7 @@ test("sink: import at start restores the last 24 h with the same ids, and new id
     expect(stats.window.total).toBe(20);
     stats.record(rec({ time: NOW, domain: "next.example" }));
     stats.syncMemory();
-    const top = stats.queryPage({ length: 2 }).queries;
+    const top = (await stats.queryPage({ length: 2 })).queries;
     expect(top.map((q) => [q.id, q.domain])).toEqual([
       [22, "next.example"],
       [21, "c.example"],

@@ -145,7 +145,7 @@ export function queriesRoutes(rt: ApiDeps) {
                   ...filter,
                   hide: ex.active ? { domains: api.excludeDomains, clients: api.excludeClients } : undefined,
                 })
-              : s.queryPage(filter);
+              : await s.queryPage(filter);
             const earliest = s.earliest();
             return {
               ...page,
