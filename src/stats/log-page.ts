@@ -24,8 +24,11 @@ type Test = (c: Chunk, i: number) => boolean;
 
 const CACHE = new Set<number>([Status.CACHE, Status.CACHE_STALE]);
 
-/** The filters of `f` as tests on a ring entry (all must pass). */
-function tests(w: QueryWindow, f: QueryFilter): Test[] {
+/**
+ * The filters of `f` as tests on a ring entry (all must pass). The domain filters compare a day's
+ * names first, a few milliseconds at a time.
+ */
+async function tests(w: QueryWindow, f: QueryFilter): Promise<Test[]> {
   const out: Test[] = [];
   const inSet = (col: "domain" | "client" | "upstream", ids: IdSet, keep = true) =>
     out.push((c, i) => ids.has(c[col].get(i)) === keep);
@@ -37,7 +40,7 @@ function tests(w: QueryWindow, f: QueryFilter): Test[] {
     const until = f.until;
     out.push((c, i) => c.timeAt(i) <= until);
   }
-  if (f.domain) inSet("domain", w.names.domainIdsMatching(f.domain));
+  if (f.domain) inSet("domain", await w.names.domainIdsMatching(f.domain));
   if (f.client_ip) inSet("client", w.names.clientIds(matcher(f.client_ip)));
   if (f.client_name) {
     // the window stores addresses only: a name matches through the network table's names
@@ -71,10 +74,11 @@ function tests(w: QueryWindow, f: QueryFilter): Test[] {
     const d = enumValue(DNSSEC_STATUS, f.dnssec, "dnssec");
     out.push((c, i) => c.dnssec.get(i) === d);
   }
-  if (f.domainSearch) inSet("domain", w.names.domainIdsMatching(`*${f.domainSearch}*`));
+  if (f.domainSearch) inSet("domain", await w.names.domainIdsMatching(`*${f.domainSearch}*`));
   if (f.clientSearch) inSet("client", w.names.clientIds(matcher(`*${f.clientSearch}*`)));
   if (f.hide) {
     const hide = f.hide;
+    if (hide.domainKey !== undefined) await w.names.testDomainsKept(hide.domainKey, hide.domain);
     const doms =
       hide.domainKey === undefined
         ? w.names.domainIds(hide.domain)
@@ -155,8 +159,12 @@ function compare(a: string | number | null, b: string | number | null): number {
   return a < b ? -1 : 1;
 }
 
-export function windowPage(w: QueryWindow, f: QueryFilter): QueryPage {
-  const checks = tests(w, f);
+/**
+ * A page of the 24 h log. Async: with a filter the whole day is scanned to count the matches, in
+ * slices with the event loop free between them (QueryWindow.scanNewestInSlices).
+ */
+export async function windowPage(w: QueryWindow, f: QueryFilter): Promise<QueryPage> {
+  const checks = await tests(w, f);
   let largest = 0;
   w.scanNewest((c, i) => {
     largest = c.idAt(i);
@@ -178,7 +186,7 @@ export function windowPage(w: QueryWindow, f: QueryFilter): QueryPage {
   const picked: LogRow[] = [];
   let filtered = 0,
     skipped = 0;
-  w.scanNewest((c, i) => {
+  await w.scanNewestInSlices((c, i) => {
     const id = c.idAt(i);
     if (id === 0) return true; // counted only (privacy level 3)
     for (const t of checks) if (!t(c, i)) return true;

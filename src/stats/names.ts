@@ -133,10 +133,11 @@ export class NameTable {
 
   /**
    * Calls `fn` with every live id whose name matches `glob`, its bytes compared where they lie; a
-   * name the bytes cannot judge (or every name, with no `glob`) is decoded for `re`.
+   * name the bytes cannot judge (or every name, with no `glob`) is decoded for `re`. Only the ids in
+   * [from, to), when given.
    */
-  forEachMatch(glob: ByteGlob | null, re: RegExp, fn: (id: number) => void): void {
-    for (let id = 0; id < this.nextId; id++) {
+  forEachMatch(glob: ByteGlob | null, re: RegExp, fn: (id: number) => void, from = 0, to = this.nextId): void {
+    for (let id = from, end = Math.min(to, this.nextId); id < end; id++) {
       const len = this.lens[id]!;
       if (len === 0) continue;
       const m = glob ? globMatches(glob, this.arena, this.offs[id]!, len - 1) : null;

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { type Chunk, emptyEntry, RecordRing } from "./ring.ts";
+import { type Chunk, emptyEntry, RecordRing, type ScanMark } from "./ring.ts";
 
 const entry = (i: number) => ({
   id: 1000 + i,
@@ -106,6 +106,61 @@ test("ring: the narrow columns give back every id, time and type exactly, wideni
       if (!Bun.deepEquals(seen[i], want(i))) expect({ what, i, got: seen[i] }).toEqual({ what, i, got: want(i) });
     for (let i = 0; i < n; i++) expect(r.shift()!.time).toBe(want(i).time);
   }
+});
+
+test("ring: scanStep goes on where it stopped; what arrives meanwhile is not visited, what aged out ends it", () => {
+  const r = new RecordRing();
+  for (let i = 0; i < 50_000; i++) r.push(entry(i));
+  for (let i = 0; i < 10_000; i++) r.shift();
+  const v = emptyEntry();
+  const idsOf = (steps: number, between: (k: number) => void) => {
+    const seen: number[] = [];
+    const mark: ScanMark = { chunk: null, i: 0 };
+    let state: ReturnType<RecordRing["scanStep"]>;
+    let k = 0;
+    do {
+      state = r.scanStep(mark, steps, (c, i) => (seen.push(RecordRing.read(c, i, v).id), true));
+      between(k++);
+    } while (state === "more");
+    return { seen, state };
+  };
+  // steps that end on and across chunk boundaries (16,384 entries a chunk) see what one scan sees
+  for (const steps of [1000, 16_384, 40_000]) {
+    const { seen, state } = idsOf(steps, () => {});
+    expect(state).toBe("end");
+    expect(seen.length).toBe(40_000);
+    expect(seen.every((id, k) => id === 1000 + 49_999 - k)).toBe(true);
+  }
+  // entries pushed between steps are newer than the scan's place: not visited
+  let next = 50_000;
+  const grown = idsOf(5000, () => {
+    for (let j = 0; j < 3000; j++) r.push(entry(next++));
+  });
+  expect(grown.seen.length).toBe(40_000);
+  expect(grown.seen[0]).toBe(1000 + 49_999);
+  // entries shifted out between steps are not visited, and the scan ends where they went
+  let floor = 0;
+  const below: number[] = [];
+  const mark: ScanMark = { chunk: null, i: 0 };
+  let state: ReturnType<RecordRing["scanStep"]>;
+  let visited = 0;
+  do {
+    state = r.scanStep(mark, 5000, (c, i) => {
+      const id = RecordRing.read(c, i, v).id;
+      if (id < floor) below.push(id);
+      visited++;
+      return true;
+    });
+    for (let j = 0; j < 12_000 && r.size; j++) floor = r.shift()!.id + 1;
+  } while (state === "more");
+  expect(state).toBe("end");
+  expect(below).toEqual([]);
+  expect(visited).toBeGreaterThan(5000);
+  expect(visited).toBeLessThan(next - 10_000);
+  // told to stop: stopped, and the empty ring ends at once
+  r.push(entry(next++));
+  expect(r.scanStep({ chunk: null, i: 0 }, 10, () => false)).toBe("stopped");
+  expect(new RecordRing().scanStep({ chunk: null, i: 0 }, 10, () => true)).toBe("end");
 });
 
 test("ring: a chunk's columns take what their values need (a quiet home: 23 bytes a query; a busy network: 29)", () => {

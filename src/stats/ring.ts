@@ -175,6 +175,12 @@ export function listIdAt(c: Chunk, i: number): number | null {
   return list === NO_LIST ? null : list;
 }
 
+/** Where a stepped scan (RecordRing.scanStep) goes on: entry `i` of `chunk`; null before the first step. */
+export interface ScanMark {
+  chunk: Chunk | null;
+  i: number;
+}
+
 export class RecordRing {
   private chunks: Chunk[] = [];
   /** index of the oldest entry in chunks[0] */
@@ -257,6 +263,33 @@ export class RecordRing {
       const start = k === 0 ? this.head : 0;
       for (let i = end - 1; i >= start; i--) if (!fn(c, i)) return;
     }
+  }
+
+  /**
+   * scanNewest in steps: from `mark` (the newest entry while `mark.chunk` is null), at most `step`
+   * entries, then the place reached is kept in `mark`. "stopped": `fn` returned false; "end": the
+   * oldest entry was passed. Entries pushed between steps are newer than the mark and not visited;
+   * entries shifted out between steps are not visited either.
+   */
+  scanStep(mark: ScanMark, step: number, fn: (c: Chunk, i: number) => boolean): "more" | "stopped" | "end" {
+    const last = this.chunks.length - 1;
+    let k = mark.chunk ? this.chunks.indexOf(mark.chunk) : last;
+    // the marked chunk aged out whole: so did every older one
+    if (k < 0) return "end";
+    let i = mark.chunk ? mark.i : (k === last ? this.tail : CHUNK) - 1;
+    for (; k >= 0; k--, i = CHUNK - 1) {
+      const c = this.chunks[k]!;
+      const start = k === 0 ? this.head : 0;
+      for (; i >= start; i--) {
+        if (step-- <= 0) {
+          mark.chunk = c;
+          mark.i = i;
+          return "more";
+        }
+        if (!fn(c, i)) return "stopped";
+      }
+    }
+    return "end";
   }
 
   /**

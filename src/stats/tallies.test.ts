@@ -1,6 +1,8 @@
 // The exclusions' answers kept per id (idsWhereKept): asked once per name while the test stays the
 // same, asked again for a name that takes over a released id, and all again for another test.
 import { expect, test } from "bun:test";
+import { wildcard } from "../querylog/read.ts";
+import { compileGlob } from "./byte-glob.ts";
 import { CompactTallies } from "./tallies.ts";
 
 test("CompactTallies.idsWhereKept: each name tested once, an id's new name tested again", () => {
@@ -97,4 +99,32 @@ test("CompactTallies.testKeptInSlices: tests each name once with the event loop 
   await first;
   const after = t.idsWhereKept("ads", slow);
   expect(after.size).toBe(501);
+});
+
+test("CompactTallies.idsMatching: the same ids as the RegExp, found with the event loop free between slices", async () => {
+  const t = new CompactTallies();
+  const ids = new Map<string, number>();
+  for (let i = 0; i < 60_000; i++) {
+    const name = i % 7 === 0 ? `Ünï${i}.bücher.example` : `n${i}.bulk${i % 13}.test`;
+    const id = t.of(name);
+    t.count(id, 1, false, 1);
+    ids.set(name, id);
+  }
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  for (const pattern of ["*7.bulk*", "*bücher*", "n1*.test", "*.nowhere"]) {
+    const re = wildcard(pattern);
+    const got = await t.idsMatching(compileGlob(pattern), re, 0);
+    const want = [...ids].filter(([n]) => re.test(n)).map(([, id]) => id);
+    expect({ pattern, size: got.size }).toEqual({ pattern, size: want.length });
+    for (const id of want) expect(got.has(id)).toBe(true);
+  }
+  ticking = false;
+  // slices of 0 ms: a pause after every step of names
+  expect(turns).toBeGreaterThanOrEqual(4 * Math.floor(60_000 / 8192));
 });

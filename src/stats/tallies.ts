@@ -4,6 +4,8 @@
 import { NameTable } from "./names.ts";
 import type { ByteGlob } from "./byte-glob.ts";
 
+/** names idsMatching compares between looks at the clock */
+const MATCH_STEP = 8192;
 const UNTESTED = 0;
 const PASSED = 1;
 const FAILED = 2;
@@ -157,15 +159,25 @@ export class CompactTallies {
   /**
    * The ids of the keys that match a `*` wildcard pattern (byte-glob.ts; `re` is the same pattern's
    * RegExp), as a bitset: a pattern may match half a day's million names, and a Set of them took
-   * ~40 MiB and most of the time.
+   * ~40 MiB and most of the time. Compared in slices of about `sliceMs` with the event loop free
+   * between them (30-80 ms for a million names). A key new since the start is not among them.
    */
-  idsMatching(glob: ByteGlob | null, re: RegExp): IdSet {
-    const bits = new Uint8Array(this.names.idLimit());
+  async idsMatching(glob: ByteGlob | null, re: RegExp, sliceMs = 2): Promise<IdSet> {
+    const limit = this.names.idLimit();
+    const bits = new Uint8Array(limit);
     let size = 0;
-    this.names.forEachMatch(glob, re, (id) => {
+    const match = (id: number) => {
       bits[id] = 1;
       size++;
-    });
+    };
+    let start = performance.now();
+    for (let from = 0; from < limit; from += MATCH_STEP) {
+      this.names.forEachMatch(glob, re, match, from, Math.min(limit, from + MATCH_STEP));
+      if (performance.now() - start > sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        start = performance.now();
+      }
+    }
     return { size, has: (id) => bits[id] === 1 };
   }
 
@@ -193,7 +205,7 @@ export class CompactTallies {
    * exclusions tests a day's names (401 ms for a million, all of it on the thread that answers DNS).
    * Names added meanwhile are left to idsWhereKept, a few at most.
    */
-  async testKeptInSlices(memoKey: string, test: (key: string) => boolean, sliceMs = 4): Promise<void> {
+  async testKeptInSlices(memoKey: string, test: (key: string) => boolean, sliceMs = 2): Promise<void> {
     for (let id = 0; ; ) {
       const limit = this.names.idLimit();
       // looked up again after each pause: another key may have taken the memo, or it grew

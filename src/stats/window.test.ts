@@ -56,3 +56,38 @@ test("window: clear() forgets the history and the live queries alike", () => {
   w.clear();
   expect([w.size, w.total, w.forwarded]).toEqual([0, 0, 0]);
 });
+
+test("window: a scan in slices visits the live queries then the history, newest first, with the event loop free between", async () => {
+  const now = 200_000;
+  const w = new QueryWindow(
+    () => now,
+    () => 86_400,
+  );
+  for (let k = 0; k < 60_000; k++) w.add(rec(now - 1, `live${k}.example`), 100_000 + k);
+  for (let k = 0; k < 40_000; k++) w.addOlder(rec(now - 2, `old${k}.example`), 1 + k);
+  const sync: number[] = [];
+  w.scanNewest((c, i) => (sync.push(c.idAt(i)), true));
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const sliced: number[] = [];
+  await w.scanNewestInSlices((c, i) => {
+    sliced.push(c.idAt(i));
+    // ~2 µs an entry: a slice of 1 ms cannot hold the whole scan
+    const until = performance.now() + 0.002;
+    while (performance.now() < until);
+    return true;
+  }, 1);
+  ticking = false;
+  expect(sliced).toEqual(sync);
+  expect(sliced.length).toBe(100_000);
+  expect(turns).toBeGreaterThan(10);
+  // stopped in the live queries: the history is not visited
+  let n = 0;
+  await w.scanNewestInSlices(() => ++n < 10, 1);
+  expect(n).toBe(10);
+});

@@ -8,8 +8,11 @@ import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from 
 import type { QueryRecord } from "../query/record.ts";
 import { wildcard } from "../querylog/read.ts";
 import { compileGlob } from "./byte-glob.ts";
-import { type Chunk, emptyEntry, RecordRing, type RingEntry } from "./ring.ts";
+import { type Chunk, emptyEntry, RecordRing, type RingEntry, type ScanMark } from "./ring.ts";
 import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
+
+/** entries a stepped scan visits between looks at the clock (~0.2 ms with a filter) */
+const SCAN_STEP = 4096;
 
 const SLOT_SECONDS = 600;
 export const WINDOW_SECONDS = 24 * 3600;
@@ -208,6 +211,26 @@ export class QueryWindow {
     let more = true;
     this.ring.scanNewest((c, i) => (more = fn(c, i)));
     if (more) this.older.scanNewest(fn);
+  }
+
+  /**
+   * scanNewest with the event loop free every `sliceMs` or so: a filter of /api/queries counts every
+   * match of the day (recordsFiltered), 30-80 ms for a million queries, all of it on the thread that
+   * answers DNS. What comes in meanwhile is newer than the scan's place and not visited.
+   */
+  async scanNewestInSlices(fn: (c: Chunk, i: number) => boolean, sliceMs = 2): Promise<void> {
+    for (const ring of [this.ring, this.older]) {
+      const mark: ScanMark = { chunk: null, i: 0 };
+      for (;;) {
+        const start = performance.now();
+        let state: ReturnType<RecordRing["scanStep"]>;
+        do state = ring.scanStep(mark, SCAN_STEP, fn);
+        while (state === "more" && performance.now() - start < sliceMs);
+        if (state === "stopped") return;
+        if (state === "end") break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
   }
 
   /** The names behind a ring entry's ids (undefined for an id no query uses any more). */
