@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { CompactTallies } from "./tallies.ts";
-import { topN } from "./window.ts";
+import { topDomains, TopList, topN } from "./topn.ts";
 
 test("topN: the bounded selection equals sorting everything, ties by key, skip honoured", () => {
   let seed = 7;
@@ -36,4 +36,35 @@ test("topN over the window's compact tallies: ties decided on the names' bytes g
   }
   const full = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   for (const n of [1, 5, 50, 400]) expect(topN(t, n, (x) => x.count)).toEqual(full.slice(0, n));
+});
+
+test("topDomains: several lists in one pass in slices equal topN each, with the event loop free between", async () => {
+  const t = new CompactTallies();
+  for (let i = 0; i < 40_000; i++) {
+    const id = t.of(`n${i % 30_000}.example${i % 7}`);
+    t.count(id, 1, i % 5 === 0, i);
+  }
+  const byCount = (x: { count: number; blocked: number }) => x.count - x.blocked;
+  const byBlocked = (x: { count: number; blocked: number }) => x.blocked;
+  const skip = (k: string) => k.startsWith("n1");
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const [a, b, c] = await topDomains(
+    t,
+    [new TopList(10, byCount), new TopList(3, byBlocked), new TopList(5, byCount, skip)],
+    0,
+  );
+  ticking = false;
+  expect(a).toEqual(topN(t, 10, byCount));
+  expect(b).toEqual(topN(t, 3, byBlocked));
+  expect(c).toEqual(topN(t, 5, byCount, skip));
+  expect(a!.length).toBe(10);
+  expect(c!.every(([k]) => !skip(k))).toBe(true);
+  // 30,000 ids in steps of 8,192, a pause after each
+  expect(turns).toBeGreaterThanOrEqual(3);
 });

@@ -15,7 +15,8 @@ import type { QueryRecord } from "../../src/query/record.ts";
 import { windowPage } from "../../src/stats/log-page.ts";
 import { Stats } from "../../src/stats/sink.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
-import { HISTORY_SLOTS, QueryWindow, slotOf, topN } from "../../src/stats/window.ts";
+import { topN } from "../../src/stats/topn.ts";
+import { HISTORY_SLOTS, QueryWindow, slotOf } from "../../src/stats/window.ts";
 import { knownRecords, rec } from "./fixture.ts";
 
 const NOW = 1_800_000_000;

@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
-import { topN } from "../../stats/window.ts";
+import { topN } from "../../stats/topn.ts";
 import { clientNames } from "../stats/clients.ts";
 import { FleetRangeQuery, intParam, liveStats, RangeQuery, rangeParams } from "../stats/params.ts";
 import { Errors } from "../core/errors.ts";

@@ -5,7 +5,7 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
 import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../query/enums.ts";
-import { topN } from "../../stats/window.ts";
+import { TopList, topDomains, topN } from "../../stats/topn.ts";
 import {
   boolParam,
   FleetRangeQuery,
@@ -130,16 +130,16 @@ export function statsRoutes(rt: ApiDeps) {
       })
       .get(
         "/stats/top_domains",
-        ({ query }) => {
+        async ({ query }) => {
           const w = liveStats(rt).window;
           const blocked = boolParam(query.blocked, false);
           const ex = excludes(rt);
-          const rows = topN(
-            w.domains,
+          const top = new TopList(
             intParam(query.count, 10),
             blocked ? (x) => x.blocked : (x) => x.count - x.blocked,
             ex.active ? ex.domain : undefined,
           );
+          const [rows = []] = await topDomains(w.domains, [top]);
           return {
             domains: rows.map(([domain, count]) => ({ domain, count })),
             total_queries: w.total,
