@@ -183,7 +183,7 @@ export function queriesRoutes(rt: ApiDeps) {
           detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
         },
       )
-      .get("/queries/suggestions", () => ({ suggestions: liveStats(rt).suggestions() }), {
+      .get("/queries/suggestions", async () => ({ suggestions: await liveStats(rt).suggestions() }), {
         response: t.Object({
           suggestions: t.Object({
             domain: t.Array(t.String()),
