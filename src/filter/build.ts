@@ -4,8 +4,7 @@
 import { Database } from "bun:sqlite";
 import { emptyShape, resolveCombos, transferables, type DomainSetData, type DomainSetShape } from "./domainset.ts";
 import { ComboTable, DomainSetBuilder } from "./domainset-build.ts";
-import { readSnapshotFile, snapshotFileOf, writeSnapshotFile } from "./snapshot-file.ts";
-import { gravitySetsFromDb, readGravityKey } from "./gravity/tables.ts";
+import { gravitySetsOf } from "./gravity/tables.ts";
 import {
   clientEntries,
   enabledAdlistIds,
@@ -211,21 +210,7 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
 
     // the gravity sets: from the snapshot file written with this gravity.db, else from its rows
     const t0 = performance.now();
-    // one read transaction: the key and the rows it describes are the same version of the tables
-    db.run("BEGIN");
-    const key = readGravityKey(db);
-    const file = snapshotFileOf(dbPath);
-    let sets = readSnapshotFile(file, key);
-    const source = sets ? "file" : "database";
-    if (!sets) sets = gravitySetsFromDb(db);
-    db.run("COMMIT");
-    if (source === "database") {
-      try {
-        writeSnapshotFile(file, key, sets);
-      } catch {
-        // a read-only data directory: the next start builds from the database again
-      }
-    }
+    const { sets, source } = gravitySetsOf(db, dbPath);
     if (info) Object.assign(info, { source, gravityMs: performance.now() - t0 });
     const enabled = enabledAdlistIds(db);
     const listMask = (id: number) => (enabled.has(id) ? adlistMasks.get(id) : undefined);
