@@ -1,6 +1,7 @@
 // The exclusions' answers kept per id (idsWhereKept): asked once per name while the test stays the
 // same, asked again for a name that takes over a released id, and all again for another test.
 import { expect, test } from "bun:test";
+import { countLoopTurns } from "./loop-turns.ts";
 import { wildcard } from "../querylog/read.ts";
 import { compileGlob } from "./byte-glob.ts";
 import { CompactTallies } from "./tallies.ts";
@@ -67,20 +68,13 @@ test("CompactTallies.testKeptInSlices: tests each name once with the event loop 
     while (performance.now() < until);
     return name.startsWith("ads");
   };
-  // the event loop's turns while the names are tested: more than one means it was free between slices
-  let turns = 0;
-  let ticking = true;
-  const tick = () => {
-    turns++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const loop = countLoopTurns();
   const done = t.testKeptInSlices("ads", slow, 1);
   // a name added during the slices, past the ids known when they began
   await new Promise((r) => setImmediate(r));
   t.count(t.of("ads-late.example"), 1, false, 1);
   await done;
-  ticking = false;
+  const turns = loop.stop();
   expect(turns).toBeGreaterThan(5);
   expect(asked.length).toBe(new Set(asked).size);
   expect(new Set(asked)).toEqual(new Set([...names, "ads-late.example"]));
@@ -110,13 +104,7 @@ test("CompactTallies.idsMatching: the same ids as the RegExp, found with the eve
     t.count(id, 1, false, 1);
     ids.set(name, id);
   }
-  let turns = 0;
-  let ticking = true;
-  const tick = () => {
-    turns++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const loop = countLoopTurns();
   for (const pattern of ["*7.bulk*", "*bücher*", "n1*.test", "*.nowhere"]) {
     const re = wildcard(pattern);
     const got = await t.idsMatching(compileGlob(pattern), re, 0);
@@ -124,7 +112,7 @@ test("CompactTallies.idsMatching: the same ids as the RegExp, found with the eve
     expect({ pattern, size: got.size }).toEqual({ pattern, size: want.length });
     for (const id of want) expect(got.has(id)).toBe(true);
   }
-  ticking = false;
+  const turns = loop.stop();
   // slices of 0 ms: a pause after every step of names
   expect(turns).toBeGreaterThanOrEqual(4 * Math.floor(60_000 / 8192));
 });

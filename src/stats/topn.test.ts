@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { countLoopTurns } from "./loop-turns.ts";
 import { CompactTallies } from "./tallies.ts";
 import { topDomains, TopList, topN } from "./topn.ts";
 
@@ -47,19 +48,13 @@ test("topDomains: several lists in one pass in slices equal topN each, with the 
   const byCount = (x: { count: number; blocked: number }) => x.count - x.blocked;
   const byBlocked = (x: { count: number; blocked: number }) => x.blocked;
   const skip = (k: string) => k.startsWith("n1");
-  let turns = 0;
-  let ticking = true;
-  const tick = () => {
-    turns++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const loop = countLoopTurns();
   const [a, b, c] = await topDomains(
     t,
     [new TopList(10, byCount), new TopList(3, byBlocked), new TopList(5, byCount, skip)],
     0,
   );
-  ticking = false;
+  const turns = loop.stop();
   expect(a).toEqual(topN(t, 10, byCount));
   expect(b).toEqual(topN(t, 3, byBlocked));
   expect(c).toEqual(topN(t, 5, byCount, skip));

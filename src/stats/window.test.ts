@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { countLoopTurns } from "./loop-turns.ts";
 import { Reply, Status, dbQueryType } from "../query/enums.ts";
 import type { QueryRecord } from "../query/record.ts";
 import { QueryWindow } from "./window.ts";
@@ -67,13 +68,7 @@ test("window: a scan in slices visits the live queries then the history, newest 
   for (let k = 0; k < 40_000; k++) w.addOlder(rec(now - 2, `old${k}.example`), 1 + k);
   const sync: number[] = [];
   w.scanNewest((c, i) => (sync.push(c.idAt(i)), true));
-  let turns = 0;
-  let ticking = true;
-  const tick = () => {
-    turns++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const loop = countLoopTurns();
   const sliced: number[] = [];
   await w.scanNewestInSlices((c, i) => {
     sliced.push(c.idAt(i));
@@ -82,7 +77,7 @@ test("window: a scan in slices visits the live queries then the history, newest 
     while (performance.now() < until);
     return true;
   }, 1);
-  ticking = false;
+  const turns = loop.stop();
   expect(sliced).toEqual(sync);
   expect(sliced.length).toBe(100_000);
   expect(turns).toBeGreaterThan(10);
