@@ -78,11 +78,10 @@ async function tests(w: QueryWindow, f: QueryFilter): Promise<Test[]> {
   if (f.clientSearch) inSet("client", w.names.clientIds(matcher(`*${f.clientSearch}*`)));
   if (f.hide) {
     const hide = f.hide;
-    if (hide.domainKey !== undefined) await w.names.testDomainsKept(hide.domainKey, hide.domain);
     const doms =
       hide.domainKey === undefined
         ? w.names.domainIds(hide.domain)
-        : w.names.domainIdsKept(hide.domainKey, hide.domain);
+        : await w.names.domainIdsKept(hide.domainKey, hide.domain);
     if (doms.size) inSet("domain", doms, false);
     const cls = w.names.clientIds((ip) => hide.client(ip, f.names?.get(ip) ?? null));
     if (cls.size) inSet("client", cls, false);

@@ -3,6 +3,7 @@
 // key counts nothing any more goes to the next new key.
 import { NameTable } from "./names.ts";
 import type { ByteGlob } from "./byte-glob.ts";
+import { idRunsInSlices } from "./slices.ts";
 
 /** ids a sliced pass (idsMatching, forEachInSlices) visits between looks at the clock */
 const STEP_IDS = 8192;
@@ -149,21 +150,19 @@ export class CompactTallies {
   }
 
   /**
-   * forEach in steps of ids with the event loop free every ~`sliceMs` (a top list of a day's million
+   * forEach in runs of ids with the event loop free every ~`sliceMs` (a top list of a day's million
    * names). A key new since the start may or may not be visited.
    */
-  async forEachInSlices(
+  forEachInSlices(
     fn: (t: TallyView, key: () => string, keyBefore: (s: string) => boolean) => void,
     sliceMs = 2,
   ): Promise<void> {
-    let start = performance.now();
-    for (let from = 0; from < this.names.idLimit(); from += STEP_IDS) {
-      this.forEach(fn, from, from + STEP_IDS);
-      if (performance.now() - start > sliceMs) {
-        await new Promise((resolve) => setImmediate(resolve));
-        start = performance.now();
-      }
-    }
+    return idRunsInSlices(
+      () => this.names.idLimit(),
+      STEP_IDS,
+      sliceMs,
+      (from, to) => this.forEach(fn, from, to),
+    );
   }
 
   /** The key of an id, or undefined when no query names it any more. */
@@ -192,14 +191,12 @@ export class CompactTallies {
       bits[id] = 1;
       size++;
     };
-    let start = performance.now();
-    for (let from = 0; from < limit; from += STEP_IDS) {
-      this.names.forEachMatch(glob, re, match, from, Math.min(limit, from + STEP_IDS));
-      if (performance.now() - start > sliceMs) {
-        await new Promise((resolve) => setImmediate(resolve));
-        start = performance.now();
-      }
-    }
+    await idRunsInSlices(
+      () => limit,
+      STEP_IDS,
+      sliceMs,
+      (from, to) => this.names.forEachMatch(glob, re, match, from, to),
+    );
     return { size, has: (id) => bits[id] === 1 };
   }
 
@@ -207,53 +204,36 @@ export class CompactTallies {
    * The ids of the keys that pass `test`, whose answers are kept per id while `memoKey` stays the
    * same: the query log's exclusions (regexes, webserver.api.excludeDomains) ask every request, and
    * testing a day's million names each time took 246 ms and 216 MiB (bench/api/long-calls.ts
-   * --exclude). A name new to an id is tested again (of()).
+   * --exclude). A name new to an id is tested again (of()). The names without an answer are tested
+   * in slices of about `sliceMs` with the event loop free between them: the first request after a
+   * start or a change of the exclusions tests a day's names (401 ms for a million, all of it on the
+   * thread that answers DNS). Runs of 256 ids: `test` may be slow.
    */
-  idsWhereKept(memoKey: string, test: (key: string) => boolean): IdSet {
-    const limit = this.names.idLimit();
-    const answers = this.answersFor(memoKey, limit);
+  async idsWhereKept(memoKey: string, test: (key: string) => boolean, sliceMs = 2): Promise<IdSet> {
+    const memo = this.memo?.key === memoKey ? this.memo : (this.memo = { key: memoKey, answers: new Uint8Array(0) });
     let size = 0;
-    for (let id = 0; id < limit; id++) {
-      if (!this.names.has(id)) continue;
-      if (answers[id] === UNTESTED) answers[id] = test(this.names.name(id)) ? PASSED : FAILED;
-      if (answers[id] === PASSED) size++;
-    }
+    await idRunsInSlices(
+      () => this.names.idLimit(),
+      256,
+      sliceMs,
+      (from, to) => {
+        if (memo.answers.length < to) {
+          const more = new Uint8Array(Math.max(to, memo.answers.length * 2));
+          more.set(memo.answers);
+          memo.answers = more;
+        }
+        const answers = memo.answers;
+        for (let id = from; id < to; id++) {
+          if (!this.names.has(id)) continue;
+          if (answers[id] === UNTESTED) answers[id] = test(this.names.name(id)) ? PASSED : FAILED;
+          if (answers[id] === PASSED) size++;
+        }
+      },
+    );
+    // another key took the memo meanwhile: these answers serve this call only (of() no longer
+    // resets them for a reused id)
+    const answers = memo.answers;
     return { size, has: (id) => answers[id] === PASSED };
-  }
-
-  /**
-   * Tests the names idsWhereKept(memoKey, test) has no answer for yet, in slices of about `sliceMs`
-   * with the event loop free between them: the first request after a start or a change of the
-   * exclusions tests a day's names (401 ms for a million, all of it on the thread that answers DNS).
-   * Names added meanwhile are left to idsWhereKept, a few at most.
-   */
-  async testKeptInSlices(memoKey: string, test: (key: string) => boolean, sliceMs = 2): Promise<void> {
-    for (let id = 0; ; ) {
-      const limit = this.names.idLimit();
-      // looked up again after each pause: another key may have taken the memo, or it grew
-      const answers = this.answersFor(memoKey, limit);
-      const start = performance.now();
-      let tested = 0;
-      for (; id < limit; id++) {
-        if (answers[id] !== UNTESTED || !this.names.has(id)) continue;
-        answers[id] = test(this.names.name(id)) ? PASSED : FAILED;
-        if (++tested % 256 === 0 && performance.now() - start > sliceMs) break;
-      }
-      if (id >= limit) return;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-
-  /** The kept answers of `memoKey` (new when the key changed), with room for `limit` ids. */
-  private answersFor(memoKey: string, limit: number): Uint8Array {
-    let memo = this.memo;
-    if (!memo || memo.key !== memoKey) memo = this.memo = { key: memoKey, answers: new Uint8Array(limit) };
-    if (memo.answers.length < limit) {
-      const more = new Uint8Array(Math.max(limit, memo.answers.length * 2));
-      more.set(memo.answers);
-      memo.answers = more;
-    }
-    return memo.answers;
   }
 
   /** The counters of one key, as a new object (for tools and tests; the API reads through forEach). */

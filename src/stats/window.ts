@@ -8,6 +8,7 @@ import { BLOCKED_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, Status } from 
 import type { QueryRecord } from "../query/record.ts";
 import { wildcard } from "../querylog/read.ts";
 import { compileGlob } from "./byte-glob.ts";
+import { nextTurn } from "./slices.ts";
 import { type Chunk, emptyEntry, RecordRing, type RingEntry, type ScanMark } from "./ring.ts";
 import { CompactTallies, type Tally, TallyTable } from "./tallies.ts";
 
@@ -228,7 +229,7 @@ export class QueryWindow {
         while (state === "more" && performance.now() - start < sliceMs);
         if (state === "stopped") return;
         if (state === "end") break;
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     }
   }
@@ -241,10 +242,8 @@ export class QueryWindow {
     cname: (id: number) => this.cnameTallies.key(id),
     /** ids whose name passes `test`, for filters that then compare ids only */
     domainIds: (test: (name: string) => boolean) => this.domainTallies.idsWhere(test),
-    /** the same, with each name's answer kept while `key` stays (a test asked on every request) */
+    /** the same, with each name's answer kept while `key` stays (a test asked on every request), in slices */
     domainIdsKept: (key: string, test: (name: string) => boolean) => this.domainTallies.idsWhereKept(key, test),
-    /** tests the names domainIdsKept has no answer for, with the event loop free every few ms */
-    testDomainsKept: (key: string, test: (name: string) => boolean) => this.domainTallies.testKeptInSlices(key, test),
     /** ids whose name matches a `*` wildcard pattern (compared on the names' bytes: no string per name) */
     domainIdsMatching: (pattern: string) => this.domainTallies.idsMatching(compileGlob(pattern), wildcard(pattern)),
     clientIds: (test: (ip: string) => boolean) => {
