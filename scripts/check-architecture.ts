@@ -38,6 +38,10 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   gravity: ["filter/gravity/", "lists/"],
   antigravity: ["filter/gravity/", "lists/"],
   info: ["filter/gravity/"],
+  // a run's fresh tables (src/db/gravity-schema.ts GRAVITY_BUILD_TABLES), renamed over the two above at
+  // its swap; src/lists/ deletes a removed list's rows from them as from the live ones
+  gravity_build: ["filter/gravity/", "lists/"],
+  antigravity_build: ["filter/gravity/", "lists/"],
   // pihole-FTL.db
   message: ["messages/"],
   session: ["auth/"],

@@ -3,6 +3,13 @@
 
 export const GRAVITY_SCHEMA_VERSION = 20;
 
+/**
+ * The tables a gravity run fills beside the live ones and renames over them in its swap
+ * (src/filter/gravity/build.ts). They reference adlist like the live ones, so a list's removal
+ * (src/lists/adlists.ts) deletes its rows from them too, also from those a killed run left behind.
+ */
+export const GRAVITY_BUILD_TABLES = { gravity: "gravity_build", antigravity: "antigravity_build" } as const;
+
 export const GRAVITY_SCHEMA = `
 CREATE TABLE "group" (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

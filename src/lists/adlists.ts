@@ -2,6 +2,7 @@
 // and the counts and status each run records. Their contents (gravity, antigravity) belong to the
 // gravity run (src/filter/gravity/); deleting a list removes its rows too, as they reference it.
 import { Database } from "bun:sqlite";
+import { GRAVITY_BUILD_TABLES } from "../db/gravity-schema.ts";
 import { setGroups } from "./group-links.ts";
 import { eachUnique, writeLists, type ListsStore, type OnDuplicate } from "./store.ts";
 
@@ -90,10 +91,24 @@ function removeAdlistRows(db: Database, lists: ReadonlyArray<{ address: string; 
       id: number;
     } | null;
     if (!row) continue;
-    db.query(`DELETE FROM ${type === "block" ? "gravity" : "antigravity"} WHERE adlist_id = ?`).run(row.id);
-    if (db.query("DELETE FROM adlist WHERE id = ?").run(row.id).changes) removed.push(row.id);
+    if (removeAdlistById(db, row.id)) removed.push(row.id);
   }
   return removed;
+}
+
+/**
+ * Removes one list and its rows, inside the caller's transaction; false when no such list. The rows
+ * are in the live tables and, while a run is in progress or after one was killed with its server,
+ * in its build tables too, whose reference to adlist would refuse the delete otherwise (the run
+ * drops the rest of a removed list's rows at its swap).
+ */
+export function removeAdlistById(db: Database, id: number): boolean {
+  const present = db
+    .query<{ name: string }, string[]>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)")
+    .all(...Object.values(GRAVITY_BUILD_TABLES))
+    .map((r) => r.name);
+  for (const table of ["gravity", "antigravity", ...present]) db.run(`DELETE FROM ${table} WHERE adlist_id = ?`, [id]);
+  return db.query("DELETE FROM adlist WHERE id = ?").run(id).changes > 0;
 }
 
 /** What a gravity run fetches: the enabled lists, by id. */

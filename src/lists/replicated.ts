@@ -4,6 +4,7 @@
 // adlist (counts, status, date_updated) and the date_modified that triggers stamp stay local.
 import type { Database } from "bun:sqlite";
 import type { EventBus, ListTable } from "../core/events.ts";
+import { removeAdlistById } from "./adlists.ts";
 
 /** key -> row (or 1 for a link); the shape of the fleet's state maps */
 type ListsMap = Record<string, unknown>;
@@ -209,9 +210,8 @@ function writeDifference(db: Database, current: ListsMap, next: ListsMap): void 
   for (const t of [...REPLICATED_TABLES].reverse()) {
     for (const id of rowsOf(current, t.name).keys()) {
       if (next[`${t.name}/${id}`] !== undefined) continue;
-      if (t.name === "adlist")
-        for (const g of ["gravity", "antigravity"]) db.run(`DELETE FROM ${g} WHERE adlist_id = ?`, [id]);
-      db.run(`DELETE FROM ${q(t.name)} WHERE id = ?`, [id]);
+      if (t.name === "adlist") removeAdlistById(db, id);
+      else db.run(`DELETE FROM ${q(t.name)} WHERE id = ?`, [id]);
     }
   }
   /** rows that did not exist: inserting one gave it a Default-group link (trigger) */

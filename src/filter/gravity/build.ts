@@ -11,7 +11,8 @@ import { fetchList, ListStatus, type Limits } from "./download.ts";
 import { countLines, parseFile } from "./parse.ts";
 import { ComboTable, DomainSetBuilder, WireScratch } from "../domainset-build.ts";
 import { snapshotKey, writeSnapshotFile } from "../snapshot-file.ts";
-import { enabledAdlists, recordAdlistResults, type AdlistResult } from "../../lists/adlists.ts";
+import { GRAVITY_BUILD_TABLES } from "../../db/gravity-schema.ts";
+import { adlistIds, enabledAdlists, recordAdlistResults, type AdlistResult } from "../../lists/adlists.ts";
 
 export interface GravityResult {
   ok: boolean;
@@ -27,7 +28,7 @@ export interface GravityResult {
   snapshotBytes: number;
 }
 
-const BUILD = { gravity: "gravity_build", antigravity: "antigravity_build" } as const;
+const BUILD = GRAVITY_BUILD_TABLES;
 
 function createBuildTables(db: Database): void {
   for (const t of Object.values(BUILD)) {
@@ -36,7 +37,18 @@ function createBuildTables(db: Database): void {
   }
 }
 
-function dropBuildTables(db: Database): void {
+/**
+ * A list removed while the run was going (src/lists/adlists.ts deletes its rows from the build tables
+ * as they were then) may have had rows added after that, unchecked: foreign keys are off here.
+ */
+function dropRowsOfRemovedLists(db: Database, lists: ReadonlyArray<{ id: number; type: number }>): void {
+  const present = adlistIds(db);
+  for (const l of lists)
+    if (!present.has(l.id))
+      db.run(`DELETE FROM ${l.type === 1 ? BUILD.antigravity : BUILD.gravity} WHERE adlist_id = ?`, [l.id]);
+}
+
+export function dropBuildTables(db: Database): void {
   try {
     for (const t of Object.values(BUILD)) db.exec(`DROP TABLE IF EXISTS ${t}`);
   } catch {
@@ -223,6 +235,7 @@ export async function runGravity(
     db.transaction(() => {
       // legacy rename: the views name "gravity" and must not be re-checked while it is absent
       db.exec("PRAGMA legacy_alter_table = ON");
+      dropRowsOfRemovedLists(db, lists);
       db.exec("DROP TABLE gravity");
       db.exec(`ALTER TABLE ${BUILD.gravity} RENAME TO gravity`);
       db.exec("DROP TABLE antigravity");

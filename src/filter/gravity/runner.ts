@@ -4,7 +4,9 @@
 // it (the server, the CLI, an imported database): info.updated is polled once a second as FTL does.
 import type { Runtime } from "../../core/runtime.ts";
 import { moatCommand } from "../../core/self-command.ts";
+import { dropBuildTables } from "./build.ts";
 import { PARENT_PIPE_ENV } from "./cli.ts";
+import { acquireGravityLock } from "./lock.ts";
 import { gravityInfo } from "./tables.ts";
 
 export class GravityRun {
@@ -61,6 +63,15 @@ export class GravityService {
 
   constructor(private readonly rt: GravityDeps) {
     this.lastUpdated = readUpdated(rt);
+    // a run killed with its server leaves its build tables behind: rows nobody reads, taking disk
+    // until the next run (a run going on in another process holds the lock, and keeps its tables)
+    const release = acquireGravityLock(rt.paths.dataDir);
+    if (release)
+      try {
+        dropBuildTables(rt.gravityDb);
+      } finally {
+        release();
+      }
   }
 
   get running(): boolean {
