@@ -48,9 +48,10 @@ export function parseRrsig(r: Rr): Rrsig | null {
 /** What a signature check found; the order is the order of preference when several signatures fail. */
 export type SigResult = "ok" | "expired" | "not-yet" | "bad" | "no-key" | "budget";
 
-/** Verifications left for one job (a response, or one zone's keys). */
+/** Verifications left for one job (a response, or one zone's keys), and for the whole query it is part of. */
 export interface Budget {
   tries: number;
+  query?: { tries: number };
 }
 
 /** The owner a signature was made over: the wildcard when the signature has fewer labels (RFC 4035 §5.3.2). */
@@ -134,8 +135,9 @@ export function verifyRrset(
     const data = signedData(set, sig);
     if (!data) continue;
     for (const k of candidates) {
-      if (budget.tries <= 0) return "budget";
+      if (budget.tries <= 0 || (budget.query && budget.query.tries <= 0)) return "budget";
       budget.tries--;
+      if (budget.query) budget.query.tries--;
       if (verifySignature(sig.algorithm, k.key!, data, sig.signature)) return "ok";
       if (rank("bad") < rank(best)) best = "bad";
     }

@@ -35,6 +35,22 @@ export type Fetch = (name: Uint8Array, type: number) => Promise<Uint8Array | nul
 
 /** Signature verifications one job may spend (unbound's KeyTrap fix allows a handful per RRset). */
 const MAX_TRIES = 8;
+/**
+ * What one client query's validation may spend in all (KeyTrap, CVE-2023-50387, comes back as many
+ * cheap jobs: a CNAME chain through N zones, each with keys that fail, cost ~5 ms a zone). DS and
+ * DNSKEY queries: unbound's max-sent-count, 32 outgoing queries per resolution (unbound.conf(5));
+ * a chain needs 2 per new zone, so unbound's max-query-restarts, 11 CNAMEs (unbound.conf(5)), fits.
+ * Signature checks: 8 jobs' worth of MAX_TRIES. The first job that fails ends the validation: the
+ * answer is bogus already (BIND's max-validation-failures-per-fetch, 1, stops there too).
+ */
+const QUERY_FETCHES = 32;
+const QUERY_TRIES = 8 * MAX_TRIES;
+
+/** One validation's allowance: what is left of it. Work done for another query (a kept verdict) costs nothing. */
+interface Work {
+  fetches: number;
+  tries: Budget;
+}
 /** RRSIG signature algorithms we verify; others make a zone insecure (RFC 4035 §5.2). */
 const SUPPORTED = new Set([8, 10, 13, 14, 15]);
 const DIGESTS = new Set([2, 4]);
@@ -75,6 +91,11 @@ const insecure = (name: Uint8Array, why: string): Zone => ({
   ttl: MAX_KEEP,
 });
 const abandoned = (name: Uint8Array, why: string): Zone => ({ name, state: ABANDONED, keys: [], ede: 0, why, ttl: 0 });
+/** What fetch() returns once the query has made QUERY_FETCHES of them. */
+const OVER = Symbol("over");
+const overspent = (name: Uint8Array) => abandoned(name, "too many DS and DNSKEY queries for one answer");
+/** A job's budget, drawing on the query's too. */
+const job = (work: Work): Budget => ({ tries: MAX_TRIES, query: work.tries });
 
 /** A failed signature check as a zone verdict: the budget spent is ABANDONED, the rest bogus. */
 function sigFailure(name: Uint8Array, r: SigResult, what: string): Zone {
@@ -93,6 +114,10 @@ function signerOf(set: RRset): Uint8Array | null {
 class TtlMap<V> {
   private readonly m = new Map<string, { v: Promise<V>; until: number }>();
   constructor(private readonly now: () => number) {}
+  has(k: string): boolean {
+    const e = this.m.get(k);
+    return e !== undefined && e.until > this.now();
+  }
   get(k: string, make: () => Promise<V>, keep: (v: V) => number): Promise<V> {
     const e = this.m.get(k);
     if (e && e.until > this.now()) return e.v;
@@ -131,9 +156,15 @@ export class Validator {
     this.enclosing = new TtlMap(this.now);
   }
 
-  private fetch(name: Uint8Array, type: number): Promise<Fetched | null> {
+  /** null: no usable answer; OVER: this query has asked for as many as it may */
+  private async fetch(name: Uint8Array, type: number, work: Work): Promise<Fetched | null | typeof OVER> {
+    const k = `${nameKey(name)}|${type}`;
+    if (!this.fetched.has(k)) {
+      if (work.fetches <= 0) return OVER;
+      work.fetches--;
+    }
     return this.fetched.get(
-      `${nameKey(name)}|${type}`,
+      k,
       () => this.o.fetch(name, type).then(parseFetched),
       (f) => (f ? Math.min(f.ttl, MAX_KEEP) : 0),
     );
@@ -155,41 +186,42 @@ export class Validator {
   }
 
   /** The verdict on zone `name` (a signer an RRSIG names) and, when secure, its verified keys. */
-  zone(name: Uint8Array): Promise<Zone> {
+  zone(name: Uint8Array, work: Work): Promise<Zone> {
     return this.zones.get(
       nameKey(name),
-      () => this.loadZone(name),
+      () => this.loadZone(name, work),
       (z) => z.ttl,
     );
   }
 
-  private async loadZone(name: Uint8Array): Promise<Zone> {
+  private async loadZone(name: Uint8Array, work: Work): Promise<Zone> {
     const anchors = this.anchorFor(name);
     if (!anchors.length) return insecure(name, "no trust anchor above it");
-    if (equalNames(anchors[0]!.owner, name)) return this.keysFrom(name, anchors, "trust anchor");
-    const f = await this.fetch(name, T.DS);
+    if (equalNames(anchors[0]!.owner, name)) return this.keysFrom(name, anchors, "trust anchor", work);
+    const f = await this.fetch(name, T.DS, work);
+    if (f === OVER) return overspent(name);
     if (!f) return abandoned(name, "no answer to the DS query");
     const ds = f.answer.find((s) => s.type === T.DS && equalNames(s.owner, name));
     if (ds) {
       const signer = signerOf(ds);
       if (!signer) {
-        const up = await this.enclosingZone(parentOf(name));
+        const up = await this.enclosingZone(parentOf(name), work);
         return up.state === SECURE ? bogus(name, 10, "DS without RRSIG") : up;
       }
       if (equalNames(signer, name)) return bogus(name, 6, "DS signed by its own zone");
-      const parent = await this.zone(signer);
+      const parent = await this.zone(signer, work);
       if (parent.state !== SECURE) return { ...parent, name };
-      const r = verifyRrset(ds, signer, parent.keys, this.seconds(), { tries: MAX_TRIES });
+      const r = verifyRrset(ds, signer, parent.keys, this.seconds(), job(work));
       if (r !== "ok") return sigFailure(name, r, "DS");
       const list: Ds[] = [];
       for (const rr of ds.rrs) {
         const d = parseDs(rr.rdata);
         if (d) list.push(d);
       }
-      return this.keysFrom(name, list, "DS");
+      return this.keysFrom(name, list, "DS", work);
     }
     // no DS: the parent must prove it, or be insecure itself
-    const proof = await this.provenSets(f.authority, parentOf(name), name);
+    const proof = await this.provenSets(f.authority, parentOf(name), work, name);
     if (proof.zone.state !== SECURE) return { ...proof.zone, name };
     const absence = dsAbsence(proof.sets, proof.zone.name, name);
     if (absence === "insecure-cut") return insecure(name, "a delegation without DS");
@@ -197,10 +229,11 @@ export class Validator {
   }
 
   /** The zone's DNSKEYs checked against its DS (or anchors): secure, insecure without a usable DS, or bogus. */
-  private async keysFrom(name: Uint8Array, ds: readonly Ds[], what: string): Promise<Zone> {
+  private async keysFrom(name: Uint8Array, ds: readonly Ds[], what: string, work: Work): Promise<Zone> {
     const usable = ds.filter((d) => SUPPORTED.has(d.algorithm) && DIGESTS.has(d.digestType));
     if (!usable.length) return insecure(name, `${what}: no supported algorithm or digest`);
-    const f = await this.fetch(name, T.DNSKEY);
+    const f = await this.fetch(name, T.DNSKEY, work);
+    if (f === OVER) return overspent(name);
     if (!f) return abandoned(name, "no answer to the DNSKEY query");
     const set = f.answer.find((s) => s.type === T.DNSKEY && equalNames(s.owner, name));
     if (!set) return bogus(name, 9, "no DNSKEY");
@@ -211,7 +244,7 @@ export class Validator {
     }
     const entry = keys.filter((k) => usable.some((d) => dsMatches(d, name, k)));
     if (!entry.length) return bogus(name, 9, `no DNSKEY matches the ${what}`);
-    const r = verifyRrset(set, name, entry, this.seconds(), { tries: MAX_TRIES });
+    const r = verifyRrset(set, name, entry, this.seconds(), job(work));
     if (r !== "ok") return sigFailure(name, r, "DNSKEY");
     // kept no longer than the keys' TTL and their signatures allow
     const ttl = Math.min(MAX_KEEP, ttlCap([set], this.seconds()) ?? MAX_KEEP, ...set.rrs.map((x) => x.ttl));
@@ -222,28 +255,29 @@ export class Validator {
    * The zone `name` lies in, found from the trust anchor down, one DS query per label: secure (with
    * keys), insecure below a proven delegation without DS, or bogus. For RRsets that come unsigned.
    */
-  enclosingZone(name: Uint8Array): Promise<Zone> {
+  enclosingZone(name: Uint8Array, work: Work): Promise<Zone> {
     return this.enclosing.get(
       nameKey(name),
-      () => this.walk(name),
+      () => this.walk(name, work),
       (z) => z.ttl,
     );
   }
 
   // One label per step, each step's verdict kept (enclosingZone's cache): new names under a zone already
   // walked cost no DS query and no signature check.
-  private async walk(name: Uint8Array): Promise<Zone> {
+  private async walk(name: Uint8Array, work: Work): Promise<Zone> {
     const anchors = this.anchorFor(name);
     if (!anchors.length) return insecure(name, "no trust anchor above it");
-    if (equalNames(name, anchors[0]!.owner)) return this.zone(name);
-    let zone = await this.enclosingZone(parentOf(name));
+    if (equalNames(name, anchors[0]!.owner)) return this.zone(name, work);
+    let zone = await this.enclosingZone(parentOf(name), work);
     if (zone.state !== SECURE || zone.final) return zone;
-    const f = await this.fetch(name, T.DS);
+    const f = await this.fetch(name, T.DS, work);
+    if (f === OVER) return overspent(name);
     if (!f) return abandoned(name, "no answer to the DS query");
-    if (f.answer.some((s) => s.type === T.DS && equalNames(s.owner, name))) return this.zone(name);
+    if (f.answer.some((s) => s.type === T.DS && equalNames(s.owner, name))) return this.zone(name, work);
     // an alias, or a name that does not exist: no zone cut here or below
     if (f.answer.some((s) => s.type === T.CNAME)) return { ...zone, final: true };
-    const proof = await this.provenSets(f.authority, zone.name, name);
+    const proof = await this.provenSets(f.authority, zone.name, work, name);
     if (proof.zone.state !== SECURE) return proof.zone;
     zone = proof.zone;
     if (f.rcode === RCODE.NXDOMAIN) return { ...zone, final: true };
@@ -260,6 +294,7 @@ export class Validator {
   private async provenSets(
     authority: RRset[],
     fallback: Uint8Array,
+    work: Work,
     /** a DS proof comes from above the name whose DS it denies (and waiting on that name's own verdict would never end) */
     above?: Uint8Array,
   ): Promise<{ zone: Zone; sets: RRset[] }> {
@@ -267,15 +302,15 @@ export class Validator {
     const signed = denial.find((s) => s.sigs.length && s.type !== T.SOA) ?? denial.find((s) => s.sigs.length);
     const signer = signed && signerOf(signed);
     if (!signer) {
-      const z = await this.enclosingZone(fallback);
+      const z = await this.enclosingZone(fallback, work);
       if (z.state !== SECURE) return { zone: z, sets: [] };
       const proofs = denial.some((s) => s.type !== T.SOA);
       return { zone: bogus(fallback, proofs ? 10 : 12, proofs ? "unsigned NSEC" : "no NSEC or NSEC3"), sets: [] };
     }
     if (above && isBelow(signer, above)) return { zone: bogus(above, 12, "DS denied by the zone itself"), sets: [] };
-    const zone = await this.zone(signer);
+    const zone = await this.zone(signer, work);
     if (zone.state !== SECURE) return { zone, sets: [] };
-    const budget: Budget = { tries: MAX_TRIES };
+    const budget = job(work);
     const sets: RRset[] = [];
     for (const s of denial) {
       if (s.type === T.SOA || !isBelow(s.owner, signer)) continue;
@@ -295,14 +330,17 @@ export class Validator {
     const answer = rrsetsOf(records, 0);
     const authority = rrsetsOf(records, 1);
     const verdicts: Zone[] = [];
-    const budget: Budget = { tries: MAX_TRIES };
+    const work: Work = { fetches: QUERY_FETCHES, tries: { tries: QUERY_TRIES } };
+    const budget = job(work);
+    const failed = () => verdicts.some((z) => z.state === BOGUS || z.state === ABANDONED);
     for (const set of answer) {
+      if (failed()) break;
       // a CNAME synthesized from a DNAME comes unsigned; the DNAME's signature covers it (RFC 6672 §5.3.3)
       const synthesized =
         set.type === T.CNAME &&
         !set.sigs.length &&
         answer.some((d) => d.type === T.DNAME && isBelow(set.owner, d.owner) && !equalNames(set.owner, d.owner));
-      if (!synthesized) verdicts.push(await this.checkSet(set, authority, budget));
+      if (!synthesized) verdicts.push(await this.checkSet(set, authority, budget, work));
     }
     // the name the answer ends at, past its CNAMEs: if it has no RRset of the type asked, the denial must be proven
     let sname = qname;
@@ -312,20 +350,20 @@ export class Validator {
       sname = c.rrs[0]!.rdata;
     }
     const final = answer.some((s) => equalNames(s.owner, sname) && (s.type === qtype || qtype === 255));
-    if (!final && (m.rcode === RCODE.NOERROR || m.rcode === RCODE.NXDOMAIN))
-      verdicts.push(await this.checkDenial(sname, qtype, m.rcode === RCODE.NXDOMAIN, authority));
+    if (!final && !failed() && (m.rcode === RCODE.NOERROR || m.rcode === RCODE.NXDOMAIN))
+      verdicts.push(await this.checkDenial(sname, qtype, m.rcode === RCODE.NXDOMAIN, authority, work));
     const v = combine(verdicts);
     if (v.state === SECURE) v.ttl = ttlCap([...answer, ...authority], this.seconds());
     return v;
   }
 
-  private async checkSet(set: RRset, authority: RRset[], budget: Budget): Promise<Zone> {
+  private async checkSet(set: RRset, authority: RRset[], budget: Budget, work: Work): Promise<Zone> {
     const signer = signerOf(set);
     if (!signer) {
-      const z = await this.enclosingZone(set.owner);
+      const z = await this.enclosingZone(set.owner, work);
       return z.state === SECURE ? bogus(set.owner, 10, "RRset without RRSIG") : z;
     }
-    const zone = await this.zone(signer);
+    const zone = await this.zone(signer, work);
     if (zone.state !== SECURE) return zone;
     const r = verifyRrset(set, signer, zone.keys, this.seconds(), budget);
     if (r !== "ok") return sigFailure(set.owner, r, "answer");
@@ -334,13 +372,19 @@ export class Validator {
     // an owner that is itself the wildcard ("*.w", asked for by name) is not an expansion: RRSIG labels leave "*" out
     const literal = set.owner[0] === 1 && set.owner[1] === 42 ? 1 : 0;
     if (labels >= labelCount(set.owner) - literal) return zone;
-    const proof = await this.provenSets(authority, set.owner);
+    const proof = await this.provenSets(authority, set.owner, work);
     if (proof.zone.state !== SECURE) return proof.zone;
     return fromProof(proveWildcard(proof.sets, proof.zone.name, set.owner, labels), set.owner, zone);
   }
 
-  private async checkDenial(name: Uint8Array, qtype: number, nx: boolean, authority: RRset[]): Promise<Zone> {
-    const proof = await this.provenSets(authority, name);
+  private async checkDenial(
+    name: Uint8Array,
+    qtype: number,
+    nx: boolean,
+    authority: RRset[],
+    work: Work,
+  ): Promise<Zone> {
+    const proof = await this.provenSets(authority, name, work);
     if (proof.zone.state !== SECURE) return proof.zone;
     if (!isBelow(name, proof.zone.name)) return bogus(name, 12, "proof from another zone");
     return fromProof(proveDenial(proof.sets, proof.zone.name, name, qtype, nx), name, proof.zone);
