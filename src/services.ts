@@ -14,6 +14,9 @@ import { startHttp } from "./api/server.ts";
 import { Messages } from "./messages/messages.ts";
 import { DnsServer } from "./dns/server.ts";
 import { GravityService } from "./filter/gravity/runner.ts";
+import { watchDnssecUpstream } from "./notices/dnssec-upstream.ts";
+import { noticeListFailures } from "./notices/list-failures.ts";
+import { noticeRateLimits } from "./notices/rate-limit.ts";
 import type { QuerySink } from "./query/record.ts";
 import { Stats } from "./stats/sink.ts";
 import { defaultNodeName, startFleet, type Fleet } from "./fleet/fleet.ts";
@@ -133,6 +136,9 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     const dhcp = startDhcpService({ ...runtime, log: dnsLog });
     stoppers.push(() => dhcp.stop());
     stoppers.push(noticeMissingUpstreams({ ...runtime, log: dnsLog }));
+    stoppers.push(watchDnssecUpstream({ ...runtime, log: dnsLog }, () => dns.rootKeysSigned()));
+    stoppers.push(noticeRateLimits(runtime));
+    stoppers.push(noticeListFailures(runtime));
     const ntp = startNtpService(runtime);
     stoppers.push(() => ntp.stop());
     // last: every service the API shows runs before it answers and stops after it

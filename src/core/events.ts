@@ -19,6 +19,11 @@ export interface MoatEvents {
   "blocking-changed": { active: boolean };
   /** the DNS cache was flushed and the lists reloaded (POST /api/action/restartdns, or from the fleet) */
   "dns-restarted": { origin: "api" | "fleet" };
+  /**
+   * a DNS client went over dns.rateLimit and gets REFUSED for at least `seconds` (once per client per
+   * window; handed off by the DNS thread, which never waits for what is done with it)
+   */
+  "client-rate-limited": { client: string; seconds: number };
 }
 
 /** A handler may return a promise: the change is in force once it resolves (any other value is ignored). */

@@ -12,6 +12,7 @@ import { SpecialNamesHandler } from "./special.ts";
 import { PolicyHandler } from "./policy.ts";
 import { DnsCache } from "./cache.ts";
 import { Forwarder } from "./forwarder.ts";
+import { T } from "./dnssec/records.ts";
 import { DnssecHandler, keyQuery } from "./validate.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { isLocalClient } from "./iface.ts";
@@ -31,6 +32,8 @@ export interface EngineDeps {
   snapshot: () => Snapshot;
   /** the name on Moat's certificate, where DDR (special.ts) points devices; null: none */
   certName: () => string | null;
+  /** a client's rate-limit episode began (ratelimit.ts): must only hand it off, it runs on the hot path */
+  rateLimited?: (client: string, seconds: number) => void;
 }
 
 const UPSTREAM_TIMEOUT_MS = 1500;
@@ -96,6 +99,7 @@ export class QueryEngine {
     this.limiter = new RateLimiter(
       () => config.current.dns.rateLimit,
       (m) => d.log("warn", m),
+      d.rateLimited,
     );
   }
 
@@ -250,6 +254,21 @@ export class QueryEngine {
     const query = keyQuery(name, type);
     const ctx = this.context(query, parseQuery(query), "127.0.0.1", false, performance.now(), true);
     return Promise.resolve(this.forwarder.handle(ctx, () => null)).then((a) => (ctx.upstreamMessage ? a : null));
+  }
+
+  /**
+   * The root's DNSKEY with DO and CD from the upstream in use: whether its answer carries the RRSIG
+   * Moat's validation needs (an upstream that strips them makes every validated name SERVFAIL), and
+   * which upstream answered; null when none answered. Recorded nowhere.
+   */
+  async rootKeysSigned(): Promise<{ signed: boolean; upstream: string | null } | null> {
+    const query = keyQuery(Uint8Array.of(0), T.DNSKEY);
+    const ctx = this.context(query, parseQuery(query), "127.0.0.1", false, performance.now(), true);
+    const a = await this.forwarder.handle(ctx, () => null);
+    const m = a && ctx.upstreamMessage;
+    if (!m || m.rcode !== RCODE.NOERROR) return null;
+    const signed = m.records.some((r) => r.section === 0 && r.type === T.RRSIG);
+    return { signed, upstream: ctx.upstream };
   }
 
   /** A PTR lookup through the resolver chain that records nothing (client names). */

@@ -8,6 +8,8 @@ export class RateLimiter {
   constructor(
     private readonly settings: () => { count: number; interval: number },
     private readonly log: (m: string) => void,
+    /** the start of an episode, as its log line: the caller only hands it off */
+    private readonly limited_: (client: string, seconds: number) => void = () => {},
   ) {}
 
   /** true when the client is over its limit */
@@ -27,9 +29,9 @@ export class RateLimiter {
     if (n <= count) return false;
     if (!this.limited.has(client)) {
       this.limited.add(client);
-      this.log(
-        `Rate-limiting ${client} for at least ${Math.ceil((this.windowStart + interval * 1000 - now) / 1000)} seconds`,
-      );
+      const seconds = Math.ceil((this.windowStart + interval * 1000 - now) / 1000);
+      this.log(`Rate-limiting ${client} for at least ${seconds} seconds`);
+      this.limited_(client, seconds);
     }
     return true;
   }

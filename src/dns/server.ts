@@ -57,6 +57,8 @@ export interface DnsHandle {
   threadAnswers(): number[];
   /** Resolves once every query answered so far is in the statistics (the DNS threads' records are sent in batches). */
   syncRecords(): Promise<void>;
+  /** whether the upstream in use passes DNSSEC records: the root's DNSKEY with its RRSIG (null: no answer) */
+  rootKeysSigned(): Promise<{ signed: boolean; upstream: string | null } | null>;
 }
 
 /** dns.threads: 0 means one per core. */
@@ -103,6 +105,7 @@ export class DnsServer implements DnsHandle {
       blocking: rt.blocking,
       sink: rt.sink,
       log: rt.log,
+      rateLimited: (client, seconds) => this.rateLimited(client, seconds),
       snapshot: () => this.filterEngine.current,
       certName: () => certificateName(rt.tls),
     });
@@ -219,6 +222,7 @@ export class DnsServer implements DnsHandle {
           certName: () => certificateName(this.rt.tls),
           sink: () => this.rt.sink,
           log: this.rt.log,
+          rateLimited: (client, seconds) => this.rateLimited(client, seconds),
         });
       } catch (e) {
         await close();
@@ -313,6 +317,14 @@ export class DnsServer implements DnsHandle {
   /** A PTR lookup through the resolver chain that records nothing (client names). */
   lookupPtr(ip: string): Promise<string | null> {
     return this.engine.lookupPtr(ip);
+  }
+  /** Off the query's path: whoever hears the event (src/notices/) writes its message after this answer left. */
+  private rateLimited(client: string, seconds: number): void {
+    setImmediate(() => void this.rt.events.emit("client-rate-limited", { client, seconds }));
+  }
+
+  rootKeysSigned(): ReturnType<QueryEngine["rootKeysSigned"]> {
+    return this.engine.rootKeysSigned();
   }
 
   upstreams(): UpstreamStats[] {

@@ -26,6 +26,8 @@ export interface PoolOptions {
   /** where the threads' query records go (read at each batch: the fleet may wrap it) */
   sink: () => QuerySink;
   log: (level: "info" | "warn" | "error", message: string) => void;
+  /** a thread's client went over the rate limit (src/dns/ratelimit.ts) */
+  rateLimited: (client: string, seconds: number) => void;
 }
 
 /** A change not acknowledged by then is given up on (a stuck thread must not hang the API). */
@@ -112,6 +114,9 @@ export class DnsThreads {
       }
       case "log":
         this.o.log(m.level, `DNS thread ${i + 1}: ${m.message}`);
+        break;
+      case "rate-limited":
+        this.o.rateLimited(m.client, m.seconds);
         break;
     }
   }

@@ -54,6 +54,7 @@ class DnsThread {
       blocking: this.blocking,
       sink: this.relay,
       log,
+      rateLimited: (client, seconds) => post({ op: "rate-limited", client, seconds }),
       snapshot: () => this.snapshot,
       certName: () => this.init.certName,
     });

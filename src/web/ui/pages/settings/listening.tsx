@@ -107,7 +107,12 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
         </Field>
       </div>
       <p class="muted">Encrypted DNS (DoT, DoH) answers every device that reaches its port, whatever the mode.</p>
-      <Check id="s-dnssec" label="DNSSEC: ask upstreams to validate (DO bit)" checked={dnssec} set={setDnssec} />
+      <Check
+        id="s-dnssec"
+        label="DNSSEC: validate answers (Moat checks the signatures itself; the upstreams must pass DNSSEC records)"
+        checked={dnssec}
+        set={setDnssec}
+      />
       <div class="row wrap">
         <Field label="Local domain" id="s-domain" error={errors["dns.domain.name"]} hint="e.g. lan or home.arpa">
           <input id="s-domain" value={domain} onInput={(e) => setDomain((e.target as HTMLInputElement).value)} />
