@@ -21,4 +21,16 @@ describe("KeyTrap", () => {
     expect(1e9 - all.tries).toBe(3 * 48);
     expect(capped).toBeLessThan(1000);
   });
+
+  test("the jobs of one query share its budget: a second trapped job gets what the first left", () => {
+    const now = Math.floor(Date.now() / 1000);
+    const keys = trapKeys(8);
+    const query = { tries: 10 };
+    const first = { tries: 8, query };
+    const second = { tries: 8, query };
+    expect(verifyRrset(trapRrset(8, now), nameFromText("trap.test")!, keys, now, first)).toBe("budget");
+    expect(verifyRrset(trapRrset(8, now), nameFromText("trap.test")!, keys, now, second)).toBe("budget");
+    // 8 and then the 2 the query had left, not 8 and 8
+    expect({ first: first.tries, second: second.tries, query: query.tries }).toEqual({ first: 0, second: 6, query: 0 });
+  });
 });
