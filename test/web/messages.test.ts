@@ -1,7 +1,7 @@
 // Problems Moat knows of are shown where people look: an upstream list emptied in the Settings page
 // is saved (the person may mean it), and from then on every page carries a banner saying that
-// names get SERVFAIL, as /api/info/messages does, until upstreams are set again. A real browser
-// against a real Moat.
+// names get SERVFAIL, as /api/info/messages does, until upstreams are set again; DNSSEC validation
+// over an upstream that strips DNSSEC records is a banner too. A real browser against a real Moat.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
@@ -30,13 +30,18 @@ afterAll(async () => {
   await up?.stop();
 });
 
-async function noUpstreamMessages(): Promise<number> {
+async function listMessages(): Promise<Array<{ type: string; plain: string }>> {
   const r = await moat.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) });
   const sid = ((await r.json()) as { session: { sid: string } }).session.sid;
   const m = await moat.api("/api/info/messages", { headers: { sid } });
   const list = ((await m.json()) as { messages: Array<{ type: string; plain: string }> }).messages;
   await moat.api("/api/auth", { method: "DELETE", headers: { sid } });
-  return list.filter((x) => x.type === "DNSMASQ_WARN" && x.plain === "no upstream servers configured").length;
+  return list;
+}
+
+async function noUpstreamMessages(): Promise<number> {
+  return (await listMessages()).filter((x) => x.type === "DNSMASQ_WARN" && x.plain === "no upstream servers configured")
+    .length;
 }
 
 test("an emptied upstream list is a banner on every page until upstreams are set again", async () => {
@@ -65,5 +70,35 @@ test("an emptied upstream list is a banner on every page until upstreams are set
   await page.click("button:text('Save DNS settings')");
   await banner.waitFor({ state: "detached", timeout: 5000 });
   expect(await noUpstreamMessages()).toBe(0);
+  expect(w.errors).toEqual([]);
+}, 60000);
+
+test("DNSSEC validation over an upstream that strips DNSSEC records: the setting says Moat validates, a banner says what to do", async () => {
+  const { page } = w;
+  await page.goto(`${moat.base}/admin/settings`);
+  await page.waitForSelector("#s-dnssec");
+  expect(await page.locator("label[for=s-dnssec]").textContent()).toContain("Moat checks the signatures itself");
+  const banner = page.locator(".banner:has-text('without signatures (RRSIG)')");
+  expect(await banner.count()).toBe(0);
+
+  await page.check("#s-dnssec");
+  await page.click("button:text('Save listening and domain')");
+  await page.waitForSelector(".toast:text('Saved')");
+  // the check asks the upstream after the save: the banner is there once the message is
+  for (let i = 0; i < 100 && !(await listMessages()).some((m) => m.type === "DNSSEC"); i++) await Bun.sleep(50);
+  await page.reload();
+  await banner.waitFor({ timeout: 5000 });
+  expect(await banner.textContent()).toContain(
+    "Pick an upstream that passes DNSSEC records, or turn DNSSEC validation off.",
+  );
+  await shot(page, "dnssec-stripped-banner");
+
+  await page.uncheck("#s-dnssec");
+  await page.click("button:text('Save listening and domain')");
+  await page.waitForSelector(".toast:text('Saved')");
+  for (let i = 0; i < 100 && (await listMessages()).some((m) => m.type === "DNSSEC"); i++) await Bun.sleep(50);
+  await page.reload();
+  await page.waitForSelector("#s-dnssec");
+  expect(await banner.count()).toBe(0);
   expect(w.errors).toEqual([]);
 }, 60000);
