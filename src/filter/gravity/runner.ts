@@ -65,7 +65,12 @@ export class GravityService {
     this.lastUpdated = readUpdated(rt);
     // a run killed with its server leaves its build tables behind: rows nobody reads, taking disk
     // until the next run (a run going on in another process holds the lock, and keeps its tables)
-    const release = acquireGravityLock(rt.paths.dataDir);
+    let release: (() => void) | null = null;
+    try {
+      release = acquireGravityLock(rt.paths.dataDir);
+    } catch {
+      // a data directory Moat cannot write to: the next run says so, not the start
+    }
     if (release)
       try {
         dropBuildTables(rt.gravityDb);
