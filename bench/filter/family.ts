@@ -11,12 +11,13 @@ import { join } from "node:path";
 import * as packet from "dns-packet";
 import { openGravityDb } from "../../src/db/index.ts";
 import { buildSnapshotData } from "../../src/filter/build.ts";
+import { POLICIES } from "../../src/policies/registry.ts";
 import { Snapshot } from "../../src/filter/snapshot.ts";
 import { defaults } from "../../src/config/schema.ts";
 import { PolicyHandler } from "../../src/dns/policy.ts";
 import type { ConfigView, QueryContext } from "../../src/dns/context.ts";
 import { parseQuery } from "../../src/dns/wire.ts";
-import { SERVICES } from "../../src/filter/services/catalogue.ts";
+import { SERVICES } from "../../src/policies/services/catalogue.ts";
 
 const LIST = Number(process.argv[2] ?? 200000);
 const QUERIES = Number(process.argv[3] ?? 20000);
@@ -118,8 +119,8 @@ try {
   const plainDb = makeDb(dirs[0]!, false);
   const familyDb = makeDb(dirs[1]!, true);
   const snaps = {
-    without: new Snapshot(buildSnapshotData(plainDb), Date.now()),
-    with: new Snapshot(buildSnapshotData(familyDb), Date.now()),
+    without: new Snapshot(buildSnapshotData(plainDb, POLICIES.list), POLICIES, Date.now()),
+    with: new Snapshot(buildSnapshotData(familyDb, POLICIES.list), POLICIES, Date.now()),
   };
   const queries = mix(plainDb);
   const config = defaults();
