@@ -8,7 +8,7 @@ import { gravitySetsOf } from "./gravity/tables.ts";
 import { clientEntries, enabledAdlistIds, enabledDomains, enabledGroupIds, groupLinks } from "../lists/filter-input.ts";
 import type { GroupPolicy } from "./policy.ts";
 import type { ClientEntry } from "./clients.ts";
-import type { LinkTable } from "../lists/group-links.ts";
+import type { LinkTable } from "../lists/tables.ts";
 import { nameToWire } from "../net/dns-name.ts";
 
 export interface RegexEntry {
