@@ -7,6 +7,7 @@
 import ts from "typescript";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { MANAGEMENT_TABLES } from "../src/lists/tables.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const SRC = join(ROOT, "src");
@@ -17,22 +18,10 @@ const SRC = join(ROOT, "src");
  */
 /** A key ending in `*` covers every table whose name starts with what comes before it. */
 export const TABLE_OWNERS: Record<string, string[]> = {
-  // the management tables: src/lists/ owns them; the gravity run (filter/gravity) and the snapshot build
-  // read the lists it needs through src/lists/ too, except the bulk tables it fills itself
-  domainlist: ["lists/"],
-  adlist: ["lists/"],
-  group: ["lists/"],
-  client: ["lists/"],
-  domainlist_by_group: ["lists/"],
-  adlist_by_group: ["lists/"],
-  client_by_group: ["lists/"],
-  domain_audit: ["lists/"],
-  // Moat's family controls (src/db/migrations.ts): blocked services per group, paused clients
-  moat_group_service: ["lists/"],
-  moat_group_safesearch: ["lists/"],
-  moat_group_schedule: ["lists/"],
-  moat_group_upstream: ["lists/"],
-  moat_client_pause: ["lists/"],
+  // the management tables, as src/lists/tables.ts declares them: src/lists/ owns them; the gravity run
+  // (filter/gravity) and the snapshot build read the lists it needs through src/lists/ too, except the bulk
+  // tables it fills itself
+  ...Object.fromEntries(MANAGEMENT_TABLES.map((t) => [t, ["lists/"]])),
   // what a gravity run fills (src/filter/gravity/tables.ts); src/lists/ deletes a list's rows with the list
   // in the same transaction (gravity.db has no cascade for them), which is the one write it makes there
   gravity: ["filter/gravity/", "lists/"],

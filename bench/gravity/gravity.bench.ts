@@ -123,13 +123,14 @@ async function cliAlone(dir: string) {
 const LOAD = `
 import { buildSnapshotData } from "${join(ROOT, "src/filter/build.ts")}";
 import { Snapshot } from "${join(ROOT, "src/filter/snapshot.ts")}";
+import { POLICIES } from "${join(ROOT, "src/policies/registry.ts")}";
 import { hashName } from "${join(ROOT, "src/filter/domainset.ts")}";
 import { nameToWire } from "${join(ROOT, "src/net/dns-name.ts")}";
 Bun.gc(true);
 const rss0 = process.memoryUsage().rss;
 const info = {};
 const t = performance.now();
-const s = new Snapshot(buildSnapshotData(process.argv[2], info), Date.now());
+const s = new Snapshot(buildSnapshotData(process.argv[2], POLICIES.list, info), POLICIES, Date.now());
 const ms = performance.now() - t;
 Bun.gc(true);
 const rss = process.memoryUsage().rss - rss0;

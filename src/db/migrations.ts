@@ -4,9 +4,9 @@ import type { Migration } from "./open.ts";
 /** Moat's additions to gravity.db (info.moat_schema), beside Pi-hole's tables. */
 export const GRAVITY_MIGRATIONS: readonly Migration[] = [
   {
-    // family controls: the blocked services each group picks (ids of src/filter/services/catalogue.ts),
-    // the safe-search engines it enforces (ids of src/filter/safesearch.ts), its weekly schedule (windows
-    // as JSON, see src/filter/schedule.ts, with the services and block lists, or everything, blocked during
+    // family controls: the blocked services each group picks (ids of src/policies/services/catalogue.ts),
+    // the safe-search engines it enforces (ids of src/policies/safesearch/engines.ts), its weekly schedule (windows
+    // as JSON, see src/policies/schedule/windows.ts, with the services and block lists, or everything, blocked during
     // them), its own
     // upstreams (a JSON array of dns.upstreams entries) and the paused clients (a client entry's text: address, subnet, MAC, host name or client ID;
     // until: unix seconds, NULL until resumed). Pi-hole ignores tables it does not know.

@@ -27,6 +27,7 @@ import {
 import { RCODE, TYPE, getU32, type Message } from "./wire.ts";
 import { SECURE } from "./dnssec/validator.ts";
 import { wantsAd } from "./validate.ts";
+import { upstreamKey } from "../policies/upstreams/policy.ts";
 
 export interface CacheCounters {
   size: number;
@@ -192,7 +193,7 @@ export class DnsCache implements Handler {
    */
   private writeKeyOf(ctx: QueryContext): number {
     // 0 for dns.upstreams, else the group list's index + 1
-    const group = ctx.upstreamSet === 0 ? 0 : this.groups.id(ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1] ?? "") + 1;
+    const group = ctx.upstreamSet === 0 ? 0 : this.groups.id(upstreamKey(ctx.snapshot, ctx.upstreamSet) ?? "") + 1;
     if (ctx.upstreamSet !== 0 && group === 0) return -1;
     const q = ctx.q;
     return writeKey(q.wire, q.qtype, q.qclass, q.dnssecOk, q.checkingDisabled, q.edns, group);

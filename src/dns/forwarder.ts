@@ -17,6 +17,7 @@ import { parseUpstreamSpec } from "../config/upstream-syntax.ts";
 import { Bootstrap } from "./bootstrap.ts";
 import { DotTransport } from "./upstream-dot.ts";
 import { DohTransport } from "./upstream-doh.ts";
+import { upstreamKey, upstreamList } from "../policies/upstreams/policy.ts";
 
 export interface UpstreamStats {
   /** "ip#port", or an encrypted upstream as the user wrote it */
@@ -80,8 +81,8 @@ export class Forwarder implements Handler {
 
   /** A group's own upstream list (the snapshot's), made once per distinct list and kept. */
   private groupUpstreams(ctx: QueryContext): Upstream[] {
-    const key = ctx.snapshot.upstreamKeys[ctx.upstreamSet - 1];
-    const list = ctx.snapshot.upstreamLists[ctx.upstreamSet - 1];
+    const key = upstreamKey(ctx.snapshot, ctx.upstreamSet);
+    const list = upstreamList(ctx.snapshot, ctx.upstreamSet);
     if (key === undefined || list === undefined) return this.ups;
     let ups = this.byGroup.get(key);
     if (!ups) this.byGroup.set(key, (ups = this.makeUpstreams(list, new Map())));

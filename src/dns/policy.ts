@@ -1,34 +1,25 @@
 // The filtering step, in Pi-hole FTL's order (docs/pihole-differences.md): allow exact → allow regex → special domains →
-// deny exact → the group's blocked services → antigravity → gravity (+ ABP subtrees) → deny regex; after the answer
-// comes back, every name of its CNAME chain is checked against the block lists (dns.CNAMEdeepInspect). A paused
-// client is blocked before all of it (and with blocking off): a pause is the parent's switch, not a list. A safe-search
-// host of the client's groups is answered with its engine's CNAME before the allow list is asked.
+// deny exact → the "afterDeny" group policies (a group's open schedule window, its blocked services) → antigravity →
+// gravity (+ ABP subtrees) → deny regex; after the answer comes back, every name of its CNAME chain is checked against
+// the block lists (dns.CNAMEdeepInspect). The group policies (src/policies/registry.ts, the interface in
+// src/filter/policy.ts) are asked at their points: "client" before all of it, also with blocking off (a paused
+// client, a group's own upstreams), "beforeAllow" before the allow list (safe search).
 import { Status, Reply } from "../query/enums.ts";
-import { hashName, type DomainSet } from "../filter/domainset.ts";
+import { hashName } from "../filter/domainset.ts";
 import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
+import { forgetSuffixes, matchExact, matchSubtree } from "../filter/match.ts";
+import type { JudgedName, PolicyVerdict } from "../filter/policy.ts";
 import type { RegexRule, Snapshot } from "../filter/snapshot.ts";
 import type { ConfigView, Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
 import { blockedReply } from "./blocked.ts";
 import { buildReply } from "./reply.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { RCODE, TYPE } from "./wire.ts";
-import { SERVICES } from "../filter/services/catalogue.ts";
-import { PAUSED_LIST_ID, SCHEDULE_LIST_ID } from "../filter/services/rules.ts";
-import { safeSearchTarget } from "../filter/safesearch.ts";
 import { safeSearchAnswer } from "./safesearch.ts";
 
-/** each safe-search engine's target in wire form, by engine code */
-const SAFE_TARGET: Array<Uint8Array | undefined> = [];
-for (let code = 1; safeSearchTarget(code) !== undefined; code++)
-  SAFE_TARGET[code] = nameToWire(safeSearchTarget(code)!)!;
-
-/** EDE text per service code, made once: a blocked query must not build a string */
-const SERVICE_REASON = new Map(SERVICES.map((s) => [s.code, `blocked service: ${s.name}`]));
-
-type Verdict =
-  | { allow: true }
-  | { allow: false; status: number; reason: string; listId: number | null; reply: RegexReply | null }
-  | null;
+/** A block (a policy's, or the lists': then with the regex's reply), or ALLOW (antigravity), or null: no verdict. */
+type Verdict = PolicyVerdict & { readonly reply?: RegexReply | null };
+const ALLOW: Verdict = { status: Status.UNKNOWN, reason: "", listId: 0, cnameTo: null };
 
 export class PolicyHandler implements Handler {
   readonly name = "policy";
@@ -37,30 +28,47 @@ export class PolicyHandler implements Handler {
     private readonly blocking: { readonly active: boolean },
   ) {}
 
+  /** the name being judged, refilled for each one (src/filter/policy.ts): no object per query */
+  private readonly n: JudgedName = {
+    wire: new Uint8Array(1),
+    labels: [],
+    h: 0,
+    name: "",
+    qtype: 0,
+    groups: new Uint32Array(1),
+    question: true,
+  };
+
   handle(ctx: QueryContext, next: Next): Pending {
-    sufWire = null;
+    forgetSuffixes();
     const snap = ctx.snapshot;
-    if (snap.paused?.paused(ctx.client, ctx.clientId)) return this.pausedReply(ctx);
-    const ownUpstreams = snap.upstreamLists.length > 0;
-    if (!this.blocking.active && !ownUpstreams) return next(ctx);
+    const blocking = this.blocking.active;
+    if (!blocking && !snap.activeAlways) return next(ctx);
+    const { q } = ctx;
     const groups =
       ctx.clientId === null ? snap.clients.groupsOf(ctx.client) : snap.clients.groupsOfId(ctx.clientId, ctx.client);
-    // a group's own upstreams apply with blocking off too: they are where its queries go, not a list
-    if (ownUpstreams) ctx.upstreamSet = snap.upstreamSetOf(groups);
-    if (!this.blocking.active) return next(ctx);
+    const n = this.n;
+    n.wire = q.wire;
+    n.labels = q.labels;
+    n.h = 0;
+    n.name = q.name;
+    n.qtype = q.qtype;
+    n.groups = groups;
+    n.question = true;
+
+    // a paused client, a group's own upstreams (with blocking off too: they are not lists)
+    let v = this.ask(snap, snap.active.client, ctx, !blocking);
+    if (v !== null) return this.verdict(ctx, next, v);
+    if (!blocking) return next(ctx);
     const dns = this.config.current.dns;
-    const { q } = ctx;
-    const h = hashName(q.wire);
+    n.h = hashName(q.wire);
 
     // safe search first: an allow-list entry for www.google.com must not switch it off
-    if (intersects(groups, snap.safeSearchGroups)) {
-      let safe = matchExact(snap.safeSearch, q.wire, h, groups);
-      if (safe < 0) safe = matchExact(snap.safeSearchModerate, q.wire, h, groups);
-      if (safe >= 0) return safeSearchAnswer(ctx, next, SAFE_TARGET[safe]!);
-    }
+    v = this.ask(snap, snap.active.beforeAllow, ctx, false);
+    if (v !== null) return this.verdict(ctx, next, v);
 
     if (
-      matchExact(snap.allowExact, q.wire, h, groups) >= 0 ||
+      matchExact(snap.allowExact, q.wire, n.h, groups) >= 0 ||
       matchRegex(snap.allowRegex, snap.allowRegexAny, q.name, q.qtype, groups)
     )
       return next(ctx);
@@ -72,38 +80,20 @@ export class PolicyHandler implements Handler {
       return buildReply(ctx.query, q, special);
     }
 
-    // an open schedule window: its verdict, or (for block lists it schedules) the groups widened by its
-    // list bit, with which the lists are judged from here on
-    let judged = groups;
-    let v: Verdict = null;
-    if (snap.schedule !== null) {
-      const open = snap.schedule.openGroups(groups, Date.now());
-      if (open !== null) {
-        v = scheduled(snap, q.wire, q.labels, h, open);
-        if (!v && snap.schedule.schedulesLists) judged = snap.schedule.widen(groups, open);
-      }
-    }
-    if (!v) v = judge(snap, q.wire, q.labels, h, q.name, q.qtype, judged, false);
-    if (!v && dns.blockESNI && q.name.startsWith("_esni.")) {
+    v = judge(snap, ctx, n);
+    // an open schedule window may have widened the groups the lists are judged with: they are judged so from here on
+    const judged = n.groups;
+    if (v === null && dns.blockESNI && q.name.startsWith("_esni.")) {
       const rest = q.wire.subarray(q.labels[1] ?? 0);
-      v = judge(
-        snap,
-        rest,
-        q.labels.slice(1).map((o) => o - (q.labels[1] ?? 0)),
-        hashName(rest),
-        q.name.slice(6),
-        q.qtype,
-        judged,
-        false,
-      );
+      n.wire = rest;
+      n.labels = q.labels.slice(1).map((o) => o - (q.labels[1] ?? 0));
+      n.h = hashName(rest);
+      n.name = q.name.slice(6);
+      n.question = false;
+      v = judge(snap, ctx, n);
     }
-    if (v && !v.allow) {
-      ctx.status = v.status;
-      ctx.listId = v.listId;
-      ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
-      return blockedReply(ctx, dns, v.reason, v.reply);
-    }
-    if (v?.allow || !dns.CNAMEdeepInspect) return next(ctx);
+    if (v !== null && v !== ALLOW) return this.verdict(ctx, next, v);
+    if (v === ALLOW || !dns.CNAMEdeepInspect) return next(ctx);
 
     const r = next(ctx);
     // the widened groups are the clock's scratch array, which the next query reuses: a copy goes on
@@ -111,12 +101,27 @@ export class PolicyHandler implements Handler {
     return this.inspect(ctx, r, judged);
   }
 
-  private pausedReply(ctx: QueryContext): Answer {
+  /** The first verdict of the policies at one point (`blockingOff`: only those judged with blocking off too). */
+  private ask(snap: Snapshot, at: readonly number[], ctx: QueryContext, blockingOff: boolean): Verdict | null {
+    const list = snap.policies.list;
+    for (let i = 0; i < at.length; i++) {
+      const k = at[i]!;
+      const p = list[k]!;
+      if (blockingOff && p.always !== true) continue;
+      const v = p.judge(snap.states[k], ctx, this.n);
+      if (v !== null) return v;
+    }
+    return null;
+  }
+
+  /** A block, or a policy's CNAME answer (safe search). */
+  private verdict(ctx: QueryContext, next: Next, v: Verdict): Pending {
+    if (v.cnameTo !== null) return safeSearchAnswer(ctx, next, v.cnameTo);
     const dns = this.config.current.dns;
-    ctx.status = Status.DENYLIST;
-    ctx.listId = PAUSED_LIST_ID;
+    ctx.status = v.status;
+    ctx.listId = v.listId;
     ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
-    return blockedReply(ctx, dns, "client paused", null);
+    return blockedReply(ctx, dns, v.reason, v.reply ?? null);
   }
 
   // apart from handle(): a closure there would cost every query its captured variables
@@ -129,7 +134,8 @@ export class PolicyHandler implements Handler {
     const chain = ctx.cnameChain;
     if (!a || !chain || chain.length === 0) return a;
     const snap = ctx.snapshot;
-    let hit: Verdict = null;
+    const n = this.n;
+    let hit: Verdict | null = null;
     for (const name of chain) {
       const wire = nameToWire(name);
       if (!wire) continue;
@@ -141,14 +147,21 @@ export class PolicyHandler implements Handler {
         matchRegex(snap.allowRegex, snap.allowRegexAny, name, ctx.q.qtype, groups)
       )
         return a;
-      const v = judge(snap, wire, labels, h, name, ctx.q.qtype, groups, true);
-      if (v?.allow) return a;
-      if (v && !hit) {
+      n.wire = wire;
+      n.labels = labels;
+      n.h = h;
+      n.name = name;
+      n.qtype = ctx.q.qtype;
+      n.groups = groups;
+      n.question = false;
+      const v = judge(snap, ctx, n);
+      if (v === ALLOW) return a;
+      if (v !== null && hit === null) {
         hit = v;
         ctx.cname = name;
       }
     }
-    if (!hit || hit.allow) return a;
+    if (hit === null) return a;
     const dns = this.config.current.dns;
     ctx.status =
       hit.status === Status.GRAVITY
@@ -158,7 +171,7 @@ export class PolicyHandler implements Handler {
           : Status.DENYLIST_CNAME;
     ctx.listId = hit.listId;
     ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
-    return blockedReply(ctx, dns, hit.reason, hit.reply);
+    return blockedReply(ctx, dns, hit.reason, hit.reply ?? null);
   }
 
   private special(
@@ -172,44 +185,6 @@ export class PolicyHandler implements Handler {
     if (s.designatedResolver && (name === "resolver.arpa" || name.endsWith(".resolver.arpa"))) return RCODE.NOERROR;
     return null;
   }
-}
-
-function intersects(a: Uint32Array, b: Uint32Array): boolean {
-  for (let i = 0; i < b.length; i++) if (((a[i] ?? 0) & b[i]!) !== 0) return true;
-  return false;
-}
-
-function matchExact(set: DomainSet, wire: Uint8Array, h: number, groups: Uint32Array): number {
-  return set.size === 0 ? -1 : set.match(wire, h, groups);
-}
-
-// The suffixes of the name being judged (each label onwards) and their hashes, worked out once per name
-// for every subtree set (the ABP lists, the blocked services, the scheduled ones) instead of once per set:
-// a view per label is an object for the collector. Keyed by the wire array itself; handle() forgets it at
-// the start of every query, so a buffer used again for another name is never taken for the last one.
-const SUF_VIEWS: Uint8Array[] = [];
-const SUF_H: number[] = [];
-let sufWire: Uint8Array | null = null;
-
-function suffixes(wire: Uint8Array, labels: number[], h0: number): void {
-  if (sufWire === wire) return;
-  sufWire = wire;
-  for (let i = 0; i < labels.length; i++) {
-    const v = i === 0 ? wire : wire.subarray(labels[i]);
-    SUF_VIEWS[i] = v;
-    SUF_H[i] = i === 0 ? h0 : hashName(v);
-  }
-}
-
-/** An ABP `||x^` entry matches x and every name below it. */
-function matchSubtree(set: DomainSet, wire: Uint8Array, labels: number[], h0: number, groups: Uint32Array): number {
-  if (set.size === 0) return -1;
-  suffixes(wire, labels, h0);
-  for (let i = 0; i < labels.length; i++) {
-    const id = set.match(SUF_VIEWS[i]!, SUF_H[i]!, groups);
-    if (id >= 0) return id;
-  }
-  return -1;
 }
 
 /** `any`: the union of the non-inverted rules; when it does not hit, only inverted rules can. */
@@ -231,41 +206,33 @@ function matchRegex(
   return null;
 }
 
-/** A group window open now (`open`: the client's groups that have one): everything blocked, or the services it schedules. */
-function scheduled(snap: Snapshot, wire: Uint8Array, labels: number[], h: number, open: Uint32Array): Verdict {
-  if (snap.schedule!.blocksEverything(open))
-    return { allow: false, status: Status.DENYLIST, reason: "schedule", listId: SCHEDULE_LIST_ID, reply: null };
-  const id = matchSubtree(snap.scheduledServices, wire, labels, h, open);
-  if (id >= 0)
-    return { allow: false, status: Status.DENYLIST, reason: SERVICE_REASON.get(id)!, listId: -id, reply: null };
-  return null;
-}
-
-/** Deny exact → antigravity → gravity → deny regex for one name (the query name, or a name of a CNAME chain). */
-function judge(
-  snap: Snapshot,
-  wire: Uint8Array,
-  labels: number[],
-  h: number,
-  name: string,
-  qtype: number,
-  groups: Uint32Array,
-  _cname: boolean,
-): Verdict {
-  let id = matchExact(snap.denyExact, wire, h, groups);
-  if (id >= 0) return { allow: false, status: Status.DENYLIST, reason: "denylist", listId: id, reply: null };
-  id = intersects(groups, snap.serviceGroups) ? matchSubtree(snap.services, wire, labels, h, groups) : -1;
-  if (id >= 0)
-    return { allow: false, status: Status.DENYLIST, reason: SERVICE_REASON.get(id)!, listId: -id, reply: null };
+/**
+ * Deny exact → the "afterDeny" policies → antigravity → gravity → deny regex for one name (the question, the
+ * name after `_esni.`, or a name of a CNAME chain). The policies may widen `n.groups` for the lists after them.
+ */
+function judge(snap: Snapshot, ctx: QueryContext, n: JudgedName): Verdict | null {
+  const { wire, labels, h } = n;
+  let id = matchExact(snap.denyExact, wire, h, n.groups);
+  if (id >= 0) return { status: Status.DENYLIST, reason: "denylist", listId: id, cnameTo: null, reply: null };
+  const at = snap.active.afterDeny;
+  const list = snap.policies.list;
+  for (let i = 0; i < at.length; i++) {
+    const k = at[i]!;
+    const p = list[k]!;
+    if (!n.question && p.everyName !== true) continue;
+    const v = p.judge(snap.states[k], ctx, n);
+    if (v !== null) return v;
+  }
+  const groups = n.groups;
   if (
     matchExact(snap.antigravity, wire, h, groups) >= 0 ||
     matchSubtree(snap.antigravityAbp, wire, labels, h, groups) >= 0
   )
-    return { allow: true };
+    return ALLOW;
   id = matchExact(snap.gravity, wire, h, groups);
   if (id < 0) id = matchSubtree(snap.gravityAbp, wire, labels, h, groups);
-  if (id >= 0) return { allow: false, status: Status.GRAVITY, reason: "gravity", listId: id, reply: null };
-  const r = matchRegex(snap.denyRegex, snap.denyRegexAny, name, qtype, groups);
-  if (r) return { allow: false, status: Status.REGEX, reason: "regex", listId: r.id, reply: r.reply };
+  if (id >= 0) return { status: Status.GRAVITY, reason: "gravity", listId: id, cnameTo: null, reply: null };
+  const r = matchRegex(snap.denyRegex, snap.denyRegexAny, n.name, n.qtype, groups);
+  if (r) return { status: Status.REGEX, reason: "regex", listId: r.id, cnameTo: null, reply: r.reply };
   return null;
 }

@@ -1,5 +1,5 @@
-// The safe-search answer (src/filter/safesearch.ts has the engines): a CNAME from the asked host to the
-// engine's target, followed by the target's own records for the asked type, resolved through the rest of
+// The safe-search answer (src/policies/safesearch/ has the engines and the policy): a CNAME from the asked
+// host to the engine's target, followed by the target's own records for the asked type, resolved through the rest of
 // the chain (cache, then upstreams) as any name is, so the device connects to the engine's safe address.
 // The target's CNAME chain, if it has one, is copied record by record with its names written out, and
 // only A and AAAA data is copied as bytes (other types' data may hold compressed names).

@@ -8,6 +8,7 @@ import type { ListTable } from "../core/events.ts";
 import type { QuerySink } from "../query/record.ts";
 import type { TlsStore } from "../tls/store.ts";
 import { FilterEngine } from "../filter/snapshot.ts";
+import { POLICIES } from "../policies/registry.ts";
 import type { Pending } from "./context.ts";
 import type { CacheCounters } from "./cache.ts";
 import type { UpstreamStats } from "./forwarder.ts";
@@ -88,13 +89,13 @@ export class DnsServer implements DnsHandle {
       lookupPtr: (ip) => this.lookupPtr(ip),
       db: rt.queryDb,
       changed: (ip) => {
-        this.filterEngine.current.clients.forget(ip);
-        this.filterEngine.current.paused?.forget(ip);
+        this.filterEngine.current.forget(ip);
         void this.threads?.name(ip, this.names.nameOf(ip));
       },
     });
     this.filterEngine = new FilterEngine({
       dbPath: rt.paths.gravityDb,
+      policies: POLICIES,
       log: rt.log,
       clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) },
       prepare: (data) => (threadCount(rt.config.current.dns.threads) > 1 ? inSharedMemory(data) : data),

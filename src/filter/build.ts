@@ -5,33 +5,15 @@ import { Database } from "bun:sqlite";
 import { emptyShape, resolveCombos, transferables, type DomainSetData, type DomainSetShape } from "./domainset.ts";
 import { ComboTable, DomainSetBuilder } from "./domainset-build.ts";
 import { gravitySetsOf } from "./gravity/tables.ts";
-import {
-  clientEntries,
-  enabledAdlistIds,
-  enabledDomains,
-  enabledGroupIds,
-  groupLinks,
-  groupUpstreamRows,
-  safeSearchSelections,
-  scheduleRows,
-  serviceSelections,
-} from "../lists/filter-input.ts";
-import { safeSearchSetData } from "./safesearch.ts";
-import { compileWindows, type GroupSchedule, type ScheduleWindow } from "./schedule.ts";
-import { activePauses } from "../lists/family.ts";
-import { serviceSetData } from "./services/compile.ts";
-import type { LinkTable } from "../lists/group-links.ts";
+import { clientEntries, enabledAdlistIds, enabledDomains, enabledGroupIds, groupLinks } from "../lists/filter-input.ts";
+import type { GroupPolicy } from "./policy.ts";
+import type { ClientEntry } from "./clients.ts";
+import type { LinkTable } from "../lists/tables.ts";
 import { nameToWire } from "../net/dns-name.ts";
 
 export interface RegexEntry {
   id: number;
   pattern: string;
-  mask: number[];
-}
-
-export interface ClientEntry {
-  id: number;
-  ip: string;
   mask: number[];
 }
 
@@ -49,25 +31,9 @@ export interface SnapshotData {
   allowRegex: RegexEntry[];
   denyRegex: RegexEntry[];
   clients: ClientEntry[];
-  /** the blocked services' `||domain^` rules as subtree entries: id = service code, masks = groups blocking it */
-  services: DomainSetData;
-  /** safe-search host names (exact), id = engine code; YouTube's moderate mode in a set of its own */
-  safeSearch: DomainSetData;
-  safeSearchModerate: DomainSetData;
-  /** the enabled groups' weekly schedules (src/filter/schedule.ts) */
-  schedules: GroupSchedule[];
-  /** the services blocked while a group's window is open: as `services`, masks = groups scheduling them */
-  scheduledServices: DomainSetData;
-  /** the groups with upstreams of their own, by group id ascending (the first of a client's groups wins) */
-  groupUpstreams: Array<{ bit: number; upstreams: string[] }>;
-  /** clients paused at build time (src/filter/pause.ts); until: ms since the epoch, 0 = until resumed */
-  paused: PausedEntry[];
+  /** each group policy's compiled data, by its name (src/policies/, src/filter/policy.ts) */
+  policies: Record<string, object>;
   buildMs: number;
-}
-
-export interface PausedEntry {
-  ip: string;
-  until: number;
 }
 
 type Masks = Map<number, Uint32Array>;
@@ -183,23 +149,29 @@ export function buildDomainsOnly(dbPath: string, groupBits: Array<[number, numbe
   }
 }
 
-export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotData {
+/** The whole snapshot's data, with the part of each of `policies`. */
+export function buildSnapshotData(dbPath: string, policies: readonly GroupPolicy[], info?: BuildInfo): SnapshotData {
   const started = performance.now();
   const db = openForBuild(dbPath);
   try {
     const groupBits = groupBitsOf(db);
     const bitOf = new Map(groupBits);
-    // the enabled groups' schedules; one that blocks lists gets a bit of its own past the groups' (schedule.ts),
+    // block lists a policy applies to a group only at times get a bit of their own past the groups' for it,
     // in the lists' masks only (the domain entries, rebuilt alone, keep the groups' words)
-    const schedules = scheduleRows(db).filter((r) => bitOf.has(r.g));
-    const listBits = new Map<number, { bit: number; lists: number[] }>();
-    for (const r of schedules) {
-      const lists = parseIds(r.lists);
-      if (lists.length) listBits.set(r.g, { bit: groupBits.length + listBits.size, lists });
-    }
-    const words = Math.max(wordsOf(groupBits), Math.ceil((groupBits.length + listBits.size) / 32));
+    let nextBit = groupBits.length;
+    const listBits = new Map<number, number[]>();
+    const ownBits = policies.map((p) => {
+      const own = new Map<number, number>();
+      for (const [g, lists] of p.listBits?.(db, bitOf) ?? []) {
+        if (!bitOf.has(g) || lists.length === 0) continue;
+        own.set(g, nextBit);
+        listBits.set(nextBit++, lists);
+      }
+      return own;
+    });
+    const words = Math.max(wordsOf(groupBits), Math.ceil(nextBit / 32));
     const adlistMasks = widened(linkMasks(db, "adlist_by_group", groupBits), words);
-    for (const { bit, lists } of listBits.values())
+    for (const [bit, lists] of listBits)
       for (const id of lists) {
         let m = adlistMasks.get(id);
         if (!m) adlistMasks.set(id, (m = new Uint32Array(words)));
@@ -221,6 +193,10 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       ip: c.ip,
       mask: [...(clientMasks.get(c.id) ?? new Uint32Array(words))],
     }));
+    const compiled: Record<string, object> = {};
+    policies.forEach((p, i) => {
+      compiled[p.name] = p.compile({ db, bitOf, groups: groupBits.length, words, listBits: ownBits[i]! });
+    });
     return {
       ...domains,
       words,
@@ -230,25 +206,7 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
       gravityAbp: resolve(sets.gravityAbp),
       antigravityAbp: resolve(sets.antigravityAbp),
       clients,
-      services: serviceSetData(serviceSelections(db), bitOf, words),
-      ...safeSearchData(safeSearchSelections(db), bitOf, words),
-      ...scheduleData(schedules, bitOf, listBits, words),
-      groupUpstreams: groupUpstreamRows(db).flatMap((r) => {
-        const bit = bitOf.get(r.g);
-        let upstreams: unknown;
-        try {
-          upstreams = JSON.parse(r.upstreams);
-        } catch {
-          return [];
-        }
-        return bit === undefined || !Array.isArray(upstreams) || upstreams.length === 0
-          ? []
-          : [{ bit, upstreams: upstreams.map(String) }];
-      }),
-      paused: activePauses(db, Math.floor(Date.now() / 1000)).map((p) => ({
-        ip: p.client,
-        until: p.until === null ? 0 : p.until * 1000,
-      })),
+      policies: compiled,
       buildMs: performance.now() - started,
     };
   } finally {
@@ -256,80 +214,27 @@ export function buildSnapshotData(dbPath: string, info?: BuildInfo): SnapshotDat
   }
 }
 
-function safeSearchData(
-  picks: Array<{ g: number; engine: string }>,
-  bitOf: Map<number, number>,
-  words: number,
-): Pick<SnapshotData, "safeSearch" | "safeSearchModerate"> {
-  const s = safeSearchSetData(picks, bitOf, words);
-  return { safeSearch: s.main, safeSearchModerate: s.moderate };
-}
-
-/** A JSON array of ids, or [] when it is not one. */
-function parseIds(json: string): number[] {
-  try {
-    const v: unknown = JSON.parse(json);
-    return Array.isArray(v) ? v.filter((x): x is number => Number.isInteger(x)) : [];
-  } catch {
-    return [];
-  }
-}
-
-function scheduleData(
-  rows: Array<{ g: number; windows: string; services: string; everything: number }>,
-  bitOf: Map<number, number>,
-  listBits: Map<number, { bit: number }>,
-  words: number,
-): Pick<SnapshotData, "schedules" | "scheduledServices"> {
-  const schedules: GroupSchedule[] = [];
-  const picks: Array<{ g: number; service: string }> = [];
-  for (const r of rows) {
-    const bit = bitOf.get(r.g);
-    if (bit === undefined) continue;
-    let windows: ScheduleWindow[] = [];
-    let services: string[] = [];
-    try {
-      windows = JSON.parse(r.windows);
-      services = JSON.parse(r.services);
-    } catch {
-      continue; // written by hand and broken: no schedule rather than no snapshot
-    }
-    schedules.push({
-      bit,
-      listBit: listBits.get(r.g)?.bit ?? -1,
-      minutes: compileWindows(windows),
-      everything: r.everything === 1,
-    });
-    for (const service of services) picks.push({ g: r.g, service });
-  }
-  return { schedules, scheduledServices: serviceSetData(picks, bitOf, words) };
-}
-
 export function emptySetData(words = 1): DomainSetData {
   return resolveCombos(emptyShape(), words, () => undefined);
 }
 
-/** Every buffer once (the sets loaded from a file share one). */
-export function snapshotTransferables(s: SnapshotData): ArrayBuffer[] {
-  return buffersOf([
-    s.allowExact,
-    s.denyExact,
-    s.gravity,
-    s.antigravity,
-    s.gravityAbp,
-    s.antigravityAbp,
-    s.services,
-    s.safeSearch,
-    s.safeSearchModerate,
-    s.scheduledServices,
-  ]);
+/** Every buffer once (the sets loaded from a file share one), the policies' included. */
+export function snapshotTransferables(s: SnapshotData, policies: readonly GroupPolicy[]): ArrayBuffer[] {
+  const own = policies.flatMap((p) => (s.policies[p.name] ? p.buffers(s.policies[p.name]!) : []));
+  return [
+    ...new Set([
+      ...setBuffers([s.allowExact, s.denyExact, s.gravity, s.antigravity, s.gravityAbp, s.antigravityAbp]),
+      ...own,
+    ]),
+  ];
 }
 
 export function domainsTransferables(d: DomainsData): ArrayBuffer[] {
-  return buffersOf([d.allowExact, d.denyExact]);
+  return setBuffers([d.allowExact, d.denyExact]);
 }
 
-function buffersOf(sets: DomainSetData[]): ArrayBuffer[] {
+/** The buffers of domain sets' data, each once: what a policy's `buffers()` returns for its sets. */
+export function setBuffers(sets: DomainSetData[]): ArrayBuffer[] {
   return [
     ...new Set(
       sets.flatMap((d) => [...transferables(d), d.comboMasks.buffer as ArrayBuffer, d.comboIds.buffer as ArrayBuffer]),

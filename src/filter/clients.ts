@@ -3,7 +3,13 @@
 import { networkInterfaces } from "node:os";
 import { readFileSync } from "node:fs";
 import { inCidr, ipTo16, parseCidr, type Cidr } from "../net/ip.ts";
-import type { ClientEntry } from "./build.ts";
+
+/** A client entry of the snapshot: its id, what it matches (address, subnet, MAC, name) and its groups' mask. */
+export interface ClientEntry {
+  id: number;
+  ip: string;
+  mask: number[];
+}
 
 export interface ClientResolverOptions {
   /** client IP → hostname (from the network table), when known */

@@ -4,8 +4,6 @@
 import { DomainSet } from "./domainset.ts";
 import { compileRegex, unionOf, type CompiledRegex, type NameMatcher } from "./regex.ts";
 import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
-import { PauseTable } from "./pause.ts";
-import { ScheduleClock } from "./schedule.ts";
 import {
   buildDomainsOnly,
   buildSnapshotData,
@@ -17,16 +15,10 @@ import {
 import { Coalescer } from "./coalesce.ts";
 import type { ListTable } from "../core/events.ts";
 import { workerUrl } from "../core/worker-url.ts";
+import type { GroupPolicy, PolicyPoint, PolicySet } from "./policy.ts";
 
 export interface RegexRule extends CompiledRegex {
   mask: Uint32Array;
-}
-
-/** The groups any entry of a set applies to: a client in none of them need not look the name up. */
-function groupsOfSet(d: SnapshotData["services"]): Uint32Array {
-  const out = new Uint32Array(d.words);
-  for (let i = 0; i < d.comboMasks.length; i++) out[i % d.words]! |= d.comboMasks[i]!;
-  return out;
 }
 
 export class Snapshot {
@@ -42,28 +34,21 @@ export class Snapshot {
   readonly allowRegexAny: NameMatcher | null;
   readonly denyRegexAny: NameMatcher | null;
   readonly clients: ClientResolver;
-  /** the groups' blocked services (src/filter/services/): subtree entries, id = service code */
-  readonly services: DomainSet;
-  /** the groups that block a service, and those that enforce a safe search (a cheap test before the lookup) */
-  readonly serviceGroups: Uint32Array;
-  readonly safeSearchGroups: Uint32Array;
-  /** the groups' safe-search host names (src/filter/safesearch.ts): exact entries, id = engine code */
-  readonly safeSearch: DomainSet;
-  readonly safeSearchModerate: DomainSet;
-  /** the services blocked while a group's window is open, and which groups' windows are open (null: no schedules) */
-  readonly scheduledServices: DomainSet;
-  readonly schedule: ScheduleClock | null;
-  /** the groups' own upstream lists; upstreamSetOf() gives a client's (1-based index, 0: dns.upstreams) */
-  readonly upstreamLists: ReadonlyArray<readonly string[]>;
-  /** each list as one string: the forwarder's key for its servers */
-  readonly upstreamKeys: readonly string[];
-  /** the paused clients, null when none is */
-  readonly paused: PauseTable | null;
+  /**
+   * What each group policy (src/policies/) loaded from its part of the data, by its index in `policies.list`;
+   * null: it has nothing to judge. One collection, so the snapshot does not grow with each policy.
+   */
+  readonly states: readonly unknown[];
+  /** the indices of the policies with something to judge, per point, in the registry's order */
+  readonly active: Readonly<Record<PolicyPoint, readonly number[]>>;
+  /** whether one of them is judged with blocking off too */
+  readonly activeAlways: boolean;
   readonly problems: string[] = [];
 
   /** `base`: only the domain entries differ from it, so its gravity sets and clients are taken as they are */
   constructor(
     readonly data: SnapshotData,
+    readonly policies: PolicySet,
     readonly builtAt: number,
     clientOpts: ClientResolverOptions = {},
     base?: Snapshot,
@@ -89,17 +74,10 @@ export class Snapshot {
       this.antigravityAbp = base.antigravityAbp;
       // the same clients and groups: what it learnt of each client stays valid
       this.clients = base.clients;
-      // and the same family controls (they are not domain entries)
-      this.services = base.services;
-      this.serviceGroups = base.serviceGroups;
-      this.safeSearchGroups = base.safeSearchGroups;
-      this.safeSearch = base.safeSearch;
-      this.safeSearchModerate = base.safeSearchModerate;
-      this.scheduledServices = base.scheduledServices;
-      this.schedule = base.schedule;
-      this.upstreamLists = base.upstreamLists;
-      this.upstreamKeys = base.upstreamKeys;
-      this.paused = base.paused;
+      // and the same policies (they are not domain entries)
+      this.states = base.states;
+      this.active = base.active;
+      this.activeAlways = base.activeAlways;
       return;
     }
     this.gravity = new DomainSet(data.gravity);
@@ -111,22 +89,19 @@ export class Snapshot {
     const bit0 = data.groupBits.find(([id]) => id === 0)?.[1];
     if (bit0 !== undefined) fallback[bit0 >>> 5]! |= 1 << (bit0 & 31);
     this.clients = new ClientResolver(data.clients, fallback, clientOpts);
-    this.services = new DomainSet(data.services);
-    this.serviceGroups = groupsOfSet(data.services);
-    const safe = groupsOfSet(data.safeSearch);
-    const moderate = groupsOfSet(data.safeSearchModerate);
-    for (let i = 0; i < safe.length; i++) safe[i]! |= moderate[i]!;
-    this.safeSearchGroups = safe;
-    this.safeSearch = new DomainSet(data.safeSearch);
-    this.safeSearchModerate = new DomainSet(data.safeSearchModerate);
-    this.scheduledServices = new DomainSet(data.scheduledServices);
-    this.upstreamLists = data.groupUpstreams.map((g) => g.upstreams);
-    this.upstreamKeys = this.upstreamLists.map((l) => l.join(","));
-    this.schedule = data.schedules.length ? new ScheduleClock(data.schedules, data.words) : null;
-    this.paused = data.paused.length ? new PauseTable(data.paused, clientOpts) : null;
+    this.states = policies.list.map((p) => p.load(data.policies[p.name] ?? p.empty(data.words), clientOpts));
+    const active: Record<PolicyPoint, number[]> = { client: [], beforeAllow: [], afterDeny: [] };
+    let always = false;
+    policies.list.forEach((p, i) => {
+      if (this.states[i] === null) return;
+      active[p.point].push(i);
+      always ||= p.always === true;
+    });
+    this.active = active;
+    this.activeAlways = always;
   }
 
-  static empty(): Snapshot {
+  static empty(policies: PolicySet): Snapshot {
     const e = emptySetData();
     return new Snapshot(
       {
@@ -141,32 +116,30 @@ export class Snapshot {
         allowRegex: [],
         denyRegex: [],
         clients: [],
-        services: e,
-        safeSearch: e,
-        safeSearchModerate: e,
-        schedules: [],
-        scheduledServices: e,
-        groupUpstreams: [],
-        paused: [],
+        policies: Object.fromEntries(policies.list.map((p) => [p.name, p.empty(1)])),
         buildMs: 0,
       },
+      policies,
       Date.now(),
     );
   }
 
-  /** The upstream list of a client in `groups`: that of its first group (by id) that has one, 1-based; 0: dns.upstreams. */
-  upstreamSetOf(groups: Uint32Array): number {
-    const g = this.data.groupUpstreams;
-    for (let i = 0; i < g.length; i++) {
-      const bit = g[i]!.bit;
-      if (((groups[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0) return i + 1;
-    }
-    return 0;
+  /** What `p` loaded (null: it has nothing to judge, or it is not one of this snapshot's policies). */
+  stateOf<S>(p: GroupPolicy<object, S>): S | null {
+    const i = this.policies.list.indexOf(p);
+    return i < 0 ? null : (this.states[i] as S | null);
+  }
+
+  /** The client `ip` has a new host name: what the snapshot learnt of it is forgotten. */
+  forget(ip: string): void {
+    this.clients.forget(ip);
+    const list = this.policies.list;
+    for (let i = 0; i < list.length; i++) if (this.states[i] !== null) list[i]!.forget?.(this.states[i], ip);
   }
 
   /** This snapshot with other domain entries (built for the same enabled groups): the gravity sets are shared. */
   withDomains(d: DomainsData, builtAt: number): Snapshot {
-    return new Snapshot({ ...this.data, ...d }, builtAt, {}, this);
+    return new Snapshot({ ...this.data, ...d }, this.policies, builtAt, {}, this);
   }
 
   get hasAbp(): boolean {
@@ -217,6 +190,8 @@ const DOMAINS_ON_THIS_THREAD = 2000;
 
 export interface FilterEngineOptions {
   dbPath: string;
+  /** the group policies (src/policies/registry.ts): handed in, so the filter imports none of them */
+  policies: PolicySet;
   log: (level: "info" | "warn" | "error", msg: string) => void;
   clientOpts?: ClientResolverOptions;
   /** build in a worker (default) or inline (tests of the engine itself) */
@@ -238,7 +213,7 @@ export interface FilterEngineOptions {
  * snapshot. Each kind coalesces its bursts (one build in flight, one pending).
  */
 export class FilterEngine {
-  current: Snapshot = Snapshot.empty();
+  current: Snapshot;
   /** how many snapshots were swapped in */
   generation = 0;
   private worker: Worker | null = null;
@@ -249,7 +224,9 @@ export class FilterEngine {
   /** domainlist changes so far: a full build that began before the latest must take the domains anew */
   private domainChanges = 0;
 
-  constructor(private readonly o: FilterEngineOptions) {}
+  constructor(private readonly o: FilterEngineOptions) {
+    this.current = Snapshot.empty(o.policies);
+  }
 
   /** Builds the first snapshot (start-up waits for it, so nothing slips through unfiltered). */
   async start(): Promise<void> {
@@ -283,7 +260,7 @@ export class FilterEngine {
         if (d) built = { ...built, ...d };
       }
       const data = this.o.prepare ? this.o.prepare(built) : built;
-      const snap = new Snapshot(data, Date.now(), this.o.clientOpts);
+      const snap = new Snapshot(data, this.o.policies, Date.now(), this.o.clientOpts);
       await this.swap(
         snap,
         false,
@@ -342,13 +319,13 @@ export class FilterEngine {
   }
 
   private build(): Promise<SnapshotData> {
-    if (this.o.worker === false) return Promise.resolve(buildSnapshotData(this.o.dbPath));
+    if (this.o.worker === false) return Promise.resolve(buildSnapshotData(this.o.dbPath, this.o.policies.list));
     return this.inWorker<SnapshotData>({ dbPath: this.o.dbPath });
   }
 
   private inWorker<T>(msg: { dbPath: string; groupBits?: Array<[number, number]> }): Promise<T> {
     if (!this.worker) {
-      this.worker = new Worker(workerUrl("filter/build-worker.ts"));
+      this.worker = new Worker(workerUrl(this.o.policies.buildWorker));
       this.worker.onmessage = (ev: MessageEvent<{ seq: number; ok: boolean; data?: unknown; error?: string }>) => {
         const w = this.waiters.get(ev.data.seq);
         if (!w) return;

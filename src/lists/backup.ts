@@ -6,6 +6,7 @@ import { Database } from "bun:sqlite";
 import type { ListTable } from "../core/events.ts";
 import { piholeGravityVersion } from "../db/index.ts";
 import { writeLists, type ListsStore } from "./store.ts";
+import { FAMILY_TABLES, LINK_TABLES, ROW_TABLES } from "./tables.ts";
 
 export class BackupDbError extends Error {}
 
@@ -21,25 +22,25 @@ export const GRAVITY_PARTS = [
 ] as const;
 export type GravityPart = (typeof GRAVITY_PARTS)[number];
 
-const MAIN: Array<"group" | "adlist" | "domainlist" | "client"> = ["group", "adlist", "domainlist", "client"];
-const LINKS: Record<string, { owner: ListTable; column: string }> = {
-  adlist_by_group: { owner: "adlist", column: "adlist_id" },
-  domainlist_by_group: { owner: "domainlist", column: "domainlist_id" },
-  client_by_group: { owner: "client", column: "client_id" },
-};
+const isPart = (name: string): name is GravityPart => (GRAVITY_PARTS as readonly string[]).includes(name);
+/** the tables of rows and the group links (tables.ts), in the order of the parts */
+const MAIN = GRAVITY_PARTS.filter((p) => ROW_TABLES.some((t) => t.name === p)) as Array<
+  "group" | "adlist" | "domainlist" | "client"
+>;
+const LINKS: Record<string, { owner: ListTable; column: string }> = Object.fromEntries(
+  GRAVITY_PARTS.flatMap((p) => LINK_TABLES.filter((l) => l.name === p).map((l) => [l.name, l])),
+);
 const REQUIRED = ["group", "adlist", "domainlist", "client", "info"];
 /**
- * Moat's family-control tables (family.ts), restored with the part whose rows they hang on: a backup
- * from Pi-hole has none of them and leaves them as they are, unless that part is replaced (the
- * groups' rows leave with their groups, by the schema's cascade).
+ * Moat's family-control tables that backups hold (tables.ts), restored with the part whose rows they hang on: a
+ * backup from Pi-hole has none of them and leaves them as they are, unless that part is replaced (the groups'
+ * rows leave with their groups, by the schema's cascade).
  */
-const FAMILY: Array<{ table: string; part: GravityPart; where: string }> = [
-  { table: "moat_group_service", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
-  { table: "moat_group_safesearch", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
-  { table: "moat_group_schedule", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
-  { table: "moat_group_upstream", part: "group", where: `WHERE group_id IN (SELECT id FROM main."group")` },
-  { table: "moat_client_pause", part: "client", where: "" },
-];
+const FAMILY = FAMILY_TABLES.filter((t) => t.inBackups && isPart(t.scope)).map((t) => ({
+  table: t.name,
+  part: t.scope as GravityPart,
+  where: t.scope === "group" ? `WHERE group_id IN (SELECT id FROM main."group")` : "",
+}));
 /** the schema name the backup is attached under while it is copied */
 const BACKUP = "teleporter";
 

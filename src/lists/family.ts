@@ -5,10 +5,14 @@
 // are checked against the catalogue by the caller (the API); a group is addressed by name as elsewhere.
 import type { Database } from "bun:sqlite";
 import { ListsError, writeLists, type ListsStore } from "./store.ts";
+import { FAMILY_TABLES } from "./tables.ts";
 
 /** The per-group pick tables: blocked services and safe-search engines. */
 type PickTable = "moat_group_service" | "moat_group_safesearch";
-const PICK_COLUMN: Record<PickTable, string> = { moat_group_service: "service", moat_group_safesearch: "engine" };
+/** the column of a group's pick: the second of the table's key (tables.ts) */
+const PICK_COLUMN = Object.fromEntries(
+  FAMILY_TABLES.filter((t) => t.key.length === 2).map((t) => [t.name, t.key[1]!]),
+) as Record<PickTable, string>;
 
 /** group name → its picks (ascending) in one table, for every group (groups without any have []). */
 function picksByGroup(db: Database, table: PickTable): Map<string, string[]> {

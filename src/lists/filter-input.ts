@@ -1,7 +1,8 @@
 // What the filter snapshot is built from (src/filter/build.ts, in a worker with its own read-only
 // connection): enabled groups, every group link, the enabled entries, enabled lists and clients.
 import type { Database } from "bun:sqlite";
-import { OWNER_COLUMN, type LinkTable } from "./group-links.ts";
+import { OWNER_COLUMN } from "./group-links.ts";
+import type { LinkTable } from "./tables.ts";
 
 /** The ids of the enabled groups, ascending (each becomes one bit of the snapshot's masks). */
 export function enabledGroupIds(db: Database): number[] {

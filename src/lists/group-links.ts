@@ -2,15 +2,10 @@
 // client_by_group): who belongs to which groups.
 import type { Database } from "bun:sqlite";
 import { ListsError } from "./store.ts";
+import { LINK_TABLES, type LinkTable } from "./tables.ts";
 
-export type LinkTable = "domainlist_by_group" | "adlist_by_group" | "client_by_group";
-
-/** the column naming the linked row in each link table */
-export const OWNER_COLUMN: Record<LinkTable, string> = {
-  domainlist_by_group: "domainlist_id",
-  adlist_by_group: "adlist_id",
-  client_by_group: "client_id",
-};
+/** the column naming the linked row in each link table (tables.ts) */
+export const OWNER_COLUMN = Object.fromEntries(LINK_TABLES.map((l) => [l.name, l.column])) as Record<LinkTable, string>;
 
 /** Replaces the group links of one row after checking the groups exist (inside the caller's transaction). */
 export function setGroups(db: Database, table: LinkTable, id: number, groups: readonly number[]): void {

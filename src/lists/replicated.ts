@@ -5,124 +5,57 @@
 import type { Database } from "bun:sqlite";
 import type { EventBus, ListTable } from "../core/events.ts";
 import { removeAdlistById } from "./adlists.ts";
+import { FAMILY_TABLES, LINK_TABLES, ROW_TABLES } from "./tables.ts";
 
 /** key -> row (or 1 for a link); the shape of the fleet's state maps */
 type ListsMap = Record<string, unknown>;
 
-interface ReplicatedTable {
-  name: "group" | "client" | "domainlist" | "adlist";
-  columns: string[];
-  /** what makes a row unique besides its id (a UNIQUE constraint of the table) */
-  natural: (row: Record<string, unknown>) => string;
-}
+type ReplicatedTable = (typeof ROW_TABLES)[number];
 
-export const REPLICATED_TABLES: ReplicatedTable[] = [
-  { name: "group", columns: ["enabled", "name", "description", "date_added"], natural: (r) => String(r.name) },
-  { name: "client", columns: ["ip", "comment", "date_added"], natural: (r) => String(r.ip) },
-  {
-    name: "domainlist",
-    columns: ["type", "domain", "enabled", "comment", "date_added"],
-    natural: (r) => `${r.type}|${r.domain}`,
-  },
-  {
-    name: "adlist",
-    columns: ["address", "enabled", "comment", "type", "date_added"],
-    natural: (r) => `${r.type}|${r.address}`,
-  },
-];
-export const REPLICATED_LINKS = [
-  { name: "client_by_group", owner: "client", column: "client_id" },
-  { name: "domainlist_by_group", owner: "domainlist", column: "domainlist_id" },
-  { name: "adlist_by_group", owner: "adlist", column: "adlist_id" },
-] as const;
+/** The tables of rows and the group links travel whole (tables.ts declares them). */
+export const REPLICATED_TABLES = ROW_TABLES;
+export const REPLICATED_LINKS = LINK_TABLES;
 
 /**
- * Moat's family controls (family.ts) as keys of the same map: "moat_group_service/<group>/<service>" -> 1,
- * "moat_group_safesearch/<group>/<engine>" -> 1, "moat_group_schedule/<group>" -> {windows, services,
- * lists, everything} (as stored: JSON text), "moat_group_upstream/<group>" -> {upstreams}, "moat_client_pause/<client, URI-encoded>" -> {until}. Keyed by group
- * id like the links, so they move with a renumbered group and leave with a deleted one.
+ * Moat's family controls (family.ts) as keys of the same map, one per row: "<table>/<natural key, URI-encoded>"
+ * -> the other columns as stored (JSON text stays text), or 1 when there are none: "moat_group_service/<group>/
+ * <service>" -> 1, "moat_group_schedule/<group>" -> {windows, services, lists, everything}, "moat_client_pause/
+ * <client>" -> {until}. A group's rows are keyed by its id like the links, so they move with a renumbered group
+ * and leave with a deleted one.
  */
-const FAMILY_PICKS = [
-  { name: "moat_group_service", column: "service" },
-  { name: "moat_group_safesearch", column: "engine" },
-] as const;
-const PAUSE = "moat_client_pause";
-const UPSTREAM = "moat_group_upstream";
+const FAMILY = FAMILY_TABLES.filter((t) => t.replicated);
 
 /** Whether a key is one of the family controls' that hang on a group, and that group's id. */
 export function familyGroupOf(key: string): number | null {
   const [name, g] = key.split("/");
-  return FAMILY_PICKS.some((f) => f.name === name) || name === "moat_group_schedule" || name === UPSTREAM
-    ? Number(g)
-    : null;
+  return FAMILY.find((t) => t.name === name)?.scope === "group" ? Number(g) : null;
 }
 
 function readFamily(db: Database, out: ListsMap): void {
-  for (const f of FAMILY_PICKS)
-    for (const r of db.query(`SELECT group_id AS g, ${f.column} AS v FROM ${f.name}`).all() as Array<{
-      g: number;
-      v: string;
-    }>)
-      out[`${f.name}/${r.g}/${r.v}`] = 1;
-  for (const r of db
-    .query("SELECT group_id AS g, windows, services, lists, everything FROM moat_group_schedule")
-    .all() as Array<{
-    g: number;
-    windows: string;
-    services: string;
-    lists: string;
-    everything: number;
-  }>)
-    out[`moat_group_schedule/${r.g}`] = {
-      windows: r.windows,
-      services: r.services,
-      lists: r.lists,
-      everything: r.everything,
-    };
-  for (const r of db.query(`SELECT group_id AS g, upstreams FROM ${UPSTREAM}`).all() as Array<{
-    g: number;
-    upstreams: string;
-  }>)
-    out[`${UPSTREAM}/${r.g}`] = { upstreams: r.upstreams };
-  for (const r of db.query(`SELECT client, until FROM ${PAUSE}`).all() as Array<{
-    client: string;
-    until: number | null;
-  }>)
-    out[`${PAUSE}/${encodeURIComponent(r.client)}`] = { until: r.until };
+  for (const t of FAMILY) {
+    const cols = [...t.key, ...t.columns];
+    for (const r of db.query(`SELECT ${cols.map(q).join(", ")} FROM ${t.name}`).all() as Array<Record<string, unknown>>)
+      out[`${t.name}/${t.key.map((k) => encodeURIComponent(String(r[k]))).join("/")}`] =
+        t.columns.length === 0 ? 1 : Object.fromEntries(t.columns.map((c) => [c, r[c]]));
+  }
 }
 
-/** Adds or removes the family-control row a key names. */
+/** Adds (or replaces) or removes the family-control row a key names. */
 function writeFamily(db: Database, key: string, value: unknown): void {
-  const [name, a, b] = key.split("/");
-  const pick = FAMILY_PICKS.find((f) => f.name === name);
-  if (pick) {
-    if (value === undefined)
-      db.run(`DELETE FROM ${pick.name} WHERE group_id = ? AND ${pick.column} = ?`, [Number(a), b!]);
-    else db.run(`INSERT OR IGNORE INTO ${pick.name} (group_id, ${pick.column}) VALUES (?, ?)`, [Number(a), b!]);
-  } else if (name === "moat_group_schedule") {
-    const s = value as { windows: string; services: string; lists?: string; everything: number } | undefined;
-    if (s === undefined) db.run("DELETE FROM moat_group_schedule WHERE group_id = ?", [Number(a)]);
-    else
-      db.run(
-        "INSERT OR REPLACE INTO moat_group_schedule (group_id, windows, services, lists, everything) VALUES (?, ?, ?, ?, ?)",
-        [Number(a), s.windows, s.services, s.lists ?? "[]", s.everything],
-      );
-  } else if (name === UPSTREAM) {
-    if (value === undefined) db.run(`DELETE FROM ${UPSTREAM} WHERE group_id = ?`, [Number(a)]);
-    else
-      db.run(`INSERT OR REPLACE INTO ${UPSTREAM} (group_id, upstreams) VALUES (?, ?)`, [
-        Number(a),
-        (value as { upstreams: string }).upstreams,
-      ]);
-  } else if (name === PAUSE) {
-    const client = decodeURIComponent(a!);
-    if (value === undefined) db.run(`DELETE FROM ${PAUSE} WHERE client = ?`, [client]);
-    else
-      db.run(`INSERT OR REPLACE INTO ${PAUSE} (client, until) VALUES (?, ?)`, [
-        client,
-        (value as { until: number | null }).until,
-      ]);
+  const [name, ...parts] = key.split("/");
+  const t = FAMILY.find((f) => f.name === name);
+  if (!t) return;
+  const keyValues = t.key.map((k, i) => (k === "group_id" ? Number(parts[i]) : decodeURIComponent(parts[i] ?? "")));
+  if (value === undefined) {
+    db.run(`DELETE FROM ${t.name} WHERE ${t.key.map((k) => `${k} = ?`).join(" AND ")}`, keyValues);
+    return;
   }
+  const row = (typeof value === "object" && value !== null ? value : {}) as Record<string, string | number | null>;
+  const cols = [...t.key, ...t.columns];
+  db.run(`INSERT OR REPLACE INTO ${t.name} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`, [
+    ...keyValues,
+    ...t.columns.map((c) => row[c] ?? t.fallback?.[c] ?? null),
+  ]);
 }
 
 const isFamilyKey = (k: string) => k.startsWith("moat_");

@@ -11,6 +11,7 @@ import { until } from "../dns/helpers.ts";
 import { dig, fleetView, startNodes, untilDig } from "./helpers.ts";
 import { join } from "node:path";
 import { buildSnapshotData, type BuildInfo } from "../../src/filter/build.ts";
+import { POLICIES } from "../../src/policies/registry.ts";
 
 const FWD = "192.0.2.72";
 let redis: RedisServer;
@@ -86,7 +87,7 @@ test("gravity once: one node downloads, the others take its result and block wit
   // the rows, their rowids and the run's token came with the snapshot file: it is used as it is
   for (const n of [n2, n3]) {
     const info = {} as BuildInfo;
-    buildSnapshotData(join(n.dataDir, "gravity.db"), info);
+    buildSnapshotData(join(n.dataDir, "gravity.db"), POLICIES.list, info);
     expect(info.source).toBe("file");
   }
   // the list's counts came along

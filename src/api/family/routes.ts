@@ -3,9 +3,9 @@
 // (a client entry may be a subnet with a "/"), so a suffix there would change what Pi-hole's paths mean.
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { SERVICES } from "../../filter/services/catalogue.ts";
-import { serviceById } from "../../filter/services/rules.ts";
-import { SAFE_SEARCH_ENGINES, safeSearchEngine } from "../../filter/safesearch.ts";
+import { SERVICES } from "../../policies/services/catalogue.ts";
+import { serviceById } from "../../policies/services/rules.ts";
+import { SAFE_SEARCH_ENGINES, safeSearchEngine } from "../../policies/safesearch/engines.ts";
 import {
   activePauses,
   groupSafeSearch,

@@ -1,10 +1,10 @@
 // /api/schedules (Moat's own): each group's weekly windows, in the system's time zone, and what they block:
 // the chosen services and block lists, or everything but the allow list. A change is in force at once, and each window
-// opens and closes at its minute by itself (src/filter/schedule.ts).
+// opens and closes at its minute by itself (src/policies/schedule/).
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { serviceById } from "../../filter/services/rules.ts";
-import { windowProblem, type ScheduleWindow } from "../../filter/schedule.ts";
+import { serviceById } from "../../policies/services/rules.ts";
+import { windowProblem, type ScheduleWindow } from "../../policies/schedule/windows.ts";
 import { groupRows } from "../../lists/groups.ts";
 import { groupSchedules, setGroupSchedule } from "../../lists/family.ts";
 import { adlistIds } from "../../lists/adlists.ts";

@@ -2,6 +2,7 @@
 // cache and forwarder, judging by its own copy of the main thread's filter snapshot. Its query
 // records go to the main thread in columnar batches, where the statistics count each once.
 import { Snapshot } from "../../filter/snapshot.ts";
+import { POLICIES } from "../../policies/registry.ts";
 import { BatchBuilder, batchTransferables } from "../../query/record-batch.ts";
 import type { QueryRecord, QuerySink } from "../../query/record.ts";
 import { QueryEngine } from "../engine.ts";
@@ -95,8 +96,7 @@ class DnsThread {
       case "name":
         if (m.name === null) this.names.delete(m.ip);
         else this.names.set(m.ip, m.name);
-        this.snapshot.clients.forget(m.ip);
-        this.snapshot.paused?.forget(m.ip);
+        this.snapshot.forget(m.ip);
         break;
       case "stop":
         this.stop();
@@ -115,7 +115,7 @@ class DnsThread {
   }
 
   private snapshotOf(data: ThreadInit["snapshot"], builtAt: number): Snapshot {
-    return new Snapshot(data, builtAt, { hostnameOf: (ip) => this.names.get(ip) ?? null });
+    return new Snapshot(data, POLICIES, builtAt, { hostnameOf: (ip) => this.names.get(ip) ?? null });
   }
 
   private counters(): ThreadCounters {

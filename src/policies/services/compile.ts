@@ -1,8 +1,8 @@
 // The groups' picks of blocked services, compiled into one domain set for the snapshot: every rule of a
 // picked service is a subtree entry whose id is the service's code and whose mask is the groups that
 // picked it. One set for all services, so a query costs one lookup per label whatever the number picked.
-import { resolveCombos, type DomainSetData } from "../domainset.ts";
-import { ComboTable, DomainSetBuilder } from "../domainset-build.ts";
+import { resolveCombos, type DomainSetData } from "../../filter/domainset.ts";
+import { ComboTable, DomainSetBuilder } from "../../filter/domainset-build.ts";
 import { SERVICES } from "./catalogue.ts";
 import { ruleWire } from "./rules.ts";
 

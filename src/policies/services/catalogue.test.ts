@@ -2,7 +2,7 @@
 // set matches each service's main domain (and a name below it) for a group that picked it, and nothing for
 // a group that did not.
 import { describe, expect, test } from "bun:test";
-import { DomainSet, hashName } from "../domainset.ts";
+import { DomainSet, hashName } from "../../filter/domainset.ts";
 import { nameToWire } from "../../net/dns-name.ts";
 import { SERVICES } from "./catalogue.ts";
 import { serviceSetData } from "./compile.ts";

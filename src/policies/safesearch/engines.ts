@@ -1,10 +1,10 @@
 // Safe search per group: the engines that document a DNS way to force their safe mode, in one table. For
 // each of the engine's host names Moat answers a CNAME to the engine's target, with the target's own
-// records resolved through the upstreams (src/dns/safesearch.ts), as each engine's documentation asks of a
+// records resolved through the upstreams (src/dns/safesearch.ts; policy.ts judges a query), as each engine's documentation asks of a
 // network's resolver.
-import { resolveCombos, type DomainSetData } from "./domainset.ts";
-import { ComboTable, DomainSetBuilder } from "./domainset-build.ts";
-import { nameToWire } from "../net/dns-name.ts";
+import { resolveCombos, type DomainSetData } from "../../filter/domainset.ts";
+import { ComboTable, DomainSetBuilder } from "../../filter/domainset-build.ts";
+import { nameToWire } from "../../net/dns-name.ts";
 
 interface SafeSearchEngine {
   /** stable key stored per group */
@@ -87,11 +87,6 @@ const MODERATE = "youtube-moderate";
 
 export function safeSearchEngine(id: string): SafeSearchEngine | undefined {
   return SAFE_SEARCH_ENGINES.find((e) => e.id === id);
-}
-
-/** The engine of a snapshot set's id. */
-export function safeSearchTarget(code: number): string | undefined {
-  return SAFE_SEARCH_ENGINES.find((e) => e.code === code)?.target;
 }
 
 /**

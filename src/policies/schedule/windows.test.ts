@@ -2,7 +2,7 @@
 // the clock that opens and closes them at their minute, and local wall-clock hours across a DST change.
 process.env.TZ = "Europe/Berlin";
 import { describe, expect, test } from "bun:test";
-import { compileWindows, minuteOfWeek, ScheduleClock, windowProblem, WEEK_MINUTES } from "./schedule.ts";
+import { compileWindows, minuteOfWeek, ScheduleClock, windowProblem, WEEK_MINUTES } from "./windows.ts";
 
 const at = (bits: Uint32Array, day: number, hh: number, mm: number) => {
   const m = (day * 1440 + hh * 60 + mm) % WEEK_MINUTES;

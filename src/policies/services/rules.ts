@@ -4,6 +4,8 @@
 // domainlist/adlist rows, as in Pi-hole).
 import { nameToWire } from "../../net/dns-name.ts";
 import { SERVICES, type BlockedService } from "./catalogue.ts";
+import { Status } from "../../query/enums.ts";
+import type { PolicyVerdict } from "../../filter/policy.ts";
 
 /** The list id a paused client's queries are logged with (below every service's −code). */
 export const PAUSED_LIST_ID = -1_000_000;
@@ -28,4 +30,16 @@ export function serviceById(id: string): BlockedService | undefined {
 /** The service a query-log list id names (−code), if any. */
 export function serviceOfListId(listId: number): BlockedService | undefined {
   return listId < 0 ? byCode.get(-listId) : undefined;
+}
+
+const VERDICTS = new Map<number, PolicyVerdict>(
+  SERVICES.map((s) => [
+    s.code,
+    { status: Status.DENYLIST, reason: `blocked service: ${s.name}`, listId: -s.code, cnameTo: null },
+  ]),
+);
+
+/** The verdict that blocks a service of the catalogue by its code, made once: a blocked query builds no string. */
+export function serviceVerdict(code: number): PolicyVerdict {
+  return VERDICTS.get(code)!;
 }

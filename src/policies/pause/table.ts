@@ -2,8 +2,13 @@
 // matched as client entries are (address, subnet, MAC, host name; a DoT/DoH client ID by name), and until
 // when. Built once per snapshot; a pause ends by itself when its time passes, as the DNS thread compares
 // the end with the clock, so no rebuild is needed for it.
-import { ClientResolver, type ClientResolverOptions } from "./clients.ts";
-import type { PausedEntry } from "./build.ts";
+import { ClientResolver, type ClientResolverOptions } from "../../filter/clients.ts";
+
+/** A paused client entry (matched as client entries are); until: ms since the epoch, 0 = until resumed. */
+export interface PausedEntry {
+  ip: string;
+  until: number;
+}
 
 const NONE = new Uint32Array(1);
 

@@ -1,0 +1,108 @@
+// The management tables of gravity.db, each declared once: its columns, its natural key, what its rows hang on,
+// whether the fleet replicates it and whether a backup restores it. Replication (replicated.ts), backup
+// (backup.ts), the group links (group-links.ts), the family controls (family.ts) and the architecture check's
+// owner list (scripts/check-architecture.ts) read these declarations instead of naming the tables again.
+// The schemas themselves are src/db/ (Pi-hole's and the migrations).
+
+/** A table of rows with an id, replicated with its id and restored by a backup part of its name. */
+interface RowTable {
+  name: "group" | "client" | "domainlist" | "adlist";
+  /** the columns besides the id that travel (what a gravity run writes into adlist stays local) */
+  columns: string[];
+  /** what makes a row unique besides its id (a UNIQUE constraint of the table) */
+  natural: (row: Record<string, unknown>) => string;
+}
+
+/** In the order rows must arrive (a list's rows before its links, groups first). */
+export const ROW_TABLES: readonly RowTable[] = [
+  { name: "group", columns: ["enabled", "name", "description", "date_added"], natural: (r) => String(r.name) },
+  { name: "client", columns: ["ip", "comment", "date_added"], natural: (r) => String(r.ip) },
+  {
+    name: "domainlist",
+    columns: ["type", "domain", "enabled", "comment", "date_added"],
+    natural: (r) => `${r.type}|${r.domain}`,
+  },
+  {
+    name: "adlist",
+    columns: ["address", "enabled", "comment", "type", "date_added"],
+    natural: (r) => `${r.type}|${r.address}`,
+  },
+];
+
+/** The group links: which groups a row of `owner` is in (its id in `column`, the group's in group_id). */
+export const LINK_TABLES = [
+  { name: "client_by_group", owner: "client", column: "client_id" },
+  { name: "domainlist_by_group", owner: "domainlist", column: "domainlist_id" },
+  { name: "adlist_by_group", owner: "adlist", column: "adlist_id" },
+] as const;
+
+export type LinkTable = (typeof LINK_TABLES)[number]["name"];
+
+/**
+ * Moat's family-control tables (family.ts, migration 2 of src/db/migrations.ts). `key`: the natural key's
+ * columns, the fleet's key of a row ("<name>/<key values, URI-encoded>"); `columns`: the rest, the row's value
+ * (1 when there are none), with `fallback` for a column an older node does not send; `scope`: the row that
+ * they hang on (a group's rows leave with it and follow its id; a pause names a client entry), which is also the
+ * backup part they are restored with.
+ */
+interface FamilyTable {
+  name: string;
+  key: readonly string[];
+  columns: readonly string[];
+  fallback?: Readonly<Record<string, string | number>>;
+  scope: "group" | "client";
+  replicated: boolean;
+  inBackups: boolean;
+}
+
+export const FAMILY_TABLES: readonly FamilyTable[] = [
+  {
+    name: "moat_group_service",
+    key: ["group_id", "service"],
+    columns: [],
+    scope: "group",
+    replicated: true,
+    inBackups: true,
+  },
+  {
+    name: "moat_group_safesearch",
+    key: ["group_id", "engine"],
+    columns: [],
+    scope: "group",
+    replicated: true,
+    inBackups: true,
+  },
+  {
+    name: "moat_group_schedule",
+    key: ["group_id"],
+    columns: ["windows", "services", "lists", "everything"],
+    fallback: { lists: "[]" },
+    scope: "group",
+    replicated: true,
+    inBackups: true,
+  },
+  {
+    name: "moat_group_upstream",
+    key: ["group_id"],
+    columns: ["upstreams"],
+    scope: "group",
+    replicated: true,
+    inBackups: true,
+  },
+  {
+    name: "moat_client_pause",
+    key: ["client"],
+    columns: ["until"],
+    scope: "client",
+    replicated: true,
+    inBackups: true,
+  },
+];
+
+/** Every management table this folder owns (the architecture check's list): rows, links, family controls, and the audit. */
+export const MANAGEMENT_TABLES: readonly string[] = [
+  ...ROW_TABLES.map((t) => t.name),
+  ...LINK_TABLES.map((t) => t.name),
+  ...FAMILY_TABLES.map((t) => t.name),
+  "domain_audit",
+];
