@@ -1,13 +1,18 @@
 // What a first start runs into, said in sentences instead of system errors: a data directory that cannot
 // be made or used, a config file that is not there, a port that is taken or needs root.
-import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname } from "node:path";
 
 /** A problem the user fixes with a setting or an option; main prints its message alone. */
 export class StartError extends Error {}
 
-const ELSEWHERE = "run as root (the appliance's default), or use --dev (data in ./.moat-data) or --data-dir DIR";
+const OUTSIDE = "run as root (the appliance's default), or use --dev (data in ./.moat-data) or --data-dir DIR";
+// Docker and podman mark their containers with these files; there the fix is on the host's side.
+const IN_CONTAINER = existsSync("/.dockerenv") || existsSync("/run/.containerenv");
+const ELSEWHERE = IN_CONTAINER
+  ? `Moat runs as uid ${process.getuid?.() ?? 1000} in its container: give the volume to it on the host (chown -R 1000:1000 DIR for a bind mount)`
+  : OUTSIDE;
 
 function whoami(): string {
   try {
@@ -65,6 +70,16 @@ export function checkConfigFile(file: string, init: boolean): void {
     );
   if (!existsSync(dirname(file)))
     throw new StartError(`cannot create the config file ${file}: ${dirname(file)} does not exist`);
+}
+
+/** A config file that does not exist yet starts as a copy of `defaults` (the container's first start). */
+export function startFromDefaults(file: string, defaults: string): void {
+  if (existsSync(file)) return;
+  try {
+    copyFileSync(defaults, file);
+  } catch (e) {
+    throw new StartError(`cannot start ${file} from --defaults ${defaults}: ${(e as Error).message}`);
+  }
 }
 
 /**
