@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../harness/moat.ts";
-import { VERSION, buildImage, canRunContainers, run } from "../container/podman.ts";
+import { VERSION, canRunContainers, run } from "../container/podman.ts";
 
 const DIST = join(ROOT, "dist");
 const hasDebBuild = existsSync(join(ROOT, "scripts/build-deb.sh"));
@@ -21,8 +21,6 @@ describe.skipIf(!canRunContainers())("scripts/release.sh", () => {
   let sums: Map<string, string>;
 
   beforeAll(async () => {
-    // shares the container test's build when both run in one process (the layers are then reused)
-    await buildImage();
     const p = Bun.spawn(["bash", join(ROOT, "scripts/release.sh")], {
       env: { ...process.env, MOAT_RELEASE_IMAGE: "0" },
       stdout: "pipe",
