@@ -24,6 +24,9 @@ done
 [ "$(id -u)" = 0 ] || die "run as root: the layer's files belong to root and to the moat user (uid 1000)"
 project_deps
 mkdir -p "$CWORK" "$DIST"
+# one build at a time: two (two test runs, a release beside a test) would unpack into the same roots
+exec 9>"$CWORK/lock"
+flock 9
 
 bun_arch() { case $1 in amd64) echo x64 ;; arm64) echo arm64 ;; *) die "no Bun for $1 (amd64 and arm64 only)" ;; esac; }
 

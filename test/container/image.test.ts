@@ -2,8 +2,10 @@
 // at /etc/pihole, FTLCONF_* variables, WEBPASSWORD_FILE, host networking. Checked from outside as a
 // client would: DNS over UDP and TCP, the API over HTTP, the processes' user, podman's own records.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hashPassword } from "../../src/auth/password.ts";
+import { piholeGravityDb, piholeToml } from "../config/pihole-backup.ts";
 import { ARCHIVE, IMAGE, Podman, buildImage, canRunContainers, run } from "./podman.ts";
 
 const BUILD_MS = 600_000;
@@ -69,6 +71,9 @@ describe.skipIf(!canRunContainers())("the container image", () => {
       "FTLCONF_dns_hosts=192.168.1.10 nas.lan;192.168.1.11 printer.lan",
       "-e",
       "TZ=Europe/Berlin",
+      // as Pi-hole's compose file spells it
+      "-e",
+      "FTLCONF_dns_listeningMode=all",
     ]);
     expect(await pm.waitForDns("nas.lan")).toBe("192.168.1.10");
     // FTLCONF_ arrays take ';' between items; TCP answers as UDP does
@@ -120,6 +125,23 @@ describe.skipIf(!canRunContainers())("the container image", () => {
     );
     pm.must(["rm", "-f", "-t", "0", "second"]);
   }, 120_000);
+
+  test("an existing Pi-hole v6 /etc/pihole opens as it is: its lists, local records and password", async () => {
+    const dir = join(pm.dir, "etc-pihole");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "pihole.toml"), piholeToml(hashPassword("pi-hole password")));
+    writeFileSync(join(dir, "gravity.db"), piholeGravityDb());
+    // Pi-hole's image gives the directory to its pihole user, uid and gid 1000
+    run(["chown", "-R", "1000:1000", dir]);
+    start("from-pihole", ["-v", `${dir}:/etc/pihole`]);
+    expect(await pm.waitForDns("nas.lan")).toBe("192.168.1.10");
+    // Pi-hole's deny entry and gravity list, answered in its blocking mode (NX)
+    expect(pm.rcode("denied.example")).toBe("NXDOMAIN");
+    expect(pm.rcode("ads.example")).toBe("NXDOMAIN");
+    const login = pm.curl("http://127.0.0.1/api/auth", { method: "POST", body: { password: "pi-hole password" } });
+    expect(login.status).toBe(200);
+    pm.must(["rm", "-f", "-t", "0", "from-pihole"]);
+  }, 60_000);
 
   test("WEBPASSWORD_FILE: a secret's name under /run/secrets holds the password", async () => {
     const file = join(pm.dir, "moat-password");

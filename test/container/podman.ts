@@ -108,6 +108,12 @@ export class Podman {
     return r.code === 0 ? r.out.trim() : "";
   }
 
+  /** The answer's status (NOERROR, NXDOMAIN, …) for `name`, "" when none came. */
+  rcode(name: string): string {
+    const r = run([...this.inNs(), "dig", "+noall", "+comments", "+time=1", "+tries=1", "@127.0.0.1", name]);
+    return /status: ([A-Z]+)/.exec(r.out)?.[1] ?? "";
+  }
+
   /** curl inside the namespace: status line number and body. */
   curl(url: string, opts: { method?: string; body?: unknown; sid?: string } = {}): { status: number; body: string } {
     const args = ["curl", "-sk", "-o", "-", "-w", "\n%{http_code}", "-X", opts.method ?? "GET"];
