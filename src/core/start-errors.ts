@@ -8,18 +8,21 @@ import { dirname } from "node:path";
 export class StartError extends Error {}
 
 const OUTSIDE = "run as root (the appliance's default), or use --dev (data in ./.moat-data) or --data-dir DIR";
-// Docker and podman mark their containers with these files; there the fix is on the host's side.
-const IN_CONTAINER = existsSync("/.dockerenv") || existsSync("/run/.containerenv");
-const ELSEWHERE = IN_CONTAINER
-  ? `Moat runs as uid ${process.getuid?.() ?? 1000} in its container: give the volume to it on the host (chown -R 1000:1000 DIR for a bind mount)`
-  : OUTSIDE;
+/** In Moat's container image (its volume /etc/pihole, in a container Docker or podman marked) the fix is on the host. */
+function elsewhere(dir: string): string {
+  const image = dir === "/etc/pihole" && (existsSync("/.dockerenv") || existsSync("/run/.containerenv"));
+  return image
+    ? `Moat runs as uid ${process.getuid?.() ?? 1000} in its container: give the volume to it on the host (chown -R 1000:1000 DIR for a bind mount)`
+    : OUTSIDE;
+}
 
 function whoami(): string {
+  let name = "";
   try {
-    return userInfo().username;
-  } catch {
-    return `uid ${process.getuid?.() ?? "?"}`;
-  }
+    name = userInfo().username;
+  } catch {}
+  // Bun answers "unknown" where it finds no name (in the container image, which has no NSS setup of its own)
+  return name && name !== "unknown" ? name : `uid ${process.getuid?.() ?? "?"}`;
 }
 
 const code = (e: unknown) => (e as NodeJS.ErrnoException).code ?? "";
@@ -43,7 +46,7 @@ export function prepareDataDir(dir: string): void {
     } catch (e) {
       if (["EACCES", "EPERM", "EROFS"].includes(code(e)))
         throw new StartError(
-          `cannot create the data directory ${dir}: ${whoami()} may not write to ${parent}; ${ELSEWHERE}`,
+          `cannot create the data directory ${dir}: ${whoami()} may not write to ${parent}; ${elsewhere(dir)}`,
         );
       throw new StartError(`cannot create the data directory ${dir}: ${(e as Error).message}`);
     }
@@ -52,7 +55,7 @@ export function prepareDataDir(dir: string): void {
   try {
     accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch {
-    throw new StartError(`the data directory ${dir} is not writable by ${whoami()}; ${ELSEWHERE}`);
+    throw new StartError(`the data directory ${dir} is not writable by ${whoami()}; ${elsewhere(dir)}`);
   }
 }
 

@@ -149,6 +149,17 @@ describe.skipIf(!canRunContainers())("the container image", () => {
     pm.must(["rm", "-f", "-t", "0", "from-pihole"]);
   }, 60_000);
 
+  test("a bind-mounted directory the container's user may not write: one sentence that says what to do", () => {
+    const dir = join(pm.dir, "root-owned");
+    mkdirSync(dir, { mode: 0o755 });
+    const r = pm.podman(["run", "--name", "root-owned", "--network", "host", "-v", `${dir}:/etc/pihole`, IMAGE]);
+    expect(r.code).toBe(1);
+    expect(r.out + r.err).toContain(
+      "moat: the data directory /etc/pihole is not writable by uid 1000; Moat runs as uid 1000 in its container: give the volume to it on the host (chown -R 1000:1000 DIR for a bind mount)",
+    );
+    pm.must(["rm", "-f", "root-owned"]);
+  }, 60_000);
+
   test("WEBPASSWORD_FILE: a secret's name under /run/secrets holds the password", async () => {
     const file = join(pm.dir, "moat-password");
     writeFileSync(file, "from a file\n");
