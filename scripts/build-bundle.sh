@@ -4,6 +4,8 @@
 #   scripts/build-bundle.sh OUT.raucb ROOT_IMAGE [BOOT_IMAGE]
 #   scripts/build-bundle.sh --cert     prints the signing certificate's path (the image's keyring), making
 #                                      the development pair first when there is none (see Signing)
+#   scripts/build-bundle.sh --key      prints the signing key's path, the same way (scripts/release.sh signs
+#                                      SHA256SUMS with it)
 # Any file works as ROOT_IMAGE (the tests use a small ext4 image). The manifest carries:
 #   MOAT_BUNDLE_VERSION     the version (default: package.json's)
 #   MOAT_BUNDLE_COMPATIBLE  what the system must be (default: moat-rpi-arm64, system.conf's compatible)
@@ -34,6 +36,7 @@ signing_pair() {
 }
 
 if [ "${1:-}" = --cert ]; then signing_pair; echo "$cert"; exit 0; fi
+if [ "${1:-}" = --key ]; then signing_pair; echo "$key"; exit 0; fi
 [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: $0 OUT.raucb ROOT_IMAGE [BOOT_IMAGE]"
 out=$1 root=$2 boot=${3:-}
 [ -f "$root" ] || die "no root image $root"

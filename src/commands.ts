@@ -66,6 +66,15 @@ export const COMMANDS: readonly CommandDoc[] = [
       "--reboot: once installed, reboot into it (through moat-reboot.path on the image, as the API's reboot).",
   },
   {
+    name: "healthcheck",
+    args: "",
+    summary: "ask the running server one DNS question and one API request (exit 0 when both answer)",
+    details:
+      "Sends a DNS query for localhost to 127.0.0.1 on dns.port and asks the API on the first webserver.port\n" +
+      "entry, each within 3 s, and prints one line: healthy, or what did not answer (exit 1). The container\n" +
+      "image's HEALTHCHECK runs it.",
+  },
+  {
     name: "version",
     args: "",
     summary: "print the version (also --version, -v)",
@@ -84,7 +93,8 @@ const OPTIONS = `options:
   --dev               development profile: data in ./.moat-data, DNS on port 1053, HTTP on 8080
   --data-dir DIR      where gravity.db, pihole-FTL.db and the config live (default: /etc/moat)
   --config FILE       the config file (default: <data-dir>/pihole.toml); it must exist unless --init
-  --init              create the file given by --config if it does not exist yet`;
+  --init              create the file given by --config if it does not exist yet
+  --defaults FILE     a config file that does not exist yet starts as a copy of FILE (the container's)`;
 
 /** Commands that take no data directory, hence no options. */
 const PLAIN = new Set(["version", "help"]);

@@ -1,18 +1,19 @@
 #!/usr/bin/env bun
 // Moat's command line: `serve` runs the appliance; the other commands act on its config and data.
 import { resolve, join } from "node:path";
-import { ConfigError, ConfigStore } from "./config/index.ts";
+import { ConfigError, ConfigStore, withPasswordFile } from "./config/index.ts";
 import { DbError } from "./db/index.ts";
-import { hashPassword, randomBytes } from "./auth/password.ts";
+import { hashPassword, randomBytes, verifyPassword } from "./auth/password.ts";
 import { base32Encode, currentTotp, TOTP_DIGITS, TOTP_PERIOD } from "./auth/totp.ts";
 import { startServices } from "./services.ts";
 import { versionInfo } from "./core/version.ts";
 import { teleporterCommand } from "./teleporter/cli.ts";
 import { gravityCommand } from "./filter/gravity/cli.ts";
 import { commandHelp, usage } from "./commands.ts";
-import { checkConfigFile, prepareDataDir, StartError } from "./core/start-errors.ts";
+import { checkConfigFile, prepareDataDir, StartError, startFromDefaults } from "./core/start-errors.ts";
 import { updateCommand } from "./update/cli.ts";
 import { UpdateRefused } from "./update/index.ts";
+import { healthcheck } from "./core/healthcheck.ts";
 
 export interface CliOptions {
   command: string;
@@ -22,6 +23,8 @@ export interface CliOptions {
   dev: boolean;
   /** --init: a --config file that does not exist yet may be created */
   init: boolean;
+  /** --defaults FILE: the settings a config file that does not exist yet starts with (the container's) */
+  defaults?: string;
   /** --help/-h after a command: that command's help */
   help: boolean;
   /** --reboot (moat update only): reboot into the new version once it is installed */
@@ -41,6 +44,8 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a.startsWith("--config=")) o.config = a.slice(9);
     else if (a === "--data-dir") o.dataDir = value();
     else if (a.startsWith("--data-dir=")) o.dataDir = a.slice(11);
+    else if (a === "--defaults") o.defaults = value();
+    else if (a.startsWith("--defaults=")) o.defaults = a.slice(11);
     else if (a === "--dev") o.dev = true;
     else if (a === "--init") o.init = true;
     else if (a === "--reboot") o.reboot = true;
@@ -85,9 +90,10 @@ export function loadConfig(o: CliOptions, env: Record<string, string | undefined
   };
   return new ConfigStore({
     file: paths.configFile,
-    env,
+    env: withPasswordFile(env),
     profile: { ...where, ...(o.dev ? DEV_PROFILE : {}) },
     hashPassword,
+    holdsPassword: (plain, hash) => verifyPassword(plain, hash) !== "incorrect",
   });
 }
 
@@ -134,6 +140,7 @@ function preparePaths(o: CliOptions): void {
   const paths = resolvePaths(o);
   prepareDataDir(paths.dataDir);
   if (o.config !== undefined) checkConfigFile(paths.configFile, o.init);
+  if (o.defaults !== undefined) startFromDefaults(paths.configFile, o.defaults);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -185,6 +192,8 @@ async function main(argv: string[]): Promise<number> {
       const settings = { system: u.system, keyring: u.keyring, maxDownloadBytes: u.maxDownload * 1024 * 1024 };
       return updateCommand(o.args, { settings, dataDir: resolvePaths(o).dataDir }, versionInfo().version, o.reboot);
     }
+    case "healthcheck":
+      return healthcheck(loadConfig(o).current);
     case "version": {
       const v = versionInfo();
       console.log(`moat ${v.version} (${v.commit}, ${v.date}) on ${v.runtime.name} ${v.runtime.version}`);

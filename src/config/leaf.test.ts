@@ -68,6 +68,10 @@ test("string, password and enum", () => {
   expect(coerce(mode, "NXDOMAIN")).toEqual(ok("NXDOMAIN"));
   expect(coerce(mode, "nxdomain")).toEqual(no("invalid option"));
   expect(coerce(mode, 1)).toEqual(no("not of type string"));
+  // from an environment variable the case does not matter, as in FTL (FTLCONF_dns_listeningMode: 'all')
+  expect(coerce(mode, "nxdomain", true)).toEqual(ok("NXDOMAIN"));
+  expect(coerce(mode, " Null ", true)).toEqual(ok("NULL"));
+  expect(coerce(mode, "refused", true)).toEqual(no("invalid option"));
 });
 
 test("strings: an array of strings; from text a ';'-separated list", () => {

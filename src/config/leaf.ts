@@ -200,7 +200,9 @@ export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<u
       break;
     case "enum":
       if (typeof raw !== "string") return notType();
-      if (!leaf.allowed!.includes(raw)) return bad("invalid option");
+      // FTL compares these without case (strcasecmp): Pi-hole's own compose file sets FTLCONF_dns_listeningMode: 'all'
+      if (fromText) value = leaf.allowed!.find((a) => a.toLowerCase() === raw.trim().toLowerCase()) ?? raw;
+      if (!leaf.allowed!.includes(value as string)) return bad("invalid option");
       break;
     case "strings":
       if (fromText && typeof raw === "string") {

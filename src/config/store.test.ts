@@ -132,3 +132,22 @@ test("every leaf's default passes its own validation", async () => {
   for (const e of LEAVES)
     expect({ path: e.path, ok: coerce(e.leaf, e.leaf.default).ok }).toEqual({ path: e.path, ok: true });
 });
+
+test("a password from the environment is also kept in the file, once, so a start without the variable keeps it", () => {
+  const holds = (plain: string, hash: string) => fakeHash(plain) === hash;
+  const file = join(dir, `c${n++}.toml`);
+  const open = (env: Record<string, string>) =>
+    new ConfigStore({ file, env, hashPassword: fakeHash, holdsPassword: holds });
+  open({ FTLCONF_webserver_api_password: "from env" });
+  expect(readFileSync(file, "utf8")).toContain(`pwhash = "${fakeHash("from env")}"`);
+  const before = readFileSync(file, "utf8");
+  open({ FTLCONF_webserver_api_password: "from env" });
+  expect(readFileSync(file, "utf8")).toBe(before);
+  const later = open({});
+  expect(later.current.webserver.api.pwhash).toBe(fakeHash("from env"));
+  expect(later.envForced.has("webserver.api.password")).toBe(false);
+  // without a way to check a hash, the environment's password stays out of the file (as before)
+  const other = join(dir, `c${n++}.toml`);
+  new ConfigStore({ file: other, env: { FTLCONF_webserver_api_password: "x" }, hashPassword: fakeHash });
+  expect(readFileSync(other, "utf8")).not.toContain("pwhash");
+});

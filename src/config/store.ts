@@ -26,6 +26,12 @@ export interface ConfigOptions {
   profile?: Record<string, unknown>;
   /** turns a plain password into the stored hash (Balloon-SHA256) */
   hashPassword: (plain: string) => string;
+  /**
+   * Whether a stored hash is the one of this password. Given, a password set by the environment is also
+   * written to the file (as FTL writes environment values into pihole.toml), so a container started
+   * again without the variable keeps it.
+   */
+  holdsPassword?: (plain: string, hash: string) => boolean;
 }
 
 const FILE_HEADER = `# Moat configuration (Pi-hole v6 key names).
@@ -69,9 +75,10 @@ export class ConfigStore {
     this.fileLayer = read.layer;
     this.fileText = text;
     this.loadEnv(opts.env ?? {});
+    const keptEnvPassword = this.keepEnvPassword(opts.env ?? {});
     this.value = this.compose();
     // a plain password written into the file by hand is hashed, and the file no longer holds it
-    if (text === null || read.hashedPlain) this.save();
+    if (text === null || read.hashedPlain || keptEnvPassword) this.save();
   }
 
   get current(): Config {
@@ -260,6 +267,18 @@ export class ConfigStore {
       setIn(this.envLayer, entry.segments, c.value);
       this.envForced.add(entry.path);
     }
+  }
+
+  /** Copies the environment's password hash into the file layer unless the file's already matches it. */
+  private keepEnvPassword(env: Record<string, string | undefined>): boolean {
+    const holds = this.opts.holdsPassword;
+    const name = Object.keys(env).find((n) => env[n] !== undefined && envLeaf(n)?.path === "webserver.api.password");
+    if (!holds || name === undefined) return false;
+    const plain = env[name]!;
+    const stored = getIn(this.fileLayer, ["webserver", "api", "pwhash"]);
+    if (typeof stored === "string" && (stored === "" ? plain === "" : holds(plain, stored))) return false;
+    setIn(this.fileLayer, ["webserver", "api", "pwhash"], getIn(this.envLayer, ["webserver", "api", "pwhash"]));
+    return true;
   }
 
   private compose(): Config {

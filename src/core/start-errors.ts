@@ -1,20 +1,28 @@
 // What a first start runs into, said in sentences instead of system errors: a data directory that cannot
 // be made or used, a config file that is not there, a port that is taken or needs root.
-import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname } from "node:path";
 
 /** A problem the user fixes with a setting or an option; main prints its message alone. */
 export class StartError extends Error {}
 
-const ELSEWHERE = "run as root (the appliance's default), or use --dev (data in ./.moat-data) or --data-dir DIR";
+const OUTSIDE = "run as root (the appliance's default), or use --dev (data in ./.moat-data) or --data-dir DIR";
+/** In Moat's container image (its volume /etc/pihole, in a container Docker or podman marked) the fix is on the host. */
+function elsewhere(dir: string): string {
+  const image = dir === "/etc/pihole" && (existsSync("/.dockerenv") || existsSync("/run/.containerenv"));
+  return image
+    ? `Moat runs as uid ${process.getuid?.() ?? 1000} in its container: give the volume to it on the host (chown -R 1000:1000 DIR for a bind mount)`
+    : OUTSIDE;
+}
 
 function whoami(): string {
+  let name = "";
   try {
-    return userInfo().username;
-  } catch {
-    return `uid ${process.getuid?.() ?? "?"}`;
-  }
+    name = userInfo().username;
+  } catch {}
+  // Bun answers "unknown" where it finds no name (in the container image, which has no NSS setup of its own)
+  return name && name !== "unknown" ? name : `uid ${process.getuid?.() ?? "?"}`;
 }
 
 const code = (e: unknown) => (e as NodeJS.ErrnoException).code ?? "";
@@ -38,7 +46,7 @@ export function prepareDataDir(dir: string): void {
     } catch (e) {
       if (["EACCES", "EPERM", "EROFS"].includes(code(e)))
         throw new StartError(
-          `cannot create the data directory ${dir}: ${whoami()} may not write to ${parent}; ${ELSEWHERE}`,
+          `cannot create the data directory ${dir}: ${whoami()} may not write to ${parent}; ${elsewhere(dir)}`,
         );
       throw new StartError(`cannot create the data directory ${dir}: ${(e as Error).message}`);
     }
@@ -47,7 +55,7 @@ export function prepareDataDir(dir: string): void {
   try {
     accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch {
-    throw new StartError(`the data directory ${dir} is not writable by ${whoami()}; ${ELSEWHERE}`);
+    throw new StartError(`the data directory ${dir} is not writable by ${whoami()}; ${elsewhere(dir)}`);
   }
 }
 
@@ -65,6 +73,16 @@ export function checkConfigFile(file: string, init: boolean): void {
     );
   if (!existsSync(dirname(file)))
     throw new StartError(`cannot create the config file ${file}: ${dirname(file)} does not exist`);
+}
+
+/** A config file that does not exist yet starts as a copy of `defaults` (the container's first start). */
+export function startFromDefaults(file: string, defaults: string): void {
+  if (existsSync(file)) return;
+  try {
+    copyFileSync(defaults, file);
+  } catch (e) {
+    throw new StartError(`cannot start ${file} from --defaults ${defaults}: ${(e as Error).message}`);
+  }
 }
 
 /**
