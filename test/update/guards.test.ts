@@ -4,7 +4,8 @@
 // link-local address (cloud metadata) or to Moat's own web server, however its host is written, and a server
 // that trickles or stalls is cut off (update.downloadTimeout), so the one update slot is free again.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Server } from "bun";
 import { hashPassword } from "../../src/auth/password.ts";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
@@ -206,4 +207,44 @@ test.skipIf(!hasRauc)(
     expect(leftovers()).toEqual([]);
   },
   60_000,
+);
+
+test.skipIf(!hasRauc || !Bun.which("curl"))(
+  "curl's upload past update.maxDownload gets 413 in the envelope, before it sends the bundle",
+  async () => {
+    const file = join(moat.dataDir, "..", "too-big.bin");
+    writeFileSync(file, big);
+    // curl asks with Expect: 100-continue for a body this size (RFC 9110 §10.1.1) and waits for the answer
+    const p = Bun.spawn(
+      [
+        "curl",
+        "-sS",
+        "-o",
+        "-",
+        "-w",
+        "\n%{http_code} %{size_upload}",
+        "-H",
+        `X-FTL-SID: ${await sid(PW)}`,
+        "-F",
+        `file=@${file}`,
+        `${moat.base}/api/action/update`,
+      ],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    const [out, err, code] = await Promise.all([
+      new Response(p.stdout).text(),
+      new Response(p.stderr).text(),
+      p.exited,
+    ]);
+    rmSync(file);
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    const [body, last] = [out.slice(0, out.lastIndexOf("\n")), out.slice(out.lastIndexOf("\n") + 1)];
+    const [status, uploaded] = last.split(" ");
+    expect(status).toBe("413");
+    expect(JSON.parse(body).error).toMatchObject({ key: "payload_too_large", hint: "limit: 1048576 bytes" });
+    // not one byte of the bundle was sent
+    expect(Number(uploaded)).toBe(0);
+    expect(leftovers()).toEqual([]);
+  },
 );

@@ -103,6 +103,7 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
               "file",
               dest,
               c.settings.maxDownloadBytes,
+              request.headers.get("content-length"),
             );
             if (size === null) throw Errors.badRequest("No bundle received", 'field "file" is missing');
             prepared = await prepare(c, { path: dest, owned: true });
