@@ -2,3 +2,4 @@ export { ConfigStore, ConfigError, envLeaf } from "./store.ts";
 export { schema, LEAVES, getIn, setIn, type Config, type LeafEntry } from "./schema.ts";
 export { coerce, isLeaf, MAX_ITEMS, MAX_TEXT, type AnyLeaf } from "./leaf.ts";
 export { parseWebPort, parseCnameRecord } from "./validators.ts";
+export { selfUpstreams } from "./self-upstream.ts";

@@ -19,6 +19,8 @@ export interface MoatEvents {
   "blocking-changed": { active: boolean };
   /** the DNS cache was flushed and the lists reloaded (POST /api/action/restartdns, or from the fleet) */
   "dns-restarted": { origin: "api" | "fleet" };
+  /** a query Moat forwarded to `upstream` came back to Moat's own listener: that upstream is Moat itself */
+  "forwarding-loop": { upstream: string };
 }
 
 /** A handler may return a promise: the change is in force once it resolves (any other value is ignored). */

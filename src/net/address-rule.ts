@@ -33,7 +33,7 @@ export function ownWebPorts(webserverPort: string): number[] {
 }
 
 /** An address of this machine: loopback, the unspecified address, or one an interface has now. */
-function isOwnAddress(ip: string): boolean {
+export function isOwnAddress(ip: string): boolean {
   const b = ipTo16(ip);
   if (!b) return false;
   if (SELF.some((c) => inCidr(b, c))) return true;

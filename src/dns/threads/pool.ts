@@ -25,6 +25,8 @@ export interface PoolOptions {
   certName: () => string | null;
   /** where the threads' query records go (read at each batch: the fleet may wrap it) */
   sink: () => QuerySink;
+  /** a thread's forwarded query came back to Moat (QueryEngine's `loop`) */
+  loop: (upstream: string) => void;
   log: (level: "info" | "warn" | "error", message: string) => void;
 }
 
@@ -112,6 +114,9 @@ export class DnsThreads {
       }
       case "log":
         this.o.log(m.level, `DNS thread ${i + 1}: ${m.message}`);
+        break;
+      case "loop":
+        this.o.loop(m.upstream);
         break;
     }
   }

@@ -54,4 +54,5 @@ export type FromThread =
   | { op: "records"; batch: RecordBatch }
   | { op: "counters"; counters: ThreadCounters }
   | { op: "done"; seq: number; counters: ThreadCounters }
-  | { op: "log"; level: "info" | "warn" | "error"; message: string };
+  | { op: "log"; level: "info" | "warn" | "error"; message: string }
+  | { op: "loop"; upstream: string };

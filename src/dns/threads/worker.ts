@@ -54,6 +54,7 @@ class DnsThread {
       blocking: this.blocking,
       sink: this.relay,
       log,
+      loop: (upstream) => post({ op: "loop", upstream }),
       snapshot: () => this.snapshot,
       certName: () => this.init.certName,
     });
