@@ -97,7 +97,7 @@ async function addressesOf(host: string): Promise<string[]> {
  * address the name has is refused (the resolver's order may change, the verdict must not) or when
  * the name does not resolve.
  */
-async function checkedAddress(u: URL, ownPorts: readonly number[]): Promise<string> {
+export async function checkedAddress(u: URL, ownPorts: readonly number[]): Promise<string> {
   const host = hostOf(u);
   const port = portOf(u);
   const addresses = await addressesOf(host);
@@ -109,7 +109,7 @@ async function checkedAddress(u: URL, ownPorts: readonly number[]): Promise<stri
 }
 
 /** `u` with its host replaced by `ip`, for a client that must not resolve the name again. */
-function pinnedUrl(u: URL, ip: string): URL {
+export function pinnedUrl(u: URL, ip: string): URL {
   const p = new URL(u.href);
   p.hostname = ip.includes(":") ? `[${ip}]` : ip;
   return p;
