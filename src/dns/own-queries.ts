@@ -14,8 +14,11 @@ interface Sent {
   until: number;
 }
 
-/** longer than any upstream query is waited for (forwarder timeouts are 1.5 s, DNSSEC fetches a few) */
-const KEEP_MS = 10_000;
+/**
+ * A query that loops is back within milliseconds (or after a slow forwarder's hop); kept a little longer
+ * than the forwarder waits for an answer (1.5 s), so the entries of a busy resolver stay few.
+ */
+const KEEP_MS = 2_000;
 /** a sweep of the expired entries after this many new ones */
 const SWEEP_EVERY = 1024;
 
