@@ -12,6 +12,7 @@ import { gravityCommand } from "./filter/gravity/cli.ts";
 import { commandHelp, usage } from "./commands.ts";
 import { checkConfigFile, prepareDataDir, StartError, startFromDefaults } from "./core/start-errors.ts";
 import { updateCommand } from "./update/cli.ts";
+import { updateContext } from "./update/index.ts";
 import { UpdateRefused } from "./update/index.ts";
 import { healthcheck } from "./core/healthcheck.ts";
 
@@ -188,9 +189,8 @@ async function main(argv: string[]): Promise<number> {
     case "teleporter":
       return teleporterCommand(o.args, loadConfig(o), resolvePaths(o).dataDir);
     case "update": {
-      const u = loadConfig(o).current.update;
-      const settings = { system: u.system, keyring: u.keyring, maxDownloadBytes: u.maxDownload * 1024 * 1024 };
-      return updateCommand(o.args, { settings, dataDir: resolvePaths(o).dataDir }, versionInfo().version, o.reboot);
+      const ctx = updateContext(loadConfig(o).current, resolvePaths(o).dataDir);
+      return updateCommand(o.args, ctx, versionInfo().version, o.reboot);
     }
     case "healthcheck":
       return healthcheck(loadConfig(o).current);

@@ -16,6 +16,7 @@ import { DnsServer } from "./dns/server.ts";
 import { GravityService } from "./filter/gravity/runner.ts";
 import { watchDnssecUpstream } from "./notices/dnssec-upstream.ts";
 import { noticeListFailures } from "./notices/list-failures.ts";
+import { noticeForwardingLoops } from "./notices/forwarding-loop.ts";
 import { noticeRateLimits } from "./notices/rate-limit.ts";
 import type { QuerySink } from "./query/record.ts";
 import { Stats } from "./stats/sink.ts";
@@ -139,6 +140,7 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     stoppers.push(watchDnssecUpstream({ ...runtime, log: dnsLog }, () => dns.rootKeysSigned()));
     stoppers.push(noticeRateLimits(runtime));
     stoppers.push(noticeListFailures(runtime));
+    stoppers.push(noticeForwardingLoops({ ...runtime, log: dnsLog }));
     const ntp = startNtpService(runtime);
     stoppers.push(() => ntp.stop());
     // last: every service the API shows runs before it answers and stops after it

@@ -3,3 +3,4 @@ export { schema, LEAVES, getIn, setIn, type Config, type LeafEntry } from "./sch
 export { coerce, isLeaf, MAX_ITEMS, MAX_TEXT, type AnyLeaf } from "./leaf.ts";
 export { parseWebPort, parseCnameRecord } from "./validators.ts";
 export { withPasswordFile } from "./password-file.ts";
+export { selfUpstreams } from "./self-upstream.ts";

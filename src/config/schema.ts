@@ -470,6 +470,11 @@ export const schema = {
       check: (n) => (n < 1 ? "must be at least 1" : null),
       ...moat,
     }),
+    downloadTimeout: uint(
+      1800,
+      "Seconds a bundle fetched from a URL may take in all; one that sends nothing for half of it (at most 30 s) is stopped too",
+      { max: 86400, check: (n) => (n < 2 ? "must be at least 2" : null), ...moat },
+    ),
   },
 } as const;
 

@@ -6,6 +6,7 @@
 import { coerce } from "./leaf.ts";
 import { LEAVES, LEAF_BY_PATH, defaults, getIn, setIn, type Config, type LeafEntry } from "./schema.ts";
 import { writeToml } from "./toml.ts";
+import { selfUpstreams } from "./self-upstream.ts";
 import { lineOfKey, parseWithLine, readText, watchFile, withFileLock, writeAtomically } from "./file.ts";
 
 export class ConfigError extends Error {}
@@ -183,8 +184,11 @@ export class ConfigStore {
     return { ok: true, changed };
   }
 
-  private apply(staged: ReadonlyArray<{ entry: LeafEntry; value: unknown }>): { ok: true; changed: string[] } {
+  private apply(
+    staged: ReadonlyArray<{ entry: LeafEntry; value: unknown }>,
+  ): { ok: true; changed: string[] } | { ok: false; problem: ConfigProblem } {
     const prev = this.value;
+    const before = structuredClone(this.fileLayer);
     const changed: string[] = [];
     for (const { entry, value } of staged) {
       if (entry.path === "webserver.api.password") {
@@ -198,7 +202,13 @@ export class ConfigStore {
       changed.push(entry.path);
     }
     if (changed.length === 0) return { ok: true, changed };
-    this.value = this.compose();
+    const next = this.compose();
+    const problem = relationProblem(next, changed);
+    if (problem) {
+      this.fileLayer = before;
+      return { ok: false, problem };
+    }
+    this.value = next;
     this.writeFile();
     for (const fn of this.listeners) fn(this.value, prev, changed);
     return { ok: true, changed };
@@ -291,6 +301,14 @@ export class ConfigStore {
     }
     return deepFreeze(out as unknown as Config);
   }
+}
+
+/** Keys that are each valid but not together: an upstream that is Moat itself (its address and DNS port). */
+const SELF_KEYS = ["dns.upstreams", "dns.port", "dns.tls.port", "webserver.port"];
+function relationProblem(c: Config, changed: readonly string[]): ConfigProblem | null {
+  if (!changed.some((k) => SELF_KEYS.includes(k))) return null;
+  const why = selfUpstreams(c.dns.upstreams, { dns: c.dns.port, dot: c.dns.tls.port, web: c.webserver.port });
+  return why ? { message: "Config item validation failed", hint: `dns.upstreams: ${why}` } : null;
 }
 
 /** A start-up message about an enum names the values it takes (the API keeps Pi-hole's short hint). */

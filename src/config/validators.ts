@@ -2,6 +2,7 @@
 import { isIP } from "node:net";
 import { isHostname } from "./host-port.ts";
 import { parseUpstreamSpec } from "./upstream-syntax.ts";
+import { refusedLiteral } from "../net/address-rule.ts";
 
 /**
  * `IP[#port]` (`[v6]:port` is not Pi-hole's form, so `v6#port`), `tls://…` or `https://…`: what the
@@ -193,7 +194,10 @@ function urlWithScheme(s: string, schemes: readonly string[], what: string): str
     return `not a valid ${what} URL (${schemes.map((x) => `${x}//host:port`).join(" or ")})`;
   }
   if (!schemes.includes(u.protocol)) return `not a ${what} URL: the scheme must be ${schemes.join(" or ")}`;
-  return u.hostname ? null : `not a valid ${what} URL: no host`;
+  if (!u.hostname) return `not a valid ${what} URL: no host`;
+  // the address rule (src/net/address-rule.ts) for what is written literally; names are checked at connect
+  const refused = refusedLiteral(u, []);
+  return refused ? `not an address Moat connects to: ${refused}` : null;
 }
 
 /** A Valkey/Redis URL (redis://, rediss:// for TLS), or empty to run alone. */

@@ -24,6 +24,8 @@ export interface MoatEvents {
    * window; handed off by the DNS thread, which never waits for what is done with it)
    */
   "client-rate-limited": { client: string; seconds: number };
+  /** a query Moat forwarded to `upstream` came back to Moat's own listener: that upstream is Moat itself */
+  "forwarding-loop": { upstream: string };
 }
 
 /** A handler may return a promise: the change is in force once it resolves (any other value is ignored). */

@@ -10,6 +10,13 @@ import { walkMessage } from "./wire.ts";
 
 const DOH_PATH = "/dns-query";
 const MAX_MESSAGE = 65535;
+/**
+ * Bun.serve's HTTP/2 resets a stream whose reply goes out while the client still sends its body, and
+ * the client never sees the reply (curl: "Stream error in the HTTP/2 framing layer"). A body that says
+ * it ends within this size is read and dropped first, so its 413 arrives whole; a larger or endless one
+ * gets the 413 at once, whatever the stream does after it.
+ */
+const DRAIN_LIMIT = 1024 * 1024;
 
 type Query = (msg: Uint8Array, client: string, clientId: string | null) => Pending;
 
@@ -43,8 +50,11 @@ export async function dohResponse(req: Request, path: string, client: string, qu
   } else if (req.method === "POST") {
     const type = (req.headers.get("content-type") ?? "").toLowerCase();
     if (!type.startsWith("application/dns-message")) return problem(415, "the body must be application/dns-message");
-    if (Number(req.headers.get("content-length") ?? 0) > MAX_MESSAGE)
+    const declared = Number(req.headers.get("content-length") ?? 0);
+    if (declared > MAX_MESSAGE) {
+      if (declared <= DRAIN_LIMIT) await drain(req);
       return problem(413, "larger than one DNS message");
+    }
     const body = await readMessage(req);
     if (!body) return problem(413, "larger than one DNS message");
     msg = body;
@@ -88,6 +98,17 @@ async function readMessage(req: Request): Promise<Uint8Array | null> {
     at += c.length;
   }
   return out;
+}
+
+/** Reads the body to its end and drops it (its declared size is at most DRAIN_LIMIT). */
+async function drain(req: Request): Promise<void> {
+  try {
+    for await (const _ of req.body ?? []) {
+      // dropped
+    }
+  } catch {
+    // the client went away: nothing to answer
+  }
 }
 
 /** The smallest TTL of the answer's records (RFC 8484 §5.1: the HTTP freshness must not outlive them). */

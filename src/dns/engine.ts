@@ -20,6 +20,7 @@ import { EcsTrust, ecsClient } from "./ecs.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
 import { nameToWire } from "../net/dns-name.ts";
+import { sentTo } from "./own-queries.ts";
 
 export interface EngineDeps {
   config: ConfigView;
@@ -34,7 +35,12 @@ export interface EngineDeps {
   certName: () => string | null;
   /** a client's rate-limit episode began (ratelimit.ts): must only hand it off, it runs on the hot path */
   rateLimited?: (client: string, seconds: number) => void;
+  /** a query this thread forwarded to `upstream` came back to Moat: the upstream is Moat itself */
+  loop: (upstream: string) => void;
 }
+
+/** RFC 8914 has no code for it: 0 (Other) with the words */
+const LOOP_EDE = { code: 0, text: "forwarding loop: the upstream sent this query back to Moat" };
 
 const UPSTREAM_TIMEOUT_MS = 1500;
 
@@ -149,6 +155,12 @@ export class QueryEngine {
     }
     // a version we do not speak: BADVERS with our version (0) in the OPT (RFC 6891 §6.1.3)
     if (q.ednsVersion > 0) return buildReply(buf, q, RCODE.BADVERS);
+    // one of our own forwarded queries, back again: forwarding it once more is the loop (own-queries.ts)
+    const loopedVia = sentTo(buf, q.end);
+    if (loopedVia !== null) {
+      this.d.loop(loopedVia);
+      return buildReply(buf, q, RCODE.SERVFAIL, undefined, undefined, LOOP_EDE);
+    }
     if (dns.EDNS0ECS && q.optAt >= 0 && this.ecsTrust.trusts(client)) client = ecsClient(buf, q) ?? client;
     if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
     const ctx = this.context(buf, q, client, tcp, start, false);

@@ -107,6 +107,7 @@ export class DnsServer implements DnsHandle {
       sink: rt.sink,
       log: rt.log,
       rateLimited: (client, seconds) => this.rateLimited(client, seconds),
+      loop: (upstream) => void rt.events.emit("forwarding-loop", { upstream }),
       snapshot: () => this.filterEngine.current,
       certName: () => certificateName(rt.tls),
     });
@@ -222,6 +223,7 @@ export class DnsServer implements DnsHandle {
           // read now: DoT or DoH may be switched on later, and a thread has no certificate of its own
           certName: () => certificateName(this.rt.tls),
           sink: () => this.rt.sink,
+          loop: (upstream) => void this.rt.events.emit("forwarding-loop", { upstream }),
           log: this.rt.log,
           rateLimited: (client, seconds) => this.rateLimited(client, seconds),
         });

@@ -24,6 +24,7 @@ import type { EncryptedTransport } from "./transport.ts";
 import { UdpBatcher } from "./udp-batch.ts";
 import { randomU16 } from "./random.ts";
 import { CASE_LOST, EXACT, MISMATCH, questionMatch, randomCase, restoreCase } from "./case-0x20.ts";
+import { noteSent } from "./own-queries.ts";
 
 /** sockets a thread may open per second for one query each, once FRESH_BURST is spent */
 const FRESH_PER_S = 500;
@@ -204,6 +205,7 @@ export class Upstream {
     if (mixCase) randomCase(msg, p.end);
     p.sent = msg;
     p.mixed = mixCase;
+    noteSent(msg, p.end, this.name);
     slot.pending.set(id, p);
     slot.sent++;
     slot.transmit(msg);

@@ -3,6 +3,7 @@
 // and once a second retries what failed, catches up if a notification was missed and tells the
 // fleet it is alive. Nothing here is on the DNS path: DNS keeps the snapshot it has, whatever
 // Redis does.
+import { ownWebPorts } from "../net/address-rule.ts";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -78,6 +79,7 @@ export class Fleet {
     this.stateFile = join(rt.paths.dataDir, "fleet-state.json");
     this.link = new RedisLink(
       url,
+      ownWebPorts(rt.config.current.webserver.port),
       (kind, version) =>
         kind === "gravity" ? void this.gravity.tick() : void this.replicas.get(kind)?.remoteChange(version),
       (action, node) => void this.onAction(action, node),

@@ -3,6 +3,7 @@
 // fleet has its place in one total order; how the replicated kinds are stored and published is
 // kind-store.ts. Commands fail at once while the server is away (no offline queue): the caller
 // keeps its change and retries, DNS never waits.
+import { checkedAddress, pinnedUrl } from "../net/address-rule.ts";
 import { RedisClient } from "bun";
 
 export const PREFIX = "moat:fleet:";
@@ -39,6 +40,8 @@ export class RedisLink {
 
   constructor(
     private readonly url: string,
+    /** Moat's own web server ports (webserver.port): the address rule never connects there on this machine */
+    private readonly ownPorts: readonly number[],
     /** a notification: `kind` reached `version` (published by `node`) */
     private readonly onChange: (kind: string, version: number, node: string) => void,
     /** another node announced an action */
@@ -58,14 +61,19 @@ export class RedisLink {
 
   private async connect(): Promise<void> {
     try {
+      // the address rule (src/net/address-rule.ts): resolved and checked here, and a plain connection
+      // goes to that checked address (rediss:// keeps the name, which its certificate check needs)
+      const u = new URL(this.url);
+      const ip = await checkedAddress(u, this.ownPorts);
+      const target = u.protocol === "redis:" ? pinnedUrl(u, ip).href : this.url;
       if (!this.cmd?.connected) {
         this.cmd?.close();
-        this.cmd = new RedisClient(this.url, OPTIONS);
+        this.cmd = new RedisClient(target, OPTIONS);
         await this.cmd.connect();
       }
       if (!this.sub?.connected) {
         this.sub?.close();
-        this.sub = new RedisClient(this.url, OPTIONS);
+        this.sub = new RedisClient(target, OPTIONS);
         await this.sub.connect();
         await this.sub.subscribe(CHANNEL, (message) => {
           const [kind, version, node] = message.split(" ");

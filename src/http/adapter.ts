@@ -51,8 +51,12 @@ function hasBody(req: IncomingMessage): boolean {
   return (len !== undefined && len !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
-/** The body as a stream that reads from the socket only when pulled (backpressure by pause/resume). */
-function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+/**
+ * The body as a stream that reads from the socket only when pulled (backpressure by pause/resume).
+ * `onFirstPull` runs when the handler first asks for it: the moment to send 100 Continue.
+ */
+function bodyStream(req: IncomingMessage, onFirstPull: () => void): ReadableStream<Uint8Array> {
+  let pulled = false;
   return new ReadableStream<Uint8Array>(
     {
       start(c) {
@@ -65,6 +69,10 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
         req.pause();
       },
       pull() {
+        if (!pulled) {
+          pulled = true;
+          onFirstPull();
+        }
         req.resume();
       },
       cancel() {
@@ -168,9 +176,21 @@ async function writeResponse(res: ServerResponse, response: Response, closeAfter
   }
 }
 
-/** A node:http request listener that hands each request to `handle` as a Web Request. */
+/**
+ * A node:http request listener that hands each request to `handle` as a Web Request. `expectsContinue`:
+ * the client sent `Expect: 100-continue` (node's checkContinue event) and waits for 100 Continue before
+ * it sends the body; that goes out only once the handler reads the body, so a request refused first
+ * (no session, a declared size over the route's limit) is answered before a byte of it is sent
+ * (RFC 9110 §10.1.1) instead of being cut off halfway.
+ */
 export function requestListener(handle: Handler, tls: boolean, early: EarlyReply) {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  return async (req: IncomingMessage, res: ServerResponse, expectsContinue = false): Promise<void> => {
+    let continued = !expectsContinue;
+    const sendContinue = () => {
+      if (continued) return;
+      continued = true;
+      res.writeContinue();
+    };
     const started = performance.now();
     let response: Response;
     let request: Request | null = null;
@@ -181,6 +201,7 @@ export function requestListener(handle: Handler, tls: boolean, early: EarlyReply
     try {
       if (noHost) throw new EarlyError(400, "bad_request", "Missing Host header", "HTTP/1.1 requires one (RFC 9112)");
       if (bodied && (req.method === "GET" || req.method === "HEAD")) {
+        if (Number(req.headers["content-length"] ?? "0") <= MAX_GET_BODY) sendContinue();
         getBody = await readSmallBody(req, MAX_GET_BODY);
         if (getBody === null)
           throw new EarlyError(
@@ -190,7 +211,7 @@ export function requestListener(handle: Handler, tls: boolean, early: EarlyReply
             `limit: ${MAX_GET_BODY} bytes`,
           );
       }
-      request = toRequest(req, tls, bodied && !getBody ? bodyStream(req) : null);
+      request = toRequest(req, tls, bodied && !getBody ? bodyStream(req, sendContinue) : null);
       response = await handle(request, { started, ip: clientIp(req), tls, getBody });
     } catch (e) {
       response =

@@ -44,10 +44,10 @@ export function listen(
 ): Promise<HttpListener> {
   // requireHostHeader: false lets an HTTP/1.1 request without Host reach requestListener, which
   // answers it with the 400 that RFC 9112 §3.2 asks for, in the caller's envelope; Bun's own is empty.
-  const server: Server = createServer(
-    { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
-    requestListener(handle, tls, early),
-  );
+  const listener = requestListener(handle, tls, early);
+  const server: Server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false }, listener);
+  // with this listener node no longer sends 100 Continue by itself: the adapter does, once the body is read
+  server.on("checkContinue", (req, res) => void listener(req, res, true));
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.on("clientError", (err: Error & { code?: string }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();

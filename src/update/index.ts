@@ -1,6 +1,7 @@
 // What the CLI and the API use of src/update: where a bundle comes from (a file, an upload, an https
 // URL), the checks before anything is written, the install with its progress, and the status.
 import { rmSync } from "node:fs";
+import { ownWebPorts } from "../net/address-rule.ts";
 import { downloadBundle } from "./download.ts";
 import { inspect, type Bundle } from "./inspect.ts";
 import { install, type Progress } from "./install.ts";
@@ -15,8 +16,29 @@ export { uploadPath } from "./download.ts";
 export type { Progress } from "./install.ts";
 
 export interface UpdateContext {
-  settings: UpdateSettings & { maxDownloadBytes: number };
+  settings: UpdateSettings & { maxDownloadBytes: number; downloadTimeoutMs: number; ownPorts: readonly number[] };
   dataDir: string;
+}
+
+/** The `update.*` settings (and the web server's ports, never a download's target) as src/update uses them. */
+export function updateContext(
+  c: {
+    update: UpdateSettings & { maxDownload: number; downloadTimeout: number };
+    webserver: { port: string };
+  },
+  dataDir: string,
+): UpdateContext {
+  const u = c.update;
+  return {
+    settings: {
+      system: u.system,
+      keyring: u.keyring,
+      maxDownloadBytes: u.maxDownload * 1024 * 1024,
+      downloadTimeoutMs: u.downloadTimeout * 1000,
+      ownPorts: ownWebPorts(c.webserver.port),
+    },
+    dataDir,
+  };
 }
 
 /** A bundle checked and ready to install; `dispose` removes it when Moat made the copy. */
@@ -40,7 +62,9 @@ export async function prepare(ctx: UpdateContext, source: { path: string; owned?
     if (owned && path) rmSync(path, { force: true });
   };
   try {
-    path = "url" in source ? await downloadBundle(source.url, ctx.dataDir, ctx.settings.maxDownloadBytes) : source.path;
+    const { maxDownloadBytes: maxBytes, downloadTimeoutMs: timeoutMs, ownPorts } = ctx.settings;
+    path =
+      "url" in source ? await downloadBundle(source.url, ctx.dataDir, { maxBytes, timeoutMs, ownPorts }) : source.path;
     const bundle = await inspect(sys, path);
     return { sys, path, bundle, dispose } satisfies PreparedBundle;
   } catch (e) {

@@ -14,7 +14,7 @@ let store: KindStore;
 
 beforeAll(async () => {
   redis = await startRedis();
-  link = new RedisLink(redis.url, () => {});
+  link = new RedisLink(redis.url, [], () => {});
   store = new KindStore(link);
 });
 afterAll(async () => {

@@ -116,6 +116,25 @@ const FIELD_NAMES = [
   "😀",
 ];
 
+/**
+ * Known attacks on the address rule and the forwarding loop (test/lists/gravity-safety.test.ts,
+ * test/update/guards.test.ts, test/dns/forward-loop.test.ts check their refusals), sent to every route:
+ * each must answer them as it answers any input (the fuzz server's ports are not these, so an upstream
+ * here may be taken). No address here is ever connected to: each is refused before a packet is sent.
+ */
+const ATTACKS: unknown[] = [
+  { address: "http://localhost.:8080/admin/", type: "block" },
+  { address: "http://LOCALHOST..:80/api/auth", comment: "x" },
+  { address: "http://169.254.169.254./latest/meta-data/" },
+  { address: ["http://[::ffff:169.254.169.254]/", "http://2852039166/"] },
+  { url: "https://169.254.169.254/x" },
+  { url: "https://[fd00:ec2::254]./" },
+  { url: "https://localhost.:80/api/auth" },
+  { upstreams: ["127.0.0.1#53", "::1#53"] },
+  { config: { dns: { upstreams: ["0.0.0.0#53"] } } },
+  { config: { dns: { upstreams: ["tls://127.0.0.1:853"] } } },
+];
+
 /** Config changes limited to keys that cannot take the server away from the fuzzer (ports, password, paths). */
 const SAFE_CONFIG_PATHS = [
   "dns.upstreams",
@@ -179,6 +198,7 @@ export function body(r: Rng): { text: string | Uint8Array | null; label: string 
     for (let i = 0; i < bytes.length; i++) bytes[i] = int(r, 256);
     return { text: bytes, label: "binary" };
   }
+  if (roll < 0.89) return { text: JSON.stringify(pick(r, ATTACKS)), label: "attack" };
   if (roll < 0.92)
     return {
       text: JSON.stringify({ [pick(r, FIELD_NAMES)]: nastyString(r), domain: nastyString(r), comment: nastyString(r) }),

@@ -27,6 +27,7 @@ beforeAll(async () => {
       if (path === "/hosts.txt") return new Response("0.0.0.0 remote-one.test\n");
       if (path === "/to-metadata") return Response.redirect("http://169.254.169.254/latest/meta-data/iam/", 302);
       if (path === "/to-moat") return Response.redirect(`http://127.0.0.1:${moat.httpPort}/api/info/login`, 301);
+      if (path === "/to-moat-dot") return Response.redirect(`http://localhost.:${moat.httpPort}/admin/`, 302);
       return new Response("not found", { status: 404 });
     },
   });
@@ -53,6 +54,16 @@ test("literal link-local and own-API addresses are refused when added", async ()
     `http://localhost:${port}/api/auth/sessions`,
     `http://[::1]:${port}/api/`,
     `http://0.0.0.0:${port}/api/`,
+    // the same hosts in other spellings: a trailing dot, capitals, a *.localhost name (RFC 6761),
+    // IPv4-mapped IPv6, the decimal, octal and short forms of 127.0.0.1
+    `http://localhost.:${port}/admin/`,
+    `http://LOCALHOST..:${port}/admin/`,
+    `http://moat.localhost.:${port}/api/`,
+    `http://[::ffff:127.0.0.1]:${port}/api/`,
+    `http://2130706433:${port}/api/`,
+    `http://0177.0.0.1:${port}/api/`,
+    `http://127.1:${port}/api/`,
+    "http://169.254.169.254./latest/meta-data/",
   ]) {
     const r = await add(address);
     expect(r.status, address).toBe(400);
@@ -81,6 +92,7 @@ test("redirects to the metadata address or to Moat's API are refused at download
   for (const a of [
     `http://127.0.0.1:${lists.port}/to-metadata`,
     `http://127.0.0.1:${lists.port}/to-moat`,
+    `http://127.0.0.1:${lists.port}/to-moat-dot`,
     `file://${secrets}`,
     `file://${local}`,
   ])
@@ -92,7 +104,9 @@ test("redirects to the metadata address or to Moat's API are refused at download
   // each refused download says why, and nothing of Moat's API came back
   expect(out).toMatch(/refused: 169\.254\.169\.254 is a link-local address/);
   expect(out).toMatch(new RegExp(`refused: 127\\.0\\.0\\.1 port ${moat.httpPort} is Moat's own web server`));
+  expect(out).toMatch(new RegExp(`refused: localhost resolves to 127\\.0\\.0\\.1 port ${moat.httpPort} is Moat's own`));
   expect(out).not.toContain('"https_port"');
+  expect(out).not.toMatch(/<html|<script/i);
   // the secrets file: no line echoed, nothing imported
   expect(out).toContain("Not a list:");
   for (const secret of ["hunter2", "hunter3", "wjalrxutnfemi", "db_password", "leaked.secret.example", "private_word"])
@@ -103,6 +117,7 @@ test("redirects to the metadata address or to Moat's API are refused at download
     (await call(moat, "GET", `/api/lists/${encodeURIComponent(address)}?type=block`)).json.lists[0];
   expect((await statusOf(`http://127.0.0.1:${lists.port}/to-metadata`)).status).toBe(4);
   expect((await statusOf(`http://127.0.0.1:${lists.port}/to-moat`)).status).toBe(4);
+  expect((await statusOf(`http://127.0.0.1:${lists.port}/to-moat-dot`)).status).toBe(4);
   const s = await statusOf(`file://${secrets}`);
   expect(s.status).toBe(4);
   expect(s.number).toBe(0);

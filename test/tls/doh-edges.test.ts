@@ -12,7 +12,7 @@ import * as packet from "dns-packet";
 import type { Subprocess, udp } from "bun";
 import { freePort } from "../harness/moat.ts";
 import { decodeReply, encodeQuery, firstAddress, sendTcp, sendUdp, type Reply } from "../dns/helpers.ts";
-import { startTlsMoat, type TlsMoat } from "./helpers.ts";
+import { run, startTlsMoat, type TlsMoat } from "./helpers.ts";
 
 let t: TlsMoat;
 let ca: string;
@@ -145,6 +145,34 @@ function expectAnswer(r: Reply, q: Uint8Array, rcode: string): void {
     decodeReply(q).msg.questions![0]!.name,
   ]);
 }
+
+test.skipIf(!Bun.which("curl"))(
+  "curl's POST of 70,000 bytes over HTTP/2 gets its 413 whole, not a stream reset",
+  async () => {
+    const file = join(t.caFile.replace(/\/[^/]+$/, ""), "big-query.bin");
+    writeFileSync(file, new Uint8Array(70000));
+    const r = await run([
+      "curl",
+      "-sS",
+      "--http2",
+      "--cacert",
+      t.caFile,
+      "--resolve",
+      `pi.hole:${t.httpsPort}:127.0.0.1`,
+      "-o",
+      "-",
+      "-w",
+      "%{http_version} %{http_code}",
+      "-H",
+      "content-type: application/dns-message",
+      "--data-binary",
+      `@${file}`,
+      `https://pi.hole:${t.httpsPort}/dns-query`,
+    ]);
+    expect(r.out).toBe("larger than one DNS message\n2 413");
+    expect(r.code).toBe(0);
+  },
+);
 
 test("a DNS message followed by other bytes: FORMERR over DoH (POST and GET)", async () => {
   const c = h2session();

@@ -16,6 +16,7 @@ import {
   progressLine,
   reboot,
   UpdateRefused,
+  updateContext,
   updateStatus,
   uploadPath,
   type UpdateContext,
@@ -72,13 +73,7 @@ const RebootReply = t.Object({
 });
 
 export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "version">) {
-  const ctx = (): UpdateContext => {
-    const u = rt.config.current.update;
-    return {
-      settings: { system: u.system, keyring: u.keyring, maxDownloadBytes: u.maxDownload * 1024 * 1024 },
-      dataDir: rt.paths.dataDir,
-    };
-  };
+  const ctx = (): UpdateContext => updateContext(rt.config.current, rt.paths.dataDir);
   const refused = (e: unknown) => {
     if (e instanceof UpdateRefused) return Errors.badRequest("Update refused", e.message);
     return e;
@@ -108,6 +103,7 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
               "file",
               dest,
               c.settings.maxDownloadBytes,
+              request.headers.get("content-length"),
             );
             if (size === null) throw Errors.badRequest("No bundle received", 'field "file" is missing');
             prepared = await prepare(c, { path: dest, owned: true });

@@ -21,7 +21,7 @@ export const Errors = {
   forbidden: (message: string, hint: string | null = null) => new ApiError(403, "forbidden", message, hint),
   badRequest: (message: string, hint: unknown = null) => new ApiError(400, "bad_request", message, hint),
   noBody: () => new ApiError(400, "bad_request", "No request body data", null),
-  /** a list address gravity must never download from (src/filter/gravity/address-guard.ts) */
+  /** a list address gravity must never download from (src/net/address-rule.ts) */
   listAddressRefused: (why: string) => new ApiError(400, "bad_request", "This list address is not allowed", why),
   invalidJson: (at: string) =>
     new ApiError(400, "bad_request", "Invalid request body data (no valid JSON), error at hint", at),

@@ -4,6 +4,9 @@
 import { closeSync, openSync, rmSync, writeSync } from "node:fs";
 import { Errors } from "./errors.ts";
 
+/** room for the form around the file: boundaries, part headers, other small fields */
+const FORM_OVERHEAD = 64 * 1024;
+
 function boundaryOf(contentType: string): string {
   const m = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
   const b = m?.[1] ?? m?.[2];
@@ -22,8 +25,12 @@ export async function saveFormFile(
   field: string,
   dest: string,
   maxBytes: number,
+  /** the request's Content-Length header, when it has one */
+  declaredLength: string | null = null,
 ): Promise<number | null> {
   if (!body) throw Errors.noBody();
+  // a declared size past the limit is refused before a byte is read (and so before 100 Continue)
+  if (Number(declaredLength ?? "0") > maxBytes + FORM_OVERHEAD) throw Errors.bodyTooLarge(maxBytes);
   // Every delimiter is CRLF "--" boundary; the body's first one lacks the CRLF, so one is put in front.
   const delim = Buffer.from(`\r\n--${boundaryOf(contentType)}`);
   let buf: Buffer = Buffer.from("\r\n");

@@ -4,6 +4,7 @@
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { parseUpstreamSpec } from "../../config/upstream-syntax.ts";
+import { selfUpstreams } from "../../config/index.ts";
 import { groupRows } from "../../lists/groups.ts";
 import { groupUpstreams, setGroupUpstreams } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
@@ -60,6 +61,9 @@ export function upstreamRoutes(rt: Runtime) {
           const p = parseUpstreamSpec(u);
           if (typeof p === "string") throw Errors.badRequest(`Invalid upstream: ${p}`, u);
         }
+        const c = rt.config.current;
+        const self = selfUpstreams(body.upstreams, { dns: c.dns.port, dot: c.dns.tls.port, web: c.webserver.port });
+        if (self) throw Errors.badRequest("Invalid upstream: it is Moat itself", self);
         listsWrite(request, () => setGroupUpstreams(rt, item, [...new Set(body.upstreams)]));
         return { groups: groupsOf(rt, item) };
       },

@@ -5,8 +5,8 @@ import { t } from "elysia";
 import { isIP } from "node:net";
 import { fileURLToPath } from "node:url";
 import { isHostname } from "../../config/host-port.ts";
-import { ownWebPorts, refusedListAddress } from "../../filter/gravity/address-guard.ts";
 import { FETCHABLE_SCHEMES } from "../../filter/gravity/download.ts";
+import { ownWebPorts, refusedLiteral } from "../../net/address-rule.ts";
 import { Errors } from "../core/errors.ts";
 
 /** The longest text of each field, in characters. */
@@ -113,14 +113,15 @@ function addressProblem(address: string): string | null {
 /**
  * Each list address gravity could fetch, and none that it must not: link-local addresses (cloud
  * metadata) and Moat's own web server (`webserverPort`: webserver.port) are refused when written
- * literally; names are checked again when gravity resolves them (src/filter/gravity/address-guard.ts).
+ * literally (in any of its forms); names are checked again when gravity resolves them (src/net/address-rule.ts).
  */
 export function validateAddresses(addresses: readonly string[], webserverPort: string): void {
   const own = ownWebPorts(webserverPort);
   for (const address of addresses) {
     const problem = addressProblem(address);
     if (problem) throw Errors.badRequest(`Invalid list address: ${problem}`, address);
-    const refused = refusedListAddress(address, own);
+    const url = new URL(address);
+    const refused = url.protocol === "file:" ? null : refusedLiteral(url, own);
     if (refused) throw Errors.listAddressRefused(refused);
   }
 }

@@ -25,6 +25,8 @@ export interface PoolOptions {
   certName: () => string | null;
   /** where the threads' query records go (read at each batch: the fleet may wrap it) */
   sink: () => QuerySink;
+  /** a thread's forwarded query came back to Moat (QueryEngine's `loop`) */
+  loop: (upstream: string) => void;
   log: (level: "info" | "warn" | "error", message: string) => void;
   /** a thread's client went over the rate limit (src/dns/ratelimit.ts) */
   rateLimited: (client: string, seconds: number) => void;
@@ -117,6 +119,9 @@ export class DnsThreads {
         break;
       case "rate-limited":
         this.o.rateLimited(m.client, m.seconds);
+        break;
+      case "loop":
+        this.o.loop(m.upstream);
         break;
     }
   }

@@ -55,4 +55,5 @@ export type FromThread =
   | { op: "counters"; counters: ThreadCounters }
   | { op: "done"; seq: number; counters: ThreadCounters }
   | { op: "log"; level: "info" | "warn" | "error"; message: string }
-  | { op: "rate-limited"; client: string; seconds: number };
+  | { op: "rate-limited"; client: string; seconds: number }
+  | { op: "loop"; upstream: string };

@@ -56,6 +56,7 @@ class DnsThread {
       sink: this.relay,
       log,
       rateLimited: (client, seconds) => post({ op: "rate-limited", client, seconds }),
+      loop: (upstream) => post({ op: "loop", upstream }),
       snapshot: () => this.snapshot,
       certName: () => this.init.certName,
     });

@@ -4,7 +4,7 @@
 import type { ConfigStore } from "../../config/index.ts";
 import type { Paths } from "../../core/runtime.ts";
 import { openGravityDb } from "../../db/index.ts";
-import { ownWebPorts } from "./address-guard.ts";
+import { ownWebPorts } from "../../net/address-rule.ts";
 import { runGravity } from "./build.ts";
 import { acquireGravityLock } from "./lock.ts";
 import { dieWithParent } from "../../net/libc.ts";

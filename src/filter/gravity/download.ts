@@ -3,7 +3,7 @@
 // 1 updated, 2 unchanged, 3 failed but cached copy used, 4 failed without a copy.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { refusedTarget } from "./address-guard.ts";
+import { AddressRefused, guardedFetch } from "../../net/address-rule.ts";
 import { CacheWriter, ContentError, readCache } from "./cache.ts";
 
 export const ListStatus = { updated: 1, unchanged: 2, cached: 3, failed: 4 } as const;
@@ -51,14 +51,13 @@ async function fetchHttp(
   if (lastModified) headers["if-modified-since"] = lastModified;
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let res: Response;
-  // redirects are followed here, so that each hop is checked before it is connected to
+  // redirects are followed here, so that each hop is checked (at the address it connects to) first
   let url = new URL(address);
   for (let hops = 0; ; hops++) {
-    const refused = await refusedTarget(url, limits.ownPorts);
-    if (refused) throw new FetchFailure(`refused: ${refused}`);
     try {
-      res = await fetch(url, { headers, redirect: "manual", signal });
+      res = await guardedFetch(url, { headers, signal }, limits.ownPorts);
     } catch (e) {
+      if (e instanceof AddressRefused) throw new FetchFailure(`refused: ${e.message}`);
       throw new FetchFailure(
         signal.aborted ? `timed out after ${limits.timeoutMs / 1000} s` : `connection failed (${(e as Error).message})`,
       );
