@@ -13,6 +13,7 @@ import { commandHelp, usage } from "./commands.ts";
 import { checkConfigFile, prepareDataDir, StartError } from "./core/start-errors.ts";
 import { updateCommand } from "./update/cli.ts";
 import { UpdateRefused } from "./update/index.ts";
+import { serviceCommand } from "./host/service/cli.ts";
 
 export interface CliOptions {
   command: string;
@@ -185,6 +186,8 @@ async function main(argv: string[]): Promise<number> {
       const settings = { system: u.system, keyring: u.keyring, maxDownloadBytes: u.maxDownload * 1024 * 1024 };
       return updateCommand(o.args, { settings, dataDir: resolvePaths(o).dataDir }, versionInfo().version, o.reboot);
     }
+    case "service":
+      return serviceCommand(o.args);
     case "version": {
       const v = versionInfo();
       console.log(`moat ${v.version} (${v.commit}, ${v.date}) on ${v.runtime.name} ${v.runtime.version}`);

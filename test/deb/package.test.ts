@@ -1,0 +1,115 @@
+// The Debian package (scripts/build-deb.sh) installed with dpkg into a clean Debian system (system.ts):
+// its user and /etc/moat, a unit systemd accepts, Moat started as that unit says answering DNS and the API;
+// an upgrade and a remove keep the settings and the data, a purge removes them.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { copyFileSync, existsSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, run } from "../harness/moat.ts";
+import { DEB_ARCH, debPackage, TestSystem } from "./system.ts";
+
+let sys: TestSystem;
+let deb: string;
+beforeAll(async () => {
+  deb = await debPackage();
+  sys = await TestSystem.create("deb");
+}, 900_000);
+afterAll(async () => {
+  await sys?.destroy();
+});
+
+const quiet = (r: { code: number; stderr: string }) => ({ code: r.code, said: r.stderr.split("\n").filter(Boolean) });
+const api = (path: string, ...curl: string[]) => sys.inNs(["curl", "-s", ...curl, `http://127.0.0.1${path}`]);
+const dig = async (name: string) =>
+  (await sys.inNs(["dig", "+short", "+time=2", "+tries=1", "@127.0.0.1", name, "A"])).stdout.trim();
+
+test("the package holds the binary, the image's unit as it is, and what lintian asks for", async () => {
+  const info = await run(["dpkg-deb", "--field", deb, "Package", "Version", "Architecture"]);
+  expect(info.stdout).toContain(`Architecture: ${DEB_ARCH}`);
+  const files = (await run(["dpkg-deb", "--contents", deb])).stdout;
+  for (const f of [
+    "./usr/bin/moat",
+    "./usr/lib/systemd/system/moat.service",
+    "./usr/share/doc/moat/copyright",
+    "./usr/share/doc/moat/changelog.gz",
+    "./usr/share/lintian/overrides/moat",
+  ])
+    expect(files).toContain(f);
+  const unit = await run(["dpkg-deb", "--fsys-tarfile", deb]).then(async () => {
+    const x = await run([
+      "sh",
+      "-c",
+      `dpkg-deb --fsys-tarfile '${deb}' | tar -xO ./usr/lib/systemd/system/moat.service`,
+    ]);
+    return x.stdout;
+  });
+  expect(unit).toBe(readFileSync(join(ROOT, "image/rootfs/etc/systemd/system/moat.service"), "utf8"));
+});
+
+test("dpkg installs it into a clean Debian; the unit verifies; Moat runs as the unit says and answers DNS and the API", async () => {
+  copyFileSync(deb, join(sys.root, "tmp/moat.deb"));
+  const inst = await sys.exec(["dpkg", "-i", "/tmp/moat.deb"]);
+  // deb-systemd-helper tells of the link it makes; nothing else may be said
+  const said = inst.stderr.split("\n").filter((l) => l && !l.startsWith("Created symlink"));
+  expect({ code: inst.code, said }).toEqual({ code: 0, said: [] });
+  const passwd = readFileSync(join(sys.root, "etc/passwd"), "utf8");
+  expect(passwd).toMatch(/^moat:x:\d+:\d+:Moat DNS filter:\/etc\/moat:\/usr\/sbin\/nologin$/m);
+  const st = statSync(join(sys.root, "etc/moat"));
+  expect((st.mode & 0o777).toString(8)).toBe("750");
+  // enabled as a first install is: the link systemd follows at boot
+  expect(readlinkSync(join(sys.root, "etc/systemd/system/multi-user.target.wants/moat.service"))).toBe(
+    "/usr/lib/systemd/system/moat.service",
+  );
+  const verify = await sys.exec(["systemd-analyze", "verify", "/usr/lib/systemd/system/moat.service"]);
+  expect({
+    code: verify.code,
+    err: verify.stderr.split("\n").filter((l) => l && !l.includes("moat-firstboot")),
+  }).toEqual({ code: 0, err: [] });
+
+  await sys.startUnit("usr/lib/systemd/system/moat.service");
+  const add = await api(
+    "/api/domains/deny/exact",
+    "-X",
+    "POST",
+    "--data",
+    '{"domain":"ads.example"}',
+    "-o",
+    "/dev/null",
+    "-w",
+    "%{http_code}",
+  );
+  expect(add.stdout).toBe("201");
+  expect(await dig("ads.example")).toBe("0.0.0.0");
+  // the data directory is the unit's, written by its user
+  const owner = await sys.exec(["stat", "-c", "%U", "/etc/moat/gravity.db"]);
+  expect(owner.stdout.trim()).toBe("moat");
+  await sys.stopUnit();
+}, 120_000);
+
+test("an upgrade keeps the settings and data; remove keeps them; purge removes them", async () => {
+  const config = () => readFileSync(join(sys.root, "etc/moat/pihole.toml"), "utf8");
+  const before = config();
+  // the next version: the same package with a higher version number
+  const next = await sys.exec([
+    "sh",
+    "-c",
+    "dpkg-deb -R /tmp/moat.deb /tmp/next && sed -i 's/^Version: .*/&.1/' /tmp/next/DEBIAN/control && dpkg-deb -Znone -b /tmp/next /tmp/moat-next.deb >/dev/null && rm -r /tmp/next",
+  ]);
+  expect(next.code).toBe(0);
+  const up = await sys.exec(["dpkg", "-i", "/tmp/moat-next.deb"]);
+  expect(quiet(up)).toEqual({ code: 0, said: [] });
+  expect((await sys.exec(["dpkg-query", "-W", "moat"])).stdout.trim()).toMatch(/^moat\t.*\.1$/);
+  expect(config()).toBe(before);
+  await sys.startUnit("usr/lib/systemd/system/moat.service");
+  expect(await dig("ads.example")).toBe("0.0.0.0");
+  await sys.stopUnit();
+
+  const rm = await sys.exec(["dpkg", "-r", "moat"]);
+  expect(rm.code).toBe(0);
+  expect(existsSync(join(sys.root, "usr/bin/moat"))).toBe(false);
+  expect(config()).toBe(before);
+  expect(existsSync(join(sys.root, "etc/moat/gravity.db"))).toBe(true);
+
+  const purge = await sys.exec(["dpkg", "-P", "moat"]);
+  expect(purge.code).toBe(0);
+  expect(existsSync(join(sys.root, "etc/moat"))).toBe(false);
+}, 120_000);
