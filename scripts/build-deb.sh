@@ -4,7 +4,8 @@
 # the unit: image/rootfs/etc/systemd/system/moat.service), the maintainer scripts of scripts/deb/ (user moat,
 # /etc/moat kept on remove and purged on purge, the port check), and what lintian asks of a package.
 # MOAT_BINARY_amd64 / MOAT_BINARY_arm64: use that binary instead of compiling one. MOAT_DIST: where the
-# packages go (default dist/). MOAT_DEB_COMPRESSION: xz (default; about 2 CPU-minutes a package), gzip or none.
+# packages go (default dist/). MOAT_DEB_COMPRESSION: xz (default; about 2 CPU-minutes a package) or gzip, and
+# MOAT_DEB_LEVEL its level (the tests: gzip at 1, seconds); lintian refuses an uncompressed package.
 set -euo pipefail
 source "$(dirname "$0")/image-lib/common.sh"
 DEB_DIR="$REPO/scripts/deb"
@@ -65,7 +66,7 @@ build_one() {
   find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
   mkdir -p "$OUT"
   local deb="$OUT/moat_${VERSION}_${arch}.deb"
-  dpkg-deb --root-owner-group "-Z${MOAT_DEB_COMPRESSION:-xz}" --build "$stage" "$deb" >/dev/null
+  dpkg-deb --root-owner-group "-Z${MOAT_DEB_COMPRESSION:-xz}" ${MOAT_DEB_LEVEL:+"-z$MOAT_DEB_LEVEL"} --build "$stage" "$deb" >/dev/null
   rm -rf "$stage"
   stage=""
   log "$deb: $(du -h "$deb" | cut -f1)"

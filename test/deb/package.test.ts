@@ -2,7 +2,7 @@
 // its user and /etc/moat, a unit systemd accepts, Moat started as that unit says answering DNS and the API;
 // an upgrade and a remove keep the settings and the data, a purge removes them.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, existsSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, run } from "../harness/moat.ts";
 import { DEB_ARCH, debPackage, TestSystem } from "./system.ts";
@@ -113,3 +113,39 @@ test("an upgrade keeps the settings and data; remove keeps them; purge removes t
   expect(purge.code).toBe(0);
   expect(existsSync(join(sys.root, "etc/moat"))).toBe(false);
 }, 120_000);
+
+test("with systemd running and port 53 held by a stub listener on 127.0.0.53, postinst names it, offers the remedy and does not start", async () => {
+  // postinst asks systemd to start Moat only where systemd runs: the directory systemd makes at boot says so
+  mkdirSync(join(sys.root, "run/systemd/system"), { recursive: true });
+  const holder = Bun.spawn(
+    [
+      "ip",
+      "netns",
+      "exec",
+      sys.ns,
+      process.execPath,
+      "-e",
+      "await Bun.udpSocket({ hostname: '127.0.0.53', port: 53 }); console.log('bound'); setTimeout(() => {}, 60000);",
+    ],
+    { stdout: "pipe", stderr: "ignore" },
+  );
+  try {
+    const reader = (holder.stdout as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("bound");
+    const name = readFileSync(`/proc/${holder.pid}/comm`, "utf8").trim();
+    const inst = await sys.exec(["dpkg", "-i", "/tmp/moat.deb"]);
+    expect(inst.code).toBe(0);
+    expect(inst.stderr).toContain(`  53/udp on 127.0.0.53: ${name} (pid ${holder.pid})\n`);
+    expect(inst.stderr).toContain(
+      "systemd-resolved's stub listener is one of them: `sudo moat service resolved-stub off`",
+    );
+    expect(inst.stderr).toContain(
+      "Moat is installed and enabled but not started; once the ports are free: sudo systemctl start moat",
+    );
+    expect(inst.stdout).not.toContain("Moat is running");
+  } finally {
+    holder.kill();
+    await holder.exited;
+    rmSync(join(sys.root, "run/systemd"), { recursive: true, force: true });
+  }
+}, 60_000);
