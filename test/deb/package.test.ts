@@ -34,16 +34,11 @@ test("the package holds the binary, the image's unit as it is, and what lintian 
     "./usr/share/lintian/overrides/moat",
   ])
     expect(files).toContain(f);
-  const unit = await run(["dpkg-deb", "--fsys-tarfile", deb]).then(async () => {
-    const x = await run([
-      "sh",
-      "-c",
-      `dpkg-deb --fsys-tarfile '${deb}' | tar -xO ./usr/lib/systemd/system/moat.service`,
-    ]);
-    return x.stdout;
-  });
+  const unit = (
+    await run(["sh", "-c", `dpkg-deb --fsys-tarfile '${deb}' | tar -xO ./usr/lib/systemd/system/moat.service`])
+  ).stdout;
   expect(unit).toBe(readFileSync(join(ROOT, "image/rootfs/etc/systemd/system/moat.service"), "utf8"));
-});
+}, 120_000);
 
 test("dpkg installs it into a clean Debian; the unit verifies; Moat runs as the unit says and answers DNS and the API", async () => {
   copyFileSync(deb, join(sys.root, "tmp/moat.deb"));
@@ -58,6 +53,15 @@ test("dpkg installs it into a clean Debian; the unit verifies; Moat runs as the 
   // enabled as a first install is: the link systemd follows at boot
   expect(readlinkSync(join(sys.root, "etc/systemd/system/multi-user.target.wants/moat.service"))).toBe(
     "/usr/lib/systemd/system/moat.service",
+  );
+  // the installer for downloaded binaries leaves a packaged Moat to apt
+  const twice = await sys.exec(["moat", "service", "install"]);
+  expect({ code: twice.code, err: twice.stderr }).toEqual({
+    code: 1,
+    err: "moat: Moat is installed from its Debian package here: apt upgrades and removes it (apt remove moat)\n",
+  });
+  expect((await sys.exec(["moat", "service", "status"])).stdout).toContain(
+    "installed: /usr/lib/systemd/system/moat.service by the Debian package, runs /usr/bin/moat\n",
   );
   const verify = await sys.exec(["systemd-analyze", "verify", "/usr/lib/systemd/system/moat.service"]);
   expect({
