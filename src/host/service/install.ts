@@ -4,7 +4,7 @@
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { writeFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { archRefusal, systemArch } from "./arch.ts";
 import { describeHolders, isResolvedStub, MOAT_PORTS, portHolders, type Holder } from "./ports.ts";
 import { execStartOf, PACKAGED_BINARY, unitFor } from "./unit.ts";
@@ -43,6 +43,14 @@ function requireRoot(what: string): void {
 function refusePackage(): void {
   if (existsSync(PACKAGE_LIST))
     throw new Error("Moat is installed from its Debian package here: apt upgrades and removes it (apt remove moat)");
+}
+
+/**
+ * Whether this process is the compiled binary, whose entry point lives in Bun's embedded file system
+ * (https://bun.sh/docs/bundler/executables), rather than `bun src/main.ts`, whose executable is Bun itself.
+ */
+export function isCompiledMain(main: string): boolean {
+  return main.startsWith("/$bunfs/") || main.startsWith("B:/~BUN/");
 }
 
 /** The holders of Moat's ports that are not Moat itself, and what to do about them. */
@@ -92,7 +100,7 @@ export function install(args: string[], run: Run = runCommand): number {
   requireRoot("install");
   const refusal = archRefusal(systemArch(), process.arch);
   if (refusal) throw new Error(refusal);
-  if (/^bun(-|$)/.test(basename(process.execPath)))
+  if (!isCompiledMain(Bun.main))
     throw new Error(
       "moat service install copies the compiled binary: build it first (bun scripts/build.ts) and run dist/moat",
     );

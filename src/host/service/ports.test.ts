@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { passwdEntry, portProblem } from "./install.ts";
+import { isCompiledMain, passwdEntry, portProblem } from "./install.ts";
 import { decodeAddress, describeHolders, isResolvedStub, parseSocketTable, socketInode } from "./ports.ts";
 
 // lines as the kernel writes them (proc(5)): systemd-resolved's stub on 127.0.0.53:53, a wildcard :80
@@ -63,4 +63,10 @@ test("the user's ids come from /etc/passwd", () => {
     "root:x:0:0:root:/root:/bin/bash\nmoatx:x:5:5::/:/bin/sh\nmoat:x:996:993:Moat DNS filter:/etc/moat:/usr/sbin/nologin\n";
   expect(passwdEntry(passwd, "moat")).toEqual({ uid: 996, gid: 993 });
   expect(passwdEntry(passwd, "pihole")).toBeNull();
+});
+
+test("only the compiled binary installs itself: run from source, the executable is Bun", () => {
+  expect(isCompiledMain("/$bunfs/root/moat")).toBe(true);
+  expect(isCompiledMain(Bun.main)).toBe(false);
+  expect(isCompiledMain("/work/moat/src/main.ts")).toBe(false);
 });
