@@ -4,7 +4,7 @@
 // network namespace of its own (only its loopback). systemd does not run inside: the tests check the unit
 // with `systemd-analyze verify` and start its ExecStart as its User= with its capabilities, by hand.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, run } from "../harness/moat.ts";
 
@@ -64,6 +64,9 @@ export async function debPackage(): Promise<string> {
     });
     if (existsSync(deb)) rmSync(tmp, { recursive: true, force: true });
     else renameSync(tmp, out);
+    // one package is kept: the one of the checkout as it is now
+    for (const old of readdirSync(CACHE).filter((d) => /^dist-[0-9a-f]{16}$/.test(d) && join(CACHE, d) !== out))
+      rmSync(join(CACHE, old), { recursive: true, force: true });
   }
   return deb;
 }
