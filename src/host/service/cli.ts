@@ -1,7 +1,6 @@
 // `moat service install [DIR] | uninstall | status | ports | resolved-stub [status|off|on]`.
-import { install, runCommand, status, uninstall } from "./install.ts";
+import { install, portProblem, runCommand, status, uninstall } from "./install.ts";
 import { describeHolders, MOAT_PORTS, portHolders } from "./ports.ts";
-import { portProblem } from "./install.ts";
 import { resolvedStubCommand } from "./resolved.ts";
 
 export function serviceCommand(args: string[]): number {
@@ -16,9 +15,10 @@ export function serviceCommand(args: string[]): number {
       return status();
     case "ports": {
       // the Debian package's postinst asks this before it starts the service
-      const problem = portProblem(portHolders(MOAT_PORTS));
+      const holders = portHolders(MOAT_PORTS);
+      const problem = portProblem(holders);
       if (problem) console.error(problem);
-      else console.log(describeHolders(portHolders(MOAT_PORTS)).join("\n") || "ports 53 and 80 are free");
+      else console.log(describeHolders(holders).join("\n") || "ports 53 and 80 are free");
       return problem ? 1 : 0;
     }
     case "resolved-stub":

@@ -1,8 +1,17 @@
 // `moat service install | uninstall | status` on a systemd Linux without the Debian package: the binary
 // copied to DIR (default /usr/local/bin), the unit of unit.ts in /etc/systemd/system, the `moat` user, data in
 // /etc/moat. What the package does in its maintainer scripts (packaging/deb/), for a downloaded binary.
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { archRefusal, systemArch } from "./arch.ts";
@@ -172,9 +181,10 @@ export function status(): number {
     active = state === "active";
     console.log(`service: ${state}, ${enabled}`);
   } else if (unit) console.log("service: systemd is not running here");
-  const lines = describeHolders(portHolders(MOAT_PORTS));
+  const holders = portHolders(MOAT_PORTS);
+  const lines = describeHolders(holders);
   console.log(lines.length ? `ports:\n${lines.map((l) => `  ${l}`).join("\n")}` : "ports: 53 and 80 are free");
-  const problem = portProblem(portHolders(MOAT_PORTS));
+  const problem = portProblem(holders);
   if (problem && !active) console.log(problem);
   return unit && (active || !systemdRunning()) ? 0 : 3;
 }
