@@ -3,3 +3,8 @@ declare module "*.js" {
   const path: string;
   export default path;
 }
+// Text imports (`with { type: "text" }`): the file's content, embedded in the compiled binary.
+declare module "*.service" {
+  const text: string;
+  export default text;
+}

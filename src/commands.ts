@@ -75,6 +75,19 @@ export const COMMANDS: readonly CommandDoc[] = [
       "image's HEALTHCHECK runs it.",
   },
   {
+    name: "service",
+    args: "install|uninstall|status",
+    summary: "run the downloaded binary as a systemd service (also: ports, resolved-stub off|on)",
+    details:
+      "install [DIR]: checks that ports 53 (UDP, TCP) and 80 are free (naming what holds them), copies this binary\n" +
+      "to DIR (default /usr/local/bin), creates the user moat and /etc/moat, writes moat.service (the Pi image's and\n" +
+      "the Debian package's unit) and starts it. uninstall: stops and removes the service and the binary; the\n" +
+      "settings in /etc/moat stay. status: where it is installed, whether it runs, who holds its ports. ports: who\n" +
+      "holds them (exit 1 when another program does). resolved-stub off: turns off systemd-resolved's stub\n" +
+      "listener, which holds port 53, and points /etc/resolv.conf at its upstream servers; on: undoes it.\n" +
+      "Root only, except status and ports. Amd64 and arm64 only: a 32-bit system (armhf) cannot run Bun.",
+  },
+  {
     name: "version",
     args: "",
     summary: "print the version (also --version, -v)",
@@ -97,7 +110,7 @@ const OPTIONS = `options:
   --defaults FILE     a config file that does not exist yet starts as a copy of FILE (the container's)`;
 
 /** Commands that take no data directory, hence no options. */
-const PLAIN = new Set(["version", "help"]);
+const PLAIN = new Set(["version", "help", "service"]);
 
 const synopsis = (c: CommandDoc) => `moat ${c.name}${c.args ? ` ${c.args}` : ""}`;
 

@@ -15,6 +15,7 @@ import { updateCommand } from "./update/cli.ts";
 import { updateContext } from "./update/index.ts";
 import { UpdateRefused } from "./update/index.ts";
 import { healthcheck } from "./core/healthcheck.ts";
+import { serviceCommand } from "./host/service/cli.ts";
 
 export interface CliOptions {
   command: string;
@@ -194,6 +195,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case "healthcheck":
       return healthcheck(loadConfig(o).current);
+    case "service":
+      return serviceCommand(o.args);
     case "version": {
       const v = versionInfo();
       console.log(`moat ${v.version} (${v.commit}, ${v.date}) on ${v.runtime.name} ${v.runtime.version}`);
