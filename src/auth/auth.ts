@@ -10,6 +10,13 @@ import { hashPasswordAsync, verifyPasswordAsync, verifyPasswordFast, type Verdic
 import { SessionTable, type NewSession, type Session } from "./sessions.ts";
 import { TotpGuard, type TotpRefusal } from "./totp-guard.ts";
 
+type ApiConfig = ConfigStore["current"]["webserver"]["api"];
+
+/** Whether a login is needed: an empty pwhash turns authentication off, as in Pi-hole. */
+export const passwordSetIn = (api: ApiConfig): boolean => api.pwhash !== "";
+/** Whether a main-password login needs the 2FA code. */
+export const totpOnIn = (api: ApiConfig): boolean => api.totp_secret !== "";
+
 /** Config keys whose change ends every session, as in Pi-hole. */
 const SESSION_RESET_KEYS = [
   "webserver.api.pwhash",
@@ -61,11 +68,11 @@ export class Auth {
   }
 
   get passwordSet(): boolean {
-    return this.cfg.api.pwhash !== "";
+    return passwordSetIn(this.cfg.api);
   }
 
   get totpEnabled(): boolean {
-    return this.cfg.api.totp_secret !== "";
+    return totpOnIn(this.cfg.api);
   }
 
   /** seconds a session lives after its last request (webserver.session.timeout) */

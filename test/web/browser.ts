@@ -3,7 +3,7 @@
 // screenshots go to test-output/screenshots/ (not committed) for people to look at.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { ROOT, run } from "../harness/moat.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -37,8 +37,13 @@ export interface Watched {
   expected401: boolean;
 }
 
-export async function openPage(browser: Browser, viewport = { width: 1280, height: 860 }): Promise<Watched> {
-  const ctx = await browser.newContext({ viewport, acceptDownloads: true });
+export async function openPage(
+  browser: Browser,
+  viewport = { width: 1280, height: 860 },
+  /** more of the context: a colour scheme, a logged-in session's storage state */
+  more: BrowserContextOptions = {},
+): Promise<Watched> {
+  const ctx = await browser.newContext({ viewport, acceptDownloads: true, ...more });
   const page = await ctx.newPage();
   // fail a step well before the test's own limit, which would end the shared browser
   page.setDefaultTimeout(10000);

@@ -235,7 +235,7 @@ test("Network: devices after dig traffic, one added as a client, one forgotten",
   await table.locator("tr[data-key='ip-127.0.0.2']").waitFor();
   expect(await table.locator("tr[data-key='ip-127.0.0.1']").textContent()).toContain("127.0.0.1");
 
-  await page.click("button[aria-label='Add 127.0.0.1 as a client']");
+  await page.click("button[aria-label='Add as client: 127.0.0.1']");
   await table.locator("tr[data-key='ip-127.0.0.1'] .badge:text('client')").waitFor();
   const clients = (await apiGet<{ clients: Array<{ client: string }> }>("/api/clients")).clients;
   expect(clients.map((c) => c.client)).toEqual(["127.0.0.1"]);

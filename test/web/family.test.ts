@@ -136,7 +136,9 @@ test("pause and resume the device from the clients page and from the query log",
   await page.goto(`${moat.base}/admin/clients`);
   const row = page.locator("tr[data-key='127.0.0.1']");
   await row.locator("button:text('Pause')").click();
-  await page.waitForSelector(".toast:text('127.0.0.1 paused for an hour')");
+  // it asks how long (an hour unless chosen otherwise) before it cuts the device off
+  await page.locator("dialog[open] [data-testid=pause-dialog] button:text('Pause')").click();
+  await page.waitForSelector(".toast:text('127.0.0.1 paused for 1 hour')");
   await eventually(async () => (await dig(moat.dnsPort, "clients-page.example")) === "0.0.0.0", "the pause");
   await row.locator("button:text('Resume')").click();
   await eventually(async () => (await dig(moat.dnsPort, "clients-page2.example")) === "192.0.2.44", "the resume");
@@ -145,6 +147,7 @@ test("pause and resume the device from the clients page and from the query log",
   const q = page.locator("tr[data-domain='clients-page2.example']").first();
   await q.waitFor({ timeout: 8000 });
   await q.locator("button:text('Pause')").click();
+  await page.locator("dialog[open] [data-testid=pause-dialog] button:text('Pause')").click();
   await eventually(async () => (await dig(moat.dnsPort, "querylog.example")) === "0.0.0.0", "the pause from the log");
   await q.locator("button:text('Resume')").click();
   await eventually(

@@ -1,6 +1,7 @@
 // GET /api/info/version, /api/info/login and /api/info/client (the latter two are public).
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type Static } from "elysia";
+import { passwordSetIn, totpOnIn } from "../../auth/auth.ts";
 import type { Runtime } from "../../core/runtime.ts";
 import { requestState } from "../core/request-state.ts";
 
@@ -64,11 +65,31 @@ export function infoRoutes(rt: Runtime) {
         response: t.Object({ version: VersionReply }),
         detail: { tags: ["Info"], summary: "Version of Moat, its build and its runtime" },
       })
-      // dns: the API answers only while DNS runs (src/services.ts starts it first and stops it last)
-      .get("/info/login", () => ({ https_port: 0, dns: true }), {
-        response: t.Object({ https_port: t.Integer({ description: "0: Moat serves no HTTPS yet" }), dns: t.Boolean() }),
-        detail: { tags: ["Info"], summary: "What the login page needs (public)" },
-      })
+      // dns: the API answers only while DNS runs (src/services.ts starts it first and stops it last).
+      // password and totp let the dashboard show its login without asking GET /api/auth, whose 401
+      // for a browser without a session every browser logs as an error.
+      .get(
+        "/info/login",
+        () => {
+          const api = rt.config.current.webserver.api;
+          return {
+            https_port: 0,
+            dns: true,
+            ...(api.piholeCompat ? {} : { password: passwordSetIn(api), totp: totpOnIn(api) }),
+          };
+        },
+        {
+          response: t.Object({
+            https_port: t.Integer({ description: "0: Moat serves no HTTPS yet" }),
+            dns: t.Boolean(),
+            password: t.Optional(
+              t.Boolean({ description: "whether a login is needed (a password is set)", "x-moat-only": true }),
+            ),
+            totp: t.Optional(t.Boolean({ description: "whether the login asks for a 2FA code", "x-moat-only": true })),
+          }),
+          detail: { tags: ["Info"], summary: "What the login page needs (public)" },
+        },
+      )
       .get(
         "/info/client",
         ({ request }) => ({

@@ -31,6 +31,11 @@ export function setCsrf(token: string | null): void {
   else localStorage.removeItem(CSRF_KEY);
 }
 
+/** whether this browser holds a session's CSRF token (set at login, removed at logout) */
+export function hasCsrf(): boolean {
+  return localStorage.getItem(CSRF_KEY) !== null;
+}
+
 export function whenUnauthorized(fn: () => void): void {
   onUnauthorized = fn;
 }

@@ -45,7 +45,11 @@ export function Field({
     <div class={`field ${error ? "invalid" : ""}`}>
       <label for={id}>{label}</label>
       {children}
-      {hint && !error && <small class="hint">{hint}</small>}
+      {hint && !error && (
+        <small class="hint" id={id && `${id}-hint`}>
+          {hint}
+        </small>
+      )}
       {error && (
         <small class="error" role="alert">
           {error}
@@ -230,8 +234,13 @@ export function Toggle({
   );
 }
 
-export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
-  return <span class={`badge ${kind}`}>{children}</span>;
+/** a coloured label; `title` is its tooltip (the API's own name of what the words say) */
+export function Badge({ kind, title, children }: { kind: string; title?: string; children: ComponentChildren }) {
+  return (
+    <span class={`badge ${kind}`} title={title}>
+      {children}
+    </span>
+  );
 }
 
 /** Newer/older pages of a log, newest first (page 0). */

@@ -1,6 +1,6 @@
 // Who is looking: "open" (no password set, no login), "in" (a session), "out" (login needed).
 // A 401 from any request remembers the page and shows the login; logging in returns to it.
-import { request, setCsrf, whenUnauthorized } from "./api.ts";
+import { hasCsrf, request, setCsrf, whenUnauthorized } from "./api.ts";
 import { currentPath, navigate } from "./router.ts";
 import { Store } from "./store.ts";
 
@@ -21,21 +21,31 @@ whenUnauthorized(() => loggedOut("Your session has expired. Please log in again.
 
 type AuthReply = { session: { valid: boolean; totp: boolean; sid: string | null; csrf?: string; message: string } };
 
+/** the login at the start, which returns to the page asked for */
+function loggedOutAtStart(totp: boolean): void {
+  setCsrf(null);
+  const here = currentPath();
+  if (here === "/") sessionStorage.removeItem(BACK_KEY);
+  else sessionStorage.setItem(BACK_KEY, here);
+  session.set({ state: "out", totp, ...(session.get().reason ? { reason: session.get().reason } : {}) });
+}
+
+type LoginInfo = { password?: boolean; totp?: boolean };
+
 export async function checkSession(): Promise<void> {
+  // Without a CSRF token this browser has no session the page could use: the public GET
+  // /api/info/login says whether a login is needed, where GET /api/auth would answer 401, which the
+  // browser logs as an error on every fresh login page. (Pi-hole compatibility mode leaves its fields
+  // out; then GET /api/auth says it.)
+  if (!hasCsrf()) {
+    const info = (await (await fetch("/api/info/login")).json().catch(() => ({}))) as LoginInfo;
+    if (info.password === false) return session.set({ state: "open", totp: false });
+    if (info.password === true) return loggedOutAtStart(info.totp ?? false);
+  }
   // not through request(): a 401 here is the answer (logged out, and whether 2FA is on), not an expiry
   const res = await fetch("/api/auth", { credentials: "same-origin" });
   const body = (await res.json().catch(() => ({}))) as Partial<AuthReply>;
-  if (res.status === 401 || !body.session) {
-    setCsrf(null);
-    const here = currentPath();
-    if (here === "/") sessionStorage.removeItem(BACK_KEY);
-    else sessionStorage.setItem(BACK_KEY, here);
-    return session.set({
-      state: "out",
-      totp: body.session?.totp ?? false,
-      ...(session.get().reason ? { reason: session.get().reason } : {}),
-    });
-  }
+  if (res.status === 401 || !body.session) return loggedOutAtStart(body.session?.totp ?? false);
   if (body.session.sid === null) session.set({ state: "open", totp: false });
   else {
     if (body.session.csrf) setCsrf(body.session.csrf);

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, useAction } from "../components.tsx";
 import { useGroups } from "../crud.tsx";
+import { PAUSE_CHOICES, pauseMinutes } from "../pause.tsx";
 import { usePoll } from "../poll.ts";
 
 type Service = { id: string; name: string; category: string };
@@ -188,7 +189,7 @@ function GroupControls({
         <input id="f-upstreams" value={upstreams} onInput={(e) => setUpstreams((e.target as HTMLInputElement).value)} />
       </Field>
       <div class="row end">
-        <Button kind="primary" busy={busy} onClick={save}>
+        <Button kind="primary" class="clip" busy={busy} onClick={save} title={`Save ${group}`}>
           Save {group}
         </Button>
       </div>
@@ -204,7 +205,7 @@ function Pauses() {
   const pause = (e: Event) => {
     e.preventDefault();
     void run(
-      () => api("POST", `/pauses/${enc(client.trim())}`, { minutes: minutes === "" ? null : Number(minutes) }),
+      () => api("POST", `/pauses/${enc(client.trim())}`, { minutes: pauseMinutes(minutes) }),
       `${client.trim()} paused`,
     ).then(reload);
   };
@@ -221,10 +222,11 @@ function Pauses() {
         </Field>
         <Field label="For" id="p-minutes">
           <select id="p-minutes" value={minutes} onChange={(e) => setMinutes((e.target as HTMLSelectElement).value)}>
-            <option value="15">15 minutes</option>
-            <option value="60">1 hour</option>
-            <option value="120">2 hours</option>
-            <option value="">until resumed</option>
+            {PAUSE_CHOICES.map((c) => (
+              <option key={c.minutes} value={c.minutes}>
+                {c.label}
+              </option>
+            ))}
           </select>
         </Field>
         <Button type="submit" kind="primary" busy={busy} class="align-end">

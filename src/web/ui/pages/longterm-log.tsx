@@ -7,7 +7,8 @@ import { Badge, ErrorNote, Loading, Pager } from "../components.tsx";
 import { dateTime, num } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { BLOCKED, type QueryRow } from "../why.tsx";
-import { FilterBar, type Filters, statusKind } from "./queries.tsx";
+import { FilterBar, type Filters } from "./queries.tsx";
+import { statusKind, statusWords } from "./query-status.ts";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 const LENGTH = 50;
@@ -79,7 +80,9 @@ export function DiskQueryLog({ from, until }: { from: number; until: number }) {
                   </td>
                   <td data-label="Client">{r.client.name ?? r.client.ip}</td>
                   <td data-label="Status">
-                    <Badge kind={statusKind(r.status)}>{r.status}</Badge>
+                    <Badge kind={statusKind(r.status)} title={r.status}>
+                      {statusWords(r.status)}
+                    </Badge>
                   </td>
                   <td class="nowrap" data-label="Reply">
                     {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>

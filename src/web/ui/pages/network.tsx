@@ -118,12 +118,12 @@ export function Network() {
                       {isClient ? (
                         <span class="badge ok">client</span>
                       ) : (
-                        <Button busy={busy} aria-label={`Add ${client} as a client`} onClick={() => addClient(d)}>
+                        <Button busy={busy} aria-label={`Add as client: ${client}`} onClick={() => addClient(d)}>
                           Add as client
                         </Button>
                       )}
                       <Button kind="ghost" aria-label={`Forget ${d.hwaddr}`} onClick={() => forget(d)}>
-                        Delete
+                        Forget
                       </Button>
                     </td>
                   </tr>

@@ -9,6 +9,7 @@ import { usePoll } from "../poll.ts";
 import { navigate, useRoute } from "../router.ts";
 import { BLOCKED, Why, type QueryRow } from "../why.tsx";
 import { PauseButton, usePauses } from "../pause.tsx";
+import { dnssecKind, dnssecWords, statusKind, statusWords } from "./query-status.ts";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 type Suggestions = { suggestions: Record<string, string[]> };
@@ -125,7 +126,7 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
             <option value="">any</option>
             {(s.type ?? []).map((v) => (
               <option key={v} value={v}>
-                {v}
+                {dnssecWords(v)}
               </option>
             ))}
           </select>
@@ -140,7 +141,7 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
             <option value="">any</option>
             {DNSSEC_CHOICES.map((v) => (
               <option key={v} value={v}>
-                {v}
+                {dnssecWords(v)}
               </option>
             ))}
           </select>
@@ -155,7 +156,7 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
             <option value="">any</option>
             {(s.upstream ?? []).map((v) => (
               <option key={v} value={v}>
-                {v}
+                {dnssecWords(v)}
               </option>
             ))}
           </select>
@@ -199,12 +200,6 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
       </form>
     </>
   );
-}
-
-export function statusKind(s: string): string {
-  if (BLOCKED.has(s)) return "bad";
-  if (s === "CACHE" || s === "CACHE_STALE") return "info";
-  return "ok";
 }
 
 function RowActions({
@@ -344,7 +339,9 @@ export function QueryLog() {
                   </td>
                   <td data-label="Client">{r.client.name ?? r.client.ip}</td>
                   <td data-label="Status">
-                    <Badge kind={statusKind(r.status)}>{r.status}</Badge>
+                    <Badge kind={statusKind(r.status)} title={r.status}>
+                      {statusWords(r.status)}
+                    </Badge>
                     {r.upstream && !BLOCKED.has(r.status) && r.status !== "CACHE" && (
                       <small class="muted block">{r.upstream}</small>
                     )}
@@ -352,8 +349,8 @@ export function QueryLog() {
                   <td class="nowrap q-reply" data-label="Reply">
                     {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
                     {r.dnssec && r.dnssec !== "UNKNOWN" && (
-                      <Badge kind={r.dnssec === "SECURE" ? "ok" : r.dnssec === "INSECURE" ? "info" : "bad"}>
-                        {r.dnssec}
+                      <Badge kind={dnssecKind(r.dnssec)} title={`DNSSEC: ${r.dnssec}`}>
+                        {dnssecWords(r.dnssec)}
                       </Badge>
                     )}
                   </td>

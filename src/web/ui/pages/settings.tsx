@@ -4,7 +4,7 @@
 // setting they name.
 import { useState } from "preact/hooks";
 import { api, get } from "../api.ts";
-import { Button, Card, confirmAction, ErrorNote, Field, Loading, useAction } from "../components.tsx";
+import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../components.tsx";
 import { bytes, duration } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { UPSTREAM_PRESETS } from "../presets.ts";
@@ -16,6 +16,7 @@ import { SessionsCard } from "./settings/sessions.tsx";
 import { SecuritySettings } from "./settings/security.tsx";
 import { Backup } from "./settings/backup.tsx";
 import { UpdateCard } from "./settings/update.tsx";
+import { SettingField, useEnvKeys } from "./settings/env.tsx";
 
 type Cfg = {
   dns: {
@@ -65,10 +66,11 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   return (
     <Card title="DNS">
       <form class="form" onSubmit={save}>
-        <Field
+        <SettingField
+          setting="dns.upstreams"
+          errors={errors}
           label="Upstream DNS servers"
           id="s-upstreams"
-          error={errors["dns.upstreams"]}
           hint="One per line: IP or IP#port"
         >
           <textarea
@@ -77,7 +79,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
             value={ups}
             onInput={(e) => setUps((e.target as HTMLTextAreaElement).value)}
           />
-        </Field>
+        </SettingField>
         <div class="presets row wrap">
           <span class="muted">Add:</span>
           {UPSTREAM_PRESETS.map((p) => (
@@ -86,16 +88,17 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
             </button>
           ))}
         </div>
-        <Field
+        <SettingField
+          setting="dns.revServers"
+          errors={errors}
           label="Conditional forwarding"
           id="s-rev"
-          error={errors["dns.revServers"]}
           hint="One per line: true,192.168.0.0/24,192.168.0.1,lan (active, network, router, local domain)"
         >
           <textarea id="s-rev" rows={2} value={rev} onInput={(e) => setRev((e.target as HTMLTextAreaElement).value)} />
-        </Field>
+        </SettingField>
         <div class="row wrap">
-          <Field label="Blocking mode" id="s-mode" error={errors["dns.blocking.mode"]}>
+          <SettingField setting="dns.blocking.mode" errors={errors} label="Blocking mode" id="s-mode">
             <select id="s-mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
               <option value="NULL">NULL (0.0.0.0 / ::)</option>
               <option value="IP_NODATA_AAAA">IP, no AAAA</option>
@@ -103,11 +106,12 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
               <option value="NX">NXDOMAIN</option>
               <option value="NODATA">NODATA</option>
             </select>
-          </Field>
-          <Field
+          </SettingField>
+          <SettingField
+            setting="dns.rateLimit.count"
+            errors={errors}
             label="Rate limit: queries"
             id="s-rl"
-            error={errors["dns.rateLimit.count"]}
             hint="per client; 0 turns it off"
           >
             <input
@@ -117,8 +121,8 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
               value={rlCount}
               onInput={(e) => setRlCount((e.target as HTMLInputElement).value)}
             />
-          </Field>
-          <Field label="…per seconds" id="s-rli" error={errors["dns.rateLimit.interval"]}>
+          </SettingField>
+          <SettingField setting="dns.rateLimit.interval" errors={errors} label="…per seconds" id="s-rli">
             <input
               id="s-rli"
               type="number"
@@ -126,7 +130,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
               value={rlInterval}
               onInput={(e) => setRlInterval((e.target as HTMLInputElement).value)}
             />
-          </Field>
+          </SettingField>
         </div>
         {errors.form && <p class="note error">{errors.form}</p>}
         <div class="row end">
@@ -155,18 +159,19 @@ function PrivacySettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
     <Card title="Privacy and retention">
       <form class="form" onSubmit={save}>
         <div class="row wrap">
-          <Field label="Privacy level" id="s-privacy" error={errors["misc.privacylevel"]}>
+          <SettingField setting="misc.privacylevel" errors={errors} label="Privacy level" id="s-privacy">
             <select id="s-privacy" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
               <option value="0">0: show everything</option>
               <option value="1">1: hide domains</option>
               <option value="2">2: hide domains and clients</option>
               <option value="3">3: anonymous</option>
             </select>
-          </Field>
-          <Field
+          </SettingField>
+          <SettingField
+            setting="database.maxDBdays"
+            errors={errors}
             label="Keep the query log for (days)"
             id="s-days"
-            error={errors["database.maxDBdays"]}
             hint="0 keeps no long-term log"
           >
             <input
@@ -176,7 +181,7 @@ function PrivacySettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
               value={days}
               onInput={(e) => setDays((e.target as HTMLInputElement).value)}
             />
-          </Field>
+          </SettingField>
         </div>
         {errors.form && <p class="note error">{errors.form}</p>}
         <div class="row end">
@@ -294,6 +299,7 @@ function SystemCard() {
 
 export function Settings() {
   const { data: cfg, error, reload } = usePoll(() => get<{ config: Cfg }>("/config").then((r) => r.config), 0);
+  useEnvKeys();
   return (
     <div class="stack">
       <ErrorNote error={error} />

@@ -8,33 +8,7 @@ import { ApiError, get, patchConfig } from "../../api.ts";
 import { Button, Card, ErrorNote, Loading, toast } from "../../components.tsx";
 import { messagesMayChange } from "../../messages.tsx";
 import { usePoll } from "../../poll.ts";
-
-type Leaf = {
-  description: string;
-  allowed: string | Array<{ item: string; description: string }>;
-  type: string;
-  value: unknown;
-  default: unknown;
-  modified: boolean;
-  flags: { restart_dnsmasq: boolean; session_reset: boolean; env_var: boolean };
-};
-type Entry = { path: string; leaf: Leaf };
-type Detailed = {
-  config: Record<string, unknown>;
-  topics?: Array<{ name: string; title: string; description: string }>;
-};
-
-const isLeaf = (v: unknown): v is Leaf =>
-  typeof v === "object" && v !== null && "flags" in v && "type" in v && "description" in v;
-
-function flatten(node: Record<string, unknown>, prefix: string, out: Entry[]): Entry[] {
-  for (const [k, v] of Object.entries(node)) {
-    const path = prefix ? `${prefix}.${k}` : k;
-    if (isLeaf(v)) out.push({ path, leaf: v });
-    else if (typeof v === "object" && v !== null) flatten(v as Record<string, unknown>, path, out);
-  }
-  return out;
-}
+import { type Detailed, type Entry, envName, flatten, type Leaf } from "./detailed.ts";
 
 const shown = (v: unknown): string =>
   Array.isArray(v) ? (v.length ? v.join(", ") : "(empty)") : v === "" ? "(empty)" : String(v);
@@ -139,7 +113,7 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
         </label>
         {leaf.modified && <span class="badge info">changed</span>}
         {env && (
-          <span class="badge warn" title={`set by FTLCONF_${e.path.replace(/\./g, "_")}`}>
+          <span class="badge warn" title={`set by ${envName(e.path)}`}>
             read-only: environment
           </span>
         )}
@@ -163,7 +137,7 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
       <small class="muted all-meta">
         {leaf.type} · default {shown(leaf.default)}
         {typeof leaf.allowed === "string" && ` · ${leaf.allowed}`}
-        {env && ` · set by FTLCONF_${e.path.replace(/\./g, "_")}`}
+        {env && ` · set by ${envName(e.path)}`}
       </small>
     </form>
   );
@@ -172,7 +146,7 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
 export function AllSettings() {
   const { data, error, reload } = usePoll(() => get<Detailed>("/config?detailed=true"), 0);
   const [filter, setFilter] = useState("");
-  const entries = useMemo(() => (data ? flatten(data.config, "", []) : []), [data]);
+  const entries = useMemo(() => (data ? flatten(data.config) : []), [data]);
   const f = filter.trim().toLowerCase();
   const shownEntries = f
     ? entries.filter((e) => e.path.toLowerCase().includes(f) || e.leaf.description.toLowerCase().includes(f))

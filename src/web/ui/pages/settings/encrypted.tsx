@@ -9,6 +9,7 @@ import { Button, Card, confirmAction, ErrorNote, Field, Loading, useAction } fro
 import { usePoll } from "../../poll.ts";
 import { Qr } from "../../qr.tsx";
 import { saveConfig } from "./save.ts";
+import { SettingField } from "./env.tsx";
 
 type TlsInfo = {
   certificate: { names: string[]; notAfter: string; fingerprint: string; user: boolean };
@@ -55,22 +56,29 @@ function Ports({ info, webPorts, reload }: { info: TlsInfo; webPorts: string; re
         )}
       </p>
       <div class="row wrap">
-        <Field label="DoT port" id="s-dotport" error={errors["dns.tls.port"]} hint="853; 0 turns DoT off">
+        <SettingField
+          setting="dns.tls.port"
+          errors={errors}
+          label="DoT port"
+          id="s-dotport"
+          hint="853; 0 turns DoT off"
+        >
           <input
             id="s-dotport"
             type="number"
             value={dot}
             onInput={(e) => setDot((e.target as HTMLInputElement).value)}
           />
-        </Field>
-        <Field
+        </SettingField>
+        <SettingField
+          setting="webserver.port"
+          errors={errors}
           label="Web ports"
           id="s-webport"
-          error={errors["webserver.port"]}
           hint="an entry ending in s serves HTTPS and DoH, e.g. 80,443s (applies after a restart)"
         >
           <input id="s-webport" value={web} onInput={(e) => setWeb((e.target as HTMLInputElement).value)} />
-        </Field>
+        </SettingField>
       </div>
       {errors.form && <p class="note error">{errors.form}</p>}
       <div class="row end">

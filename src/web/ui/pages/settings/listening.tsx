@@ -3,9 +3,10 @@
 // bogusPriv). The modes mean what Pi-hole's do (README "DNS"); each applies without a restart.
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
-import { Button, Card, ErrorNote, Field, Loading } from "../../components.tsx";
+import { Button, Card, ErrorNote, Loading } from "../../components.tsx";
 import { usePoll } from "../../poll.ts";
 import { saveConfig } from "./save.ts";
+import { SettingField } from "./env.tsx";
 
 type DnsCfg = {
   listeningMode: string;
@@ -88,7 +89,7 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
   return (
     <form class="form" onSubmit={save}>
       <div class="row wrap">
-        <Field label="Listening mode" id="s-listen" error={errors["dns.listeningMode"]}>
+        <SettingField setting="dns.listeningMode" errors={errors} label="Listening mode" id="s-listen">
           <select id="s-listen" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
             {MODES.map(([v, text]) => (
               <option key={v} value={v}>
@@ -96,15 +97,16 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
               </option>
             ))}
           </select>
-        </Field>
-        <Field
+        </SettingField>
+        <SettingField
+          setting="dns.interface"
+          errors={errors}
           label="Interface"
           id="s-iface"
-          error={errors["dns.interface"]}
           hint={needsIface ? "e.g. eth0; loopback is always answered" : "used by Single and Bind"}
         >
           <input id="s-iface" value={iface} onInput={(e) => setIface((e.target as HTMLInputElement).value)} />
-        </Field>
+        </SettingField>
       </div>
       <p class="muted">Encrypted DNS (DoT, DoH) answers every device that reaches its port, whatever the mode.</p>
       <Check
@@ -114,9 +116,15 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
         set={setDnssec}
       />
       <div class="row wrap">
-        <Field label="Local domain" id="s-domain" error={errors["dns.domain.name"]} hint="e.g. lan or home.arpa">
+        <SettingField
+          setting="dns.domain.name"
+          errors={errors}
+          label="Local domain"
+          id="s-domain"
+          hint="e.g. lan or home.arpa"
+        >
           <input id="s-domain" value={domain} onInput={(e) => setDomain((e.target as HTMLInputElement).value)} />
-        </Field>
+        </SettingField>
       </div>
       <Check id="s-domlocal" label="Never forward names of the local domain" checked={local} set={setLocal} />
       <Check

@@ -1,10 +1,11 @@
 // Saving config keys from a settings card: the one way every card saves. The API's error goes under
 // the key it names (a key of the card, or one below it), else under "form". With `before`, only the
 // keys whose value changed are sent: the API refuses any write to a key the environment sets
-// (FTLCONF_…), even an unchanged one.
+// (FTLCONF_…), even an unchanged one; such keys are never sent (env.tsx).
 import { ApiError, patchConfig } from "../../api.ts";
 import { toast } from "../../components.tsx";
 import { messagesMayChange } from "../../messages.tsx";
+import { withoutEnvKeys } from "./env.tsx";
 
 export async function saveConfig(
   values: Record<string, unknown>,
@@ -12,6 +13,7 @@ export async function saveConfig(
   before?: Record<string, unknown>,
 ): Promise<boolean> {
   setErrors({});
+  values = withoutEnvKeys(values);
   const changed = before
     ? Object.fromEntries(Object.entries(values).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])))
     : values;

@@ -6,6 +6,7 @@ import { Qr } from "../../qr.tsx";
 import { logout, session } from "../../session.ts";
 import { useStore } from "../../store.ts";
 import { saveConfig } from "./save.ts";
+import { SettingField } from "./env.tsx";
 
 type Totp = {
   totp: { account: string; issuer: string; secret: string; digits: number; period: number; algorithm: string };
@@ -72,7 +73,7 @@ export function SecuritySettings() {
       <form class="form" onSubmit={changePw}>
         <h3>Password</h3>
         <div class="row wrap">
-          <Field label="New password" id="s-pw" error={errors["webserver.api.password"]}>
+          <SettingField setting="webserver.api.password" errors={errors} label="New password" id="s-pw">
             <input
               id="s-pw"
               type="password"
@@ -80,7 +81,7 @@ export function SecuritySettings() {
               value={pw}
               onInput={(e) => setPw((e.target as HTMLInputElement).value)}
             />
-          </Field>
+          </SettingField>
           <Field label="Again" id="s-pw2" error={errors.pw2}>
             <input
               id="s-pw2"
