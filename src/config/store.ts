@@ -3,6 +3,7 @@
 // and people with an editor change it while the server runs. Every write first takes in what
 // others wrote (under a lock), and the server applies their changes as soon as they land, so no
 // writer silently undoes another's change.
+import { crossProblem } from "./cross-checks.ts";
 import { coerce } from "./leaf.ts";
 import { LEAVES, LEAF_BY_PATH, defaults, getIn, setIn, type Config, type LeafEntry } from "./schema.ts";
 import { writeToml } from "./toml.ts";
@@ -127,6 +128,8 @@ export class ConfigStore {
     return withFileLock(this.opts.file, () => {
       const synced = this.syncFromFile();
       if (!synced.ok) return synced;
+      const together = this.problemTogether(staged);
+      if (together) return { ok: false, problem: { message: "Config item validation failed", hint: together } };
       return this.apply(staged);
     });
   }
@@ -174,6 +177,16 @@ export class ConfigStore {
     ).map((e) => e.path);
     if (changed.length) for (const fn of this.listeners) fn(this.value, prev, changed);
     return { ok: true, changed };
+  }
+
+  /** What the settings as they would be say against each other (cross-checks.ts), for the keys changed. */
+  private problemTogether(staged: ReadonlyArray<{ entry: LeafEntry; value: unknown }>): string | null {
+    const next = structuredClone(this.value) as unknown as Record<string, unknown>;
+    for (const { entry, value } of staged) setIn(next, entry.segments, value);
+    return crossProblem(
+      next as unknown as Config,
+      staged.map((s) => s.entry.path),
+    );
   }
 
   private apply(staged: ReadonlyArray<{ entry: LeafEntry; value: unknown }>): { ok: true; changed: string[] } {
