@@ -1,7 +1,7 @@
 // Pausing a device from wherever it is shown (the clients page, the query log): one button that pauses it
 // for an hour (POST /api/pauses/{client}) or, when it is paused, resumes it (DELETE).
 import { api, enc, get } from "./api.ts";
-import { Button, useAction } from "./components.tsx";
+import { Button, toast, useAction } from "./components.tsx";
 import { usePoll } from "./poll.ts";
 
 type Pause = { client: string; until: number | null };
@@ -26,9 +26,17 @@ export function PauseButton({
   const [busy, run] = useAction();
   const toggle = () =>
     void run(
-      () => (paused ? api("DELETE", `/pauses/${enc(client)}`) : api("POST", `/pauses/${enc(client)}`, { minutes: 60 })),
+      () =>
+        paused
+          ? api("DELETE", `/pauses/${enc(client)}`)
+          : api<{ warning?: string }>("POST", `/pauses/${enc(client)}`, { minutes: 60 }),
       paused ? `${client} resumed` : `${client} paused for an hour`,
-    ).then(onDone);
+    ).then((r) => {
+      // a pause of a client Moat has not seen is kept, and the reply says it may pause no one
+      const warning = (r as { warning?: string } | undefined)?.warning;
+      if (warning) toast(warning, "warn");
+      onDone();
+    });
   return (
     <Button
       kind="ghost"
