@@ -29,21 +29,21 @@ test("a schedule window without a day, or with a time not HH:MM, is refused in w
     400,
     "bad_request",
     "window 2, days: choose at least one (the days the window starts on: 0 = Sunday … 6 = Saturday)",
-    "/windows/1/days",
+    null,
   );
   expectError(
     await call(m, "PUT", "/api/schedules/groups/Default", schedule({ start: "9pm" })),
     400,
     "bad_request",
     "window 2, start: not in the expected form (HH:MM, the system's local time)",
-    "/windows/1/start",
+    null,
   );
   expectError(
     await call(m, "PUT", "/api/schedules/groups/Default", schedule({ days: [7] })),
     400,
     "bad_request",
     "window 2, day 1: must be at most 6",
-    "/windows/1/days/0",
+    null,
   );
   expect((await call(m, "GET", "/api/schedules/groups/Default")).body.groups).toEqual([
     { name: "Default", schedule: null },

@@ -122,7 +122,7 @@ export function validationToApiError(error: ValidationError): ApiError {
   const limit = limitWords(first.schema, first.value);
   if (limit !== null) {
     const about = typeof first.schema.description === "string" ? ` (${first.schema.description})` : "";
-    return Errors.badRequest(`${fieldWords(first.path)}: ${limit}${about}`, first.path);
+    return Errors.badRequest(`${fieldWords(first.path)}: ${limit}${about}`);
   }
   return Errors.badRequest(`Field ${field} has to be of type '${typeOf(first.schema)}'`, first.message);
 }

@@ -78,7 +78,6 @@ export function itemsOf(body: unknown, field: string, request?: Request): string
   if (list.some((s) => s === ""))
     throw Errors.badRequest(
       `${ITEM_WORDS[field as keyof typeof ITEM_WORDS] ?? `Enter the ${field}`}: it cannot be empty`,
-      field,
     );
   return list;
 }
