@@ -34,7 +34,7 @@ afterEach(() => {
 });
 
 /** the error shown under the field `id` */
-const fieldError = (id: string) => w.page.locator(`.field:has(#${id.replace(/\./g, "\\.")}) small.error`).innerText();
+const fieldError = (id: string) => w.page.locator(`.field:has(#${id.replace(/\./g, "\\.")}) small.error`).textContent();
 
 test("Domains: a deny regex matching everything is added, with a warning that says what it does", async () => {
   const { page } = w;
@@ -44,7 +44,7 @@ test("Domains: a deny regex matching everything is added, with a warning that sa
   await page.selectOption("#d-type", "deny");
   await page.click("form:has(#d-domain) button[type=submit]");
   const toast = await page.waitForSelector(".toast:text('matches every domain')");
-  expect(await toast.innerText()).toContain('".*" matches every domain: it blocks all queries');
+  expect(await toast.textContent()).toContain('".*" matches every domain: it blocks all queries');
 });
 
 test("Lists: a file and a host name with a leading hyphen are refused in words", async () => {
@@ -77,8 +77,8 @@ test("Family: a schedule window without a day says to choose one", async () => {
   expect(await checked.count()).toBe(0);
   await page.click("button:text('Save Default')");
   const toast = await page.waitForSelector(".toast:text('choose at least one')");
-  expect(await toast.innerText()).toContain("window 1, days: choose at least one");
-  expect(await toast.innerText()).not.toContain("has to be of type");
+  expect(await toast.textContent()).toContain("window 1, days: choose at least one");
+  expect(await toast.textContent()).not.toContain("has to be of type");
 });
 
 test("DHCP: a range across two networks and a lease of 99,999,999 days are refused under their fields", async () => {
