@@ -100,6 +100,8 @@ test("an interface name with a shell command in it is refused; eth0 and a VLAN n
 test("a local name in Unicode is stored as punycode, and DNS answers it", async () => {
   expect((await call(m, "PUT", `/api/config/dns/hosts/${encodeURIComponent("192.0.2.7 🐱.lan")}`)).status).toBe(201);
   expect((await call(m, "GET", "/api/config/dns/hosts")).body.config.dns.hosts).toEqual(["192.0.2.7 xn--5o8h.lan"]);
+  // the same line typed again is the one there; typed to delete, it is found
+  expect((await call(m, "PUT", `/api/config/dns/hosts/${encodeURIComponent("192.0.2.7 🐱.lan")}`)).status).toBe(400);
   expect((await patch({ dns: { cnameRecords: ["kätzchen.lan,🐱.lan"] } })).status).toBe(200);
   expect((await call(m, "GET", "/api/config/dns/cnameRecords")).body.config.dns.cnameRecords).toEqual([
     "xn--ktzchen-5wa.lan,xn--5o8h.lan",
@@ -115,4 +117,6 @@ test("a local name in Unicode is stored as punycode, and DNS answers it", async 
     "A",
   ]);
   expect(out.trim()).toBe("192.0.2.7");
+  expect((await call(m, "DELETE", `/api/config/dns/hosts/${encodeURIComponent("192.0.2.7 🐱.lan")}`)).status).toBe(204);
+  expect((await call(m, "GET", "/api/config/dns/hosts")).body.config.dns.hosts).toEqual([]);
 });
