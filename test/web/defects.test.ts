@@ -96,7 +96,8 @@ beforeAll(async () => {
   w = await openPage(browser);
   watchNoise(w.page);
   await login();
-});
+  // a gravity run, 61 digs and a browser: well past the default 30 s on a loaded machine
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
