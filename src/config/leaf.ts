@@ -29,6 +29,8 @@ export interface Leaf<T> {
   readonly flags: LeafFlags;
   /** extra check of a well-typed value: returns the problem, or null when fine */
   readonly check?: (value: T) => string | null;
+  /** the stored spelling of a well-typed value (IDN names as punycode), applied before `check` */
+  readonly normalize?: (value: T) => T;
 }
 
 export type AnyLeaf = Leaf<unknown>;
@@ -40,6 +42,7 @@ export function isLeaf(x: unknown): x is AnyLeaf {
 interface Opts<T> {
   flags?: LeafFlags;
   check?: (value: T) => string | null;
+  normalize?: (value: T) => T;
 }
 
 export const bool = (def: boolean, description: string, o: Opts<boolean> = {}): Leaf<boolean> => ({
@@ -103,6 +106,7 @@ export const str = (def: string, description: string, o: Opts<string> = {}): Lea
   description,
   flags: o.flags ?? {},
   check: o.check,
+  normalize: o.normalize,
 });
 
 export const secret = (description: string, o: Opts<string> = {}): Leaf<string> => ({
@@ -139,7 +143,15 @@ export const strings = (
     }
     return o.check ? o.check(v) : null;
   };
-  return { __leaf: true, kind: "strings", default: [...def], description, flags: o.flags ?? {}, check };
+  return {
+    __leaf: true,
+    kind: "strings",
+    default: [...def],
+    description,
+    flags: o.flags ?? {},
+    check,
+    normalize: o.normalize,
+  };
 };
 
 /**
@@ -218,6 +230,7 @@ export function coerce(leaf: AnyLeaf, raw: unknown, fromText = false): Coerced<u
         return bad(`an element is longer than ${MAX_TEXT} characters`);
       break;
   }
+  if (leaf.normalize) value = leaf.normalize(value);
   if (leaf.check) {
     const problem = leaf.check(value);
     if (problem) return { ok: false, reason: problem, validation: true };

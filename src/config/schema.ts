@@ -132,7 +132,10 @@ export const schema = {
       "Reply while the lists are being reloaded",
     ),
     blockTTL: uint(2, "TTL of blocked replies, seconds (at most a day)", { max: DAY }),
-    hosts: strings([], "Local DNS records: 'IP HOSTNAME [HOSTNAME ...]'", { each: v.hostsLine }),
+    hosts: strings([], "Local DNS records: 'IP HOSTNAME [HOSTNAME ...]' (Unicode names are stored as punycode)", {
+      each: v.hostsLine,
+      normalize: (lines) => lines.map(v.asciiNames),
+    }),
     domainNeeded: bool(false, "Never forward names without a dot", restart),
     expandHosts: bool(false, "Add the local domain to plain names of local records", restart),
     domain: {
@@ -157,12 +160,16 @@ export const schema = {
       "DNSSEC trust anchors: DS records in zone-file syntax ('<zone> [IN] DS <tag> <algorithm> <digest type> <hex>')",
       { each: v.trustAnchor, flags: { moatOnly: true, restart: true } },
     ),
-    interface: str("", "Interface used by the SINGLE and BIND listening modes", restart),
+    interface: str("", "Interface used by the SINGLE and BIND listening modes", {
+      check: v.interfaceNameOrEmpty,
+      ...restart,
+    }),
     hostRecord: str("", `Extra host record ${COMPAT}`),
     listeningMode: oneOf(LISTENING_MODES, "LOCAL", "Which clients are answered", restart),
     queryLogging: bool(true, "Record every query"),
     cnameRecords: strings([], "Local CNAME records: '<cname>[,<cname>...],<target>[,<TTL>]'", {
       each: v.cnameRecord,
+      normalize: (lines) => lines.map(v.asciiNames),
       check: v.cnameLoops,
     }),
     port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
@@ -230,7 +237,7 @@ export const schema = {
       check: v.netmaskOrEmpty,
       ...restart,
     }),
-    leaseTime: str("", "Lease time, e.g. '45m', '1h', '2d', 'infinite' (empty: 24h, IPv6 1d)", {
+    leaseTime: str("", "Lease time, e.g. '45m', '1h', '2d' (at most a year, 365d), 'infinite' (empty: 24h, IPv6 1d)", {
       check: v.leaseTimeOrEmpty,
       ...restart,
     }),

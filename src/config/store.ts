@@ -3,10 +3,10 @@
 // and people with an editor change it while the server runs. Every write first takes in what
 // others wrote (under a lock), and the server applies their changes as soon as they land, so no
 // writer silently undoes another's change.
+import { crossProblem } from "./cross-checks.ts";
 import { coerce } from "./leaf.ts";
 import { LEAVES, LEAF_BY_PATH, defaults, getIn, setIn, type Config, type LeafEntry } from "./schema.ts";
 import { writeToml } from "./toml.ts";
-import { selfUpstreams } from "./self-upstream.ts";
 import { lineOfKey, parseWithLine, readText, watchFile, withFileLock, writeAtomically } from "./file.ts";
 
 export class ConfigError extends Error {}
@@ -135,6 +135,8 @@ export class ConfigStore {
     return withFileLock(this.opts.file, () => {
       const synced = this.syncFromFile();
       if (!synced.ok) return synced;
+      const together = this.problemTogether(staged);
+      if (together) return { ok: false, problem: { message: "Config item validation failed", hint: together } };
       return this.apply(staged);
     });
   }
@@ -184,11 +186,18 @@ export class ConfigStore {
     return { ok: true, changed };
   }
 
-  private apply(
-    staged: ReadonlyArray<{ entry: LeafEntry; value: unknown }>,
-  ): { ok: true; changed: string[] } | { ok: false; problem: ConfigProblem } {
+  /** What the settings as they would be say against each other (cross-checks.ts), for the keys changed. */
+  private problemTogether(staged: ReadonlyArray<{ entry: LeafEntry; value: unknown }>): string | null {
+    const next = structuredClone(this.value) as unknown as Record<string, unknown>;
+    for (const { entry, value } of staged) setIn(next, entry.segments, value);
+    return crossProblem(
+      next as unknown as Config,
+      staged.map((s) => s.entry.path),
+    );
+  }
+
+  private apply(staged: ReadonlyArray<{ entry: LeafEntry; value: unknown }>): { ok: true; changed: string[] } {
     const prev = this.value;
-    const before = structuredClone(this.fileLayer);
     const changed: string[] = [];
     for (const { entry, value } of staged) {
       if (entry.path === "webserver.api.password") {
@@ -202,13 +211,7 @@ export class ConfigStore {
       changed.push(entry.path);
     }
     if (changed.length === 0) return { ok: true, changed };
-    const next = this.compose();
-    const problem = relationProblem(next, changed);
-    if (problem) {
-      this.fileLayer = before;
-      return { ok: false, problem };
-    }
-    this.value = next;
+    this.value = this.compose();
     this.writeFile();
     for (const fn of this.listeners) fn(this.value, prev, changed);
     return { ok: true, changed };
@@ -301,14 +304,6 @@ export class ConfigStore {
     }
     return deepFreeze(out as unknown as Config);
   }
-}
-
-/** Keys that are each valid but not together: an upstream that is Moat itself (its address and DNS port). */
-const SELF_KEYS = ["dns.upstreams", "dns.port", "dns.tls.port", "webserver.port"];
-function relationProblem(c: Config, changed: readonly string[]): ConfigProblem | null {
-  if (!changed.some((k) => SELF_KEYS.includes(k))) return null;
-  const why = selfUpstreams(c.dns.upstreams, { dns: c.dns.port, dot: c.dns.tls.port, web: c.webserver.port });
-  return why ? { message: "Config item validation failed", hint: `dns.upstreams: ${why}` } : null;
 }
 
 /** A start-up message about an enum names the values it takes (the API keeps Pi-hole's short hint). */

@@ -2,10 +2,12 @@
 // TOML loader report (Pi-hole's wording where Pi-hole has the setting).
 import { expect, test } from "bun:test";
 import {
+  asciiNames,
   cnameRecord,
   filePath,
   filePathOrEmpty,
   hostsLine,
+  interfaceNameOrEmpty,
   ipOrCidr,
   ipv4OrEmpty,
   ipv6OrEmpty,
@@ -129,8 +131,41 @@ test("addresses, networks and netmasks", () => {
   good(netmaskOrEmpty, "", "255.255.255.0", "255.255.255.255", "0.0.0.0", "255.255.240.0");
   bad(netmaskOrEmpty, /one-bits are not contiguous/, "255.0.255.0", "0.255.255.255", "255.255.255.1");
   bad(netmaskOrEmpty, "not a valid IPv4 address", "255.255.255", "ffff::");
-  good(leaseTimeOrEmpty, "", "3600", "45m", "12h", "2d", "1w", "infinite", "INFINITE");
+  good(leaseTimeOrEmpty, "", "3600", "45m", "12h", "2d", "1w", "infinite", "INFINITE", "365d", "52w", "31536000");
   bad(leaseTimeOrEmpty, /not a lease time/, "two days", "2 d", "1y", "-5", "12hh");
+  bad(leaseTimeOrEmpty, /^longer than a year/, "366d", "53w", "31536001", "99999999d", "8761h");
+});
+
+test("interface names: Linux's, at most 15 characters, nothing a shell or ip(8) reads as more", () => {
+  good(
+    interfaceNameOrEmpty,
+    "",
+    "eth0",
+    "wlan0",
+    "enp3s0f1",
+    "eth0.100",
+    "br-lan",
+    "eth0:1",
+    "veth_x@if2",
+    "a".repeat(15),
+  );
+  bad(
+    interfaceNameOrEmpty,
+    /^not an interface name/,
+    "eth0; rm -rf /",
+    "eth 0",
+    "a/b",
+    "$(id)",
+    "a".repeat(16),
+    "eth0\n",
+  );
+});
+
+test("local names: Unicode names become punycode, ASCII lines stay as typed", () => {
+  expect(asciiNames("192.0.2.7 🐱.lan")).toBe("192.0.2.7 xn--5o8h.lan");
+  expect(asciiNames("192.0.2.7  Nas.LAN   nas")).toBe("192.0.2.7  Nas.LAN   nas");
+  expect(asciiNames("kätzchen.lan,münchen.lan,300")).toBe("xn--ktzchen-5wa.lan,xn--mnchen-3ya.lan,300");
+  expect(hostsLine(asciiNames("192.0.2.7 🐱.lan"))).toBeNull();
 });
 
 test("webserver.port entries: [addr:]port with o (optional) and s (TLS)", () => {

@@ -1,5 +1,6 @@
 // Checks of single config values. Each returns the problem in words, or null when the value is fine.
 import { isIP } from "node:net";
+import { domainToASCII } from "node:url";
 import { isHostname } from "./host-port.ts";
 import { parseUpstreamSpec } from "./upstream-syntax.ts";
 import { refusedLiteral } from "../net/address-rule.ts";
@@ -145,14 +146,28 @@ export function parseWebPort(entry: string): WebPort | null {
   return { host, port, optional: m[3]!.includes("o"), tls: m[3]!.includes("s") };
 }
 
-/** IDN names are stored in their ASCII (punycode) form. */
+/**
+ * IDN names are stored in their ASCII (punycode) form, the form queries ask for (RFC 5891 §4.4):
+ * `🐱.lan` becomes `xn--5o8h.lan`. A name IDNA cannot encode stays as it is, for the check to name it.
+ */
 function toAsciiName(name: string): string {
   if (/^[\x00-\x7f]*$/.test(name)) return name;
-  try {
-    return new URL(`http://${name}`).hostname;
-  } catch {
-    return name;
-  }
+  return domainToASCII(name) || name;
+}
+
+/** A dns.hosts or dns.cnameRecords line with its Unicode names in ASCII; an ASCII line as it is. */
+export function asciiNames(line: string): string {
+  return /^[\x00-\x7f]*$/.test(line) ? line : line.replace(/[^\s,]+/g, toAsciiName);
+}
+
+/**
+ * A Linux interface name (dns.interface), or empty: at most 15 characters (IFNAMSIZ 16 with its NUL,
+ * linux/if.h), and no white space, `/` or shell metacharacters, which the kernel or `ip` refuse.
+ */
+export function interfaceNameOrEmpty(s: string): string | null {
+  return s === "" || /^[A-Za-z0-9_.:@-]{1,15}$/.test(s)
+    ? null
+    : `not an interface name (${JSON.stringify(s.slice(0, 40))}): at most 15 letters, digits and . _ - : @, like eth0 or wlan0`;
 }
 
 const FILE_PATH = /^[A-Za-z0-9/._ -]*$/;
@@ -200,13 +215,21 @@ function urlWithScheme(s: string, schemes: readonly string[], what: string): str
   return refused ? `not an address Moat connects to: ${refused}` : null;
 }
 
-/** A Valkey/Redis URL (redis://, rediss:// for TLS), or empty to run alone. */
+const LEASE_UNITS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+/** The longest lease but "infinite": a year. dnsmasq takes more, but a lease of years is a typo, not a plan. */
+const MAX_LEASE_SECONDS = 365 * 86400;
+
 /** dnsmasq's lease-time spelling (src/dhcp/settings.ts reads it): seconds, or with s/m/h/d/w, or "infinite" */
 export function leaseTimeOrEmpty(s: string): string | null {
-  return s === "" || /^(\d+[smhdw]?|infinite)$/i.test(s.trim())
-    ? null
-    : `not a lease time (${JSON.stringify(s.slice(0, 40))}): seconds, or 45m, 12h, 2d, 1w, or infinite`;
+  const m = /^(?:(\d+)([smhdw]?)|infinite)$/i.exec(s.trim());
+  if (s !== "" && !m)
+    return `not a lease time (${JSON.stringify(s.slice(0, 40))}): seconds, or 45m, 12h, 2d, 1w, or infinite`;
+  if (m?.[1] !== undefined && Number(m[1]) * LEASE_UNITS[m[2]!.toLowerCase()]! > MAX_LEASE_SECONDS)
+    return `longer than a year (${JSON.stringify(s.slice(0, 40))}): at most 365d, 52w or ${MAX_LEASE_SECONDS} seconds, or infinite for leases that never end`;
+  return null;
 }
+
+/** A Valkey/Redis URL (redis://, rediss:// for TLS), or empty to run alone. */
 
 export const redisUrlOrEmpty = (s: string) => urlWithScheme(s, ["redis:", "rediss:"], "Redis");
 /** A PostgreSQL URL, or empty for local history only. */

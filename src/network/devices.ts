@@ -114,6 +114,17 @@ export function devicesWithAddresses(db: Database, maxAddresses: number) {
   }));
 }
 
+/** Whether the network table has a device with this MAC address, address or host name (any case). */
+export function knownDevice(db: Database, client: string): boolean {
+  return (
+    db
+      .query(
+        "SELECT 1 FROM network WHERE hwaddr = ?1 COLLATE NOCASE UNION ALL SELECT 1 FROM network_addresses WHERE ip = ?1 OR name = ?1 COLLATE NOCASE LIMIT 1",
+      )
+      .get(client) !== null
+  );
+}
+
 /** Forgets one device and its addresses; false when there was no such device. */
 export function forgetDevice(db: Database, id: number): boolean {
   return db.transaction(() => {

@@ -4,6 +4,7 @@
 // addresses without netmask, nameUpdated as a number, the query log without the database floors,
 // and versions that PADD shows without a false "Updates are available".
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
@@ -113,6 +114,25 @@ test("the query log carries the database floors only in Moat's own mode (FTL has
   }
   const db = await get(compat, "/api/info/database");
   expect([typeof db.earliest_timestamp, typeof db.earliest_timestamp_disk]).toEqual(["number", "number"]);
+});
+
+test("the literal template /api/search/%7Bdomain%7D: 400 in Moat's own mode, nothing found in compatibility mode; the table of differences says so", async () => {
+  const c = await get(compat, "/api/search/%7Bdomain%7D");
+  expect([c.search.domains, c.search.gravity]).toEqual([[], []]);
+  if (!sids.has(plain)) sids.set(plain, await login(plain, PASSWORD));
+  const p = await call(plain, "GET", "/api/search/%7Bdomain%7D", undefined, sids.get(plain));
+  expect([p.status, p.body.error.key, p.body.error.message]).toEqual([
+    400,
+    "bad_request",
+    "Invalid request: Invalid domain name",
+  ]);
+  // every behaviour that depends on the mode is a row of the table, the Teleporter's header included
+  // (test/conformance/pihole-api.test.ts checks that header itself)
+  const rows = readFileSync(join(import.meta.dir, "../../docs/pihole-differences.md"), "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("| "));
+  expect(rows.some((r) => r.includes("/api/search/%7Bdomain%7D") && r.includes("400"))).toBe(true);
+  expect(rows.some((r) => r.includes("pihole.toml") && r.includes("Teleporter"))).toBe(true);
 });
 
 /** A null read by `jq --raw-output` is the text "null". */

@@ -79,6 +79,14 @@ describe("list addresses", () => {
         ["gopher://lists.example/1", "gravity cannot fetch gopher:// addresses (http://, https:// or file:// only)"],
         ["lists.example/hosts.txt", "not a URL (expected http://, https:// or file://)"],
         ["file://server/share/list.txt", "not a valid file:// address (file:///path/to/list)"],
+        [
+          "https://-bad.example/list",
+          '"-bad.example" is not a host name (letters, digits and hyphens, no label starting or ending with a hyphen; RFC 1123 §2.1)',
+        ],
+        [
+          "http://lists.bad-.example/l.txt",
+          '"lists.bad-.example" is not a host name (letters, digits and hyphens, no label starting or ending with a hyphen; RFC 1123 §2.1)',
+        ],
       ];
       for (const [address, problem] of bad) {
         expectError(
@@ -100,6 +108,9 @@ describe("list addresses", () => {
       for (const address of [
         "https://lists.example/hosts.txt",
         "http://192.0.2.1:8080/l.txt",
+        "http://[2001:db8::1]/l.txt",
+        "https://xn--mnchen-3ya.example/l.txt",
+        "https://münchen.example/unicode.txt",
         "file:///etc/moat/list.txt",
       ])
         expect((await call(server, "POST", "/api/lists?type=block", { address })).status).toBe(201);
@@ -150,6 +161,35 @@ describe("domains", () => {
         201,
       );
     });
+});
+
+describe("a regex that matches every domain", () => {
+  test("is taken, as Pi-hole takes it, with a warning that says what it does; an ordinary one has none", async () => {
+    for (const [type, regex, words] of [
+      ["deny", ".*", "it blocks all queries of the clients in its groups"],
+      ["deny", "^", "it blocks all queries of the clients in its groups"],
+      ["allow", "(.*)", "it lets every query of the clients in its groups through unblocked"],
+      ["deny", "^nothing-matches-this$;invert", "it blocks all queries of the clients in its groups"],
+    ] as const) {
+      const r = await call(moat, "POST", `/api/domains/${type}/regex`, { domain: regex });
+      expect(r.status).toBe(201);
+      expect(r.json.warnings).toEqual([`"${regex}" matches every domain: ${words}`]);
+      // the same entry written by PUT warns as well
+      const put = await call(moat, "PUT", `/api/domains/${type}/regex/${encodeURIComponent(regex)}`, {});
+      expect(put.json.warnings).toEqual([`"${regex}" matches every domain: ${words}`]);
+    }
+    for (const regex of ["(\\.|^)ads\\.example$", "^[a-z]+$", "\\.com$", "^.*\\..*$"]) {
+      const r = await call(moat, "POST", "/api/domains/deny/regex", { domain: regex });
+      expect([regex, r.status, r.json.warnings]).toEqual([regex, 201, undefined]);
+    }
+    // compatibility mode: Pi-hole's reply, and the log says it
+    const c = await call(compat, "POST", "/api/domains/deny/regex", { domain: ".*" });
+    expect([c.status, Object.keys(c.json).sort()]).toEqual([201, ["domains", "processed", "took"]]);
+    const log = await call(compat, "GET", "/api/logs/ftl");
+    expect(log.json.log.map((l: { message: string }) => l.message)).toContainEqual(
+      'Regex deny entry added: ".*" matches every domain: it blocks all queries of the clients in its groups',
+    );
+  });
 });
 
 describe("lengths", () => {

@@ -32,6 +32,18 @@ describe("pausing a client", () => {
     expect((await t.moat.api("/api/pauses/kid", { method: "DELETE" })).status).toBe(404);
   });
 
+  test("a client nothing has seen is paused with a warning that says so; one that asked, without", async () => {
+    const unknown = await call(t.moat, "POST", "/api/pauses/192.0.2.99", { minutes: 5 });
+    expect(unknown.status).toBe(200);
+    expect(unknown.json.warning).toStartWith("No device has been seen as 192.0.2.99");
+    expect(unknown.json.pauses).toContainEqual({ client: "192.0.2.99", until: expect.any(Number) });
+    expect((await digA("pause6.test", "127.0.0.2")).addr).toBe(FWD);
+    const seen = await call(t.moat, "POST", "/api/pauses/127.0.0.2", { minutes: 5 });
+    expect([seen.status, seen.json.warning]).toEqual([200, undefined]);
+    for (const c of ["192.0.2.99", "127.0.0.2"])
+      expect((await t.moat.api(`/api/pauses/${c}`, { method: "DELETE" })).status).toBe(204);
+  });
+
   test("an invalid client or duration is refused", async () => {
     expect((await call(t.moat, "POST", "/api/pauses/bad%20name", { minutes: 5 })).status).toBe(400);
     expect((await call(t.moat, "POST", "/api/pauses/127.0.0.9", { minutes: -1 })).status).toBe(400);

@@ -76,12 +76,12 @@ test("top domains, top clients, query types, recent blocked", async () => {
     blocked_queries: 6,
   });
   expect((await get("/api/stats/top_clients")).clients).toEqual([
-    { ip: "127.0.0.1", name: null, count: 10 },
-    { ip: "127.0.0.2", name: null, count: 7 },
-    { ip: "127.0.0.3", name: null, count: 3 },
+    { ip: "127.0.0.1", name: "", count: 10 },
+    { ip: "127.0.0.2", name: "", count: 7 },
+    { ip: "127.0.0.3", name: "", count: 3 },
   ]);
   expect((await get("/api/stats/top_clients?blocked=true&count=1")).clients).toEqual([
-    { ip: "127.0.0.2", name: null, count: 3 },
+    { ip: "127.0.0.2", name: "", count: 3 },
   ]);
   expect((await get("/api/stats/query_types")).types).toMatchObject({ A: 14, AAAA: 4, HTTPS: 2 });
   expect((await get("/api/stats/recent_blocked?count=2")).blocked).toEqual(["cdn.example", "track.example"]);

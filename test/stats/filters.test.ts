@@ -44,9 +44,9 @@ const range = `from=${NOW - 86400}&until=${NOW + 60}`;
 
 test("client names from the network table in top clients, history and the query log", async () => {
   expect((await get("/api/stats/top_clients")).clients).toEqual([
-    { ip: "127.0.0.1", name: null, count: 10 },
+    { ip: "127.0.0.1", name: "", count: 10 },
     { ip: "127.0.0.2", name: "laptop.lan", count: 7 },
-    { ip: "127.0.0.3", name: null, count: 3 },
+    { ip: "127.0.0.3", name: "", count: 3 },
   ]);
   expect((await get(`/api/stats/database/top_clients?${range}`)).clients[1]).toEqual({
     ip: "127.0.0.2",

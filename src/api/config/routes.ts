@@ -54,7 +54,10 @@ function arrayItem(
   const segments = segs.slice(0, -1);
   const node = nodeAt(segments);
   if (!isLeaf(node) || node.kind !== "strings") throw usage(method);
-  return { path: segments.join("."), segments, leaf: node, item: segs[segs.length - 1]! };
+  const raw = segs[segs.length - 1]!;
+  // the item as the setting stores it (a Unicode local name as punycode), so it is found when there
+  const item = node.normalize ? ((node.normalize([raw]) as string[])[0] ?? raw) : raw;
+  return { path: segments.join("."), segments, leaf: node, item };
 }
 
 function patchConfig(rt: Runtime, request: Request, config: unknown, segments: string[]) {

@@ -21,7 +21,7 @@ import {
   type Processed,
 } from "../lists/common.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
-import { normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
+import { matchesEverything, normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
 import {
   addDomains,
   deleteDomains,
@@ -93,6 +93,16 @@ function normaliseAll(rt: Runtime, items: string[], kind: DKind): string[] {
   return items.map((i) => normaliseExact(i, compat(rt)));
 }
 
+/** The warnings of the entries written (a regex matching every domain), logged and, outside compat mode, replied. */
+function warningsOf(rt: Runtime, tg: { type: DType; kind: DKind }, processed: Processed): { warnings?: string[] } {
+  if (tg.kind !== "regex") return {};
+  const warnings = processed.success
+    .map(({ item }) => matchesEverything(item, tg.type))
+    .filter((w): w is string => w !== null);
+  for (const w of warnings) rt.log("warn", `Regex ${tg.type} entry added: ${w}`);
+  return warnings.length && !compat(rt) ? { warnings } : {};
+}
+
 const writable = (tg: Target): tg is Target & { type: DType; kind: DKind } =>
   tg.type !== undefined && tg.kind !== undefined;
 const uriError = (message: string) => new ApiError(400, "uri_error", message, null);
@@ -113,7 +123,16 @@ const ProcessedSchema = t.Object({
   success: t.Array(t.Object({ item: t.String() })),
   errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
 });
-const DomainsReply = t.Object({ domains: t.Array(DomainEntry), processed: t.Optional(ProcessedSchema) });
+const DomainsReply = t.Object({
+  domains: t.Array(DomainEntry),
+  processed: t.Optional(ProcessedSchema),
+  warnings: t.Optional(
+    t.Array(t.String(), {
+      description: "what may not be meant, e.g. a regex that matches every domain (left out in compatibility mode)",
+      "x-moat-only": true,
+    }),
+  ),
+});
 /** What a GET answers (writes add `processed`). */
 const DomainsList = t.Object({ domains: t.Array(DomainEntry) });
 const PostBody = t.Object(
@@ -146,6 +165,7 @@ export function domainRoutes(rt: Runtime) {
   const reply = (tg: { type: DType; kind: DKind }, last: string, processed: Processed) => ({
     domains: list(rt, [typeCode(tg.type, tg.kind)], last),
     processed,
+    ...warningsOf(rt, tg, processed),
   });
 
   const get = ({ request }: { request: Request }) => {

@@ -53,6 +53,38 @@ function treMessage(msg: string): string {
   return msg.replace(/^Invalid regular expression: /, "");
 }
 
+/**
+ * Names of every shape a query may ask for. A regex that matches all of them (`.*`, `.`, `^`, `[a-z0-9]`
+ * won't: no digits-only label needs a letter, but `.` will) is taken to match every domain.
+ */
+const PROBE_NAMES = [
+  "a",
+  "example.com",
+  "www.moat-probe-7f3k2.test",
+  "_dmarc.example.org",
+  "xn--5o8h.lan",
+  "1.2.0.192.in-addr.arpa",
+  "b.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa",
+  "localhost",
+  "x--y.local",
+  "9",
+];
+
+/**
+ * Why a regex entry may not be what was meant: it matches every domain, so a deny entry blocks all
+ * queries (and an allow entry lets everything through). Pi-hole takes it, and so does Moat, with
+ * this warning; null for an ordinary entry. The entry has been validated (validateRegex).
+ */
+export function matchesEverything(entry: string, type: "allow" | "deny"): string | null {
+  const [pattern, ...exts] = entry.split(";");
+  const re = new RegExp(pattern!, "i");
+  const inverted = exts.includes("invert");
+  if (!PROBE_NAMES.every((n) => re.test(n) !== inverted)) return null;
+  return type === "deny"
+    ? `"${entry}" matches every domain: it blocks all queries of the clients in its groups`
+    : `"${entry}" matches every domain: it lets every query of the clients in its groups through unblocked`;
+}
+
 const REPLY_WORDS = new Set(["NXDOMAIN", "NODATA", "REFUSED", "IP", "NONE"]);
 
 /** Compiles a regex entry with its extensions; throws 400 regex_error with a hint on the first problem. */

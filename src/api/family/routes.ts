@@ -15,7 +15,10 @@ import {
   setGroupSafeSearch,
   setGroupServices,
 } from "../../lists/family.ts";
+import { configuredClients } from "../../lists/clients.ts";
+import { knownDevice } from "../../network/devices.ts";
 import { Errors } from "../core/errors.ts";
+import type { ApiDeps } from "../deps.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
 import { listsWrite, pathParts } from "../lists/common.ts";
@@ -37,6 +40,12 @@ const Pause = t.Object({
   until: t.Union([t.Integer(), t.Null()], { description: "unix seconds; null: until resumed" }),
 });
 const PausesReply = t.Object({ pauses: t.Array(Pause) });
+const PauseReply = t.Object({
+  pauses: t.Array(Pause),
+  warning: t.Optional(
+    t.String({ description: "present when the client names nothing Moat has seen (a typo pauses no one)" }),
+  ),
+});
 
 const nowSec = () => Math.floor(Date.now() / 1000);
 
@@ -60,7 +69,20 @@ function safeGroupsOf(rt: Runtime, name: string | null) {
   return name === null ? all : all.filter((g) => g.name === name);
 }
 
-export function familyRoutes(rt: Runtime) {
+/**
+ * Why a pause may do nothing: an address, MAC address or host name that no client entry names, that
+ * did not ask in the last 24 h and that the network table does not know. Taken all the same (a device
+ * may be paused before it joins), with a warning to show. Subnets and interfaces are not looked up.
+ */
+function unknownClientWarning(rt: Runtime & Pick<ApiDeps, "stats">, client: string): string | undefined {
+  if (client.includes("/") || client.startsWith(":")) return undefined;
+  const lower = client.toLowerCase();
+  if (rt.stats.window.clients.has(client) || configuredClients(rt.gravityDb).has(lower)) return undefined;
+  if (knownDevice(rt.queryDb, client)) return undefined;
+  return `No device has been seen as ${client} (no query in the last 24 hours, not in the network table, no client entry): the pause applies once one asks. Check the address if that is not what you meant.`;
+}
+
+export function familyRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
   return new Elysia({ name: "family" })
     .get(
       "/services",
@@ -206,7 +228,8 @@ export function familyRoutes(rt: Runtime) {
         const minutes = body.minutes ?? null;
         const until = minutes === null ? null : nowSec() + Math.round(minutes * 60);
         pauseClient(rt, item, until, nowSec());
-        return { pauses: activePauses(rt.gravityDb, nowSec()) };
+        const warning = unknownClientWarning(rt, item);
+        return { pauses: activePauses(rt.gravityDb, nowSec()), ...(warning ? { warning } : {}) };
       },
       {
         body: t.Object({
@@ -216,7 +239,7 @@ export function familyRoutes(rt: Runtime) {
             }),
           ),
         }),
-        response: PausesReply,
+        response: PauseReply,
         detail: moatOnly(
           documented(
             piholeParams("/{client}", {

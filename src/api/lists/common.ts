@@ -6,6 +6,7 @@ import type { Runtime } from "../../core/runtime.ts";
 import { ListsError, type OnDuplicate } from "../../lists/store.ts";
 import { type ApiError, Errors, capEcho } from "../core/errors.ts";
 import { jsonResponse } from "../core/reply.ts";
+import { ITEM_WORDS } from "./input.ts";
 import { requestState } from "../core/request-state.ts";
 
 export interface Processed {
@@ -70,8 +71,14 @@ export function itemsOf(body: unknown, field: string, request?: Request): string
       : Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string")
         ? (v as string[])
         : null;
-  if (!list || list.some((s) => s === ""))
+  if (!list)
     throw Errors.badRequest(`Invalid request: No valid "${field}" in payload (must be either string or array)`);
+  // Pi-hole's words above are what its clients look for; an empty text is what a person sends from a
+  // form, and is told what to write instead
+  if (list.some((s) => s === ""))
+    throw Errors.badRequest(
+      `${ITEM_WORDS[field as keyof typeof ITEM_WORDS] ?? `Enter the ${field}`}: it cannot be empty`,
+    );
   return list;
 }
 

@@ -24,6 +24,14 @@ export const MAX_LEN = {
   address: 2048,
 } as const;
 
+/** What each item field holds, in the words of a form asking for it (an empty one is refused with them). */
+export const ITEM_WORDS = {
+  name: "Enter a name for the group",
+  domain: "Enter a domain, e.g. example.com",
+  client: "Enter a client: an IP address, subnet, MAC address or host name",
+  address: "Enter the list's address, e.g. https://example.com/hosts.txt",
+} as const;
+
 type ValidationHook = (value: unknown) => string | null;
 
 /** The `name`/`domain`/`client`/`address` field: one string or several, each of at most `maxLength` characters. */
@@ -107,6 +115,8 @@ function addressProblem(address: string): string | null {
       return "not a valid file:// address (file:///path/to/list)";
     }
   } else if (url.hostname === "") return "the address names no host";
+  else if (!isIP(url.hostname.replace(/^\[|\]$/g, "")) && !isHostname(url.hostname))
+    return `"${url.hostname}" is not a host name (letters, digits and hyphens, no label starting or ending with a hyphen; RFC 1123 §2.1)`;
   return null;
 }
 

@@ -40,8 +40,9 @@ const DomainsReply = t.Object({
   total_queries: t.Integer(),
   blocked_queries: t.Integer(),
 });
+// FTL sends "" for a client without a host name here (not null, as /api/queries' client.name does)
 const ClientsReply = t.Object({
-  clients: t.Array(t.Object({ ip: IpAddress(), name: t.Union([t.String(), t.Null()]), count: t.Integer() })),
+  clients: t.Array(t.Object({ ip: IpAddress(), name: t.String(), count: t.Integer() })),
   total_queries: t.Integer(),
   blocked_queries: t.Integer(),
 });
@@ -164,7 +165,7 @@ export function statsRoutes(rt: ApiDeps) {
             : w.clients;
           const rows = topN(clients, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count);
           return {
-            clients: rows.map(([ip, count]) => ({ ip, name: names.get(ip) ?? null, count })),
+            clients: rows.map(([ip, count]) => ({ ip, name: names.get(ip) ?? "", count })),
             total_queries: w.total,
             blocked_queries: w.blocked,
           };
@@ -267,7 +268,7 @@ export function statsRoutes(rt: ApiDeps) {
           );
           const names = clientNames(rt);
           return {
-            clients: x.rows.map((c) => ({ ip: c.k, name: c.name ?? names.get(c.k) ?? null, count: c.n })),
+            clients: x.rows.map((c) => ({ ip: c.k, name: c.name ?? names.get(c.k) ?? "", count: c.n })),
             total_queries: x.total_queries,
             blocked_queries: x.blocked_queries,
           };

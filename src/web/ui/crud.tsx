@@ -3,7 +3,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { get } from "./api.ts";
-import { Button, confirmAction, Toggle, useAction } from "./components.tsx";
+import { Button, confirmAction, Toggle, toast, useAction } from "./components.tsx";
 import { usePoll } from "./poll.ts";
 
 export type Group = { id: number; name: string; enabled: boolean; comment: string | null };
@@ -209,11 +209,12 @@ export function useForm(): {
   return { busy, errors, submit, setErrors };
 }
 
-/** a batch reply from a create/update endpoint: the items it could not process */
-export type Processed = { processed?: { errors: Array<{ item: string; error: string }> } };
+/** a batch reply from a create/update endpoint: the items it could not process, and what may not be meant */
+export type Processed = { processed?: { errors: Array<{ item: string; error: string }> }; warnings?: string[] };
 
-/** the first error a batch reply (processed.errors) reports, thrown as an Error */
+/** the first error a batch reply (processed.errors) reports, thrown as an Error; its warnings as a toast */
 export function throwProcessed(reply: Processed): void {
   const e = reply.processed?.errors?.[0];
   if (e) throw new Error(`${e.item}: ${e.error}`);
+  if (reply.warnings?.length) toast(reply.warnings.join(" "), "warn");
 }

@@ -3,7 +3,7 @@
 // "Resume" gives it back at once (DELETE), which takes nothing from anyone.
 import { useState } from "preact/hooks";
 import { api, enc, get } from "./api.ts";
-import { Button, Field, Modal, useAction } from "./components.tsx";
+import { Button, Field, Modal, toast, useAction } from "./components.tsx";
 import { usePoll } from "./poll.ts";
 
 type Pause = { client: string; until: number | null };
@@ -44,9 +44,12 @@ export function PauseButton({
     e.preventDefault();
     const label = PAUSE_CHOICES.find((c) => c.minutes === minutes)?.label ?? "";
     void run(
-      () => api("POST", `/pauses/${enc(client)}`, { minutes: pauseMinutes(minutes) }),
+      () => api<{ warning?: string }>("POST", `/pauses/${enc(client)}`, { minutes: pauseMinutes(minutes) }),
       `${client} paused ${minutes === "" ? label : `for ${label}`}`,
-    ).then(() => {
+    ).then((r) => {
+      // a pause of a client Moat has not seen is kept, and the reply says it may pause no one
+      const warning = (r as { warning?: string } | undefined)?.warning;
+      if (warning) toast(warning, "warn");
       setAsking(false);
       onDone();
     });

@@ -64,10 +64,10 @@ export async function login(password: string, totp: string): Promise<void> {
 }
 
 /**
- * Ends this session through DELETE /api/auth/session/{id} (204), not DELETE /api/auth, whose 410 of
- * the seed spec the browser logs as an error. Nothing is asked afterwards (a GET /api/auth would be
- * a 401, logged as well): whether the next login needs a 2FA code is known, or given by the caller
- * that just turned it on or off.
+ * Ends this session through DELETE /api/auth/session/{id} (204), not DELETE /api/auth, whose 410 (its
+ * answer outside Pi-hole compatibility mode, docs/pihole-differences.md) the browser logs as an error.
+ * Nothing is asked afterwards (a GET /api/auth would be a 401, logged as well): whether the next login
+ * needs a 2FA code is known, or given by the caller that just turned it on or off.
  */
 export async function logout(totp = session.get().totp): Promise<void> {
   try {

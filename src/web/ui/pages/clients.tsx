@@ -18,7 +18,7 @@ import { PauseButton, usePauses } from "../pause.tsx";
 
 type Client = { id: number; client: string; name: string | null; comment: string | null; groups: number[] };
 type Suggestion = { hwaddr: string; macVendor: string | null; addresses: string; names: string };
-type LogClient = { ip: string; name: string | null; count: number };
+type LogClient = { ip: string; name: string; count: number };
 
 /** the clients of the query log, busiest first: names for the table and suggestions where the
  * network table has no device (no MAC seen: another subnet, a VPN, a container host) */
@@ -136,7 +136,7 @@ export function Clients() {
   const [editing, setEditing] = useState<Client | null>(null);
   const pauses = usePauses();
   const log = useLogClients();
-  const logName = new Map(log.filter((c) => c.name).map((c) => [c.ip, c.name!]));
+  const logName = new Map(log.filter((c) => c.name).map((c) => [c.ip, c.name]));
   const configured = new Set((data ?? []).map((c) => c.client.toLowerCase()));
   return (
     <div class="stack">

@@ -34,7 +34,7 @@ type Upstreams = {
 };
 type Top = {
   domains?: Array<{ domain: string; count: number }>;
-  clients?: Array<{ ip: string; name: string | null; count: number }>;
+  clients?: Array<{ ip: string; name: string; count: number }>;
   total_queries: number;
   blocked_queries: number;
 };

@@ -57,6 +57,22 @@ function Url({ href }: { href: string }) {
   );
 }
 
+/**
+ * What the form takes: an http:// or https:// address (the API checks the host name and says what is
+ * wrong). A file on Moat itself is no list to pick here: file:///etc/passwd was taken and read as one.
+ */
+function addressProblem(address: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(address.trim());
+  } catch {
+    return "Not an address: write the whole URL, e.g. https://example.com/hosts.txt";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `Lists are downloaded: use an http:// or https:// address, not ${url.protocol}//`;
+  return null;
+}
+
 function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List; onDone: (added: boolean) => void }) {
   const [address, setAddress] = useState(initial?.address ?? "");
   const [type, setType] = useState<"block" | "allow">(initial?.type ?? "block");
@@ -68,6 +84,8 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
     void f
       .submit(
         async () => {
+          const problem = initial ? null : addressProblem(address);
+          if (problem) throw new Error(problem);
           const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
           const r = initial
             ? await api<Processed>("PUT", `/lists/${enc(initial.address)}?type=${initial.type}`, body)
@@ -84,7 +102,7 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
         label="Address"
         id="l-address"
         error={f.errors.address}
-        hint="http(s):// or file:// URL of a hosts, domains or ABP list"
+        hint="http:// or https:// address of a hosts, domains or ABP list"
       >
         <input
           id="l-address"

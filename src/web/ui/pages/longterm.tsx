@@ -22,7 +22,7 @@ type ClientHistory = {
 type Summary = { sum_queries: number; sum_blocked: number; percent_blocked: number; total_clients: number };
 type Top = {
   domains?: Array<{ domain: string; count: number }>;
-  clients?: Array<{ ip: string; name: string | null; count: number }>;
+  clients?: Array<{ ip: string; name: string; count: number }>;
   total_queries: number;
   blocked_queries: number;
 };
