@@ -13,6 +13,7 @@ import { commandHelp, usage } from "./commands.ts";
 import { checkConfigFile, prepareDataDir, StartError } from "./core/start-errors.ts";
 import { updateCommand } from "./update/cli.ts";
 import { UpdateRefused } from "./update/index.ts";
+import { migrateCommand, type MigrateFlags } from "./migrate/cli.ts";
 
 export interface CliOptions {
   command: string;
@@ -26,10 +27,27 @@ export interface CliOptions {
   help: boolean;
   /** --reboot (moat update only): reboot into the new version once it is installed */
   reboot: boolean;
+  /** moat migrate's --merge, --replace, --dry-run, --with-history */
+  migrate: MigrateFlags;
 }
 
+const MIGRATE_FLAGS: Record<string, keyof MigrateFlags> = {
+  "--merge": "merge",
+  "--replace": "replace",
+  "--dry-run": "dryRun",
+  "--with-history": "withHistory",
+};
+
 export function parseArgs(argv: string[]): CliOptions {
-  const o: CliOptions = { command: "", args: [], dev: false, init: false, help: false, reboot: false };
+  const o: CliOptions = {
+    command: "",
+    args: [],
+    dev: false,
+    init: false,
+    help: false,
+    reboot: false,
+    migrate: { merge: false, replace: false, dryRun: false, withHistory: false },
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -44,6 +62,7 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === "--dev") o.dev = true;
     else if (a === "--init") o.init = true;
     else if (a === "--reboot") o.reboot = true;
+    else if (MIGRATE_FLAGS[a]) o.migrate[MIGRATE_FLAGS[a]] = true;
     else if (a === "-h" || a === "--help") o.help = true;
     else if (a === "-v" || a === "--version") o.command ||= "version";
     else if (a.startsWith("--")) throw new ConfigError(`unknown option ${a}`);
@@ -51,6 +70,8 @@ export function parseArgs(argv: string[]): CliOptions {
     else o.args.push(a);
   }
   if (o.reboot && o.command !== "update") throw new ConfigError("--reboot belongs to moat update");
+  if (Object.values(o.migrate).some(Boolean) && o.command !== "migrate")
+    throw new ConfigError("--merge, --replace, --dry-run and --with-history belong to moat migrate");
   return o;
 }
 
@@ -152,7 +173,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(text);
     return 0;
   }
-  if (["serve", "password", "totp", "gravity", "teleporter", "update"].includes(o.command)) preparePaths(o);
+  if (["serve", "password", "totp", "gravity", "teleporter", "update", "migrate"].includes(o.command)) preparePaths(o);
   switch (o.command) {
     case "serve": {
       const services = await startServices(resolvePaths(o), loadConfig(o));
@@ -180,6 +201,8 @@ async function main(argv: string[]): Promise<number> {
       return gravityCommand(resolvePaths(o), loadConfig(o));
     case "teleporter":
       return teleporterCommand(o.args, loadConfig(o), resolvePaths(o).dataDir);
+    case "migrate":
+      return migrateCommand(o.args, o.migrate, loadConfig(o, {}), resolvePaths(o).dataDir);
     case "update": {
       const u = loadConfig(o).current.update;
       const settings = { system: u.system, keyring: u.keyring, maxDownloadBytes: u.maxDownload * 1024 * 1024 };
