@@ -26,7 +26,7 @@ export function userRules(plan: Plan, b: ListsBuilder, rules: readonly unknown[]
     const regex = /^\/(.+)\/$/.exec(body);
     const hosts = /^(\S+)\s+([a-z0-9.-]+)$/i.exec(body);
     if (anchored && isHostname(anchored[1]!)) add(allow ? 2 : 3, subtree(anchored[1]!.toLowerCase()), rule);
-    else if (regex && !body.includes("$") && validRegex(regex[1]!)) add(allow ? 2 : 3, regex[1]!, rule);
+    else if (regex && validRegex(regex[1]!)) add(allow ? 2 : 3, regex[1]!, rule);
     else if (!allow && hosts && isIP(hosts[1]!) && isHostname(hosts[2]!)) add(1, hosts[2]!.toLowerCase(), rule);
     else if (isHostname(body) && body.includes(".")) add(allow ? 0 : 1, body.toLowerCase(), rule);
     else

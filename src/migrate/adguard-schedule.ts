@@ -20,6 +20,9 @@ export function minutesOf(v: unknown): number | null {
 
 const hhmm = (min: number) => `${String(Math.floor(min / 60)).padStart(2, "0")}:${String(min % 60).padStart(2, "0")}`;
 
+/** Whether the schedule pauses blocking on any day (one with only a time zone never does). */
+export const hasPause = (s: AdgSchedule) => DAYS.some((d) => s[d] !== undefined);
+
 export function scheduleWindows(s: AdgSchedule): Array<{ days: number[]; start: string; end: string }> {
   const out: Array<{ days: number[]; start: string; end: string }> = [];
   DAYS.forEach((day, i) => {

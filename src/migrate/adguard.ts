@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { SERVICES } from "../filter/services/catalogue.ts";
 import { rewrites, upstreamOf, userRules } from "./adguard-rules.ts";
-import { scheduleWindows, type AdgSchedule } from "./adguard-schedule.ts";
+import { hasPause, scheduleWindows, type AdgSchedule } from "./adguard-schedule.ts";
 import { queryLogRows } from "./adguard-querylog.ts";
 import { ListsBuilder } from "./lists-builder.ts";
 import { perDomainServer } from "./per-domain.ts";
@@ -156,10 +156,10 @@ export function readAdGuard(text: string, name: string, dataDir: string | null):
   // the global blocked services and safe search: the Default group's, and each client group's that uses them
   const global = blockedServices(plan, filtering.blocked_services, "blocked_services");
   const globalSafe = safeSearch(plan, filtering.safe_search ?? filtering.safesearch_enabled, "safe_search");
-  for (const g of [0, ...clientGroups.globalServices]) applyServices(b, g, global);
+  for (const g of [0, ...clientGroups.globalServices]) applyServices(plan, b, g, global);
   for (const g of [0, ...clientGroups.globalSafeSearch]) b.safeSearch(g, globalSafe);
   for (const c of clientGroups.own) {
-    if (c.services) applyServices(b, c.group, c.services);
+    if (c.services) applyServices(plan, b, c.group, c.services);
     if (c.safe) b.safeSearch(c.group, c.safe);
   }
   plan.rows = b;
@@ -189,12 +189,21 @@ function blockedServices(plan: Plan, raw: unknown, from: string): Services {
   return { ids: known, schedule: o.schedule ? (obj(o.schedule) as AdgSchedule) : null };
 }
 
-function applyServices(b: ListsBuilder, group: number, s: Services): void {
+function applyServices(plan: Plan, b: ListsBuilder, group: number, s: Services): void {
   if (!s.ids.length) return;
-  const windows = s.schedule ? scheduleWindows(s.schedule) : null;
   // AdGuard's schedule names when blocking pauses; Moat's, when it blocks: the rest of the week
-  if (windows) b.schedule(group, windows, s.ids);
-  else b.services(group, s.ids);
+  const windows = s.schedule && hasPause(s.schedule) ? scheduleWindows(s.schedule) : null;
+  if (!windows) {
+    b.services(group, s.ids);
+    return;
+  }
+  b.schedule(group, windows, s.ids);
+  const zone = s.schedule?.time_zone;
+  if (zone && zone !== "Local" && zone !== Intl.DateTimeFormat().resolvedOptions().timeZone)
+    plan.notCarried.push({
+      item: `blocked services schedule in ${zone}`,
+      why: "Moat's schedules run in the system's time zone; the times were kept as they are",
+    });
 }
 
 function safeSearch(plan: Plan, raw: unknown, from: string): string[] {
