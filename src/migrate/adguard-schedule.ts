@@ -10,7 +10,7 @@ export interface AdgSchedule {
 const DAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 /** minutes since midnight of AdGuard's "9h30m0s" or milliseconds, or null */
-export function minutesOf(v: unknown): number | null {
+function minutesOf(v: unknown): number | null {
   if (typeof v === "number") return Math.round(v / 60000);
   if (typeof v !== "string") return null;
   const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?$/.exec(v.trim());

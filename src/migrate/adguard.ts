@@ -16,7 +16,7 @@ import { perDomainServer } from "./per-domain.ts";
 import { addToList, newPlan, plural, setSetting, type Plan } from "./plan.ts";
 import { MigrateError } from "./report.ts";
 
-export const ADGUARD_SCHEMAS = { min: 24, max: 34 };
+const ADGUARD_SCHEMAS = { min: 24, max: 34 };
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Obj) : {});
@@ -78,7 +78,7 @@ export function readAdGuard(text: string, name: string, dataDir: string | null):
   }
   const nUp = addToList(plan, "dns.upstreams", ups, "dns.upstream_dns");
   if (nUp) plan.carried.push(plural(nUp, "upstream"));
-  if (perDomain) plan.carried.push(plural(perDomain, "per-domain upstream") + " (as conditional forwarding)");
+  if (perDomain) plan.carried.push(`${plural(perDomain, "per-domain upstream")} (as conditional forwarding)`);
   const mode =
     typeof dns.upstream_mode === "string"
       ? dns.upstream_mode
@@ -149,9 +149,9 @@ export function readAdGuard(text: string, name: string, dataDir: string | null):
       item: `${arr(filtering.rewrites).length} rewrites`,
       why: "rewrites are turned off in AdGuard Home",
     });
-  if (rw.records) plan.carried.push(plural(rw.records, "rewrite") + " (as local DNS records)");
+  if (rw.records) plan.carried.push(`${plural(rw.records, "rewrite")} (as local DNS records)`);
   if (rw.cnames)
-    plan.carried.push(plural(rw.cnames, "rewrite to a name", "rewrites to a name") + " (as local CNAME records)");
+    plan.carried.push(`${plural(rw.cnames, "rewrite to a name", "rewrites to a name")} (as local CNAME records)`);
 
   // the global blocked services and safe search: the Default group's, and each client group's that uses them
   const global = blockedServices(plan, filtering.blocked_services, "blocked_services");
@@ -272,7 +272,7 @@ function clients(plan: Plan, b: ListsBuilder, y: Obj): ClientGroups {
         why: "Moat logs every client (dns.queryLogging is global)",
       });
   }
-  if (n) plan.carried.push(plural(n, "persistent client") + " (each a group of its own)");
+  if (n) plan.carried.push(`${plural(n, "persistent client")} (each a group of its own)`);
   return out;
 }
 

@@ -27,6 +27,8 @@ export interface MigrateOptions {
   dryRun: boolean;
   /** carry the stored queries */
   history: boolean;
+  /** why the stored queries were not carried when `history` is false */
+  historyNote: string;
 }
 
 export interface Target {
@@ -106,7 +108,7 @@ function withScratch(plan: Plan, target: Target, opts: MigrateOptions, scratchDi
       );
     const mode = hasData ? opts.mode! : "new";
     if (opts.history && plan.history) carried.push("stored queries (counted when applied)");
-    else if (plan.history) notCarried.push({ item: "query history", why: "not asked for (--with-history)" });
+    else if (plan.history) notCarried.push({ item: "query history", why: opts.historyNote });
     const report: MigrationReport = { source: plan.source, applied: false, mode, carried, notCarried };
     if (opts.dryRun) return { report, tables: [], settingsChanged: false, leasesChanged: false };
 
@@ -202,7 +204,7 @@ function listLines(map: ListsMap): string[] {
   const domains = [...rowsOf(map, "domainlist").values()];
   DOMAIN_KINDS.forEach((kind, type) => {
     const n = domains.filter((d) => d.type === type).length;
-    if (n) out.push(plural(n, kind, kind.replace(/y$/, "ie") + "s"));
+    if (n) out.push(plural(n, kind, `${kind.replace(/y$/, "ie")}s`));
   });
   const lists = [...rowsOf(map, "adlist").values()];
   const block = lists.filter((l) => l.type !== 1).length;
@@ -211,9 +213,9 @@ function listLines(map: ListsMap): string[] {
   if (allow) out.push(plural(allow, "allow list"));
   const count = (prefix: string) => Object.keys(map).filter((k) => k.startsWith(prefix)).length;
   const services = count("moat_group_service/");
-  if (services) out.push(plural(services, "blocked service") + " (per group)");
+  if (services) out.push(`${plural(services, "blocked service")} (per group)`);
   const safe = count("moat_group_safesearch/");
-  if (safe) out.push(plural(safe, "safe-search engine") + " (per group)");
+  if (safe) out.push(`${plural(safe, "safe-search engine")} (per group)`);
   const sched = count("moat_group_schedule/");
   if (sched) out.push(plural(sched, "schedule"));
   const ups = count("moat_group_upstream/");

@@ -9,9 +9,7 @@ import { withSource, type SourceKind } from "./source.ts";
 /** the child's instruction to answer in one JSON line */
 export const MIGRATE_REPLY_ENV = "MOAT_MIGRATE_REPLY";
 
-export type MigrateChildReply =
-  | ({ ok: true } & Omit<Applied, "report"> & { report: Applied["report"] })
-  | { ok: false; message: string; hint: string };
+export type MigrateChildReply = ({ ok: true } & Applied) | { ok: false; message: string; hint: string };
 
 export interface MigrateFlags {
   merge: boolean;
@@ -33,13 +31,21 @@ export function migrateCommand(args: string[], flags: MigrateFlags, config: Conf
   if (flags.merge && flags.replace) return fail("--merge and --replace exclude each other", "give one of them");
   const kind: SourceKind = what;
   try {
-    // a Pi-hole's history is part of it; AdGuard Home's query log only when asked
-    const history = kind === "pihole" || flags.withHistory;
+    // a Pi-hole's history is part of it; AdGuard Home's query log only when asked. Not in the server's
+    // child: the running server's writer numbers the stored queries, and rows added beside it would collide
+    const history = !json && (kind === "pihole" || flags.withHistory);
     const r = withSource(kind, path ?? "/etc/pihole", flags.withHistory, (plan) =>
       migrate(
         plan,
         { dataDir, config },
-        { mode: flags.merge ? "merge" : flags.replace ? "replace" : undefined, dryRun: flags.dryRun, history },
+        {
+          mode: flags.merge ? "merge" : flags.replace ? "replace" : undefined,
+          dryRun: flags.dryRun,
+          history,
+          historyNote: json
+            ? "carried by the command line (moat migrate) with Moat stopped, not by the API"
+            : "not asked for (--with-history)",
+        },
       ),
     );
     if (json) console.log(JSON.stringify({ ok: true, ...r }));

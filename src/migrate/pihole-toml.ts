@@ -44,7 +44,7 @@ export function piholeToml(plan: Plan, text: string): number {
   const lines = getIn(parsed, ["misc", "dnsmasq_lines"]);
   if (Array.isArray(lines) && lines.length) {
     const c = dnsmasqLines(plan, lines.join("\n"), "pihole.toml misc.dnsmasq_lines");
-    if (c.servers) plan.carried.push(plural(c.servers, "per-domain server") + " (as conditional forwarding)");
+    if (c.servers) plan.carried.push(`${plural(c.servers, "per-domain server")} (as conditional forwarding)`);
   }
   for (const p of changedPaths(text))
     if (!KNOWN.has(p) && !p.startsWith("files.") && p !== "misc.dnsmasq_lines")

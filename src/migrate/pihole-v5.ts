@@ -3,7 +3,7 @@
 import { addToList, setSetting, type Plan } from "./plan.ts";
 
 /** KEY=VALUE lines (quotes removed); later lines win, as when the shell sources the file. */
-export function keyValues(text: string): Map<string, string> {
+function keyValues(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const raw of text.split("\n")) {
     const line = raw.trim();

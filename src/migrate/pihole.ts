@@ -65,7 +65,7 @@ export function readPihole(dir: string, shown = dir): Plan {
   if (hostsNow) plan.carried.push(plural(hostsNow, "local DNS record"));
   if (cnamesNow) plan.carried.push(plural(cnamesNow, "local CNAME record"));
   if (staticNow) plan.carried.push(plural(staticNow, "DHCP reservation"));
-  if (counts.servers) plan.carried.push(plural(counts.servers, "per-domain server") + " (as conditional forwarding)");
+  if (counts.servers) plan.carried.push(`${plural(counts.servers, "per-domain server")} (as conditional forwarding)`);
 
   if (existsSync(join(dir, "gravity.db"))) plan.gravityDb = join(dir, "gravity.db");
   else if (toml === undefined) v5Tables(plan, dir);

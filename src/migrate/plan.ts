@@ -5,13 +5,13 @@ import { LEAVES, coerce } from "../config/index.ts";
 import type { ImportedQuery } from "../querylog/import.ts";
 import type { ListsBuilder } from "./lists-builder.ts";
 
-export interface NotCarried {
+interface NotCarried {
   item: string;
   why: string;
 }
 
 /** Where stored queries come from: a Pi-hole pihole-FTL.db, or rows read from AdGuard Home's query log. */
-export type HistorySource = { kind: "pihole"; file: string } | { kind: "rows"; rows: ImportedQuery[] };
+type HistorySource = { kind: "pihole"; file: string } | { kind: "rows"; rows: ImportedQuery[] };
 
 export interface Plan {
   source: string;

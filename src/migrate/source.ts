@@ -35,7 +35,7 @@ export function withSource<T>(kind: SourceKind, path: string, history: boolean, 
 }
 
 /** The same for the bytes of an uploaded file (`POST /api/action/migrate`). */
-export function withBytes<T>(
+function withBytes<T>(
   kind: SourceKind | "auto",
   bytes: Uint8Array,
   name: string,

@@ -2,7 +2,7 @@
 // checked before anything is allocated, as src/teleporter/zip.ts does for zips.
 import { gunzipSync } from "node:zlib";
 
-export const MAX_UNPACKED = 256 * 1024 * 1024;
+const MAX_UNPACKED = 256 * 1024 * 1024;
 const MAX_ENTRIES = 10_000;
 
 export class TarError extends Error {}

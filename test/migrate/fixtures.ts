@@ -114,7 +114,7 @@ function v5QueryDb(file: string): void {
   db.close();
 }
 
-export function piholeV6Toml(upstream: string, corp: string): string {
+function piholeV6Toml(upstream: string, corp: string): string {
   return `# Pi-hole configuration file (v6.1.0)
 [dns]
   upstreams = [
