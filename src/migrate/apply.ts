@@ -107,6 +107,11 @@ function withScratch(plan: Plan, target: Target, opts: MigrateOptions, scratchDi
         "give --merge to add to it, or --replace to replace its settings and lists (a backup is written first)",
       );
     const mode = hasData ? opts.mode! : "new";
+    if (mode === "merge" && plan.gravityDb && rowsOf(source, "adlist").size > 0)
+      notCarried.push({
+        item: "the lists' downloaded domains",
+        why: "a merge adds the lists only: the next gravity run (moat gravity) fetches their domains",
+      });
     if (opts.history && plan.history) carried.push("stored queries (counted when applied)");
     else if (plan.history) notCarried.push({ item: "query history", why: opts.historyNote });
     const report: MigrationReport = { source: plan.source, applied: false, mode, carried, notCarried };
