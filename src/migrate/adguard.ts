@@ -30,8 +30,11 @@ const ENGINES: Record<string, string> = {
   youtube: "youtube",
 };
 
-/** `dataDir`: the directory whose data/ holds the query log, when the history is asked for. */
-export function readAdGuard(text: string, name: string, dataDir: string | null): Plan {
+/**
+ * `workDir`: AdGuard Home's working directory, whose data/ holds the static leases and the query log
+ * (null for an uploaded file); `history`: read the query log.
+ */
+export function readAdGuard(text: string, name: string, workDir: string | null, history: boolean): Plan {
   let y: Obj;
   try {
     y = obj(parse(text));
@@ -164,11 +167,19 @@ export function readAdGuard(text: string, name: string, dataDir: string | null):
   }
   plan.rows = b;
 
-  dhcp(plan, obj(y.dhcp), dataDir);
+  dhcp(plan, obj(y.dhcp), workDir);
   tls(plan, obj(y.tls));
-  if (dataDir) {
-    const file = join(dataDir, "data", "querylog.json");
-    if (existsSync(file)) plan.history = { kind: "rows", rows: queryLogRows(readFileSync(file, "utf8"), plan) };
+  if (!workDir)
+    plan.notCarried.push({
+      item: "DHCP static leases and the query log",
+      why: "they are in data/leases.json and data/querylog.json beside AdGuardHome.yaml: the command line (moat migrate adguardhome) reads them",
+    });
+  else {
+    const file = join(workDir, "data", "querylog.json");
+    if (!history) {
+      if (existsSync(file))
+        plan.notCarried.push({ item: "query log (data/querylog.json)", why: "not asked for (--with-history)" });
+    } else if (existsSync(file)) plan.history = { kind: "rows", rows: queryLogRows(readFileSync(file, "utf8"), plan) };
     else plan.notCarried.push({ item: "query log", why: `${file} does not exist` });
   }
   return plan;

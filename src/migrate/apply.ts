@@ -197,7 +197,13 @@ function targetHasData(target: Target, gravityDb: Database, queryDb: Database): 
   );
 }
 
-const DOMAIN_KINDS = ["allow entry", "deny entry", "allow regex", "deny regex"];
+/** each domainlist type's name, one and many */
+const DOMAIN_KINDS: Array<[string, string]> = [
+  ["allow entry", "allow entries"],
+  ["deny entry", "deny entries"],
+  ["allow regex", "allow regexes"],
+  ["deny regex", "deny regexes"],
+];
 
 /** The report's lines for the management tables, counted from what was built. */
 function listLines(map: ListsMap): string[] {
@@ -207,9 +213,9 @@ function listLines(map: ListsMap): string[] {
   const clients = rowsOf(map, "client").size;
   if (clients) out.push(plural(clients, "client"));
   const domains = [...rowsOf(map, "domainlist").values()];
-  DOMAIN_KINDS.forEach((kind, type) => {
+  DOMAIN_KINDS.forEach(([one, many], type) => {
     const n = domains.filter((d) => d.type === type).length;
-    if (n) out.push(plural(n, kind, `${kind.replace(/y$/, "ie")}s`));
+    if (n) out.push(plural(n, one, many));
   });
   const lists = [...rowsOf(map, "adlist").values()];
   const block = lists.filter((l) => l.type !== 1).length;

@@ -34,7 +34,7 @@ export function migrateCommand(args: string[], flags: MigrateFlags, config: Conf
     // a Pi-hole's history is part of it; AdGuard Home's query log only when asked. Not in the server's
     // child: the running server's writer numbers the stored queries, and rows added beside it would collide
     const history = !json && (kind === "pihole" || flags.withHistory);
-    const r = withSource(kind, path ?? "/etc/pihole", flags.withHistory, (plan) =>
+    const r = withSource(kind, path ?? "/etc/pihole", { history: flags.withHistory, beside: !json }, (plan) =>
       migrate(
         plan,
         { dataDir, config },

@@ -16,8 +16,15 @@ export const MAX_SOURCE = 50 * 1024 * 1024;
 
 export type SourceKind = "pihole" | "adguardhome";
 
+export interface SourceOptions {
+  /** read AdGuard Home's query log */
+  history: boolean;
+  /** the files beside an AdGuardHome.yaml (data/leases.json, data/querylog.json) are there to read: not for an upload */
+  beside: boolean;
+}
+
 /** Reads `path` (a directory or a file) as `kind`; `run` gets the plan while any scratch copy still exists. */
-export function withSource<T>(kind: SourceKind, path: string, history: boolean, run: (p: Plan) => T): T {
+export function withSource<T>(kind: SourceKind, path: string, o: SourceOptions, run: (p: Plan) => T): T {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
@@ -31,23 +38,16 @@ export function withSource<T>(kind: SourceKind, path: string, history: boolean, 
   }
   if (kind === "pihole" && st.isDirectory()) return run(readPihole(path));
   if (st.size > MAX_SOURCE) throw new MigrateError(`${path} is too large`, `at most ${MAX_SOURCE} bytes`);
-  return withBytes(kind, new Uint8Array(readFileSync(path)), path, history, run);
+  return withBytes(kind, new Uint8Array(readFileSync(path)), path, o, run);
 }
 
-/** The same for the bytes of an uploaded file (`POST /api/action/migrate`). */
-function withBytes<T>(
-  kind: SourceKind | "auto",
-  bytes: Uint8Array,
-  name: string,
-  history: boolean,
-  run: (p: Plan) => T,
-): T {
+function withBytes<T>(kind: SourceKind, bytes: Uint8Array, name: string, o: SourceOptions, run: (p: Plan) => T): T {
   const zip = bytes[0] === 0x50 && bytes[1] === 0x4b;
   const gz = bytes[0] === 0x1f && bytes[1] === 0x8b;
-  if (kind === "adguardhome" || (kind === "auto" && !zip && !gz)) {
+  if (kind === "adguardhome") {
     if (zip || gz)
       throw new MigrateError(`${name} is an archive`, "AdGuard Home's settings are AdGuardHome.yaml, a text file");
-    return run(readAdGuard(new TextDecoder().decode(bytes), name, history ? dirname(name) : null));
+    return run(readAdGuard(new TextDecoder().decode(bytes), name, o.beside ? dirname(name) : null, o.history));
   }
   if (!zip && !gz)
     throw new MigrateError(

@@ -84,6 +84,8 @@ describe("POST /api/action/migrate", () => {
     const body = (await merged.json()) as any;
     expect(merged.status).toBe(200);
     expect(body.mode).toBe("merge");
+    // an upload has no data/ beside it
+    expect(body.notCarried.map((n: { item: string }) => n.item)).toContain("DHCP static leases and the query log");
     expect(existsSync(body.backup)).toBe(true);
     // both installs' entries hold: the Pi-hole one and AdGuard's
     expect(await answer(moat, "denied.example")).toBe("0.0.0.0");
@@ -136,6 +138,9 @@ describe("moat migrate refuses and leaves the target as it was", () => {
       "--replace",
     );
     expect(replaced.code).toBe(0);
+    // data/leases.json beside the file is read; the query log only when asked
+    expect(replaced.stdout).toContain("carried: 1 DHCP static lease");
+    expect(replaced.stdout).toContain("not carried: query log (data/querylog.json): not asked for (--with-history)");
     const backup = /backup of the target before the change: (\S+)/.exec(replaced.stdout)?.[1];
     expect(backup && existsSync(backup)).toBe(true);
     const moat = await startMoat({ dataDir: target });
