@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { AG_QUERIES, adguardInstall, selfSigned } from "./adguard-fixtures.ts";
+import { removeScratch } from "./fixtures.ts";
 import { answer, getJson, migrated } from "./helpers.ts";
 
 let up: Upstream;
@@ -21,6 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([up.stop(), corp.stop()]);
+  removeScratch();
 });
 
 describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (version) => {

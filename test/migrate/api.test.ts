@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { adguardInstall } from "./adguard-fixtures.ts";
-import { piholeV5Archive, piholeV5Dir, piholeV6Dir, scratch } from "./fixtures.ts";
+import { piholeV5Archive, piholeV5Dir, piholeV6Dir, removeScratch, scratch } from "./fixtures.ts";
 import { answer, moatCli } from "./helpers.ts";
 
 let up: Upstream;
@@ -17,6 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([up.stop(), corp.stop()]);
+  removeScratch();
 });
 
 async function post(moat: MoatProcess, file: string, fields: Record<string, string> = {}, sid?: string) {

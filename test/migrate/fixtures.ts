@@ -4,7 +4,7 @@
 // Every one holds the same household, so each test checks the same answers: 127.0.0.2 is a child's
 // device (group "kids"), 127.0.0.3 a parent's.
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -19,8 +19,17 @@ export const V5_PASSWORD = "v5-secret";
 /** queries in each Pi-hole fixture's history */
 export const HISTORY = 40;
 
+const made: string[] = [];
+
+/** A new directory under the system's temporary one, removed by removeScratch(). */
 export function scratch(tag: string): string {
-  return mkdtempSync(join(tmpdir(), `moat-migrate-${tag}-`));
+  const dir = mkdtempSync(join(tmpdir(), `moat-migrate-${tag}-`));
+  made.push(dir);
+  return dir;
+}
+
+export function removeScratch(): void {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 }
 
 const LEASES = `${NOW + 86400} 52:54:00:aa:bb:01 192.168.1.61 laptop 01:52:54:00:aa:bb:01\n`;

@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { HISTORY, V5_PASSWORD, piholeV5Archive, piholeV5Dir, piholeV6Archive, piholeV6Dir } from "./fixtures.ts";
+import {
+  HISTORY,
+  V5_PASSWORD,
+  removeScratch,
+  piholeV5Archive,
+  piholeV5Dir,
+  piholeV6Archive,
+  piholeV6Dir,
+} from "./fixtures.ts";
 import { answer, getJson, loginSid, migrated } from "./helpers.ts";
 
 let up: Upstream;
@@ -15,6 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([up.stop(), corp.stop()]);
+  removeScratch();
 });
 
 const SOURCES = [
