@@ -12,7 +12,7 @@ import { EventBus, type ListTable } from "../core/events.ts";
 import { versionInfo } from "../core/version.ts";
 import { openGravityDb, openQueryDb } from "../db/index.ts";
 import { leasesFile } from "../dhcp/leases.ts";
-import { backupListContents, gravitySetsOf } from "../filter/gravity/tables.ts";
+import { backupListContents, gravityInfo, gravitySetsOf } from "../filter/gravity/tables.ts";
 import { BackupDbError, GRAVITY_PARTS, checkBackupDb, restoreListsFromBackup } from "../lists/backup.ts";
 import { applyListsMap, readListsMap, rowsOf } from "../lists/replicated.ts";
 import { importPiholeQueries, importQueryRows } from "../querylog/import.ts";
@@ -59,6 +59,7 @@ function withScratch(plan: Plan, target: Target, opts: MigrateOptions, scratchDi
   const bus = new EventBus();
   const scratch = openGravityDb(scratchDir, false);
   let source: ListsMap;
+  let listed = 0;
   try {
     if (plan.gravityDb) {
       try {
@@ -77,10 +78,13 @@ function withScratch(plan: Plan, target: Target, opts: MigrateOptions, scratchDi
     }
     if (plan.rows) void applyListsMap(scratch, bus, mergeMaps(readListsMap(scratch), plan.rows.map));
     source = readListsMap(scratch);
+    listed = Number(gravityInfo(scratch, "gravity_count") ?? 0);
   } finally {
     scratch.close();
   }
   const carried = [...plan.carried, ...listLines(source)];
+  if (listed > 0)
+    carried.push(`${plural(listed, "domain")} of the lists' last download (they block before the next gravity run)`);
   const notCarried = [...plan.notCarried];
 
   const changes: Array<{ path: string; value: unknown }> = [];

@@ -46,6 +46,7 @@ function fillGravity(db: Database, v5: boolean): void {
       (5, 1, 'off.example', 0, 'disabled');
     INSERT INTO adlist (id, address, enabled, comment) VALUES (1, 'https://lists.example/hosts.txt', 1, 'main list');
     INSERT INTO gravity (domain, adlist_id) VALUES ('ads.example', 1), ('allowed-ads.example', 1);
+    INSERT OR REPLACE INTO info (property, value) VALUES ('gravity_count', '2');
     INSERT INTO client (id, ip, comment) VALUES (1, '127.0.0.2', 'tablet');
   `);
   // v6's triggers link new rows to the Default group; v5's schema here has none, so the links are written

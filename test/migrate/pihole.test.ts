@@ -68,7 +68,10 @@ describe.each(SOURCES)("moat migrate pihole from $name", ({ make, history, v5 })
       expect(await answer(moat, "denied.example")).toBe("0.0.0.0");
       expect(await answer(moat, "a.tracker.example")).toBe("0.0.0.0");
       expect(await answer(moat, "off.example")).toBe("192.0.2.1");
-      if (!source.endsWith(".tar.gz")) expect(await answer(moat, "ads.example")).toBe("0.0.0.0");
+      if (!source.endsWith(".tar.gz")) {
+        expect(cli.stdout).toContain("carried: 2 domains of the lists' last download");
+        expect(await answer(moat, "ads.example")).toBe("0.0.0.0");
+      }
       expect(await answer(moat, "allowed-ads.example")).toBe("192.0.2.1");
       // the kids group: its client (127.0.0.2) gets its entry, the parent's device does not
       expect(await answer(moat, "kids-only.example", "127.0.0.2")).toBe("0.0.0.0");
