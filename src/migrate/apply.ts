@@ -66,7 +66,7 @@ function withScratch(plan: Plan, target: Target, opts: MigrateOptions, scratchDi
         checkBackupDb(plan.gravityDb);
       } catch (e) {
         if (e instanceof BackupDbError)
-          throw new MigrateError(`gravity.db: ${e.message}`, "the lists were not read; nothing was changed");
+          throw new MigrateError(`gravity.db: ${e.message}`, "the lists could not be read");
         throw e;
       }
       restoreListsFromBackup(
@@ -143,7 +143,7 @@ function withScratch(plan: Plan, target: Target, opts: MigrateOptions, scratchDi
     }
     if (changes.length) {
       const r = target.config.update(changes);
-      if (!r.ok) throw new MigrateError(r.problem.message, `${r.problem.hint} (nothing was changed)`);
+      if (!r.ok) throw new MigrateError(r.problem.message, String(r.problem.hint));
     }
     const tables = new Set<ListTable>();
     const note = (p: { tables: ListTable[] }) => {
