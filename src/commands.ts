@@ -54,6 +54,19 @@ export const COMMANDS: readonly CommandDoc[] = [
       "import FILE: restores one; stop Moat first.",
   },
   {
+    name: "migrate",
+    args: "pihole [DIR|ARCHIVE] | adguardhome FILE",
+    summary: "carry a Pi-hole or AdGuard Home install's settings, lists, clients and history into Moat",
+    details:
+      "pihole [DIR|ARCHIVE]: a Pi-hole v6 or v5 directory (default /etc/pihole) or a Teleporter archive of either\n" +
+      "(.zip, .tar.gz), query history included. adguardhome FILE: AdGuardHome.yaml (schema versions 24 to 34),\n" +
+      "with data/leases.json beside it. Prints what it carried and, one line each, what it could not and why.\n" +
+      "A target that already has data is refused unless --merge (add to it) or --replace (replace its settings\n" +
+      "and lists) is given; it is backed up first (moat-before-migration-*.zip in the data directory).\n" +
+      "--dry-run: the report only, nothing changed. --with-history: also AdGuard Home's data/querylog.json.\n" +
+      "Stop Moat first, or use the API (POST /api/action/migrate) while it runs.",
+  },
+  {
     name: "update",
     args: "[FILE|URL] [--reboot]",
     summary: "install a signed firmware update into the other slot (no argument: the update status)",

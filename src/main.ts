@@ -16,6 +16,7 @@ import { updateContext } from "./update/index.ts";
 import { UpdateRefused } from "./update/index.ts";
 import { healthcheck } from "./core/healthcheck.ts";
 import { serviceCommand } from "./host/service/cli.ts";
+import { migrateCommand, type MigrateFlags } from "./migrate/cli.ts";
 
 export interface CliOptions {
   command: string;
@@ -31,10 +32,27 @@ export interface CliOptions {
   help: boolean;
   /** --reboot (moat update only): reboot into the new version once it is installed */
   reboot: boolean;
+  /** moat migrate's --merge, --replace, --dry-run, --with-history */
+  migrate: MigrateFlags;
 }
 
+const MIGRATE_FLAGS: Record<string, keyof MigrateFlags> = {
+  "--merge": "merge",
+  "--replace": "replace",
+  "--dry-run": "dryRun",
+  "--with-history": "withHistory",
+};
+
 export function parseArgs(argv: string[]): CliOptions {
-  const o: CliOptions = { command: "", args: [], dev: false, init: false, help: false, reboot: false };
+  const o: CliOptions = {
+    command: "",
+    args: [],
+    dev: false,
+    init: false,
+    help: false,
+    reboot: false,
+    migrate: { merge: false, replace: false, dryRun: false, withHistory: false },
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -51,6 +69,7 @@ export function parseArgs(argv: string[]): CliOptions {
     else if (a === "--dev") o.dev = true;
     else if (a === "--init") o.init = true;
     else if (a === "--reboot") o.reboot = true;
+    else if (MIGRATE_FLAGS[a]) o.migrate[MIGRATE_FLAGS[a]] = true;
     else if (a === "-h" || a === "--help") o.help = true;
     else if (a === "-v" || a === "--version") o.command ||= "version";
     else if (a.startsWith("--")) throw new ConfigError(`unknown option ${a}`);
@@ -58,6 +77,8 @@ export function parseArgs(argv: string[]): CliOptions {
     else o.args.push(a);
   }
   if (o.reboot && o.command !== "update") throw new ConfigError("--reboot belongs to moat update");
+  if (Object.values(o.migrate).some(Boolean) && o.command !== "migrate")
+    throw new ConfigError("--merge, --replace, --dry-run and --with-history belong to moat migrate");
   return o;
 }
 
@@ -161,7 +182,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(text);
     return 0;
   }
-  if (["serve", "password", "totp", "gravity", "teleporter", "update"].includes(o.command)) preparePaths(o);
+  if (["serve", "password", "totp", "gravity", "teleporter", "update", "migrate"].includes(o.command)) preparePaths(o);
   switch (o.command) {
     case "serve": {
       const services = await startServices(resolvePaths(o), loadConfig(o));
@@ -189,6 +210,8 @@ async function main(argv: string[]): Promise<number> {
       return gravityCommand(resolvePaths(o), loadConfig(o));
     case "teleporter":
       return teleporterCommand(o.args, loadConfig(o), resolvePaths(o).dataDir);
+    case "migrate":
+      return migrateCommand(o.args, o.migrate, loadConfig(o, {}), resolvePaths(o).dataDir);
     case "update": {
       const ctx = updateContext(loadConfig(o).current, resolvePaths(o).dataDir);
       return updateCommand(o.args, ctx, versionInfo().version, o.reboot);

@@ -18,6 +18,7 @@ import { listRoutes } from "./lists/routes.ts";
 import { searchRoutes } from "./search/routes.ts";
 import { gravityActionRoutes } from "./action/gravity.ts";
 import { tlsActionRoutes } from "./action/tls.ts";
+import { migrateRoutes } from "./action/migrate.ts";
 import { updateRoutes } from "./action/update.ts";
 import { tlsRoutes } from "./tls/routes.ts";
 import { statsRoutes } from "./stats/routes.ts";
@@ -68,6 +69,7 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     searchRoutes(rt),
     gravityActionRoutes(rt),
     tlsActionRoutes(rt),
+    migrateRoutes(rt),
     updateRoutes(rt),
     tlsRoutes(rt),
     fleetRoutes(rt),

@@ -1,0 +1,85 @@
+// POST /api/action/migrate (Moat's own): a Pi-hole Teleporter archive (v6 .zip, v5 .tar.gz) or an
+// AdGuardHome.yaml carried into this Moat, as `moat migrate` does (src/migrate/), in a child process;
+// dryRun=true returns the report without changing anything. Gated as the Teleporter's restore is.
+import { Elysia, t } from "elysia";
+import type { Runtime } from "../../core/runtime.ts";
+import { announceLists } from "../../lists/store.ts";
+import { migrateInChild } from "../../migrate/child.ts";
+import { MigrateError, MigrationReport } from "../../migrate/report.ts";
+import { MAX_SOURCE } from "../../migrate/source.ts";
+import { assertMayChangeConfig } from "../config/changes.ts";
+import { moatOnly } from "../core/route-meta.ts";
+import { Errors } from "../core/errors.ts";
+import { documented } from "../docs/meta.ts";
+
+const Form = t.Object(
+  {
+    file: t.Optional(
+      t.Unknown({ description: `the Teleporter archive or AdGuardHome.yaml (at most ${MAX_SOURCE} bytes)` }),
+    ),
+    mode: t.Optional(
+      t.Union([t.Literal("merge"), t.Literal("replace")], {
+        description: "when this Moat already has data: add to it, or replace its settings and lists (backed up first)",
+      }),
+    ),
+    dryRun: t.Optional(
+      t.Union([t.Literal("true"), t.Literal("false")], { description: "true: the report only, nothing changed" }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export function migrateRoutes(rt: Runtime) {
+  return new Elysia({ name: "action-migrate" }).post(
+    "/action/migrate",
+    async ({ body, request }) => {
+      assertMayChangeConfig(rt, request);
+      const file = (body as { file?: unknown } | undefined)?.file;
+      if (!(file instanceof Blob))
+        throw Errors.badRequest("No file received", 'send multipart/form-data with a "file" field');
+      if (file.size > MAX_SOURCE) throw Errors.badRequest("File too large", `at most ${MAX_SOURCE} bytes`);
+      const dryRun = body.dryRun === "true";
+      try {
+        const r = await migrateInChild(rt.paths, {
+          bytes: new Uint8Array(await file.arrayBuffer()),
+          mode: body.mode,
+          dryRun,
+        });
+        if (!r.report.applied) return r.report;
+        if (r.settingsChanged) {
+          const c = rt.config.reload();
+          if (!c.ok) rt.log("warn", `migrate: the migrated settings were not taken in: ${c.problem.message}`);
+        }
+        if (r.tables.length) announceLists(rt, r.tables);
+        if (r.leasesChanged) rt.events.emit("dhcp-leases-changed", { reason: "migrate" });
+        rt.log("info", `migrate: carried ${r.report.source}: ${r.report.carried.join(", ")}`);
+        for (const n of r.report.notCarried) rt.log("warn", `migrate: not carried: ${n.item}: ${n.why}`);
+        return r.report;
+      } catch (e) {
+        if (e instanceof MigrateError) throw Errors.badRequest(e.message, e.hint);
+        throw e;
+      }
+    },
+    {
+      body: Form,
+      response: MigrationReport,
+      detail: moatOnly(
+        documented(
+          {
+            tags: ["Actions"],
+            summary:
+              "Carry a Pi-hole Teleporter archive or an AdGuardHome.yaml into this Moat (dryRun: the report only)",
+          },
+          {
+            responses: {
+              200: "What was carried and, one entry each, what was not and why",
+              400: "Not a usable file, or this Moat has data and no mode was given (nothing changed)",
+              403: "This session may not change the configuration (app session without webserver.api.app_sudo, CLI session, or misc.readOnly)",
+            },
+            bodyType: "multipart/form-data",
+          },
+        ),
+      ),
+    },
+  );
+}
