@@ -2,16 +2,7 @@
 // and installs it into the other slot, progress on stdout, then with --reboot asks for the reboot that
 // tries it (the request the API's reboot leaves). A refusal is one line on stderr and exit 1.
 import { resolve } from "node:path";
-import {
-  claimUpdate,
-  installPrepared,
-  prepare,
-  progressLine,
-  reboot,
-  UpdateRefused,
-  updateStatus,
-  type UpdateContext,
-} from "./index.ts";
+import { beginUpdate, progressLine, reboot, UpdateRefused, updateStatus, type UpdateContext } from "./index.ts";
 
 export async function updateCommand(
   args: string[],
@@ -34,14 +25,9 @@ export async function updateCommand(
     return 0;
   }
   const source = /^[a-z][a-z0-9+.-]*:\/\//i.test(what) ? { url: what } : { path: resolve(what) };
-  const release = claimUpdate();
-  try {
-    const b = await prepare(ctx, source);
-    console.log(`bundle: version ${b.bundle.version} for ${b.bundle.compatible}, signature good`);
-    console.log(await installPrepared(ctx, b, (p) => console.log(progressLine(p))));
-  } finally {
-    release();
-  }
+  const update = await beginUpdate(ctx, async () => source);
+  console.log(`bundle: version ${update.bundle.version} for ${update.bundle.compatible}, signature good`);
+  console.log(await update.install((p) => console.log(progressLine(p))));
   if (rebootAfter) {
     const plan = await reboot(ctx, runningVersion);
     console.log(`rebooting into slot ${plan.slot ?? "?"}${plan.tryboot ? " to try the new version once" : ""}`);

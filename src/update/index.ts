@@ -42,7 +42,7 @@ export function updateContext(
 }
 
 /** A bundle checked and ready to install; `dispose` removes it when Moat made the copy. */
-export interface PreparedBundle {
+interface PreparedBundle {
   sys: RaucSystem;
   path: string;
   bundle: Bundle;
@@ -54,7 +54,7 @@ export interface PreparedBundle {
  * there, the signature is the project's, the bundle is whole and built for this system. A refusal is
  * recorded as the last result and thrown as UpdateRefused; nothing was written to a slot.
  */
-export async function prepare(ctx: UpdateContext, source: { path: string; owned?: boolean } | { url: string }) {
+async function prepare(ctx: UpdateContext, source: { path: string; owned?: boolean } | { url: string }) {
   const sys = raucSystem(ctx.settings);
   const owned = "url" in source || source.owned === true;
   let path = "";
@@ -74,13 +74,8 @@ export async function prepare(ctx: UpdateContext, source: { path: string; owned?
   }
 }
 
-/** Throws UpdateRefused when this machine cannot take updates: before an upload is read. */
-export function checkAvailable(ctx: UpdateContext): void {
-  raucSystem(ctx.settings);
-}
-
 /** Installs a prepared bundle into the other slot; resolves with the sentence that says so. */
-export async function installPrepared(
+async function installPrepared(
   ctx: UpdateContext,
   b: PreparedBundle,
   onProgress: (p: Progress) => void,
@@ -98,7 +93,7 @@ export const progressLine = (p: Progress) => `${String(p.percent).padStart(3)}% 
 let active = false;
 
 /** One update at a time per process, from the first byte of an upload to the end of the install. */
-export function claimUpdate(): () => void {
+function claimUpdate(): () => void {
   if (active) throw new UpdateRefused("an update is being installed already; try again when it has finished");
   active = true;
   return () => {
@@ -113,4 +108,45 @@ export function claimUpdate(): () => void {
 export function reboot(ctx: UpdateContext, runningVersion: string): Promise<RebootPlan> {
   if (active) throw new UpdateRefused("an update is being installed; reboot when it has finished");
   return requestReboot(ctx.settings, ctx.dataDir, runningVersion);
+}
+
+/** Where a bundle comes from: a file, one Moat wrote (an upload: removed after), or an https:// URL. */
+export type BundleSource = { path: string; owned?: boolean } | { url: string };
+
+/** An update whose bundle was checked: `install` writes it into the other slot, once. */
+export interface StartedUpdate {
+  bundle: Bundle;
+  /** Installs into the other slot; resolves with the sentence that says so. Ends the update's claim. */
+  install: (onProgress: (p: Progress) => void) => Promise<string>;
+}
+
+/**
+ * The one update sequence, the CLI's and the API's: claim the update (one at a time), check this machine
+ * can take one before `obtain` reads anything (an upload, a download), check the bundle (prepare), then
+ * leave the install to the caller, which streams its progress where it likes. A refusal anywhere releases
+ * the claim and throws (UpdateRefused, or what `obtain` threw).
+ */
+export async function beginUpdate(ctx: UpdateContext, obtain: () => Promise<BundleSource>): Promise<StartedUpdate> {
+  const release = claimUpdate();
+  let prepared: PreparedBundle;
+  try {
+    raucSystem(ctx.settings);
+    prepared = await prepare(ctx, await obtain());
+  } catch (e) {
+    release();
+    throw e;
+  }
+  let started = false;
+  return {
+    bundle: prepared.bundle,
+    install: async (onProgress) => {
+      if (started) throw new UpdateRefused("this update was installed already");
+      started = true;
+      try {
+        return await installPrepared(ctx, prepared, onProgress);
+      } finally {
+        release();
+      }
+    },
+  };
 }

@@ -9,16 +9,14 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { streamedResponse } from "../../http/adapter.ts";
 import {
-  checkAvailable,
-  claimUpdate,
-  installPrepared,
-  prepare,
+  beginUpdate,
   progressLine,
   reboot,
   UpdateRefused,
   updateContext,
   updateStatus,
   uploadPath,
+  type StartedUpdate,
   type UpdateContext,
 } from "../../update/index.ts";
 import { assertMayChangeConfig } from "../config/changes.ts";
@@ -85,39 +83,33 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
       async ({ body, request }) => {
         assertMayChangeConfig(rt, request);
         const c = ctx();
-        let release: () => void;
+        const b = (body ?? {}) as { multipart?: boolean; url?: unknown };
+        let update: StartedUpdate;
         try {
-          release = claimUpdate();
-        } catch (e) {
-          throw refused(e);
-        }
-        let prepared: Awaited<ReturnType<typeof prepare>>;
-        try {
-          const b = (body ?? {}) as { multipart?: boolean; url?: unknown };
-          checkAvailable(c);
-          if (b.multipart) {
-            const dest = uploadPath(c.dataDir);
-            const size = await saveFormFile(
-              request.body,
-              request.headers.get("content-type") ?? "",
-              "file",
-              dest,
-              c.settings.maxDownloadBytes,
-              request.headers.get("content-length"),
-            );
-            if (size === null) throw Errors.badRequest("No bundle received", 'field "file" is missing');
-            prepared = await prepare(c, { path: dest, owned: true });
-          } else if (typeof b.url === "string") prepared = await prepare(c, { url: b.url });
-          else
+          update = await beginUpdate(c, async () => {
+            if (b.multipart) {
+              const dest = uploadPath(c.dataDir);
+              const size = await saveFormFile(
+                request.body,
+                request.headers.get("content-type") ?? "",
+                "file",
+                dest,
+                c.settings.maxDownloadBytes,
+                request.headers.get("content-length"),
+              );
+              if (size === null) throw Errors.badRequest("No bundle received", 'field "file" is missing');
+              return { path: dest, owned: true };
+            }
+            if (typeof b.url === "string") return { url: b.url };
             throw Errors.badRequest(
               "No bundle given",
               'send multipart/form-data with a "file" field, or {"url": "<an https: URL>"}',
             );
+          });
         } catch (e) {
-          release();
           throw refused(e);
         }
-        rt.log("info", `update: installing version ${prepared.bundle.version}`);
+        rt.log("info", `update: installing version ${update.bundle.version}`);
         const enc = new TextEncoder();
         const stream = new ReadableStream<Uint8Array>({
           async start(out) {
@@ -132,7 +124,7 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
               }
             };
             try {
-              const done = await installPrepared(c, prepared, (p) => line(progressLine(p)));
+              const done = await update.install((p) => line(progressLine(p)));
               rt.log("info", `update: ${done}`);
               line(done);
             } catch (e) {
@@ -140,7 +132,6 @@ export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "ver
               rt.log("warn", `update: ${why}`);
               line(why);
             } finally {
-              release();
               if (!gone) out.close();
             }
           },
