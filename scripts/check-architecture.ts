@@ -2,7 +2,10 @@
 //  1. no import cycle between files (type imports included: a cycle is a cycle to a reader);
 //  2. no value-import cycle between folders (src/<folder>/...; `import type` does not tie folders);
 //  3. every SQL statement on a table lives in that table's owner (TABLE_OWNERS below);
-//  4. every folder imports only the folders its README's "May import:" line names.
+//  4. every folder imports only the folders its README's "May import:" line names;
+//  5. the filter's life cycle has one owner: only src/services.ts starts the FilterService, and nothing
+//     outside src/filter/service.ts makes a FilterEngine (a list change goes api → lists → core → filter,
+//     and DNS only reads the snapshot and hears its swaps: src/filter/README.md).
 // Run: bun scripts/check-architecture.ts [--graph]   (exit 1 and one line per finding when broken)
 import ts from "typescript";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -275,6 +278,23 @@ function readmeProblems(edges: Edge[]): string[] {
   return out;
 }
 
+/** Rule 5: the owner of the filter's life cycle (src/filter/service.ts), started by src/services.ts alone. */
+function lifecycleProblems(edges: Edge[], texts: Map<string, string>): string[] {
+  const out: string[] = [];
+  const service = join(SRC, "filter/service.ts");
+  for (const e of edges) {
+    if (e.to === service && !e.typeOnly && e.from !== join(SRC, "services.ts"))
+      out.push(
+        `${relative(ROOT, e.from)} imports the FilterService: only src/services.ts starts it (a type import suffices)`,
+      );
+  }
+  for (const [f, text] of texts) {
+    if (f !== service && /\bnew FilterEngine\b/.test(text))
+      out.push(`${relative(ROOT, f)} makes a FilterEngine: the filter's life cycle is src/filter/service.ts's`);
+  }
+  return out;
+}
+
 function main(): number {
   const files = walk(SRC);
   const texts = new Map(files.map((f) => [f, readFileSync(f, "utf8")]));
@@ -345,6 +365,7 @@ function main(): number {
   }
 
   problems.push(...readmeProblems(edges));
+  problems.push(...lifecycleProblems(edges, texts));
 
   for (const p of problems) console.log(p);
   console.log(

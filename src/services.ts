@@ -12,7 +12,9 @@ import type { Paths, Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
 import { Messages } from "./messages/messages.ts";
-import { DnsServer } from "./dns/server.ts";
+import { DnsServer, snapshotForThreads } from "./dns/server.ts";
+import { FilterService } from "./filter/service.ts";
+import { POLICIES } from "./policies/registry.ts";
 import { GravityService } from "./filter/gravity/runner.ts";
 import { watchDnssecUpstream } from "./notices/dnssec-upstream.ts";
 import { noticeListFailures } from "./notices/list-failures.ts";
@@ -84,32 +86,44 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
   );
 
   try {
-    // the schedule starts before DNS and the fleet: while DNS is not up a run's closing log line has
-    // no count, and until the fleet has joined this node runs its own schedule
-    let dnsUp: DnsServer | null = null;
+    // the schedule starts before the filter, DNS and the fleet: while the filter is not up a run's
+    // closing log line has no count, and until the fleet has joined this node runs its own schedule
+    let filterUp: FilterService | null = null;
     let joined: Fleet | null = null;
     const gravity = new GravityService({
       ...runtime,
-      gravitySize: () => dnsUp?.filter().gravity,
+      gravitySize: () => filterUp?.counts().gravity,
       mayRunSchedule: () => joined?.gravity.mayRunSchedule() ?? true,
     });
     gravity.startSchedule();
     stoppers.push(() => gravity.stop());
+    // the filter's life cycle (src/filter/service.ts): its first snapshot is built before DNS listens;
+    // the host names of clients are those the DNS server's PTR lookups find, asked only once it runs
+    const filter = new FilterService({
+      ...runtime,
+      log: dnsLog,
+      policies: POLICIES,
+      hostnameOf: (ip): string | null => dns.names.nameOf(ip),
+      prepare: snapshotForThreads(config),
+    });
     const dns = new DnsServer({
       ...runtime,
       log: dnsLog,
       sink,
       recentClients: () => stats.window.clients.keys(),
       tls,
+      filter,
+    });
+    await filter.start();
+    filterUp = filter;
+    stoppers.push(() => {
+      filterUp = null;
+      filter.stop();
     });
     await dns.start();
-    dnsUp = dns;
-    stoppers.push(async () => {
-      dnsUp = null;
-      await dns.stop();
-    });
+    stoppers.push(() => dns.stop());
     // after DNS listens: the fleet only ever changes what DNS already answers with
-    const fleet = startFleet({ ...runtime, dns });
+    const fleet = startFleet({ ...runtime, dns, filter });
     if (fleet) {
       joined = fleet;
       stoppers.push(() => fleet.stop());
@@ -144,7 +158,17 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     const ntp = startNtpService(runtime);
     stoppers.push(() => ntp.stop());
     // last: every service the API shows runs before it answers and stops after it
-    const http = await startHttp({ ...runtime, dns, dhcp: dhcp.handle, stats, tls, gravity, fleet, fleetHistory });
+    const http = await startHttp({
+      ...runtime,
+      dns,
+      filter,
+      dhcp: dhcp.handle,
+      stats,
+      tls,
+      gravity,
+      fleet,
+      fleetHistory,
+    });
     stoppers.push(() => http.stop());
     // said once every listener is up: a port that fails after DNS started must not read as a success
     console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);

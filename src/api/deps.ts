@@ -4,6 +4,7 @@
 import type { Runtime } from "../core/runtime.ts";
 import type { DhcpHandle } from "../dhcp/service.ts";
 import type { DnsHandle } from "../dns/server.ts";
+import type { FilterHandle } from "../filter/service.ts";
 import type { GravityService } from "../filter/gravity/runner.ts";
 import type { Fleet } from "../fleet/fleet.ts";
 import type { FleetHistory } from "../fleet/pg-history.ts";
@@ -12,6 +13,8 @@ import type { TlsStore } from "../tls/store.ts";
 
 export interface ApiDeps extends Runtime {
   dns: DnsHandle;
+  /** the filter snapshot: its sizes, and restartdns's rebuild */
+  filter: FilterHandle;
   /** the DHCP leases and counters (the lease database is read even while DHCP is off) */
   dhcp: DhcpHandle;
   /** the statistics and the query log */

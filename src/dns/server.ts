@@ -1,14 +1,15 @@
 // The DNS service: UDP and TCP listeners on dns.port (dual-stack), the resolver (engine.ts), and,
 // with dns.threads > 1, the extra DNS threads that share the UDP port through SO_REUSEPORT
 // (threads/). Settings apply live: upstreams, cache size, the port, the threads and the local records.
+// The filter snapshot is src/filter/service.ts's: this server reads the one in force and hands each new
+// one to its other threads.
 import { availableParallelism } from "node:os";
 import type { TCPSocketListener } from "bun";
 import type { Runtime } from "../core/runtime.ts";
-import type { ListTable } from "../core/events.ts";
+import type { ConfigStore } from "../config/index.ts";
 import type { QuerySink } from "../query/record.ts";
 import type { TlsStore } from "../tls/store.ts";
-import { FilterEngine } from "../filter/snapshot.ts";
-import { POLICIES } from "../policies/registry.ts";
+import type { FilterHandle } from "../filter/service.ts";
 import type { Pending } from "./context.ts";
 import type { CacheCounters } from "./cache.ts";
 import type { UpstreamStats } from "./forwarder.ts";
@@ -24,30 +25,22 @@ import type { LeaseNames } from "./threads/protocol.ts";
 import { sumCache, sumOrigins, sumUpstreams } from "./threads/sums.ts";
 import { inSharedMemory } from "./threads/shared-snapshot.ts";
 
-interface DnsDeps extends Pick<Runtime, "config" | "paths" | "queryDb" | "events" | "blocking" | "log"> {
+interface DnsDeps extends Pick<Runtime, "config" | "queryDb" | "events" | "blocking" | "log"> {
   /** where each answered query's record goes (the statistics, and the fleet's history when it is on) */
   sink: QuerySink;
   /** the clients seen lately, whose host names the PTR lookups find */
   recentClients: () => Iterable<string>;
   /** the certificate DNS over TLS serves */
   tls: TlsStore;
+  /** the filter snapshot in force, and its swaps to hand to the other DNS threads (src/filter/service.ts) */
+  filter: Pick<FilterHandle, "current" | "onSwap">;
 }
 
 /** What the API and the other services see of the DNS engine (src/services.ts alone starts and stops it). */
 export interface DnsHandle {
   cache(): CacheCounters;
-  /** filter snapshot generation and sizes */
-  filter(): {
-    generation: number;
-    builtAt: number;
-    gravity: number;
-    antigravity: number;
-    allow: number;
-    deny: number;
-    regex: number;
-  };
-  /** restartdns: empties every DNS thread's cache and rebuilds the filter snapshot; resolves once both are done */
-  restart(): Promise<void>;
+  /** restartdns (with the filter's rebuild): empties every DNS thread's cache; resolves once all are empty */
+  flushCache(): Promise<void>;
   /** one query from a DoH client: the same chain, policy and query log as UDP (`clientId` from the URL) */
   query(msg: Uint8Array, client: string, clientId: string | null): Pending;
   /** client address → host name, as far as the PTR lookups found them */
@@ -67,12 +60,16 @@ function threadCount(setting: number): number {
   return Math.max(1, setting === 0 ? availableParallelism() : setting);
 }
 
+/** What the filter applies to each build's data: with other DNS threads to post it to, shared memory. */
+export function snapshotForThreads(config: ConfigStore): <T extends object>(data: T) => T {
+  return (data) => (threadCount(config.current.dns.threads) > 1 ? inSharedMemory(data) : data);
+}
+
 export class DnsServer implements DnsHandle {
   port: number;
   private udp: UdpListeners | null = null;
   private tcp: TCPSocketListener<TcpState>[] = [];
   private threads: DnsThreads | null = null;
-  readonly filterEngine: FilterEngine;
   /** host names of the clients (PTR lookups through our own chain) */
   readonly names: ClientNames;
   private readonly engine: QueryEngine;
@@ -89,17 +86,9 @@ export class DnsServer implements DnsHandle {
       lookupPtr: (ip) => this.lookupPtr(ip),
       db: rt.queryDb,
       changed: (ip) => {
-        this.filterEngine.current.forget(ip);
+        this.rt.filter.current.forget(ip);
         void this.threads?.name(ip, this.names.nameOf(ip));
       },
-    });
-    this.filterEngine = new FilterEngine({
-      dbPath: rt.paths.gravityDb,
-      policies: POLICIES,
-      log: rt.log,
-      clientOpts: { hostnameOf: (ip) => this.names.nameOf(ip) },
-      prepare: (data) => (threadCount(rt.config.current.dns.threads) > 1 ? inSharedMemory(data) : data),
-      published: (snap, domainsOnly) => this.threads?.snapshot(snap, domainsOnly),
     });
     this.engine = new QueryEngine({
       config: rt.config,
@@ -108,7 +97,7 @@ export class DnsServer implements DnsHandle {
       log: rt.log,
       rateLimited: (client, seconds) => this.rateLimited(client, seconds),
       loop: (upstream) => void rt.events.emit("forwarding-loop", { upstream }),
-      snapshot: () => this.filterEngine.current,
+      snapshot: () => this.rt.filter.current,
       certName: () => certificateName(rt.tls),
     });
     this.tcpConns = new TcpConnections(
@@ -120,18 +109,8 @@ export class DnsServer implements DnsHandle {
   private dot: DotListener | null = null;
 
   async start(): Promise<void> {
-    // the promise tells the API when the new snapshot answers queries (read-your-writes); a change of
-    // the domainlist alone rebuilds only the domain entries (src/filter/snapshot.ts)
-    const changed = ({ tables }: { tables: ListTable[] }) => this.filterEngine.changed(tables);
-    // Listening before the first build: a change of gravity.db while it runs (the gravity child of
-    // a server killed a moment ago committing; GravityService notices it within a second) is then a
-    // rebuild after this one, not an event nobody heard, which left the old lists in force.
-    this.unsub.push(
-      this.rt.events.on("lists-changed", changed),
-      this.rt.events.on("lists-changed-remote", changed),
-      this.rt.events.on("gravity-updated", () => this.filterEngine.rebuild()),
-    );
-    await this.filterEngine.start();
+    // each new snapshot goes to the other DNS threads; the filter's change resolves once they have it
+    this.unsub.push(this.rt.filter.onSwap((snap, domainsOnly) => this.threads?.snapshot(snap, domainsOnly)));
     await this.engine.start();
     await this.listen(this.port);
     this.listenTls(this.rt.config.current.dns.tls.port, false);
@@ -217,7 +196,7 @@ export class DnsServer implements DnsHandle {
           iface,
           config: this.rt.config,
           blocking: this.rt.blocking,
-          snapshot: () => this.filterEngine.current,
+          snapshot: () => this.rt.filter.current,
           leases: () => this.leaseNames,
           names: () => this.names.known(),
           // read now: DoT or DoH may be switched on later, and a thread has no certificate of its own
@@ -344,23 +323,9 @@ export class DnsServer implements DnsHandle {
     );
   }
 
-  filter() {
-    const s = this.filterEngine.current;
-    return {
-      generation: this.filterEngine.generation,
-      builtAt: s.builtAt,
-      gravity: s.gravity.size + s.gravityAbp.size,
-      antigravity: s.antigravity.size + s.antigravityAbp.size,
-      allow: s.allowExact.size,
-      deny: s.denyExact.size,
-      regex: s.allowRegex.length + s.denyRegex.length,
-    };
-  }
-
-  async restart(): Promise<void> {
+  async flushCache(): Promise<void> {
     this.engine.cache.clear();
     await this.threads?.flush();
-    await this.filterEngine.rebuild();
   }
 
   clientNames(): Iterable<[string, string]> {
@@ -394,6 +359,5 @@ export class DnsServer implements DnsHandle {
     this.tcpConns.stop();
     this.dot?.stop();
     this.engine.stop();
-    this.filterEngine.stop();
   }
 }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Runtime } from "../core/runtime.ts";
 import type { DnsHandle } from "../dns/server.ts";
+import type { FilterHandle } from "../filter/service.ts";
 import { configKind } from "./config-state.ts";
 import { ListsKind } from "./lists-state.ts";
 import { isSharedKey } from "./shared-keys.ts";
@@ -51,8 +52,9 @@ export interface FleetStatus {
 
 interface FleetDeps
   extends Pick<Runtime, "config" | "paths" | "gravityDb" | "queryDb" | "events" | "blocking" | "log"> {
-  /** a restartdns from another node restarts this node's DNS too */
-  dns: Pick<DnsHandle, "restart">;
+  /** a restartdns from another node restarts this node's DNS too: its caches and its filter */
+  dns: Pick<DnsHandle, "flushCache">;
+  filter: Pick<FilterHandle, "rebuild">;
 }
 
 export function defaultNodeName(rt: Pick<Runtime, "config">): string {
@@ -169,7 +171,8 @@ export class Fleet {
   private async onAction(action: string, from: string): Promise<void> {
     if (from === this.node || action !== "restartdns") return;
     this.rt.log("info", `fleet: restartdns from ${from}: flushing the cache and reloading the lists`);
-    await this.rt.dns.restart();
+    await this.rt.dns.flushCache();
+    await this.rt.filter.rebuild();
     await this.rt.events.emit("dns-restarted", { origin: "fleet" });
   }
 

@@ -21,7 +21,8 @@ export function actionRoutes(rt: ApiDeps) {
       async () => {
         allowDestructive(rt, "Restarting DNS is not allowed");
         rt.log("info", "restartdns: reloading lists and DNS service");
-        await rt.dns.restart();
+        await rt.dns.flushCache();
+        await rt.filter.rebuild();
         rt.events.emit("dns-restarted", { origin: "api" });
         return { status: "success" as const };
       },

@@ -1,6 +1,7 @@
 // The DNS engine's counters as /api/info/metrics, /api/info/ftl, /api/padd, /api/stats/summary and
 // /metrics show them.
 import type { DnsHandle } from "../../dns/server.ts";
+import type { FilterHandle } from "../../filter/service.ts";
 
 interface DnsCounters {
   cache: {
@@ -26,10 +27,10 @@ interface DnsCounters {
 }
 
 /** The counters, or undefined when the engine cannot say (the API then shows null). */
-export function dnsCounters(rt: { dns: DnsHandle }): DnsCounters | undefined {
+export function dnsCounters(rt: { dns: DnsHandle; filter: FilterHandle }): DnsCounters | undefined {
   try {
     const c = rt.dns.cache();
-    const f = rt.dns.filter();
+    const f = rt.filter.counts();
     return {
       cache: {
         size: c.max,
