@@ -190,7 +190,11 @@ export const schema = {
         "Resolve names from the root servers instead of forwarding them to dns.upstreams: each authority sees only the part of the name it serves",
         moat,
       ),
-      rootHints: str("", "A root-hints file (named.root syntax) to start from; empty: IANA's root servers, built in", moat),
+      rootHints: str(
+        "",
+        "A root-hints file (named.root syntax) to start from; empty: IANA's root servers, built in",
+        moat,
+      ),
     },
     revServers: strings([], "Conditional forwarding: '<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]'", {
       each: v.revServer,

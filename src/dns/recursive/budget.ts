@@ -5,17 +5,17 @@
 // time. Spent, the query ends in SERVFAIL with an Extended DNS Error (RFC 8914) that says which.
 import { nameKey } from "../dnssec/names.ts";
 
-export const MAX_SENT = 32;
+const MAX_SENT = 32;
 export const MAX_RESTARTS = 11;
 export const MAX_REFERRALS = 30;
 /** glueless names of one zone's NS set looked up for one client query (unbound resolves a few at a time) */
 export const GLUELESS_PER_ZONE = 3;
 /** glueless lookups for one client query in all */
-export const MAX_GLUELESS = 8;
+const MAX_GLUELESS = 8;
 /** a name server's address that needs another's that needs another's ... */
 export const MAX_DEPTH = 4;
 /** one client query's resolution; a loop ends in SERVFAIL before a client's usual 5 s timeout */
-export const TIME_MS = 3500;
+const TIME_MS = 3500;
 /** one authority's UDP answer (unbound starts at 376 ms and backs off; a home network sees ~30–300 ms) */
 export const SERVER_TIMEOUT_MS = 900;
 

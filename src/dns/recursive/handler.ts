@@ -14,7 +14,7 @@ import { loadHints } from "./hints.ts";
 import { Iterator, isFailure } from "./iterator.ts";
 
 /** what the query log and the upstream statistics show as the answer's source */
-export const RECURSIVE_UPSTREAM = "recursive";
+const RECURSIVE_UPSTREAM = "recursive";
 
 export class RecursiveHandler implements Handler {
   readonly name = "recursive";
@@ -60,7 +60,10 @@ export class RecursiveHandler implements Handler {
         const why = b.reason ?? o;
         ctx.reply = Reply.SERVFAIL;
         ctx.ede = why.ede;
-        const out = buildReply(ctx.query, ctx.q, RCODE.SERVFAIL, undefined, undefined, { code: why.ede, text: why.text });
+        const out = buildReply(ctx.query, ctx.q, RCODE.SERVFAIL, undefined, undefined, {
+          code: why.ede,
+          text: why.text,
+        });
         ctx.upstreamMessage = walkMessage(out);
         return out;
       }

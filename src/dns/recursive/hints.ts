@@ -26,7 +26,7 @@ const IANA: [string, string, string][] = [
   ["m", "202.12.27.33", "2001:dc3::35"],
 ];
 
-export const IANA_ROOTS: readonly RootServer[] = IANA.map(([l, v4, v6]) => ({
+const IANA_ROOTS: readonly RootServer[] = IANA.map(([l, v4, v6]) => ({
   name: nameFromText(`${l}.root-servers.net`)!,
   addrs: [v4, v6],
 }));

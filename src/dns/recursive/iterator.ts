@@ -9,7 +9,7 @@ import { equalNames, isBelow, labelCount, nameKey, parentOf, suffix } from "../d
 import { RCODE, TYPE, getU16, walkMessage } from "../wire.ts";
 import { AA } from "../wire.ts";
 import {
-  Budget,
+  type Budget,
   EDE_NO_AUTHORITY,
   EDE_OTHER,
   MAX_DEPTH,
@@ -121,7 +121,11 @@ export class Iterator {
           minimise = false;
           continue;
         }
-        return { rcode: m.rcode, answers, authority: recs.filter((x) => x.section === 1 && NEGATIVE.has(x.type) && inZone(x)) };
+        return {
+          rcode: m.rcode,
+          answers,
+          authority: recs.filter((x) => x.section === 1 && NEGATIVE.has(x.type) && inZone(x)),
+        };
       }
       if (answers.length === 0 && ns.length && !soa && !(m.flags & AA)) {
         // a referral: only downwards, towards the name
@@ -152,9 +156,7 @@ export class Iterator {
         steps++;
         continue;
       }
-      const authority = answers.length
-        ? []
-        : recs.filter((x) => x.section === 1 && NEGATIVE.has(x.type) && inZone(x));
+      const authority = answers.length ? [] : recs.filter((x) => x.section === 1 && NEGATIVE.has(x.type) && inZone(x));
       return { rcode: m.rcode, answers, authority };
     }
   }
