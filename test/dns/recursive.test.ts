@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Subprocess, udp } from "bun";
 import { BUN, ROOT, freePort, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { GLUELESS_PER_ZONE } from "../../src/dns/recursive/budget.ts";
+import { buildHierarchy } from "./dnssec-hierarchy.ts";
 import { ask, encodeQuery, sendUdp, until, type Reply } from "./helpers.ts";
 
 const IN_NAMESPACE = process.env.MOAT_RECURSIVE_NETNS === "1";
@@ -232,6 +233,59 @@ if (!IN_NAMESPACE) {
         expect(r.rcode).toBe("SERVFAIL");
         expect(r.ede).toEqual({ code: 0, text: why });
         expect((await ask(unboundPort, name, { timeoutMs: 8000 })).rcode).toBe(unbound);
+      });
+  });
+
+  // dnssec-hierarchy.sh's signed zones, all on one nsd at 127.0.0.1:53: validation in recursive mode, its
+  // DNSKEY and DS queries resolved from the root too (no upstream is set)
+  describe("dns.recursive with dns.dnssec", () => {
+    let dir: string;
+    let moat: MoatProcess;
+    let nsd: Subprocess | undefined;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "moat-recursive-dnssec-"));
+      writeFileSync(join(dir, "trap.keys"), "");
+      writeFileSync(join(dir, "trap.sigs"), "");
+      const anchor = buildHierarchy(dir, 53);
+      writeFileSync(join(dir, "root.hints"), ". NS a.root.\na.root. A 127.0.0.1\n");
+      nsd = Bun.spawn(["nsd", "-d", "-c", join(dir, "nsd.conf")], { stdout: "ignore", stderr: "ignore" });
+      await until(
+        async () => (await sendUdp(53, encodeQuery(".", { type: "SOA" }), "127.0.0.1", 500)) !== null,
+        10_000,
+        "nsd",
+      );
+      moat = await startMoat({
+        env: {
+          FTLCONF_dns_recursive_active: "true",
+          FTLCONF_dns_recursive_rootHints: join(dir, "root.hints"),
+          FTLCONF_dns_upstreams: "",
+          FTLCONF_dns_dnssec: "true",
+          FTLCONF_dns_trustAnchors: anchor,
+        },
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await moat?.dispose();
+      nsd?.kill();
+      await nsd?.exited;
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const [name, type, rcode, ad] of [
+      ["www.secure.test", "A", "NOERROR", true],
+      ["alias.secure.test", "A", "NOERROR", true],
+      ["nx.secure.test", "A", "NXDOMAIN", true],
+      ["www.nsec3.test", "A", "NOERROR", true],
+      ["secure.test", "DS", "NOERROR", true],
+      ["www.insecure.test", "A", "NOERROR", false],
+      ["www.expired.test", "A", "SERVFAIL", false],
+      ["www.badds.test", "A", "SERVFAIL", false],
+    ] as const)
+      test(`${name} ${type}: ${rcode}${ad ? " with AD" : ""}`, async () => {
+        const r = await ask(moat.dnsPort, name, { type, dnssecOk: true, timeoutMs: 8000 });
+        expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe(`${rcode} ${ad}`);
       });
   });
 }
