@@ -34,7 +34,7 @@ soa() { local o=${1#.}; echo "\$ORIGIN $1"; echo "\$TTL 300"; echo "@ SOA ns.$o 
   echo "nxns NS ns.nxns"; echo "ns.nxns A 127.0.3.1"
 } >test.zone
 big=$(for i in $(seq 1 12); do printf '"%0200d" ' "$i"; done)
-{ soa plain.test.; echo "@ NS ns"; echo "ns A 127.0.3.1"; echo "www A 192.0.2.1"; echo "big TXT $big"; } >plain.test.zone
+{ soa plain.test.; echo "@ NS ns"; echo "ns A 127.0.3.1"; echo "www A 192.0.2.1"; echo "big TXT $big"; echo "*.wild A 192.0.2.9"; } >plain.test.zone
 { soa one.test.; echo "@ NS ns"; echo "ns A 127.0.3.1"; echo "a CNAME b.two.test."; } >one.test.zone
 { soa two.test.; echo "@ NS ns"; echo "ns A 127.0.3.1"; echo "b CNAME c.three.test."; } >two.test.zone
 { soa three.test.; echo "@ NS ns"; echo "ns A 127.0.3.1"; echo "c A 192.0.2.3"; } >three.test.zone

@@ -191,21 +191,27 @@ export class Iterator {
   ): Promise<Response | Failure> {
     const { query, end } = authorityQuery(qn, qt, dnssecOk);
     for (;;) {
-      const addrs = cut.servers.flatMap((s) => s.addrs).filter((ip) => !excluded.has(ip));
-      for (const ip of this.net.order([...new Set(addrs)])) {
-        const stop = b.spent();
-        if (stop) return stop;
-        b.sent++;
-        const wait = Math.min(SERVER_TIMEOUT_MS, b.deadline - performance.now());
-        const a = await this.net.ask(ip, query, end, wait);
-        const m = a && walkMessage(a);
-        const recs = m && sameQuestion(a, qn, qt) ? recordsOf(a, m) : null;
-        if (!m || !recs || (m.rcode !== RCODE.NOERROR && m.rcode !== RCODE.NXDOMAIN)) {
-          excluded.add(ip); // silent, REFUSED, SERVFAIL, garbage: lame for this zone, for this query
-
-          continue;
+      // a server that did not answer is asked once more (a datagram may be lost) after the others
+      for (let round = 0; round < 2; round++) {
+        const addrs = cut.servers.flatMap((s) => s.addrs).filter((ip) => !excluded.has(ip));
+        for (const ip of this.net.order([...new Set(addrs)])) {
+          const stop = b.spent();
+          if (stop) return stop;
+          b.sent++;
+          const wait = Math.min(SERVER_TIMEOUT_MS, b.deadline - performance.now());
+          const a = await this.net.ask(ip, query, end, wait);
+          if (!a) {
+            if (round === 1) excluded.add(ip);
+            continue;
+          }
+          const m = walkMessage(a);
+          const recs = m && sameQuestion(a, qn, qt) ? recordsOf(a, m) : null;
+          if (!m || !recs || (m.rcode !== RCODE.NOERROR && m.rcode !== RCODE.NXDOMAIN)) {
+            excluded.add(ip); // REFUSED, SERVFAIL, garbage: lame for this zone, for this query
+            continue;
+          }
+          return { m, recs, ip };
         }
-        return { m, recs, ip };
       }
       if (!(await this.lookUpGlueless(cut, b, depth))) break;
     }
