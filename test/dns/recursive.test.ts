@@ -234,6 +234,17 @@ if (!IN_NAMESPACE) {
         expect(r.ede).toEqual({ code: 0, text: why });
         expect((await ask(unboundPort, name, { timeoutMs: 8000 })).rcode).toBe(unbound);
       });
+
+    // last: it stops the root server
+    test("a warm resolution starts at the zone cut it learnt: a new name resolves with the root gone", async () => {
+      await both("www.plain.test");
+      const root = procs[0]!;
+      root.kill();
+      await root.exited;
+      expect(records(await ask(moat.dnsPort, "n1.wild.plain.test", { timeoutMs: 8000 }))).toEqual([
+        "n1.wild.plain.test A 192.0.2.9",
+      ]);
+    });
   });
 
   // dnssec-hierarchy.sh's signed zones, all on one nsd at 127.0.0.1:53: validation in recursive mode, its
