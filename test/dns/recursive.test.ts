@@ -140,6 +140,7 @@ if (!IN_NAMESPACE) {
           FTLCONF_dns_recursive_active: "true",
           FTLCONF_dns_recursive_rootHints: join(dir, "root.hints"),
           FTLCONF_dns_upstreams: "",
+          FTLCONF_webserver_api_metricsToken: "t0ken",
         },
       });
     }, 60_000);
@@ -234,6 +235,21 @@ if (!IN_NAMESPACE) {
         expect(r.ede).toEqual({ code: 0, text: why });
         expect((await ask(unboundPort, name, { timeoutMs: 8000 })).rcode).toBe(unbound);
       });
+
+    test("/metrics counts the resolutions, the queries they sent and the resolutions that began at a cached cut", async () => {
+      const scrape = async () => {
+        const text = await (await moat.api("/metrics", { headers: { authorization: "Bearer t0ken" } })).text();
+        const v = (name: string) => Number(new RegExp(`^moat_recursive_${name}_total (\\d+)$`, "m").exec(text)?.[1]);
+        return { resolutions: v("resolutions"), sent: v("queries_sent"), hits: v("delegation_hits") };
+      };
+      const before = await scrape();
+      await ask(moat.dnsPort, "n2.wild.plain.test", { timeoutMs: 8000 }); // plain.test's cut is known: one query
+      const after = await scrape();
+      expect(after.resolutions - before.resolutions).toBe(1);
+      expect(after.sent - before.sent).toBeGreaterThanOrEqual(1);
+      expect(after.sent - before.sent).toBeLessThanOrEqual(2);
+      expect(after.hits - before.hits).toBe(1);
+    });
 
     // last: it stops the root server
     test("a warm resolution starts at the zone cut it learnt: a new name resolves with the root gone", async () => {

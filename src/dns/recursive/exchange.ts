@@ -24,7 +24,7 @@ interface Infra {
 export class Exchanger {
   private readonly infra = new Map<string, Infra>();
   private sweeper: ReturnType<typeof setInterval> | null = null;
-  /** queries sent since start (all addresses), for /metrics-style counters */
+  /** queries sent since start (all addresses, TCP retries included), for /metrics */
   sent = 0;
 
   constructor(private readonly port: number) {}

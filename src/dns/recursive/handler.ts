@@ -13,6 +13,16 @@ import { Exchanger } from "./exchange.ts";
 import { loadHints } from "./hints.ts";
 import { Iterator, isFailure } from "./iterator.ts";
 
+/** What /metrics shows of resolution from the root (summed over the DNS threads). */
+export interface RecursiveCounters {
+  /** client queries (and the validator's key fetches) resolved from the root */
+  resolutions: number;
+  /** queries sent to authorities for them */
+  sent: number;
+  /** resolutions that started at a cached zone cut rather than the root */
+  delegationHits: number;
+}
+
 /** what the query log and the upstream statistics show as the answer's source */
 const RECURSIVE_UPSTREAM = "recursive";
 
@@ -22,8 +32,7 @@ export class RecursiveHandler implements Handler {
   private readonly net: Exchanger;
   private readonly iterator: Iterator;
   private hintsPath: string | null = null;
-  /** client queries resolved, and the queries they sent */
-  resolutions = 0;
+  private resolutions = 0;
 
   constructor(
     private readonly config: ConfigView,
@@ -35,12 +44,8 @@ export class RecursiveHandler implements Handler {
     this.iterator = new Iterator(this.cuts, this.net);
   }
 
-  get sent(): number {
-    return this.net.sent;
-  }
-
-  get delegationHits(): number {
-    return this.cuts.hits;
+  counters(): RecursiveCounters {
+    return { resolutions: this.resolutions, sent: this.net.sent, delegationHits: this.cuts.hits };
   }
 
   handle(ctx: QueryContext, next: Next): Pending {
