@@ -96,7 +96,7 @@ export class QueryEngine {
       this.local,
       new PolicyHandler(config, d.blocking),
       this.cache,
-      new DnssecHandler(config, (name, type) => this.fetchForValidation(name, type)),
+      new DnssecHandler(config, (name, type, query) => this.fetchForValidation(name, type, query)),
       this.recursive,
       this.forwarder,
     ]);
@@ -256,12 +256,11 @@ export class QueryEngine {
   }
 
   /** DNSKEY, DS and the proofs the validator needs with DO and CD, resolved (dns.recursive) or forwarded: recorded nowhere. */
-  private fetchForValidation(name: Uint8Array, type: number): Promise<Uint8Array | null> {
+  private fetchForValidation(name: Uint8Array, type: number, client: object): Promise<Uint8Array | null> {
     const query = keyQuery(name, type);
     const ctx = this.context(query, parseQuery(query), "127.0.0.1", false, performance.now(), true);
-    return Promise.resolve(this.recursive.handle(ctx, (c) => this.forwarder.handle(c, () => null))).then((a) =>
-      ctx.upstreamMessage ? a : null,
-    );
+    const forward = (c: QueryContext) => this.forwarder.handle(c, () => null);
+    return Promise.resolve(this.recursive.handle(ctx, forward, client)).then((a) => (ctx.upstreamMessage ? a : null));
   }
 
   /**

@@ -33,6 +33,8 @@ export class RecursiveHandler implements Handler {
   private readonly iterator: Iterator;
   private hintsPath: string | null = null;
   private resolutions = 0;
+  /** one budget for all the key fetches of one client query's validation */
+  private readonly shared = new WeakMap<object, Budget>();
 
   constructor(
     private readonly config: ConfigView,
@@ -48,7 +50,8 @@ export class RecursiveHandler implements Handler {
     return { resolutions: this.resolutions, sent: this.net.sent, delegationHits: this.cuts.hits };
   }
 
-  handle(ctx: QueryContext, next: Next): Pending {
+  /** `share`: the validation a key fetch is for (validator.ts Fetch): all its fetches draw on one Budget. */
+  handle(ctx: QueryContext, next: Next, share?: object): Pending {
     const dns = this.config.current.dns;
     if (!dns.recursive.active || ctx.upstreamSet !== 0 || ctx.q.qclass !== 1) return next(ctx);
     if (revServerFor(revServers(dns.revServers), ctx.q.name)) return next(ctx);
@@ -57,7 +60,11 @@ export class RecursiveHandler implements Handler {
       this.cuts.setRoot(loadHints(this.hintsPath, (m) => this.log("warn", m)));
     }
     this.resolutions++;
-    const b = new Budget();
+    let b = share && this.shared.get(share);
+    if (!b) {
+      b = new Budget();
+      if (share) this.shared.set(share, b);
+    }
     return this.iterator.resolve(ctx.q.wire, ctx.q.qtype, ctx.q.dnssecOk, b).then((o) => {
       ctx.status = Status.FORWARDED;
       ctx.upstream = RECURSIVE_UPSTREAM;
