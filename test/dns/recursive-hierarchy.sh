@@ -64,6 +64,7 @@ nsdconf() { # role address zone...
   echo "  zonelistfile: \"$dir/$role.zonelist\""
   echo "  username: \"\""
   echo "  server-count: 1"
+  echo "  rrl-ratelimit: 0" # nsd limits answers to 200/s per client /24 by default: the benchmark sends more
   echo "  verbosity: 0"
   echo "remote-control:"
   echo "  control-enable: no"
