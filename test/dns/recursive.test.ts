@@ -250,6 +250,9 @@ if (!IN_NAMESPACE) {
       expect(after.sent - before.sent).toBeGreaterThanOrEqual(1);
       expect(after.sent - before.sent).toBeLessThanOrEqual(2);
       expect(after.hits - before.hits).toBe(1);
+      // wild.plain.test is known now to exist inside plain.test: a sibling costs the full name's query alone
+      await ask(moat.dnsPort, "n3.wild.plain.test", { timeoutMs: 8000 });
+      expect((await scrape()).sent - after.sent).toBe(1);
     });
 
     // last: it stops the root server

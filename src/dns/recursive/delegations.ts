@@ -22,6 +22,8 @@ const MAX_TTL_S = 86_400;
 
 export class Delegations {
   private readonly cuts = new Map<string, Cut>();
+  /** names a minimised query found to exist inside their zone, no cut (RFC 9156 §2.3: not asked again), until when */
+  private readonly inside = new Map<string, number>();
   private root: Cut = { zone: Uint8Array.of(0), servers: [], expires: Number.POSITIVE_INFINITY };
   /** resolutions that started below the root thanks to a cached cut */
   hits = 0;
@@ -33,6 +35,7 @@ export class Delegations {
       expires: Number.POSITIVE_INFINITY,
     };
     this.cuts.clear();
+    this.inside.clear();
   }
 
   /** The deepest cut known at or above `name` (the root at last). */
@@ -49,6 +52,20 @@ export class Delegations {
       this.cuts.delete(k);
     }
     return this.root;
+  }
+
+  /** Remembers that `name` exists and is no zone cut, for `ttl` seconds. */
+  noCut(name: Uint8Array, ttl: number): void {
+    const k = nameKey(name);
+    this.inside.delete(k);
+    if (this.inside.size >= MAX_CUTS) this.inside.delete(this.inside.keys().next().value!);
+    this.inside.set(k, performance.now() + Math.min(ttl, MAX_TTL_S) * 1000);
+  }
+
+  /** Whether `name` was found to be no zone cut (and that is still fresh). */
+  isNoCut(name: Uint8Array): boolean {
+    const until = this.inside.get(nameKey(name));
+    return until !== undefined && until > performance.now();
   }
 
   learn(zone: Uint8Array, servers: NameServer[], ttl: number): Cut {

@@ -101,6 +101,8 @@ export class Iterator {
     const zones = new Set([nameKey(cut.zone)]);
     const excluded = new Set<string>();
     for (;;) {
+      // names found inside this zone before need no minimised query of their own
+      while (minimise && labels < total && this.cuts.isNoCut(suffix(name, labels))) labels++;
       const mini = minimise && labels < total && steps < MAX_MINIMISE;
       const qn = mini ? suffix(name, labels) : name;
       const qt = mini ? TYPE.A : qtype;
@@ -152,6 +154,8 @@ export class Iterator {
       }
       if (mini) {
         // the name exists and is no cut: one label more of it for the same zone
+        const soaTtl = recs.find((x) => x.section === 1 && x.type === TYPE.SOA)?.ttl;
+        this.cuts.noCut(qn, Math.min(soaTtl ?? 300, ...answers.map((x) => x.ttl)));
         labels++;
         steps++;
         continue;
