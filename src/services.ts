@@ -200,7 +200,9 @@ const NO_UPSTREAM = "no upstream servers configured";
 function noticeMissingUpstreams(rt: Runtime): () => void {
   const messages = new Messages(rt.queryDb);
   const check = (atStart: boolean) => {
-    const none = rt.config.current.dns.upstreams.length === 0;
+    // resolving from the root (dns.recursive) needs no upstream
+    const dns = rt.config.current.dns;
+    const none = dns.upstreams.length === 0 && !dns.recursive.active;
     const raised = messages.has("DNSMASQ_WARN", NO_UPSTREAM);
     if (none && (atStart || !raised))
       rt.log(
@@ -219,7 +221,7 @@ function noticeMissingUpstreams(rt: Runtime): () => void {
   };
   check(true);
   return rt.config.subscribe((_next, _prev, changed) => {
-    if (changed.includes("dns.upstreams")) check(false);
+    if (changed.includes("dns.upstreams") || changed.includes("dns.recursive.active")) check(false);
   });
 }
 

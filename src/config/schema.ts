@@ -191,6 +191,18 @@ export const schema = {
       }),
       upstreamBlockedTTL: uint(86400, "How long answers blocked upstream are remembered, seconds", { max: WEEK }),
     },
+    recursive: {
+      active: bool(
+        false,
+        "Resolve names from the root servers instead of forwarding them to dns.upstreams: each authority sees only the part of the name it serves",
+        moat,
+      ),
+      rootHints: str(
+        "",
+        "A root-hints file (named.root syntax) to start from; empty: IANA's root servers, built in",
+        moat,
+      ),
+    },
     revServers: strings([], "Conditional forwarding: '<enabled>,<ip>[/<prefix>],<server>[#<port>][,<domain>]'", {
       each: v.revServer,
       ...restart,

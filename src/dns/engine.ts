@@ -12,6 +12,7 @@ import { SpecialNamesHandler } from "./special.ts";
 import { PolicyHandler } from "./policy.ts";
 import { DnsCache } from "./cache.ts";
 import { Forwarder } from "./forwarder.ts";
+import { RecursiveHandler } from "./recursive/handler.ts";
 import { T } from "./dnssec/records.ts";
 import { DnssecHandler, keyQuery } from "./validate.ts";
 import { RateLimiter } from "./ratelimit.ts";
@@ -57,6 +58,8 @@ export class QueryEngine {
   readonly local: LocalHandler;
   readonly cache: DnsCache;
   readonly forwarder: Forwarder;
+  /** dns.recursive: cache misses resolved from the root instead of forwarded */
+  readonly recursive: RecursiveHandler;
   readonly origins: Origins = { forwarded: 0, unanswered: 0, local: 0, optimized: 0, auth: 0 };
   /** queries answered (recorded or not) */
   answered = 0;
@@ -93,12 +96,14 @@ export class QueryEngine {
     this.forwarder.setUpstreams(cfg.upstreams);
     this.cache = new DnsCache(cfg.cache.size, () => config.current.dns.cache.optimizer);
     this.local = new LocalHandler(config);
+    this.recursive = new RecursiveHandler(config, d.log);
     this.resolve = chain([
       new SpecialNamesHandler(config, d.certName),
       this.local,
       new PolicyHandler(config, d.blocking),
       this.cache,
-      new DnssecHandler(config, (name, type) => this.fetchForValidation(name, type)),
+      new DnssecHandler(config, (name, type, query) => this.fetchForValidation(name, type, query)),
+      this.recursive,
       this.forwarder,
     ]);
     this.ecsTrust = new EcsTrust(() => config.current.dns.ecs.trustedSources);
@@ -119,6 +124,7 @@ export class QueryEngine {
   stop(): void {
     this.unsub?.();
     this.forwarder.stop();
+    this.recursive.stop();
   }
 
   /**
@@ -261,11 +267,12 @@ export class QueryEngine {
     }
   }
 
-  /** DNSKEY, DS and the proofs the validator needs, straight from the forwarder with DO and CD: recorded nowhere. */
-  private fetchForValidation(name: Uint8Array, type: number): Promise<Uint8Array | null> {
+  /** DNSKEY, DS and the proofs the validator needs with DO and CD, resolved (dns.recursive) or forwarded: recorded nowhere. */
+  private fetchForValidation(name: Uint8Array, type: number, client: object): Promise<Uint8Array | null> {
     const query = keyQuery(name, type);
     const ctx = this.context(query, parseQuery(query), "127.0.0.1", false, performance.now(), true);
-    return Promise.resolve(this.forwarder.handle(ctx, () => null)).then((a) => (ctx.upstreamMessage ? a : null));
+    const forward = (c: QueryContext) => this.forwarder.handle(c, () => null);
+    return Promise.resolve(this.recursive.handle(ctx, forward, client)).then((a) => (ctx.upstreamMessage ? a : null));
   }
 
   /**

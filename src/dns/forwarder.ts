@@ -303,7 +303,7 @@ function sameQuestion(a: Uint8Array, ctx: QueryContext): boolean {
   return getU16(a, o) === ctx.q.qtype && getU16(a, o + 2) === ctx.q.qclass;
 }
 
-function replyType(m: Message): number {
+export function replyType(m: Message): number {
   switch (m.rcode) {
     case RCODE.NXDOMAIN:
       return Reply.NXDOMAIN;

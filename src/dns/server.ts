@@ -22,7 +22,8 @@ import { QueryEngine, type Origins } from "./engine.ts";
 import { UdpListeners } from "./udp-listeners.ts";
 import { DnsThreads } from "./threads/pool.ts";
 import type { LeaseNames } from "./threads/protocol.ts";
-import { sumCache, sumOrigins, sumUpstreams } from "./threads/sums.ts";
+import { sumCache, sumFields, sumOrigins, sumUpstreams } from "./threads/sums.ts";
+import type { RecursiveCounters } from "./recursive/handler.ts";
 import { inSharedMemory } from "./threads/shared-snapshot.ts";
 
 interface DnsDeps extends Pick<Runtime, "config" | "queryDb" | "events" | "blocking" | "log"> {
@@ -47,6 +48,8 @@ export interface DnsHandle {
   clientNames(): Iterable<[string, string]>;
   /** answers by origin since start (forwarded, unanswered, local, optimized, auth) */
   replies(): Origins;
+  /** resolution from the root (dns.recursive) since start */
+  recursive(): RecursiveCounters;
   /** queries answered by each DNS thread since it started (the main thread first) */
   threadAnswers(): number[];
   /** Resolves once every query answered so far is in the statistics (the DNS threads' records are sent in batches). */
@@ -336,6 +339,13 @@ export class DnsServer implements DnsHandle {
     return sumOrigins(
       this.engine.origins,
       this.others().map((c) => c.origins),
+    );
+  }
+
+  recursive(): RecursiveCounters {
+    return sumFields(
+      this.engine.recursive.counters(),
+      this.others().map((c) => c.recursive),
     );
   }
 

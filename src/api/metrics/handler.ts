@@ -62,6 +62,25 @@ function renderMetrics(rt: ApiDeps, sessions: () => number): string {
     e.metric("moat_cache_evicted_total", "counter", "DNS cache entries evicted before expiry", c.evicted);
     e.metric("moat_cache_expired_total", "counter", "DNS cache entries expired", c.expired);
   }
+  const r = rt.dns.recursive();
+  e.metric(
+    "moat_recursive_resolutions_total",
+    "counter",
+    "Names resolved from the root servers (dns.recursive), DNSSEC key fetches included",
+    r.resolutions,
+  );
+  e.metric(
+    "moat_recursive_queries_sent_total",
+    "counter",
+    "Queries sent to authoritative servers for them (divided by the resolutions: queries per client query)",
+    r.sent,
+  );
+  e.metric(
+    "moat_recursive_delegation_hits_total",
+    "counter",
+    "Resolutions that started at a cached zone cut instead of the root",
+    r.delegationHits,
+  );
   const perThread = rt.dns.threadAnswers();
   e.metric(
     "moat_dns_thread_answers_total",

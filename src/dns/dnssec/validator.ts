@@ -30,8 +30,12 @@ export interface Verdict {
   ttl?: number;
 }
 
-/** Fetches `name`/`type` with DO and CD from the upstreams: the raw answer, or null when none came. */
-export type Fetch = (name: Uint8Array, type: number) => Promise<Uint8Array | null>;
+/**
+ * Fetches `name`/`type` with DO and CD from the upstreams: the raw answer, or null when none came.
+ * `query` is the same object for every fetch of one client query's validation (a resolver from the
+ * root charges them all to one budget).
+ */
+export type Fetch = (name: Uint8Array, type: number, query: object) => Promise<Uint8Array | null>;
 
 /** Signature verifications one job may spend (unbound's KeyTrap fix allows a handful per RRset). */
 const MAX_TRIES = 8;
@@ -165,7 +169,7 @@ export class Validator {
     }
     return this.fetched.get(
       k,
-      () => this.o.fetch(name, type).then(parseFetched),
+      () => this.o.fetch(name, type, work).then(parseFetched),
       (f) => (f ? Math.min(f.ttl, MAX_KEEP) : 0),
     );
   }

@@ -5,6 +5,7 @@ import type { Config } from "../../config/index.ts";
 import type { DomainsData, SnapshotData } from "../../filter/build.ts";
 import type { RecordBatch } from "../../query/record-batch.ts";
 import type { CacheCounters } from "../cache.ts";
+import type { RecursiveCounters } from "../recursive/handler.ts";
 import type { Origins } from "../engine.ts";
 import type { UpstreamStats } from "../forwarder.ts";
 
@@ -47,6 +48,7 @@ export interface ThreadCounters {
   origins: Origins;
   cache: CacheCounters;
   upstreams: UpstreamStats[];
+  recursive: RecursiveCounters;
 }
 
 export type FromThread =

@@ -10,6 +10,13 @@ export function sumCache(own: CacheCounters, others: CacheCounters[]): CacheCoun
   return out;
 }
 
+/** Counters that add up field by field (every field a number). */
+export function sumFields<T extends object>(own: T, others: T[]): T {
+  const out = { ...own } as Record<string, number>;
+  for (const c of others) for (const [k, v] of Object.entries(c)) out[k] = (out[k] ?? 0) + (v as number);
+  return out as T;
+}
+
 export function sumOrigins(own: Origins, others: Origins[]): Origins {
   const out = { ...own };
   for (const c of others) for (const k of Object.keys(out) as Array<keyof Origins>) out[k] += c[k];

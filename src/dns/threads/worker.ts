@@ -121,7 +121,13 @@ class DnsThread {
 
   private counters(): ThreadCounters {
     const e = this.engine;
-    return { answered: e.answered, origins: { ...e.origins }, cache: e.cache.stats(), upstreams: e.forwarder.stats() };
+    return {
+      answered: e.answered,
+      origins: { ...e.origins },
+      cache: e.cache.stats(),
+      upstreams: e.forwarder.stats(),
+      recursive: e.recursive.counters(),
+    };
   }
 
   private sendCounters(): void {

@@ -1,0 +1,101 @@
+// The chain's hook: with dns.recursive.active, a cache miss is resolved here from the root instead of
+// forwarded. dns.revServers (conditional forwarding) and a group's own upstreams still go to the
+// forwarder (the next handler), as do classes other than IN; local zones answered before the cache.
+import { Reply, Status } from "../../query/enums.ts";
+import type { ConfigView, Handler, Next, Pending, QueryContext } from "../context.ts";
+import { replyType } from "../forwarder.ts";
+import { buildReply } from "../reply.ts";
+import { revServerFor, revServers } from "../rev-servers.ts";
+import { RCODE, TYPE, readName, walkMessage } from "../wire.ts";
+import { Budget } from "./budget.ts";
+import { Delegations } from "./delegations.ts";
+import { Exchanger } from "./exchange.ts";
+import { loadHints } from "./hints.ts";
+import { Iterator, isFailure } from "./iterator.ts";
+
+/** What /metrics shows of resolution from the root (summed over the DNS threads). */
+export interface RecursiveCounters {
+  /** client queries (and the validator's key fetches) resolved from the root */
+  resolutions: number;
+  /** queries sent to authorities for them */
+  sent: number;
+  /** resolutions that started at a cached zone cut rather than the root */
+  delegationHits: number;
+}
+
+/** what the query log and the upstream statistics show as the answer's source */
+const RECURSIVE_UPSTREAM = "recursive";
+
+export class RecursiveHandler implements Handler {
+  readonly name = "recursive";
+  private readonly cuts = new Delegations();
+  private readonly net: Exchanger;
+  private readonly iterator: Iterator;
+  private hintsPath: string | null = null;
+  private resolutions = 0;
+  /** one budget for all the key fetches of one client query's validation */
+  private readonly shared = new WeakMap<object, Budget>();
+
+  constructor(
+    private readonly config: ConfigView,
+    private readonly log: (level: "warn" | "info", m: string) => void,
+    /** the authorities' port: 53, as every name server listens (tests in a network namespace of their own) */
+    port = 53,
+  ) {
+    this.net = new Exchanger(port);
+    this.iterator = new Iterator(this.cuts, this.net);
+  }
+
+  counters(): RecursiveCounters {
+    return { resolutions: this.resolutions, sent: this.net.sent, delegationHits: this.cuts.hits };
+  }
+
+  /** `share`: the validation a key fetch is for (validator.ts Fetch): all its fetches draw on one Budget. */
+  handle(ctx: QueryContext, next: Next, share?: object): Pending {
+    const dns = this.config.current.dns;
+    if (!dns.recursive.active || ctx.upstreamSet !== 0 || ctx.q.qclass !== 1) return next(ctx);
+    if (revServerFor(revServers(dns.revServers), ctx.q.name)) return next(ctx);
+    if (dns.recursive.rootHints !== this.hintsPath) {
+      this.hintsPath = dns.recursive.rootHints;
+      this.cuts.setRoot(loadHints(this.hintsPath, (m) => this.log("warn", m)));
+    }
+    this.resolutions++;
+    let b = share && this.shared.get(share);
+    if (!b) {
+      b = new Budget();
+      if (share) this.shared.set(share, b);
+    }
+    return this.iterator.resolve(ctx.q.wire, ctx.q.qtype, ctx.q.dnssecOk, b).then((o) => {
+      ctx.status = Status.FORWARDED;
+      ctx.upstream = RECURSIVE_UPSTREAM;
+      if (isFailure(o)) {
+        const why = b.reason ?? o;
+        ctx.reply = Reply.SERVFAIL;
+        ctx.ede = why.ede;
+        const out = buildReply(ctx.query, ctx.q, RCODE.SERVFAIL, undefined, undefined, {
+          code: why.ede,
+          text: why.text,
+        });
+        ctx.upstreamMessage = walkMessage(out);
+        return out;
+      }
+      const out = buildReply(ctx.query, ctx.q, o.rcode, o.answers, o.authority);
+      const m = walkMessage(out);
+      ctx.upstreamMessage = m;
+      if (!m) return out;
+      ctx.reply = replyType(m);
+      let chain: string[] | null = null;
+      for (const r of m.records) {
+        if (r.section !== 0 || r.type !== TYPE.CNAME) continue;
+        const t = readName(out, r.rdata);
+        if (t) (chain ??= []).push(t);
+      }
+      if (chain) ctx.cnameChain = chain;
+      return out;
+    });
+  }
+
+  stop(): void {
+    this.net.stop();
+  }
+}

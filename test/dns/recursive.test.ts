@@ -1,0 +1,322 @@
+// dns.recursive against a private hierarchy of real authorities (recursive-hierarchy.sh: one nsd per
+// role, each on its own loopback address and port 53, as on the Internet) plus two scripted ones: a
+// victim that counts the queries an NXNS-style referral makes it take, and an injector that adds
+// records about a zone it does not serve. Port 53 on addresses of our choosing needs a network
+// namespace of its own: the file runs itself again under `unshare -n` (CI runs as root). unbound,
+// with the same root hints, resolves every case too: Moat's rcodes and answers must equal its.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess, udp } from "bun";
+import { BUN, ROOT, freePort, startMoat, type MoatProcess } from "../harness/moat.ts";
+import { GLUELESS_PER_ZONE } from "../../src/dns/recursive/budget.ts";
+import { buildHierarchy } from "./dnssec-hierarchy.ts";
+import { ask, encodeQuery, sendUdp, until, type Reply } from "./helpers.ts";
+
+const IN_NAMESPACE = process.env.MOAT_RECURSIVE_NETNS === "1";
+
+if (!IN_NAMESPACE) {
+  test("recursive resolution, in a network namespace of its own (unshare -n)", async () => {
+    const p = Bun.spawn(
+      [
+        "unshare",
+        "-n",
+        "sh",
+        "-c",
+        `ip link set lo up && exec "${BUN}" test --timeout 30000 test/dns/recursive.test.ts`,
+      ],
+      { cwd: ROOT, env: { ...process.env, MOAT_RECURSIVE_NETNS: "1" }, stdout: "pipe", stderr: "pipe" },
+    );
+    const [out, err, code] = await Promise.all([
+      new Response(p.stdout).text(),
+      new Response(p.stderr).text(),
+      p.exited,
+    ]);
+    if (code !== 0) throw new Error(`the run in its own network namespace failed (${code}):\n${out}${err}`);
+  }, 120_000);
+} else {
+  describe("dns.recursive", () => {
+    let dir: string;
+    let moat: MoatProcess;
+    let unboundPort: number;
+    const procs: Subprocess[] = [];
+    const sockets: udp.Socket<"uint8array">[] = [];
+    /** queries the NXNS victim's server received */
+    let victimQueries = 0;
+
+    /** The question's end in a query (names in queries are not compressed). */
+    const questionEnd = (q: Uint8Array): number => {
+      let o = 12;
+      while (q[o]! !== 0) o += q[o]! + 1;
+      return o + 5;
+    };
+    const rr = (name: number[], a: number[]): number[] => [...name, 0, 1, 0, 1, 0, 0, 1, 44, 0, 4, ...a];
+    const wire = (n: string): number[] => [...n.split(".").flatMap((l) => [l.length, ...Buffer.from(l)]), 0];
+
+    async function authority(ip: string, answer: (q: Uint8Array) => Uint8Array): Promise<void> {
+      sockets.push(
+        await Bun.udpSocket({
+          hostname: ip,
+          port: 53,
+          binaryType: "uint8array",
+          socket: { data: (s, q, port, addr) => void s.send(answer(q), port, addr) },
+        }),
+      );
+    }
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "moat-recursive-"));
+      const b = Bun.spawnSync(["bash", join(import.meta.dir, "recursive-hierarchy.sh"), dir]);
+      if (b.exitCode !== 0) throw new Error(b.stderr.toString());
+      for (const role of ["root", "tld", "leaf", "refuser"])
+        procs.push(Bun.spawn(["nsd", "-d", "-c", join(dir, `${role}.conf`)], { stdout: "ignore", stderr: "ignore" }));
+      // victim.test: every name NXDOMAIN (authoritative), each query counted
+      await authority("127.0.5.1", (q) => {
+        victimQueries++;
+        const a = q.slice(0, questionEnd(q));
+        a[2] = 0x84 | (q[2]! & 1);
+        a[3] = 3;
+        a[7] = a[9] = a[11] = 0;
+        return a;
+      });
+      // inject.test: the asked name's address, plus one for evil.plain.test and a "glue" for ns.plain.test
+      await authority("127.0.6.1", (q) => {
+        const end = questionEnd(q);
+        const isA = q[end - 3] === 1;
+        const head = [...q.subarray(0, end)];
+        head[2] = 0x84;
+        head[3] = 0;
+        head[7] = isA ? 2 : 0;
+        head[9] = 0;
+        head[11] = isA ? 1 : 0;
+        if (!isA) return Uint8Array.from(head);
+        return Uint8Array.from([
+          ...head,
+          ...rr([0xc0, 12], [192, 0, 2, 66]),
+          ...rr(wire("evil.plain.test"), [6, 6, 6, 6]),
+          ...rr(wire("ns.plain.test"), [6, 6, 6, 6]),
+        ]);
+      });
+      unboundPort = await freePort();
+      writeFileSync(
+        join(dir, "unbound.conf"),
+        [
+          "server:",
+          "  interface: 127.0.0.1",
+          `  port: ${unboundPort}`,
+          "  do-daemonize: no",
+          '  username: ""',
+          '  chroot: ""',
+          `  directory: "${dir}"`,
+          '  pidfile: ""',
+          "  use-syslog: no",
+          "  verbosity: 0",
+          "  do-ip6: no",
+          "  do-not-query-localhost: no",
+          '  local-zone: "test." nodefault',
+          `  root-hints: "${join(dir, "root.hints")}"`,
+          '  module-config: "iterator"',
+          "  qname-minimisation: yes",
+          "  access-control: 127.0.0.0/8 allow",
+          "remote-control:",
+          "  control-enable: no",
+        ].join("\n"),
+      );
+      procs.push(Bun.spawn(["unbound", "-d", "-c", join(dir, "unbound.conf")], { stdout: "ignore", stderr: "ignore" }));
+      for (const [ip, port] of [
+        ["127.0.1.1", 53],
+        ["127.0.2.1", 53],
+        ["127.0.3.1", 53],
+        ["127.0.0.1", unboundPort],
+      ] as const)
+        await until(
+          async () => (await sendUdp(port, encodeQuery("test", { type: "SOA" }), "127.0.0.1", 500, ip)) !== null,
+          10_000,
+          `DNS on ${ip}#${port}`,
+        );
+      moat = await startMoat({
+        env: {
+          FTLCONF_dns_recursive_active: "true",
+          FTLCONF_dns_recursive_rootHints: join(dir, "root.hints"),
+          FTLCONF_dns_upstreams: "",
+          FTLCONF_webserver_api_metricsToken: "t0ken",
+        },
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await moat?.dispose();
+      for (const s of sockets) s.close();
+      for (const p of procs) p.kill();
+      await Promise.all(procs.map((p) => p.exited));
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    const records = (r: Reply) =>
+      r.answers.map((a) => `${a.name.toLowerCase()} ${a.type} ${String((a as { data?: unknown }).data)}`).sort();
+
+    /** Moat's answer, checked against unbound's: the same rcode and the same records. */
+    async function both(name: string, type = "A", tcp = false): Promise<Reply> {
+      const m = await ask(moat.dnsPort, name, { type, tcp, timeoutMs: 8000 });
+      // unbound backs off on the silent server of lame.test for seconds on a loaded machine: allow it time
+      const u = await ask(unboundPort, name, { type, tcp, timeoutMs: 15_000 });
+      expect(`${name} ${m.rcode}`).toBe(`${name} ${u.rcode}`);
+      expect(records(m)).toEqual(records(u));
+      return m;
+    }
+
+    test("an address through the root's and the TLD's referrals (glue)", async () => {
+      expect(records(await both("www.plain.test"))).toEqual(["www.plain.test A 192.0.2.1"]);
+    });
+
+    test("a glueless delegation: the name server's address is looked up first", async () => {
+      expect(records(await both("www.gl.test"))).toEqual(["www.gl.test A 192.0.2.4"]);
+    });
+
+    test("a CNAME chain over three zones", async () => {
+      expect(records(await both("a.one.test"))).toEqual([
+        "a.one.test CNAME b.two.test",
+        "b.two.test CNAME c.three.test",
+        "c.three.test A 192.0.2.3",
+      ]);
+    });
+
+    test("a lame delegation: the server that refuses and the silent one are passed over", async () => {
+      expect(records(await both("www.lame.test"))).toEqual(["www.lame.test A 192.0.2.5"]);
+    });
+
+    test("NXDOMAIN, with the zone's SOA for the negative TTL", async () => {
+      const r = await both("nx.plain.test");
+      expect(r.rcode).toBe("NXDOMAIN");
+      expect((r.msg.authorities ?? []).map((a) => `${a.name} ${a.type}`)).toEqual(["plain.test SOA"]);
+    });
+
+    test("an answer too large for 1232 bytes: truncated over UDP, asked again over TCP", async () => {
+      const r = await both("big.plain.test", "TXT", true);
+      const data = (r.answers[0] as { data: Buffer[] }).data;
+      expect(data.length).toBe(12);
+      expect(data.map((s) => s.toString().length)).toEqual(Array(12).fill(200));
+    });
+
+    test("records a zone's server gives about another zone are never used nor returned", async () => {
+      expect(records(await both("www.inject.test"))).toEqual(["www.inject.test A 192.0.2.66"]);
+      const evil = await both("evil.plain.test");
+      expect(evil.rcode).toBe("NXDOMAIN");
+      // the "glue" for ns.plain.test was not taken: plain.test still answers through 127.0.3.1
+      expect(records(await both("www.plain.test", "A"))).toEqual(["www.plain.test A 192.0.2.1"]);
+    });
+
+    test("an NXNS-style referral (20 glueless names in the victim's zone) costs the victim a few queries", async () => {
+      victimQueries = 0;
+      const m = await ask(moat.dnsPort, "www.attack.nxns.test", { timeoutMs: 8000 });
+      const byMoat = victimQueries;
+      victimQueries = 0;
+      const u = await ask(unboundPort, "www.attack.nxns.test", { timeoutMs: 8000 });
+      const byUnbound = victimQueries;
+      expect(m.rcode).toBe(u.rcode);
+      expect(m.rcode).toBe("SERVFAIL");
+      expect(byMoat).toBeGreaterThan(0);
+      expect(byMoat).toBeLessThanOrEqual(GLUELESS_PER_ZONE);
+      expect(byMoat).toBeLessThanOrEqual(2 * Math.max(byUnbound, 1));
+    });
+
+    // unbound 1.17 answers the referral loop NOERROR without records (the referral it could not follow);
+    // the name has no answer, so Moat says SERVFAIL and why, as it does for the other loops
+    for (const [name, why, unbound] of [
+      ["a.cl1.test", "CNAME loop at a.cl1.test", "SERVFAIL"],
+      ["www.rl.test", "referral loop at rl.test", "NOERROR"],
+      ["www.cyc1.test", "cyclic NS dependency at ns.cyc2.test", "SERVFAIL"],
+    ] as const)
+      test(`${why}: SERVFAIL with an Extended DNS Error that says so, within 5 s`, async () => {
+        const t0 = performance.now();
+        const r = await ask(moat.dnsPort, name, { timeoutMs: 8000 });
+        expect(performance.now() - t0).toBeLessThan(5000);
+        expect(r.rcode).toBe("SERVFAIL");
+        expect(r.ede).toEqual({ code: 0, text: why });
+        expect((await ask(unboundPort, name, { timeoutMs: 8000 })).rcode).toBe(unbound);
+      });
+
+    test("/metrics counts the resolutions, the queries they sent and the resolutions that began at a cached cut", async () => {
+      const scrape = async () => {
+        const text = await (await moat.api("/metrics", { headers: { authorization: "Bearer t0ken" } })).text();
+        const v = (name: string) => Number(new RegExp(`^moat_recursive_${name}_total (\\d+)$`, "m").exec(text)?.[1]);
+        return { resolutions: v("resolutions"), sent: v("queries_sent"), hits: v("delegation_hits") };
+      };
+      const before = await scrape();
+      await ask(moat.dnsPort, "n2.wild.plain.test", { timeoutMs: 8000 }); // plain.test's cut is known: one query
+      const after = await scrape();
+      expect(after.resolutions - before.resolutions).toBe(1);
+      expect(after.sent - before.sent).toBeGreaterThanOrEqual(1);
+      expect(after.sent - before.sent).toBeLessThanOrEqual(2);
+      expect(after.hits - before.hits).toBe(1);
+      // wild.plain.test is known now to exist inside plain.test: a sibling costs the full name's query alone
+      await ask(moat.dnsPort, "n3.wild.plain.test", { timeoutMs: 8000 });
+      expect((await scrape()).sent - after.sent).toBe(1);
+    });
+
+    // last: it stops the root server
+    test("a warm resolution starts at the zone cut it learnt: a new name resolves with the root gone", async () => {
+      await both("www.plain.test");
+      const root = procs[0]!;
+      root.kill();
+      await root.exited;
+      expect(records(await ask(moat.dnsPort, "n1.wild.plain.test", { timeoutMs: 8000 }))).toEqual([
+        "n1.wild.plain.test A 192.0.2.9",
+      ]);
+    });
+  });
+
+  // dnssec-hierarchy.sh's signed zones, all on one nsd at 127.0.0.1:53: validation in recursive mode, its
+  // DNSKEY and DS queries resolved from the root too (no upstream is set)
+  describe("dns.recursive with dns.dnssec", () => {
+    let dir: string;
+    let moat: MoatProcess;
+    let nsd: Subprocess | undefined;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "moat-recursive-dnssec-"));
+      writeFileSync(join(dir, "trap.keys"), "");
+      writeFileSync(join(dir, "trap.sigs"), "");
+      const anchor = buildHierarchy(dir, 53);
+      writeFileSync(join(dir, "root.hints"), ". NS a.root.\na.root. A 127.0.0.1\n");
+      nsd = Bun.spawn(["nsd", "-d", "-c", join(dir, "nsd.conf")], { stdout: "ignore", stderr: "ignore" });
+      await until(
+        async () => (await sendUdp(53, encodeQuery(".", { type: "SOA" }), "127.0.0.1", 500)) !== null,
+        10_000,
+        "nsd",
+      );
+      moat = await startMoat({
+        env: {
+          FTLCONF_dns_recursive_active: "true",
+          FTLCONF_dns_recursive_rootHints: join(dir, "root.hints"),
+          FTLCONF_dns_upstreams: "",
+          FTLCONF_dns_dnssec: "true",
+          FTLCONF_dns_trustAnchors: anchor,
+        },
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await moat?.dispose();
+      nsd?.kill();
+      await nsd?.exited;
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const [name, type, rcode, ad] of [
+      ["www.secure.test", "A", "NOERROR", true],
+      ["alias.secure.test", "A", "NOERROR", true],
+      ["nx.secure.test", "A", "NXDOMAIN", true],
+      ["www.nsec3.test", "A", "NOERROR", true],
+      ["secure.test", "DS", "NOERROR", true],
+      ["www.insecure.test", "A", "NOERROR", false],
+      ["www.expired.test", "A", "SERVFAIL", false],
+      ["www.badds.test", "A", "SERVFAIL", false],
+    ] as const)
+      test(`${name} ${type}: ${rcode}${ad ? " with AD" : ""}`, async () => {
+        const r = await ask(moat.dnsPort, name, { type, dnssecOk: true, timeoutMs: 8000 });
+        expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe(`${rcode} ${ad}`);
+      });
+  });
+}
