@@ -11,7 +11,10 @@ import { Logs } from "./core/log.ts";
 import type { Paths, Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
+import { Auth } from "./auth/auth.ts";
+import { listsReads } from "./lists/reads.ts";
 import { Messages } from "./messages/messages.ts";
+import { networkStore } from "./network/store.ts";
 import { DnsServer } from "./dns/server.ts";
 import { GravityService } from "./filter/gravity/runner.ts";
 import { watchDnssecUpstream } from "./notices/dnssec-upstream.ts";
@@ -144,7 +147,20 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     const ntp = startNtpService(runtime);
     stoppers.push(() => ntp.stop());
     // last: every service the API shows runs before it answers and stops after it
-    const http = await startHttp({ ...runtime, dns, dhcp: dhcp.handle, stats, tls, gravity, fleet, fleetHistory });
+    const http = await startHttp({
+      ...runtime,
+      dns,
+      dhcp: dhcp.handle,
+      stats,
+      tls,
+      gravity,
+      fleet,
+      fleetHistory,
+      lists: listsReads(gravityDb),
+      network: networkStore(queryDb),
+      messages: new Messages(queryDb),
+      auth: new Auth({ config, db: queryDb, log, dataDir: paths.dataDir }),
+    });
     stoppers.push(() => http.stop());
     // said once every listener is up: a port that fails after DNS started must not read as a success
     console.log(`moat: DNS listening on udp [::]:${dns.port}/tcp [::]:${dns.port}`);
