@@ -6,6 +6,7 @@
 //  5. the filter's life cycle has one owner: only src/services.ts starts the FilterService, and nothing
 //     outside src/filter/service.ts makes a FilterEngine (a list change goes api → lists → core → filter,
 //     and DNS only reads the snapshot and hears its swaps: src/filter/README.md).
+//  6. no database handle reaches the API (HANDLE_FREE below): it holds the owners' objects instead.
 // Run: bun scripts/check-architecture.ts [--graph]   (exit 1 and one line per finding when broken)
 import ts from "typescript";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -56,6 +57,57 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   // the fleet's shared history in PostgreSQL
   moat_queries: ["fleet/"],
 };
+
+/**
+ * Folders that own no table and hold the owners' objects (src/api/deps.ts), never a database handle:
+ * no import of bun:sqlite, and no property named after a handle of the Runtime (src/core/runtime.ts).
+ */
+const HANDLE_FREE = ["api/"];
+
+/** The Runtime's fields of type Database (`gravityDb`, `queryDb`): the names a handle travels under. */
+function handleNames(): Set<string> {
+  const file = join(SRC, "core/runtime.ts");
+  const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ESNext, true);
+  const names = new Set<string>();
+  sf.forEachChild((n) => {
+    if (!ts.isInterfaceDeclaration(n) || n.name.text !== "Runtime") return;
+    for (const m of n.members)
+      if (ts.isPropertySignature(m) && m.type?.getText(sf) === "Database") names.add(m.name.getText(sf));
+  });
+  return names;
+}
+
+function handleProblems(files: string[], texts: Map<string, string>): string[] {
+  const handles = handleNames();
+  const problems: string[] = [];
+  for (const f of files) {
+    const rel = relative(SRC, f);
+    if (!HANDLE_FREE.some((o) => rel.startsWith(o))) continue;
+    const sf = ts.createSourceFile(f, texts.get(f)!, ts.ScriptTarget.ESNext, true);
+    const visit = (node: ts.Node) => {
+      if (
+        ts.isImportDeclaration(node) &&
+        ts.isStringLiteral(node.moduleSpecifier) &&
+        node.moduleSpecifier.text === "bun:sqlite"
+      )
+        problems.push(`src/${rel} imports bun:sqlite; the API reads through the owners' objects (src/api/deps.ts)`);
+      // `rt.paths.queryDb` is the file's path, not a handle
+      if (
+        ts.isPropertyAccessExpression(node) &&
+        handles.has(node.name.text) &&
+        !(ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "paths")
+      ) {
+        const { line } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
+        problems.push(
+          `src/${rel}:${line + 1} uses the database handle ${node.name.text}; use its owner's object (src/api/deps.ts)`,
+        );
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return problems;
+}
 
 interface Edge {
   from: string;
@@ -366,12 +418,13 @@ function main(): number {
 
   problems.push(...readmeProblems(edges));
   problems.push(...lifecycleProblems(edges, texts));
+  problems.push(...handleProblems(files, texts));
 
   for (const p of problems) console.log(p);
   console.log(
     problems.length
       ? `architecture: ${problems.length} problem(s)`
-      : "architecture: no import cycles, SQL only in each table's owner",
+      : "architecture: no import cycles, SQL only in each table's owner, no database handle in the API",
   );
   return problems.length ? 1 : 0;
 }

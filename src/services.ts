@@ -11,10 +11,13 @@ import { Logs } from "./core/log.ts";
 import type { Paths, Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
+import { Auth } from "./auth/auth.ts";
+import { listsReads } from "./lists/reads.ts";
 import { Messages } from "./messages/messages.ts";
 import { DnsServer, snapshotForThreads } from "./dns/server.ts";
 import { FilterService } from "./filter/service.ts";
 import { POLICIES } from "./policies/registry.ts";
+import { networkStore } from "./network/store.ts";
 import { GravityService } from "./filter/gravity/runner.ts";
 import { watchDnssecUpstream } from "./notices/dnssec-upstream.ts";
 import { noticeListFailures } from "./notices/list-failures.ts";
@@ -168,6 +171,10 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
       gravity,
       fleet,
       fleetHistory,
+      lists: listsReads(gravityDb),
+      network: networkStore(queryDb),
+      messages: new Messages(queryDb),
+      auth: new Auth({ config, db: queryDb, log, dataDir: paths.dataDir }),
     });
     stoppers.push(() => http.stop());
     // said once every listener is up: a port that fails after DNS started must not read as a success

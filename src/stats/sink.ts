@@ -5,11 +5,12 @@
 // records for the next attempt.
 import type { Database } from "bun:sqlite";
 import type { ConfigStore } from "../config/index.ts";
+import { sqliteVersion } from "../db/bind.ts";
 import { writeWithoutWaiting } from "../db/no-wait.ts";
 import { raiseMessage } from "../messages/table.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
 import { DiskReader } from "../querylog/disk-reader.ts";
-import { earliestQuery, type QueryFilter, type QueryPage } from "../querylog/read.ts";
+import { earliestQuery, storedClientNames, type QueryFilter, type QueryPage } from "../querylog/read.ts";
 import { firstQueryIdSince, lastQueryId, readStoredFrom } from "../querylog/store.ts";
 import { logBudgetBytes, queriesFitting } from "./budget.ts";
 import { windowPage, windowSuggestions } from "./log-page.ts";
@@ -39,8 +40,6 @@ interface StatsOptions {
 
 export class Stats implements QuerySink {
   readonly window: QueryWindow;
-  /** the long-term database, for the API's reads */
-  readonly disk: { readonly db: Database };
   /** the API's longer reads of the long-term database, on a thread of their own */
   readonly longTerm: DiskReader;
   private readonly writer: QueryWriter;
@@ -64,7 +63,6 @@ export class Stats implements QuerySink {
   constructor(private readonly o: StatsOptions) {
     this.now = o.now ?? (() => Date.now() / 1000);
     this.window = new QueryWindow(this.now, () => this.historySeconds());
-    this.disk = { db: o.disk };
     this.nextId = this.firstLiveId = lastQueryId(o.disk) + 1;
     this.writer = new QueryWriter({
       diskPath: o.disk.filename,
@@ -93,6 +91,16 @@ export class Stats implements QuerySink {
   }
 
   /** The oldest query time of the 24 h log and of the long-term database. */
+  /** ip → the host name stored with a client's queries, where one is */
+  storedClientNames(): Array<{ ip: string; name: string }> {
+    return storedClientNames(this.o.disk);
+  }
+
+  /** the SQLite library's version, as the long-term database's connection reports it */
+  sqliteVersion(): string {
+    return sqliteVersion(this.o.disk);
+  }
+
   earliest(): { memory: number; disk: number } {
     return { memory: this.window.oldest?.time ?? 0, disk: earliestQuery(this.o.disk) };
   }

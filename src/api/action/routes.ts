@@ -3,7 +3,6 @@
 import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
-import { forgetAllDevices } from "../../network/devices.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 
 const Success = t.Object({ status: t.Literal("success") });
@@ -73,10 +72,10 @@ export function actionRoutes(rt: ApiDeps) {
     });
 }
 
-function flushNetwork(rt: Pick<ApiDeps, "config" | "queryDb" | "log">): { status: "success" } {
+function flushNetwork(rt: Pick<ApiDeps, "config" | "network" | "log">): { status: "success" } {
   allowDestructive(rt, "Flushing the network tables is not allowed");
   try {
-    forgetAllDevices(rt.queryDb);
+    rt.network.forgetAllDevices();
   } catch (e) {
     throw new ApiError(500, "server_error", "Cannot flush the network tables", (e as Error).message);
   }

@@ -2,7 +2,7 @@
 // session (sid.ts's channels, the CSRF header, the client address), the session cookie, and the
 // API's replies for refused logins. Who may log in and the sessions themselves: src/auth/.
 import type { Runtime } from "../../core/runtime.ts";
-import { Auth } from "../../auth/auth.ts";
+import type { Auth } from "../../auth/auth.ts";
 import type { NewSession, Session } from "../../auth/sessions.ts";
 import type { TotpRefusal } from "../../auth/totp-guard.ts";
 import { bodyForAuth, type AuthRequest, type Authenticator } from "../core/auth-hook.ts";
@@ -94,6 +94,6 @@ export class AuthService implements Authenticator {
   }
 }
 
-export function createAuth(rt: Runtime): AuthService {
-  return new AuthService(rt, new Auth({ config: rt.config, db: rt.queryDb, log: rt.log, dataDir: rt.paths.dataDir }));
+export function createAuth(rt: Runtime & { auth: Auth }): AuthService {
+  return new AuthService(rt, rt.auth);
 }

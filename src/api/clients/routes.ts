@@ -4,9 +4,8 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
-import type { Runtime } from "../../core/runtime.ts";
-import { devicesWithAddresses } from "../../network/devices.ts";
-import { addressName, hwaddrName } from "../../network/names.ts";
+import type { ApiDeps } from "../deps.ts";
+import type { devicesWithAddresses } from "../../network/devices.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
   absent,
@@ -22,25 +21,24 @@ import {
   rejectWhitespace,
 } from "../lists/common.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateClients } from "../lists/input.ts";
-import { addClients, clientRows, configuredClients, deleteClients, putClient } from "../../lists/clients.ts";
-import { groupMap } from "../../lists/group-links.ts";
+import { addClients, deleteClients, putClient } from "../../lists/clients.ts";
 
 const MAC = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
 
 /** The device name the network table knows for an IP or MAC entry, or null. */
-function nameOf(rt: Runtime, client: string): string | null {
+function nameOf(rt: ApiDeps, client: string): string | null {
   try {
-    if (isIP(client)) return addressName(rt.queryDb, client);
-    if (MAC.test(client)) return hwaddrName(rt.queryDb, client);
+    if (isIP(client)) return rt.network.addressName(client);
+    if (MAC.test(client)) return rt.network.hwaddrName(client);
   } catch {
     // the network table is optional information
   }
   return null;
 }
 
-function list(rt: Runtime, client: string | null) {
-  const groups = groupMap(rt.gravityDb, "client_by_group");
-  return clientRows(rt.gravityDb, client).map((r) => ({
+function list(rt: ApiDeps, client: string | null) {
+  const groups = rt.lists.groupMap("client_by_group");
+  return rt.lists.clientRows(client).map((r) => ({
     client: r.ip,
     name: nameOf(rt, r.ip),
     comment: r.comment,
@@ -51,11 +49,11 @@ function list(rt: Runtime, client: string | null) {
   }));
 }
 
-function suggestions(rt: Runtime, count: number, ipv4Only: boolean) {
-  const configured = configuredClients(rt.gravityDb);
+function suggestions(rt: ApiDeps, count: number, ipv4Only: boolean) {
+  const configured = rt.lists.configuredClients();
   let devices: ReturnType<typeof devicesWithAddresses> = [];
   try {
-    devices = devicesWithAddresses(rt.queryDb, count);
+    devices = rt.network.devicesWithAddresses(count);
   } catch {
     return [];
   }
@@ -94,7 +92,7 @@ const ClientsList = t.Object({ clients: t.Array(Client) });
 const tags = ["Client management"];
 const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
-export function clientRoutes(rt: Runtime) {
+export function clientRoutes(rt: ApiDeps) {
   const get = ({ request }: { request: Request }) => {
     const { item } = pathParts(request, "clients", 0);
     const clients = list(rt, item);

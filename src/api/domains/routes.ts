@@ -4,6 +4,7 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
   absent,
@@ -26,7 +27,6 @@ import {
   addDomains,
   deleteDomains,
   domainKindName,
-  domainRows,
   domainTypeCode as typeCode,
   domainTypeName,
   putDomain,
@@ -34,7 +34,6 @@ import {
   type DomainRow,
   type DomainType as DType,
 } from "../../lists/domains.ts";
-import { groupMap } from "../../lists/group-links.ts";
 
 interface Target {
   codes: number[];
@@ -61,9 +60,9 @@ function target(request: Request): Target {
   return { codes: [0, 1, 2, 3], item: rest(0) };
 }
 
-function list(rt: Runtime, codes: number[], item: string | null) {
-  const groups = groupMap(rt.gravityDb, "domainlist_by_group");
-  return domainRows(rt.gravityDb, codes, item).map((r) => domainEntry(r, groups));
+function list(rt: ApiDeps, codes: number[], item: string | null) {
+  const groups = rt.lists.groupMap("domainlist_by_group");
+  return rt.lists.domainRows(codes, item).map((r) => domainEntry(r, groups));
 }
 
 /** A domainlist row as the API shows it (also used by /api/search). */
@@ -161,7 +160,7 @@ const PutBody = t.Object(
 
 const tags = ["Domain management"];
 
-export function domainRoutes(rt: Runtime) {
+export function domainRoutes(rt: ApiDeps) {
   const reply = (tg: { type: DType; kind: DKind }, last: string, processed: Processed) => ({
     domains: list(rt, [typeCode(tg.type, tg.kind)], last),
     processed,

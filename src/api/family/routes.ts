@@ -2,21 +2,10 @@
 // engines and each group's picks, and paused clients. Beside Pi-hole's /api/groups/* and /api/clients/* rather than under them: those are wildcards
 // (a client entry may be a subnet with a "/"), so a suffix there would change what Pi-hole's paths mean.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
 import { SERVICES } from "../../policies/services/catalogue.ts";
 import { serviceById } from "../../policies/services/rules.ts";
 import { SAFE_SEARCH_ENGINES, safeSearchEngine } from "../../policies/safesearch/engines.ts";
-import {
-  activePauses,
-  groupSafeSearch,
-  groupServices,
-  pauseClient,
-  resumeClient,
-  setGroupSafeSearch,
-  setGroupServices,
-} from "../../lists/family.ts";
-import { configuredClients } from "../../lists/clients.ts";
-import { knownDevice } from "../../network/devices.ts";
+import { pauseClient, resumeClient, setGroupSafeSearch, setGroupServices } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
@@ -49,8 +38,8 @@ const PauseReply = t.Object({
 
 const nowSec = () => Math.floor(Date.now() / 1000);
 
-function groupsOf(rt: Runtime, name: string | null) {
-  const all = [...groupServices(rt.gravityDb)].map(([n, services]) => ({ name: n, services }));
+function groupsOf(rt: ApiDeps, name: string | null) {
+  const all = [...rt.lists.groupServices()].map(([n, services]) => ({ name: n, services }));
   return name === null ? all : all.filter((g) => g.name === name);
 }
 
@@ -64,8 +53,8 @@ const Engine = t.Object({
 const GroupEngines = t.Object({ name: t.String(), engines: t.Array(t.String()) });
 const SafeGroupsReply = t.Object({ groups: t.Array(GroupEngines) });
 
-function safeGroupsOf(rt: Runtime, name: string | null) {
-  const all = [...groupSafeSearch(rt.gravityDb)].map(([n, engines]) => ({ name: n, engines }));
+function safeGroupsOf(rt: ApiDeps, name: string | null) {
+  const all = [...rt.lists.groupSafeSearch()].map(([n, engines]) => ({ name: n, engines }));
   return name === null ? all : all.filter((g) => g.name === name);
 }
 
@@ -74,15 +63,15 @@ function safeGroupsOf(rt: Runtime, name: string | null) {
  * did not ask in the last 24 h and that the network table does not know. Taken all the same (a device
  * may be paused before it joins), with a warning to show. Subnets and interfaces are not looked up.
  */
-function unknownClientWarning(rt: Runtime & Pick<ApiDeps, "stats">, client: string): string | undefined {
+function unknownClientWarning(rt: ApiDeps, client: string): string | undefined {
   if (client.includes("/") || client.startsWith(":")) return undefined;
   const lower = client.toLowerCase();
-  if (rt.stats.window.clients.has(client) || configuredClients(rt.gravityDb).has(lower)) return undefined;
-  if (knownDevice(rt.queryDb, client)) return undefined;
+  if (rt.stats.window.clients.has(client) || rt.lists.configuredClients().has(lower)) return undefined;
+  if (rt.network.knownDevice(client)) return undefined;
   return `No device has been seen as ${client} (no query in the last 24 hours, not in the network table, no client entry): the pause applies once one asks. Check the address if that is not what you meant.`;
 }
 
-export function familyRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
+export function familyRoutes(rt: ApiDeps) {
   return new Elysia({ name: "family" })
     .get(
       "/services",
@@ -214,7 +203,7 @@ export function familyRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
         ),
       },
     )
-    .get("/pauses", () => ({ pauses: activePauses(rt.gravityDb, nowSec()) }), {
+    .get("/pauses", () => ({ pauses: rt.lists.activePauses(nowSec()) }), {
       response: PausesReply,
       detail: moatOnly(documented({ tags, summary: "The paused clients" }, {})),
     })
@@ -229,7 +218,7 @@ export function familyRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
         const until = minutes === null ? null : nowSec() + Math.round(minutes * 60);
         pauseClient(rt, item, until, nowSec());
         const warning = unknownClientWarning(rt, item);
-        return { pauses: activePauses(rt.gravityDb, nowSec()), ...(warning ? { warning } : {}) };
+        return { pauses: rt.lists.activePauses(nowSec()), ...(warning ? { warning } : {}) };
       },
       {
         body: t.Object({

@@ -2,12 +2,10 @@
 // the chosen services and block lists, or everything but the allow list. A change is in force at once, and each window
 // opens and closes at its minute by itself (src/policies/schedule/).
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { serviceById } from "../../policies/services/rules.ts";
 import { windowProblem, type ScheduleWindow } from "../../policies/schedule/windows.ts";
-import { groupRows } from "../../lists/groups.ts";
-import { groupSchedules, setGroupSchedule } from "../../lists/family.ts";
-import { adlistIds } from "../../lists/adlists.ts";
+import { setGroupSchedule } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
@@ -50,9 +48,9 @@ const Reply = t.Object({ groups: t.Array(GroupSchedule), timezone: t.String() })
 
 const timezone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-function groupsOf(rt: Runtime, name: string | null) {
-  const schedules = groupSchedules(rt.gravityDb);
-  return groupRows(rt.gravityDb, name).map((g) => ({
+function groupsOf(rt: ApiDeps, name: string | null) {
+  const schedules = rt.lists.groupSchedules();
+  return rt.lists.groupRows(name).map((g) => ({
     name: g.name,
     schedule: (schedules.get(g.name) ?? null) as {
       windows: ScheduleWindow[];
@@ -63,7 +61,7 @@ function groupsOf(rt: Runtime, name: string | null) {
   }));
 }
 
-export function scheduleRoutes(rt: Runtime) {
+export function scheduleRoutes(rt: ApiDeps) {
   return new Elysia({ name: "schedules" })
     .get("/schedules/groups", () => ({ groups: groupsOf(rt, null), timezone: timezone() }), {
       response: Reply,
@@ -100,7 +98,7 @@ export function scheduleRoutes(rt: Runtime) {
         }
         const unknown = body.services.filter((s) => !serviceById(s));
         if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
-        const known = adlistIds(rt.gravityDb);
+        const known = rt.lists.adlistIds();
         const lists = [...new Set(body.lists ?? [])];
         const missing = lists.filter((id) => !known.has(id));
         if (missing.length) throw Errors.badRequest("Unknown list", missing.join(", "));

@@ -2,11 +2,10 @@
 // them), e.g. a family-filtering resolver for the kids' devices. Its clients' queries go there instead of
 // dns.upstreams, and their answers are cached apart (src/dns/cache.ts), so no group gets another's.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { parseUpstreamSpec } from "../../config/upstream-syntax.ts";
 import { selfUpstreams } from "../../config/index.ts";
-import { groupRows } from "../../lists/groups.ts";
-import { groupUpstreams, setGroupUpstreams } from "../../lists/family.ts";
+import { setGroupUpstreams } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
@@ -23,12 +22,12 @@ const Reply = t.Object({
   ),
 });
 
-function groupsOf(rt: Runtime, name: string | null) {
-  const own = groupUpstreams(rt.gravityDb);
-  return groupRows(rt.gravityDb, name).map((g) => ({ name: g.name, upstreams: own.get(g.name) ?? [] }));
+function groupsOf(rt: ApiDeps, name: string | null) {
+  const own = rt.lists.groupUpstreams();
+  return rt.lists.groupRows(name).map((g) => ({ name: g.name, upstreams: own.get(g.name) ?? [] }));
 }
 
-export function upstreamRoutes(rt: Runtime) {
+export function upstreamRoutes(rt: ApiDeps) {
   return new Elysia({ name: "group-upstreams" })
     .get("/upstreams/groups", () => ({ groups: groupsOf(rt, null) }), {
       response: Reply,

@@ -3,7 +3,7 @@
 import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
   absent,
@@ -18,10 +18,10 @@ import {
   pathParts,
 } from "../lists/common.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
-import { addGroups, deleteGroups, groupRows, putGroup } from "../../lists/groups.ts";
+import { addGroups, deleteGroups, putGroup } from "../../lists/groups.ts";
 
-function list(rt: Runtime, name: string | null) {
-  return groupRows(rt.gravityDb, name).map((r) => ({
+function list(rt: ApiDeps, name: string | null) {
+  return rt.lists.groupRows(name).map((r) => ({
     name: r.name,
     comment: r.description,
     enabled: r.enabled === 1,
@@ -49,7 +49,7 @@ const GroupsList = t.Object({ groups: t.Array(Group) });
 const tags = ["Group management"];
 const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
-export function groupRoutes(rt: Runtime) {
+export function groupRoutes(rt: ApiDeps) {
   const get = ({ request }: { request: Request }) => {
     const { item } = pathParts(request, "groups", 0);
     const groups = list(rt, item);

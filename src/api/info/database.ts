@@ -37,7 +37,7 @@ export function databaseInfoRoutes(rt: ApiDeps) {
           const mem = s.logStored();
           // a count of every stored query: on a thread of its own, as it reads the whole table
           const disk = await s.longTerm.read("storedQueries");
-          const version = (s.disk.db.query("SELECT sqlite_version() AS v").get() as { v: string }).v;
+          const version = s.sqliteVersion();
           // a file that cannot be stat'ed (not yet written) reads as empty, owned by this process
           const uid = process.getuid?.() ?? 0;
           const gid = process.getgid?.() ?? 0;

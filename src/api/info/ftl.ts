@@ -6,7 +6,6 @@ import type { ApiDeps } from "../deps.ts";
 import { dnsCounters } from "../core/dns-counters.ts";
 import { processUsage } from "../../host/system.ts";
 import { frequency, gravityCount } from "../stats/routes.ts";
-import { listsCounts } from "../../lists/counts.ts";
 
 const Int = t.Integer();
 const Counted = t.Object({ total: Int, enabled: Int });
@@ -108,7 +107,7 @@ function ftlInfo(rt: ApiDeps): Static<typeof FtlReply> {
     leases_pruned_6: d.leases.pruned_6,
   });
   return {
-    database: { gravity: gravityCount(rt), ...listsCounts(rt.gravityDb) },
+    database: { gravity: gravityCount(rt), ...rt.lists.listsCounts() },
     privacy_level: cfg.misc.privacylevel,
     query_frequency: frequency(rt),
     clients: { total: w.clientsEver.size, active: w.clients.size },

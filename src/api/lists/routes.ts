@@ -3,7 +3,6 @@
 import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
 import { removeListCache } from "../../filter/gravity/cache.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import {
@@ -20,14 +19,13 @@ import {
   rejectWhitespace,
 } from "./common.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateAddresses } from "./input.ts";
-import { addAdlists, adlistRows, putAdlist, type AdlistRow, type AdlistType as LType } from "../../lists/adlists.ts";
-import { groupMap } from "../../lists/group-links.ts";
+import { addAdlists, putAdlist, type AdlistRow, type AdlistType as LType } from "../../lists/adlists.ts";
 import { announceLists } from "../../lists/store.ts";
 import type { ApiDeps } from "../deps.ts";
 
-function list(rt: Runtime, address: string | null, type: LType | undefined) {
-  const groups = groupMap(rt.gravityDb, "adlist_by_group");
-  return adlistRows(rt.gravityDb, address, type).map((r) => listEntry(r, groups));
+function list(rt: ApiDeps, address: string | null, type: LType | undefined) {
+  const groups = rt.lists.groupMap("adlist_by_group");
+  return rt.lists.adlistRows(address, type).map((r) => listEntry(r, groups));
 }
 
 /** An adlist row as the API shows it (also used by /api/search). */
@@ -66,8 +64,8 @@ function optionalType(type: string | undefined): LType | undefined {
  * rows are deleted on the long-term reader thread (src/querylog/reader-ops.ts): a list of 700k
  * domains took this thread, which answers DNS, for 2.9 s.
  */
-async function deleteLists(rt: Runtime & Pick<ApiDeps, "stats">, lists: Array<{ address: string; type: LType }>) {
-  const removed = await rt.stats.longTerm.read("deleteAdlists", rt.gravityDb.filename, lists);
+async function deleteLists(rt: ApiDeps, lists: Array<{ address: string; type: LType }>) {
+  const removed = await rt.stats.longTerm.read("deleteAdlists", rt.lists.file, lists);
   if (removed.length) announceLists(rt, ["adlist"]);
   for (const id of removed) removeListCache(rt.paths.dataDir, id);
   return removed.length;
@@ -104,7 +102,7 @@ const TypeQuery = t.Object(
 const tags = ["List management"];
 const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
-export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
+export function listRoutes(rt: ApiDeps) {
   const get = ({ request, query }: { request: Request; query: { type?: string } }) => {
     const { item } = pathParts(request, "lists", 0);
     const lists = list(rt, item, optionalType(query.type));

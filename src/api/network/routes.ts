@@ -4,8 +4,6 @@ import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type TSchema } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { gateways, interfaces, neighbours, routes } from "../../host/interfaces.ts";
-import { writeWithoutWaiting } from "../../db/no-wait.ts";
-import { forgetDevice, listDevices, recordDevices } from "../../network/devices.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { boolParam, intParam } from "../stats/params.ts";
 
@@ -22,7 +20,7 @@ function interfacesFor(rt: ApiDeps) {
  * integer there (its network-table.c reads the row with sqlite3_column_int64, never null).
  */
 function devicesFor(rt: ApiDeps, maxDevices: number, maxAddresses: number) {
-  const devices = listDevices(rt.queryDb, maxDevices, maxAddresses);
+  const devices = rt.network.listDevices(maxDevices, maxAddresses);
   if (compat(rt)) for (const d of devices) for (const ip of d.ips) ip.nameUpdated ??= 0;
   return devices;
 }
@@ -32,7 +30,7 @@ function devicesFor(rt: ApiDeps, maxDevices: number, maxAddresses: number) {
  * another thread writes the database this is left to the next request (this thread answers DNS).
  */
 function refreshDevices(rt: ApiDeps): void {
-  writeWithoutWaiting(rt.queryDb, () => recordDevices(rt.queryDb, rt.stats.window.clients, neighbours()));
+  rt.network.recordDevicesWithoutWaiting(rt.stats.window.clients, neighbours());
 }
 
 const Device = t.Object({
@@ -149,7 +147,7 @@ export function networkRoutes(rt: ApiDeps) {
         if (!/^\d+$/.test(params.device_id))
           throw new ApiError(400, "invalid_request", "Missing or invalid {id} parameter", null);
         const id = Number(params.device_id);
-        if (!forgetDevice(rt.queryDb, id)) throw Errors.notFound(`/api/network/devices/${params.device_id}`);
+        if (!rt.network.forgetDevice(id)) throw Errors.notFound(`/api/network/devices/${params.device_id}`);
         return undefined;
       },
       { params: t.Object({ device_id: t.String() }), detail: detail("Forget a device") },

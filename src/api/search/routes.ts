@@ -3,15 +3,12 @@
 import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t, type Static } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
 import { Errors } from "../core/errors.ts";
 import { compat, pathParts } from "../lists/common.ts";
 import { normaliseExact } from "../domains/validate.ts";
 import { DomainEntry, domainEntry } from "../domains/routes.ts";
 import { ListEntry, listEntry } from "../lists/routes.ts";
-import { groupMap } from "../../lists/group-links.ts";
-import { exactDomainMatches, listMatches, regexDomainRows } from "../../lists/search.ts";
 import { ApiError } from "../core/errors.ts";
 import { compileRegex } from "../../filter/regex.ts";
 
@@ -58,7 +55,7 @@ const SearchReply = t.Object({
   }),
 });
 
-export function searchRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
+export function searchRoutes(rt: ApiDeps) {
   return new Elysia({ name: "search" }).get(
     "/search/*",
     async ({ request, query }) => {
@@ -77,22 +74,23 @@ export function searchRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
         else if (e instanceof ApiError) throw Errors.badRequest("Invalid request: Invalid domain name", e.hint);
         else throw e;
       }
-      const db = rt.gravityDb;
-      const exactRows = exactDomainMatches(db, domain, partial, N);
-      const regexRows = regexDomainRows(db)
+      const lists = rt.lists;
+      const exactRows = lists.exactDomainMatches(domain, partial, N);
+      const regexRows = lists
+        .regexDomainRows()
         .filter((r) => regexMatches(r.domain, domain))
         .slice(0, N);
-      const dGroups = groupMap(db, "domainlist_by_group");
+      const dGroups = lists.groupMap("domainlist_by_group");
       const domains = [...exactRows, ...regexRows].map((r) => domainEntry(r, dGroups));
 
-      const aGroups = groupMap(db, "adlist_by_group");
+      const aGroups = lists.groupMap("adlist_by_group");
       // a partial search reads every row of the list tables (a million on a busy appliance): it runs on
       // the long-term reader thread (src/querylog/reader-ops.ts), not on this one, which answers DNS
       const gravityOf = (table: "gravity" | "antigravity", prefix: string) => {
         const names = [domain, ...abpPatterns(domain, prefix)];
         return partial
-          ? rt.stats.longTerm.read("listMatches", db.filename, table, names, partial, N)
-          : listMatches(db, table, names, partial, N);
+          ? rt.stats.longTerm.read("listMatches", lists.file, table, names, partial, N)
+          : lists.listMatches(table, names, partial, N);
       };
       const gravityRows = [...(await gravityOf("gravity", "")), ...(await gravityOf("antigravity", "@@"))];
       const gravity = gravityRows.map((r) => ({ domain: r.domain, ...listEntry(r, aGroups) }));

@@ -2,9 +2,7 @@
 // webserver.api.excludeDomains / excludeClients (regexes, case-insensitive like Pi-hole's
 // REG_EXTENDED | REG_ICASE) and client names (network table hostnames, else client_by_id.name).
 import type { Runtime } from "../../core/runtime.ts";
-import { addressNames } from "../../network/names.ts";
 import { compileExcludes, type Excludes } from "../../querylog/excludes.ts";
-import { storedClientNames } from "../../querylog/read.ts";
 import type { ApiDeps } from "../deps.ts";
 import { Errors } from "../core/errors.ts";
 
@@ -21,8 +19,8 @@ export function excludes(rt: Runtime, strict = false): Excludes {
 export function clientNames(rt: ApiDeps): Map<string, string> {
   const out = new Map<string, string>();
   try {
-    for (const r of storedClientNames(rt.queryDb)) out.set(r.ip, r.name);
-    for (const r of addressNames(rt.queryDb)) out.set(r.ip, r.name);
+    for (const r of rt.stats.storedClientNames()) out.set(r.ip, r.name);
+    for (const r of rt.network.addressNames()) out.set(r.ip, r.name);
     // the names found by PTR lookups since start, also for devices not in the network table yet
     for (const [ip, name] of rt.dns.clientNames()) out.set(ip, name);
   } catch {

@@ -2,7 +2,6 @@
 // /api/stats/database/* variants over a from/until range of the long-term database.
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
 import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../query/enums.ts";
 import { TopList, topDomains, topN } from "../../stats/topn.ts";
@@ -19,7 +18,6 @@ import {
 import { Errors } from "../core/errors.ts";
 import { dnsCounters } from "../core/dns-counters.ts";
 import { clientNames, excludes } from "./clients.ts";
-import { gravityInfo } from "../../filter/gravity/tables.ts";
 
 const Counts = (keys: readonly string[]) => t.Object(Object.fromEntries(keys.map((k) => [k, t.Integer()])));
 const TypesObj = Counts(QUERY_TYPES);
@@ -64,14 +62,14 @@ export function gravityCount(rt: ApiDeps): number {
   try {
     const live = dnsCounters(rt)?.gravitySize?.();
     if (live !== undefined) return live;
-    return Number(gravityInfo(rt.gravityDb, "gravity_count")) || 0;
+    return Number(rt.gravity.info("gravity_count")) || 0;
   } catch {
     return 0;
   }
 }
 
-function gravityUpdated(rt: Runtime): number {
-  return Number(gravityInfo(rt.gravityDb, "updated")) || 0;
+function gravityUpdated(rt: ApiDeps): number {
+  return Number(rt.gravity.info("updated")) || 0;
 }
 
 /** Queries per second over the last minute of the window. */

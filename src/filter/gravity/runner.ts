@@ -83,6 +83,11 @@ export class GravityService {
     return this.current !== null && !this.current.done;
   }
 
+  /** a value the last run stored in gravity.db's info table (null before the first run) */
+  info(property: Parameters<typeof gravityInfo>[1]): string | null {
+    return gravityInfo(this.rt.gravityDb, property);
+  }
+
   /** starts a run, or returns the one in progress */
   start(reason: string): GravityRun {
     if (this.current && !this.current.done) return this.current;
