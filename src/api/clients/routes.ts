@@ -1,15 +1,12 @@
 // /api/clients/{client}: IP, CIDR subnet, MAC, hostname or `:interface` entries with their groups
 // (as in Pi-hole), and suggestions of devices seen on the network but not configured yet.
-import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
 import type { Runtime } from "../../core/runtime.ts";
 import { devicesWithAddresses } from "../../network/devices.ts";
 import { addressName, hwaddrName } from "../../network/names.ts";
-import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent,
   batchItems,
   commentOf,
   createdReply,
@@ -21,6 +18,16 @@ import {
   pathParts,
   rejectWhitespace,
 } from "../lists/common.ts";
+import {
+  addedDoc,
+  batchDeleteOptions,
+  deleted,
+  itemInPathRoute,
+  itemInUri,
+  listReply,
+  presentOr404,
+  writeReply,
+} from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateClients } from "../lists/input.ts";
 import { addClients, clientRows, configuredClients, deleteClients, putClient } from "../../lists/clients.ts";
 import { groupMap } from "../../lists/group-links.ts";
@@ -84,22 +91,14 @@ const Client = t.Object({
   date_added: t.Integer(),
   date_modified: t.Integer(),
 });
-const Processed = t.Object({
-  success: t.Array(t.Object({ item: t.String() })),
-  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
-});
-const ClientsReply = t.Object({ clients: t.Array(Client), processed: t.Optional(Processed) });
-/** What a GET answers (writes add `processed`). */
-const ClientsList = t.Object({ clients: t.Array(Client) });
+const ClientsReply = writeReply("clients", Client);
+const ClientsList = listReply("clients", Client);
 const tags = ["Client management"];
-const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
 export function clientRoutes(rt: Runtime) {
   const get = ({ request }: { request: Request }) => {
     const { item } = pathParts(request, "clients", 0);
-    const clients = list(rt, item);
-    if (item !== null && clients.length === 0) absent(rt, request);
-    return { clients };
+    return { clients: presentOr404(rt, request, item, list(rt, item)) };
   };
   return new Elysia({ name: "clients" })
     .get(
@@ -154,29 +153,14 @@ export function clientRoutes(rt: Runtime) {
           },
           { additionalProperties: true },
         ),
-        detail: documented(
-          { tags, summary: "Add one or more clients" },
-          {
-            responses: {
-              201: "Created (Location names the last item)",
-              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
-            },
-          },
-        ),
+        detail: addedDoc(tags, "Add one or more clients"),
       },
     )
-    .post(
-      "/clients/*",
-      () => {
-        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-      },
-      { detail: { tags, summary: "(rejected: the client belongs in the body)", hide: true } },
-    )
+    .post("/clients/*", ...itemInPathRoute(tags, "client"))
     .put(
       "/clients/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "clients", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        const item = itemInUri(pathParts(request, "clients", 0).item);
         checkLength(item, "client", MAX_LEN.client);
         rejectWhitespace([item]);
         validateClients([item]);
@@ -197,11 +181,8 @@ export function clientRoutes(rt: Runtime) {
     .delete(
       "/clients/*",
       ({ request }) => {
-        const { item } = pathParts(request, "clients", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = deleteClients(rt, [item]);
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
+        const item = itemInUri(pathParts(request, "clients", 0).item);
+        return deleted(request, deleteClients(rt, [item]));
       },
       { detail: piholeParams("/{client}", { tags, summary: "Delete a client (204; 404 when absent)" }) },
     )
@@ -209,19 +190,14 @@ export function clientRoutes(rt: Runtime) {
       "/clients:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        const n = deleteClients(
-          rt,
-          items.map((b) => b.item),
+        return deleted(
+          request,
+          deleteClients(
+            rt,
+            items.map((b) => b.item),
+          ),
         );
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
       },
-      {
-        body: t.Unknown({ description: '[{"item":"<client>"}]' }),
-        detail: documented(
-          { tags, summary: "Delete several clients" },
-          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
-        ),
-      },
+      batchDeleteOptions(tags, "Delete several clients", '[{"item":"<client>"}]'),
     );
 }

@@ -4,9 +4,8 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { ApiError, Errors } from "../core/errors.ts";
+import { Errors } from "../core/errors.ts";
 import {
-  absent,
   compat,
   batchItems,
   commentOf,
@@ -20,6 +19,15 @@ import {
   rejectWhitespace,
   type Processed,
 } from "../lists/common.ts";
+import {
+  ProcessedSchema,
+  batchDeleteOptions,
+  deleted,
+  itemInUri,
+  listReply,
+  presentOr404,
+  uriError,
+} from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { matchesEverything, normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
 import {
@@ -105,7 +113,6 @@ function warningsOf(rt: Runtime, tg: { type: DType; kind: DKind }, processed: Pr
 
 const writable = (tg: Target): tg is Target & { type: DType; kind: DKind } =>
   tg.type !== undefined && tg.kind !== undefined;
-const uriError = (message: string) => new ApiError(400, "uri_error", message, null);
 
 export const DomainEntry = t.Object({
   domain: t.String({ description: "as stored: lowercase punycode for exact entries" }),
@@ -119,10 +126,6 @@ export const DomainEntry = t.Object({
   date_added: t.Integer(),
   date_modified: t.Integer(),
 });
-const ProcessedSchema = t.Object({
-  success: t.Array(t.Object({ item: t.String() })),
-  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
-});
 const DomainsReply = t.Object({
   domains: t.Array(DomainEntry),
   processed: t.Optional(ProcessedSchema),
@@ -133,8 +136,7 @@ const DomainsReply = t.Object({
     }),
   ),
 });
-/** What a GET answers (writes add `processed`). */
-const DomainsList = t.Object({ domains: t.Array(DomainEntry) });
+const DomainsList = listReply("domains", DomainEntry);
 const PostBody = t.Object(
   {
     domain: itemsField(
@@ -170,9 +172,7 @@ export function domainRoutes(rt: Runtime) {
 
   const get = ({ request }: { request: Request }) => {
     const tg = target(request);
-    const domains = list(rt, tg.codes, tg.item);
-    if (tg.item !== null && domains.length === 0) absent(rt, request);
-    return { domains };
+    return { domains: presentOr404(rt, request, tg.item, list(rt, tg.codes, tg.item)) };
   };
 
   return new Elysia({ name: "domains" })
@@ -240,9 +240,9 @@ export function domainRoutes(rt: Runtime) {
       ({ request, body }) => {
         const tg = target(request);
         if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
-        if (tg.item === null) throw uriError("Invalid request: Specify item in URI");
-        checkLength(tg.item, "domain", MAX_LEN.regex);
-        const [item] = normaliseAll(rt, [tg.item], tg.kind);
+        const raw = itemInUri(tg.item);
+        checkLength(raw, "domain", MAX_LEN.regex);
+        const [item] = normaliseAll(rt, [raw], tg.kind);
         const processed = newProcessed();
         const newCode = typeCode(tg.type, tg.kind);
         let oldCode = newCode;
@@ -289,10 +289,8 @@ export function domainRoutes(rt: Runtime) {
       ({ request }) => {
         const tg = target(request);
         if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
-        if (tg.item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = deleteDomains(rt, [{ domain: tg.item, code: typeCode(tg.type, tg.kind) }]);
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
+        const item = itemInUri(tg.item);
+        return deleted(request, deleteDomains(rt, [{ domain: item, code: typeCode(tg.type, tg.kind) }]));
       },
       { detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Delete an entry (204; 404 when absent)" }) },
     )
@@ -305,19 +303,18 @@ export function domainRoutes(rt: Runtime) {
             throw Errors.badRequest(
               'Invalid request: Batch delete requires an valid combination of "type" and "kind" for each object',
             );
-        const n = deleteDomains(
-          rt,
-          items.map((b) => ({ domain: b.item, code: typeCode(b.type as DType, b.kind as DKind) })),
+        return deleted(
+          request,
+          deleteDomains(
+            rt,
+            items.map((b) => ({ domain: b.item, code: typeCode(b.type as DType, b.kind as DKind) })),
+          ),
         );
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
       },
-      {
-        body: t.Unknown({ description: '[{"item","type":"allow|deny","kind":"exact|regex"}]' }),
-        detail: documented(
-          { tags, summary: "Delete several entries in one transaction" },
-          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
-        ),
-      },
+      batchDeleteOptions(
+        tags,
+        "Delete several entries in one transaction",
+        '[{"item","type":"allow|deny","kind":"exact|regex"}]',
+      ),
     );
 }

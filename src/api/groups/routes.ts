@@ -4,9 +4,7 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent,
   batchItems,
   commentOf,
   createdReply,
@@ -17,6 +15,16 @@ import {
   onDuplicate,
   pathParts,
 } from "../lists/common.ts";
+import {
+  addedDoc,
+  batchDeleteOptions,
+  deleted,
+  itemInPathRoute,
+  itemInUri,
+  listReply,
+  presentOr404,
+  writeReply,
+} from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { addGroups, deleteGroups, groupRows, putGroup } from "../../lists/groups.ts";
 
@@ -39,22 +47,14 @@ const Group = t.Object({
   date_added: t.Integer(),
   date_modified: t.Integer(),
 });
-const Processed = t.Object({
-  success: t.Array(t.Object({ item: t.String() })),
-  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
-});
-const GroupsReply = t.Object({ groups: t.Array(Group), processed: t.Optional(Processed) });
-/** What a GET answers (writes add `processed`). */
-const GroupsList = t.Object({ groups: t.Array(Group) });
+const GroupsReply = writeReply("groups", Group);
+const GroupsList = listReply("groups", Group);
 const tags = ["Group management"];
-const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
 export function groupRoutes(rt: Runtime) {
   const get = ({ request }: { request: Request }) => {
     const { item } = pathParts(request, "groups", 0);
-    const groups = list(rt, item);
-    if (item !== null && groups.length === 0) absent(rt, request);
-    return { groups };
+    return { groups: presentOr404(rt, request, item, list(rt, item)) };
   };
   return new Elysia({ name: "groups" })
     .get("/groups", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
@@ -83,29 +83,14 @@ export function groupRoutes(rt: Runtime) {
           },
           { additionalProperties: true },
         ),
-        detail: documented(
-          { tags, summary: "Create one or more groups" },
-          {
-            responses: {
-              201: "Created (Location names the last item)",
-              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
-            },
-          },
-        ),
+        detail: addedDoc(tags, "Create one or more groups"),
       },
     )
-    .post(
-      "/groups/*",
-      () => {
-        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-      },
-      { detail: { tags, summary: "(rejected: the name belongs in the body)", hide: true } },
-    )
+    .post("/groups/*", ...itemInPathRoute(tags, "name"))
     .put(
       "/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "groups", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        const item = itemInUri(pathParts(request, "groups", 0).item);
         checkLength(item, "name", MAX_LEN.name);
         const processed = newProcessed();
         const enabled = body.enabled ?? true;
@@ -140,11 +125,8 @@ export function groupRoutes(rt: Runtime) {
     .delete(
       "/groups/*",
       ({ request }) => {
-        const { item } = pathParts(request, "groups", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = deleteGroups(rt, [item]);
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
+        const item = itemInUri(pathParts(request, "groups", 0).item);
+        return deleted(request, deleteGroups(rt, [item]));
       },
       {
         detail: piholeParams("/{name}", {
@@ -157,19 +139,14 @@ export function groupRoutes(rt: Runtime) {
       "/groups:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        const n = deleteGroups(
-          rt,
-          items.map((b) => b.item),
+        return deleted(
+          request,
+          deleteGroups(
+            rt,
+            items.map((b) => b.item),
+          ),
         );
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
       },
-      {
-        body: t.Unknown({ description: '[{"item":"<name>"}]' }),
-        detail: documented(
-          { tags, summary: "Delete several groups" },
-          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
-        ),
-      },
+      batchDeleteOptions(tags, "Delete several groups", '[{"item":"<name>"}]'),
     );
 }

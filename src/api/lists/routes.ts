@@ -1,13 +1,11 @@
 // /api/lists/{address}?type=block|allow: subscribed lists (Pi-hole's adlists).
 // The lists' contents arrive with the next gravity run; deleting a list removes its rows at once.
-import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { removeListCache } from "../../filter/gravity/cache.ts";
-import { ApiError, Errors } from "../core/errors.ts";
+import { Errors } from "../core/errors.ts";
 import {
-  absent,
   batchItems,
   commentOf,
   createdReply,
@@ -19,6 +17,16 @@ import {
   pathParts,
   rejectWhitespace,
 } from "./common.ts";
+import {
+  addedDoc,
+  batchDeleteOptions,
+  deleted,
+  itemInPathRoute,
+  itemInUri,
+  listReply,
+  presentOr404,
+  writeReply,
+} from "./resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateAddresses } from "./input.ts";
 import { addAdlists, adlistRows, putAdlist, type AdlistRow, type AdlistType as LType } from "../../lists/adlists.ts";
 import { groupMap } from "../../lists/group-links.ts";
@@ -90,26 +98,18 @@ export const ListEntry = t.Object({
     description: "0 never downloaded, 1 updated, 2 unchanged, 3 failed (cached copy used), 4 failed (no cache)",
   }),
 });
-const Processed = t.Object({
-  success: t.Array(t.Object({ item: t.String() })),
-  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
-});
-const ListsReply = t.Object({ lists: t.Array(ListEntry), processed: t.Optional(Processed) });
-/** What a GET answers (writes add `processed`). */
-const ListsList = t.Object({ lists: t.Array(ListEntry) });
+const ListsReply = writeReply("lists", ListEntry);
+const ListsList = listReply("lists", ListEntry);
 const TypeQuery = t.Object(
   { type: t.Optional(t.String({ description: "block or allow" })) },
   { additionalProperties: true },
 );
 const tags = ["List management"];
-const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
 export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
   const get = ({ request, query }: { request: Request; query: { type?: string } }) => {
     const { item } = pathParts(request, "lists", 0);
-    const lists = list(rt, item, optionalType(query.type));
-    if (item !== null && lists.length === 0) absent(rt, request);
-    return { lists };
+    return { lists: presentOr404(rt, request, item, list(rt, item, optionalType(query.type))) };
   };
   return new Elysia({ name: "lists" })
     .get("/lists", get, {
@@ -154,30 +154,15 @@ export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
           },
           { additionalProperties: true },
         ),
-        detail: documented(
-          { tags, summary: "Subscribe to one or more lists (?type=block|allow required)" },
-          {
-            responses: {
-              201: "Created (Location names the last item)",
-              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
-            },
-          },
-        ),
+        detail: addedDoc(tags, "Subscribe to one or more lists (?type=block|allow required)"),
       },
     )
-    .post(
-      "/lists/*",
-      () => {
-        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-      },
-      { detail: { tags, summary: "(rejected: the address belongs in the body)", hide: true } },
-    )
+    .post("/lists/*", ...itemInPathRoute(tags, "address"))
     .put(
       "/lists/*",
       ({ request, body, query }) => {
         const type = requiredType(query.type);
-        const { item } = pathParts(request, "lists", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        const item = itemInUri(pathParts(request, "lists", 0).item);
         checkLength(item, "address", MAX_LEN.address);
         rejectWhitespace([item]);
         validateAddresses([item], rt.config.current.webserver.port);
@@ -212,11 +197,8 @@ export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
       "/lists/*",
       async ({ request, query }) => {
         const type = requiredType(query.type);
-        const { item } = pathParts(request, "lists", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = await deleteLists(rt, [{ address: item, type }]);
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
+        const item = itemInUri(pathParts(request, "lists", 0).item);
+        return deleted(request, await deleteLists(rt, [{ address: item, type }]));
       },
       {
         query: TypeQuery,
@@ -233,19 +215,14 @@ export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
         for (const b of items)
           if (b.type !== "allow" && b.type !== "block")
             throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
-        const n = await deleteLists(
-          rt,
-          items.map((b) => ({ address: b.item, type: b.type as LType })),
+        return deleted(
+          request,
+          await deleteLists(
+            rt,
+            items.map((b) => ({ address: b.item, type: b.type as LType })),
+          ),
         );
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
       },
-      {
-        body: t.Unknown({ description: '[{"item":"<address>","type":"block|allow"}]' }),
-        detail: documented(
-          { tags, summary: "Delete several lists" },
-          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
-        ),
-      },
+      batchDeleteOptions(tags, "Delete several lists", '[{"item":"<address>","type":"block|allow"}]'),
     );
 }
