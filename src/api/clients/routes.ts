@@ -9,25 +9,13 @@ import { addressName, hwaddrName } from "../../network/names.ts";
 import {
   batchItems,
   commentOf,
-  createdReply,
-  encodeItem,
   itemsOf,
   listsWrite,
   newProcessed,
-  onDuplicate,
   pathParts,
   rejectWhitespace,
 } from "../lists/common.ts";
-import {
-  addedDoc,
-  batchDeleteOptions,
-  deleted,
-  itemInPathRoute,
-  itemInUri,
-  listReply,
-  presentOr404,
-  writeReply,
-} from "../lists/resource.ts";
+import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateClients } from "../lists/input.ts";
 import { addClients, clientRows, configuredClients, deleteClients, putClient } from "../../lists/clients.ts";
 import { groupMap } from "../../lists/group-links.ts";
@@ -87,18 +75,16 @@ const Client = t.Object({
   name: t.Union([t.String(), t.Null()]),
   comment: t.Union([t.String(), t.Null()]),
   groups: t.Array(t.Integer()),
-  id: t.Integer(),
-  date_added: t.Integer(),
-  date_modified: t.Integer(),
+  ...resource.RowStamps,
 });
-const ClientsReply = writeReply("clients", Client);
-const ClientsList = listReply("clients", Client);
+const ClientsReply = resource.writeReply("clients", Client);
+const ClientsList = resource.listReply("clients", Client);
 const tags = ["Client management"];
 
 export function clientRoutes(rt: Runtime) {
   const get = ({ request }: { request: Request }) => {
     const { item } = pathParts(request, "clients", 0);
-    return { clients: presentOr404(rt, request, item, list(rt, item)) };
+    return { clients: resource.presentOr404(rt, request, item, list(rt, item)) };
   };
   return new Elysia({ name: "clients" })
     .get(
@@ -137,30 +123,30 @@ export function clientRoutes(rt: Runtime) {
         const items = itemsOf(body, "client", request);
         rejectWhitespace(items);
         validateClients(items);
-        const processed = newProcessed();
-        processed.success = listsWrite(request, () =>
-          addClients(rt, items, commentOf(body), body.groups, onDuplicate(rt, processed, true)),
-        ).map((item) => ({ item }));
-        const last = items[items.length - 1]!;
-        return createdReply(rt, request, { clients: list(rt, last), processed }, `/api/clients/${encodeItem(last)}`);
+        return resource.addedReply(
+          rt,
+          request,
+          items,
+          true,
+          (onDup) => addClients(rt, items, commentOf(body), body.groups, onDup),
+          (last, processed) => ({ clients: list(rt, last), processed }),
+          (last) => `/api/clients/${last}`,
+        );
       },
       {
-        body: t.Object(
-          {
-            client: itemsField("client", MAX_LEN.client, "IP, CIDR subnet, MAC, host name or :interface"),
-            comment: commentField,
-            groups: t.Optional(t.Array(t.Integer())),
-          },
-          { additionalProperties: true },
-        ),
-        detail: addedDoc(tags, "Add one or more clients"),
+        body: resource.writeBody({
+          client: itemsField("client", MAX_LEN.client, "IP, CIDR subnet, MAC, host name or :interface"),
+          comment: commentField,
+          groups: t.Optional(t.Array(t.Integer())),
+        }),
+        detail: resource.addedDoc(tags, "Add one or more clients"),
       },
     )
-    .post("/clients/*", ...itemInPathRoute(tags, "client"))
+    .post("/clients/*", ...resource.itemInPathRoute(tags, "client"))
     .put(
       "/clients/*",
       ({ request, body }) => {
-        const item = itemInUri(pathParts(request, "clients", 0).item);
+        const item = resource.itemInUri(pathParts(request, "clients", 0).item);
         checkLength(item, "client", MAX_LEN.client);
         rejectWhitespace([item]);
         validateClients([item]);
@@ -170,10 +156,7 @@ export function clientRoutes(rt: Runtime) {
         return { clients: list(rt, item), processed };
       },
       {
-        body: t.Object(
-          { comment: commentField, groups: t.Optional(t.Array(t.Integer())) },
-          { additionalProperties: true },
-        ),
+        body: resource.writeBody({ comment: commentField, groups: t.Optional(t.Array(t.Integer())) }),
         response: ClientsReply,
         detail: piholeParams("/{client}", { tags, summary: "Create or replace a client" }),
       },
@@ -181,8 +164,8 @@ export function clientRoutes(rt: Runtime) {
     .delete(
       "/clients/*",
       ({ request }) => {
-        const item = itemInUri(pathParts(request, "clients", 0).item);
-        return deleted(request, deleteClients(rt, [item]));
+        const item = resource.itemInUri(pathParts(request, "clients", 0).item);
+        return resource.deleted(request, deleteClients(rt, [item]));
       },
       { detail: piholeParams("/{client}", { tags, summary: "Delete a client (204; 404 when absent)" }) },
     )
@@ -190,7 +173,7 @@ export function clientRoutes(rt: Runtime) {
       "/clients:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        return deleted(
+        return resource.deleted(
           request,
           deleteClients(
             rt,
@@ -198,6 +181,6 @@ export function clientRoutes(rt: Runtime) {
           ),
         );
       },
-      batchDeleteOptions(tags, "Delete several clients", '[{"item":"<client>"}]'),
+      resource.batchDeleteOptions(tags, "Delete several clients", '[{"item":"<client>"}]'),
     );
 }

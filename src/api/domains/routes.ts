@@ -9,8 +9,6 @@ import {
   compat,
   batchItems,
   commentOf,
-  createdReply,
-  encodeItem,
   itemsOf,
   listsWrite,
   newProcessed,
@@ -19,15 +17,7 @@ import {
   rejectWhitespace,
   type Processed,
 } from "../lists/common.ts";
-import {
-  ProcessedSchema,
-  batchDeleteOptions,
-  deleted,
-  itemInUri,
-  listReply,
-  presentOr404,
-  uriError,
-} from "../lists/resource.ts";
+import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { matchesEverything, normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
 import {
@@ -122,13 +112,11 @@ export const DomainEntry = t.Object({
   comment: t.Union([t.String(), t.Null()]),
   groups: t.Array(t.Integer()),
   enabled: t.Boolean(),
-  id: t.Integer(),
-  date_added: t.Integer(),
-  date_modified: t.Integer(),
+  ...resource.RowStamps,
 });
 const DomainsReply = t.Object({
   domains: t.Array(DomainEntry),
-  processed: t.Optional(ProcessedSchema),
+  processed: t.Optional(resource.ProcessedSchema),
   warnings: t.Optional(
     t.Array(t.String(), {
       description: "what may not be meant, e.g. a regex that matches every domain (left out in compatibility mode)",
@@ -136,30 +124,24 @@ const DomainsReply = t.Object({
     }),
   ),
 });
-const DomainsList = listReply("domains", DomainEntry);
-const PostBody = t.Object(
-  {
-    domain: itemsField(
-      "domain",
-      MAX_LEN.regex,
-      `one domain/regex or several (an exact domain: at most ${MAX_LEN.domain} characters)`,
-    ),
-    comment: commentField,
-    groups: t.Optional(t.Array(t.Integer(), { description: "replaces the group links (default: group 0)" })),
-    enabled: t.Optional(t.Boolean({ default: undefined })),
-  },
-  { additionalProperties: true },
-);
-const PutBody = t.Object(
-  {
-    comment: commentField,
-    groups: t.Optional(t.Array(t.Integer())),
-    enabled: t.Optional(t.Boolean()),
-    type: t.Optional(t.String({ description: "current type when moving the entry" })),
-    kind: t.Optional(t.String({ description: "current kind when moving the entry" })),
-  },
-  { additionalProperties: true },
-);
+const DomainsList = resource.listReply("domains", DomainEntry);
+const PostBody = resource.writeBody({
+  domain: itemsField(
+    "domain",
+    MAX_LEN.regex,
+    `one domain/regex or several (an exact domain: at most ${MAX_LEN.domain} characters)`,
+  ),
+  comment: commentField,
+  groups: t.Optional(t.Array(t.Integer(), { description: "replaces the group links (default: group 0)" })),
+  enabled: t.Optional(t.Boolean({ default: undefined })),
+});
+const PutBody = resource.writeBody({
+  comment: commentField,
+  groups: t.Optional(t.Array(t.Integer())),
+  enabled: t.Optional(t.Boolean()),
+  type: t.Optional(t.String({ description: "current type when moving the entry" })),
+  kind: t.Optional(t.String({ description: "current kind when moving the entry" })),
+});
 
 const tags = ["Domain management"];
 
@@ -172,7 +154,7 @@ export function domainRoutes(rt: Runtime) {
 
   const get = ({ request }: { request: Request }) => {
     const tg = target(request);
-    return { domains: presentOr404(rt, request, tg.item, list(rt, tg.codes, tg.item)) };
+    return { domains: resource.presentOr404(rt, request, tg.item, list(rt, tg.codes, tg.item)) };
   };
 
   return new Elysia({ name: "domains" })
@@ -191,30 +173,25 @@ export function domainRoutes(rt: Runtime) {
       "/domains/*",
       ({ request, body }) => {
         const tg = target(request);
-        if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
-        if (tg.item !== null) throw uriError("Invalid request: Specify item in payload, not as URI parameter");
+        if (!writable(tg)) throw resource.uriError("Invalid request: Specify list to modify more precisely");
+        if (tg.item !== null) throw resource.uriError("Invalid request: Specify item in payload, not as URI parameter");
         const items = normaliseAll(rt, itemsOf(body, "domain", request), tg.kind);
         const enabled = body.enabled ?? true;
-        const processed = newProcessed();
-        processed.success = listsWrite(request, () =>
-          addDomains(
-            rt,
-            {
-              code: typeCode(tg.type, tg.kind),
-              domains: items,
-              enabled,
-              comment: commentOf(body),
-              groups: body.groups,
-            },
-            onDuplicate(rt, processed, enabled),
-          ),
-        ).map((item) => ({ item }));
-        const last = items[items.length - 1]!;
-        return createdReply(
+        const add = {
+          code: typeCode(tg.type, tg.kind),
+          domains: items,
+          enabled,
+          comment: commentOf(body),
+          groups: body.groups,
+        };
+        return resource.addedReply(
           rt,
           request,
-          reply(tg, last, processed),
-          `/api/domains/${tg.type}/${tg.kind}/${encodeItem(last)}`,
+          items,
+          enabled,
+          (onDup) => addDomains(rt, add, onDup),
+          (last, processed) => reply(tg, last, processed),
+          (last) => `/api/domains/${tg.type}/${tg.kind}/${last}`,
         );
       },
       {
@@ -239,8 +216,8 @@ export function domainRoutes(rt: Runtime) {
       "/domains/*",
       ({ request, body }) => {
         const tg = target(request);
-        if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
-        const raw = itemInUri(tg.item);
+        if (!writable(tg)) throw resource.uriError("Invalid request: Specify list to modify more precisely");
+        const raw = resource.itemInUri(tg.item);
         checkLength(raw, "domain", MAX_LEN.regex);
         const [item] = normaliseAll(rt, [raw], tg.kind);
         const processed = newProcessed();
@@ -288,9 +265,9 @@ export function domainRoutes(rt: Runtime) {
       "/domains/*",
       ({ request }) => {
         const tg = target(request);
-        if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
-        const item = itemInUri(tg.item);
-        return deleted(request, deleteDomains(rt, [{ domain: item, code: typeCode(tg.type, tg.kind) }]));
+        if (!writable(tg)) throw resource.uriError("Invalid request: Specify list to modify more precisely");
+        const item = resource.itemInUri(tg.item);
+        return resource.deleted(request, deleteDomains(rt, [{ domain: item, code: typeCode(tg.type, tg.kind) }]));
       },
       { detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Delete an entry (204; 404 when absent)" }) },
     )
@@ -303,7 +280,7 @@ export function domainRoutes(rt: Runtime) {
             throw Errors.badRequest(
               'Invalid request: Batch delete requires an valid combination of "type" and "kind" for each object',
             );
-        return deleted(
+        return resource.deleted(
           request,
           deleteDomains(
             rt,
@@ -311,7 +288,7 @@ export function domainRoutes(rt: Runtime) {
           ),
         );
       },
-      batchDeleteOptions(
+      resource.batchDeleteOptions(
         tags,
         "Delete several entries in one transaction",
         '[{"item","type":"allow|deny","kind":"exact|regex"}]',

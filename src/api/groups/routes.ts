@@ -4,27 +4,8 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
-import {
-  batchItems,
-  commentOf,
-  createdReply,
-  encodeItem,
-  itemsOf,
-  listsWrite,
-  newProcessed,
-  onDuplicate,
-  pathParts,
-} from "../lists/common.ts";
-import {
-  addedDoc,
-  batchDeleteOptions,
-  deleted,
-  itemInPathRoute,
-  itemInUri,
-  listReply,
-  presentOr404,
-  writeReply,
-} from "../lists/resource.ts";
+import { batchItems, commentOf, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts } from "../lists/common.ts";
+import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { addGroups, deleteGroups, groupRows, putGroup } from "../../lists/groups.ts";
 
@@ -43,18 +24,16 @@ const Group = t.Object({
   name: t.String(),
   comment: t.Union([t.String(), t.Null()]),
   enabled: t.Boolean(),
-  id: t.Integer(),
-  date_added: t.Integer(),
-  date_modified: t.Integer(),
+  ...resource.RowStamps,
 });
-const GroupsReply = writeReply("groups", Group);
-const GroupsList = listReply("groups", Group);
+const GroupsReply = resource.writeReply("groups", Group);
+const GroupsList = resource.listReply("groups", Group);
 const tags = ["Group management"];
 
 export function groupRoutes(rt: Runtime) {
   const get = ({ request }: { request: Request }) => {
     const { item } = pathParts(request, "groups", 0);
-    return { groups: presentOr404(rt, request, item, list(rt, item)) };
+    return { groups: resource.presentOr404(rt, request, item, list(rt, item)) };
   };
   return new Elysia({ name: "groups" })
     .get("/groups", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
@@ -67,30 +46,30 @@ export function groupRoutes(rt: Runtime) {
       ({ request, body }) => {
         const names = itemsOf(body, "name", request);
         const enabled = body.enabled ?? true;
-        const processed = newProcessed();
-        processed.success = addGroups(rt, names, enabled, commentOf(body), onDuplicate(rt, processed, enabled)).map(
-          (item) => ({ item }),
+        return resource.addedReply(
+          rt,
+          request,
+          names,
+          enabled,
+          (onDup) => addGroups(rt, names, enabled, commentOf(body), onDup),
+          (last, processed) => ({ groups: list(rt, last), processed }),
+          (last) => `/api/groups/${last}`,
         );
-        const last = names[names.length - 1]!;
-        return createdReply(rt, request, { groups: list(rt, last), processed }, `/api/groups/${encodeItem(last)}`);
       },
       {
-        body: t.Object(
-          {
-            name: itemsField("name", MAX_LEN.name, "the group's name"),
-            comment: commentField,
-            enabled: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: true },
-        ),
-        detail: addedDoc(tags, "Create one or more groups"),
+        body: resource.writeBody({
+          name: itemsField("name", MAX_LEN.name, "the group's name"),
+          comment: commentField,
+          enabled: t.Optional(t.Boolean()),
+        }),
+        detail: resource.addedDoc(tags, "Create one or more groups"),
       },
     )
-    .post("/groups/*", ...itemInPathRoute(tags, "name"))
+    .post("/groups/*", ...resource.itemInPathRoute(tags, "name"))
     .put(
       "/groups/*",
       ({ request, body }) => {
-        const item = itemInUri(pathParts(request, "groups", 0).item);
+        const item = resource.itemInUri(pathParts(request, "groups", 0).item);
         checkLength(item, "name", MAX_LEN.name);
         const processed = newProcessed();
         const enabled = body.enabled ?? true;
@@ -101,20 +80,17 @@ export function groupRoutes(rt: Runtime) {
         return { groups: list(rt, newName), processed };
       },
       {
-        body: t.Object(
-          {
-            name: t.Optional(
-              t.String({
-                maxLength: MAX_LEN.name,
-                description: `new name (rename), at most ${MAX_LEN.name} characters`,
-                error: `Invalid request: "name" longer than ${MAX_LEN.name} characters`,
-              }),
-            ),
-            comment: commentField,
-            enabled: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: true },
-        ),
+        body: resource.writeBody({
+          name: t.Optional(
+            t.String({
+              maxLength: MAX_LEN.name,
+              description: `new name (rename), at most ${MAX_LEN.name} characters`,
+              error: `Invalid request: "name" longer than ${MAX_LEN.name} characters`,
+            }),
+          ),
+          comment: commentField,
+          enabled: t.Optional(t.Boolean()),
+        }),
         response: GroupsReply,
         detail: documented(
           piholeParams("/{name}", { tags, summary: "Create or update a group; body name renames it" }),
@@ -125,8 +101,8 @@ export function groupRoutes(rt: Runtime) {
     .delete(
       "/groups/*",
       ({ request }) => {
-        const item = itemInUri(pathParts(request, "groups", 0).item);
-        return deleted(request, deleteGroups(rt, [item]));
+        const item = resource.itemInUri(pathParts(request, "groups", 0).item);
+        return resource.deleted(request, deleteGroups(rt, [item]));
       },
       {
         detail: piholeParams("/{name}", {
@@ -139,7 +115,7 @@ export function groupRoutes(rt: Runtime) {
       "/groups:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        return deleted(
+        return resource.deleted(
           request,
           deleteGroups(
             rt,
@@ -147,6 +123,6 @@ export function groupRoutes(rt: Runtime) {
           ),
         );
       },
-      batchDeleteOptions(tags, "Delete several groups", '[{"item":"<name>"}]'),
+      resource.batchDeleteOptions(tags, "Delete several groups", '[{"item":"<name>"}]'),
     );
 }

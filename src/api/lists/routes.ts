@@ -5,28 +5,8 @@ import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import { removeListCache } from "../../filter/gravity/cache.ts";
 import { Errors } from "../core/errors.ts";
-import {
-  batchItems,
-  commentOf,
-  createdReply,
-  encodeItem,
-  itemsOf,
-  listsWrite,
-  newProcessed,
-  onDuplicate,
-  pathParts,
-  rejectWhitespace,
-} from "./common.ts";
-import {
-  addedDoc,
-  batchDeleteOptions,
-  deleted,
-  itemInPathRoute,
-  itemInUri,
-  listReply,
-  presentOr404,
-  writeReply,
-} from "./resource.ts";
+import { batchItems, commentOf, itemsOf, listsWrite, newProcessed, pathParts, rejectWhitespace } from "./common.ts";
+import * as resource from "./resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateAddresses } from "./input.ts";
 import { addAdlists, adlistRows, putAdlist, type AdlistRow, type AdlistType as LType } from "../../lists/adlists.ts";
 import { groupMap } from "../../lists/group-links.ts";
@@ -87,9 +67,7 @@ export const ListEntry = t.Object({
   comment: t.Union([t.String(), t.Null()]),
   groups: t.Array(t.Integer()),
   enabled: t.Boolean(),
-  id: t.Integer(),
-  date_added: t.Integer(),
-  date_modified: t.Integer(),
+  ...resource.RowStamps,
   date_updated: t.Integer(),
   number: t.Integer({ description: "valid domains of the last parse" }),
   invalid_domains: t.Integer(),
@@ -98,8 +76,8 @@ export const ListEntry = t.Object({
     description: "0 never downloaded, 1 updated, 2 unchanged, 3 failed (cached copy used), 4 failed (no cache)",
   }),
 });
-const ListsReply = writeReply("lists", ListEntry);
-const ListsList = listReply("lists", ListEntry);
+const ListsReply = resource.writeReply("lists", ListEntry);
+const ListsList = resource.listReply("lists", ListEntry);
 const TypeQuery = t.Object(
   { type: t.Optional(t.String({ description: "block or allow" })) },
   { additionalProperties: true },
@@ -109,7 +87,7 @@ const tags = ["List management"];
 export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
   const get = ({ request, query }: { request: Request; query: { type?: string } }) => {
     const { item } = pathParts(request, "lists", 0);
-    return { lists: presentOr404(rt, request, item, list(rt, item, optionalType(query.type))) };
+    return { lists: resource.presentOr404(rt, request, item, list(rt, item, optionalType(query.type))) };
   };
   return new Elysia({ name: "lists" })
     .get("/lists", get, {
@@ -130,39 +108,34 @@ export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
         rejectWhitespace(items);
         validateAddresses(items, rt.config.current.webserver.port);
         const enabled = body.enabled ?? true;
-        const processed = newProcessed();
         const add = { type, addresses: items, enabled, comment: commentOf(body), groups: body.groups };
-        processed.success = listsWrite(request, () => addAdlists(rt, add, onDuplicate(rt, processed, enabled))).map(
-          (item) => ({ item }),
-        );
-        const last = items[items.length - 1]!;
-        return createdReply(
+        return resource.addedReply(
           rt,
           request,
-          { lists: list(rt, last, type), processed },
-          `/api/lists/${encodeItem(last)}?type=${type}`,
+          items,
+          enabled,
+          (onDup) => addAdlists(rt, add, onDup),
+          (last, processed) => ({ lists: list(rt, last, type), processed }),
+          (last) => `/api/lists/${last}?type=${type}`,
         );
       },
       {
         query: TypeQuery,
-        body: t.Object(
-          {
-            address: itemsField("address", MAX_LEN.address, "the list's URL (scheme http, https or file)"),
-            comment: commentField,
-            groups: t.Optional(t.Array(t.Integer())),
-            enabled: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: true },
-        ),
-        detail: addedDoc(tags, "Subscribe to one or more lists (?type=block|allow required)"),
+        body: resource.writeBody({
+          address: itemsField("address", MAX_LEN.address, "the list's URL (scheme http, https or file)"),
+          comment: commentField,
+          groups: t.Optional(t.Array(t.Integer())),
+          enabled: t.Optional(t.Boolean()),
+        }),
+        detail: resource.addedDoc(tags, "Subscribe to one or more lists (?type=block|allow required)"),
       },
     )
-    .post("/lists/*", ...itemInPathRoute(tags, "address"))
+    .post("/lists/*", ...resource.itemInPathRoute(tags, "address"))
     .put(
       "/lists/*",
       ({ request, body, query }) => {
         const type = requiredType(query.type);
-        const item = itemInUri(pathParts(request, "lists", 0).item);
+        const item = resource.itemInUri(pathParts(request, "lists", 0).item);
         checkLength(item, "address", MAX_LEN.address);
         rejectWhitespace([item]);
         validateAddresses([item], rt.config.current.webserver.port);
@@ -181,14 +154,11 @@ export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
       },
       {
         query: TypeQuery,
-        body: t.Object(
-          {
-            comment: commentField,
-            groups: t.Optional(t.Array(t.Integer())),
-            enabled: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: true },
-        ),
+        body: resource.writeBody({
+          comment: commentField,
+          groups: t.Optional(t.Array(t.Integer())),
+          enabled: t.Optional(t.Boolean()),
+        }),
         response: ListsReply,
         detail: piholeParams("/{list}", { tags, summary: "Create or replace a list (?type required)" }),
       },
@@ -197,8 +167,8 @@ export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
       "/lists/*",
       async ({ request, query }) => {
         const type = requiredType(query.type);
-        const item = itemInUri(pathParts(request, "lists", 0).item);
-        return deleted(request, await deleteLists(rt, [{ address: item, type }]));
+        const item = resource.itemInUri(pathParts(request, "lists", 0).item);
+        return resource.deleted(request, await deleteLists(rt, [{ address: item, type }]));
       },
       {
         query: TypeQuery,
@@ -215,7 +185,7 @@ export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
         for (const b of items)
           if (b.type !== "allow" && b.type !== "block")
             throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
-        return deleted(
+        return resource.deleted(
           request,
           await deleteLists(
             rt,
@@ -223,6 +193,6 @@ export function listRoutes(rt: Runtime & Pick<ApiDeps, "stats">) {
           ),
         );
       },
-      batchDeleteOptions(tags, "Delete several lists", '[{"item":"<address>","type":"block|allow"}]'),
+      resource.batchDeleteOptions(tags, "Delete several lists", '[{"item":"<address>","type":"block|allow"}]'),
     );
 }
