@@ -1,25 +1,20 @@
 // /api/clients/{client}: IP, CIDR subnet, MAC, hostname or `:interface` entries with their groups
 // (as in Pi-hole), and suggestions of devices seen on the network but not configured yet.
-import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
 import type { ApiDeps } from "../deps.ts";
 import type { devicesWithAddresses } from "../../network/devices.ts";
-import { ApiError, Errors } from "../core/errors.ts";
 import {
-  absent,
   batchItems,
   commentOf,
-  createdReply,
-  encodeItem,
   itemsOf,
   listsWrite,
   newProcessed,
-  onDuplicate,
   pathParts,
   rejectWhitespace,
 } from "../lists/common.ts";
+import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateClients } from "../lists/input.ts";
 import { addClients, deleteClients, putClient } from "../../lists/clients.ts";
 
@@ -78,26 +73,16 @@ const Client = t.Object({
   name: t.Union([t.String(), t.Null()]),
   comment: t.Union([t.String(), t.Null()]),
   groups: t.Array(t.Integer()),
-  id: t.Integer(),
-  date_added: t.Integer(),
-  date_modified: t.Integer(),
+  ...resource.RowStamps,
 });
-const Processed = t.Object({
-  success: t.Array(t.Object({ item: t.String() })),
-  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
-});
-const ClientsReply = t.Object({ clients: t.Array(Client), processed: t.Optional(Processed) });
-/** What a GET answers (writes add `processed`). */
-const ClientsList = t.Object({ clients: t.Array(Client) });
+const ClientsReply = resource.writeReply("clients", Client);
+const ClientsList = resource.listReply("clients", Client);
 const tags = ["Client management"];
-const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
 export function clientRoutes(rt: ApiDeps) {
   const get = ({ request }: { request: Request }) => {
     const { item } = pathParts(request, "clients", 0);
-    const clients = list(rt, item);
-    if (item !== null && clients.length === 0) absent(rt, request);
-    return { clients };
+    return { clients: resource.presentOr404(rt, request, item, list(rt, item)) };
   };
   return new Elysia({ name: "clients" })
     .get(
@@ -136,45 +121,30 @@ export function clientRoutes(rt: ApiDeps) {
         const items = itemsOf(body, "client", request);
         rejectWhitespace(items);
         validateClients(items);
-        const processed = newProcessed();
-        processed.success = listsWrite(request, () =>
-          addClients(rt, items, commentOf(body), body.groups, onDuplicate(rt, processed, true)),
-        ).map((item) => ({ item }));
-        const last = items[items.length - 1]!;
-        return createdReply(rt, request, { clients: list(rt, last), processed }, `/api/clients/${encodeItem(last)}`);
+        return resource.addedReply(
+          rt,
+          request,
+          items,
+          true,
+          (onDup) => addClients(rt, items, commentOf(body), body.groups, onDup),
+          (last, processed) => ({ clients: list(rt, last), processed }),
+          (last) => `/api/clients/${last}`,
+        );
       },
       {
-        body: t.Object(
-          {
-            client: itemsField("client", MAX_LEN.client, "IP, CIDR subnet, MAC, host name or :interface"),
-            comment: commentField,
-            groups: t.Optional(t.Array(t.Integer())),
-          },
-          { additionalProperties: true },
-        ),
-        detail: documented(
-          { tags, summary: "Add one or more clients" },
-          {
-            responses: {
-              201: "Created (Location names the last item)",
-              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
-            },
-          },
-        ),
+        body: resource.writeBody({
+          client: itemsField("client", MAX_LEN.client, "IP, CIDR subnet, MAC, host name or :interface"),
+          comment: commentField,
+          groups: t.Optional(t.Array(t.Integer())),
+        }),
+        detail: resource.addedDoc(tags, "Add one or more clients"),
       },
     )
-    .post(
-      "/clients/*",
-      () => {
-        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-      },
-      { detail: { tags, summary: "(rejected: the client belongs in the body)", hide: true } },
-    )
+    .post("/clients/*", ...resource.itemInPathRoute(tags, "client"))
     .put(
       "/clients/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "clients", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        const item = resource.itemInUri(pathParts(request, "clients", 0).item);
         checkLength(item, "client", MAX_LEN.client);
         rejectWhitespace([item]);
         validateClients([item]);
@@ -184,10 +154,7 @@ export function clientRoutes(rt: ApiDeps) {
         return { clients: list(rt, item), processed };
       },
       {
-        body: t.Object(
-          { comment: commentField, groups: t.Optional(t.Array(t.Integer())) },
-          { additionalProperties: true },
-        ),
+        body: resource.writeBody({ comment: commentField, groups: t.Optional(t.Array(t.Integer())) }),
         response: ClientsReply,
         detail: piholeParams("/{client}", { tags, summary: "Create or replace a client" }),
       },
@@ -195,11 +162,8 @@ export function clientRoutes(rt: ApiDeps) {
     .delete(
       "/clients/*",
       ({ request }) => {
-        const { item } = pathParts(request, "clients", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = deleteClients(rt, [item]);
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
+        const item = resource.itemInUri(pathParts(request, "clients", 0).item);
+        return resource.deleted(request, deleteClients(rt, [item]));
       },
       { detail: piholeParams("/{client}", { tags, summary: "Delete a client (204; 404 when absent)" }) },
     )
@@ -207,19 +171,14 @@ export function clientRoutes(rt: ApiDeps) {
       "/clients:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        const n = deleteClients(
-          rt,
-          items.map((b) => b.item),
+        return resource.deleted(
+          request,
+          deleteClients(
+            rt,
+            items.map((b) => b.item),
+          ),
         );
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
       },
-      {
-        body: t.Unknown({ description: '[{"item":"<client>"}]' }),
-        detail: documented(
-          { tags, summary: "Delete several clients" },
-          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
-        ),
-      },
+      resource.batchDeleteOptions(tags, "Delete several clients", '[{"item":"<client>"}]'),
     );
 }

@@ -5,14 +5,11 @@ import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
-import { ApiError, Errors } from "../core/errors.ts";
+import { Errors } from "../core/errors.ts";
 import {
-  absent,
   compat,
   batchItems,
   commentOf,
-  createdReply,
-  encodeItem,
   itemsOf,
   listsWrite,
   newProcessed,
@@ -21,6 +18,7 @@ import {
   rejectWhitespace,
   type Processed,
 } from "../lists/common.ts";
+import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { matchesEverything, normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
 import {
@@ -104,7 +102,6 @@ function warningsOf(rt: Runtime, tg: { type: DType; kind: DKind }, processed: Pr
 
 const writable = (tg: Target): tg is Target & { type: DType; kind: DKind } =>
   tg.type !== undefined && tg.kind !== undefined;
-const uriError = (message: string) => new ApiError(400, "uri_error", message, null);
 
 export const DomainEntry = t.Object({
   domain: t.String({ description: "as stored: lowercase punycode for exact entries" }),
@@ -114,17 +111,11 @@ export const DomainEntry = t.Object({
   comment: t.Union([t.String(), t.Null()]),
   groups: t.Array(t.Integer()),
   enabled: t.Boolean(),
-  id: t.Integer(),
-  date_added: t.Integer(),
-  date_modified: t.Integer(),
-});
-const ProcessedSchema = t.Object({
-  success: t.Array(t.Object({ item: t.String() })),
-  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
+  ...resource.RowStamps,
 });
 const DomainsReply = t.Object({
   domains: t.Array(DomainEntry),
-  processed: t.Optional(ProcessedSchema),
+  processed: t.Optional(resource.ProcessedSchema),
   warnings: t.Optional(
     t.Array(t.String(), {
       description: "what may not be meant, e.g. a regex that matches every domain (left out in compatibility mode)",
@@ -132,31 +123,24 @@ const DomainsReply = t.Object({
     }),
   ),
 });
-/** What a GET answers (writes add `processed`). */
-const DomainsList = t.Object({ domains: t.Array(DomainEntry) });
-const PostBody = t.Object(
-  {
-    domain: itemsField(
-      "domain",
-      MAX_LEN.regex,
-      `one domain/regex or several (an exact domain: at most ${MAX_LEN.domain} characters)`,
-    ),
-    comment: commentField,
-    groups: t.Optional(t.Array(t.Integer(), { description: "replaces the group links (default: group 0)" })),
-    enabled: t.Optional(t.Boolean({ default: undefined })),
-  },
-  { additionalProperties: true },
-);
-const PutBody = t.Object(
-  {
-    comment: commentField,
-    groups: t.Optional(t.Array(t.Integer())),
-    enabled: t.Optional(t.Boolean()),
-    type: t.Optional(t.String({ description: "current type when moving the entry" })),
-    kind: t.Optional(t.String({ description: "current kind when moving the entry" })),
-  },
-  { additionalProperties: true },
-);
+const DomainsList = resource.listReply("domains", DomainEntry);
+const PostBody = resource.writeBody({
+  domain: itemsField(
+    "domain",
+    MAX_LEN.regex,
+    `one domain/regex or several (an exact domain: at most ${MAX_LEN.domain} characters)`,
+  ),
+  comment: commentField,
+  groups: t.Optional(t.Array(t.Integer(), { description: "replaces the group links (default: group 0)" })),
+  enabled: t.Optional(t.Boolean({ default: undefined })),
+});
+const PutBody = resource.writeBody({
+  comment: commentField,
+  groups: t.Optional(t.Array(t.Integer())),
+  enabled: t.Optional(t.Boolean()),
+  type: t.Optional(t.String({ description: "current type when moving the entry" })),
+  kind: t.Optional(t.String({ description: "current kind when moving the entry" })),
+});
 
 const tags = ["Domain management"];
 
@@ -169,9 +153,7 @@ export function domainRoutes(rt: ApiDeps) {
 
   const get = ({ request }: { request: Request }) => {
     const tg = target(request);
-    const domains = list(rt, tg.codes, tg.item);
-    if (tg.item !== null && domains.length === 0) absent(rt, request);
-    return { domains };
+    return { domains: resource.presentOr404(rt, request, tg.item, list(rt, tg.codes, tg.item)) };
   };
 
   return new Elysia({ name: "domains" })
@@ -190,30 +172,25 @@ export function domainRoutes(rt: ApiDeps) {
       "/domains/*",
       ({ request, body }) => {
         const tg = target(request);
-        if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
-        if (tg.item !== null) throw uriError("Invalid request: Specify item in payload, not as URI parameter");
+        if (!writable(tg)) throw resource.uriError("Invalid request: Specify list to modify more precisely");
+        if (tg.item !== null) throw resource.uriError("Invalid request: Specify item in payload, not as URI parameter");
         const items = normaliseAll(rt, itemsOf(body, "domain", request), tg.kind);
         const enabled = body.enabled ?? true;
-        const processed = newProcessed();
-        processed.success = listsWrite(request, () =>
-          addDomains(
-            rt,
-            {
-              code: typeCode(tg.type, tg.kind),
-              domains: items,
-              enabled,
-              comment: commentOf(body),
-              groups: body.groups,
-            },
-            onDuplicate(rt, processed, enabled),
-          ),
-        ).map((item) => ({ item }));
-        const last = items[items.length - 1]!;
-        return createdReply(
+        const add = {
+          code: typeCode(tg.type, tg.kind),
+          domains: items,
+          enabled,
+          comment: commentOf(body),
+          groups: body.groups,
+        };
+        return resource.addedReply(
           rt,
           request,
-          reply(tg, last, processed),
-          `/api/domains/${tg.type}/${tg.kind}/${encodeItem(last)}`,
+          items,
+          enabled,
+          (onDup) => addDomains(rt, add, onDup),
+          (last, processed) => reply(tg, last, processed),
+          (last) => `/api/domains/${tg.type}/${tg.kind}/${last}`,
         );
       },
       {
@@ -238,10 +215,10 @@ export function domainRoutes(rt: ApiDeps) {
       "/domains/*",
       ({ request, body }) => {
         const tg = target(request);
-        if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
-        if (tg.item === null) throw uriError("Invalid request: Specify item in URI");
-        checkLength(tg.item, "domain", MAX_LEN.regex);
-        const [item] = normaliseAll(rt, [tg.item], tg.kind);
+        if (!writable(tg)) throw resource.uriError("Invalid request: Specify list to modify more precisely");
+        const raw = resource.itemInUri(tg.item);
+        checkLength(raw, "domain", MAX_LEN.regex);
+        const [item] = normaliseAll(rt, [raw], tg.kind);
         const processed = newProcessed();
         const newCode = typeCode(tg.type, tg.kind);
         let oldCode = newCode;
@@ -287,11 +264,9 @@ export function domainRoutes(rt: ApiDeps) {
       "/domains/*",
       ({ request }) => {
         const tg = target(request);
-        if (!writable(tg)) throw uriError("Invalid request: Specify list to modify more precisely");
-        if (tg.item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = deleteDomains(rt, [{ domain: tg.item, code: typeCode(tg.type, tg.kind) }]);
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
+        if (!writable(tg)) throw resource.uriError("Invalid request: Specify list to modify more precisely");
+        const item = resource.itemInUri(tg.item);
+        return resource.deleted(request, deleteDomains(rt, [{ domain: item, code: typeCode(tg.type, tg.kind) }]));
       },
       { detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Delete an entry (204; 404 when absent)" }) },
     )
@@ -304,19 +279,18 @@ export function domainRoutes(rt: ApiDeps) {
             throw Errors.badRequest(
               'Invalid request: Batch delete requires an valid combination of "type" and "kind" for each object',
             );
-        const n = deleteDomains(
-          rt,
-          items.map((b) => ({ domain: b.item, code: typeCode(b.type as DType, b.kind as DKind) })),
+        return resource.deleted(
+          request,
+          deleteDomains(
+            rt,
+            items.map((b) => ({ domain: b.item, code: typeCode(b.type as DType, b.kind as DKind) })),
+          ),
         );
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
       },
-      {
-        body: t.Unknown({ description: '[{"item","type":"allow|deny","kind":"exact|regex"}]' }),
-        detail: documented(
-          { tags, summary: "Delete several entries in one transaction" },
-          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
-        ),
-      },
+      resource.batchDeleteOptions(
+        tags,
+        "Delete several entries in one transaction",
+        '[{"item","type":"allow|deny","kind":"exact|regex"}]',
+      ),
     );
 }

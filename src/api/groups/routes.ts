@@ -4,19 +4,8 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
-import { ApiError, Errors } from "../core/errors.ts";
-import {
-  absent,
-  batchItems,
-  commentOf,
-  createdReply,
-  encodeItem,
-  itemsOf,
-  listsWrite,
-  newProcessed,
-  onDuplicate,
-  pathParts,
-} from "../lists/common.ts";
+import { batchItems, commentOf, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts } from "../lists/common.ts";
+import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { addGroups, deleteGroups, putGroup } from "../../lists/groups.ts";
 
@@ -35,26 +24,16 @@ const Group = t.Object({
   name: t.String(),
   comment: t.Union([t.String(), t.Null()]),
   enabled: t.Boolean(),
-  id: t.Integer(),
-  date_added: t.Integer(),
-  date_modified: t.Integer(),
+  ...resource.RowStamps,
 });
-const Processed = t.Object({
-  success: t.Array(t.Object({ item: t.String() })),
-  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
-});
-const GroupsReply = t.Object({ groups: t.Array(Group), processed: t.Optional(Processed) });
-/** What a GET answers (writes add `processed`). */
-const GroupsList = t.Object({ groups: t.Array(Group) });
+const GroupsReply = resource.writeReply("groups", Group);
+const GroupsList = resource.listReply("groups", Group);
 const tags = ["Group management"];
-const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
 export function groupRoutes(rt: ApiDeps) {
   const get = ({ request }: { request: Request }) => {
     const { item } = pathParts(request, "groups", 0);
-    const groups = list(rt, item);
-    if (item !== null && groups.length === 0) absent(rt, request);
-    return { groups };
+    return { groups: resource.presentOr404(rt, request, item, list(rt, item)) };
   };
   return new Elysia({ name: "groups" })
     .get("/groups", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
@@ -67,45 +46,30 @@ export function groupRoutes(rt: ApiDeps) {
       ({ request, body }) => {
         const names = itemsOf(body, "name", request);
         const enabled = body.enabled ?? true;
-        const processed = newProcessed();
-        processed.success = addGroups(rt, names, enabled, commentOf(body), onDuplicate(rt, processed, enabled)).map(
-          (item) => ({ item }),
+        return resource.addedReply(
+          rt,
+          request,
+          names,
+          enabled,
+          (onDup) => addGroups(rt, names, enabled, commentOf(body), onDup),
+          (last, processed) => ({ groups: list(rt, last), processed }),
+          (last) => `/api/groups/${last}`,
         );
-        const last = names[names.length - 1]!;
-        return createdReply(rt, request, { groups: list(rt, last), processed }, `/api/groups/${encodeItem(last)}`);
       },
       {
-        body: t.Object(
-          {
-            name: itemsField("name", MAX_LEN.name, "the group's name"),
-            comment: commentField,
-            enabled: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: true },
-        ),
-        detail: documented(
-          { tags, summary: "Create one or more groups" },
-          {
-            responses: {
-              201: "Created (Location names the last item)",
-              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
-            },
-          },
-        ),
+        body: resource.writeBody({
+          name: itemsField("name", MAX_LEN.name, "the group's name"),
+          comment: commentField,
+          enabled: t.Optional(t.Boolean()),
+        }),
+        detail: resource.addedDoc(tags, "Create one or more groups"),
       },
     )
-    .post(
-      "/groups/*",
-      () => {
-        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-      },
-      { detail: { tags, summary: "(rejected: the name belongs in the body)", hide: true } },
-    )
+    .post("/groups/*", ...resource.itemInPathRoute(tags, "name"))
     .put(
       "/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "groups", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        const item = resource.itemInUri(pathParts(request, "groups", 0).item);
         checkLength(item, "name", MAX_LEN.name);
         const processed = newProcessed();
         const enabled = body.enabled ?? true;
@@ -116,20 +80,17 @@ export function groupRoutes(rt: ApiDeps) {
         return { groups: list(rt, newName), processed };
       },
       {
-        body: t.Object(
-          {
-            name: t.Optional(
-              t.String({
-                maxLength: MAX_LEN.name,
-                description: `new name (rename), at most ${MAX_LEN.name} characters`,
-                error: `Invalid request: "name" longer than ${MAX_LEN.name} characters`,
-              }),
-            ),
-            comment: commentField,
-            enabled: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: true },
-        ),
+        body: resource.writeBody({
+          name: t.Optional(
+            t.String({
+              maxLength: MAX_LEN.name,
+              description: `new name (rename), at most ${MAX_LEN.name} characters`,
+              error: `Invalid request: "name" longer than ${MAX_LEN.name} characters`,
+            }),
+          ),
+          comment: commentField,
+          enabled: t.Optional(t.Boolean()),
+        }),
         response: GroupsReply,
         detail: documented(
           piholeParams("/{name}", { tags, summary: "Create or update a group; body name renames it" }),
@@ -140,11 +101,8 @@ export function groupRoutes(rt: ApiDeps) {
     .delete(
       "/groups/*",
       ({ request }) => {
-        const { item } = pathParts(request, "groups", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = deleteGroups(rt, [item]);
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
+        const item = resource.itemInUri(pathParts(request, "groups", 0).item);
+        return resource.deleted(request, deleteGroups(rt, [item]));
       },
       {
         detail: piholeParams("/{name}", {
@@ -157,19 +115,14 @@ export function groupRoutes(rt: ApiDeps) {
       "/groups:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        const n = deleteGroups(
-          rt,
-          items.map((b) => b.item),
+        return resource.deleted(
+          request,
+          deleteGroups(
+            rt,
+            items.map((b) => b.item),
+          ),
         );
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
       },
-      {
-        body: t.Unknown({ description: '[{"item":"<name>"}]' }),
-        detail: documented(
-          { tags, summary: "Delete several groups" },
-          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
-        ),
-      },
+      resource.batchDeleteOptions(tags, "Delete several groups", '[{"item":"<name>"}]'),
     );
 }

@@ -1,23 +1,11 @@
 // /api/lists/{address}?type=block|allow: subscribed lists (Pi-hole's adlists).
 // The lists' contents arrive with the next gravity run; deleting a list removes its rows at once.
-import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { removeListCache } from "../../filter/gravity/cache.ts";
-import { ApiError, Errors } from "../core/errors.ts";
-import {
-  absent,
-  batchItems,
-  commentOf,
-  createdReply,
-  encodeItem,
-  itemsOf,
-  listsWrite,
-  newProcessed,
-  onDuplicate,
-  pathParts,
-  rejectWhitespace,
-} from "./common.ts";
+import { Errors } from "../core/errors.ts";
+import { batchItems, commentOf, itemsOf, listsWrite, newProcessed, pathParts, rejectWhitespace } from "./common.ts";
+import * as resource from "./resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateAddresses } from "./input.ts";
 import { addAdlists, putAdlist, type AdlistRow, type AdlistType as LType } from "../../lists/adlists.ts";
 import { announceLists } from "../../lists/store.ts";
@@ -77,9 +65,7 @@ export const ListEntry = t.Object({
   comment: t.Union([t.String(), t.Null()]),
   groups: t.Array(t.Integer()),
   enabled: t.Boolean(),
-  id: t.Integer(),
-  date_added: t.Integer(),
-  date_modified: t.Integer(),
+  ...resource.RowStamps,
   date_updated: t.Integer(),
   number: t.Integer({ description: "valid domains of the last parse" }),
   invalid_domains: t.Integer(),
@@ -88,26 +74,18 @@ export const ListEntry = t.Object({
     description: "0 never downloaded, 1 updated, 2 unchanged, 3 failed (cached copy used), 4 failed (no cache)",
   }),
 });
-const Processed = t.Object({
-  success: t.Array(t.Object({ item: t.String() })),
-  errors: t.Array(t.Object({ item: t.String(), error: t.String() })),
-});
-const ListsReply = t.Object({ lists: t.Array(ListEntry), processed: t.Optional(Processed) });
-/** What a GET answers (writes add `processed`). */
-const ListsList = t.Object({ lists: t.Array(ListEntry) });
+const ListsReply = resource.writeReply("lists", ListEntry);
+const ListsList = resource.listReply("lists", ListEntry);
 const TypeQuery = t.Object(
   { type: t.Optional(t.String({ description: "block or allow" })) },
   { additionalProperties: true },
 );
 const tags = ["List management"];
-const uriError = (m: string) => new ApiError(400, "uri_error", m, null);
 
 export function listRoutes(rt: ApiDeps) {
   const get = ({ request, query }: { request: Request; query: { type?: string } }) => {
     const { item } = pathParts(request, "lists", 0);
-    const lists = list(rt, item, optionalType(query.type));
-    if (item !== null && lists.length === 0) absent(rt, request);
-    return { lists };
+    return { lists: resource.presentOr404(rt, request, item, list(rt, item, optionalType(query.type))) };
   };
   return new Elysia({ name: "lists" })
     .get("/lists", get, {
@@ -128,54 +106,34 @@ export function listRoutes(rt: ApiDeps) {
         rejectWhitespace(items);
         validateAddresses(items, rt.config.current.webserver.port);
         const enabled = body.enabled ?? true;
-        const processed = newProcessed();
         const add = { type, addresses: items, enabled, comment: commentOf(body), groups: body.groups };
-        processed.success = listsWrite(request, () => addAdlists(rt, add, onDuplicate(rt, processed, enabled))).map(
-          (item) => ({ item }),
-        );
-        const last = items[items.length - 1]!;
-        return createdReply(
+        return resource.addedReply(
           rt,
           request,
-          { lists: list(rt, last, type), processed },
-          `/api/lists/${encodeItem(last)}?type=${type}`,
+          items,
+          enabled,
+          (onDup) => addAdlists(rt, add, onDup),
+          (last, processed) => ({ lists: list(rt, last, type), processed }),
+          (last) => `/api/lists/${last}?type=${type}`,
         );
       },
       {
         query: TypeQuery,
-        body: t.Object(
-          {
-            address: itemsField("address", MAX_LEN.address, "the list's URL (scheme http, https or file)"),
-            comment: commentField,
-            groups: t.Optional(t.Array(t.Integer())),
-            enabled: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: true },
-        ),
-        detail: documented(
-          { tags, summary: "Subscribe to one or more lists (?type=block|allow required)" },
-          {
-            responses: {
-              201: "Created (Location names the last item)",
-              400: "Bad request or a duplicate (400 database_error; with webserver.api.piholeCompat: 201 with processed.errors)",
-            },
-          },
-        ),
+        body: resource.writeBody({
+          address: itemsField("address", MAX_LEN.address, "the list's URL (scheme http, https or file)"),
+          comment: commentField,
+          groups: t.Optional(t.Array(t.Integer())),
+          enabled: t.Optional(t.Boolean()),
+        }),
+        detail: resource.addedDoc(tags, "Subscribe to one or more lists (?type=block|allow required)"),
       },
     )
-    .post(
-      "/lists/*",
-      () => {
-        throw uriError("Invalid request: Specify item in payload, not as URI parameter");
-      },
-      { detail: { tags, summary: "(rejected: the address belongs in the body)", hide: true } },
-    )
+    .post("/lists/*", ...resource.itemInPathRoute(tags, "address"))
     .put(
       "/lists/*",
       ({ request, body, query }) => {
         const type = requiredType(query.type);
-        const { item } = pathParts(request, "lists", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
+        const item = resource.itemInUri(pathParts(request, "lists", 0).item);
         checkLength(item, "address", MAX_LEN.address);
         rejectWhitespace([item]);
         validateAddresses([item], rt.config.current.webserver.port);
@@ -194,14 +152,11 @@ export function listRoutes(rt: ApiDeps) {
       },
       {
         query: TypeQuery,
-        body: t.Object(
-          {
-            comment: commentField,
-            groups: t.Optional(t.Array(t.Integer())),
-            enabled: t.Optional(t.Boolean()),
-          },
-          { additionalProperties: true },
-        ),
+        body: resource.writeBody({
+          comment: commentField,
+          groups: t.Optional(t.Array(t.Integer())),
+          enabled: t.Optional(t.Boolean()),
+        }),
         response: ListsReply,
         detail: piholeParams("/{list}", { tags, summary: "Create or replace a list (?type required)" }),
       },
@@ -210,11 +165,8 @@ export function listRoutes(rt: ApiDeps) {
       "/lists/*",
       async ({ request, query }) => {
         const type = requiredType(query.type);
-        const { item } = pathParts(request, "lists", 0);
-        if (item === null) throw uriError("Invalid request: Specify item in URI");
-        const n = await deleteLists(rt, [{ address: item, type }]);
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
+        const item = resource.itemInUri(pathParts(request, "lists", 0).item);
+        return resource.deleted(request, await deleteLists(rt, [{ address: item, type }]));
       },
       {
         query: TypeQuery,
@@ -231,19 +183,14 @@ export function listRoutes(rt: ApiDeps) {
         for (const b of items)
           if (b.type !== "allow" && b.type !== "block")
             throw Errors.badRequest('Invalid request: Invalid type parameter (should be either "allow" or "block")');
-        const n = await deleteLists(
-          rt,
-          items.map((b) => ({ address: b.item, type: b.type as LType })),
+        return resource.deleted(
+          request,
+          await deleteLists(
+            rt,
+            items.map((b) => ({ address: b.item, type: b.type as LType })),
+          ),
         );
-        if (n === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return undefined;
       },
-      {
-        body: t.Unknown({ description: '[{"item":"<address>","type":"block|allow"}]' }),
-        detail: documented(
-          { tags, summary: "Delete several lists" },
-          { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
-        ),
-      },
+      resource.batchDeleteOptions(tags, "Delete several lists", '[{"item":"<address>","type":"block|allow"}]'),
     );
 }
