@@ -3,7 +3,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { get } from "./api.ts";
-import { Button, confirmAction, Toggle, toast, useAction } from "./components.tsx";
+import { Button, confirmAction, Loading, Toggle, toast, useAction } from "./components.tsx";
 import { usePoll } from "./poll.ts";
 
 export type Group = { id: number; name: string; enabled: boolean; comment: string | null };
@@ -64,7 +64,8 @@ export function EntityTable<T>({
   onDelete,
   noun,
 }: {
-  rows: T[];
+  /** undefined while the rows are still loading */
+  rows: T[] | undefined;
   columns: Array<Column<T>>;
   rowKey: (r: T) => string;
   enabled?: (r: T) => boolean;
@@ -75,6 +76,7 @@ export function EntityTable<T>({
 }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [busy, run] = useAction();
+  if (!rows) return <Loading />;
   const chosen = rows.filter((r) => selected.has(rowKey(r)));
   const del = async (list: T[]) => {
     if (
@@ -189,6 +191,8 @@ export function useForm(): {
   errors: Record<string, string>;
   submit: (fn: () => Promise<void>, fieldOf?: (e: unknown) => string) => Promise<boolean>;
   setErrors: (e: Record<string, string>) => void;
+  /** the form's onSubmit: runs `fn`, shows its error at `field`, and calls `onDone` once it succeeded */
+  onSubmit: (field: string, fn: () => Promise<void>, onDone: () => void) => (e: Event) => void;
 } {
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -206,7 +210,11 @@ export function useForm(): {
       setBusy(false);
     }
   };
-  return { busy, errors, submit, setErrors };
+  const onSubmit = (field: string, fn: () => Promise<void>, onDone: () => void) => (e: Event) => {
+    e.preventDefault();
+    void submit(fn, () => field).then((ok) => ok && onDone());
+  };
+  return { busy, errors, submit, setErrors, onSubmit };
 }
 
 /** a batch reply from a create/update endpoint: the items it could not process, and what may not be meant */
