@@ -3,15 +3,7 @@
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
 import { Badge, Card, Field } from "../components.tsx";
-import {
-  EntityTable,
-  GroupChips,
-  throwProcessed,
-  useForm,
-  useGroups,
-  type Group,
-  type Processed,
-} from "../crud.tsx";
+import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
 import { dateTime } from "../format.ts";
 import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
 

@@ -4,15 +4,7 @@ import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
 import { Badge, Button, Card, Field } from "../components.tsx";
-import {
-  EntityTable,
-  GroupChips,
-  throwProcessed,
-  useForm,
-  useGroups,
-  type Group,
-  type Processed,
-} from "../crud.tsx";
+import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
 import { ago, num } from "../format.ts";
 import { GravityProgress } from "../gravity.tsx";
 import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
