@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { get } from "./api.ts";
 import { Button, confirmAction, Loading, Toggle, toast, useAction } from "./components.tsx";
 import { usePoll } from "./poll.ts";
+import { ActionsHeader, DataTable } from "./table.tsx";
 
 export type Group = { id: number; name: string; enabled: boolean; comment: string | null };
 
@@ -105,73 +106,68 @@ export function EntityTable<T>({
           Delete selected
         </Button>
       </div>
-      <div class="table-wrap">
-        <table class="table">
-          <thead>
-            <tr>
-              <th class="sel">
+      <DataTable
+        head={
+          <>
+            <th class="sel">
+              <input
+                type="checkbox"
+                aria-label="Select all"
+                checked={all}
+                onChange={() => setSelected(all ? new Set() : new Set(rows.map(rowKey)))}
+              />
+            </th>
+            {columns.map((c) => (
+              <th key={c.title} class={c.class}>
+                {c.title}
+              </th>
+            ))}
+            {onToggle && <th>Enabled</th>}
+            <ActionsHeader />
+          </>
+        }
+      >
+        {rows.map((r) => {
+          const k = rowKey(r);
+          return (
+            <tr key={k} data-key={k} class={enabled && !enabled(r) ? "disabled" : ""}>
+              <td class="sel">
                 <input
                   type="checkbox"
-                  aria-label="Select all"
-                  checked={all}
-                  onChange={() => setSelected(all ? new Set() : new Set(rows.map(rowKey)))}
+                  aria-label={`Select ${k}`}
+                  checked={selected.has(k)}
+                  onChange={(e) => {
+                    const s = new Set(selected);
+                    if ((e.target as HTMLInputElement).checked) s.add(k);
+                    else s.delete(k);
+                    setSelected(s);
+                  }}
                 />
-              </th>
+              </td>
               {columns.map((c) => (
-                <th key={c.title} class={c.class}>
-                  {c.title}
-                </th>
+                <td key={c.title} class={c.class} data-label={c.title}>
+                  {c.cell(r)}
+                </td>
               ))}
-              {onToggle && <th>Enabled</th>}
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
+              {onToggle && enabled && (
+                <td data-label="Enabled">
+                  <Toggle
+                    checked={enabled(r)}
+                    label={`Enable ${k}`}
+                    onChange={(on) => void run(() => onToggle(r, on))}
+                  />
+                </td>
+              )}
+              <td class="row-actions">
+                {onEdit && <Button onClick={() => onEdit(r)}>Edit</Button>}
+                <Button kind="ghost" aria-label={`Delete ${k}`} onClick={() => del([r])}>
+                  Delete
+                </Button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => {
-              const k = rowKey(r);
-              return (
-                <tr key={k} data-key={k} class={enabled && !enabled(r) ? "disabled" : ""}>
-                  <td class="sel">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${k}`}
-                      checked={selected.has(k)}
-                      onChange={(e) => {
-                        const s = new Set(selected);
-                        if ((e.target as HTMLInputElement).checked) s.add(k);
-                        else s.delete(k);
-                        setSelected(s);
-                      }}
-                    />
-                  </td>
-                  {columns.map((c) => (
-                    <td key={c.title} class={c.class} data-label={c.title}>
-                      {c.cell(r)}
-                    </td>
-                  ))}
-                  {onToggle && enabled && (
-                    <td data-label="Enabled">
-                      <Toggle
-                        checked={enabled(r)}
-                        label={`Enable ${k}`}
-                        onChange={(on) => void run(() => onToggle(r, on))}
-                      />
-                    </td>
-                  )}
-                  <td class="row-actions">
-                    {onEdit && <Button onClick={() => onEdit(r)}>Edit</Button>}
-                    <Button kind="ghost" aria-label={`Delete ${k}`} onClick={() => del([r])}>
-                      Delete
-                    </Button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </DataTable>
     </>
   );
 }
