@@ -5,7 +5,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, get } from "./api.ts";
-import { Button, Field, Modal } from "./components.tsx";
+import { Button, Field, Modal, TextInput } from "./components.tsx";
 import { type Group, GroupPicker, useFreshForm } from "./crud.tsx";
 import { usePoll } from "./poll.ts";
 
@@ -69,7 +69,7 @@ export function EditDialog<T>({
 export function CommentField({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
   return (
     <Field label="Comment" id={id}>
-      <input id={id} value={value} onInput={(e) => onChange((e.target as HTMLInputElement).value)} />
+      <TextInput id={id} value={value} onValue={onChange} />
     </Field>
   );
 }

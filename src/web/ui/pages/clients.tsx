@@ -2,7 +2,7 @@
 // Moat has seen on the network are offered as suggestions.
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
-import { Card, Field } from "../components.tsx";
+import { Card, Field, TextInput } from "../components.tsx";
 import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 import { PauseButton, usePauses } from "../pause.tsx";
@@ -76,14 +76,7 @@ function ClientForm({
         error={f.errors.client}
         hint="IP address, subnet (192.168.1.0/24), MAC address, host name or :interface"
       >
-        <input
-          id="c-client"
-          list="c-sug"
-          required
-          value={client}
-          disabled={!!initial}
-          onInput={(e) => setClient((e.target as HTMLInputElement).value)}
-        />
+        <TextInput id="c-client" list="c-sug" required value={client} disabled={!!initial} onValue={setClient} />
       </Field>
       <datalist id="c-sug">
         {(sug ?? []).flatMap((s) =>

@@ -3,7 +3,7 @@
 // made static or deleted (the device then asks again and may get another address).
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
-import { Button, Card, confirmAction, ErrorNote, Field, useAction } from "../components.tsx";
+import { Button, Card, confirmAction, ErrorNote, Field, useAction, TextInput } from "../components.tsx";
 import { dateTime } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { isIPv4, LEASE_TIME, saveDhcp } from "./dhcp-common.ts";
@@ -101,19 +101,13 @@ export function Reservations({ hosts, reload }: { hosts: string[]; reload: () =>
       <form class="form" onSubmit={add}>
         <div class="row wrap">
           <Field label="MAC address" id="r-mac" error={errors.mac}>
-            <input
-              id="r-mac"
-              required
-              placeholder="aa:bb:cc:dd:ee:ff"
-              value={mac}
-              onInput={(e) => setMac((e.target as HTMLInputElement).value)}
-            />
+            <TextInput id="r-mac" required placeholder="aa:bb:cc:dd:ee:ff" value={mac} onValue={setMac} />
           </Field>
           <Field label="IP address" id="r-ip" error={errors.ip} hint="empty: any free address">
-            <input id="r-ip" value={ip} onInput={(e) => setIp((e.target as HTMLInputElement).value)} />
+            <TextInput id="r-ip" value={ip} onValue={setIp} />
           </Field>
           <Field label="Name" id="r-name" error={errors.name}>
-            <input id="r-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+            <TextInput id="r-name" value={name} onValue={setName} />
           </Field>
           <Button type="submit" class="align-end" busy={busy}>
             Add static lease

@@ -2,7 +2,7 @@
 // interface makes of them; an ABP line `||example.com^` is read the same way).
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
-import { Badge, Card, Field } from "../components.tsx";
+import { Badge, Card, Field, TextInput } from "../components.tsx";
 import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
 import { dateTime } from "../format.ts";
 import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
@@ -85,13 +85,7 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
               : "example.com, or an ABP line ||example.com^"
         }
       >
-        <input
-          id="d-domain"
-          required
-          value={domain}
-          disabled={!!initial}
-          onInput={(e) => setDomain((e.target as HTMLInputElement).value)}
-        />
+        <TextInput id="d-domain" required value={domain} disabled={!!initial} onValue={setDomain} />
       </Field>
       <div class="row wrap">
         <Field label="List" id="d-type">

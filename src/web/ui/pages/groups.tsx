@@ -1,7 +1,7 @@
 // Groups: which clients get which lists and domain rules.
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
-import { Card, Field } from "../components.tsx";
+import { Card, Field, TextInput } from "../components.tsx";
 import { EntityTable, throwProcessed, useForm, type Group, type Processed } from "../crud.tsx";
 import { CommentField, EditDialog, SubmitButton, useResourcePage } from "../resource.tsx";
 
@@ -22,7 +22,7 @@ function GroupForm({ initial, onDone }: { initial?: Group; onDone: () => void })
   return (
     <form class="form row wrap" onSubmit={save}>
       <Field label="Name" id="g-name" error={f.errors.name}>
-        <input id="g-name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        <TextInput id="g-name" required value={name} onValue={setName} />
       </Field>
       <CommentField id="g-comment" value={comment} onChange={setComment} />
       <SubmitButton busy={f.busy} editing={!!initial} class="align-end" />

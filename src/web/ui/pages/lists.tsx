@@ -3,7 +3,7 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
-import { Badge, Button, Card, Field } from "../components.tsx";
+import { Badge, Button, Card, Field, TextInput } from "../components.tsx";
 import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
 import { ago, num } from "../format.ts";
 import { GravityProgress } from "../gravity.tsx";
@@ -90,14 +90,14 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
         error={f.errors.address}
         hint="http:// or https:// address of a hosts, domains or ABP list"
       >
-        <input
+        <TextInput
           id="l-address"
           type="url"
           required
           value={address}
           disabled={!!initial}
           placeholder="https://…"
-          onInput={(e) => setAddress((e.target as HTMLInputElement).value)}
+          onValue={setAddress}
         />
       </Field>
       <div class="row wrap">

@@ -2,7 +2,7 @@
 // "alias[,alias…],target[,ttl]"), answered by Moat itself.
 import { useState } from "preact/hooks";
 import { get, patchConfig } from "../api.ts";
-import { Button, Card, Field, Loading, Modal } from "../components.tsx";
+import { Button, Card, Field, Loading, Modal, TextInput } from "../components.tsx";
 import { EntityTable, useForm, useFreshForm } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 
@@ -60,22 +60,10 @@ function RecordForm({
         id={`${kind}-a`}
         hint={host ? "several names: separate with spaces" : "several aliases: separate with commas"}
       >
-        <input
-          id={`${kind}-a`}
-          required
-          value={a}
-          placeholder={host ? "nas.lan" : "files.lan"}
-          onInput={(e) => setA((e.target as HTMLInputElement).value)}
-        />
+        <TextInput id={`${kind}-a`} required value={a} placeholder={host ? "nas.lan" : "files.lan"} onValue={setA} />
       </Field>
       <Field label={host ? "IP address" : "Target"} id={`${kind}-b`} error={f.errors.entry}>
-        <input
-          id={`${kind}-b`}
-          required
-          value={b}
-          placeholder={host ? "192.168.1.10" : "nas.lan"}
-          onInput={(e) => setB((e.target as HTMLInputElement).value)}
-        />
+        <TextInput id={`${kind}-b`} required value={b} placeholder={host ? "192.168.1.10" : "nas.lan"} onValue={setB} />
       </Field>
       <Button type="submit" kind="primary" busy={f.busy} class="align-end">
         {initial ? "Save" : "Add"}
