@@ -172,6 +172,15 @@ export function EntityTable<T>({
   );
 }
 
+/** an add or edit form's submit: "Add" in the add card, "Save" in the edit dialog */
+export function SubmitButton({ busy, editing, class: cls }: { busy: boolean; editing: boolean; class?: string }) {
+  return (
+    <Button type="submit" kind="primary" busy={busy} class={cls}>
+      {editing ? "Save" : "Add"}
+    </Button>
+  );
+}
+
 /**
  * The key of an add form: it changes only after a successful add, so the form starts empty again then,
  * and not when the list under it loads or loses a row (typing done meanwhile stays).

@@ -5,8 +5,8 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, get } from "./api.ts";
-import { Button, Field, Modal, TextInput } from "./components.tsx";
-import { type Group, GroupPicker, useFreshForm } from "./crud.tsx";
+import { Field, Modal, TextInput } from "./components.tsx";
+import { type Group, GroupPicker, SubmitButton, useFreshForm } from "./crud.tsx";
 import { usePoll } from "./poll.ts";
 
 /** What a list resource's page keeps: its rows (`GET /groups` answers `{"groups": […]}`, loaded once and
@@ -71,15 +71,6 @@ export function CommentField({ id, value, onChange }: { id: string; value: strin
     <Field label="Comment" id={id}>
       <TextInput id={id} value={value} onValue={onChange} />
     </Field>
-  );
-}
-
-/** a resource form's submit: "Add" in the add card, "Save" in the edit dialog */
-export function SubmitButton({ busy, editing, class: cls }: { busy: boolean; editing: boolean; class?: string }) {
-  return (
-    <Button type="submit" kind="primary" busy={busy} class={cls}>
-      {editing ? "Save" : "Add"}
-    </Button>
   );
 }
 

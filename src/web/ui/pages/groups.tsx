@@ -2,8 +2,8 @@
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
 import { Card, Field, TextInput } from "../components.tsx";
-import { EntityTable, throwProcessed, useForm, type Group, type Processed } from "../crud.tsx";
-import { CommentField, EditDialog, SubmitButton, useResourcePage } from "../resource.tsx";
+import { EntityTable, SubmitButton, throwProcessed, useForm, type Group, type Processed } from "../crud.tsx";
+import { CommentField, EditDialog, useResourcePage } from "../resource.tsx";
 
 function GroupForm({ initial, onDone }: { initial?: Group; onDone: () => void }) {
   const [name, setName] = useState(initial?.name ?? "");

@@ -2,8 +2,8 @@
 // "alias[,alias…],target[,ttl]"), answered by Moat itself.
 import { useState } from "preact/hooks";
 import { get, patchConfig } from "../api.ts";
-import { Button, Card, Field, Loading, Modal, TextInput } from "../components.tsx";
-import { EntityTable, useForm, useFreshForm } from "../crud.tsx";
+import { Card, Field, Loading, Modal, TextInput } from "../components.tsx";
+import { EntityTable, SubmitButton, useForm, useFreshForm } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 
 type Dns = { hosts: string[]; cnameRecords: string[] };
@@ -65,9 +65,7 @@ function RecordForm({
       <Field label={host ? "IP address" : "Target"} id={`${kind}-b`} error={f.errors.entry}>
         <TextInput id={`${kind}-b`} required value={b} placeholder={host ? "192.168.1.10" : "nas.lan"} onValue={setB} />
       </Field>
-      <Button type="submit" kind="primary" busy={f.busy} class="align-end">
-        {initial ? "Save" : "Add"}
-      </Button>
+      <SubmitButton busy={f.busy} editing={!!initial} class="align-end" />
     </form>
   );
 }
