@@ -42,17 +42,9 @@ function RecordForm({
   );
   const [b, setB] = useState(host ? (parts[0] ?? "") : (parts.filter((p) => !/^\d+$/.test(p)).at(-1) ?? ""));
   const f = useForm();
-  const save = (e: Event) => {
-    e.preventDefault();
-    const entry = host ? `${b.trim()} ${a.trim()}` : `${a.trim()},${b.trim()}`;
-    const next = initial ? all.map((x) => (x === initial ? entry : x)) : [...all, entry];
-    void f
-      .submit(
-        () => patchConfig({ [`dns.${kind}`]: next }).then(() => undefined),
-        () => "entry",
-      )
-      .then((ok) => ok && onDone());
-  };
+  const entry = host ? `${b.trim()} ${a.trim()}` : `${a.trim()},${b.trim()}`;
+  const next = initial ? all.map((x) => (x === initial ? entry : x)) : [...all, entry];
+  const save = f.onSubmit("entry", () => patchConfig({ [`dns.${kind}`]: next }).then(() => undefined), onDone);
   return (
     <form class="form row wrap" onSubmit={save}>
       <Field
