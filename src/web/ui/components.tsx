@@ -1,6 +1,6 @@
 // Small building blocks shared by the pages: buttons that show progress, fields that show the API's
 // error beside them, confirmations, toasts.
-import type { ButtonHTMLAttributes, ComponentChildren } from "preact";
+import type { ButtonHTMLAttributes, ComponentChildren, JSX, PartialInputHTMLAttributes } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "./api.ts";
 import { Store, useStore } from "./store.ts";
@@ -266,4 +266,17 @@ export function Loading() {
       <Spinner /> Loading…
     </p>
   );
+}
+
+/** an input whose every keystroke hands its text to `onValue` (a state setter, mostly) */
+export function TextInput({
+  onValue,
+  ...rest
+}: Omit<PartialInputHTMLAttributes<HTMLInputElement>, "onInput" | "role"> & {
+  list?: string;
+  onValue: (v: string) => void;
+}) {
+  // Preact types an input's attributes as a union by `type`, which a spread of known props cannot narrow
+  const attrs = rest as JSX.IntrinsicElements["input"];
+  return <input {...attrs} onInput={(e) => onValue((e.target as HTMLInputElement).value)} />;
 }

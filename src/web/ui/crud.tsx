@@ -3,8 +3,9 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { get } from "./api.ts";
-import { Button, confirmAction, Toggle, toast, useAction } from "./components.tsx";
+import { Button, confirmAction, Loading, Toggle, toast, useAction } from "./components.tsx";
 import { usePoll } from "./poll.ts";
+import { ActionsHeader, DataTable } from "./table.tsx";
 
 export type Group = { id: number; name: string; enabled: boolean; comment: string | null };
 
@@ -64,7 +65,8 @@ export function EntityTable<T>({
   onDelete,
   noun,
 }: {
-  rows: T[];
+  /** undefined while the rows are still loading */
+  rows: T[] | undefined;
   columns: Array<Column<T>>;
   rowKey: (r: T) => string;
   enabled?: (r: T) => boolean;
@@ -75,6 +77,7 @@ export function EntityTable<T>({
 }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [busy, run] = useAction();
+  if (!rows) return <Loading />;
   const chosen = rows.filter((r) => selected.has(rowKey(r)));
   const del = async (list: T[]) => {
     if (
@@ -103,74 +106,78 @@ export function EntityTable<T>({
           Delete selected
         </Button>
       </div>
-      <div class="table-wrap">
-        <table class="table">
-          <thead>
-            <tr>
-              <th class="sel">
+      <DataTable
+        head={
+          <>
+            <th class="sel">
+              <input
+                type="checkbox"
+                aria-label="Select all"
+                checked={all}
+                onChange={() => setSelected(all ? new Set() : new Set(rows.map(rowKey)))}
+              />
+            </th>
+            {columns.map((c) => (
+              <th key={c.title} class={c.class}>
+                {c.title}
+              </th>
+            ))}
+            {onToggle && <th>Enabled</th>}
+            <ActionsHeader />
+          </>
+        }
+      >
+        {rows.map((r) => {
+          const k = rowKey(r);
+          return (
+            <tr key={k} data-key={k} class={enabled && !enabled(r) ? "disabled" : ""}>
+              <td class="sel">
                 <input
                   type="checkbox"
-                  aria-label="Select all"
-                  checked={all}
-                  onChange={() => setSelected(all ? new Set() : new Set(rows.map(rowKey)))}
+                  aria-label={`Select ${k}`}
+                  checked={selected.has(k)}
+                  onChange={(e) => {
+                    const s = new Set(selected);
+                    if ((e.target as HTMLInputElement).checked) s.add(k);
+                    else s.delete(k);
+                    setSelected(s);
+                  }}
                 />
-              </th>
+              </td>
               {columns.map((c) => (
-                <th key={c.title} class={c.class}>
-                  {c.title}
-                </th>
+                <td key={c.title} class={c.class} data-label={c.title}>
+                  {c.cell(r)}
+                </td>
               ))}
-              {onToggle && <th>Enabled</th>}
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
+              {onToggle && enabled && (
+                <td data-label="Enabled">
+                  <Toggle
+                    checked={enabled(r)}
+                    label={`Enable ${k}`}
+                    onChange={(on) => void run(() => onToggle(r, on))}
+                  />
+                </td>
+              )}
+              <td class="row-actions">
+                {onEdit && <Button onClick={() => onEdit(r)}>Edit</Button>}
+                <Button kind="ghost" aria-label={`Delete ${k}`} onClick={() => del([r])}>
+                  Delete
+                </Button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => {
-              const k = rowKey(r);
-              return (
-                <tr key={k} data-key={k} class={enabled && !enabled(r) ? "disabled" : ""}>
-                  <td class="sel">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${k}`}
-                      checked={selected.has(k)}
-                      onChange={(e) => {
-                        const s = new Set(selected);
-                        if ((e.target as HTMLInputElement).checked) s.add(k);
-                        else s.delete(k);
-                        setSelected(s);
-                      }}
-                    />
-                  </td>
-                  {columns.map((c) => (
-                    <td key={c.title} class={c.class} data-label={c.title}>
-                      {c.cell(r)}
-                    </td>
-                  ))}
-                  {onToggle && enabled && (
-                    <td data-label="Enabled">
-                      <Toggle
-                        checked={enabled(r)}
-                        label={`Enable ${k}`}
-                        onChange={(on) => void run(() => onToggle(r, on))}
-                      />
-                    </td>
-                  )}
-                  <td class="row-actions">
-                    {onEdit && <Button onClick={() => onEdit(r)}>Edit</Button>}
-                    <Button kind="ghost" aria-label={`Delete ${k}`} onClick={() => del([r])}>
-                      Delete
-                    </Button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </DataTable>
     </>
+  );
+}
+
+/** an add or edit form's submit: "Add" in the add card, "Save" in the edit dialog */
+export function SubmitButton({ busy, editing, class: cls }: { busy: boolean; editing: boolean; class?: string }) {
+  return (
+    <Button type="submit" kind="primary" busy={busy} class={cls}>
+      {editing ? "Save" : "Add"}
+    </Button>
   );
 }
 
@@ -189,6 +196,8 @@ export function useForm(): {
   errors: Record<string, string>;
   submit: (fn: () => Promise<void>, fieldOf?: (e: unknown) => string) => Promise<boolean>;
   setErrors: (e: Record<string, string>) => void;
+  /** the form's onSubmit: runs `fn`, shows its error at `field`, and calls `onDone` once it succeeded */
+  onSubmit: (field: string, fn: () => Promise<void>, onDone: () => void) => (e: Event) => void;
 } {
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -206,7 +215,11 @@ export function useForm(): {
       setBusy(false);
     }
   };
-  return { busy, errors, submit, setErrors };
+  const onSubmit = (field: string, fn: () => Promise<void>, onDone: () => void) => (e: Event) => {
+    e.preventDefault();
+    void submit(fn, () => field).then((ok) => ok && onDone());
+  };
+  return { busy, errors, submit, setErrors, onSubmit };
 }
 
 /** a batch reply from a create/update endpoint: the items it could not process, and what may not be meant */

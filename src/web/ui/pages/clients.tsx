@@ -2,19 +2,11 @@
 // Moat has seen on the network are offered as suggestions.
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
-import { Button, Card, Field, Loading, Modal } from "../components.tsx";
-import {
-  EntityTable,
-  GroupChips,
-  GroupPicker,
-  throwProcessed,
-  useForm,
-  useGroups,
-  type Group,
-  useFreshForm,
-} from "../crud.tsx";
+import { Card, Field, TextInput } from "../components.tsx";
+import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 import { PauseButton, usePauses } from "../pause.tsx";
+import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
 
 type Client = { id: number; client: string; name: string | null; comment: string | null; groups: number[] };
 type Suggestion = { hwaddr: string; macVendor: string | null; addresses: string; names: string };
@@ -64,22 +56,18 @@ function ClientForm({
   );
   const offered = chips(sug ?? [], log, configured);
   const f = useForm();
-  const save = (e: Event) => {
-    e.preventDefault();
-    void f
-      .submit(
-        async () => {
-          const body = { comment: comment || null, groups: sel };
-          throwProcessed(
-            initial
-              ? await api("PUT", `/clients/${enc(initial.client)}`, body)
-              : await api("POST", "/clients", { ...body, client: client.trim() }),
-          );
-        },
-        () => "client",
-      )
-      .then((ok) => ok && onDone());
-  };
+  const save = f.onSubmit(
+    "client",
+    async () => {
+      const body = { comment: comment || null, groups: sel };
+      throwProcessed(
+        initial
+          ? await api("PUT", `/clients/${enc(initial.client)}`, body)
+          : await api("POST", "/clients", { ...body, client: client.trim() }),
+      );
+    },
+    onDone,
+  );
   return (
     <form class="form" onSubmit={save}>
       <Field
@@ -88,14 +76,7 @@ function ClientForm({
         error={f.errors.client}
         hint="IP address, subnet (192.168.1.0/24), MAC address, host name or :interface"
       >
-        <input
-          id="c-client"
-          list="c-sug"
-          required
-          value={client}
-          disabled={!!initial}
-          onInput={(e) => setClient((e.target as HTMLInputElement).value)}
-        />
+        <TextInput id="c-client" list="c-sug" required value={client} disabled={!!initial} onValue={setClient} />
       </Field>
       <datalist id="c-sug">
         {(sug ?? []).flatMap((s) =>
@@ -116,86 +97,49 @@ function ClientForm({
           ))}
         </div>
       )}
-      <Field label="Comment" id="c-comment">
-        <input id="c-comment" value={comment} onInput={(e) => setComment((e.target as HTMLInputElement).value)} />
-      </Field>
-      <GroupPicker groups={groups} value={sel} onChange={setSel} />
-      <div class="row end">
-        <Button type="submit" kind="primary" busy={f.busy}>
-          {initial ? "Save" : "Add"}
-        </Button>
-      </div>
+      <CommentField id="c-comment" value={comment} onChange={setComment} />
+      <GroupsAndSubmit groups={groups} value={sel} onChange={setSel} busy={f.busy} editing={!!initial} />
     </form>
   );
 }
 
 export function Clients() {
   const groups = useGroups();
-  const { data, reload } = usePoll(() => get<{ clients: Client[] }>("/clients").then((r) => r.clients), 0);
-  const [formKey, added] = useFreshForm();
-  const [editing, setEditing] = useState<Client | null>(null);
+  const page = useResourcePage<Client>("clients");
   const pauses = usePauses();
   const log = useLogClients();
   const logName = new Map(log.filter((c) => c.name).map((c) => [c.ip, c.name]));
-  const configured = new Set((data ?? []).map((c) => c.client.toLowerCase()));
+  const configured = new Set((page.data ?? []).map((c) => c.client.toLowerCase()));
   return (
     <div class="stack">
       <Card title="Add a client">
-        <ClientForm
-          key={formKey}
-          groups={groups}
-          onDone={() => {
-            added();
-            reload();
-          }}
-          log={log}
-          configured={configured}
-        />
+        <ClientForm key={page.formKey} groups={groups} onDone={page.added} log={log} configured={configured} />
       </Card>
       <Card title="Clients">
-        {!data ? (
-          <Loading />
-        ) : (
-          <EntityTable
-            noun="client"
-            rows={data}
-            rowKey={(c) => c.client}
-            columns={[
-              { title: "Client", cell: (c) => <code>{c.client}</code> },
-              // the network table's name, else the one the query log knows (a reverse lookup)
-              { title: "Name", cell: (c) => c.name ?? logName.get(c.client) ?? "" },
-              { title: "Comment", cell: (c) => c.comment ?? "" },
-              { title: "Groups", cell: (c) => <GroupChips ids={c.groups} groups={groups} /> },
-              {
-                title: "Pause",
-                cell: (c) => (
-                  <PauseButton client={c.client} paused={pauses.paused.has(c.client)} onDone={pauses.reload} />
-                ),
-              },
-            ]}
-            onEdit={setEditing}
-            onDelete={(list) =>
-              api(
-                "POST",
-                "/clients:batchDelete",
-                list.map((c) => ({ item: c.client })),
-              ).then(reload)
-            }
-          />
-        )}
+        <EntityTable
+          noun="client"
+          rows={page.data}
+          rowKey={(c) => c.client}
+          columns={[
+            { title: "Client", cell: (c) => <code>{c.client}</code> },
+            // the network table's name, else the one the query log knows (a reverse lookup)
+            { title: "Name", cell: (c) => c.name ?? logName.get(c.client) ?? "" },
+            { title: "Comment", cell: (c) => c.comment ?? "" },
+            { title: "Groups", cell: (c) => <GroupChips ids={c.groups} groups={groups} /> },
+            {
+              title: "Pause",
+              cell: (c) => (
+                <PauseButton client={c.client} paused={pauses.paused.has(c.client)} onDone={pauses.reload} />
+              ),
+            },
+          ]}
+          onEdit={page.edit}
+          onDelete={page.batchDelete((c) => ({ item: c.client }))}
+        />
       </Card>
-      {editing && (
-        <Modal title={`Edit ${editing.client}`} onClose={() => setEditing(null)}>
-          <ClientForm
-            groups={groups}
-            initial={editing}
-            onDone={() => {
-              setEditing(null);
-              reload();
-            }}
-          />
-        </Modal>
-      )}
+      <EditDialog row={page.editing} title={(c) => `Edit ${c.client}`} onClose={page.close}>
+        {(c) => <ClientForm groups={groups} initial={c} onDone={page.saved} />}
+      </EditDialog>
     </div>
   );
 }

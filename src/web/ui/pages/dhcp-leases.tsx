@@ -3,10 +3,11 @@
 // made static or deleted (the device then asks again and may get another address).
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
-import { Button, Card, confirmAction, ErrorNote, Field, useAction } from "../components.tsx";
+import { Button, Card, confirmAction, ErrorNote, Field, useAction, TextInput } from "../components.tsx";
 import { dateTime } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { isIPv4, LEASE_TIME, saveDhcp } from "./dhcp-common.ts";
+import { ActionsHeader, DataTable } from "../table.tsx";
 
 type Lease = { expires: number; name: string; hwaddr: string; ip: string; clientid: string };
 type Reservation = { line: string; mac: string; ip: string; name: string; time: string };
@@ -65,58 +66,48 @@ export function Reservations({ hosts, reload }: { hosts: string[]; reload: () =>
     <Card title="Static leases">
       <p class="muted">A device with a static lease always gets the same address (and name).</p>
       {rows.length ? (
-        <div class="table-wrap">
-          <table class="table" data-testid="reservations">
-            <thead>
-              <tr>
-                <th>MAC address</th>
-                <th>IP address</th>
-                <th>Name</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.line} data-key={r.mac}>
-                  <td data-label="MAC" class="mono">
-                    {r.mac}
-                  </td>
-                  <td data-label="IP">{r.ip || "any free"}</td>
-                  <td data-label="Name" class="wrap">
-                    {r.name || "–"}
-                    {r.time && <small class="muted"> · {r.time}</small>}
-                  </td>
-                  <td class="row-actions">
-                    <Button kind="ghost" aria-label={`Delete static lease ${r.mac}`} onClick={() => remove(r)}>
-                      Delete
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testId="reservations"
+          head={
+            <>
+              <th>MAC address</th>
+              <th>IP address</th>
+              <th>Name</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {rows.map((r) => (
+            <tr key={r.line} data-key={r.mac}>
+              <td data-label="MAC" class="mono">
+                {r.mac}
+              </td>
+              <td data-label="IP">{r.ip || "any free"}</td>
+              <td data-label="Name" class="wrap">
+                {r.name || "–"}
+                {r.time && <small class="muted"> · {r.time}</small>}
+              </td>
+              <td class="row-actions">
+                <Button kind="ghost" aria-label={`Delete static lease ${r.mac}`} onClick={() => remove(r)}>
+                  Delete
+                </Button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : (
         <p class="empty">No static leases yet.</p>
       )}
       <form class="form" onSubmit={add}>
         <div class="row wrap">
           <Field label="MAC address" id="r-mac" error={errors.mac}>
-            <input
-              id="r-mac"
-              required
-              placeholder="aa:bb:cc:dd:ee:ff"
-              value={mac}
-              onInput={(e) => setMac((e.target as HTMLInputElement).value)}
-            />
+            <TextInput id="r-mac" required placeholder="aa:bb:cc:dd:ee:ff" value={mac} onValue={setMac} />
           </Field>
           <Field label="IP address" id="r-ip" error={errors.ip} hint="empty: any free address">
-            <input id="r-ip" value={ip} onInput={(e) => setIp((e.target as HTMLInputElement).value)} />
+            <TextInput id="r-ip" value={ip} onValue={setIp} />
           </Field>
           <Field label="Name" id="r-name" error={errors.name}>
-            <input id="r-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+            <TextInput id="r-name" value={name} onValue={setName} />
           </Field>
           <Button type="submit" class="align-end" busy={busy}>
             Add static lease
@@ -156,47 +147,43 @@ export function Leases({ hosts, reload }: { hosts: string[]; reload: () => void 
     <Card title="Current leases">
       <ErrorNote error={error} />
       {leases.length ? (
-        <div class="table-wrap">
-          <table class="table" data-testid="leases">
-            <thead>
-              <tr>
-                <th>IP address</th>
-                <th>MAC address</th>
-                <th>Name</th>
-                <th>Expires</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {leases.map((l) => (
-                <tr key={l.ip} data-key={l.ip}>
-                  <td data-label="IP">{l.ip}</td>
-                  <td data-label="MAC" class="mono">
-                    {l.hwaddr}
-                  </td>
-                  <td data-label="Name" class="wrap">
-                    {l.name === "*" ? "–" : l.name}
-                  </td>
-                  <td data-label="Expires">{l.expires ? dateTime(l.expires) : "never"}</td>
-                  <td class="row-actions">
-                    {staticMacs.has(l.hwaddr) ? (
-                      <span class="badge ok">static</span>
-                    ) : (
-                      <Button busy={busy} aria-label={`Make the lease of ${l.ip} static`} onClick={() => makeStatic(l)}>
-                        Make static
-                      </Button>
-                    )}
-                    <Button kind="ghost" aria-label={`Delete lease ${l.ip}`} onClick={() => remove(l)}>
-                      Delete
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testId="leases"
+          head={
+            <>
+              <th>IP address</th>
+              <th>MAC address</th>
+              <th>Name</th>
+              <th>Expires</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {leases.map((l) => (
+            <tr key={l.ip} data-key={l.ip}>
+              <td data-label="IP">{l.ip}</td>
+              <td data-label="MAC" class="mono">
+                {l.hwaddr}
+              </td>
+              <td data-label="Name" class="wrap">
+                {l.name === "*" ? "–" : l.name}
+              </td>
+              <td data-label="Expires">{l.expires ? dateTime(l.expires) : "never"}</td>
+              <td class="row-actions">
+                {staticMacs.has(l.hwaddr) ? (
+                  <span class="badge ok">static</span>
+                ) : (
+                  <Button busy={busy} aria-label={`Make the lease of ${l.ip} static`} onClick={() => makeStatic(l)}>
+                    Make static
+                  </Button>
+                )}
+                <Button kind="ghost" aria-label={`Delete lease ${l.ip}`} onClick={() => remove(l)}>
+                  Delete
+                </Button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : (
         data && <p class="empty">No leases.</p>
       )}

@@ -1,21 +1,11 @@
 // Allow and deny entries: exact domains, regexes, and wildcards (stored as the regex Pi-hole's
 // interface makes of them; an ABP line `||example.com^` is read the same way).
 import { useState } from "preact/hooks";
-import { api, enc, get } from "../api.ts";
-import { Badge, Button, Card, Field, Loading, Modal } from "../components.tsx";
-import {
-  EntityTable,
-  GroupChips,
-  GroupPicker,
-  throwProcessed,
-  useForm,
-  useGroups,
-  type Group,
-  type Processed,
-  useFreshForm,
-} from "../crud.tsx";
+import { api, enc } from "../api.ts";
+import { Badge, Card, Field, TextInput } from "../components.tsx";
+import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
 import { dateTime } from "../format.ts";
-import { usePoll } from "../poll.ts";
+import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
 
 type Domain = {
   id: number;
@@ -62,29 +52,25 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
   const [comment, setComment] = useState(initial?.comment ?? "");
   const [sel, setSel] = useState<number[]>(initial?.groups ?? [0]);
   const f = useForm();
-  const save = (e: Event) => {
-    e.preventDefault();
-    const abp = /^\|\|.*\^$/.test(domain.trim());
-    const storedKind = kind === "exact" && !abp ? "exact" : "regex";
-    const wildcard = kind === "wildcard" || (kind === "exact" && abp);
-    void f
-      .submit(
-        async () => {
-          const value = !initial && wildcard ? toRegex(domain) : domain.trim();
-          const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
-          const r = initial
-            ? await api<Processed>("PUT", `/domains/${type}/${storedKind}/${enc(initial.domain)}`, {
-                ...body,
-                type: initial.type,
-                kind: initial.kind,
-              })
-            : await api<Processed>("POST", `/domains/${type}/${storedKind}`, { ...body, domain: value });
-          throwProcessed(r);
-        },
-        () => "domain",
-      )
-      .then((ok) => ok && onDone());
-  };
+  const abp = /^\|\|.*\^$/.test(domain.trim());
+  const storedKind = kind === "exact" && !abp ? "exact" : "regex";
+  const wildcard = kind === "wildcard" || (kind === "exact" && abp);
+  const save = f.onSubmit(
+    "domain",
+    async () => {
+      const value = !initial && wildcard ? toRegex(domain) : domain.trim();
+      const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
+      const r = initial
+        ? await api<Processed>("PUT", `/domains/${type}/${storedKind}/${enc(initial.domain)}`, {
+            ...body,
+            type: initial.type,
+            kind: initial.kind,
+          })
+        : await api<Processed>("POST", `/domains/${type}/${storedKind}`, { ...body, domain: value });
+      throwProcessed(r);
+    },
+    onDone,
+  );
   return (
     <form class="form" onSubmit={save}>
       <Field
@@ -99,13 +85,7 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
               : "example.com, or an ABP line ||example.com^"
         }
       >
-        <input
-          id="d-domain"
-          required
-          value={domain}
-          disabled={!!initial}
-          onInput={(e) => setDomain((e.target as HTMLInputElement).value)}
-        />
+        <TextInput id="d-domain" required value={domain} disabled={!!initial} onValue={setDomain} />
       </Field>
       <div class="row wrap">
         <Field label="List" id="d-type">
@@ -126,26 +106,17 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
           </select>
         </Field>
       </div>
-      <Field label="Comment" id="d-comment">
-        <input id="d-comment" value={comment} onInput={(e) => setComment((e.target as HTMLInputElement).value)} />
-      </Field>
-      <GroupPicker groups={groups} value={sel} onChange={setSel} />
-      <div class="row end">
-        <Button type="submit" kind="primary" busy={f.busy}>
-          {initial ? "Save" : "Add"}
-        </Button>
-      </div>
+      <CommentField id="d-comment" value={comment} onChange={setComment} />
+      <GroupsAndSubmit groups={groups} value={sel} onChange={setSel} busy={f.busy} editing={!!initial} />
     </form>
   );
 }
 
 export function Domains() {
   const groups = useGroups();
-  const { data, reload } = usePoll(() => get<{ domains: Domain[] }>("/domains").then((r) => r.domains), 0);
-  const [formKey, added] = useFreshForm();
+  const page = useResourcePage<Domain>("domains");
   const [filter, setFilter] = useState<"all" | "allow" | "deny">("all");
-  const [editing, setEditing] = useState<Domain | null>(null);
-  const rows = (data ?? []).filter((d) => filter === "all" || d.type === filter);
+  const rows = page.data?.filter((d) => filter === "all" || d.type === filter);
   const put = (d: Domain, enabled: boolean) =>
     api<Processed>("PUT", `/domains/${d.type}/${d.kind}/${enc(d.domain)}`, {
       type: d.type,
@@ -155,18 +126,11 @@ export function Domains() {
       enabled,
     })
       .then(throwProcessed)
-      .then(reload);
+      .then(page.reload);
   return (
     <div class="stack">
       <Card title="Add a domain">
-        <DomainForm
-          key={formKey}
-          groups={groups}
-          onDone={() => {
-            added();
-            reload();
-          }}
-        />
+        <DomainForm key={page.formKey} groups={groups} onDone={page.added} />
       </Card>
       <Card
         title="Domains"
@@ -186,52 +150,33 @@ export function Domains() {
           </fieldset>
         }
       >
-        {!data ? (
-          <Loading />
-        ) : (
-          <EntityTable
-            noun="domain"
-            rows={rows}
-            rowKey={(d) => d.domain}
-            columns={[
-              {
-                title: "Domain",
-                class: "domain",
-                cell: (d) => <code title={shown(d).kind === "wildcard" ? d.domain : undefined}>{shown(d).text}</code>,
-              },
-              {
-                title: "Type",
-                cell: (d) => <Badge kind={d.type === "deny" ? "bad" : "ok"}>{`${d.type} ${shown(d).kind}`}</Badge>,
-              },
-              { title: "Comment", cell: (d) => d.comment ?? "" },
-              { title: "Groups", cell: (d) => <GroupChips ids={d.groups} groups={groups} /> },
-              { title: "Added", class: "nowrap", cell: (d) => dateTime(d.date_added) },
-            ]}
-            enabled={(d) => d.enabled}
-            onToggle={put}
-            onEdit={setEditing}
-            onDelete={(list) =>
-              api(
-                "POST",
-                "/domains:batchDelete",
-                list.map((d) => ({ item: d.domain, type: d.type, kind: d.kind })),
-              ).then(reload)
-            }
-          />
-        )}
+        <EntityTable
+          noun="domain"
+          rows={rows}
+          rowKey={(d) => d.domain}
+          columns={[
+            {
+              title: "Domain",
+              class: "domain",
+              cell: (d) => <code title={shown(d).kind === "wildcard" ? d.domain : undefined}>{shown(d).text}</code>,
+            },
+            {
+              title: "Type",
+              cell: (d) => <Badge kind={d.type === "deny" ? "bad" : "ok"}>{`${d.type} ${shown(d).kind}`}</Badge>,
+            },
+            { title: "Comment", cell: (d) => d.comment ?? "" },
+            { title: "Groups", cell: (d) => <GroupChips ids={d.groups} groups={groups} /> },
+            { title: "Added", class: "nowrap", cell: (d) => dateTime(d.date_added) },
+          ]}
+          enabled={(d) => d.enabled}
+          onToggle={put}
+          onEdit={page.edit}
+          onDelete={page.batchDelete((d) => ({ item: d.domain, type: d.type, kind: d.kind }))}
+        />
       </Card>
-      {editing && (
-        <Modal title={`Edit ${editing.domain}`} onClose={() => setEditing(null)}>
-          <DomainForm
-            groups={groups}
-            initial={editing}
-            onDone={() => {
-              setEditing(null);
-              reload();
-            }}
-          />
-        </Modal>
-      )}
+      <EditDialog row={page.editing} title={(d) => `Edit ${d.domain}`} onClose={page.close}>
+        {(d) => <DomainForm groups={groups} initial={d} onDone={page.saved} />}
+      </EditDialog>
     </div>
   );
 }

@@ -3,7 +3,7 @@
 // (/api/services, /api/safesearch, /api/schedules, /api/upstreams, /api/pauses), applied at once by DNS.
 import { useEffect, useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
-import { Button, Card, Field, Loading, useAction } from "../components.tsx";
+import { Button, Card, Field, Loading, useAction, TextInput } from "../components.tsx";
 import { useGroups } from "../crud.tsx";
 import { PAUSE_CHOICES, pauseMinutes } from "../pause.tsx";
 import { usePoll } from "../poll.ts";
@@ -186,7 +186,7 @@ function GroupControls({
         id="f-upstreams"
         hint="e.g. a family-filtering resolver: 1.1.1.3, tls://family.cloudflare-dns.com@1.1.1.3"
       >
-        <input id="f-upstreams" value={upstreams} onInput={(e) => setUpstreams((e.target as HTMLInputElement).value)} />
+        <TextInput id="f-upstreams" value={upstreams} onValue={setUpstreams} />
       </Field>
       <div class="row end">
         <Button kind="primary" class="clip" busy={busy} onClick={save} title={`Save ${group}`}>
@@ -213,12 +213,7 @@ function Pauses() {
     <Card title="Pause a device">
       <form class="form row wrap" onSubmit={pause}>
         <Field label="Device (address, MAC, host name or client ID)" id="p-client">
-          <input
-            id="p-client"
-            required
-            value={client}
-            onInput={(e) => setClient((e.target as HTMLInputElement).value)}
-          />
+          <TextInput id="p-client" required value={client} onValue={setClient} />
         </Field>
         <Field label="For" id="p-minutes">
           <select id="p-minutes" value={minutes} onChange={(e) => setMinutes((e.target as HTMLSelectElement).value)}>

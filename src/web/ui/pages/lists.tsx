@@ -2,22 +2,12 @@
 // streams its progress here.
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
-import { api, enc, get } from "../api.ts";
-import { Badge, Button, Card, Field, Loading, Modal } from "../components.tsx";
-import {
-  EntityTable,
-  GroupChips,
-  GroupPicker,
-  throwProcessed,
-  useForm,
-  useGroups,
-  type Group,
-  type Processed,
-  useFreshForm,
-} from "../crud.tsx";
+import { api, enc } from "../api.ts";
+import { Badge, Button, Card, Field, TextInput } from "../components.tsx";
+import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
 import { ago, num } from "../format.ts";
 import { GravityProgress } from "../gravity.tsx";
-import { usePoll } from "../poll.ts";
+import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
 
 type List = {
   id: number;
@@ -73,29 +63,25 @@ function addressProblem(address: string): string | null {
   return null;
 }
 
-function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List; onDone: (added: boolean) => void }) {
+function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List; onDone: () => void }) {
   const [address, setAddress] = useState(initial?.address ?? "");
   const [type, setType] = useState<"block" | "allow">(initial?.type ?? "block");
   const [comment, setComment] = useState(initial?.comment ?? "");
   const [sel, setSel] = useState<number[]>(initial?.groups ?? [0]);
   const f = useForm();
-  const save = (e: Event) => {
-    e.preventDefault();
-    void f
-      .submit(
-        async () => {
-          const problem = initial ? null : addressProblem(address);
-          if (problem) throw new Error(problem);
-          const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
-          const r = initial
-            ? await api<Processed>("PUT", `/lists/${enc(initial.address)}?type=${initial.type}`, body)
-            : await api<Processed>("POST", `/lists?type=${type}`, { ...body, address: address.trim() });
-          throwProcessed(r);
-        },
-        () => "address",
-      )
-      .then((ok) => ok && onDone(!initial));
-  };
+  const save = f.onSubmit(
+    "address",
+    async () => {
+      const problem = initial ? null : addressProblem(address);
+      if (problem) throw new Error(problem);
+      const body = { comment: comment || null, groups: sel, enabled: initial?.enabled ?? true };
+      const r = initial
+        ? await api<Processed>("PUT", `/lists/${enc(initial.address)}?type=${initial.type}`, body)
+        : await api<Processed>("POST", `/lists?type=${type}`, { ...body, address: address.trim() });
+      throwProcessed(r);
+    },
+    onDone,
+  );
   return (
     <form class="form" onSubmit={save}>
       <Field
@@ -104,14 +90,14 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
         error={f.errors.address}
         hint="http:// or https:// address of a hosts, domains or ABP list"
       >
-        <input
+        <TextInput
           id="l-address"
           type="url"
           required
           value={address}
           disabled={!!initial}
           placeholder="https://…"
-          onInput={(e) => setAddress((e.target as HTMLInputElement).value)}
+          onValue={setAddress}
         />
       </Field>
       <div class="row wrap">
@@ -126,40 +112,30 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
             <option value="allow">Allow list</option>
           </select>
         </Field>
-        <Field label="Comment" id="l-comment">
-          <input id="l-comment" value={comment} onInput={(e) => setComment((e.target as HTMLInputElement).value)} />
-        </Field>
+        <CommentField id="l-comment" value={comment} onChange={setComment} />
       </div>
-      <GroupPicker groups={groups} value={sel} onChange={setSel} />
-      <div class="row end">
-        <Button type="submit" kind="primary" busy={f.busy}>
-          {initial ? "Save" : "Add"}
-        </Button>
-      </div>
+      <GroupsAndSubmit groups={groups} value={sel} onChange={setSel} busy={f.busy} editing={!!initial} />
     </form>
   );
 }
 
 export function Lists() {
   const groups = useGroups();
-  const { data, reload } = usePoll(() => get<{ lists: List[] }>("/lists").then((r) => r.lists), 0);
-  const [formKey, renewForm] = useFreshForm();
-  const [editing, setEditing] = useState<List | null>(null);
+  const page = useResourcePage<List>("lists");
   const [updating, setUpdating] = useState(0);
   const [added, setAdded] = useState(false);
   const put = (l: List, enabled: boolean) =>
     api<Processed>("PUT", `/lists/${enc(l.address)}?type=${l.type}`, { comment: l.comment, groups: l.groups, enabled })
       .then(throwProcessed)
-      .then(reload);
+      .then(page.reload);
   return (
     <div class="stack">
       <Card title="Add a list">
         <ListForm
-          key={formKey}
+          key={page.formKey}
           groups={groups}
           onDone={() => {
-            renewForm();
-            reload();
+            page.added();
             setAdded(true);
           }}
         />
@@ -173,7 +149,7 @@ export function Lists() {
       <Card
         title="Lists"
         actions={
-          <Button kind="primary" busy={updating > 0 && !data} onClick={() => setUpdating(updating + 1)}>
+          <Button kind="primary" busy={updating > 0 && !page.data} onClick={() => setUpdating(updating + 1)}>
             Update now
           </Button>
         }
@@ -181,66 +157,47 @@ export function Lists() {
         {updating > 0 && (
           <GravityProgress
             key={updating}
-            lists={(data ?? []).filter((l) => l.enabled).length}
+            lists={(page.data ?? []).filter((l) => l.enabled).length}
             onDone={() => {
               setAdded(false);
-              reload();
+              page.reload();
             }}
           />
         )}
-        {!data ? (
-          <Loading />
-        ) : (
-          <EntityTable
-            noun="list"
-            rows={data}
-            rowKey={(l) => l.address}
-            columns={[
-              { title: "Address", class: "address", cell: (l) => <Url href={l.address} /> },
-              { title: "Kind", cell: (l) => <Badge kind={l.type === "block" ? "bad" : "ok"}>{l.type}</Badge> },
-              {
-                title: "Status",
-                cell: (l) => (
-                  <Badge kind={STATUS[l.status]?.[1] ?? "info"}>{STATUS[l.status]?.[0] ?? `status ${l.status}`}</Badge>
-                ),
-              },
-              {
-                title: "Domains",
-                class: "num",
-                cell: (l) => <span title={`${num(l.invalid_domains)} invalid lines`}>{num(l.number)}</span>,
-              },
-              // gravity counts ABP lines (||example.com^) apart from plain domains: an ABP-only list
-              // has 0 domains, and these are what it blocks
-              { title: "ABP entries", class: "num", cell: (l) => (l.abp_entries ? num(l.abp_entries) : "") },
-              { title: "Updated", class: "nowrap", cell: (l) => ago(l.date_updated) },
-              { title: "Comment", cell: (l) => l.comment ?? "" },
-              { title: "Groups", cell: (l) => <GroupChips ids={l.groups} groups={groups} /> },
-            ]}
-            enabled={(l) => l.enabled}
-            onToggle={put}
-            onEdit={setEditing}
-            onDelete={(list) =>
-              api(
-                "POST",
-                "/lists:batchDelete",
-                list.map((l) => ({ item: l.address, type: l.type })),
-              ).then(reload)
-            }
-          />
-        )}
+        <EntityTable
+          noun="list"
+          rows={page.data}
+          rowKey={(l) => l.address}
+          columns={[
+            { title: "Address", class: "address", cell: (l) => <Url href={l.address} /> },
+            { title: "Kind", cell: (l) => <Badge kind={l.type === "block" ? "bad" : "ok"}>{l.type}</Badge> },
+            {
+              title: "Status",
+              cell: (l) => (
+                <Badge kind={STATUS[l.status]?.[1] ?? "info"}>{STATUS[l.status]?.[0] ?? `status ${l.status}`}</Badge>
+              ),
+            },
+            {
+              title: "Domains",
+              class: "num",
+              cell: (l) => <span title={`${num(l.invalid_domains)} invalid lines`}>{num(l.number)}</span>,
+            },
+            // gravity counts ABP lines (||example.com^) apart from plain domains: an ABP-only list
+            // has 0 domains, and these are what it blocks
+            { title: "ABP entries", class: "num", cell: (l) => (l.abp_entries ? num(l.abp_entries) : "") },
+            { title: "Updated", class: "nowrap", cell: (l) => ago(l.date_updated) },
+            { title: "Comment", cell: (l) => l.comment ?? "" },
+            { title: "Groups", cell: (l) => <GroupChips ids={l.groups} groups={groups} /> },
+          ]}
+          enabled={(l) => l.enabled}
+          onToggle={put}
+          onEdit={page.edit}
+          onDelete={page.batchDelete((l) => ({ item: l.address, type: l.type }))}
+        />
       </Card>
-      {editing && (
-        <Modal title="Edit list" onClose={() => setEditing(null)}>
-          <ListForm
-            groups={groups}
-            initial={editing}
-            onDone={() => {
-              setEditing(null);
-              reload();
-            }}
-          />
-        </Modal>
-      )}
+      <EditDialog row={page.editing} title={() => "Edit list"} onClose={page.close}>
+        {(l) => <ListForm groups={groups} initial={l} onDone={page.saved} />}
+      </EditDialog>
     </div>
   );
 }

@@ -2,8 +2,8 @@
 // "alias[,alias…],target[,ttl]"), answered by Moat itself.
 import { useState } from "preact/hooks";
 import { get, patchConfig } from "../api.ts";
-import { Button, Card, Field, Loading, Modal } from "../components.tsx";
-import { EntityTable, useForm, useFreshForm } from "../crud.tsx";
+import { Card, Field, Loading, Modal, TextInput } from "../components.tsx";
+import { EntityTable, SubmitButton, useForm, useFreshForm } from "../crud.tsx";
 import { usePoll } from "../poll.ts";
 
 type Dns = { hosts: string[]; cnameRecords: string[] };
@@ -42,17 +42,9 @@ function RecordForm({
   );
   const [b, setB] = useState(host ? (parts[0] ?? "") : (parts.filter((p) => !/^\d+$/.test(p)).at(-1) ?? ""));
   const f = useForm();
-  const save = (e: Event) => {
-    e.preventDefault();
-    const entry = host ? `${b.trim()} ${a.trim()}` : `${a.trim()},${b.trim()}`;
-    const next = initial ? all.map((x) => (x === initial ? entry : x)) : [...all, entry];
-    void f
-      .submit(
-        () => patchConfig({ [`dns.${kind}`]: next }).then(() => undefined),
-        () => "entry",
-      )
-      .then((ok) => ok && onDone());
-  };
+  const entry = host ? `${b.trim()} ${a.trim()}` : `${a.trim()},${b.trim()}`;
+  const next = initial ? all.map((x) => (x === initial ? entry : x)) : [...all, entry];
+  const save = f.onSubmit("entry", () => patchConfig({ [`dns.${kind}`]: next }).then(() => undefined), onDone);
   return (
     <form class="form row wrap" onSubmit={save}>
       <Field
@@ -60,26 +52,12 @@ function RecordForm({
         id={`${kind}-a`}
         hint={host ? "several names: separate with spaces" : "several aliases: separate with commas"}
       >
-        <input
-          id={`${kind}-a`}
-          required
-          value={a}
-          placeholder={host ? "nas.lan" : "files.lan"}
-          onInput={(e) => setA((e.target as HTMLInputElement).value)}
-        />
+        <TextInput id={`${kind}-a`} required value={a} placeholder={host ? "nas.lan" : "files.lan"} onValue={setA} />
       </Field>
       <Field label={host ? "IP address" : "Target"} id={`${kind}-b`} error={f.errors.entry}>
-        <input
-          id={`${kind}-b`}
-          required
-          value={b}
-          placeholder={host ? "192.168.1.10" : "nas.lan"}
-          onInput={(e) => setB((e.target as HTMLInputElement).value)}
-        />
+        <TextInput id={`${kind}-b`} required value={b} placeholder={host ? "192.168.1.10" : "nas.lan"} onValue={setB} />
       </Field>
-      <Button type="submit" kind="primary" busy={f.busy} class="align-end">
-        {initial ? "Save" : "Add"}
-      </Button>
+      <SubmitButton busy={f.busy} editing={!!initial} class="align-end" />
     </form>
   );
 }

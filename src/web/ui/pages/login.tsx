@@ -1,7 +1,7 @@
 // The login: password, and the 2FA code when TOTP is on.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
-import { Button, Field } from "../components.tsx";
+import { Button, Field, TextInput } from "../components.tsx";
 import { login } from "../session.ts";
 
 export function Login({ totp, reason }: { totp: boolean; reason?: string | undefined }) {
@@ -38,19 +38,19 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
         <h1>Moat</h1>
         {reason && <p class="note">{reason}</p>}
         <Field label="Password" id="password" error={error}>
-          <input
+          <TextInput
             ref={passwordRef}
             id="password"
             type="password"
             autoComplete="current-password"
             required
             value={password}
-            onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+            onValue={setPassword}
           />
         </Field>
         {totp && (
           <Field label="Two-factor code" id="totp" hint="The 6-digit code from your authenticator app">
-            <input
+            <TextInput
               id="totp"
               inputMode="numeric"
               autoComplete="one-time-code"
@@ -58,7 +58,7 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
               maxLength={6}
               required
               value={code}
-              onInput={(e) => setCode((e.target as HTMLInputElement).value)}
+              onValue={setCode}
             />
           </Field>
         )}

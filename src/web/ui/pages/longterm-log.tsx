@@ -9,6 +9,7 @@ import { usePoll } from "../poll.ts";
 import { BLOCKED, type QueryRow } from "../why.tsx";
 import { FilterBar, type Filters } from "./queries.tsx";
 import { statusKind, statusWords } from "./query-status.ts";
+import { DataTable } from "../table.tsx";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 const LENGTH = 50;
@@ -56,42 +57,40 @@ export function DiskQueryLog({ from, until }: { from: number; until: number }) {
       ) : data.queries.length === 0 ? (
         <p class="empty">No stored queries match.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="table queries disk-queries">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Type</th>
-                <th>Domain</th>
-                <th>Client</th>
-                <th>Status</th>
-                <th>Reply</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.queries.map((r) => (
-                <tr key={r.id} class={BLOCKED.has(r.status) ? "blocked" : ""} data-domain={r.domain}>
-                  <td class="nowrap" data-label="Time">
-                    {dateTime(r.time)}
-                  </td>
-                  <td data-label="Type">{r.type}</td>
-                  <td class="domain" data-label="Domain">
-                    {r.domain}
-                  </td>
-                  <td data-label="Client">{r.client.name ?? r.client.ip}</td>
-                  <td data-label="Status">
-                    <Badge kind={statusKind(r.status)} title={r.status}>
-                      {statusWords(r.status)}
-                    </Badge>
-                  </td>
-                  <td class="nowrap" data-label="Reply">
-                    {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          class="queries disk-queries"
+          head={
+            <>
+              <th>Time</th>
+              <th>Type</th>
+              <th>Domain</th>
+              <th>Client</th>
+              <th>Status</th>
+              <th>Reply</th>
+            </>
+          }
+        >
+          {data.queries.map((r) => (
+            <tr key={r.id} class={BLOCKED.has(r.status) ? "blocked" : ""} data-domain={r.domain}>
+              <td class="nowrap" data-label="Time">
+                {dateTime(r.time)}
+              </td>
+              <td data-label="Type">{r.type}</td>
+              <td class="domain" data-label="Domain">
+                {r.domain}
+              </td>
+              <td data-label="Client">{r.client.name ?? r.client.ip}</td>
+              <td data-label="Status">
+                <Badge kind={statusKind(r.status)} title={r.status}>
+                  {statusWords(r.status)}
+                </Badge>
+              </td>
+              <td class="nowrap" data-label="Reply">
+                {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <Pager page={pageNo} pages={pages} onPage={setPageNo} />
     </div>

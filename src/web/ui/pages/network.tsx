@@ -7,6 +7,7 @@ import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../c
 import { throwProcessed, type Processed } from "../crud.tsx";
 import { ago, dateTime, num } from "../format.ts";
 import { usePoll } from "../poll.ts";
+import { ActionsHeader, DataTable } from "../table.tsx";
 
 type Device = {
   id: number;
@@ -74,64 +75,61 @@ export function Network() {
     <Card title="Devices seen on the network">
       <ErrorNote error={error} />
       {devices.length ? (
-        <div class="table-wrap">
-          <table class="table devices" data-testid="devices">
-            <thead>
-              <tr>
-                <th>Device</th>
-                <th>Addresses and names</th>
-                <th>First seen</th>
-                <th>Last query</th>
-                <th class="num">Queries</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
+        <DataTable
+          class="devices"
+          testId="devices"
+          head={
+            <>
+              <th>Device</th>
+              <th>Addresses and names</th>
+              <th>First seen</th>
+              <th>Last query</th>
+              <th class="num">Queries</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {devices.map((d) => {
+            const client = clientOf(d);
+            const isClient = known.has(client.toLowerCase()) || d.ips.some((a) => known.has(a.ip));
+            return (
+              <tr key={d.id} data-key={d.hwaddr}>
+                <td data-label="Device">
+                  <span class="mono">{isMac(d.hwaddr) ? d.hwaddr : "–"}</span>
+                  <small class="muted block">
+                    {vendor(d)}
+                    {d.interface && d.interface !== "N/A" ? ` · ${d.interface}` : ""}
+                  </small>
+                </td>
+                <td data-label="Addresses" class="wrap">
+                  {d.ips.map((a) => (
+                    <span key={a.ip} class="block">
+                      {a.ip}
+                      {a.name && <small class="muted"> {a.name}</small>}
+                    </span>
+                  ))}
+                </td>
+                <td data-label="First seen">{d.firstSeen ? dateTime(d.firstSeen) : "–"}</td>
+                <td data-label="Last query">{d.lastQuery ? ago(d.lastQuery) : "never"}</td>
+                <td data-label="Queries" class="num">
+                  {num(d.numQueries)}
+                </td>
+                <td class="row-actions">
+                  {isClient ? (
+                    <span class="badge ok">client</span>
+                  ) : (
+                    <Button busy={busy} aria-label={`Add as client: ${client}`} onClick={() => addClient(d)}>
+                      Add as client
+                    </Button>
+                  )}
+                  <Button kind="ghost" aria-label={`Forget ${d.hwaddr}`} onClick={() => forget(d)}>
+                    Forget
+                  </Button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {devices.map((d) => {
-                const client = clientOf(d);
-                const isClient = known.has(client.toLowerCase()) || d.ips.some((a) => known.has(a.ip));
-                return (
-                  <tr key={d.id} data-key={d.hwaddr}>
-                    <td data-label="Device">
-                      <span class="mono">{isMac(d.hwaddr) ? d.hwaddr : "–"}</span>
-                      <small class="muted block">
-                        {vendor(d)}
-                        {d.interface && d.interface !== "N/A" ? ` · ${d.interface}` : ""}
-                      </small>
-                    </td>
-                    <td data-label="Addresses" class="wrap">
-                      {d.ips.map((a) => (
-                        <span key={a.ip} class="block">
-                          {a.ip}
-                          {a.name && <small class="muted"> {a.name}</small>}
-                        </span>
-                      ))}
-                    </td>
-                    <td data-label="First seen">{d.firstSeen ? dateTime(d.firstSeen) : "–"}</td>
-                    <td data-label="Last query">{d.lastQuery ? ago(d.lastQuery) : "never"}</td>
-                    <td data-label="Queries" class="num">
-                      {num(d.numQueries)}
-                    </td>
-                    <td class="row-actions">
-                      {isClient ? (
-                        <span class="badge ok">client</span>
-                      ) : (
-                        <Button busy={busy} aria-label={`Add as client: ${client}`} onClick={() => addClient(d)}>
-                          Add as client
-                        </Button>
-                      )}
-                      <Button kind="ghost" aria-label={`Forget ${d.hwaddr}`} onClick={() => forget(d)}>
-                        Forget
-                      </Button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       ) : (
         <p class="empty">No devices yet: they appear once they send Moat a query.</p>
       )}

@@ -10,6 +10,7 @@ import { navigate, useRoute } from "../router.ts";
 import { BLOCKED, Why, type QueryRow } from "../why.tsx";
 import { PauseButton, usePauses } from "../pause.tsx";
 import { dnssecKind, dnssecWords, statusKind, statusWords } from "./query-status.ts";
+import { ActionsHeader, DataTable } from "../table.tsx";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 type Suggestions = { suggestions: Record<string, string[]> };
@@ -309,59 +310,55 @@ export function QueryLog() {
       ) : data.queries.length === 0 ? (
         <p class="empty">No queries match.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="table queries">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Type</th>
-                <th>Domain</th>
-                <th>Client</th>
-                <th>Status</th>
-                <th>Reply</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.queries.map((r) => (
-                <tr key={r.id} class={BLOCKED.has(r.status) ? "blocked" : ""} data-domain={r.domain}>
-                  <td class="nowrap" data-label="Time">
-                    {dateTime(r.time)}
-                  </td>
-                  <td class="q-type" data-label="Type">
-                    {r.type}
-                  </td>
-                  <td class="domain" data-label="Domain">
-                    {r.domain}
-                    {r.cname && <small class="muted"> → {r.cname}</small>}
-                  </td>
-                  <td data-label="Client">{r.client.name ?? r.client.ip}</td>
-                  <td data-label="Status">
-                    <Badge kind={statusKind(r.status)} title={r.status}>
-                      {statusWords(r.status)}
-                    </Badge>
-                    {r.upstream && !BLOCKED.has(r.status) && r.status !== "CACHE" && (
-                      <small class="muted block">{r.upstream}</small>
-                    )}
-                  </td>
-                  <td class="nowrap q-reply" data-label="Reply">
-                    {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
-                    {r.dnssec && r.dnssec !== "UNKNOWN" && (
-                      <Badge kind={dnssecKind(r.dnssec)} title={`DNSSEC: ${r.dnssec}`}>
-                        {dnssecWords(r.dnssec)}
-                      </Badge>
-                    )}
-                  </td>
-                  <td class="q-actions">
-                    <RowActions row={r} onWhy={() => setWhy(r)} pauses={pauses} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          class="queries"
+          head={
+            <>
+              <th>Time</th>
+              <th>Type</th>
+              <th>Domain</th>
+              <th>Client</th>
+              <th>Status</th>
+              <th>Reply</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {data.queries.map((r) => (
+            <tr key={r.id} class={BLOCKED.has(r.status) ? "blocked" : ""} data-domain={r.domain}>
+              <td class="nowrap" data-label="Time">
+                {dateTime(r.time)}
+              </td>
+              <td class="q-type" data-label="Type">
+                {r.type}
+              </td>
+              <td class="domain" data-label="Domain">
+                {r.domain}
+                {r.cname && <small class="muted"> → {r.cname}</small>}
+              </td>
+              <td data-label="Client">{r.client.name ?? r.client.ip}</td>
+              <td data-label="Status">
+                <Badge kind={statusKind(r.status)} title={r.status}>
+                  {statusWords(r.status)}
+                </Badge>
+                {r.upstream && !BLOCKED.has(r.status) && r.status !== "CACHE" && (
+                  <small class="muted block">{r.upstream}</small>
+                )}
+              </td>
+              <td class="nowrap q-reply" data-label="Reply">
+                {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
+                {r.dnssec && r.dnssec !== "UNKNOWN" && (
+                  <Badge kind={dnssecKind(r.dnssec)} title={`DNSSEC: ${r.dnssec}`}>
+                    {dnssecWords(r.dnssec)}
+                  </Badge>
+                )}
+              </td>
+              <td class="q-actions">
+                <RowActions row={r} onWhy={() => setWhy(r)} pauses={pauses} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <Pager page={pageNo} pages={pages} onPage={setPageNo} />
       {why && <Why row={why} onClose={() => setWhy(null)} />}

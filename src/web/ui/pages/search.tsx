@@ -1,7 +1,7 @@
 // Is this domain blocked, and by what: the domain rules and list entries that match it.
 import { useState } from "preact/hooks";
 import { enc, get } from "../api.ts";
-import { Badge, Button, Card, ErrorNote } from "../components.tsx";
+import { Badge, Button, Card, ErrorNote, TextInput } from "../components.tsx";
 import { num } from "../format.ts";
 
 type Reply = {
@@ -55,13 +55,13 @@ export function Search() {
       <Card>
         <search>
           <form class="row wrap" onSubmit={search}>
-            <input
+            <TextInput
               class="grow"
               aria-label="Domain"
               placeholder="ads.example.com"
               required
               value={q}
-              onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+              onValue={setQ}
             />
             <label class="check">
               <input

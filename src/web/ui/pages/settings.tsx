@@ -4,7 +4,7 @@
 // setting they name.
 import { useState } from "preact/hooks";
 import { api, get } from "../api.ts";
-import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../components.tsx";
+import { Button, Card, confirmAction, ErrorNote, Loading, useAction, TextInput } from "../components.tsx";
 import { bytes, duration } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { UPSTREAM_PRESETS } from "../presets.ts";
@@ -114,22 +114,10 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
             id="s-rl"
             hint="per client; 0 turns it off"
           >
-            <input
-              id="s-rl"
-              type="number"
-              min="0"
-              value={rlCount}
-              onInput={(e) => setRlCount((e.target as HTMLInputElement).value)}
-            />
+            <TextInput id="s-rl" type="number" min="0" value={rlCount} onValue={setRlCount} />
           </SettingField>
           <SettingField setting="dns.rateLimit.interval" errors={errors} label="…per seconds" id="s-rli">
-            <input
-              id="s-rli"
-              type="number"
-              min="0"
-              value={rlInterval}
-              onInput={(e) => setRlInterval((e.target as HTMLInputElement).value)}
-            />
+            <TextInput id="s-rli" type="number" min="0" value={rlInterval} onValue={setRlInterval} />
           </SettingField>
         </div>
         {errors.form && <p class="note error">{errors.form}</p>}
@@ -174,13 +162,7 @@ function PrivacySettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
             id="s-days"
             hint="0 keeps no long-term log"
           >
-            <input
-              id="s-days"
-              type="number"
-              min="0"
-              value={days}
-              onInput={(e) => setDays((e.target as HTMLInputElement).value)}
-            />
+            <TextInput id="s-days" type="number" min="0" value={days} onValue={setDays} />
           </SettingField>
         </div>
         {errors.form && <p class="note error">{errors.form}</p>}

@@ -2,7 +2,7 @@
 // password, the upstream resolvers from a few presets, and a first block list.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, get, patchConfig } from "../api.ts";
-import { Button, Field } from "../components.tsx";
+import { Button, Field, TextInput } from "../components.tsx";
 import { GravityProgress } from "../gravity.tsx";
 import { LIST_PRESETS, UPSTREAM_PRESETS } from "../presets.ts";
 import { login, session } from "../session.ts";
@@ -95,21 +95,21 @@ export function Setup() {
             <legend>1. A password for this dashboard</legend>
             <p class="muted">Without one, anyone on your network can change Moat's settings.</p>
             <Field label="Password" id="setup-pw" error={errors.password}>
-              <input
+              <TextInput
                 id="setup-pw"
                 type="password"
                 autoComplete="new-password"
                 value={password}
-                onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+                onValue={setPassword}
               />
             </Field>
             <Field label="Password again" id="setup-pw2" error={errors.password2}>
-              <input
+              <TextInput
                 id="setup-pw2"
                 type="password"
                 autoComplete="new-password"
                 value={password2}
-                onInput={(e) => setPassword2((e.target as HTMLInputElement).value)}
+                onValue={setPassword2}
               />
             </Field>
           </fieldset>
@@ -145,7 +145,7 @@ export function Setup() {
             error={errors.upstreams}
             hint="IP or IP#port, separated by spaces, e.g. 192.168.1.1"
           >
-            <input id="setup-custom" value={custom} onInput={(e) => setCustom((e.target as HTMLInputElement).value)} />
+            <TextInput id="setup-custom" value={custom} onValue={setCustom} />
           </Field>
         </fieldset>
         <fieldset>

@@ -5,7 +5,7 @@
 // enum value) shows at that key.
 import { useMemo, useState } from "preact/hooks";
 import { ApiError, get, patchConfig } from "../../api.ts";
-import { Button, Card, ErrorNote, Loading, toast } from "../../components.tsx";
+import { Button, Card, ErrorNote, Loading, toast, TextInput } from "../../components.tsx";
 import { messagesMayChange } from "../../messages.tsx";
 import { usePoll } from "../../poll.ts";
 import { type Detailed, type Entry, envName, flatten, type Leaf } from "./detailed.ts";
@@ -158,12 +158,12 @@ export function AllSettings() {
       <ErrorNote error={error} />
       <div class="field">
         <label for="all-filter">Filter</label>
-        <input
+        <TextInput
           id="all-filter"
           type="search"
           placeholder="a key or a word of its description"
           value={filter}
-          onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+          onValue={setFilter}
         />
       </div>
       {!data && !error && <Loading />}

@@ -5,7 +5,7 @@
 // clientIdFromServerName, src/dns/doh-serve.ts) with an Apple profile (GET /api/tls/mobileconfig).
 import { useState } from "preact/hooks";
 import { api, get, request } from "../../api.ts";
-import { Button, Card, confirmAction, ErrorNote, Field, Loading, useAction } from "../../components.tsx";
+import { Button, Card, confirmAction, ErrorNote, Field, Loading, useAction, TextInput } from "../../components.tsx";
 import { usePoll } from "../../poll.ts";
 import { Qr } from "../../qr.tsx";
 import { saveConfig } from "./save.ts";
@@ -63,12 +63,7 @@ function Ports({ info, webPorts, reload }: { info: TlsInfo; webPorts: string; re
           id="s-dotport"
           hint="853; 0 turns DoT off"
         >
-          <input
-            id="s-dotport"
-            type="number"
-            value={dot}
-            onInput={(e) => setDot((e.target as HTMLInputElement).value)}
-          />
+          <TextInput id="s-dotport" type="number" value={dot} onValue={setDot} />
         </SettingField>
         <SettingField
           setting="webserver.port"
@@ -77,7 +72,7 @@ function Ports({ info, webPorts, reload }: { info: TlsInfo; webPorts: string; re
           id="s-webport"
           hint="an entry ending in s serves HTTPS and DoH, e.g. 80,443s (applies after a restart)"
         >
-          <input id="s-webport" value={web} onInput={(e) => setWeb((e.target as HTMLInputElement).value)} />
+          <TextInput id="s-webport" value={web} onValue={setWeb} />
         </SettingField>
       </div>
       {errors.form && <p class="note error">{errors.form}</p>}
@@ -172,7 +167,7 @@ function ClientSetup({ info }: { info: TlsInfo }) {
         }
         hint="optional: the client entry of that name (and its groups) applies to the device"
       >
-        <input id="s-cid" list="s-cid-list" value={id} onInput={(e) => setId((e.target as HTMLInputElement).value)} />
+        <TextInput id="s-cid" list="s-cid-list" value={id} onValue={setId} />
       </Field>
       <datalist id="s-cid-list">
         {(clients ?? []).map((c) => (

@@ -5,6 +5,7 @@ import { get } from "../../api.ts";
 import { Card, ErrorNote, Loading } from "../../components.tsx";
 import { ago } from "../../format.ts";
 import { usePoll } from "../../poll.ts";
+import { DataTable } from "../../table.tsx";
 
 type Fleet = {
   enabled: boolean;
@@ -43,40 +44,38 @@ export function FleetCard() {
             <strong>{data.gravity.leader ?? "nobody"}</strong> (version {data.gravity.version})
             {data.gravity.error && <span class="muted"> {data.gravity.error}</span>}
           </p>
-          <div class="table-wrap">
-            <table class="table" data-testid="fleet-nodes">
-              <thead>
-                <tr>
-                  <th>Node</th>
-                  <th>Health</th>
-                  <th>Versions</th>
-                  <th class="num">Lag</th>
-                  <th>API port</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.nodes.map((n) => (
-                  <tr key={n.node}>
-                    <td>
-                      {n.node} {n.node === data.gravity.leader && <span class="badge info">gravity</span>}
-                    </td>
-                    <td>
-                      {n.healthy ? <span class="badge ok">up</span> : <span class="badge bad">silent</span>}{" "}
-                      <small class="muted">{ago(n.seen)}</small>
-                    </td>
-                    <td>
-                      {Object.entries(n.versions)
-                        .map(([k, v]) => `${k} ${v}`)
-                        .join(", ")}
-                      {n.pending.length > 0 && <small class="muted"> (unpublished: {n.pending.join(", ")})</small>}
-                    </td>
-                    <td class="num">{n.lag}</td>
-                    <td>{n.api}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            testId="fleet-nodes"
+            head={
+              <>
+                <th>Node</th>
+                <th>Health</th>
+                <th>Versions</th>
+                <th class="num">Lag</th>
+                <th>API port</th>
+              </>
+            }
+          >
+            {data.nodes.map((n) => (
+              <tr key={n.node}>
+                <td>
+                  {n.node} {n.node === data.gravity.leader && <span class="badge info">gravity</span>}
+                </td>
+                <td>
+                  {n.healthy ? <span class="badge ok">up</span> : <span class="badge bad">silent</span>}{" "}
+                  <small class="muted">{ago(n.seen)}</small>
+                </td>
+                <td>
+                  {Object.entries(n.versions)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(", ")}
+                  {n.pending.length > 0 && <small class="muted"> (unpublished: {n.pending.join(", ")})</small>}
+                </td>
+                <td class="num">{n.lag}</td>
+                <td>{n.api}</td>
+              </tr>
+            ))}
+          </DataTable>
         </div>
       )}
     </Card>

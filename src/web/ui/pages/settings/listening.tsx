@@ -3,7 +3,7 @@
 // bogusPriv). The modes mean what Pi-hole's do (README "DNS"); each applies without a restart.
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
-import { Button, Card, ErrorNote, Loading } from "../../components.tsx";
+import { Button, Card, ErrorNote, Loading, TextInput } from "../../components.tsx";
 import { usePoll } from "../../poll.ts";
 import { saveConfig } from "./save.ts";
 import { SettingField } from "./env.tsx";
@@ -105,7 +105,7 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
           id="s-iface"
           hint={needsIface ? "e.g. eth0; loopback is always answered" : "used by Single and Bind"}
         >
-          <input id="s-iface" value={iface} onInput={(e) => setIface((e.target as HTMLInputElement).value)} />
+          <TextInput id="s-iface" value={iface} onValue={setIface} />
         </SettingField>
       </div>
       <p class="muted">Encrypted DNS (DoT, DoH) answers every device that reaches its port, whatever the mode.</p>
@@ -123,7 +123,7 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
           id="s-domain"
           hint="e.g. lan or home.arpa"
         >
-          <input id="s-domain" value={domain} onInput={(e) => setDomain((e.target as HTMLInputElement).value)} />
+          <TextInput id="s-domain" value={domain} onValue={setDomain} />
         </SettingField>
       </div>
       <Check id="s-domlocal" label="Never forward names of the local domain" checked={local} set={setLocal} />

@@ -1,7 +1,7 @@
 // Settings, security: the password, two-factor authentication (TOTP with its QR code) and the app password.
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
-import { Button, Card, confirmAction, Field, useAction } from "../../components.tsx";
+import { Button, Card, confirmAction, Field, useAction, TextInput } from "../../components.tsx";
 import { Qr } from "../../qr.tsx";
 import { logout, session } from "../../session.ts";
 import { useStore } from "../../store.ts";
@@ -74,22 +74,10 @@ export function SecuritySettings() {
         <h3>Password</h3>
         <div class="row wrap">
           <SettingField setting="webserver.api.password" errors={errors} label="New password" id="s-pw">
-            <input
-              id="s-pw"
-              type="password"
-              autoComplete="new-password"
-              value={pw}
-              onInput={(e) => setPw((e.target as HTMLInputElement).value)}
-            />
+            <TextInput id="s-pw" type="password" autoComplete="new-password" value={pw} onValue={setPw} />
           </SettingField>
           <Field label="Again" id="s-pw2" error={errors.pw2}>
-            <input
-              id="s-pw2"
-              type="password"
-              autoComplete="new-password"
-              value={pw2}
-              onInput={(e) => setPw2((e.target as HTMLInputElement).value)}
-            />
+            <TextInput id="s-pw2" type="password" autoComplete="new-password" value={pw2} onValue={setPw2} />
           </Field>
           <Button type="submit" class="align-end">
             {s.state === "open" ? "Set password" : "Change password"}
@@ -115,14 +103,7 @@ export function SecuritySettings() {
                 {totp.secret}
               </code>
               <Field label="Code from the app" id="s-totp" error={errors.totp ?? errors["webserver.api.totp_secret"]}>
-                <input
-                  id="s-totp"
-                  inputMode="numeric"
-                  maxLength={6}
-                  required
-                  value={code}
-                  onInput={(e) => setCode((e.target as HTMLInputElement).value)}
-                />
+                <TextInput id="s-totp" inputMode="numeric" maxLength={6} required value={code} onValue={setCode} />
               </Field>
               <div class="row">
                 <Button type="submit" kind="primary">

@@ -8,6 +8,7 @@ import { ago, dateTime } from "../../format.ts";
 import { usePoll } from "../../poll.ts";
 import { logout, session } from "../../session.ts";
 import { useStore } from "../../store.ts";
+import { ActionsHeader, DataTable } from "../../table.tsx";
 
 type SessionRow = {
   id: number;
@@ -73,40 +74,36 @@ export function SessionsCard() {
       {!data ? (
         !error && <Loading />
       ) : (
-        <div class="table-wrap">
-          <table class="table" data-testid="sessions">
-            <thead>
-              <tr>
-                <th>From</th>
-                <th>Browser</th>
-                <th>Logged in</th>
-                <th>Last active</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((r) => (
-                <tr key={r.id} data-session={r.id}>
-                  <td>
-                    {r.remote_addr} {r.current_session && <span class="badge ok">this one</span>}{" "}
-                    {r.app && <span class="badge info">app password</span>}
-                    {r.cli && <span class="badge info">CLI</span>}
-                  </td>
-                  <td title={r.user_agent ?? ""}>{browserOf(r.user_agent)}</td>
-                  <td>{dateTime(r.login_at)}</td>
-                  <td>{ago(r.last_active)}</td>
-                  <td class="num">
-                    <Button kind="ghost" busy={busy} onClick={() => end(r)}>
-                      End
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testId="sessions"
+          head={
+            <>
+              <th>From</th>
+              <th>Browser</th>
+              <th>Logged in</th>
+              <th>Last active</th>
+              <ActionsHeader />
+            </>
+          }
+        >
+          {data.map((r) => (
+            <tr key={r.id} data-session={r.id}>
+              <td>
+                {r.remote_addr} {r.current_session && <span class="badge ok">this one</span>}{" "}
+                {r.app && <span class="badge info">app password</span>}
+                {r.cli && <span class="badge info">CLI</span>}
+              </td>
+              <td title={r.user_agent ?? ""}>{browserOf(r.user_agent)}</td>
+              <td>{dateTime(r.login_at)}</td>
+              <td>{ago(r.last_active)}</td>
+              <td class="num">
+                <Button kind="ghost" busy={busy} onClick={() => end(r)}>
+                  End
+                </Button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Card>
   );

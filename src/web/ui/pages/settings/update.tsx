@@ -6,7 +6,7 @@
 // offers nothing.
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
-import { Badge, Button, Card, confirmAction, ErrorNote, Field, Loading } from "../../components.tsx";
+import { Badge, Button, Card, confirmAction, ErrorNote, Field, Loading, TextInput } from "../../components.tsx";
 import { usePoll } from "../../poll.ts";
 import { InstallProgress, sentence } from "./update-progress.tsx";
 import { RebootButton, type RebootPlan, Restarting } from "./update-reboot.tsx";
@@ -100,13 +100,13 @@ function InstallForm({ onInstall }: { onInstall: (body: FormData | { url: string
         />
       </Field>
       <Field label="…or its address" id="u-url" hint="https:// only; Moat downloads it, the signature decides">
-        <input
+        <TextInput
           id="u-url"
           type="url"
           placeholder="https://…"
           value={url}
           disabled={file !== null}
-          onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+          onValue={setUrl}
         />
       </Field>
       <div class="row">
