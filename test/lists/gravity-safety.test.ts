@@ -57,7 +57,7 @@ test("literal link-local and own-API addresses are refused when added", async ()
     // the same hosts in other spellings: a trailing dot, capitals, a *.localhost name (RFC 6761),
     // IPv4-mapped IPv6, the decimal, octal and short forms of 127.0.0.1
     `http://localhost.:${port}/admin/`,
-    `http://LOCALHOST..:${port}/admin/`,
+    `http://LOCALHOST.:${port}/admin/`,
     `http://moat.localhost.:${port}/api/`,
     `http://[::ffff:127.0.0.1]:${port}/api/`,
     `http://2130706433:${port}/api/`,
