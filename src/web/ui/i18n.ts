@@ -1,0 +1,58 @@
+// The dashboard's one translation layer. A source string is the English text itself (gettext's way),
+// so the code reads as it shows and a catalogue (src/web/i18n/<language>.json) maps each English text
+// to its translation. Plurals follow the language's own rules (Intl.PluralRules: Polish has few and
+// many, Arabic zero, two, few and many): their catalogue entry is an object by plural category.
+//
+// Rules for callers (the extraction script relies on them):
+// - t()'s and plural()'s first argument is a string literal (or an object literal of literals);
+// - they are called when rendering, never at module scope (the language may change after load);
+// - a table of labels made at module scope marks each label with msg() and translates it with t(label)
+//   when rendering.
+
+type Vars = Record<string, string | number>;
+type PluralForms = Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
+export type CatalogueEntry = string | PluralForms;
+export type Catalogue = Record<string, CatalogueEntry>;
+
+let language = "en";
+let entries: Catalogue = {};
+let numbers = new Intl.NumberFormat("en");
+let plurals = new Intl.PluralRules("en");
+
+/** Makes `tag` the language the dashboard speaks, with its catalogue ({} for English). */
+export function useCatalogue(tag: string, catalogue: Catalogue): void {
+  language = tag;
+  entries = catalogue;
+  numbers = new Intl.NumberFormat(tag);
+  plurals = new Intl.PluralRules(tag);
+}
+
+/** The language the dashboard speaks now (a BCP 47 tag). */
+export const currentLanguage = (): string => language;
+
+function fill(text: string, vars?: Vars): string {
+  if (!vars) return text;
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = vars[name];
+    if (value === undefined) return whole;
+    return typeof value === "number" ? numbers.format(value) : value;
+  });
+}
+
+/** `source` (English) in the current language, with `{name}` filled from `vars`. */
+export function t(source: string, vars?: Vars): string {
+  const entry = entries[source];
+  return fill(typeof entry === "string" ? entry : source, vars);
+}
+
+/** The form of `forms` that `count` takes in the current language; `{count}` is the number. */
+export function plural(count: number, forms: { one: string; other: string }, vars?: Vars): string {
+  const entry = entries[forms.other];
+  const category = plurals.select(count);
+  const text =
+    typeof entry === "object" ? (entry[category] ?? entry.other) : category === "one" ? forms.one : forms.other;
+  return fill(text, { ...vars, count });
+}
+
+/** Marks an English text for the catalogue where t() runs later (a label table made at module scope). */
+export const msg = (source: string): string => source;
