@@ -2,8 +2,10 @@
 // Moat has seen on the network are offered as suggestions.
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
-import { Card, Field, TextInput } from "../components.tsx";
+import { Card } from "../components.tsx";
 import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group } from "../crud.tsx";
+import { KeyField } from "../fields.tsx";
+import { t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 import { PauseButton, usePauses } from "../pause.tsx";
 import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
@@ -70,14 +72,16 @@ function ClientForm({
   );
   return (
     <form class="form" onSubmit={save}>
-      <Field
-        label="Client"
+      <KeyField
+        label={t("Client")}
         id="c-client"
         error={f.errors.client}
-        hint="IP address, subnet (192.168.1.0/24), MAC address, host name or :interface"
-      >
-        <TextInput id="c-client" list="c-sug" required value={client} disabled={!!initial} onValue={setClient} />
-      </Field>
+        hint={t("IP address, subnet (192.168.1.0/24), MAC address, host name or :interface")}
+        list="c-sug"
+        value={client}
+        editing={!!initial}
+        onValue={setClient}
+      />
       <datalist id="c-sug">
         {(sug ?? []).flatMap((s) =>
           [s.hwaddr, ...s.addresses.split(",").filter(Boolean)].map((v) => (
@@ -89,7 +93,7 @@ function ClientForm({
       </datalist>
       {!initial && offered.length > 0 && (
         <div class="suggestions">
-          <span class="muted">Seen on the network:</span>
+          <span class="muted">{t("Seen on the network:")}</span>
           {offered.slice(0, 12).map((c) => (
             <button key={c.key} type="button" class="chip as-button" title={c.value} onClick={() => setClient(c.value)}>
               {c.label}
@@ -112,22 +116,22 @@ export function Clients() {
   const configured = new Set((page.data ?? []).map((c) => c.client.toLowerCase()));
   return (
     <div class="stack">
-      <Card title="Add a client">
+      <Card title={t("Add a client")}>
         <ClientForm key={page.formKey} groups={groups} onDone={page.added} log={log} configured={configured} />
       </Card>
-      <Card title="Clients">
+      <Card title={t("Clients")}>
         <EntityTable
           noun="client"
           rows={page.data}
           rowKey={(c) => c.client}
           columns={[
-            { title: "Client", cell: (c) => <code>{c.client}</code> },
+            { title: t("Client"), cell: (c) => <code>{c.client}</code> },
             // the network table's name, else the one the query log knows (a reverse lookup)
-            { title: "Name", cell: (c) => c.name ?? logName.get(c.client) ?? "" },
-            { title: "Comment", cell: (c) => c.comment ?? "" },
-            { title: "Groups", cell: (c) => <GroupChips ids={c.groups} groups={groups} /> },
+            { title: t("Name"), cell: (c) => c.name ?? logName.get(c.client) ?? "" },
+            { title: t("Comment"), cell: (c) => c.comment ?? "" },
+            { title: t("Groups"), cell: (c) => <GroupChips ids={c.groups} groups={groups} /> },
             {
-              title: "Pause",
+              title: t("Pause"),
               cell: (c) => (
                 <PauseButton client={c.client} paused={pauses.paused.has(c.client)} onDone={pauses.reload} />
               ),
@@ -137,7 +141,7 @@ export function Clients() {
           onDelete={page.batchDelete((c) => ({ item: c.client }))}
         />
       </Card>
-      <EditDialog row={page.editing} title={(c) => `Edit ${c.client}`} onClose={page.close}>
+      <EditDialog row={page.editing} title={(c) => t("Edit {name}", { name: c.client })} onClose={page.close}>
         {(c) => <ClientForm groups={groups} initial={c} onDone={page.saved} />}
       </EditDialog>
     </div>

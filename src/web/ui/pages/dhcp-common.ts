@@ -2,6 +2,7 @@
 // dhcp.* settings with the API's error placed at the field it names.
 import { ApiError, patchConfig } from "../api.ts";
 import { toast } from "../components.tsx";
+import { t } from "../i18n.ts";
 import { messagesMayChange } from "../messages.tsx";
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
@@ -19,7 +20,7 @@ export async function saveDhcp(
   setErrors({});
   try {
     await patchConfig(values);
-    toast("Saved");
+    toast(t("Saved"));
     messagesMayChange.set(messagesMayChange.get() + 1);
     return true;
   } catch (e) {

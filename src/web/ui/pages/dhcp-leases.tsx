@@ -4,10 +4,12 @@
 import { useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Field, useAction, TextInput } from "../components.tsx";
+import { Heads } from "../fields.tsx";
 import { dateTime } from "../format.ts";
+import { t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 import { isIPv4, LEASE_TIME, saveDhcp } from "./dhcp-common.ts";
-import { ActionsHeader, DataTable } from "../table.tsx";
+import { DataTable } from "../table.tsx";
 
 type Lease = { expires: number; name: string; hwaddr: string; ip: string; clientid: string };
 type Reservation = { line: string; mac: string; ip: string; name: string; time: string };
@@ -47,11 +49,11 @@ export function Reservations({ hosts, reload }: { hosts: string[]; reload: () =>
     e.preventDefault();
     const m = mac.trim().toLowerCase().replaceAll("-", ":");
     const found: Record<string, string> = {};
-    if (!MAC.test(m)) found.mac = "a MAC address: aa:bb:cc:dd:ee:ff";
-    else if (rows.some((r) => r.mac === m)) found.mac = "this device has a static lease already";
-    if (ip && !isIPv4(ip.trim())) found.ip = "not a valid IPv4 address";
-    else if (ip && rows.some((r) => r.ip === ip.trim())) found.ip = "another device has this address";
-    if (name && !NAME.test(name.trim())) found.name = "letters, digits and hyphens";
+    if (!MAC.test(m)) found.mac = t("a MAC address: {example}", { example: "aa:bb:cc:dd:ee:ff" });
+    else if (rows.some((r) => r.mac === m)) found.mac = t("this device has a static lease already");
+    if (ip && !isIPv4(ip.trim())) found.ip = t("not a valid IPv4 address");
+    else if (ip && rows.some((r) => r.ip === ip.trim())) found.ip = t("another device has this address");
+    if (name && !NAME.test(name.trim())) found.name = t("letters, digits and hyphens");
     if (Object.keys(found).length) return setErrors(found);
     if (await save([...hosts, lineOf(m, ip.trim(), name.trim())])) {
       setMac("");
@@ -60,57 +62,52 @@ export function Reservations({ hosts, reload }: { hosts: string[]; reload: () =>
     }
   };
   const remove = async (r: Reservation) => {
-    if (await confirmAction(`Delete the static lease of ${r.mac}?`)) await save(hosts.filter((h) => h !== r.line));
+    if (await confirmAction(t("Delete the static lease of {mac}?", { mac: r.mac }), t("Delete")))
+      await save(hosts.filter((h) => h !== r.line));
   };
   return (
-    <Card title="Static leases">
-      <p class="muted">A device with a static lease always gets the same address (and name).</p>
+    <Card title={t("Static leases")}>
+      <p class="muted">{t("A device with a static lease always gets the same address (and name).")}</p>
       {rows.length ? (
-        <DataTable
-          testId="reservations"
-          head={
-            <>
-              <th>MAC address</th>
-              <th>IP address</th>
-              <th>Name</th>
-              <ActionsHeader />
-            </>
-          }
-        >
+        <DataTable testId="reservations" head={<Heads titles={[t("MAC address"), t("IP address"), t("Name")]} />}>
           {rows.map((r) => (
             <tr key={r.line} data-key={r.mac}>
-              <td data-label="MAC" class="mono">
+              <td data-label={t("MAC")} class="mono">
                 {r.mac}
               </td>
-              <td data-label="IP">{r.ip || "any free"}</td>
-              <td data-label="Name" class="wrap">
+              <td data-label={t("IP")}>{r.ip || t("any free")}</td>
+              <td data-label={t("Name")} class="wrap">
                 {r.name || "–"}
                 {r.time && <small class="muted"> · {r.time}</small>}
               </td>
               <td class="row-actions">
-                <Button kind="ghost" aria-label={`Delete static lease ${r.mac}`} onClick={() => remove(r)}>
-                  Delete
+                <Button
+                  kind="ghost"
+                  aria-label={t("Delete static lease {mac}", { mac: r.mac })}
+                  onClick={() => remove(r)}
+                >
+                  {t("Delete")}
                 </Button>
               </td>
             </tr>
           ))}
         </DataTable>
       ) : (
-        <p class="empty">No static leases yet.</p>
+        <p class="empty">{t("No static leases yet.")}</p>
       )}
       <form class="form" onSubmit={add}>
         <div class="row wrap">
-          <Field label="MAC address" id="r-mac" error={errors.mac}>
+          <Field label={t("MAC address")} id="r-mac" error={errors.mac}>
             <TextInput id="r-mac" required placeholder="aa:bb:cc:dd:ee:ff" value={mac} onValue={setMac} />
           </Field>
-          <Field label="IP address" id="r-ip" error={errors.ip} hint="empty: any free address">
+          <Field label={t("IP address")} id="r-ip" error={errors.ip} hint={t("empty: any free address")}>
             <TextInput id="r-ip" value={ip} onValue={setIp} />
           </Field>
-          <Field label="Name" id="r-name" error={errors.name}>
+          <Field label={t("Name")} id="r-name" error={errors.name}>
             <TextInput id="r-name" value={name} onValue={setName} />
           </Field>
           <Button type="submit" class="align-end" busy={busy}>
-            Add static lease
+            {t("Add static lease")}
           </Button>
         </div>
         {(errors["dhcp.hosts"] ?? errors.form) && <p class="note error">{errors["dhcp.hosts"] ?? errors.form}</p>}
@@ -137,55 +134,57 @@ export function Leases({ hosts, reload }: { hosts: string[]; reload: () => void 
   const remove = async (l: Lease) => {
     if (
       await confirmAction(
-        `Delete the lease of ${l.ip}? The device keeps the address until it asks again, and may then get another one.`,
+        t("Delete the lease of {ip}? The device keeps the address until it asks again, and may then get another one.", {
+          ip: l.ip,
+        }),
+        t("Delete"),
       )
     )
-      await run(() => api("DELETE", `/dhcp/leases/${enc(l.ip)}`).then(again), `Deleted the lease of ${l.ip}`);
+      await run(
+        () => api("DELETE", `/dhcp/leases/${enc(l.ip)}`).then(again),
+        t("Deleted the lease of {ip}", { ip: l.ip }),
+      );
   };
   const leases = data?.leases ?? [];
   return (
-    <Card title="Current leases">
+    <Card title={t("Current leases")}>
       <ErrorNote error={error} />
       {leases.length ? (
         <DataTable
           testId="leases"
-          head={
-            <>
-              <th>IP address</th>
-              <th>MAC address</th>
-              <th>Name</th>
-              <th>Expires</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads titles={[t("IP address"), t("MAC address"), t("Name"), t("Expires")]} />}
         >
           {leases.map((l) => (
             <tr key={l.ip} data-key={l.ip}>
-              <td data-label="IP">{l.ip}</td>
-              <td data-label="MAC" class="mono">
+              <td data-label={t("IP")}>{l.ip}</td>
+              <td data-label={t("MAC")} class="mono">
                 {l.hwaddr}
               </td>
-              <td data-label="Name" class="wrap">
+              <td data-label={t("Name")} class="wrap">
                 {l.name === "*" ? "–" : l.name}
               </td>
-              <td data-label="Expires">{l.expires ? dateTime(l.expires) : "never"}</td>
+              <td data-label={t("Expires")}>{l.expires ? dateTime(l.expires) : t("never")}</td>
               <td class="row-actions">
                 {staticMacs.has(l.hwaddr) ? (
-                  <span class="badge ok">static</span>
+                  <span class="badge ok">{t("static")}</span>
                 ) : (
-                  <Button busy={busy} aria-label={`Make the lease of ${l.ip} static`} onClick={() => makeStatic(l)}>
-                    Make static
+                  <Button
+                    busy={busy}
+                    aria-label={t("Make the lease of {ip} static", { ip: l.ip })}
+                    onClick={() => makeStatic(l)}
+                  >
+                    {t("Make static")}
                   </Button>
                 )}
-                <Button kind="ghost" aria-label={`Delete lease ${l.ip}`} onClick={() => remove(l)}>
-                  Delete
+                <Button kind="ghost" aria-label={t("Delete lease {ip}", { ip: l.ip })} onClick={() => remove(l)}>
+                  {t("Delete")}
                 </Button>
               </td>
             </tr>
           ))}
         </DataTable>
       ) : (
-        data && <p class="empty">No leases.</p>
+        data && <p class="empty">{t("No leases.")}</p>
       )}
     </Card>
   );

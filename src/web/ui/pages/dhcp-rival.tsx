@@ -5,6 +5,7 @@
 import { api } from "../api.ts";
 import { Button } from "../components.tsx";
 import { dateTime } from "../format.ts";
+import { t } from "../i18n.ts";
 import { isIPv4 } from "./dhcp-common.ts";
 
 export type Message = { id: number; timestamp: number; type: string; plain: string };
@@ -26,14 +27,19 @@ export const detectServers = (start: string, end: string) =>
   api<Detected>("POST", "/dhcp/detect", isIPv4(start) && isIPv4(end) ? { start, end } : {});
 
 export function describeCheck(d: Detected): string {
-  if (d.problem) return `Moat could not look for another DHCP server: ${d.problem}.`;
-  if (!d.servers.length) return `No other DHCP server answered on ${d.interfaces.join(", ")}.`;
-  return `Another DHCP server answers: ${d.servers.map((s) => `${s.address} on ${s.interface}`).join(", ")}.`;
+  if (d.problem) return t("Moat could not look for another DHCP server: {problem}.", { problem: d.problem });
+  if (!d.servers.length)
+    return t("No other DHCP server answered on {interfaces}.", { interfaces: d.interfaces.join(", ") });
+  const servers = d.servers.map((s) => t("{address} on {interface}", { address: s.address, interface: s.interface }));
+  return t("Another DHCP server answers: {servers}.", { servers: servers.join(", ") });
 }
 
 /** the message as a finding with its time (raised at a DHCP start or by a check from this page) */
 export const lastFound = (rival: Message) =>
-  `Moat last found another DHCP server ${dateTime(rival.timestamp)}: ${rival.plain.replace(RIVAL, "on ")}`;
+  t("Moat last found another DHCP server {time}: {finding}", {
+    time: dateTime(rival.timestamp),
+    finding: rival.plain.replace(RIVAL, "on "),
+  });
 
 export function RivalNote({
   rival,
@@ -55,11 +61,13 @@ export function RivalNote({
       {rival ? (
         <p>{lastFound(rival)}</p>
       ) : (
-        !checked && <p>Moat looks for another DHCP server each time its own starts; it has found none so far.</p>
+        !checked && <p>{t("Moat looks for another DHCP server each time its own starts; it has found none so far.")}</p>
       )}
-      {turningOn && <p>Turn off your router's DHCP server first: two on one network hand out conflicting addresses.</p>}
+      {turningOn && (
+        <p>{t("Turn off your router's DHCP server first: two on one network hand out conflicting addresses.")}</p>
+      )}
       <Button busy={checking} onClick={onCheck}>
-        {checking ? "Looking (5 s)…" : "Look for another DHCP server now"}
+        {checking ? t("Looking (5 s)…") : t("Look for another DHCP server now")}
       </Button>
     </div>
   );

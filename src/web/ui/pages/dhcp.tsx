@@ -4,7 +4,9 @@
 // DHCP servers on one network hand out conflicting addresses.
 import { useState } from "preact/hooks";
 import { ApiError, get } from "../api.ts";
-import { Button, Card, confirmAction, ErrorNote, Field, Loading, Toggle } from "../components.tsx";
+import { Card, confirmAction, ErrorNote, Field, Loading, Toggle } from "../components.tsx";
+import { Check, FormEnd } from "../fields.tsx";
+import { t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 import { HOSTNAME, ipNum, isIPv4, LEASE_TIME, saveDhcp } from "./dhcp-common.ts";
 import { Leases, Reservations } from "./dhcp-leases.tsx";
@@ -37,14 +39,14 @@ type DhcpCfg = {
 function validate(v: Record<string, string>, active: boolean): Record<string, string> {
   const e: Record<string, string> = {};
   for (const k of ["dhcp.start", "dhcp.end", "dhcp.router"])
-    if (v[k] && !isIPv4(v[k]!)) e[k] = "not a valid IPv4 address";
-  if (active && !v["dhcp.start"]) e["dhcp.start"] = "needed to serve DHCP";
-  if (active && !v["dhcp.end"]) e["dhcp.end"] = "needed to serve DHCP";
+    if (v[k] && !isIPv4(v[k]!)) e[k] = t("not a valid IPv4 address");
+  if (active && !v["dhcp.start"]) e["dhcp.start"] = t("needed to serve DHCP");
+  if (active && !v["dhcp.end"]) e["dhcp.end"] = t("needed to serve DHCP");
   if (!e["dhcp.start"] && !e["dhcp.end"] && v["dhcp.start"] && v["dhcp.end"])
-    if (ipNum(v["dhcp.end"]!) < ipNum(v["dhcp.start"]!)) e["dhcp.end"] = "the range ends before it starts";
+    if (ipNum(v["dhcp.end"]!) < ipNum(v["dhcp.start"]!)) e["dhcp.end"] = t("the range ends before it starts");
   if (v["dhcp.leaseTime"] && !LEASE_TIME.test(v["dhcp.leaseTime"]!))
-    e["dhcp.leaseTime"] = "a number of seconds, or with m, h, d, w (45m, 12h, 2d), or infinite";
-  if (v["dns.domain.name"] && !HOSTNAME.test(v["dns.domain.name"]!)) e["dns.domain.name"] = "not a valid domain";
+    e["dhcp.leaseTime"] = t("a number of seconds, or with m, h, d, w (45m, 12h, 2d), or infinite");
+  if (v["dns.domain.name"] && !HOSTNAME.test(v["dns.domain.name"]!)) e["dns.domain.name"] = t("not a valid domain");
   return e;
 }
 
@@ -104,11 +106,11 @@ function ServerSettings({ cfg, reload, rival }: { cfg: DhcpCfg; reload: () => vo
             found && describeCheck(found),
             // an earlier finding matters when this check could not ask
             (!found || found.problem) && rival && lastFound(rival),
-            "Turn Moat's DHCP server on anyway?",
+            t("Turn Moat's DHCP server on anyway?"),
           ]
             .filter(Boolean)
             .join(" "),
-          "Turn on DHCP",
+          t("Turn on DHCP"),
         ))
       )
         return;
@@ -119,11 +121,11 @@ function ServerSettings({ cfg, reload, rival }: { cfg: DhcpCfg; reload: () => vo
     if (ok) reload();
   };
   return (
-    <Card title="DHCP server">
+    <Card title={t("DHCP server")}>
       <form class="form" onSubmit={save} data-testid="dhcp-settings">
         <div class="row">
-          <Toggle id="d-active" checked={active} onChange={setActive} label="DHCP server" />
-          <label for="d-active">{active ? "On: Moat hands out addresses" : "Off"}</label>
+          <Toggle id="d-active" checked={active} onChange={setActive} label={t("DHCP server")} />
+          <label for="d-active">{active ? t("On: Moat hands out addresses") : t("Off")}</label>
         </div>
         <RivalNote
           rival={rival}
@@ -133,42 +135,31 @@ function ServerSettings({ cfg, reload, rival }: { cfg: DhcpCfg; reload: () => vo
           onCheck={() => void check()}
         />
         <div class="row wrap">
-          {text("dhcp.start", "From", "first address handed out", "192.168.1.100")}
-          {text("dhcp.end", "To", "last address handed out", "192.168.1.250")}
-          {text("dhcp.router", "Router (gateway)", "empty: Moat's own address", "192.168.1.1")}
+          {text("dhcp.start", t("From"), t("first address handed out"), "192.168.1.100")}
+          {text("dhcp.end", t("To"), t("last address handed out"), "192.168.1.250")}
+          {text("dhcp.router", t("Router (gateway)"), t("empty: Moat's own address"), "192.168.1.1")}
         </div>
         <div class="row wrap">
-          {text("dhcp.netmask", "Netmask", "empty: the interface's")}
-          {text("dhcp.leaseTime", "Lease time", "45m, 12h, 2d or infinite; empty: 24h", "24h")}
-          {text("dns.domain.name", "Local domain", "devices are named <name>.<domain>", "lan")}
+          {text("dhcp.netmask", t("Netmask"), t("empty: the interface's"))}
+          {text("dhcp.leaseTime", t("Lease time"), t("45m, 12h, 2d or infinite; empty: 24h"), "24h")}
+          {text("dns.domain.name", t("Local domain"), t("devices are named <name>.<domain>"), "lan")}
         </div>
         <div class="row wrap">
-          <label class="check">
-            <input
-              type="checkbox"
-              id="d-ipv6"
-              checked={ipv6}
-              onChange={(e) => setIpv6((e.target as HTMLInputElement).checked)}
-            />
-            IPv6: router advertisements and stateless DHCPv6 naming Moat as the DNS server
-          </label>
-          <label class="check">
-            <input
-              type="checkbox"
-              id="d-rapid"
-              checked={rapid}
-              onChange={(e) => setRapid((e.target as HTMLInputElement).checked)}
-            />
-            Rapid Commit (RFC 4039: two messages instead of four)
-          </label>
+          <Check
+            id="d-ipv6"
+            label={t("IPv6: router advertisements and stateless DHCPv6 naming Moat as the DNS server")}
+            checked={ipv6}
+            set={setIpv6}
+          />
+          <Check
+            id="d-rapid"
+            label={t("Rapid Commit (RFC 4039: two messages instead of four)")}
+            checked={rapid}
+            set={setRapid}
+          />
         </div>
         {errors["dhcp.active"] && <p class="note error">{errors["dhcp.active"]}</p>}
-        {errors.form && <p class="note error">{errors.form}</p>}
-        <div class="row end">
-          <Button type="submit" kind="primary" busy={busy || checking}>
-            Save DHCP settings
-          </Button>
-        </div>
+        <FormEnd error={errors.form} busy={busy || checking} label={t("Save DHCP settings")} />
       </form>
     </Card>
   );

@@ -2,9 +2,11 @@
 // interface makes of them; an ABP line `||example.com^` is read the same way).
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
-import { Badge, Card, Field, TextInput } from "../components.tsx";
+import { Badge, Card, Field } from "../components.tsx";
 import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
+import { KeyField } from "../fields.tsx";
 import { dateTime } from "../format.ts";
+import { msg, t } from "../i18n.ts";
 import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
 
 type Domain = {
@@ -20,16 +22,27 @@ type Domain = {
 };
 type Kind = "exact" | "wildcard" | "regex";
 
+/** the filter's choices and the type badge's words */
+const SHOW = { all: msg("all"), allow: msg("allow"), deny: msg("deny") };
+const BADGE: Record<string, string> = {
+  "allow exact": msg("allow exact"),
+  "allow wildcard": msg("allow wildcard"),
+  "allow regex": msg("allow regex"),
+  "deny exact": msg("deny exact"),
+  "deny wildcard": msg("deny wildcard"),
+  "deny regex": msg("deny regex"),
+};
+
 /** the domain of a wildcard or ABP entry: `||example.com^` and `*.example.com` are example.com */
 const wildcardDomain = (input: string) => input.trim().replace(/^\|\|/, "").replace(/\^$/, "").replace(/^\*\./, "");
 
 /** What gets stored for a wildcard or ABP entry: a regex, so the name is checked here (a regex is not). */
 function toRegex(input: string): string {
   const d = wildcardDomain(input);
-  if (!/^(?!-)[a-z0-9_-]{1,63}(?<!-)(\.(?!-)[a-z0-9_-]{1,63}(?<!-))*$/i.test(d) || d.length > 253)
-    throw Object.assign(new Error(`"${d.slice(0, 100)}" is not a domain`), {
-      text: `"${d.slice(0, 100)}" is not a domain`,
-    });
+  if (!/^(?!-)[a-z0-9_-]{1,63}(?<!-)(\.(?!-)[a-z0-9_-]{1,63}(?<!-))*$/i.test(d) || d.length > 253) {
+    const text = t('"{domain}" is not a domain', { domain: d.slice(0, 100) });
+    throw Object.assign(new Error(text), { text });
+  }
   return `(\\.|^)${d.replace(/[.+?^${}()|[\]\\]/g, "\\$&")}$`;
 }
 
@@ -73,36 +86,37 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
   );
   return (
     <form class="form" onSubmit={save}>
-      <Field
-        label="Domain"
+      <KeyField
+        label={t("Domain")}
         id="d-domain"
         error={f.errors.domain}
         hint={
           kind === "wildcard"
-            ? "example.com blocks it and every subdomain"
+            ? t("example.com blocks it and every subdomain")
             : kind === "regex"
-              ? "an extended regular expression"
-              : "example.com, or an ABP line ||example.com^"
+              ? t("an extended regular expression")
+              : t("example.com, or an ABP line ||example.com^")
         }
-      >
-        <TextInput id="d-domain" required value={domain} disabled={!!initial} onValue={setDomain} />
-      </Field>
+        value={domain}
+        onValue={setDomain}
+        editing={!!initial}
+      />
       <div class="row wrap">
-        <Field label="List" id="d-type">
+        <Field label={t("List")} id="d-type">
           <select
             id="d-type"
             value={type}
             onChange={(e) => setType((e.target as HTMLSelectElement).value as "allow" | "deny")}
           >
-            <option value="deny">Deny</option>
-            <option value="allow">Allow</option>
+            <option value="deny">{t("Deny")}</option>
+            <option value="allow">{t("Allow")}</option>
           </select>
         </Field>
-        <Field label="Kind" id="d-kind">
+        <Field label={t("Kind")} id="d-kind">
           <select id="d-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as Kind)}>
-            <option value="exact">Exact</option>
-            <option value="wildcard">Wildcard (with subdomains)</option>
-            <option value="regex">Regex</option>
+            <option value="exact">{t("Exact")}</option>
+            <option value="wildcard">{t("Wildcard (with subdomains)")}</option>
+            <option value="regex">{t("Regex")}</option>
           </select>
         </Field>
       </div>
@@ -129,13 +143,13 @@ export function Domains() {
       .then(page.reload);
   return (
     <div class="stack">
-      <Card title="Add a domain">
+      <Card title={t("Add a domain")}>
         <DomainForm key={page.formKey} groups={groups} onDone={page.added} />
       </Card>
       <Card
-        title="Domains"
+        title={t("Domains")}
         actions={
-          <fieldset class="seg" aria-label="Show">
+          <fieldset class="seg" aria-label={t("Show")}>
             {(["all", "allow", "deny"] as const).map((f) => (
               <button
                 key={f}
@@ -144,7 +158,7 @@ export function Domains() {
                 aria-pressed={filter === f}
                 onClick={() => setFilter(f)}
               >
-                {f}
+                {t(SHOW[f])}
               </button>
             ))}
           </fieldset>
@@ -156,17 +170,21 @@ export function Domains() {
           rowKey={(d) => d.domain}
           columns={[
             {
-              title: "Domain",
+              title: t("Domain"),
               class: "domain",
               cell: (d) => <code title={shown(d).kind === "wildcard" ? d.domain : undefined}>{shown(d).text}</code>,
             },
             {
-              title: "Type",
-              cell: (d) => <Badge kind={d.type === "deny" ? "bad" : "ok"}>{`${d.type} ${shown(d).kind}`}</Badge>,
+              title: t("Type"),
+              cell: (d) => (
+                <Badge kind={d.type === "deny" ? "bad" : "ok"}>
+                  {t(BADGE[`${d.type} ${shown(d).kind}`] ?? d.type)}
+                </Badge>
+              ),
             },
-            { title: "Comment", cell: (d) => d.comment ?? "" },
-            { title: "Groups", cell: (d) => <GroupChips ids={d.groups} groups={groups} /> },
-            { title: "Added", class: "nowrap", cell: (d) => dateTime(d.date_added) },
+            { title: t("Comment"), cell: (d) => d.comment ?? "" },
+            { title: t("Groups"), cell: (d) => <GroupChips ids={d.groups} groups={groups} /> },
+            { title: t("Added"), class: "nowrap", cell: (d) => dateTime(d.date_added) },
           ]}
           enabled={(d) => d.enabled}
           onToggle={put}
@@ -174,7 +192,7 @@ export function Domains() {
           onDelete={page.batchDelete((d) => ({ item: d.domain, type: d.type, kind: d.kind }))}
         />
       </Card>
-      <EditDialog row={page.editing} title={(d) => `Edit ${d.domain}`} onClose={page.close}>
+      <EditDialog row={page.editing} title={(d) => t("Edit {name}", { name: d.domain })} onClose={page.close}>
         {(d) => <DomainForm groups={groups} initial={d} onDone={page.saved} />}
       </EditDialog>
     </div>

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, useAction, TextInput } from "../components.tsx";
 import { useGroups } from "../crud.tsx";
+import { currentLanguage, t } from "../i18n.ts";
 import { PAUSE_CHOICES, pauseMinutes } from "../pause.tsx";
 import { usePoll } from "../poll.ts";
 
@@ -15,7 +16,11 @@ type Schedule = { windows: Window[]; services: string[]; lists?: number[]; every
 type BlockList = { id: number; address: string; type: string; comment: string | null };
 type Pause = { client: string; until: number | null };
 
-const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+/** the week's days by the API's numbers (0 is Sunday), named in the dashboard's language (4 January 1970 was a Sunday) */
+const days = (): string[] => {
+  const f = new Intl.DateTimeFormat(currentLanguage(), { weekday: "short", timeZone: "UTC" });
+  return [0, 1, 2, 3, 4, 5, 6].map((n) => f.format(Date.UTC(1970, 0, 4 + n)));
+};
 
 function Checks<T extends { id: string; name: string }>({
   items,
@@ -82,19 +87,22 @@ function GroupControls({
   const setWindow = (i: number, w: Partial<Window>) =>
     setSched({ ...sched, windows: sched.windows.map((x, j) => (j === i ? { ...x, ...w } : x)) });
   const save = () =>
-    run(async () => {
-      await api("PUT", `/services/groups/${enc(group)}`, { services: blocked });
-      await api("PUT", `/safesearch/groups/${enc(group)}`, { engines: safe });
-      await api("PUT", `/schedules/groups/${enc(group)}`, sched);
-      const list = upstreams
-        .split(/[\s,]+/)
-        .map((x) => x.trim())
-        .filter(Boolean);
-      await api("PUT", `/upstreams/groups/${enc(group)}`, { upstreams: list });
-    }, `${group} saved`);
+    run(
+      async () => {
+        await api("PUT", `/services/groups/${enc(group)}`, { services: blocked });
+        await api("PUT", `/safesearch/groups/${enc(group)}`, { engines: safe });
+        await api("PUT", `/schedules/groups/${enc(group)}`, sched);
+        const list = upstreams
+          .split(/[\s,]+/)
+          .map((x) => x.trim())
+          .filter(Boolean);
+        await api("PUT", `/upstreams/groups/${enc(group)}`, { upstreams: list });
+      },
+      t("{group} saved", { group }),
+    );
   return (
     <div class="stack">
-      <h3>Blocked services</h3>
+      <h3>{t("Blocked services")}</h3>
       {categories.map((c) => (
         <div key={c}>
           <strong class="muted">{c}</strong>
@@ -106,15 +114,15 @@ function GroupControls({
           />
         </div>
       ))}
-      <h3>Safe search</h3>
+      <h3>{t("Safe search")}</h3>
       <Checks items={engines} value={safe} onChange={setSafe} testid="safesearch" />
-      <h3>Schedule</h3>
+      <h3>{t("Schedule")}</h3>
       <p class="muted">
-        While a window is open, block the services and block lists picked here, or everything but the allow list.
+        {t("While a window is open, block the services and block lists picked here, or everything but the allow list.")}
       </p>
       {sched.windows.map((w, i) => (
         <div class="row wrap" key={i} data-testid="window">
-          {DAYS.map((d, n) => (
+          {days().map((d, n) => (
             <label key={d} class="check">
               <input
                 type="checkbox"
@@ -132,18 +140,18 @@ function GroupControls({
           ))}
           <input
             type="time"
-            aria-label="from"
+            aria-label={t("from")}
             value={w.start}
             onInput={(e) => setWindow(i, { start: (e.target as HTMLInputElement).value })}
           />
           <input
             type="time"
-            aria-label="until"
+            aria-label={t("until")}
             value={w.end}
             onInput={(e) => setWindow(i, { end: (e.target as HTMLInputElement).value })}
           />
           <Button kind="ghost" onClick={() => setSched({ ...sched, windows: sched.windows.filter((_, j) => j !== i) })}>
-            Remove
+            {t("Remove")}
           </Button>
         </div>
       ))}
@@ -153,7 +161,7 @@ function GroupControls({
             setSched({ ...sched, windows: [...sched.windows, { days: [1, 2, 3, 4, 5], start: "21:00", end: "07:00" }] })
           }
         >
-          Add a window
+          {t("Add a window")}
         </Button>
         <label class="check">
           <input
@@ -161,7 +169,7 @@ function GroupControls({
             checked={sched.everything}
             onChange={(e) => setSched({ ...sched, everything: (e.target as HTMLInputElement).checked })}
           />
-          Everything but the allow list
+          {t("Everything but the allow list")}
         </label>
       </div>
       {!sched.everything && (
@@ -180,17 +188,19 @@ function GroupControls({
           testid="scheduled-lists"
         />
       )}
-      <h3>Upstreams</h3>
+      <h3>{t("Upstreams")}</h3>
       <Field
-        label="The group's own DNS servers (empty: the ones in Settings)"
+        label={t("The group's own DNS servers (empty: the ones in Settings)")}
         id="f-upstreams"
-        hint="e.g. a family-filtering resolver: 1.1.1.3, tls://family.cloudflare-dns.com@1.1.1.3"
+        hint={t("e.g. a family-filtering resolver: {example}", {
+          example: "1.1.1.3, tls://family.cloudflare-dns.com@1.1.1.3",
+        })}
       >
         <TextInput id="f-upstreams" value={upstreams} onValue={setUpstreams} />
       </Field>
       <div class="row end">
-        <Button kind="primary" class="clip" busy={busy} onClick={save} title={`Save ${group}`}>
-          Save {group}
+        <Button kind="primary" class="clip" busy={busy} onClick={save} title={t("Save {group}", { group })}>
+          {t("Save {group}", { group })}
         </Button>
       </div>
     </div>
@@ -206,43 +216,50 @@ function Pauses() {
     e.preventDefault();
     void run(
       () => api("POST", `/pauses/${enc(client.trim())}`, { minutes: pauseMinutes(minutes) }),
-      `${client.trim()} paused`,
+      t("{client} paused", { client: client.trim() }),
     ).then(reload);
   };
   return (
-    <Card title="Pause a device">
+    <Card title={t("Pause a device")}>
       <form class="form row wrap" onSubmit={pause}>
-        <Field label="Device (address, MAC, host name or client ID)" id="p-client">
+        <Field label={t("Device (address, MAC, host name or client ID)")} id="p-client">
           <TextInput id="p-client" required value={client} onValue={setClient} />
         </Field>
-        <Field label="For" id="p-minutes">
+        <Field label={t("For")} id="p-minutes">
           <select id="p-minutes" value={minutes} onChange={(e) => setMinutes((e.target as HTMLSelectElement).value)}>
             {PAUSE_CHOICES.map((c) => (
               <option key={c.minutes} value={c.minutes}>
-                {c.label}
+                {t(c.label)}
               </option>
             ))}
           </select>
         </Field>
         <Button type="submit" kind="primary" busy={busy} class="align-end">
-          Pause
+          {t("Pause")}
         </Button>
       </form>
       {!data ? (
         <Loading />
       ) : data.length === 0 ? (
-        <p class="muted">No device is paused.</p>
+        <p class="muted">{t("No device is paused.")}</p>
       ) : (
         <ul data-testid="pauses">
           {data.map((p) => (
             <li key={p.client}>
               <strong>{p.client}</strong>{" "}
-              {p.until === null ? "until resumed" : `until ${new Date(p.until * 1000).toLocaleTimeString()}`}{" "}
+              {p.until === null
+                ? t("until resumed")
+                : t("until {time}", { time: new Date(p.until * 1000).toLocaleTimeString(currentLanguage()) })}{" "}
               <Button
                 kind="ghost"
-                onClick={() => run(() => api("DELETE", `/pauses/${enc(p.client)}`), `${p.client} resumed`).then(reload)}
+                onClick={() =>
+                  run(
+                    () => api("DELETE", `/pauses/${enc(p.client)}`),
+                    t("{client} resumed", { client: p.client }),
+                  ).then(reload)
+                }
               >
-                Resume
+                {t("Resume")}
               </Button>
             </li>
           ))}
@@ -269,9 +286,13 @@ export function Family() {
     <div class="stack">
       <Pauses />
       <Card
-        title="Group controls"
+        title={t("Group controls")}
         actions={
-          <select aria-label="group" value={current} onChange={(e) => setGroup((e.target as HTMLSelectElement).value)}>
+          <select
+            aria-label={t("group")}
+            value={current}
+            onChange={(e) => setGroup((e.target as HTMLSelectElement).value)}
+          >
             {groups.map((g) => (
               <option key={g.id} value={g.name}>
                 {g.name}

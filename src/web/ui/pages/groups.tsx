@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
 import { Card, Field, TextInput } from "../components.tsx";
 import { EntityTable, SubmitButton, throwProcessed, useForm, type Group, type Processed } from "../crud.tsx";
+import { t } from "../i18n.ts";
 import { CommentField, EditDialog, useResourcePage } from "../resource.tsx";
 
 function GroupForm({ initial, onDone }: { initial?: Group; onDone: () => void }) {
@@ -21,7 +22,7 @@ function GroupForm({ initial, onDone }: { initial?: Group; onDone: () => void })
   );
   return (
     <form class="form row wrap" onSubmit={save}>
-      <Field label="Name" id="g-name" error={f.errors.name}>
+      <Field label={t("Name")} id="g-name" error={f.errors.name}>
         <TextInput id="g-name" required value={name} onValue={setName} />
       </Field>
       <CommentField id="g-comment" value={comment} onChange={setComment} />
@@ -34,17 +35,17 @@ export function Groups() {
   const page = useResourcePage<Group>("groups");
   return (
     <div class="stack">
-      <Card title="Add a group">
+      <Card title={t("Add a group")}>
         <GroupForm key={page.formKey} onDone={page.added} />
       </Card>
-      <Card title="Groups">
+      <Card title={t("Groups")}>
         <EntityTable
           noun="group"
           rows={page.data}
           rowKey={(g) => g.name}
           columns={[
-            { title: "Name", cell: (g) => <strong>{g.name}</strong> },
-            { title: "Comment", cell: (g) => g.comment ?? "" },
+            { title: t("Name"), cell: (g) => <strong>{g.name}</strong> },
+            { title: t("Comment"), cell: (g) => g.comment ?? "" },
           ]}
           enabled={(g) => g.enabled}
           onToggle={(g, enabled) =>
@@ -56,7 +57,7 @@ export function Groups() {
           onDelete={page.batchDelete((g) => ({ item: g.name }))}
         />
       </Card>
-      <EditDialog row={page.editing} title={(g) => `Edit ${g.name}`} onClose={page.close}>
+      <EditDialog row={page.editing} title={(g) => t("Edit {name}", { name: g.name })} onClose={page.close}>
         {(g) => <GroupForm initial={g} onDone={page.saved} />}
       </EditDialog>
     </div>

@@ -3,9 +3,11 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
-import { Badge, Button, Card, Field, TextInput } from "../components.tsx";
+import { Badge, Button, Card, Field } from "../components.tsx";
 import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
+import { KeyField } from "../fields.tsx";
 import { ago, num } from "../format.ts";
+import { msg, plural, t } from "../i18n.ts";
 import { GravityProgress } from "../gravity.tsx";
 import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
 
@@ -24,12 +26,14 @@ type List = {
 };
 
 // adlist.status as gravity leaves it
+const KIND = { block: msg("block"), allow: msg("allow") };
+
 const STATUS: Record<number, [string, string]> = {
-  0: ["not updated yet", "info"],
-  1: ["updated", "ok"],
-  2: ["unchanged", "ok"],
-  3: ["unreachable, cached copy used", "warn"],
-  4: ["unreachable, no copy", "bad"],
+  0: [msg("not updated yet"), "info"],
+  1: [msg("updated"), "ok"],
+  2: [msg("unchanged"), "ok"],
+  3: [msg("unreachable, cached copy used"), "warn"],
+  4: [msg("unreachable, no copy"), "bad"],
 };
 
 /** a URL that wraps after its separators (/ . - _ ? & =), never inside a word */
@@ -56,10 +60,10 @@ function addressProblem(address: string): string | null {
   try {
     url = new URL(address.trim());
   } catch {
-    return "Not an address: write the whole URL, e.g. https://example.com/hosts.txt";
+    return t("Not an address: write the whole URL, e.g. https://example.com/hosts.txt");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    return `Lists are downloaded: use an http:// or https:// address, not ${url.protocol}//`;
+    return t("Lists are downloaded: use an http:// or https:// address, not {scheme}", { scheme: `${url.protocol}//` });
   return null;
 }
 
@@ -84,32 +88,27 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
   );
   return (
     <form class="form" onSubmit={save}>
-      <Field
-        label="Address"
+      <KeyField
+        label={t("Address")}
         id="l-address"
         error={f.errors.address}
-        hint="http:// or https:// address of a hosts, domains or ABP list"
-      >
-        <TextInput
-          id="l-address"
-          type="url"
-          required
-          value={address}
-          disabled={!!initial}
-          placeholder="https://…"
-          onValue={setAddress}
-        />
-      </Field>
+        hint={t("http:// or https:// address of a hosts, domains or ABP list")}
+        type="url"
+        value={address}
+        editing={!!initial}
+        placeholder="https://…"
+        onValue={setAddress}
+      />
       <div class="row wrap">
-        <Field label="Kind" id="l-type">
+        <Field label={t("Kind")} id="l-type">
           <select
             id="l-type"
             value={type}
             disabled={!!initial}
             onChange={(e) => setType((e.target as HTMLSelectElement).value as "block" | "allow")}
           >
-            <option value="block">Block list</option>
-            <option value="allow">Allow list</option>
+            <option value="block">{t("Block list")}</option>
+            <option value="allow">{t("Allow list")}</option>
           </select>
         </Field>
         <CommentField id="l-comment" value={comment} onChange={setComment} />
@@ -130,7 +129,7 @@ export function Lists() {
       .then(page.reload);
   return (
     <div class="stack">
-      <Card title="Add a list">
+      <Card title={t("Add a list")}>
         <ListForm
           key={page.formKey}
           groups={groups}
@@ -141,16 +140,16 @@ export function Lists() {
         />
         {added && !updating && (
           <p class="note">
-            The new list is used after the next update.{" "}
-            <Button onClick={() => setUpdating(updating + 1)}>Update now</Button>
+            {t("The new list is used after the next update.")}{" "}
+            <Button onClick={() => setUpdating(updating + 1)}>{t("Update now")}</Button>
           </p>
         )}
       </Card>
       <Card
-        title="Lists"
+        title={t("Lists")}
         actions={
           <Button kind="primary" busy={updating > 0 && !page.data} onClick={() => setUpdating(updating + 1)}>
-            Update now
+            {t("Update now")}
           </Button>
         }
       >
@@ -169,25 +168,36 @@ export function Lists() {
           rows={page.data}
           rowKey={(l) => l.address}
           columns={[
-            { title: "Address", class: "address", cell: (l) => <Url href={l.address} /> },
-            { title: "Kind", cell: (l) => <Badge kind={l.type === "block" ? "bad" : "ok"}>{l.type}</Badge> },
+            { title: t("Address"), class: "address", cell: (l) => <Url href={l.address} /> },
             {
-              title: "Status",
+              title: t("Kind"),
+              cell: (l) => <Badge kind={l.type === "block" ? "bad" : "ok"}>{t(KIND[l.type])}</Badge>,
+            },
+            {
+              title: t("Status"),
               cell: (l) => (
-                <Badge kind={STATUS[l.status]?.[1] ?? "info"}>{STATUS[l.status]?.[0] ?? `status ${l.status}`}</Badge>
+                <Badge kind={STATUS[l.status]?.[1] ?? "info"}>
+                  {STATUS[l.status] ? t(STATUS[l.status]![0]) : t("status {code}", { code: String(l.status) })}
+                </Badge>
               ),
             },
             {
-              title: "Domains",
+              title: t("Domains"),
               class: "num",
-              cell: (l) => <span title={`${num(l.invalid_domains)} invalid lines`}>{num(l.number)}</span>,
+              cell: (l) => (
+                <span
+                  title={plural(l.invalid_domains, { one: "{count} invalid line", other: "{count} invalid lines" })}
+                >
+                  {num(l.number)}
+                </span>
+              ),
             },
             // gravity counts ABP lines (||example.com^) apart from plain domains: an ABP-only list
             // has 0 domains, and these are what it blocks
-            { title: "ABP entries", class: "num", cell: (l) => (l.abp_entries ? num(l.abp_entries) : "") },
-            { title: "Updated", class: "nowrap", cell: (l) => ago(l.date_updated) },
-            { title: "Comment", cell: (l) => l.comment ?? "" },
-            { title: "Groups", cell: (l) => <GroupChips ids={l.groups} groups={groups} /> },
+            { title: t("ABP entries"), class: "num", cell: (l) => (l.abp_entries ? num(l.abp_entries) : "") },
+            { title: t("Updated"), class: "nowrap", cell: (l) => ago(l.date_updated) },
+            { title: t("Comment"), cell: (l) => l.comment ?? "" },
+            { title: t("Groups"), cell: (l) => <GroupChips ids={l.groups} groups={groups} /> },
           ]}
           enabled={(l) => l.enabled}
           onToggle={put}
@@ -195,7 +205,7 @@ export function Lists() {
           onDelete={page.batchDelete((l) => ({ item: l.address, type: l.type }))}
         />
       </Card>
-      <EditDialog row={page.editing} title={() => "Edit list"} onClose={page.close}>
+      <EditDialog row={page.editing} title={() => t("Edit list")} onClose={page.close}>
         {(l) => <ListForm groups={groups} initial={l} onDone={page.saved} />}
       </EditDialog>
     </div>

@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { get, patchConfig } from "../api.ts";
 import { Card, Field, Loading, Modal, TextInput } from "../components.tsx";
 import { EntityTable, SubmitButton, useForm, useFreshForm } from "../crud.tsx";
+import { t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 
 type Dns = { hosts: string[]; cnameRecords: string[] };
@@ -48,13 +49,13 @@ function RecordForm({
   return (
     <form class="form row wrap" onSubmit={save}>
       <Field
-        label={host ? "Domain" : "Alias"}
+        label={host ? t("Domain") : t("Alias")}
         id={`${kind}-a`}
-        hint={host ? "several names: separate with spaces" : "several aliases: separate with commas"}
+        hint={host ? t("several names: separate with spaces") : t("several aliases: separate with commas")}
       >
         <TextInput id={`${kind}-a`} required value={a} placeholder={host ? "nas.lan" : "files.lan"} onValue={setA} />
       </Field>
-      <Field label={host ? "IP address" : "Target"} id={`${kind}-b`} error={f.errors.entry}>
+      <Field label={host ? t("IP address") : t("Target")} id={`${kind}-b`} error={f.errors.entry}>
         <TextInput id={`${kind}-b`} required value={b} placeholder={host ? "192.168.1.10" : "nas.lan"} onValue={setB} />
       </Field>
       <SubmitButton busy={f.busy} editing={!!initial} class="align-end" />
@@ -68,7 +69,7 @@ function Records({ kind, data, reload }: { kind: "hosts" | "cnameRecords"; data:
   const host = kind === "hosts";
   const [formKey, added] = useFreshForm();
   return (
-    <Card title={host ? "A / AAAA records" : "CNAME records"}>
+    <Card title={host ? t("A / AAAA records") : t("CNAME records")}>
       <RecordForm
         key={formKey}
         kind={kind}
@@ -85,12 +86,12 @@ function Records({ kind, data, reload }: { kind: "hosts" | "cnameRecords"; data:
         columns={
           host
             ? [
-                { title: "Domain", class: "domain", cell: (r) => r.trim().split(/\s+/).slice(1).join(" ") },
-                { title: "IP address", cell: (r) => <code>{r.trim().split(/\s+/)[0]}</code> },
+                { title: t("Domain"), class: "domain", cell: (r) => r.trim().split(/\s+/).slice(1).join(" ") },
+                { title: t("IP address"), cell: (r) => <code>{r.trim().split(/\s+/)[0]}</code> },
               ]
             : [
                 {
-                  title: "Alias",
+                  title: t("Alias"),
                   class: "domain",
                   cell: (r) =>
                     r
@@ -100,7 +101,7 @@ function Records({ kind, data, reload }: { kind: "hosts" | "cnameRecords"; data:
                       .join(", "),
                 },
                 {
-                  title: "Target",
+                  title: t("Target"),
                   cell: (r) => (
                     <code>
                       {r
@@ -116,7 +117,7 @@ function Records({ kind, data, reload }: { kind: "hosts" | "cnameRecords"; data:
         onDelete={(rows) => patchConfig({ [`dns.${kind}`]: all.filter((x) => !rows.includes(x)) }).then(reload)}
       />
       {editing && (
-        <Modal title="Edit record" onClose={() => setEditing(null)}>
+        <Modal title={t("Edit record")} onClose={() => setEditing(null)}>
           <RecordForm
             kind={kind}
             all={all}

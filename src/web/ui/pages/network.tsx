@@ -5,9 +5,11 @@
 import { api, enc, get } from "../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../components.tsx";
 import { throwProcessed, type Processed } from "../crud.tsx";
+import { Heads } from "../fields.tsx";
 import { ago, dateTime, num } from "../format.ts";
+import { t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
-import { ActionsHeader, DataTable } from "../table.tsx";
+import { DataTable } from "../table.tsx";
 
 type Device = {
   id: number;
@@ -31,8 +33,8 @@ const randomised = (hw: string) => isMac(hw) && (parseInt(hw[1]!, 16) & 2) !== 0
 
 function vendor(d: Device): string {
   if (d.macVendor) return d.macVendor;
-  if (!isMac(d.hwaddr)) return "MAC address unknown (Moat itself, or behind a router)";
-  return randomised(d.hwaddr) ? "private (randomised) address" : "unknown";
+  if (!isMac(d.hwaddr)) return t("MAC address unknown (Moat itself, or behind a router)");
+  return randomised(d.hwaddr) ? t("private (randomised) address") : t("unknown");
 }
 
 export function Network() {
@@ -60,33 +62,34 @@ export function Network() {
         );
         reload();
       },
-      `Added ${clientOf(d)} as a client`,
+      t("Added {client} as a client", { client: clientOf(d) }),
     );
   const forget = async (d: Device) => {
     if (
       await confirmAction(
-        `Forget ${d.hwaddr}? It is listed again while it has queries in the last 24 hours, under a new first-seen time.`,
-        "Forget",
+        t(
+          "Forget {device}? It is listed again while it has queries in the last 24 hours, under a new first-seen time.",
+          { device: d.hwaddr },
+        ),
+        t("Forget"),
       )
     )
-      await run(() => api("DELETE", `/network/devices/${enc(String(d.id))}`).then(reload), `Forgot ${d.hwaddr}`);
+      await run(
+        () => api("DELETE", `/network/devices/${enc(String(d.id))}`).then(reload),
+        t("Forgot {device}", { device: d.hwaddr }),
+      );
   };
   return (
-    <Card title="Devices seen on the network">
+    <Card title={t("Devices seen on the network")}>
       <ErrorNote error={error} />
       {devices.length ? (
         <DataTable
           class="devices"
           testId="devices"
           head={
-            <>
-              <th>Device</th>
-              <th>Addresses and names</th>
-              <th>First seen</th>
-              <th>Last query</th>
-              <th class="num">Queries</th>
-              <ActionsHeader />
-            </>
+            <Heads
+              titles={[t("Device"), t("Addresses and names"), t("First seen"), t("Last query"), [t("Queries"), "num"]]}
+            />
           }
         >
           {devices.map((d) => {
@@ -94,14 +97,14 @@ export function Network() {
             const isClient = known.has(client.toLowerCase()) || d.ips.some((a) => known.has(a.ip));
             return (
               <tr key={d.id} data-key={d.hwaddr}>
-                <td data-label="Device">
+                <td data-label={t("Device")}>
                   <span class="mono">{isMac(d.hwaddr) ? d.hwaddr : "–"}</span>
                   <small class="muted block">
                     {vendor(d)}
                     {d.interface && d.interface !== "N/A" ? ` · ${d.interface}` : ""}
                   </small>
                 </td>
-                <td data-label="Addresses" class="wrap">
+                <td data-label={t("Addresses")} class="wrap">
                   {d.ips.map((a) => (
                     <span key={a.ip} class="block">
                       {a.ip}
@@ -109,21 +112,29 @@ export function Network() {
                     </span>
                   ))}
                 </td>
-                <td data-label="First seen">{d.firstSeen ? dateTime(d.firstSeen) : "–"}</td>
-                <td data-label="Last query">{d.lastQuery ? ago(d.lastQuery) : "never"}</td>
-                <td data-label="Queries" class="num">
+                <td data-label={t("First seen")}>{d.firstSeen ? dateTime(d.firstSeen) : "–"}</td>
+                <td data-label={t("Last query")}>{d.lastQuery ? ago(d.lastQuery) : t("never")}</td>
+                <td data-label={t("Queries")} class="num">
                   {num(d.numQueries)}
                 </td>
                 <td class="row-actions">
                   {isClient ? (
-                    <span class="badge ok">client</span>
+                    <span class="badge ok">{t("client")}</span>
                   ) : (
-                    <Button busy={busy} aria-label={`Add as client: ${client}`} onClick={() => addClient(d)}>
-                      Add as client
+                    <Button
+                      busy={busy}
+                      aria-label={t("Add as client: {client}", { client })}
+                      onClick={() => addClient(d)}
+                    >
+                      {t("Add as client")}
                     </Button>
                   )}
-                  <Button kind="ghost" aria-label={`Forget ${d.hwaddr}`} onClick={() => forget(d)}>
-                    Forget
+                  <Button
+                    kind="ghost"
+                    aria-label={t("Forget {device}", { device: d.hwaddr })}
+                    onClick={() => forget(d)}
+                  >
+                    {t("Forget")}
                   </Button>
                 </td>
               </tr>
@@ -131,7 +142,7 @@ export function Network() {
           })}
         </DataTable>
       ) : (
-        <p class="empty">No devices yet: they appear once they send Moat a query.</p>
+        <p class="empty">{t("No devices yet: they appear once they send Moat a query.")}</p>
       )}
     </Card>
   );

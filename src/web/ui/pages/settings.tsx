@@ -4,19 +4,21 @@
 // setting they name.
 import { useState } from "preact/hooks";
 import { api, get } from "../api.ts";
-import { Button, Card, confirmAction, ErrorNote, Loading, useAction, TextInput } from "../components.tsx";
+import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../components.tsx";
+import { FormEnd } from "../fields.tsx";
 import { bytes, duration } from "../format.ts";
+import { currentLanguage, t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 import { UPSTREAM_PRESETS } from "../presets.ts";
 import { EncryptedDnsCard } from "./settings/encrypted.tsx";
 import { FleetCard } from "./settings/fleet.tsx";
 import { ListeningCard } from "./settings/listening.tsx";
-import { saveConfig } from "./settings/save.ts";
+import { useSaveConfig } from "./settings/save.ts";
 import { SessionsCard } from "./settings/sessions.tsx";
 import { SecuritySettings } from "./settings/security.tsx";
 import { Backup } from "./settings/backup.tsx";
 import { UpdateCard } from "./settings/update.tsx";
-import { SettingField, useEnvKeys } from "./settings/env.tsx";
+import { SettingField, SettingText, useEnvKeys } from "./settings/env.tsx";
 
 type Cfg = {
   dns: {
@@ -28,6 +30,10 @@ type Cfg = {
   misc: { privacylevel: number };
   database: { maxDBdays: number };
 };
+
+/** a figure with `digits` decimals in the dashboard's language (1.5 in English, 1,5 in German) */
+const fixed = (n: number, digits: number) =>
+  n.toLocaleString(currentLanguage(), { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 const lines = (s: string) =>
   s
@@ -41,37 +47,30 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   const [mode, setMode] = useState(cfg.dns.blocking.mode);
   const [rlCount, setRlCount] = useState(String(cfg.dns.rateLimit.count));
   const [rlInterval, setRlInterval] = useState(String(cfg.dns.rateLimit.interval));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const save = async (e: Event) => {
+  const { errors, busy, save: saveValues } = useSaveConfig(reload);
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    const ok = await saveConfig(
-      {
-        "dns.upstreams": lines(ups),
-        "dns.revServers": rev
-          .split("\n")
-          .map((l) => l.trim())
-          .filter(Boolean),
-        "dns.blocking.mode": mode,
-        "dns.rateLimit.count": Number(rlCount),
-        "dns.rateLimit.interval": Number(rlInterval),
-      },
-      setErrors,
-    );
-    setBusy(false);
-    if (ok) reload();
+    void saveValues({
+      "dns.upstreams": lines(ups),
+      "dns.revServers": rev
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean),
+      "dns.blocking.mode": mode,
+      "dns.rateLimit.count": Number(rlCount),
+      "dns.rateLimit.interval": Number(rlInterval),
+    });
   };
   const addPreset = (p: (typeof UPSTREAM_PRESETS)[number]) => setUps([...new Set([...lines(ups), ...p.v4])].join("\n"));
   return (
-    <Card title="DNS">
+    <Card title={t("DNS")}>
       <form class="form" onSubmit={save}>
         <SettingField
           setting="dns.upstreams"
           errors={errors}
-          label="Upstream DNS servers"
+          label={t("Upstream DNS servers")}
           id="s-upstreams"
-          hint="One per line: IP or IP#port"
+          hint={t("One per line: IP or IP#port")}
         >
           <textarea
             id="s-upstreams"
@@ -81,7 +80,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
           />
         </SettingField>
         <div class="presets row wrap">
-          <span class="muted">Add:</span>
+          <span class="muted">{t("Add:")}</span>
           {UPSTREAM_PRESETS.map((p) => (
             <button key={p.name} type="button" class="chip as-button" title={p.note} onClick={() => addPreset(p)}>
               {p.name}
@@ -91,41 +90,45 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
         <SettingField
           setting="dns.revServers"
           errors={errors}
-          label="Conditional forwarding"
+          label={t("Conditional forwarding")}
           id="s-rev"
-          hint="One per line: true,192.168.0.0/24,192.168.0.1,lan (active, network, router, local domain)"
+          hint={t("One per line: {example} (active, network, router, local domain)", {
+            example: "true,192.168.0.0/24,192.168.0.1,lan",
+          })}
         >
           <textarea id="s-rev" rows={2} value={rev} onInput={(e) => setRev((e.target as HTMLTextAreaElement).value)} />
         </SettingField>
         <div class="row wrap">
-          <SettingField setting="dns.blocking.mode" errors={errors} label="Blocking mode" id="s-mode">
+          <SettingField setting="dns.blocking.mode" errors={errors} label={t("Blocking mode")} id="s-mode">
             <select id="s-mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
               <option value="NULL">NULL (0.0.0.0 / ::)</option>
-              <option value="IP_NODATA_AAAA">IP, no AAAA</option>
-              <option value="IP">IP (Moat's address)</option>
+              <option value="IP_NODATA_AAAA">{t("IP, no AAAA")}</option>
+              <option value="IP">{t("IP (Moat's address)")}</option>
               <option value="NX">NXDOMAIN</option>
               <option value="NODATA">NODATA</option>
             </select>
           </SettingField>
-          <SettingField
+          <SettingText
             setting="dns.rateLimit.count"
             errors={errors}
-            label="Rate limit: queries"
+            label={t("Rate limit: queries")}
             id="s-rl"
-            hint="per client; 0 turns it off"
-          >
-            <TextInput id="s-rl" type="number" min="0" value={rlCount} onValue={setRlCount} />
-          </SettingField>
-          <SettingField setting="dns.rateLimit.interval" errors={errors} label="…per seconds" id="s-rli">
-            <TextInput id="s-rli" type="number" min="0" value={rlInterval} onValue={setRlInterval} />
-          </SettingField>
+            hint={t("per client; 0 turns it off")}
+            number
+            value={rlCount}
+            onValue={setRlCount}
+          />
+          <SettingText
+            setting="dns.rateLimit.interval"
+            errors={errors}
+            label={t("…per seconds")}
+            id="s-rli"
+            number
+            value={rlInterval}
+            onValue={setRlInterval}
+          />
         </div>
-        {errors.form && <p class="note error">{errors.form}</p>}
-        <div class="row end">
-          <Button type="submit" kind="primary" busy={busy}>
-            Save DNS settings
-          </Button>
-        </div>
+        <FormEnd error={errors.form} busy={busy} label={t("Save DNS settings")} />
       </form>
     </Card>
   );
@@ -134,43 +137,35 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
 function PrivacySettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   const [level, setLevel] = useState(String(cfg.misc.privacylevel));
   const [days, setDays] = useState(String(cfg.database.maxDBdays));
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const save = async (e: Event) => {
+  const { errors, busy, save: saveValues } = useSaveConfig(reload);
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    if (await saveConfig({ "misc.privacylevel": Number(level), "database.maxDBdays": Number(days) }, setErrors))
-      reload();
-    setBusy(false);
+    void saveValues({ "misc.privacylevel": Number(level), "database.maxDBdays": Number(days) });
   };
   return (
-    <Card title="Privacy and retention">
+    <Card title={t("Privacy and retention")}>
       <form class="form" onSubmit={save}>
         <div class="row wrap">
-          <SettingField setting="misc.privacylevel" errors={errors} label="Privacy level" id="s-privacy">
+          <SettingField setting="misc.privacylevel" errors={errors} label={t("Privacy level")} id="s-privacy">
             <select id="s-privacy" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
-              <option value="0">0: show everything</option>
-              <option value="1">1: hide domains</option>
-              <option value="2">2: hide domains and clients</option>
-              <option value="3">3: anonymous</option>
+              <option value="0">{t("0: show everything")}</option>
+              <option value="1">{t("1: hide domains")}</option>
+              <option value="2">{t("2: hide domains and clients")}</option>
+              <option value="3">{t("3: anonymous")}</option>
             </select>
           </SettingField>
-          <SettingField
+          <SettingText
             setting="database.maxDBdays"
             errors={errors}
-            label="Keep the query log for (days)"
+            label={t("Keep the query log for (days)")}
             id="s-days"
-            hint="0 keeps no long-term log"
-          >
-            <TextInput id="s-days" type="number" min="0" value={days} onValue={setDays} />
-          </SettingField>
+            hint={t("0 keeps no long-term log")}
+            number
+            value={days}
+            onValue={setDays}
+          />
         </div>
-        {errors.form && <p class="note error">{errors.form}</p>}
-        <div class="row end">
-          <Button type="submit" kind="primary" busy={busy}>
-            Save
-          </Button>
-        </div>
+        <FormEnd error={errors.form} busy={busy} label={t("Save")} />
       </form>
     </Card>
   );
@@ -179,30 +174,32 @@ function PrivacySettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
 function Maintenance() {
   const [busy, run] = useAction();
   return (
-    <Card title="Maintenance">
+    <Card title={t("Maintenance")}>
       <div class="row wrap">
         <Button
           busy={busy}
           onClick={async () => {
-            if (await confirmAction("Delete the last 24 hours of the query log and the statistics?", "Flush logs"))
-              await run(() => api("POST", "/action/flush/logs"), "Logs flushed");
+            if (
+              await confirmAction(t("Delete the last 24 hours of the query log and the statistics?"), t("Flush logs"))
+            )
+              await run(() => api("POST", "/action/flush/logs"), t("Logs flushed"));
           }}
         >
-          Flush logs
+          {t("Flush logs")}
         </Button>
         <Button
           busy={busy}
           onClick={async () => {
             if (
               await confirmAction(
-                "Restart the DNS service? Clients get no answers for a moment and the cache is emptied.",
-                "Restart DNS",
+                t("Restart the DNS service? Clients get no answers for a moment and the cache is emptied."),
+                t("Restart DNS"),
               )
             )
-              await run(() => api("POST", "/action/restartdns"), "DNS restarted");
+              await run(() => api("POST", "/action/restartdns"), t("DNS restarted"));
           }}
         >
-          Restart DNS
+          {t("Restart DNS")}
         </Button>
       </div>
     </Card>
@@ -233,7 +230,7 @@ function SystemCard() {
   const { data: host } = usePoll(() => get<Host>("/info/host"), 0);
   if (!sys)
     return (
-      <Card title="System">
+      <Card title={t("System")}>
         <Loading />
       </Card>
     );
@@ -244,34 +241,42 @@ function SystemCard() {
       ? { version: ver.version.core.local.version, commit: ver.version.core.local.hash, date: "", runtime: "" }
       : null);
   return (
-    <Card title="System">
+    <Card title={t("System")}>
       <dl class="facts" data-testid="system-info">
-        <dt>Host</dt>
+        <dt>{t("Host")}</dt>
         <dd>
           {host
             ? `${host.host.uname.nodename} (${host.host.model ?? host.host.uname.machine}, Linux ${host.host.uname.release})`
             : "…"}
         </dd>
-        <dt>Uptime</dt>
+        <dt>{t("Uptime")}</dt>
         <dd>{duration(m.uptime)}</dd>
-        <dt>CPU</dt>
+        <dt>{t("CPU")}</dt>
         <dd>
-          {m.cpu["%cpu"].toFixed(1)}% of {m.cpu.nprocs} cores · load {m.cpu.load.raw.map((l) => l.toFixed(2)).join(" ")}{" "}
-          · Moat {m.ftl["%cpu"].toFixed(1)}%
+          {t("{cpu}% of {cores} cores · load {load} · Moat {moat}%", {
+            cpu: fixed(m.cpu["%cpu"], 1),
+            cores: m.cpu.nprocs,
+            load: m.cpu.load.raw.map((l) => fixed(l, 2)).join(" "),
+            moat: fixed(m.ftl["%cpu"], 1),
+          })}
         </dd>
-        <dt>Memory</dt>
+        <dt>{t("Memory")}</dt>
         <dd>
-          {bytes(m.memory.ram.used)} of {bytes(m.memory.ram.total)} ({m.memory.ram["%used"].toFixed(1)}%) · Moat{" "}
-          {m.ftl["%mem"].toFixed(1)}%
+          {t("{used} of {total} ({share}%) · Moat {moat}%", {
+            used: bytes(m.memory.ram.used),
+            total: bytes(m.memory.ram.total),
+            share: fixed(m.memory.ram["%used"], 1),
+            moat: fixed(m.ftl["%mem"], 1),
+          })}
         </dd>
-        <dt>Temperature</dt>
+        <dt>{t("Temperature")}</dt>
         <dd>
-          {sens?.sensors.cpu_temp != null ? `${sens.sensors.cpu_temp.toFixed(1)} °${sens.sensors.unit}` : "no sensor"}
+          {sens?.sensors.cpu_temp != null ? `${fixed(sens.sensors.cpu_temp, 1)} °${sens.sensors.unit}` : t("no sensor")}
         </dd>
-        <dt>Version</dt>
+        <dt>{t("Version")}</dt>
         <dd>
           {v
-            ? `Moat ${v.version} (${v.commit}${v.date ? `, ${v.date.slice(0, 10)}` : ""})${v.runtime ? ` on ${v.runtime}` : ""}`
+            ? `Moat ${v.version} (${v.commit}${v.date ? `, ${v.date.slice(0, 10)}` : ""})${v.runtime ? ` ${t("on {runtime}", { runtime: v.runtime })}` : ""}`
             : "…"}
         </dd>
       </dl>

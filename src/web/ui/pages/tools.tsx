@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { enc, get } from "../api.ts";
 import { Card, ErrorNote, Toggle } from "../components.tsx";
+import { currentLanguage, msg, plural, t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 import { linkProps } from "../router.ts";
 
@@ -15,9 +16,9 @@ type Reply = { log: Array<Omit<Line, "id">>; nextID: number; pid: number };
 // Moat's own log first: it is the one Moat writes to today (src/core/log.ts); the other two FIFOs are
 // served for Pi-hole's clients and stay empty until something logs there
 const LOGS = [
-  { name: "ftl", title: "Moat (FTL)" },
-  { name: "dnsmasq", title: "DNS" },
-  { name: "webserver", title: "Web server" },
+  { name: "ftl", title: msg("Moat (FTL)") },
+  { name: "dnsmasq", title: msg("DNS") },
+  { name: "webserver", title: msg("Web server") },
 ] as const;
 type LogName = (typeof LOGS)[number]["name"];
 
@@ -26,7 +27,7 @@ const KEEP = 1000;
 const EVERY_MS = 1000;
 
 function time(unix: number): string {
-  return new Date(unix * 1000).toLocaleTimeString([], { hour12: false });
+  return new Date(unix * 1000).toLocaleTimeString(currentLanguage(), { hour12: false });
 }
 
 function LogTail({ name }: { name: LogName }) {
@@ -67,29 +68,35 @@ function LogTail({ name }: { name: LogName }) {
     <div class="stack">
       <div class="toolbar log-tools">
         <label class="filter">
-          <span>Filter</span>
+          <span>{t("Filter")}</span>
           <input
             type="search"
             name="log-filter"
             value={filter}
-            placeholder="text in the line"
+            placeholder={t("text in the line")}
             onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
           />
         </label>
         <span class="row">
-          <Toggle id="log-live" checked={!paused} onChange={(on) => setPaused(!on)} label="Live" />{" "}
-          <label for="log-live">{paused ? "Paused" : "Live"}</label>
+          <Toggle id="log-live" checked={!paused} onChange={(on) => setPaused(!on)} label={t("Live")} />{" "}
+          <label for="log-live">{paused ? t("Paused") : t("Live")}</label>
         </span>
       </div>
       <ErrorNote error={error} />
       <p class="muted" data-testid="log-count">
-        {needle ? `${shown.length} of ${lines.length} lines` : `${lines.length} lines`}
+        {needle
+          ? plural(
+              lines.length,
+              { one: "{shown} of {count} line", other: "{shown} of {count} lines" },
+              { shown: shown.length },
+            )
+          : plural(lines.length, { one: "{count} line", other: "{count} lines" })}
       </p>
       <pre
         class="log-tail"
         ref={box}
         role="log"
-        aria-label={`${LOGS.find((l) => l.name === name)!.title} log`}
+        aria-label={t("{log} log", { log: t(LOGS.find((l) => l.name === name)!.title) })}
         aria-live="off"
         onScroll={(e) => {
           const el = e.currentTarget;
@@ -97,7 +104,7 @@ function LogTail({ name }: { name: LogName }) {
         }}
       >
         {shown.length === 0 ? (
-          <span class="muted">{lines.length ? "No line matches." : "Nothing logged yet."}</span>
+          <span class="muted">{lines.length ? t("No line matches.") : t("Nothing logged yet.")}</span>
         ) : (
           shown.map((l) => (
             <div key={l.id} class={`log-line ${l.prio ? `prio-${l.prio.toLowerCase()}` : ""}`}>
@@ -115,8 +122,8 @@ export function Tools() {
   const select = (name: LogName) => setTab(name);
   return (
     <div class="stack">
-      <Card title="Live log">
-        <div class="tabs" role="tablist" aria-label="Logs">
+      <Card title={t("Live log")}>
+        <div class="tabs" role="tablist" aria-label={t("Logs")}>
           {LOGS.map((l) => (
             <button
               key={l.name}
@@ -138,7 +145,7 @@ export function Tools() {
                 document.getElementById(`tab-${to}`)?.focus();
               }}
             >
-              {l.title}
+              {t(l.title)}
             </button>
           ))}
         </div>
@@ -147,16 +154,16 @@ export function Tools() {
         </div>
       </Card>
       <div class="grid-2">
-        <Card title="Gravity">
-          <p>Download the subscribed lists again and rebuild the filter.</p>
+        <Card title={t("Gravity")}>
+          <p>{t("Download the subscribed lists again and rebuild the filter.")}</p>
           <a class="btn" {...linkProps("/lists")}>
-            Update lists on the Lists page
+            {t("Update lists on the Lists page")}
           </a>
         </Card>
-        <Card title="Teleporter">
-          <p>Back up Moat's settings, lists, groups and clients to one file, or restore them from one.</p>
+        <Card title={t("Teleporter")}>
+          <p>{t("Back up Moat's settings, lists, groups and clients to one file, or restore them from one.")}</p>
           <a class="btn" {...linkProps("/settings")}>
-            Backup and restore in Settings
+            {t("Backup and restore in Settings")}
           </a>
         </Card>
       </div>

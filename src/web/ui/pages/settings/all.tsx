@@ -6,12 +6,13 @@
 import { useMemo, useState } from "preact/hooks";
 import { ApiError, get, patchConfig } from "../../api.ts";
 import { Button, Card, ErrorNote, Loading, toast, TextInput } from "../../components.tsx";
+import { plural, t } from "../../i18n.ts";
 import { messagesMayChange } from "../../messages.tsx";
 import { usePoll } from "../../poll.ts";
 import { type Detailed, type Entry, envName, flatten, type Leaf } from "./detailed.ts";
 
 const shown = (v: unknown): string =>
-  Array.isArray(v) ? (v.length ? v.join(", ") : "(empty)") : v === "" ? "(empty)" : String(v);
+  Array.isArray(v) ? (v.length ? v.join(", ") : t("(empty)")) : v === "" ? t("(empty)") : String(v);
 
 /** the text in the editor for a value */
 const asText = (leaf: Leaf): string =>
@@ -96,7 +97,7 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
     setError(null);
     try {
       await patchConfig({ [e.path]: parse(leaf, text) });
-      toast(`Saved ${e.path}`);
+      toast(t("Saved {key}", { key: e.path }));
       messagesMayChange.set(messagesMayChange.get() + 1);
       reload();
     } catch (err) {
@@ -111,21 +112,21 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
         <label for={id}>
           <code>{e.path}</code>
         </label>
-        {leaf.modified && <span class="badge info">changed</span>}
+        {leaf.modified && <span class="badge info">{t("changed")}</span>}
         {env && (
-          <span class="badge warn" title={`set by ${envName(e.path)}`}>
-            read-only: environment
+          <span class="badge warn" title={t("set by {name}", { name: envName(e.path) })}>
+            {t("read-only: environment")}
           </span>
         )}
-        {leaf.flags.restart_dnsmasq && <span class="badge plain">restarts DNS</span>}
-        {leaf.flags.session_reset && <span class="badge plain">ends sessions</span>}
+        {leaf.flags.restart_dnsmasq && <span class="badge plain">{t("restarts DNS")}</span>}
+        {leaf.flags.session_reset && <span class="badge plain">{t("ends sessions")}</span>}
       </div>
       <p class="all-desc">{leaf.description}</p>
       <div class="row wrap all-edit">
         <Editor e={e} id={id} text={text} set={setText} disabled={env} />
         {dirty && !env && (
           <Button type="submit" kind="primary" busy={busy}>
-            Save
+            {t("Save")}
           </Button>
         )}
       </div>
@@ -135,9 +136,9 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
         </small>
       )}
       <small class="muted all-meta">
-        {leaf.type} · default {shown(leaf.default)}
+        {leaf.type} · {t("default {value}", { value: shown(leaf.default) })}
         {typeof leaf.allowed === "string" && ` · ${leaf.allowed}`}
-        {env && ` · set by ${envName(e.path)}`}
+        {env && ` · ${t("set by {name}", { name: envName(e.path) })}`}
       </small>
     </form>
   );
@@ -157,11 +158,11 @@ export function AllSettings() {
     <div class="stack">
       <ErrorNote error={error} />
       <div class="field">
-        <label for="all-filter">Filter</label>
+        <label for="all-filter">{t("Filter")}</label>
         <TextInput
           id="all-filter"
           type="search"
-          placeholder="a key or a word of its description"
+          placeholder={t("a key or a word of its description")}
           value={filter}
           onValue={setFilter}
         />
@@ -169,7 +170,13 @@ export function AllSettings() {
       {!data && !error && <Loading />}
       {data && (
         <p class="muted" data-testid="all-count">
-          {shownEntries.length} of {entries.length} settings
+          {plural(
+            entries.length,
+            { one: "{shown} of {count} setting", other: "{shown} of {count} settings" },
+            {
+              shown: shownEntries.length,
+            },
+          )}
         </p>
       )}
       {sections.map((s) => (

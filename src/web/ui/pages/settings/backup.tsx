@@ -1,7 +1,9 @@
 // Settings, backup: the Teleporter archive, downloaded and restored (Pi-hole's format, src/teleporter/).
 import { useState } from "preact/hooks";
 import { api, request } from "../../api.ts";
-import { Button, Card, confirmAction, ErrorNote, Field, useAction } from "../../components.tsx";
+import { Button, Card, confirmAction, ErrorNote, useAction } from "../../components.tsx";
+import { FileField } from "../../fields.tsx";
+import { t } from "../../i18n.ts";
 
 export function Backup() {
   const [busy, run] = useAction();
@@ -18,14 +20,14 @@ export function Backup() {
       a.download = name;
       a.click();
       setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-    }, "Backup downloaded");
+    }, t("Backup downloaded"));
   const importIt = async (e: Event) => {
     e.preventDefault();
     if (
       !file ||
       !(await confirmAction(
-        `Restore ${file.name}? It replaces the lists, domains, groups, clients and settings.`,
-        "Restore",
+        t("Restore {file}? It replaces the lists, domains, groups, clients and settings.", { file: file.name }),
+        t("Restore"),
       ))
     )
       return;
@@ -38,28 +40,22 @@ export function Backup() {
         throw err;
       }),
     );
-    if (r) setResult(`Restored: ${r.files.join(", ")}`);
+    if (r) setResult(t("Restored: {files}", { files: r.files.join(", ") }));
   };
   return (
-    <Card title="Backup (Teleporter)">
+    <Card title={t("Backup (Teleporter)")}>
       <div class="form">
         <p class="muted">
-          A zip in Pi-hole's layout: lists, domains, groups, clients, settings and local DNS records. It moves to and
-          from Pi-hole v6.
+          {t(
+            "A zip in Pi-hole's layout: lists, domains, groups, clients, settings and local DNS records. It moves to and from Pi-hole v6.",
+          )}
         </p>
         <Button busy={busy} onClick={exportIt}>
-          Download backup
+          {t("Download backup")}
         </Button>
       </div>
       <form class="form" onSubmit={importIt}>
-        <Field label="Restore from a backup" id="s-import">
-          <input
-            id="s-import"
-            type="file"
-            accept=".zip,application/zip"
-            onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
-          />
-        </Field>
+        <FileField label={t("Restore from a backup")} id="s-import" accept=".zip,application/zip" onFile={setFile} />
         <ErrorNote error={error} />
         {result && (
           <p class="note" data-testid="import-result">
@@ -68,7 +64,7 @@ export function Backup() {
         )}
         <div class="row">
           <Button type="submit" kind="danger" busy={busy} disabled={!file}>
-            Restore
+            {t("Restore")}
           </Button>
         </div>
       </form>

@@ -6,10 +6,12 @@
 import { useState } from "preact/hooks";
 import { api, get, request } from "../../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Field, Loading, useAction, TextInput } from "../../components.tsx";
+import { FormEnd } from "../../fields.tsx";
+import { currentLanguage, plural, t } from "../../i18n.ts";
 import { usePoll } from "../../poll.ts";
 import { Qr } from "../../qr.tsx";
-import { saveConfig } from "./save.ts";
-import { SettingField } from "./env.tsx";
+import { useSaveConfig } from "./save.ts";
+import { SettingText } from "./env.tsx";
 
 type TlsInfo = {
   certificate: { names: string[]; notAfter: string; fingerprint: string; user: boolean };
@@ -34,53 +36,44 @@ async function download(path: string): Promise<void> {
 function Ports({ info, webPorts, reload }: { info: TlsInfo; webPorts: string; reload: () => void }) {
   const [dot, setDot] = useState(String(info.dot.port));
   const [web, setWeb] = useState(webPorts);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const save = async (e: Event) => {
+  const { errors, busy, save: saveValues } = useSaveConfig(reload);
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
     const before = { "dns.tls.port": info.dot.port, "webserver.port": webPorts };
-    if (await saveConfig({ "dns.tls.port": Number(dot), "webserver.port": web.trim() }, setErrors, before)) reload();
-    setBusy(false);
+    void saveValues({ "dns.tls.port": Number(dot), "webserver.port": web.trim() }, before);
   };
+  const on = (ports: string) => <span class="badge ok">{t("on, port {ports}", { ports })}</span>;
+  const off = <span class="badge">{t("off")}</span>;
   return (
     <form class="form" onSubmit={save}>
       <p data-testid="enc-state">
-        DNS over TLS:{" "}
-        {info.dot.port ? <span class="badge ok">on, port {info.dot.port}</span> : <span class="badge">off</span>} · DNS
-        over HTTPS:{" "}
-        {info.doh.ports.length ? (
-          <span class="badge ok">on, port {info.doh.ports.join(", ")}</span>
-        ) : (
-          <span class="badge">off</span>
-        )}
+        {t("DNS over TLS:")} {info.dot.port ? on(String(info.dot.port)) : off} · {t("DNS over HTTPS:")}{" "}
+        {info.doh.ports.length ? on(info.doh.ports.join(", ")) : off}
       </p>
       <div class="row wrap">
-        <SettingField
+        <SettingText
           setting="dns.tls.port"
           errors={errors}
-          label="DoT port"
+          label={t("DoT port")}
           id="s-dotport"
-          hint="853; 0 turns DoT off"
-        >
-          <TextInput id="s-dotport" type="number" value={dot} onValue={setDot} />
-        </SettingField>
-        <SettingField
+          hint={t("853; 0 turns DoT off")}
+          number
+          value={dot}
+          onValue={setDot}
+        />
+        <SettingText
           setting="webserver.port"
           errors={errors}
-          label="Web ports"
+          label={t("Web ports")}
           id="s-webport"
-          hint="an entry ending in s serves HTTPS and DoH, e.g. 80,443s (applies after a restart)"
-        >
-          <TextInput id="s-webport" value={web} onValue={setWeb} />
-        </SettingField>
+          hint={t("an entry ending in s serves HTTPS and DoH, e.g. {example} (applies after a restart)", {
+            example: "80,443s",
+          })}
+          value={web}
+          onValue={setWeb}
+        />
       </div>
-      {errors.form && <p class="note error">{errors.form}</p>}
-      <div class="row end">
-        <Button type="submit" busy={busy}>
-          Save ports
-        </Button>
-      </div>
+      <FormEnd error={errors.form} busy={busy} label={t("Save ports")} kind="" />
     </form>
   );
 }
@@ -90,43 +83,50 @@ function Certificate({ info, reload }: { info: TlsInfo; reload: () => void }) {
   const c = info.certificate;
   const days = Math.floor((Date.parse(c.notAfter) - Date.now()) / 86_400_000);
   const regenerate = async () => {
-    if (!(await confirmAction("Make a new certificate? HTTPS and DoT switch to it at once.", "Regenerate"))) return;
-    if (await run(() => api("POST", "/action/tls/regenerate"), "New certificate in force")) reload();
+    if (!(await confirmAction(t("Make a new certificate? HTTPS and DoT switch to it at once."), t("Regenerate"))))
+      return;
+    if (await run(() => api("POST", "/action/tls/regenerate"), t("New certificate in force"))) reload();
   };
   const caUrl = `${location.origin}/tls/ca.crt`;
   return (
     <div class="form">
-      <h3>Certificate</h3>
+      <h3>{t("Certificate")}</h3>
       <dl class="facts" data-testid="certificate">
-        <dt>Names</dt>
+        <dt>{t("Names")}</dt>
         <dd class="wrap-anywhere">{c.names.join(", ")}</dd>
-        <dt>Valid until</dt>
+        <dt>{t("Valid until")}</dt>
         <dd data-testid="cert-expiry">
-          {new Date(c.notAfter).toLocaleString()} ({days} days left)
+          {new Date(c.notAfter).toLocaleString(currentLanguage())} (
+          {plural(days, { one: "{count} day left", other: "{count} days left" })})
         </dd>
         <dt>SHA-256</dt>
         <dd class="wrap-anywhere" data-testid="cert-fingerprint">
           <code>{c.fingerprint}</code>
         </dd>
-        <dt>Issued by</dt>
-        <dd>{c.user ? "your own certificate (webserver.tls.cert)" : "Moat's own authority, renewed by itself"}</dd>
+        <dt>{t("Issued by")}</dt>
+        <dd>
+          {c.user
+            ? t("your own certificate ({key})", { key: "webserver.tls.cert" })
+            : t("Moat's own authority, renewed by itself")}
+        </dd>
       </dl>
       <div class="row wrap">
         <Button busy={busy} onClick={regenerate}>
-          Regenerate
+          {t("Regenerate")}
         </Button>
       </div>
-      {!c.user && <h3>Moat's certificate authority</h3>}
+      {!c.user && <h3>{t("Moat's certificate authority")}</h3>}
       {!c.user && (
         <div class="enc-qr">
-          <Qr text={caUrl} label="QR code of the authority's download address" />
+          <Qr text={caUrl} label={t("QR code of the authority's download address")} />
           <div class="stack">
             <p>
-              Devices trust Moat's HTTPS and DoT once they trust its authority. Scan the code with the phone, or
-              download it here:
+              {t(
+                "Devices trust Moat's HTTPS and DoT once they trust its authority. Scan the code with the phone, or download it here:",
+              )}
             </p>
             <a class="btn" href="/tls/ca.crt" download="moat-ca.crt">
-              Download the authority (moat-ca.crt)
+              {t("Download the authority ({file})", { file: "moat-ca.crt" })}
             </a>
           </div>
         </div>
@@ -155,17 +155,24 @@ function ClientSetup({ info }: { info: TlsInfo }) {
       ? null
       : `https://${info.name}${hp === 443 ? "" : `:${hp}`}/dns-query${cid && !bad ? `/${cid}` : ""}`;
   const profile = (proto: "doh" | "dot") =>
-    run(() => download(`/tls/mobileconfig?proto=${proto}${cid && !bad ? `&client=${cid}` : ""}`), "Profile downloaded");
+    run(
+      () => download(`/tls/mobileconfig?proto=${proto}${cid && !bad ? `&client=${cid}` : ""}`),
+      t("Profile downloaded"),
+    );
   return (
     <div class="form">
-      <h3>Set up a device</h3>
+      <h3>{t("Set up a device")}</h3>
       <Field
-        label="Client ID"
+        label={t("Client ID")}
         id="s-cid"
         error={
-          bad ? (info.clientIds ? "letters, digits and hyphens, up to 64" : "the certificate has no *.name") : null
+          bad
+            ? info.clientIds
+              ? t("letters, digits and hyphens, up to 64")
+              : t("the certificate has no {wildcard}", { wildcard: "*.name" })
+            : null
         }
-        hint="optional: the client entry of that name (and its groups) applies to the device"
+        hint={t("optional: the client entry of that name (and its groups) applies to the device")}
       >
         <TextInput id="s-cid" list="s-cid-list" value={id} onValue={setId} />
       </Field>
@@ -177,28 +184,32 @@ function ClientSetup({ info }: { info: TlsInfo }) {
       <div class="enc-devices">
         {info.dot.port > 0 && (
           <div class="stack">
-            <strong>DNS over TLS (Android "Private DNS")</strong>
+            <strong>{t('DNS over TLS (Android "Private DNS")')}</strong>
             <code data-testid="dot-name">{dotName}</code>
-            {info.dot.port !== 853 && <small class="muted">port {info.dot.port}: most devices only use 853</small>}
-            <Qr text={dotName} label="QR code of the DoT name" />
+            {info.dot.port !== 853 && (
+              <small class="muted">
+                {t("port {port}: most devices only use 853", { port: String(info.dot.port) })}
+              </small>
+            )}
+            <Qr text={dotName} label={t("QR code of the DoT name")} />
             <Button busy={busy} onClick={() => profile("dot")}>
-              Apple profile (DoT)
+              {t("Apple profile (DoT)")}
             </Button>
           </div>
         )}
         {dohUrl && (
           <div class="stack">
-            <strong>DNS over HTTPS (browsers, Apple)</strong>
+            <strong>{t("DNS over HTTPS (browsers, Apple)")}</strong>
             <code class="wrap-anywhere" data-testid="doh-url">
               {dohUrl}
             </code>
-            <Qr text={dohUrl} label="QR code of the DoH address" />
+            <Qr text={dohUrl} label={t("QR code of the DoH address")} />
             <Button busy={busy} onClick={() => profile("doh")}>
-              Apple profile (DoH)
+              {t("Apple profile (DoH)")}
             </Button>
           </div>
         )}
-        {!dohUrl && info.dot.port === 0 && <p class="muted">Turn on DoT or DoH above first.</p>}
+        {!dohUrl && info.dot.port === 0 && <p class="muted">{t("Turn on DoT or DoH above first.")}</p>}
       </div>
     </div>
   );
@@ -214,7 +225,7 @@ export function EncryptedDnsCard() {
     0,
   );
   return (
-    <Card title="Encrypted DNS">
+    <Card title={t("Encrypted DNS")}>
       <ErrorNote error={error} />
       {data ? (
         <>

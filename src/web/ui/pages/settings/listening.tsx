@@ -3,10 +3,12 @@
 // bogusPriv). The modes mean what Pi-hole's do (README "DNS"); each applies without a restart.
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
-import { Button, Card, ErrorNote, Loading, TextInput } from "../../components.tsx";
+import { Card, ErrorNote, Loading } from "../../components.tsx";
+import { Check, FormEnd } from "../../fields.tsx";
+import { msg, t } from "../../i18n.ts";
 import { usePoll } from "../../poll.ts";
-import { saveConfig } from "./save.ts";
-import { SettingField } from "./env.tsx";
+import { useSaveConfig } from "./save.ts";
+import { SettingField, SettingText } from "./env.tsx";
 
 type DnsCfg = {
   listeningMode: string;
@@ -19,31 +21,12 @@ type DnsCfg = {
 };
 
 const MODES: Array<[string, string]> = [
-  ["LOCAL", "Local: only devices on this machine's own networks (safe default)"],
-  ["ALL", "All: anyone who reaches the port (only behind a firewall)"],
-  ["SINGLE", "Single: only on the interface below"],
-  ["BIND", "Bind: only on the interface below, bound to its addresses"],
-  ["NONE", "None: as All, without Pi-hole's interface settings"],
+  ["LOCAL", msg("Local: only devices on this machine's own networks (safe default)")],
+  ["ALL", msg("All: anyone who reaches the port (only behind a firewall)")],
+  ["SINGLE", msg("Single: only on the interface below")],
+  ["BIND", msg("Bind: only on the interface below, bound to its addresses")],
+  ["NONE", msg("None: as All, without Pi-hole's interface settings")],
 ];
-
-function Check({
-  id,
-  label,
-  checked,
-  set,
-}: {
-  id: string;
-  label: string;
-  checked: boolean;
-  set: (v: boolean) => void;
-}) {
-  return (
-    <label class="check" for={id}>
-      <input id={id} type="checkbox" checked={checked} onChange={(e) => set((e.target as HTMLInputElement).checked)} />{" "}
-      {label}
-    </label>
-  );
-}
 
 function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
   const [mode, setMode] = useState(cfg.listeningMode);
@@ -54,12 +37,10 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
   const [expand, setExpand] = useState(cfg.expandHosts);
   const [needed, setNeeded] = useState(cfg.domainNeeded);
   const [bogus, setBogus] = useState(cfg.bogusPriv);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const save = async (e: Event) => {
+  const { errors, busy, save: saveValues } = useSaveConfig(reload);
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    const ok = await saveConfig(
+    void saveValues(
       {
         "dns.listeningMode": mode,
         "dns.interface": iface.trim(),
@@ -70,7 +51,6 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
         "dns.domainNeeded": needed,
         "dns.bogusPriv": bogus,
       },
-      setErrors,
       {
         "dns.listeningMode": cfg.listeningMode,
         "dns.interface": cfg.interface,
@@ -82,59 +62,61 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
         "dns.bogusPriv": cfg.bogusPriv,
       },
     );
-    setBusy(false);
-    if (ok) reload();
   };
   const needsIface = mode === "SINGLE" || mode === "BIND";
   return (
     <form class="form" onSubmit={save}>
       <div class="row wrap">
-        <SettingField setting="dns.listeningMode" errors={errors} label="Listening mode" id="s-listen">
+        <SettingField setting="dns.listeningMode" errors={errors} label={t("Listening mode")} id="s-listen">
           <select id="s-listen" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
             {MODES.map(([v, text]) => (
               <option key={v} value={v}>
-                {text}
+                {t(text)}
               </option>
             ))}
           </select>
         </SettingField>
-        <SettingField
+        <SettingText
           setting="dns.interface"
           errors={errors}
-          label="Interface"
+          label={t("Interface")}
           id="s-iface"
-          hint={needsIface ? "e.g. eth0; loopback is always answered" : "used by Single and Bind"}
-        >
-          <TextInput id="s-iface" value={iface} onValue={setIface} />
-        </SettingField>
+          hint={needsIface ? t("e.g. eth0; loopback is always answered") : t("used by Single and Bind")}
+          value={iface}
+          onValue={setIface}
+        />
       </div>
-      <p class="muted">Encrypted DNS (DoT, DoH) answers every device that reaches its port, whatever the mode.</p>
+      <p class="muted">
+        {t("Encrypted DNS (DoT, DoH) answers every device that reaches its port, whatever the mode.")}
+      </p>
       <Check
         id="s-dnssec"
-        label="DNSSEC: validate answers (Moat checks the signatures itself; the upstreams must pass DNSSEC records)"
+        label={t(
+          "DNSSEC: validate answers (Moat checks the signatures itself; the upstreams must pass DNSSEC records)",
+        )}
         checked={dnssec}
         set={setDnssec}
       />
       <div class="row wrap">
-        <SettingField
+        <SettingText
           setting="dns.domain.name"
           errors={errors}
-          label="Local domain"
+          label={t("Local domain")}
           id="s-domain"
-          hint="e.g. lan or home.arpa"
-        >
-          <TextInput id="s-domain" value={domain} onValue={setDomain} />
-        </SettingField>
+          hint={t("e.g. lan or home.arpa")}
+          value={domain}
+          onValue={setDomain}
+        />
       </div>
-      <Check id="s-domlocal" label="Never forward names of the local domain" checked={local} set={setLocal} />
+      <Check id="s-domlocal" label={t("Never forward names of the local domain")} checked={local} set={setLocal} />
       <Check
         id="s-expand"
-        label="Expand hosts: local records answer also as name.<local domain>"
+        label={t("Expand hosts: local records answer also as name.<local domain>")}
         checked={expand}
         set={setExpand}
       />
-      <Check id="s-needed" label="Never forward names without a dot" checked={needed} set={setNeeded} />
-      <Check id="s-bogus" label="Never forward reverse lookups of private ranges" checked={bogus} set={setBogus} />
+      <Check id="s-needed" label={t("Never forward names without a dot")} checked={needed} set={setNeeded} />
+      <Check id="s-bogus" label={t("Never forward reverse lookups of private ranges")} checked={bogus} set={setBogus} />
       {Object.entries(errors)
         .filter(([k]) => !["dns.listeningMode", "dns.interface", "dns.domain.name"].includes(k))
         .map(([k, v]) => (
@@ -142,11 +124,7 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
             {v}
           </p>
         ))}
-      <div class="row end">
-        <Button type="submit" kind="primary" busy={busy}>
-          Save listening and domain
-        </Button>
-      </div>
+      <FormEnd busy={busy} label={t("Save listening and domain")} />
     </form>
   );
 }
@@ -157,7 +135,7 @@ export function ListeningCard() {
     0,
   );
   return (
-    <Card title="Listening, DNSSEC and local domain">
+    <Card title={t("Listening, DNSSEC and local domain")}>
       <ErrorNote error={error} />
       {data ? <Form cfg={data} reload={reload} /> : !error && <Loading />}
     </Card>

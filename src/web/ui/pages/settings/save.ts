@@ -2,8 +2,10 @@
 // the key it names (a key of the card, or one below it), else under "form". With `before`, only the
 // keys whose value changed are sent: the API refuses any write to a key the environment sets
 // (FTLCONF_…), even an unchanged one; such keys are never sent (env.tsx).
+import { useState } from "preact/hooks";
 import { ApiError, patchConfig } from "../../api.ts";
 import { toast } from "../../components.tsx";
+import { t } from "../../i18n.ts";
 import { messagesMayChange } from "../../messages.tsx";
 import { withoutEnvKeys } from "./env.tsx";
 
@@ -18,7 +20,7 @@ export async function saveConfig(
     ? Object.fromEntries(Object.entries(values).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])))
     : values;
   if (Object.keys(changed).length === 0) {
-    toast("Nothing changed");
+    toast(t("Nothing changed"));
     return false;
   }
   try {
@@ -26,8 +28,8 @@ export async function saveConfig(
     const ups = changed["dns.upstreams"];
     // saved, but DNS answers SERVFAIL for every name it cannot answer itself: not just "Saved"
     if (Array.isArray(ups) && ups.length === 0)
-      toast("Saved, but with no upstream DNS servers every lookup of an outside name will fail (SERVFAIL)", "warn");
-    else toast("Saved");
+      toast(t("Saved, but with no upstream DNS servers every lookup of an outside name will fail (SERVFAIL)"), "warn");
+    else toast(t("Saved"));
     // a setting may raise or clear a warning (an empty upstream list): the banners look again
     messagesMayChange.set(messagesMayChange.get() + 1);
     return true;
@@ -41,4 +43,21 @@ export async function saveConfig(
     setErrors({ [key]: e.text });
     return false;
   }
+}
+
+/** a settings card's form: the API's errors by key, whether it is saving, and its save (then `reload`) */
+export function useSaveConfig(reload: () => void): {
+  errors: Record<string, string>;
+  busy: boolean;
+  save: (values: Record<string, unknown>, before?: Record<string, unknown>) => Promise<void>;
+} {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const save = async (values: Record<string, unknown>, before?: Record<string, unknown>) => {
+    setBusy(true);
+    const ok = await saveConfig(values, setErrors, before);
+    setBusy(false);
+    if (ok) reload();
+  };
+  return { errors, busy, save };
 }

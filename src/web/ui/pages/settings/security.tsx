@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
 import { Button, Card, confirmAction, Field, useAction, TextInput } from "../../components.tsx";
+import { t } from "../../i18n.ts";
 import { Qr } from "../../qr.tsx";
 import { logout, session } from "../../session.ts";
 import { useStore } from "../../store.ts";
@@ -23,12 +24,12 @@ export function SecuritySettings() {
   const [app, setApp] = useState<{ password: string; hash: string } | null>(null);
   const changePw = async (e: Event) => {
     e.preventDefault();
-    if (pw !== pw2) return setErrors({ pw2: "The passwords differ" });
+    if (pw !== pw2) return setErrors({ pw2: t("The passwords differ") });
     if (
       !pw &&
       !(await confirmAction(
-        "Remove the password? Anyone on your network can then change Moat's settings.",
-        "Remove password",
+        t("Remove the password? Anyone on your network can then change Moat's settings."),
+        t("Remove password"),
       ))
     )
       return;
@@ -48,14 +49,14 @@ export function SecuritySettings() {
     e.preventDefault();
     if (!totp) return;
     if (!(await verify(totp.secret, code, totp.period)))
-      return setErrors({ totp: "That code does not match. Check the time on your phone and try the next code." });
+      return setErrors({ totp: t("That code does not match. Check the time on your phone and try the next code.") });
     if (await saveConfig({ "webserver.api.totp_secret": totp.secret }, setErrors)) {
       setTotp(null);
       await logout(true);
     }
   };
   const disableTotp = async () => {
-    if (!(await confirmAction("Turn off two-factor authentication?", "Turn off"))) return;
+    if (!(await confirmAction(t("Turn off two-factor authentication?"), t("Turn off")))) return;
     if (await saveConfig({ "webserver.api.totp_secret": "" }, setErrors)) await logout(false);
   };
   const makeApp = async () => {
@@ -69,48 +70,52 @@ export function SecuritySettings() {
     ? `otpauth://totp/${totp.issuer}:${encodeURIComponent(totp.account)}?secret=${totp.secret}&issuer=${totp.issuer}&algorithm=${totp.algorithm}&digits=${totp.digits}&period=${totp.period}`
     : "";
   return (
-    <Card title="Security">
+    <Card title={t("Security")}>
       <form class="form" onSubmit={changePw}>
-        <h3>Password</h3>
+        <h3>{t("Password")}</h3>
         <div class="row wrap">
-          <SettingField setting="webserver.api.password" errors={errors} label="New password" id="s-pw">
+          <SettingField setting="webserver.api.password" errors={errors} label={t("New password")} id="s-pw">
             <TextInput id="s-pw" type="password" autoComplete="new-password" value={pw} onValue={setPw} />
           </SettingField>
-          <Field label="Again" id="s-pw2" error={errors.pw2}>
+          <Field label={t("Again")} id="s-pw2" error={errors.pw2}>
             <TextInput id="s-pw2" type="password" autoComplete="new-password" value={pw2} onValue={setPw2} />
           </Field>
           <Button type="submit" class="align-end">
-            {s.state === "open" ? "Set password" : "Change password"}
+            {s.state === "open" ? t("Set password") : t("Change password")}
           </Button>
         </div>
-        <small class="muted">Changing it logs out every session. An empty password removes it.</small>
+        <small class="muted">{t("Changing it logs out every session. An empty password removes it.")}</small>
       </form>
       <div class="form">
-        <h3>Two-factor authentication</h3>
+        <h3>{t("Two-factor authentication")}</h3>
         {s.totp ? (
           <div class="row">
-            <span>On.</span>
+            <span>{t("On.")}</span>
             <Button kind="danger" onClick={disableTotp}>
-              Turn off
+              {t("Turn off")}
             </Button>
           </div>
         ) : totp ? (
           <form class="totp" onSubmit={confirmTotp}>
-            <Qr text={uri} label="QR code for your authenticator app" />
+            <Qr text={uri} label={t("QR code for your authenticator app")} />
             <div class="stack">
-              <p>Scan this with your authenticator app, or enter the secret by hand:</p>
+              <p>{t("Scan this with your authenticator app, or enter the secret by hand:")}</p>
               <code class="secret" data-testid="totp-secret">
                 {totp.secret}
               </code>
-              <Field label="Code from the app" id="s-totp" error={errors.totp ?? errors["webserver.api.totp_secret"]}>
+              <Field
+                label={t("Code from the app")}
+                id="s-totp"
+                error={errors.totp ?? errors["webserver.api.totp_secret"]}
+              >
                 <TextInput id="s-totp" inputMode="numeric" maxLength={6} required value={code} onValue={setCode} />
               </Field>
               <div class="row">
                 <Button type="submit" kind="primary">
-                  Turn on
+                  {t("Turn on")}
                 </Button>
                 <Button kind="ghost" onClick={() => setTotp(null)}>
-                  Cancel
+                  {t("Cancel")}
                 </Button>
               </div>
             </div>
@@ -120,15 +125,15 @@ export function SecuritySettings() {
             busy={busy}
             disabled={s.state === "open"}
             onClick={enrol}
-            title={s.state === "open" ? "Set a password first" : ""}
+            title={s.state === "open" ? t("Set a password first") : ""}
           >
-            Set up two-factor authentication
+            {t("Set up two-factor authentication")}
           </Button>
         )}
       </div>
       <div class="form">
-        <h3>App password</h3>
-        <p class="muted">For scripts and apps: logs in without 2FA. Making a new one replaces the old one.</p>
+        <h3>{t("App password")}</h3>
+        <p class="muted">{t("For scripts and apps: logs in without 2FA. Making a new one replaces the old one.")}</p>
         {app ? (
           <div class="stack">
             <code class="secret" data-testid="app-password">
@@ -137,19 +142,19 @@ export function SecuritySettings() {
             {app.hash ? (
               <div class="row">
                 <Button kind="primary" onClick={saveApp}>
-                  Use this app password
+                  {t("Use this app password")}
                 </Button>
                 <Button kind="ghost" onClick={() => setApp(null)}>
-                  Cancel
+                  {t("Cancel")}
                 </Button>
               </div>
             ) : (
-              <p class="note">Saved. Copy it now: it is not shown again.</p>
+              <p class="note">{t("Saved. Copy it now: it is not shown again.")}</p>
             )}
           </div>
         ) : (
           <Button busy={busy} onClick={makeApp}>
-            New app password
+            {t("New app password")}
           </Button>
         )}
       </div>

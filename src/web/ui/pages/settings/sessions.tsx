@@ -4,11 +4,13 @@
 // browser should stay logged in, including the one doing the cleaning.
 import { api, get } from "../../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../../components.tsx";
+import { Heads } from "../../fields.tsx";
 import { ago, dateTime } from "../../format.ts";
+import { t } from "../../i18n.ts";
 import { usePoll } from "../../poll.ts";
 import { logout, session } from "../../session.ts";
 import { useStore } from "../../store.ts";
-import { ActionsHeader, DataTable } from "../../table.tsx";
+import { DataTable } from "../../table.tsx";
 
 type SessionRow = {
   id: number;
@@ -25,10 +27,12 @@ type SessionRow = {
 
 /** "Firefox on Linux" from a user agent, else the agent itself */
 function browserOf(ua: string | null): string {
-  if (!ua) return "unknown";
+  if (!ua) return t("unknown");
   const b = /(Edg|Firefox|Chrome|Chromium|Safari|curl|python-requests)\//.exec(ua)?.[1];
   const os = /(Android|iPhone|iPad|Mac OS X|Windows|Linux)/.exec(ua)?.[1];
-  return b ? `${b === "Edg" ? "Edge" : b}${os ? ` on ${os}` : ""}` : ua.slice(0, 60);
+  const browser = b === "Edg" ? "Edge" : b;
+  if (!browser) return ua.slice(0, 60);
+  return os ? t("{browser} on {system}", { browser, system: os }) : browser;
 }
 
 export function SessionsCard() {
@@ -40,19 +44,19 @@ export function SessionsCard() {
   );
   if (s.state !== "in")
     return (
-      <Card title="Sessions">
-        <p class="muted">No password is set, so there are no logins to list.</p>
+      <Card title={t("Sessions")}>
+        <p class="muted">{t("No password is set, so there are no logins to list.")}</p>
       </Card>
     );
   const end = async (row: SessionRow) => {
-    const what = row.current_session ? "End this session? You will need to log in again." : "End this session?";
-    if (!(await confirmAction(what, "End session"))) return;
+    const what = row.current_session ? t("End this session? You will need to log in again.") : t("End this session?");
+    if (!(await confirmAction(what, t("End session")))) return;
     if (row.current_session) return void (await logout());
-    await run(() => api("DELETE", `/auth/session/${row.id}`), "Session ended");
+    await run(() => api("DELETE", `/auth/session/${row.id}`), t("Session ended"));
     reload();
   };
   const everywhere = async () => {
-    if (!(await confirmAction("End every session, this one too? Everyone logs in again.", "Log out everywhere")))
+    if (!(await confirmAction(t("End every session, this one too? Everyone logs in again."), t("Log out everywhere"))))
       return;
     const others = (data ?? []).filter((r) => !r.current_session);
     const ok = await run(async () => {
@@ -63,10 +67,10 @@ export function SessionsCard() {
   };
   return (
     <Card
-      title="Sessions"
+      title={t("Sessions")}
       actions={
         <Button kind="danger" busy={busy} onClick={everywhere}>
-          Log out everywhere
+          {t("Log out everywhere")}
         </Button>
       }
     >
@@ -76,21 +80,13 @@ export function SessionsCard() {
       ) : (
         <DataTable
           testId="sessions"
-          head={
-            <>
-              <th>From</th>
-              <th>Browser</th>
-              <th>Logged in</th>
-              <th>Last active</th>
-              <ActionsHeader />
-            </>
-          }
+          head={<Heads titles={[t("From"), t("Browser"), t("Logged in"), t("Last active")]} />}
         >
           {data.map((r) => (
             <tr key={r.id} data-session={r.id}>
               <td>
-                {r.remote_addr} {r.current_session && <span class="badge ok">this one</span>}{" "}
-                {r.app && <span class="badge info">app password</span>}
+                {r.remote_addr} {r.current_session && <span class="badge ok">{t("this one")}</span>}{" "}
+                {r.app && <span class="badge info">{t("app password")}</span>}
                 {r.cli && <span class="badge info">CLI</span>}
               </td>
               <td title={r.user_agent ?? ""}>{browserOf(r.user_agent)}</td>
@@ -98,7 +94,7 @@ export function SessionsCard() {
               <td>{ago(r.last_active)}</td>
               <td class="num">
                 <Button kind="ghost" busy={busy} onClick={() => end(r)}>
-                  End
+                  {t("End")}
                 </Button>
               </td>
             </tr>

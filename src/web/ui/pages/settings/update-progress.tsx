@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, streamText } from "../../api.ts";
 import { ErrorNote, Spinner } from "../../components.tsx";
+import { t } from "../../i18n.ts";
 
 const PROGRESS = /^\s*(\d{1,3})% /;
 /** the last line of a good install (src/update/install.ts) */
@@ -65,19 +66,19 @@ export function InstallProgress({
         <strong data-testid="update-result">
           {error
             ? refused
-              ? "Refused: nothing was written"
-              : "The install did not start"
+              ? t("Refused: nothing was written")
+              : t("The install did not start")
             : !finished
               ? lines.length
-                ? `Installing… ${r.percent}%`
+                ? t("Installing… {percent}%", { percent: r.percent })
                 : !(body instanceof FormData)
-                  ? "Fetching and checking the bundle…"
+                  ? t("Fetching and checking the bundle…")
                   : sent < 100
-                    ? `Sending the bundle… ${sent}%`
-                    : "Checking the bundle's signature…"
+                    ? t("Sending the bundle… {percent}%", { percent: sent })
+                    : t("Checking the bundle's signature…")
               : installed
-                ? `Installed version ${installed[1]} into the other slot`
-                : "The update failed: this version stays"}
+                ? t("Installed version {version} into the other slot", { version: installed[1]! })
+                : t("The update failed: this version stays")}
         </strong>
       </div>
       {error ? (
@@ -88,17 +89,19 @@ export function InstallProgress({
           <progress
             max={100}
             value={lines.length ? r.percent : sent}
-            aria-label={lines.length ? "install progress" : "upload progress"}
+            aria-label={lines.length ? t("install progress") : t("upload progress")}
           />
           {finished && !installed && (
             <p class="note error" role="alert">
-              {r.end ? sentence(r.end) : "The install ended without saying how."}
+              {r.end ? sentence(r.end) : t("The install ended without saying how.")}
             </p>
           )}
           {installed && (
             <p class="note" data-testid="update-reboot">
-              A reboot starts version {installed[1]}, once, as a trial: it stays only when Moat comes up healthy on it,
-              otherwise the next boot is this version again. "Reboot now" below starts it.
+              {t(
+                'A reboot starts version {version}, once, as a trial: it stays only when Moat comes up healthy on it, otherwise the next boot is this version again. "Reboot now" below starts it.',
+                { version: installed[1]! },
+              )}
             </p>
           )}
           <pre ref={pre} class="log">

@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, get, request } from "../../api.ts";
 import { Button, confirmAction, ErrorNote, Spinner } from "../../components.tsx";
+import { t } from "../../i18n.ts";
 
 /** POST /api/action/reboot's 202 (RebootReply in src/api/action/update.ts) */
 export type RebootPlan = { slot: string | null; tryboot: boolean };
@@ -19,9 +20,10 @@ export function RebootButton({ version, onAsked }: { version: string | null; onA
   const [error, setError] = useState<unknown>(null);
   const click = async () => {
     const ok = await confirmAction(
-      `Reboot now${version ? ` into version ${version}` : ""}? DNS stops for about a minute while the machine ` +
-        "restarts; if the new version does not come up healthy, the old one boots again by itself.",
-      "Reboot now",
+      `${version ? t("Reboot now into version {version}?", { version }) : t("Reboot now?")} ${t(
+        "DNS stops for about a minute while the machine restarts; if the new version does not come up healthy, the old one boots again by itself.",
+      )}`,
+      t("Reboot now"),
     );
     if (!ok) return;
     setBusy(true);
@@ -39,7 +41,7 @@ export function RebootButton({ version, onAsked }: { version: string | null; onA
       <ErrorNote error={error} />
       <div class="row">
         <Button kind="danger" busy={busy} onClick={click}>
-          Reboot now
+          {t("Reboot now")}
         </Button>
       </div>
     </div>
@@ -103,26 +105,35 @@ export function Restarting({
   if (back)
     return (
       <p class="note" data-testid="update-back">
-        Moat is back: running version {back.version}
-        {back.slot && ` (slot ${back.slot})`}.
+        {back.slot
+          ? t("Moat is back: running version {version} (slot {slot}).", { version: back.version, slot: back.slot })
+          : t("Moat is back: running version {version}.", { version: back.version })}
       </p>
     );
   return (
     <div class="stack" data-testid="update-restarting">
       <div class="row">
-        <Spinner label="restarting" />
+        <Spinner label={t("restarting")} />
         <strong>
-          Restarting{plan.slot && ` into slot ${plan.slot}`}
-          {plan.tryboot && ", once as a trial"}…
+          {plan.slot
+            ? plan.tryboot
+              ? t("Restarting into slot {slot}, once as a trial…", { slot: plan.slot })
+              : t("Restarting into slot {slot}…", { slot: plan.slot })
+            : plan.tryboot
+              ? t("Restarting, once as a trial…")
+              : t("Restarting…")}
         </strong>
       </div>
       <p class="muted">
-        DNS is away for about a minute. This page waits for Moat to answer again and then shows the version that runs.
+        {t(
+          "DNS is away for about a minute. This page waits for Moat to answer again and then shows the version that runs.",
+        )}
       </p>
       {long && (
         <p class="note error" role="alert">
-          Moat has not answered for three minutes. If the machine does not come back, switch it off and on: it then
-          starts the version that ran before.
+          {t(
+            "Moat has not answered for three minutes. If the machine does not come back, switch it off and on: it then starts the version that ran before.",
+          )}
         </p>
       )}
     </div>

@@ -7,6 +7,8 @@
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
 import { Badge, Button, Card, confirmAction, ErrorNote, Field, Loading, TextInput } from "../../components.tsx";
+import { FileField } from "../../fields.tsx";
+import { currentLanguage, msg, t } from "../../i18n.ts";
 import { usePoll } from "../../poll.ts";
 import { InstallProgress, sentence } from "./update-progress.tsx";
 import { RebootButton, type RebootPlan, Restarting } from "./update-reboot.tsx";
@@ -22,45 +24,50 @@ type UpdateStatus = {
 
 /** The last attempt's badge: an install still writing the other slot is neither installed nor failed. */
 function lastBadge(last: NonNullable<UpdateStatus["last"]>) {
-  if (last.installing) return <Badge kind="info">installing</Badge>;
-  return <Badge kind={last.ok ? "ok" : "bad"}>{last.ok ? "installed" : "failed"}</Badge>;
+  if (last.installing) return <Badge kind="info">{t("installing")}</Badge>;
+  return <Badge kind={last.ok ? "ok" : "bad"}>{last.ok ? t("installed") : t("failed")}</Badge>;
 }
+
+/** RAUC's boot status words */
+const BOOT: Record<string, string> = { good: msg("good"), bad: msg("bad") };
 
 function Facts({ s }: { s: UpdateStatus }) {
   const { other, last } = s;
   return (
     <dl class="facts" data-testid="update-status">
-      <dt>Running</dt>
+      <dt>{t("Running")}</dt>
       <dd data-testid="update-running">
         {s.running.version}
-        {s.running.slot && ` (slot ${s.running.slot})`}
+        {s.running.slot && ` (${t("slot {slot}", { slot: s.running.slot })})`}
       </dd>
       {s.available && (
         <>
-          <dt>Other slot</dt>
+          <dt>{t("Other slot")}</dt>
           <dd data-testid="update-other">
             {!other ? (
-              "none"
+              t("none")
             ) : (
               <>
-                {other.bootname || other.slot}: {other.version ?? "nothing installed by an update yet"}{" "}
+                {other.bootname || other.slot}: {other.version ?? t("nothing installed by an update yet")}{" "}
                 {other.bootStatus && (
-                  <Badge kind={other.bootStatus === "good" ? "ok" : "bad"}>{other.bootStatus}</Badge>
+                  <Badge kind={other.bootStatus === "good" ? "ok" : "bad"}>
+                    {BOOT[other.bootStatus] ? t(BOOT[other.bootStatus]!) : other.bootStatus}
+                  </Badge>
                 )}{" "}
-                {other.primary && <Badge kind="info">the next boot tries it</Badge>}
+                {other.primary && <Badge kind="info">{t("the next boot tries it")}</Badge>}
               </>
             )}
           </dd>
         </>
       )}
-      <dt>Last update</dt>
+      <dt>{t("Last update")}</dt>
       <dd data-testid="update-last">
         {!last ? (
-          "no update yet"
+          t("no update yet")
         ) : (
           <>
             {lastBadge(last)} {last.version && `${last.version} · `}
-            {new Date(last.at).toLocaleString()}
+            {new Date(last.at).toLocaleString(currentLanguage())}
             <br />
             <small class="muted">{sentence(last.message)}</small>
           </>
@@ -78,9 +85,11 @@ function InstallForm({ onInstall }: { onInstall: (body: FormData | { url: string
     const what = file ? file.name : url.trim();
     if (!what) return;
     const ok = await confirmAction(
-      `Install ${what} into the other slot? Moat keeps running on this one while it is written; a reboot then ` +
-        "starts the new version once as a trial, and this version stays as the fallback.",
-      "Install",
+      t(
+        "Install {bundle} into the other slot? Moat keeps running on this one while it is written; a reboot then starts the new version once as a trial, and this version stays as the fallback.",
+        { bundle: what },
+      ),
+      t("Install"),
     );
     if (!ok) return;
     if (file) {
@@ -91,15 +100,18 @@ function InstallForm({ onInstall }: { onInstall: (body: FormData | { url: string
   };
   return (
     <form class="form" onSubmit={submit}>
-      <Field label="Bundle file" id="u-file" hint="A .raucb bundle signed with the project's key">
-        <input
-          id="u-file"
-          type="file"
-          accept=".raucb"
-          onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
-        />
-      </Field>
-      <Field label="…or its address" id="u-url" hint="https:// only; Moat downloads it, the signature decides">
+      <FileField
+        label={t("Bundle file")}
+        id="u-file"
+        hint={t("A .raucb bundle signed with the project's key")}
+        accept=".raucb"
+        onFile={setFile}
+      />
+      <Field
+        label={t("…or its address")}
+        id="u-url"
+        hint={t("https:// only; Moat downloads it, the signature decides")}
+      >
         <TextInput
           id="u-url"
           type="url"
@@ -111,7 +123,7 @@ function InstallForm({ onInstall }: { onInstall: (body: FormData | { url: string
       </Field>
       <div class="row">
         <Button type="submit" kind="danger" disabled={!file && !url.trim()}>
-          Install update
+          {t("Install update")}
         </Button>
       </div>
     </form>
@@ -131,7 +143,7 @@ export function UpdateCard() {
   } | null>(null);
   const restarting = restart !== null && restart.back === null;
   return (
-    <Card title="Updates">
+    <Card title={t("Updates")}>
       <ErrorNote error={error} />
       {!data ? (
         !error && <Loading />
