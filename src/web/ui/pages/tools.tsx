@@ -22,6 +22,22 @@ const LOGS = [
 ] as const;
 type LogName = (typeof LOGS)[number]["name"];
 
+/** the tools Pi-hole keeps here that have a page of their own in Moat */
+const ELSEWHERE = [
+  {
+    title: msg("Gravity"),
+    text: msg("Download the subscribed lists again and rebuild the filter."),
+    to: "/lists",
+    link: msg("Update lists on the Lists page"),
+  },
+  {
+    title: msg("Teleporter"),
+    text: msg("Back up Moat's settings, lists, groups and clients to one file, or restore them from one."),
+    to: "/settings",
+    link: msg("Backup and restore in Settings"),
+  },
+];
+
 /** the server keeps 515 lines per log; the page keeps a few more across polls, then drops the oldest */
 const KEEP = 1000;
 const EVERY_MS = 1000;
@@ -154,18 +170,14 @@ export function Tools() {
         </div>
       </Card>
       <div class="grid-2">
-        <Card title={t("Gravity")}>
-          <p>{t("Download the subscribed lists again and rebuild the filter.")}</p>
-          <a class="btn" {...linkProps("/lists")}>
-            {t("Update lists on the Lists page")}
-          </a>
-        </Card>
-        <Card title={t("Teleporter")}>
-          <p>{t("Back up Moat's settings, lists, groups and clients to one file, or restore them from one.")}</p>
-          <a class="btn" {...linkProps("/settings")}>
-            {t("Backup and restore in Settings")}
-          </a>
-        </Card>
+        {ELSEWHERE.map((e) => (
+          <Card key={e.to} title={t(e.title)}>
+            <p>{t(e.text)}</p>
+            <a class="btn" {...linkProps(e.to)}>
+              {t(e.link)}
+            </a>
+          </Card>
+        ))}
       </div>
     </div>
   );

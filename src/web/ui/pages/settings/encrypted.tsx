@@ -135,6 +135,41 @@ function Certificate({ info, reload }: { info: TlsInfo; reload: () => void }) {
   );
 }
 
+/** how a device reaches Moat by one protocol: the name or address to type, its QR code, the Apple profile */
+function Protocol({
+  title,
+  value,
+  testId,
+  note,
+  qrLabel,
+  profileLabel,
+  busy,
+  onProfile,
+}: {
+  title: string;
+  value: string;
+  testId: string;
+  note?: string | false;
+  qrLabel: string;
+  profileLabel: string;
+  busy: boolean;
+  onProfile: () => void;
+}) {
+  return (
+    <div class="stack">
+      <strong>{title}</strong>
+      <code class="wrap-anywhere" data-testid={testId}>
+        {value}
+      </code>
+      {note && <small class="muted">{note}</small>}
+      <Qr text={value} label={qrLabel} />
+      <Button busy={busy} onClick={onProfile}>
+        {profileLabel}
+      </Button>
+    </div>
+  );
+}
+
 function ClientSetup({ info }: { info: TlsInfo }) {
   const [id, setId] = useState("");
   const [busy, run] = useAction();
@@ -183,31 +218,27 @@ function ClientSetup({ info }: { info: TlsInfo }) {
       </datalist>
       <div class="enc-devices">
         {info.dot.port > 0 && (
-          <div class="stack">
-            <strong>{t('DNS over TLS (Android "Private DNS")')}</strong>
-            <code data-testid="dot-name">{dotName}</code>
-            {info.dot.port !== 853 && (
-              <small class="muted">
-                {t("port {port}: most devices only use 853", { port: String(info.dot.port) })}
-              </small>
-            )}
-            <Qr text={dotName} label={t("QR code of the DoT name")} />
-            <Button busy={busy} onClick={() => profile("dot")}>
-              {t("Apple profile (DoT)")}
-            </Button>
-          </div>
+          <Protocol
+            title={t('DNS over TLS (Android "Private DNS")')}
+            value={dotName}
+            testId="dot-name"
+            note={info.dot.port !== 853 && t("port {port}: most devices only use 853", { port: String(info.dot.port) })}
+            qrLabel={t("QR code of the DoT name")}
+            profileLabel={t("Apple profile (DoT)")}
+            busy={busy}
+            onProfile={() => profile("dot")}
+          />
         )}
         {dohUrl && (
-          <div class="stack">
-            <strong>{t("DNS over HTTPS (browsers, Apple)")}</strong>
-            <code class="wrap-anywhere" data-testid="doh-url">
-              {dohUrl}
-            </code>
-            <Qr text={dohUrl} label={t("QR code of the DoH address")} />
-            <Button busy={busy} onClick={() => profile("doh")}>
-              {t("Apple profile (DoH)")}
-            </Button>
-          </div>
+          <Protocol
+            title={t("DNS over HTTPS (browsers, Apple)")}
+            value={dohUrl}
+            testId="doh-url"
+            qrLabel={t("QR code of the DoH address")}
+            profileLabel={t("Apple profile (DoH)")}
+            busy={busy}
+            onProfile={() => profile("doh")}
+          />
         )}
         {!dohUrl && info.dot.port === 0 && <p class="muted">{t("Turn on DoT or DoH above first.")}</p>}
       </div>
