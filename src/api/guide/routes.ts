@@ -4,15 +4,15 @@
 //   is Moat, or something that forwards from that address);
 // - probe: whether a query for `<probe>.<zone>` arrived, and from which address. The page makes the
 //   browser look that name up, so a hit means this browser's own lookups reach Moat, whatever the
-//   device's setting says (a browser with its own DNS over HTTPS never asks Moat). The zone is under
-//   home.arpa (RFC 8375), which Moat answers itself (NXDOMAIN, src/dns/local.ts) and never forwards.
+//   device's setting says (a browser with its own DNS over HTTPS never asks Moat). The zone
+//   (PROBE_ZONE) is under home.arpa, which Moat answers itself and never forwards.
 import { Elysia, t } from "elysia";
+import { PROBE_ZONE } from "../../config/schema-appliance.ts";
 import { Errors } from "../core/errors.ts";
 import { requestState } from "../core/request-state.ts";
 import { moatOnly } from "../core/route-meta.ts";
 import type { ApiDeps } from "../deps.ts";
 
-export const PROBE_ZONE = "moat-check.home.arpa";
 const PROBE = /^[a-z0-9]{8,40}$/;
 /** how far back "recent" reaches */
 const RECENT_S = 600;
