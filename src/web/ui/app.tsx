@@ -11,6 +11,7 @@ import { Dhcp } from "./pages/dhcp.tsx";
 import { Domains } from "./pages/domains.tsx";
 import { Groups } from "./pages/groups.tsx";
 import { Guide } from "./pages/guide.tsx";
+import { msg } from "./i18n.ts";
 import { Family } from "./pages/family.tsx";
 import { Lists } from "./pages/lists.tsx";
 import { LocalDns } from "./pages/localdns.tsx";
@@ -42,7 +43,7 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/network", title: "Network", page: Network },
   { path: "/dns", title: "Local DNS", page: LocalDns },
   { path: "/dhcp", title: "DHCP", page: Dhcp },
-  { path: "/guide", title: "Setup guide", page: Guide },
+  { path: "/guide", title: msg("Setup guide"), page: Guide },
   { path: "/search", title: "Search", page: Search },
   { path: "/settings", title: "Settings", page: Settings },
   { path: "/settings/all", title: "All settings", page: AllSettings },

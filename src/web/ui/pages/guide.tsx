@@ -160,7 +160,7 @@ function Guides({ w }: { w: Where }) {
           <a {...linkProps("/dhcp")}>{t("Moat's DHCP server")}</a>
         </p>
       </Section>
-      <Section title="Windows" id="windows">
+      <Section title={t("Windows")} id="windows">
         <ol>
           <li>
             {t(
@@ -172,7 +172,7 @@ function Guides({ w }: { w: Where }) {
         <p>{t("Or in PowerShell as administrator:")}</p>
         <Cmd>{`Set-DnsClientServerAddress -InterfaceAlias "Wi-Fi" -ServerAddresses ${[ip, ...(v6 ? [v6] : [])].join(",")}`}</Cmd>
       </Section>
-      <Section title="macOS" id="macos">
+      <Section title={t("macOS")} id="macos">
         <ol>
           <li>{t("System Settings › Network › Wi-Fi (or Ethernet) › Details… › DNS.")}</li>
           <li>{t("Remove the servers listed, add {address} with +, then OK.", { address: ip })}</li>
@@ -181,12 +181,16 @@ function Guides({ w }: { w: Where }) {
         <Cmd>{`networksetup -setdnsservers Wi-Fi ${ip}`}</Cmd>
         {canProfile(w) && (
           <>
-            <p>{t("Or install Moat's profile for encrypted DNS (System Settings › Privacy & Security › Profiles):")}</p>
+            <p>
+              {t(
+                "Or install Moat's profile for encrypted DNS, then open System Settings › General › Device Management:",
+              )}
+            </p>
             <Profile w={w} />
           </>
         )}
       </Section>
-      <Section title="Android" id="android">
+      <Section title={t("Android")} id="android">
         {w.dot ? (
           <>
             <ol>
@@ -208,7 +212,7 @@ function Guides({ w }: { w: Where }) {
           </p>
         )}
       </Section>
-      <Section title="iOS / iPadOS" id="ios">
+      <Section title={t("iOS / iPadOS")} id="ios">
         {canProfile(w) && (
           <>
             <ol>
@@ -231,8 +235,8 @@ function Guides({ w }: { w: Where }) {
           <p class="muted">{t("Scan it with the iPhone's camera to open this page there.")}</p>
         </div>
       </Section>
-      <Section title="Linux" id="linux">
-        <h3>systemd-resolved</h3>
+      <Section title={t("Linux")} id="linux">
+        <h3>{t("systemd-resolved")}</h3>
         <Cmd>{`sudo mkdir -p /etc/systemd/resolved.conf.d
 printf '[Resolve]\\nDNS=${[ip, ...(v6 ? [v6] : [])].join(" ")}\\nDomains=~.\\n' | sudo tee /etc/systemd/resolved.conf.d/moat.conf
 sudo systemctl restart systemd-resolved
@@ -243,7 +247,7 @@ resolvectl status`}</Cmd>
             <Cmd>{`printf '[Resolve]\\nDNS=${dotServer(ip, w.dotPort)}#${w.dot}\\nDNSOverTLS=yes\\nDomains=~.\\n' | sudo tee /etc/systemd/resolved.conf.d/moat.conf`}</Cmd>
           </>
         )}
-        <h3>NetworkManager</h3>
+        <h3>{t("NetworkManager")}</h3>
         <p>{t("Replace CONNECTION with the name the first command shows:")}</p>
         <Cmd>{`nmcli -g NAME connection show --active
 nmcli connection modify CONNECTION ipv4.dns ${w.v4[0] ?? ip} ipv4.ignore-auto-dns yes${v6 ? ` ipv6.dns ${v6} ipv6.ignore-auto-dns yes` : ""}
