@@ -197,6 +197,11 @@ function Guides({ w }: { w: Where }) {
               <li>{t("Settings › Network & internet › Private DNS.")}</li>
               <li>{t("Choose Private DNS provider hostname and enter {name}; save.", { name: w.dot })}</li>
             </ol>
+            <p class="muted">
+              {t(
+                "Android checks the certificate of that name: install Moat's authority first (Settings › Encrypted DNS). Some versions accept only a certificate from a public authority (webserver.tls.cert).",
+              )}
+            </p>
             {w.dotPort !== 853 && <p class="note">{t("Android asks port 853 only: set dns.tls.port to 853.")}</p>}
             <div class="enc-qr">
               <Qr text={w.dot} label={t("QR code of the DNS over TLS name")} />
