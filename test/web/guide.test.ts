@@ -7,6 +7,7 @@ import { networkInterfaces } from "node:os";
 import type { Browser } from "playwright-core";
 import { canMakeNamespaces, type Device, TestLan } from "../dhcp/lan.ts";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
+import { startTlsMoat } from "../tls/helpers.ts";
 import { dig, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 const PASSWORD = "guide password";
@@ -154,4 +155,38 @@ describe.skipIf(!canMakeNamespaces())("from a device on a test LAN", () => {
     expect(d.errors.filter((e) => !/ERR_NAME_NOT_RESOLVED/.test(e))).toEqual([]);
     await d.ctx.close();
   });
+});
+
+test("with DoT and DoH on: the DoT name for Android, the DoH address, the Linux DoT line and the Apple profile", async () => {
+  const tls = await startTlsMoat({ FTLCONF_webserver_api_password: PASSWORD });
+  const d = await openPage(browser, { width: 390, height: 844 });
+  try {
+    const r = await tls.moat.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) });
+    const sid = ((await r.json()) as { session: { sid: string } }).session.sid;
+    const info = (await (await tls.moat.api("/api/tls", { headers: { sid } })).json()) as { tls: { name: string } };
+    const name = info.tls.name;
+    await logIn(d, `${tls.moat.base}/admin/guide`, PASSWORD, ".setup");
+    await d.page.click("button:text('Skip for now')");
+    await d.page.waitForSelector(".guide-android");
+    expect(await d.page.textContent("[data-testid=guide-dot]")).toBe(name);
+    expect(await d.page.textContent("[data-testid=guide-doh]")).toBe(`https://${name}:${tls.httpsPort}/dns-query`);
+    expect(await d.page.textContent(".guide-android")).toContain(`Private DNS provider hostname and enter ${name};`);
+    expect(await d.page.locator(".guide-android svg[aria-label='QR code of the DNS over TLS name']").count()).toBe(1);
+    // a DoT port other than 853 is said, and written where systemd-resolved takes one
+    expect(await d.page.textContent(".guide-android")).toContain("Android asks port 853 only");
+    const first = (await d.page.textContent("[data-testid=guide-v4]"))!.split(", ")[0]!;
+    expect(await d.page.textContent(".guide-linux")).toContain(`DNS=${first}:${tls.dotPort}#${name}`);
+
+    const download = d.page.waitForEvent("download");
+    await d.page.click(".guide-ios button:text('Profile (DNS over HTTPS)')");
+    const file = await download;
+    expect(file.suggestedFilename()).toBe("moat-doh.mobileconfig");
+    const xml = await Bun.file((await file.path())!).text();
+    expect(xml).toContain(`https://${name}:${tls.httpsPort}/dns-query`);
+    await shot(d.page, "guide-phone-encrypted");
+    expect(d.errors).toEqual([]);
+  } finally {
+    await d.ctx.close();
+    await tls.moat.dispose();
+  }
 });
