@@ -69,3 +69,20 @@ test("without a probe the reply has none; a malformed probe is refused in the er
     expect(body.error.message.length).toBeGreaterThan(0);
   }
 });
+
+test("a privacy level that hides names or clients is said, as a probe's query can then not be found", async () => {
+  const set = (level: number) =>
+    moat.api("/api/config", {
+      method: "PATCH",
+      headers: { sid },
+      body: JSON.stringify({ config: { misc: { privacylevel: level } } }),
+    });
+  expect((await set(1)).status).toBe(200);
+  const zone = (await check()).body.check.zone;
+  await dig(`hiddenprobe00001.${zone}`);
+  const c = (await check("?probe=hiddenprobe00001")).body.check;
+  expect(c.hidden).toBe(true);
+  expect(c.probe?.seen).toBe(false);
+  expect((await set(0)).status).toBe(200);
+  expect((await check()).body.check.hidden).toBe(false);
+});

@@ -110,12 +110,15 @@ export function LiveCheck({ doh }: { doh: string | null }) {
   const using = browser ? browser.seen : check.recent > 0;
   return (
     <div class="guide-check" data-testid="live-check" aria-live="polite">
-      <p>
-        <span class={`badge ${using ? "ok" : "bad"}`} data-testid="check-verdict">
-          {using ? t("This device is using Moat") : t("This device is not using Moat")}
-        </span>
-      </p>
-      {check.hidden && (
+      {/* with the names or clients hidden, no query found is no evidence either way */}
+      {(using || !check.hidden) && (
+        <p>
+          <span class={`badge ${using ? "ok" : "bad"}`} data-testid="check-verdict">
+            {using ? t("This device is using Moat") : t("This device is not using Moat")}
+          </span>
+        </p>
+      )}
+      {check.hidden && !using && (
         <p class="note">{t("The privacy level hides the names or clients of queries, so Moat cannot tell.")}</p>
       )}
       {!browser && check.recent > 0 && (
@@ -153,7 +156,7 @@ export function LiveCheck({ doh }: { doh: string | null }) {
           )}
         </p>
       )}
-      {browser && !browser.seen && (
+      {browser && !browser.seen && !check.hidden && (
         <div data-testid="check-fix">
           <p>{t("This browser's lookups do not reach Moat.")}</p>
           {check.recent > 0 ? (
