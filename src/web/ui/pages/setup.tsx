@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, get, patchConfig } from "../api.ts";
 import { Button, Field, TextInput } from "../components.tsx";
 import { GravityProgress } from "../gravity.tsx";
+import { GuideStep } from "./guide.tsx";
 import { LIST_PRESETS, UPSTREAM_PRESETS } from "../presets.ts";
 import { login, session } from "../session.ts";
 import { Store, useStore } from "../store.ts";
@@ -155,6 +156,7 @@ export function Setup() {
             <span>{LIST_PRESETS[0]!.name}</span>
           </label>
         </fieldset>
+        <GuideStep step={open ? 4 : 3} />
         {errors.form && <p class="note error">{errors.form}</p>}
         {gravity ? (
           <>
