@@ -71,7 +71,8 @@ export class DnssecHandler implements Handler {
     }
     let v: Verdict | null = null;
     if (m.rcode === RCODE.NOERROR || m.rcode === RCODE.NXDOMAIN) {
-      v = await withinLimit(this.validator.validate(a, ctx.q.wire, ctx.q.qtype));
+      // `inner` names the client query: dns.recursive charges the key fetches to the answer's budget
+      v = await withinLimit(this.validator.validate(a, ctx.q.wire, ctx.q.qtype, inner));
       ctx.dnssec = v.state;
       if (v.state === BOGUS || v.state === ABANDONED) {
         ctx.reply = Reply.SERVFAIL;

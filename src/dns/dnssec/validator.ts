@@ -52,6 +52,8 @@ const QUERY_TRIES = 8 * MAX_TRIES;
 
 /** One validation's allowance: what is left of it. Work done for another query (a kept verdict) costs nothing. */
 interface Work {
+  /** what fetch() is handed: the client query's identity (validate()'s `client`) */
+  client: object;
   fetches: number;
   tries: Budget;
 }
@@ -169,7 +171,7 @@ export class Validator {
     }
     return this.fetched.get(
       k,
-      () => this.o.fetch(name, type, work).then(parseFetched),
+      () => this.o.fetch(name, type, work.client).then(parseFetched),
       (f) => (f ? Math.min(f.ttl, MAX_KEEP) : 0),
     );
   }
@@ -326,15 +328,18 @@ export class Validator {
     return { zone, sets };
   }
 
-  /** Judges an answer to `qname`/`qtype` (uncompressed lowercase wire name) fetched with DO and CD. */
-  async validate(buf: Uint8Array, qname: Uint8Array, qtype: number): Promise<Verdict> {
+  /**
+   * Judges an answer to `qname`/`qtype` (uncompressed lowercase wire name) fetched with DO and CD.
+   * `client`: the client query, handed to every fetch (a resolver from the root charges them to its budget).
+   */
+  async validate(buf: Uint8Array, qname: Uint8Array, qtype: number, client?: object): Promise<Verdict> {
     const m = walkMessage(buf);
     const records = m && recordsOf(buf, m);
     if (!m || !records) return { state: BOGUS, ede: 6, why: "malformed answer" };
     const answer = rrsetsOf(records, 0);
     const authority = rrsetsOf(records, 1);
     const verdicts: Zone[] = [];
-    const work: Work = { fetches: QUERY_FETCHES, tries: { tries: QUERY_TRIES } };
+    const work: Work = { client: client ?? {}, fetches: QUERY_FETCHES, tries: { tries: QUERY_TRIES } };
     const budget = job(work);
     const failed = () => verdicts.some((z) => z.state === BOGUS || z.state === ABANDONED);
     for (const set of answer) {

@@ -19,23 +19,42 @@ export interface Cut {
 const MAX_CUTS = 10_000;
 /** an NS TTL above this is cut short (unbound's cache-max-ttl is a day) */
 const MAX_TTL_S = 86_400;
+/** a failed priming query is sent again after this long (the hints serve meanwhile) */
+const PRIME_RETRY_S = 60;
 
 export class Delegations {
   private readonly cuts = new Map<string, Cut>();
   /** names a minimised query found to exist inside their zone, no cut (RFC 9156 §2.3: not asked again), until when */
   private readonly inside = new Map<string, number>();
-  private root: Cut = { zone: Uint8Array.of(0), servers: [], expires: Number.POSITIVE_INFINITY };
+  private root: Cut = { zone: Uint8Array.of(0), servers: [], expires: 0 };
+  private hints: readonly RootServer[] = [];
   /** resolutions that started below the root thanks to a cached cut */
   hits = 0;
 
   setRoot(hints: readonly RootServer[]): void {
-    this.root = {
-      zone: Uint8Array.of(0),
-      servers: hints.map((h) => ({ name: h.name, addrs: [...h.addrs] })),
-      expires: Number.POSITIVE_INFINITY,
-    };
+    this.hints = hints;
+    this.root = this.fromHints(0);
     this.cuts.clear();
     this.inside.clear();
+  }
+
+  private fromHints(expires: number): Cut {
+    const servers = this.hints.map((h) => ({ name: h.name, addrs: [...h.addrs] }));
+    return { zone: Uint8Array.of(0), servers, expires };
+  }
+
+  /** Whether the root's NS set is to be asked of its servers (RFC 8109 §3: at start, and when its TTL ran out). */
+  needsPriming(): boolean {
+    return this.root.expires <= performance.now();
+  }
+
+  /**
+   * The root's NS set as its servers gave it (RFC 8109 §3), for its TTL; null: the priming query failed,
+   * the hints serve and it is tried again after PRIME_RETRY_S.
+   */
+  primed(servers: NameServer[] | null, ttl: number): void {
+    const expires = performance.now() + Math.min(servers ? ttl : PRIME_RETRY_S, MAX_TTL_S) * 1000;
+    this.root = servers ? { zone: Uint8Array.of(0), servers, expires } : this.fromHints(expires);
   }
 
   /** The deepest cut known at or above `name` (the root at last). */
