@@ -360,16 +360,34 @@ if (!IN_NAMESPACE) {
         expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe(`${rcode} ${ad}`);
       });
 
+    const counter = async (name: string) => {
+      const text = await (await moat.api("/metrics", { headers: { authorization: "Bearer t0ken" } })).text();
+      return Number(new RegExp(`^moat_recursive_${name}_total (\\d+)$`, "m").exec(text)?.[1]);
+    };
+
     test("a client query's DNSKEY and DS fetches draw on its own budget: one resolution, not one per key", async () => {
-      const resolutions = async () => {
-        const text = await (await moat.api("/metrics", { headers: { authorization: "Bearer t0ken" } })).text();
-        return Number(/^moat_recursive_resolutions_total (\d+)$/m.exec(text)?.[1]);
-      };
+      const resolutions = () => counter("resolutions");
       const before = await resolutions();
       // p384.test's DS and DNSKEY are not known yet: the validation fetches both
       const r = await ask(moat.dnsPort, "www.p384.test", { dnssecOk: true, timeoutMs: 8000 });
       expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe("NOERROR true");
       expect((await resolutions()) - before).toBe(1);
+    });
+
+    test("RFC 8198: a name inside the range a validated NSEC denied is answered from it, no query sent", async () => {
+      // nx.secure.test's NXDOMAIN carries NSEC ns.secure.test → txt.secure.test and the apex's NSEC (no wildcard)
+      expect((await ask(moat.dnsPort, "nx.secure.test", { dnssecOk: true, timeoutMs: 8000 })).rcode).toBe("NXDOMAIN");
+      const sent = await counter("queries_sent");
+      const r = await ask(moat.dnsPort, "nz.secure.test", { dnssecOk: true, timeoutMs: 8000 });
+      expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe("NXDOMAIN true");
+      const nsec = (r.msg.authorities ?? []).filter((a) => a.type === "NSEC").map((a) => a.name);
+      expect(nsec.sort()).toEqual(["ns.secure.test", "secure.test"]);
+      // the NSEC's owner exists: asked for a type it lacks, NODATA from the same proof
+      const nodata = await ask(moat.dnsPort, "ns.secure.test", { type: "TXT", dnssecOk: true, timeoutMs: 8000 });
+      expect(`${nodata.rcode} ${nodata.answers.length} ${((nodata.msg.flags ?? 0) & 0x20) !== 0}`).toBe(
+        "NOERROR 0 true",
+      );
+      expect(await counter("queries_sent")).toBe(sent);
     });
   });
 }
