@@ -293,7 +293,7 @@ if (!IN_NAMESPACE) {
       expect((await scrape()).sent - after.sent).toBe(1);
     });
 
-    // last: it stops the root server
+    // last two: they stop the root's first server, then the TLD's
     test("a warm resolution starts at the zone cut it learnt: a new name resolves with the root gone", async () => {
       await both("www.plain.test");
       const root = procs[0]!;
@@ -304,6 +304,19 @@ if (!IN_NAMESPACE) {
       ]);
       // root.hints names 127.0.1.1 alone; the root's own NS set (RFC 8109 priming) names 127.0.1.2 too
       expect((await both("www.nowhere")).rcode).toBe("NXDOMAIN");
+    });
+
+    test("serve-stale for delegations (RFC 8767): an expired cut's servers answer while its parent's are silent", async () => {
+      expect(records(await ask(moat.dnsPort, "n1.short.test", { timeoutMs: 8000 }))).toEqual([
+        "n1.short.test A 192.0.2.7",
+      ]);
+      await Bun.sleep(1500); // short.test's NS TTL is 1 s: its cut has expired
+      const tld = procs[2]!;
+      tld.kill();
+      await tld.exited;
+      expect(records(await ask(moat.dnsPort, "n2.short.test", { timeoutMs: 8000 }))).toEqual([
+        "n2.short.test A 192.0.2.7",
+      ]);
     });
   });
 

@@ -1,6 +1,6 @@
 // The zone cuts learnt from referrals, with their name servers' addresses, for their NS TTL: a warm
 // resolution starts at the closest known cut instead of the root (unbound's delegation cache).
-import { nameKey, parentOf } from "../dnssec/names.ts";
+import { equalNames, nameKey, parentOf } from "../dnssec/names.ts";
 import type { RootServer } from "./hints.ts";
 
 export interface NameServer {
@@ -19,6 +19,8 @@ export interface Cut {
 const MAX_CUTS = 10_000;
 /** an NS TTL above this is cut short (unbound's cache-max-ttl is a day) */
 const MAX_TTL_S = 86_400;
+/** how long an expired cut may still serve when its parent cannot be reached (RFC 8767 §5 suggests 1 to 3 days) */
+const STALE_S = 86_400;
 /** a failed priming query is sent again after this long (the hints serve meanwhile) */
 const PRIME_RETRY_S = 60;
 
@@ -68,9 +70,22 @@ export class Delegations {
         this.hits++;
         return c;
       }
-      this.cuts.delete(k);
+      if (c.expires + STALE_S * 1000 <= now) this.cuts.delete(k);
     }
     return this.root;
+  }
+
+  /**
+   * An expired cut at or above `name` and below `zone`, kept for STALE_S: when `zone`'s servers cannot be
+   * reached to learn it again, its old servers are asked (RFC 8767 §4, serve-stale, for delegations).
+   */
+  stale(name: Uint8Array, zone: Uint8Array): Cut | null {
+    const now = performance.now();
+    for (let n = name; n[0] !== 0 && !equalNames(n, zone); n = parentOf(n)) {
+      const c = this.cuts.get(nameKey(n));
+      if (c && c.expires <= now && c.expires + STALE_S * 1000 > now) return c;
+    }
+    return null;
   }
 
   /** Remembers that `name` exists and is no zone cut, for `ttl` seconds. */

@@ -140,6 +140,15 @@ export class Iterator {
       const qt = mini ? TYPE.A : qtype;
       const r = await this.askZone(cut, qn, qt, dnssecOk, b, depth, excluded);
       if (isFailure(r)) {
+        const stale = b.spent() ? null : this.cuts.stale(name, cut.zone);
+        if (stale && !zones.has(nameKey(stale.zone))) {
+          // the zone that delegates is silent: the expired delegation's servers are asked (serve-stale)
+          cut = stale;
+          zones.add(nameKey(stale.zone));
+          labels = labelCount(stale.zone) + 1;
+          excluded.clear();
+          continue;
+        }
         if (!mini || b.spent()) return r;
         minimise = false; // RFC 9156 §3: a server that fails on the minimised name gets the full one
         excluded.clear();
