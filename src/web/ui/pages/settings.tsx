@@ -7,6 +7,7 @@ import { api, get } from "../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Loading, useAction, TextInput } from "../components.tsx";
 import { bytes, duration } from "../format.ts";
 import { usePoll } from "../poll.ts";
+import { t } from "../i18n.ts";
 import { UPSTREAM_PRESETS } from "../presets.ts";
 import { EncryptedDnsCard } from "./settings/encrypted.tsx";
 import { FleetCard } from "./settings/fleet.tsx";
@@ -21,6 +22,7 @@ import { SettingField, useEnvKeys } from "./settings/env.tsx";
 type Cfg = {
   dns: {
     upstreams: string[];
+    recursive: { active: boolean };
     revServers: string[];
     blocking: { mode: string };
     rateLimit: { count: number; interval: number };
@@ -37,6 +39,7 @@ const lines = (s: string) =>
 
 function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   const [ups, setUps] = useState(cfg.dns.upstreams.join("\n"));
+  const [own, setOwn] = useState(cfg.dns.recursive.active);
   const [rev, setRev] = useState(cfg.dns.revServers.join("\n"));
   const [mode, setMode] = useState(cfg.dns.blocking.mode);
   const [rlCount, setRlCount] = useState(String(cfg.dns.rateLimit.count));
@@ -49,6 +52,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
     const ok = await saveConfig(
       {
         "dns.upstreams": lines(ups),
+        "dns.recursive.active": own,
         "dns.revServers": rev
           .split("\n")
           .map((l) => l.trim())
@@ -66,6 +70,25 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   return (
     <Card title="DNS">
       <form class="form" onSubmit={save}>
+        <SettingField
+          setting="dns.recursive.active"
+          errors={errors}
+          label={t("Resolve from the root servers")}
+          id="s-recursive"
+          hint={t(
+            "Moat asks the root servers and then each domain's own servers, as unbound does: no resolver company sees every name your network looks up, and DNSSEC is checked here. The upstream servers below then serve only conditional forwarding and groups with servers of their own.",
+          )}
+        >
+          <label class="check">
+            <input
+              id="s-recursive"
+              type="checkbox"
+              checked={own}
+              onChange={(e) => setOwn((e.target as HTMLInputElement).checked)}
+            />{" "}
+            {t("Resolve myself (private)")}
+          </label>
+        </SettingField>
         <SettingField
           setting="dns.upstreams"
           errors={errors}
