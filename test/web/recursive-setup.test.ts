@@ -31,14 +31,16 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function dnsConfig(): Promise<{ upstreams: string[]; recursive: { active: boolean } }> {
+type Dns = { upstreams: string[]; dnssec: boolean; recursive: { active: boolean } };
+
+async function dnsConfig(): Promise<Dns> {
   const auth = await moat.api("/api/auth", { method: "POST", body: JSON.stringify({ password: PASSWORD }) });
   const sid = ((await auth.json()) as { session: { sid: string } }).session.sid;
   const r = await moat.api("/api/config/dns", { headers: { sid } });
-  return ((await r.json()) as { config: { dns: { upstreams: string[]; recursive: { active: boolean } } } }).config.dns;
+  return ((await r.json()) as { config: { dns: Dns } }).config.dns;
 }
 
-test("the first-run setup's 'Resolve myself (private)' needs no upstream and turns dns.recursive on", async () => {
+test("the first-run setup's 'Resolve myself (private)' needs no upstream and turns dns.recursive and DNSSEC on", async () => {
   const { page } = w;
   await page.goto(`${moat.base}/admin/`);
   await page.waitForSelector("h1:text('Welcome to Moat')");
@@ -52,6 +54,7 @@ test("the first-run setup's 'Resolve myself (private)' needs no upstream and tur
   await page.waitForSelector("h1.page-title:text('Dashboard')");
   const dns = await dnsConfig();
   expect(dns.recursive.active).toBe(true);
+  expect(dns.dnssec).toBe(true);
   expect(dns.upstreams).toEqual([]);
   expect(w.errors).toEqual([]);
 });

@@ -66,7 +66,8 @@ export function Setup() {
     if (Object.keys(errs).length) return;
     setBusy(true);
     try {
-      const dns = own ? { "dns.recursive.active": true } : {};
+      // resolving from the root, Moat checks DNSSEC itself (there is no upstream to trust for it)
+      const dns = own ? { "dns.recursive.active": true, "dns.dnssec": true } : {};
       await patchConfig({ "dns.upstreams": upstreams(), ...dns }).catch((err: unknown) => {
         throw Object.assign(err as Error, { field: "upstreams" });
       });
@@ -135,7 +136,9 @@ export function Setup() {
               <span>
                 <strong>{t("Resolve myself (private)")}</strong>{" "}
                 <small class="muted">
-                  {t("asks the root servers and each domain's own servers: no resolver company sees every name")}
+                  {t(
+                    "asks the root servers and each domain's own servers, and checks DNSSEC: no resolver company sees every name",
+                  )}
                 </small>
               </span>
             </label>
