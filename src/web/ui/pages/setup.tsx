@@ -21,11 +21,13 @@ export function useSetupNeeded(active: boolean): boolean | null {
     if (localStorage.getItem(DONE_KEY)) return needed.set(false);
     Promise.all([
       get<{ config: { dns: { upstreams: string[] } } }>("/config/dns/upstreams"),
-      get<{ config: { dns: { recursive: { active: boolean } } } }>("/config/dns/recursive/active"),
+      // a Pi-hole-compatible API (webserver.api.piholeCompat) leaves Moat's own keys out: not resolving then
+      get<{ config: { dns?: { recursive?: { active: boolean } } } }>("/config/dns/recursive/active"),
     ])
       .then(([u, r]) =>
         needed.set(
-          session.get().state === "open" || (u.config.dns.upstreams.length === 0 && !r.config.dns.recursive.active),
+          session.get().state === "open" ||
+            (u.config.dns.upstreams.length === 0 && r.config.dns?.recursive?.active !== true),
         ),
       )
       .catch(() => needed.set(false));
