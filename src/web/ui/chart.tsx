@@ -2,6 +2,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import { num } from "./format.ts";
+import { intlLocale, t } from "./i18n.ts";
 
 export type Series = {
   label: string;
@@ -60,12 +61,12 @@ export function TimeChart({
       ],
       series: [
         {
-          label: "Time",
+          label: t("Time"),
           // with no bin pointed at, the series' figures are totals over the whole chart
           value: (_u, v) =>
             v == null
-              ? "total"
-              : new Date(v * 1000).toLocaleString([], {
+              ? t("total")
+              : new Date(v * 1000).toLocaleString(intlLocale(), {
                   hour: "2-digit",
                   minute: "2-digit",
                   day: "numeric",

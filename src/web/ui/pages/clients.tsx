@@ -117,7 +117,6 @@ export function Clients() {
       </Card>
       <Card title="Clients">
         <EntityTable
-          noun="client"
           rows={page.data}
           rowKey={(c) => c.client}
           columns={[

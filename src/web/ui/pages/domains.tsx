@@ -151,7 +151,6 @@ export function Domains() {
         }
       >
         <EntityTable
-          noun="domain"
           rows={rows}
           rowKey={(d) => d.domain}
           columns={[

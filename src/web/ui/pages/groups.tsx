@@ -39,7 +39,6 @@ export function Groups() {
       </Card>
       <Card title="Groups">
         <EntityTable
-          noun="group"
           rows={page.data}
           rowKey={(g) => g.name}
           columns={[
