@@ -110,11 +110,12 @@ export function readCatalogue(tag: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(CATALOGUES, `${tag}.json`), "utf8")) as Record<string, unknown>;
 }
 
-/** What is wrong with the catalogues against the source: one line each. */
-export function check(x = extract(), tags = catalogueTags()): string[] {
+const allCatalogues = () => Object.fromEntries(catalogueTags().map((tag) => [tag, readCatalogue(tag)]));
+
+/** What is wrong with the catalogues (tag → entries) against the source: one line each. */
+export function check(x = extract(), catalogues = allCatalogues()): string[] {
   const found = [...x.problems];
-  for (const tag of tags) {
-    const cat = readCatalogue(tag);
+  for (const [tag, cat] of Object.entries(catalogues)) {
     for (const [key, source] of x.keys) {
       const entry = cat[key];
       if (entry === undefined || entry === "") found.push(`${tag}.json lacks ${JSON.stringify(key)}`);

@@ -100,7 +100,7 @@ export function App() {
         >
           ☰
         </button>
-        <a class="brand" {...linkProps("/")}>
+        <a class="brand" {...linkProps("/")} data-raw>
           <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true">
             <path d="M12 2 3 6v6c0 5 3.8 9.3 9 10 5.2-.7 9-5 9-10V6z" fill="currentColor" opacity=".9" />
             <path d="M7 13c1.5 1 3.5 1 5 0s3.5-1 5 0" stroke="var(--bg)" stroke-width="1.6" fill="none" />
@@ -130,6 +130,10 @@ export function App() {
             {t(p.title)}
           </a>
         ))}
+        {/* on a phone the header has no room for the language: it is at the menu's end */}
+        <div class="nav-lang">
+          <LanguagePicker />
+        </div>
         {s.state === "in" && (
           <button type="button" class="nav-logout" onClick={() => void logout()}>
             {t("Log out")}

@@ -98,5 +98,5 @@ export function TimeChart({
     plot.current?.setData([x, ...series.map((s) => s.values)]);
   }, [x, series]);
 
-  return <div class="chart" ref={box} role="img" aria-label={label} />;
+  return <div class="chart" ref={box} role="img" aria-label={label} data-raw />;
 }

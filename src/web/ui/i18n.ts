@@ -11,7 +11,7 @@
 
 type Vars = Record<string, string | number>;
 type PluralForms = Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
-export type CatalogueEntry = string | PluralForms;
+type CatalogueEntry = string | PluralForms;
 export type Catalogue = Record<string, CatalogueEntry>;
 
 let language = "en";
@@ -19,8 +19,8 @@ let entries: Catalogue = {};
 // The pseudo-locale (tests only): every text that went through the layer is wrapped in markers, so a
 // browser test sees any shown text that did not (PSEUDO_OPEN … PSEUDO_CLOSE).
 export const PSEUDO = "en-XA";
-export const PSEUDO_OPEN = "⟦";
-export const PSEUDO_CLOSE = "⟧";
+const PSEUDO_OPEN = "⟦";
+const PSEUDO_CLOSE = "⟧";
 let pseudo = false;
 let numbers = new Intl.NumberFormat("en");
 let plurals = new Intl.PluralRules("en");
@@ -34,9 +34,6 @@ export function useCatalogue(tag: string, catalogue: Catalogue): void {
   numbers = new Intl.NumberFormat(intl);
   plurals = new Intl.PluralRules(intl);
 }
-
-/** The language the dashboard speaks now (a BCP 47 tag). */
-export const currentLanguage = (): string => language;
 
 /** The locale for Intl's formatters: the language, English for the pseudo-locale. */
 export const intlLocale = (): string => (pseudo ? "en" : language);
@@ -75,8 +72,12 @@ export function known(text: string): string {
  * inside a sentence), as the list of pieces a component renders.
  */
 export function tx<N>(source: string, nodes: Record<string, N>): Array<string | N> {
-  const text = t(source);
-  return text.split(/\{(\w+)\}/).map((piece, i) => (i % 2 === 1 ? (nodes[piece] ?? `{${piece}}`) : piece));
+  const entry = entries[source];
+  const text = typeof entry === "string" ? entry : source;
+  // each piece of text is marked on its own in the pseudo-locale: the elements between are data
+  return text
+    .split(/\{(\w+)\}/)
+    .map((piece, i) => (i % 2 === 1 ? (nodes[piece] ?? `{${piece}}`) : piece.trim() ? localized(piece) : piece));
 }
 
 /** The form of `forms` that `count` takes in the current language; `{count}` is the number. */

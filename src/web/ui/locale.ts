@@ -5,7 +5,7 @@ import { type Catalogue, PSEUDO, useCatalogue } from "./i18n.ts";
 import { Store } from "./store.ts";
 
 /** Every language the dashboard can speak, by its own name (a person looks for their language's name). */
-export const LANGUAGES: ReadonlyArray<{ tag: string; name: string }> = [
+const LANGUAGES: ReadonlyArray<{ tag: string; name: string }> = [
   { tag: "en", name: "English" },
   { tag: "de", name: "Deutsch" },
   { tag: "fr", name: "Français" },
