@@ -28,6 +28,24 @@ function cssVar(name: string): string {
 
 const resolve = (c: string) => (c.startsWith("var(") ? cssVar(c.slice(4, -1)) : c);
 
+/**
+ * uPlot's axis dates through Intl in the dashboard's language: each line of uPlot's template ("{h}{aa}",
+ * "{M}/{D}", "{YYYY}") becomes the Intl parts it names, so a German axis reads "14 Uhr" and "6.12.".
+ */
+function fmtDate(template: string): (d: Date) => string {
+  const lines = template.split("\n").map((line) => {
+    const o: Intl.DateTimeFormatOptions = {};
+    if (/\{YY/.test(line)) o.year = "numeric";
+    if (/\{M/.test(line)) o.month = /\{MMM/.test(line) ? "short" : "numeric";
+    if (/\{D/.test(line)) o.day = "numeric";
+    if (/\{[hH]/.test(line)) o.hour = "numeric";
+    if (/\{mm/.test(line)) o.minute = "2-digit";
+    if (/\{ss/.test(line)) o.second = "2-digit";
+    return Object.keys(o).length ? new Intl.DateTimeFormat(intlLocale(), o) : null;
+  });
+  return (d) => lines.map((f) => (f ? f.format(d) : "")).join("\n");
+}
+
 /** x: unix seconds; series drawn in order (a later bar series paints over an earlier one) */
 export function TimeChart({
   x,
@@ -54,6 +72,7 @@ export function TimeChart({
       height,
       cursor: { points: { show: false }, drag: { x: false, y: false } },
       legend: { show: true, live: true },
+      fmtDate,
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
       axes: [
         { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid"), width: 1 }, ticks: { show: false } },

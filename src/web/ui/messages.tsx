@@ -53,21 +53,22 @@ export function MessagesPoll() {
 export const useMessages = (): Message[] | null => useStore(latest);
 
 /**
- * A message's text in the dashboard's language where its type's values (blobs) say all of it (the server
- * keeps Pi-hole's English text: src/notices/); as the server wrote it otherwise, marked as data.
+ * A message's text in the dashboard's language where its type's values (blobs) say all of it; the English
+ * keys are the server's own sentences (src/notices/list-failures.ts, dnssec-upstream.ts), so English reads
+ * as sent. Any other message shows as the server wrote it, marked as data.
  */
 function translated(m: Message): string | null {
   const [a, b] = m.blobs ?? [];
   const has = (v: unknown) => v !== null && v !== undefined && v !== "";
-  if (m.plain === NO_UPSTREAM) return t("No upstream DNS servers are set.");
+  if (m.plain === NO_UPSTREAM) return t("no upstream servers configured");
   if (m.type === "LIST" && has(a) && has(b))
-    return t("List with ID {id} ({address}) could not be downloaded during the last update of the lists", {
+    return t("List with ID {id} ({address}) was inaccessible during last gravity run", {
       id: String(a),
       address: String(b),
     });
   if (m.type === "DNSSEC" && has(a))
     return t(
-      "DNSSEC validation is on, but the upstream {upstream} answers without signatures: every name Moat validates gets SERVFAIL. Pick an upstream that passes DNSSEC records, or turn DNSSEC validation off.",
+      "DNSSEC validation is on (dns.dnssec), but the upstream {upstream} answers the root's DNSKEY without signatures (RRSIG): every name Moat validates gets SERVFAIL. Pick an upstream that passes DNSSEC records, or turn DNSSEC validation off.",
       { upstream: String(a) },
     );
   return null;

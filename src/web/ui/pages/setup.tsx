@@ -31,6 +31,21 @@ function finish(): void {
   needed.set(false);
 }
 
+/** a new password's field (the password and its repetition) */
+function NewPassword(p: {
+  label: string;
+  id: string;
+  error: string | undefined;
+  value: string;
+  onValue: (v: string) => void;
+}) {
+  return (
+    <Field label={p.label} id={p.id} error={p.error}>
+      <TextInput id={p.id} type="password" autoComplete="new-password" value={p.value} onValue={p.onValue} />
+    </Field>
+  );
+}
+
 export function Setup() {
   const open = session.get().state === "open";
   const [password, setPassword] = useState("");
@@ -99,24 +114,20 @@ export function Setup() {
           <fieldset>
             <legend>1. {t("A password for this dashboard")}</legend>
             <p class="muted">{t("Without one, anyone on your network can change Moat's settings.")}</p>
-            <Field label={t("Password")} id="setup-pw" error={errors.password}>
-              <TextInput
-                id="setup-pw"
-                type="password"
-                autoComplete="new-password"
-                value={password}
-                onValue={setPassword}
-              />
-            </Field>
-            <Field label={t("Password again")} id="setup-pw2" error={errors.password2}>
-              <TextInput
-                id="setup-pw2"
-                type="password"
-                autoComplete="new-password"
-                value={password2}
-                onValue={setPassword2}
-              />
-            </Field>
+            <NewPassword
+              label={t("Password")}
+              id="setup-pw"
+              error={errors.password}
+              value={password}
+              onValue={setPassword}
+            />
+            <NewPassword
+              label={t("Password again")}
+              id="setup-pw2"
+              error={errors.password2}
+              value={password2}
+              onValue={setPassword2}
+            />
           </fieldset>
         )}
         <fieldset>
