@@ -76,7 +76,14 @@ export function TimeChart({
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
       axes: [
         { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid"), width: 1 }, ticks: { show: false } },
-        { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid"), width: 1 }, ticks: { show: false }, size: 48 },
+        {
+          stroke: cssVar("--muted"),
+          grid: { stroke: cssVar("--grid"), width: 1 },
+          ticks: { show: false },
+          size: 48,
+          // the counts as the language writes them (0,5 in German)
+          values: (_u, splits) => splits.map((v) => num(v)),
+        },
       ],
       series: [
         {
