@@ -19,6 +19,7 @@ import { Network } from "./pages/network.tsx";
 import { NotFound } from "./pages/notfound.tsx";
 import { Messages } from "./pages/messages.tsx";
 import { QueryLog } from "./pages/queries.tsx";
+import { Rules } from "./pages/rules.tsx";
 import { Search } from "./pages/search.tsx";
 import { Settings } from "./pages/settings.tsx";
 import { AllSettings } from "./pages/settings/all.tsx";
@@ -35,6 +36,7 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/longterm", title: "Long-term data", page: LongTerm },
   { path: "/domains", title: "Domains", page: Domains },
   { path: "/lists", title: "Lists", page: Lists },
+  { path: "/rules", title: "Custom rules", page: Rules },
   { path: "/groups", title: "Groups", page: Groups },
   { path: "/clients", title: "Clients", page: Clients },
   { path: "/family", title: "Family controls", page: Family },
