@@ -55,8 +55,8 @@ test("rules typed in the editor apply to DNS, and what Moat does not apply is na
   // the list's rules that are not applied, named
   const listCard = page.locator(".list-rules").first();
   await listCard.waitFor();
-  await expect(listCard.innerText()).resolves.toContain("2 not applied");
-  await expect(listCard.innerText()).resolves.toContain("the modifier $app is not supported");
+  await expect(listCard.textContent()).resolves.toContain("2 not applied");
+  await expect(listCard.textContent()).resolves.toContain("the modifier $app is not supported");
   await page.fill(
     "#custom-rules",
     [
@@ -70,7 +70,7 @@ test("rules typed in the editor apply to DNS, and what Moat does not apply is na
   await page.click("button:text('Save')");
   await page.waitForSelector(".toast:text('Custom rules saved')");
   await page.waitForSelector("text=3 rules applied, 1 not applied");
-  await expect(page.locator(".rule-problems").first().innerText()).resolves.toContain(
+  await expect(page.locator(".rule-problems").first().textContent()).resolves.toContain(
     "||later.rules-page.test^$redirect=noopjs: the modifier $redirect is not supported",
   );
   await eventually(async () => (await dig(moat.dnsPort, "www.typed.rules-page.test")) === "0.0.0.0", "the block");
