@@ -27,6 +27,7 @@ plain.rules.test
 ||notkids.rules.test^$client=~127.0.0.2
 ||grp.rules.test^$client='teens'
 ||aaaa.rules.test^$dnstype=AAAA
+||chained.rules.test^$dnstype=A
 ||deny.rules.test^$denyallow=keep.deny.rules.test
 ||rw4.rules.test^$dnsrewrite=10.1.2.3
 ||rw6.rules.test^$dnsrewrite=NOERROR;AAAA;2001:db8::7
@@ -100,6 +101,8 @@ describe("an AdGuard-format block list", () => {
     expect((await digA("x.deny.rules.test", "127.0.0.1")).addr).toBe("0.0.0.0");
     expect((await digA("keep.deny.rules.test", "127.0.0.1")).addr).toBe(FWD);
     expect((await digA("a.keep.deny.rules.test", "127.0.0.1")).addr).toBe(FWD);
+    // a name of the answer's CNAME chain is judged by the rules too
+    expect((await digA("cname-chained.rules.test", "127.0.0.1")).addr).toBe("0.0.0.0");
   });
 
   test("$dnsrewrite answers A, AAAA, CNAME, NXDOMAIN and REFUSED; @@…$dnsrewrite turns it off", async () => {
@@ -119,8 +122,10 @@ describe("an AdGuard-format block list", () => {
   });
 
   test("Moat's allow entries still win over an ordinary rule", async () => {
+    expect((await digA("y.deny.rules.test", "127.0.0.1")).addr).toBe("0.0.0.0");
     await call(t.moat, "POST", "/api/domains/allow/exact", { domain: "y.deny.rules.test", groups: [0] });
     expect((await digA("y.deny.rules.test", "127.0.0.1")).addr).toBe(FWD);
+    expect((await digA("z.deny.rules.test", "127.0.0.1")).addr).toBe("0.0.0.0");
   });
 
   test("rules with a modifier Moat does not apply are counted and named per list, not applied", async () => {
