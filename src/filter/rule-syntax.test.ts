@@ -71,6 +71,9 @@ describe("AdGuard rule syntax", () => {
     expect(parseRule("||x.example/path^")).toEqual({
       unsupported: "a pattern that is not a host name rule (a URL path or other characters)",
     });
+    expect((parseRule("/^(?=ads)/") as { unsupported: string }).unsupported).toStartWith(
+      "a regular expression RE2 cannot run:",
+    );
     expect(parseRule("*$important")).toEqual({
       unsupported: "a rule that matches every name without $denyallow, $dnstype or $client",
     });

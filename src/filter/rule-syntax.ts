@@ -5,6 +5,7 @@
 // know must be ignored as a whole), never guessed. Pure: the gravity run, the rules policy and the API share it.
 // Reference: https://adguard-dns.io/kb/general/dns-filtering-syntax/
 import { isIP } from "node:net";
+import { RE2JS } from "re2js";
 import { QTYPE_NUM } from "./regex.ts";
 import { validDomain } from "./gravity/domain.ts";
 
@@ -104,7 +105,8 @@ function nameMatch(p: string): NameMatch | null {
     return { kind: "subtree", name: sub[1]! };
   const exact = /^\|([^|^*/]+)(\^|\|)\|?$/.exec(lower);
   if (exact && isName(exact[1]!)) return { kind: "exact", name: exact[1]! };
-  if (!/^[a-z0-9._\-*|^]+$/.test(lower) || lower.replace(/[|^*]/g, "") === "") return lower === "*" ? any() : null;
+  if (!/^[a-z0-9._\-*|^]+$/.test(lower) || lower.replace(/[|^*]/g, "") === "")
+    return lower === "*" ? everyName() : null;
   // the adblock pattern on the host name: || a name's start (or after a dot), | the ends, ^ the end, * anything
   let src = "";
   let s = lower;
@@ -124,7 +126,7 @@ function nameMatch(p: string): NameMatch | null {
   return { kind: "regex", source: src + tail };
 }
 
-const any = (): NameMatch => ({ kind: "regex", source: "" });
+const everyName = (): NameMatch => ({ kind: "regex", source: "" });
 
 function parseRewrite(v: string): Rewrite | string {
   if (v === "") return "an empty $dnsrewrite is only an exception (@@)";
@@ -194,6 +196,14 @@ export function parseRule(line: string): Parsed {
   }
   const match = nameMatch(pattern);
   if (!match) return { unsupported: "a pattern that is not a host name rule (a URL path or other characters)" };
+  if (match.kind === "regex" && match.source !== "") {
+    try {
+      RE2JS.compile(match.source, RE2JS.CASE_INSENSITIVE);
+    } catch (e) {
+      // RE2 has no backreferences or lookaround (linear time on the DNS thread, as regex.ts)
+      return { unsupported: `a regular expression RE2 cannot run: ${(e as Error).message}` };
+    }
+  }
   const rule = base(text, match, { allow });
   if (options !== "") {
     for (const [name, value] of splitOptions(options)) {

@@ -66,7 +66,7 @@ export class RuleEngine {
         try {
           compiled = RE2JS.compile(m.source, RE2JS.CASE_INSENSITIVE);
         } catch {
-          // checked when the rule was read (ruleProblem): a pattern RE2 refuses never gets here
+          // parseRule refused a pattern RE2 cannot compile: none gets here
           continue;
         }
         re = { test: (name: string) => compiled.matcher(name).find() };
