@@ -51,6 +51,12 @@ describe("rule priorities, as AdGuard Home ranks them", () => {
     expect(decide(e, "host.example")).toBe("block ||host.example^");
     expect(decide(e, "nothing.example")).toBeNull();
   });
+  test("patterns are tried through their union, then one by one", () => {
+    const r = engine(["/^a[0-9]\\./", "/^b[0-9]\\./", "||w*.example^"]);
+    expect(decide(r, "b1.example")).toBe("block /^b[0-9]\\./");
+    expect(decide(r, "x.www.example")).toBe("block ||w*.example^");
+    expect(decide(r, "c1.example")).toBeNull();
+  });
   test("$badfilter removes the rule it names, in any list", () => {
     const b = engine(["||gone.example^$dnstype=A", "||gone.example^$dnstype=A,badfilter", "||kept.example^"]);
     expect(decide(b, "gone.example")).toBeNull();

@@ -56,6 +56,8 @@ export class RuleEngine {
   private readonly subtree = new Map<string, Compiled[]>();
   private readonly patterns: Compiled[] = [];
   private readonly hit: Compiled[] = [];
+  /** all patterns as one alternation, or null when RE2 cannot take them as one */
+  private readonly union: { test(name: string): boolean } | null;
 
   constructor(rules: readonly SourcedRule[]) {
     for (const s of rules) {
@@ -69,7 +71,7 @@ export class RuleEngine {
           // parseRule refused a pattern RE2 cannot compile: none gets here
           continue;
         }
-        re = { test: (name: string) => compiled.matcher(name).find() };
+        re = compiled;
       }
       const c: Compiled = {
         s,
@@ -86,6 +88,7 @@ export class RuleEngine {
         else map.set(m.name, [c]);
       }
     }
+    this.union = unionOf(this.patterns.map((c) => (c.s.rule.match as { source: string }).source));
   }
 
   get size(): number {
@@ -96,19 +99,23 @@ export class RuleEngine {
   private collect(name: string, qtype: number, who: Asker): Compiled[] {
     const hit = this.hit;
     hit.length = 0;
-    const take = (l: Compiled[] | undefined) => {
-      if (l) for (const c of l) if (this.applies(c, name, qtype, who)) hit.push(c);
-    };
-    take(this.exact.get(name));
+    this.take(this.exact.get(name), name, qtype, who);
     // the name and each parent: `||example.org^` holds for example.org and every name below it
-    for (let i = 0; ; ) {
-      take(this.subtree.get(i === 0 ? name : name.slice(i)));
-      const dot = name.indexOf(".", i);
-      if (dot < 0) break;
-      i = dot + 1;
-    }
-    for (const c of this.patterns) if (c.re!.test(name) && this.applies(c, name, qtype, who)) hit.push(c);
+    if (this.subtree.size > 0)
+      for (let i = 0; ; ) {
+        this.take(this.subtree.get(i === 0 ? name : name.slice(i)), name, qtype, who);
+        const dot = name.indexOf(".", i);
+        if (dot < 0) break;
+        i = dot + 1;
+      }
+    // the patterns one by one only when their union matches (most names match none: one RE2 pass)
+    if (this.patterns.length > 0 && (this.union === null || this.union.test(name)))
+      for (const c of this.patterns) if (c.re!.test(name) && this.applies(c, name, qtype, who)) hit.push(c);
     return hit;
+  }
+
+  private take(l: Compiled[] | undefined, name: string, qtype: number, who: Asker): void {
+    if (l) for (const c of l) if (this.applies(c, name, qtype, who)) this.hit.push(c);
   }
 
   private applies(c: Compiled, name: string, qtype: number, who: Asker): boolean {
@@ -186,6 +193,16 @@ export class RuleEngine {
     if (block) return { kind: "block", r: block, important: false };
     if (hosts)
       return hosts.rule.rewrite ? { kind: "rewrite", r: hosts } : { kind: "block", r: hosts, important: false };
+    return null;
+  }
+}
+
+function unionOf(sources: string[]): { test(name: string): boolean } | null {
+  if (sources.length < 2 || sources.includes("")) return null;
+  try {
+    const re = RE2JS.compile(sources.map((x) => `(?:${x})`).join("|"), RE2JS.CASE_INSENSITIVE);
+    return re;
+  } catch {
     return null;
   }
 }
