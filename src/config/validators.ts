@@ -2,7 +2,7 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { isHostname } from "./host-port.ts";
-import { parseUpstreamSpec } from "./upstream-syntax.ts";
+import { parsePerDomain, parseUpstreamSpec } from "./upstream-syntax.ts";
 import { refusedLiteral } from "../net/address-rule.ts";
 
 /**
@@ -10,8 +10,18 @@ import { refusedLiteral } from "../net/address-rule.ts";
  * forwarder can use (src/dns/forwarder.ts parses the same way). A plain host name is refused: dnsmasq's
  * server= (behind Pi-hole's list) takes only addresses, and the forwarder would skip it, leaving the
  * dashboard saying "Saved" for a server never asked; a named server is written tls:// or https://.
+ * A per-domain entry `[/domain/]server …` (upstream-syntax.ts) holds servers of these forms.
  */
 export function upstream(s: string): string | null {
+  const perDomain = parsePerDomain(s);
+  if (perDomain !== null) {
+    if (typeof perDomain === "string") return perDomain;
+    for (const sv of perDomain.servers) {
+      const why = upstream(sv);
+      if (why) return `not a valid per-domain upstream ("${sv}" is ${why})`;
+    }
+    return null;
+  }
   const spec = parseUpstreamSpec(s);
   if (typeof spec !== "string") return null;
   const host = s.split("#")[0] ?? "";

@@ -35,10 +35,13 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       expect(out).toContain("carried: 1 block list");
       expect(out).toContain("carried: 1 allow list");
       expect(out).toContain(`carried: ${AG_QUERIES} stored queries`);
+      expect(out).toContain("carried: 1 per-domain upstream");
+      expect(out).toContain(
+        `carried: upstream mode ${version === 24 ? "fastest_addr as FASTEST" : "parallel as PARALLEL"}`,
+      );
       // each thing without an equivalent, one line with its reason
       for (const line of [
         "not carried: upstream quic://dns.adguard-dns.com: quic upstreams are not supported",
-        `not carried: upstream mode ${version === 24 ? "fastest_addr" : "parallel"}:`,
         "not carried: filters /opt/adguardhome/my-list.txt: a local file list",
         "not carried: user rule ||important.example^$important: a rule with modifiers",
         "not carried: rewrite *.wild.lan -> 192.168.1.20:",
@@ -95,7 +98,10 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       expect(kid.map((c: { client: string }) => c.client).sort()).toEqual(["127.0.0.2", "52:54:00:aa:bb:09"]);
       // upstreams, bootstrap, the static lease, the DHCP range
       const cfg = await getJson(moat, "/api/config");
-      expect(cfg.config.dns.upstreams).toEqual([up.address]);
+      // the per-domain upstream as AdGuard wrote it, in Moat's spelling
+      expect(cfg.config.dns.upstreams).toEqual([up.address, `[/corp.example/]${corp.address}`]);
+      expect(cfg.config.dns.upstreamMode).toBe(version === 24 ? "FASTEST" : "PARALLEL");
+      expect(cfg.config.dns.revServers).toEqual([]);
       expect(cfg.config.dns.bootstrap).toEqual(["9.9.9.10", "149.112.112.10"]);
       expect(cfg.config.dhcp.hosts).toEqual(["52:54:00:aa:bb:02,192.168.1.62,printer"]);
       expect([cfg.config.dhcp.start, cfg.config.dhcp.end, cfg.config.dhcp.leaseTime]).toEqual([
