@@ -173,6 +173,24 @@ export class Forwarder implements Handler {
     return [up];
   }
 
+  /**
+   * One query to `server` (a dns.upstreams entry) on a connection of its own, outside the order and
+   * statistics (the "Test upstreams" action, upstream-probe.ts): its answer, null when none came, or
+   * why `server` is not one.
+   */
+  exchangeOnce(server: string, query: Uint8Array): Promise<Uint8Array | null> | string {
+    const spec = parseUpstreamSpec(server);
+    if (typeof spec === "string") return spec;
+    const up = this.makeUpstreams([server], new Map())[0]!;
+    const ms = this.opts.timeoutMs * this.opts.attempts;
+    const sent = up.enc
+      ? up.enc.exchange(query, ms)
+      : Promise.race([up.send(query, query.length, ms), Bun.sleep(ms).then(() => null)]).then((a) =>
+          a && getU16(a, 2) & 0x0200 ? this.viaTcp(up, query) : a,
+        );
+    return sent.finally(() => up.close());
+  }
+
   stats(): UpstreamStats[] {
     return [...this.own, ...this.conditional.values(), ...[...this.byGroup.values()].flat()].map((u) => ({
       name: u.name,
