@@ -17,10 +17,13 @@ import { SecuritySettings } from "./settings/security.tsx";
 import { Backup } from "./settings/backup.tsx";
 import { UpdateCard } from "./settings/update.tsx";
 import { SettingField, useEnvKeys } from "./settings/env.tsx";
+import { UpstreamTest } from "./settings/upstream-test.tsx";
+import { t } from "../i18n.ts";
 
 type Cfg = {
   dns: {
     upstreams: string[];
+    upstreamMode: string;
     revServers: string[];
     blocking: { mode: string };
     rateLimit: { count: number; interval: number };
@@ -37,6 +40,7 @@ const lines = (s: string) =>
 
 function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   const [ups, setUps] = useState(cfg.dns.upstreams.join("\n"));
+  const [upMode, setUpMode] = useState(cfg.dns.upstreamMode);
   const [rev, setRev] = useState(cfg.dns.revServers.join("\n"));
   const [mode, setMode] = useState(cfg.dns.blocking.mode);
   const [rlCount, setRlCount] = useState(String(cfg.dns.rateLimit.count));
@@ -49,6 +53,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
     const ok = await saveConfig(
       {
         "dns.upstreams": lines(ups),
+        "dns.upstreamMode": upMode,
         "dns.revServers": rev
           .split("\n")
           .map((l) => l.trim())
@@ -71,7 +76,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
           errors={errors}
           label="Upstream DNS servers"
           id="s-upstreams"
-          hint="One per line: IP or IP#port"
+          hint={t("One per line: IP or IP#port, tls://host, https://host/dns-query; [/corp.example/]IP for one domain")}
         >
           <textarea
             id="s-upstreams"
@@ -88,6 +93,14 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
             </button>
           ))}
         </div>
+        <UpstreamTest upstreams={lines(ups)} />
+        <SettingField setting="dns.upstreamMode" errors={errors} label={t("Upstream mode")} id="s-upmode">
+          <select id="s-upmode" value={upMode} onChange={(e) => setUpMode((e.target as HTMLSelectElement).value)}>
+            <option value="FASTEST">{t("Fastest first (the next one if it fails)")}</option>
+            <option value="LOAD_BALANCE">{t("Load balance (quicker ones more often)")}</option>
+            <option value="PARALLEL">{t("Parallel (all at once, first answer wins)")}</option>
+          </select>
+        </SettingField>
         <SettingField
           setting="dns.revServers"
           errors={errors}
