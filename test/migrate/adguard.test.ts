@@ -36,6 +36,7 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       expect(out).toContain("carried: 1 allow list");
       expect(out).toContain(`carried: ${AG_QUERIES} stored queries`);
       expect(out).toContain("carried: 1 per-domain upstream");
+      expect(out).not.toContain("rewrite *.wild.lan");
       expect(out).toContain(
         `carried: upstream mode ${version === 24 ? "fastest_addr as FASTEST" : "parallel as PARALLEL"}`,
       );
@@ -44,7 +45,6 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
         "not carried: upstream quic://dns.adguard-dns.com: quic upstreams are not supported",
         "not carried: filters /opt/adguardhome/my-list.txt: a local file list",
         "not carried: user rule ||important.example^$important: a rule with modifiers",
-        "not carried: rewrite *.wild.lan -> 192.168.1.20:",
         "not carried: blocked_services: not_a_moat_service: not a service in Moat's catalogue",
       ])
         expect(out).toContain(line);
@@ -70,6 +70,9 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
         // rewrites, and the per-domain upstream
         expect(await answer(moat, "nas.lan", who)).toBe("192.168.1.10");
         expect(await answer(moat, "files.lan", who)).toBe("nas.lan 192.168.1.10");
+        // wildcard rewrites: every name below the domain, to an address or to a name
+        expect(await answer(moat, "tv.wild.lan", who)).toBe("192.168.1.20");
+        expect(await answer(moat, "a.b.cdn.lan", who)).toBe("nas.lan 192.168.1.10");
         expect(await answer(moat, "host.corp.example", who)).toBe("192.0.2.2");
       }
       // the child's own blocked service, and not the parent's; the global one for the parent only
