@@ -1,11 +1,13 @@
 // What AdGuard Home users look for, in a real browser against a real Moat and real upstream processes:
 // the DNS card's "Test upstreams" asks the servers typed (a per-domain one for its own domain) before
 // they are saved and shows each answer; the upstream mode and the per-domain upstream are saved and in
-// force through DNS.
+// force through DNS. Settings → Import: an AdGuardHome.yaml uploaded, the dry run's report read, then
+// merged in and in force through DNS; a path that is not there is refused in words.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
+import { adguardInstall } from "../migrate/adguard-fixtures.ts";
 import { dig, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
 
 const PASSWORD = "adguard items password";
@@ -65,3 +67,38 @@ test("Test upstreams shows each server's answer before saving; the mode and a pe
   expect(w.errors).toEqual([]);
   expect(w.outside).toEqual([]);
 }, 60_000);
+
+test("Import: an AdGuardHome.yaml's dry run is reported, then merged in and in force", async () => {
+  const { page } = w;
+  const yaml = adguardInstall(29, up.address, corp.address);
+  await page.reload();
+  await page.waitForSelector("#s-migrate-file");
+  // a path that is not there
+  await page.fill("#s-migrate-path", "/nowhere/AdGuardHome.yaml");
+  await page.click("button:text('Check (dry run)')");
+  await page.waitForSelector("#import .note.error:has-text('Nothing at /nowhere/AdGuardHome.yaml')");
+  await page.fill("#s-migrate-path", "");
+
+  await page.setInputFiles("#s-migrate-file", yaml);
+  // this Moat has settings already: refused until merge or replace is chosen
+  await page.click("button:text('Check (dry run)')");
+  await page.waitForSelector("#import .note.error:has-text('already has data')");
+  await page.selectOption("#s-migrate-mode", "merge");
+  await page.click("button:text('Check (dry run)')");
+  await page.waitForSelector("[data-testid=migrate-report]:has-text('Dry run of')");
+  const carried = await page.locator("[data-testid=migrate-carried] li").allInnerTexts();
+  expect(carried).toContain("2 persistent clients (each a group of its own)");
+  expect(carried).toContain("1 per-domain upstream");
+  const notCarried = await page.locator("[data-testid=migrate-not-carried] li").allInnerTexts();
+  expect(notCarried.some((l) => l.startsWith("upstream quic://dns.adguard-dns.com: quic upstreams"))).toBe(true);
+  // nothing changed yet
+  expect(await dig(moat.dnsPort, "nas.lan")).not.toBe("192.168.1.10");
+  await shot(page, "adguard-import-dry-run");
+
+  await page.click("#import button:text-is('Import')");
+  await page.click("dialog[open] button:text-is('Import')");
+  await page.waitForSelector("[data-testid=migrate-report]:has-text('Imported from')");
+  expect(await dig(moat.dnsPort, "nas.lan")).toBe("192.168.1.10");
+  expect(await dig(moat.dnsPort, "tv.wild.lan")).toBe("192.168.1.20");
+  expect(w.errors).toEqual([]);
+}, 90_000);

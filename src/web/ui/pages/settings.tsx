@@ -1,5 +1,5 @@
 // Settings: DNS (upstreams, conditional forwarding, blocking mode, rate limit), privacy and retention,
-// maintenance and the system's state here; the other cards (security, backup, listening, encrypted DNS,
+// maintenance and the system's state here; the other cards (security, backup, import, listening, encrypted DNS,
 // sessions, fleet, updates) in settings/. Each card saves on its own (settings/save.ts); errors show next to the
 // setting they name.
 import { useState } from "preact/hooks";
@@ -18,6 +18,7 @@ import { Backup } from "./settings/backup.tsx";
 import { UpdateCard } from "./settings/update.tsx";
 import { SettingField, useEnvKeys } from "./settings/env.tsx";
 import { UpstreamTest } from "./settings/upstream-test.tsx";
+import { ImportCard } from "./settings/import.tsx";
 import { t } from "../i18n.ts";
 
 type Cfg = {
@@ -312,6 +313,7 @@ export function Settings() {
       <SessionsCard />
       <FleetCard />
       <Backup />
+      <ImportCard />
       <Maintenance />
       <SystemCard />
       <UpdateCard />
