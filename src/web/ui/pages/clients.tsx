@@ -95,7 +95,14 @@ function ClientForm({
         <div class="suggestions">
           <span class="muted">{t("Seen on the network:")}</span>
           {offered.slice(0, 12).map((c) => (
-            <button key={c.key} type="button" class="chip as-button" title={c.value} onClick={() => setClient(c.value)} data-raw>
+            <button
+              key={c.key}
+              type="button"
+              class="chip as-button"
+              title={c.value}
+              onClick={() => setClient(c.value)}
+              data-raw
+            >
               {c.label}
             </button>
           ))}

@@ -104,7 +104,14 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
         <div class="presets row wrap">
           <span class="muted">{t("Add:")}</span>
           {UPSTREAM_PRESETS.map((p) => (
-            <button key={p.name} type="button" class="chip as-button" title={t(p.note)} onClick={() => addPreset(p)} data-raw>
+            <button
+              key={p.name}
+              type="button"
+              class="chip as-button"
+              title={t(p.note)}
+              onClick={() => addPreset(p)}
+              data-raw
+            >
               {p.name}
             </button>
           ))}

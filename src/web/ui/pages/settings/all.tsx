@@ -138,7 +138,10 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
         </small>
       )}
       <small class="muted all-meta">
-        <span data-raw lang="en">{leaf.type}</span> · {t("default {value}", { value: shown(leaf.default) })}
+        <span data-raw lang="en">
+          {leaf.type}
+        </span>{" "}
+        · {t("default {value}", { value: shown(leaf.default) })}
         {typeof leaf.allowed === "string" && (
           <>
             {" · "}
