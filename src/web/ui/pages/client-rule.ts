@@ -4,6 +4,11 @@
 // the Custom rules page, and the same row's button takes it out again; a group would mean a new group and
 // a change to the client's memberships, neither of which the row could undo as plainly.
 
+/** whether a rule can name `domain` as it is (a logged name may hold any byte, and `^`, `$` or `|` would change the rule) */
+export function ruleCanName(domain: string): boolean {
+  return /^[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/i.test(domain);
+}
+
 /** the rule that blocks `domain` and its subdomains for the client at `ip` (or, with `allow`, unblocks them) */
 export function clientRule(domain: string, ip: string, allow = false): string {
   return `${allow ? "@@" : ""}||${domain}^$client=${ip}`;

@@ -11,7 +11,7 @@ import { BLOCKED, Why, type QueryRow } from "../why.tsx";
 import { PauseButton, usePauses } from "../pause.tsx";
 import { dnssecWords } from "./query-status.ts";
 import { QueryTable } from "./query-table.tsx";
-import { clientRule, withClientRule } from "./client-rule.ts";
+import { clientRule, ruleCanName, withClientRule } from "./client-rule.ts";
 import { msg, plural, t } from "../i18n.ts";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
@@ -260,19 +260,21 @@ function RowActions({
           {t("Deny")}
         </Button>
       )}
-      <Button
-        kind="ghost"
-        class="q-client-rule"
-        busy={busy === "client"}
-        onClick={forClient}
-        title={
-          blocked
-            ? t("Unblock {domain} for {client} only", { domain: row.domain, client: who })
-            : t("Block {domain} for {client} only", { domain: row.domain, client: who })
-        }
-      >
-        {blocked ? t("Unblock for this client") : t("Block for this client")}
-      </Button>
+      {ruleCanName(row.domain) && (
+        <Button
+          kind="ghost"
+          class="q-client-rule"
+          busy={busy === "client"}
+          onClick={forClient}
+          title={
+            blocked
+              ? t("Unblock {domain} for {client} only", { domain: row.domain, client: who })
+              : t("Block {domain} for {client} only", { domain: row.domain, client: who })
+          }
+        >
+          {blocked ? t("Unblock for this client") : t("Block for this client")}
+        </Button>
+      )}
       <Button kind="ghost" onClick={onWhy} title={t("Why was this blocked or allowed?")}>
         {t("Why?")}
       </Button>
