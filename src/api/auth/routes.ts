@@ -2,7 +2,7 @@
 // test/api/auth.test.ts), the session list, and the TOTP and app-password generators.
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import type { Authenticator } from "../core/auth-hook.ts";
 import { errorResponse } from "../core/error-reply.ts";
 import { ErrorReply, Errors } from "../core/errors.ts";
@@ -62,7 +62,7 @@ const LOGIN_MESSAGE: Record<LoginKind, string> = {
   cli: "password correct",
 };
 
-export function authRoutes(rt: Runtime, authenticator: Authenticator) {
+export function authRoutes(rt: Context, authenticator: Authenticator) {
   if (!(authenticator instanceof AuthService)) throw new Error("authRoutes needs the AuthService from createAuth()");
   const http = authenticator;
   const auth = http.auth;

@@ -5,7 +5,6 @@ import { Elysia, t } from "elysia";
 import { SERVICES } from "../../policies/services/catalogue.ts";
 import { serviceById } from "../../policies/services/rules.ts";
 import { SAFE_SEARCH_ENGINES, safeSearchEngine } from "../../policies/safesearch/engines.ts";
-import { pauseClient, resumeClient, setGroupSafeSearch, setGroupServices } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
@@ -118,7 +117,7 @@ export function familyRoutes(rt: ApiDeps) {
         checkLength(item, "name", MAX_LEN.name);
         const unknown = body.services.filter((s) => !serviceById(s));
         if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
-        listsWrite(request, () => setGroupServices(rt, item, [...new Set(body.services)]));
+        listsWrite(request, () => rt.lists.setGroupServices(item, [...new Set(body.services)]));
         return { groups: groupsOf(rt, item) };
       },
       {
@@ -185,7 +184,7 @@ export function familyRoutes(rt: ApiDeps) {
         if (unknown.length) throw Errors.badRequest("Unknown safe-search engine", unknown.join(", "));
         if (body.engines.includes("youtube") && body.engines.includes("youtube-moderate"))
           throw Errors.badRequest("YouTube is either strict or moderate", "youtube, youtube-moderate");
-        listsWrite(request, () => setGroupSafeSearch(rt, item, [...new Set(body.engines)]));
+        listsWrite(request, () => rt.lists.setGroupSafeSearch(item, [...new Set(body.engines)]));
         return { groups: safeGroupsOf(rt, item) };
       },
       {
@@ -216,7 +215,7 @@ export function familyRoutes(rt: ApiDeps) {
         validateClients([item]);
         const minutes = body.minutes ?? null;
         const until = minutes === null ? null : nowSec() + Math.round(minutes * 60);
-        pauseClient(rt, item, until, nowSec());
+        rt.lists.pauseClient(item, until, nowSec());
         const warning = unknownClientWarning(rt, item);
         return { pauses: rt.lists.activePauses(nowSec()), ...(warning ? { warning } : {}) };
       },
@@ -245,7 +244,7 @@ export function familyRoutes(rt: ApiDeps) {
       "/pauses/*",
       ({ request }) => {
         const { item } = pathParts(request, "pauses", 0);
-        if (item === null || !resumeClient(rt, item)) throw Errors.notFound(new URL(request.url).pathname);
+        if (item === null || !rt.lists.resumeClient(item)) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
       {

@@ -5,7 +5,6 @@ import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { serviceById } from "../../policies/services/rules.ts";
 import { windowProblem, type ScheduleWindow } from "../../policies/schedule/windows.ts";
-import { setGroupSchedule } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
@@ -106,7 +105,7 @@ export function scheduleRoutes(rt: ApiDeps) {
         const s = empty
           ? null
           : { windows: body.windows, services: [...new Set(body.services)], lists, everything: body.everything };
-        listsWrite(request, () => setGroupSchedule(rt, item, s));
+        listsWrite(request, () => rt.lists.setGroupSchedule(item, s));
         return { groups: groupsOf(rt, item), timezone: timezone() };
       },
       {

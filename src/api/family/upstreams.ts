@@ -5,7 +5,6 @@ import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { parseUpstreamSpec } from "../../config/upstream-syntax.ts";
 import { selfUpstreams } from "../../config/index.ts";
-import { setGroupUpstreams } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
@@ -63,7 +62,7 @@ export function upstreamRoutes(rt: ApiDeps) {
         const c = rt.config.current;
         const self = selfUpstreams(body.upstreams, { dns: c.dns.port, dot: c.dns.tls.port, web: c.webserver.port });
         if (self) throw Errors.badRequest("Invalid upstream: it is Moat itself", self);
-        listsWrite(request, () => setGroupUpstreams(rt, item, [...new Set(body.upstreams)]));
+        listsWrite(request, () => rt.lists.setGroupUpstreams(item, [...new Set(body.upstreams)]));
         return { groups: groupsOf(rt, item) };
       },
       {

@@ -1,7 +1,7 @@
 // /api/history: 145 ten-minute slots of the last 24 h (live) or of a range of the long-term
 // database, overall and per client.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
 import { topN } from "../../stats/topn.ts";
 import { clientNames } from "../stats/clients.ts";
@@ -34,7 +34,7 @@ const addClients = (a: { data: Record<string, number> }, b: { data: Record<strin
 };
 
 /** N as Pi-hole reads it: default min(#clients, maxClients), 0 = all. */
-function clientLimit(q: string | undefined, rt: Runtime): number {
+function clientLimit(q: string | undefined, rt: Context): number {
   return intParam(q, rt.config.current.webserver.api.maxClients);
 }
 

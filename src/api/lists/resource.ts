@@ -5,7 +5,7 @@
 // Each piece keeps Pi-hole's shape (its messages are FTL's, src/api/lists/common.ts for the rest).
 import { t, type TSchema } from "elysia";
 import type { TArray, TProperties } from "@sinclair/typebox";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { documented } from "../docs/meta.ts";
 import type { OnDuplicate } from "../../lists/store.ts";
@@ -41,7 +41,7 @@ export function writeReply<K extends string, E extends TSchema>(key: K, entry: E
  * a Location (`location`, given the last item encoded for a path).
  */
 export function addedReply(
-  rt: Runtime,
+  rt: Context,
   request: Request,
   items: readonly string[],
   enabled: boolean,
@@ -65,7 +65,7 @@ export function itemInUri(item: string | null): string {
 }
 
 /** The rows a GET found; when the path names an item that matched none, the resource's 404. */
-export function presentOr404<T>(rt: Runtime, request: Request, item: string | null, rows: T[]): T[] {
+export function presentOr404<T>(rt: Context, request: Request, item: string | null, rows: T[]): T[] {
   if (item !== null && rows.length === 0) absent(rt, request);
   return rows;
 }
