@@ -62,6 +62,18 @@ const LOGIN_MESSAGE: Record<LoginKind, string> = {
   cli: "password correct",
 };
 
+/** The reply of the reference's examples for a valid session. */
+const sessionExample = (message: string) => ({
+  session: {
+    valid: true,
+    totp: false,
+    sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=",
+    csrf: "Ux87YTIiMOf/GKCefVIOMw=",
+    validity: 1800,
+    message,
+  },
+});
+
 export function authRoutes(rt: Context, authenticator: Authenticator) {
   if (!(authenticator instanceof AuthService)) throw new Error("authRoutes needs the AuthService from createAuth()");
   const http = authenticator;
@@ -122,16 +134,7 @@ export function authRoutes(rt: Context, authenticator: Authenticator) {
                 summary: "with a session",
                 session: true,
                 status: 200,
-                response: {
-                  session: {
-                    valid: true,
-                    totp: false,
-                    sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=",
-                    csrf: "Ux87YTIiMOf/GKCefVIOMw=",
-                    validity: 1800,
-                    message: "correct password",
-                  },
-                },
+                response: sessionExample("correct password"),
               },
               {
                 summary: "without a session",
@@ -231,16 +234,7 @@ export function authRoutes(rt: Context, authenticator: Authenticator) {
                 summary: "log in",
                 body: { password: "correct horse battery staple" },
                 status: 200,
-                response: {
-                  session: {
-                    valid: true,
-                    totp: false,
-                    sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=",
-                    csrf: "Ux87YTIiMOf/GKCefVIOMw=",
-                    validity: 1800,
-                    message: "password correct",
-                  },
-                },
+                response: sessionExample("password correct"),
               },
               {
                 summary: "wrong password",

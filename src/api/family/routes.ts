@@ -9,6 +9,7 @@ import { Errors } from "../core/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
+import { groupToWrite, oneGroup, oneGroupDoc } from "./group-path.ts";
 import { listsWrite, pathParts } from "../lists/common.ts";
 import { MAX_LEN, checkLength, validateClients } from "../lists/input.ts";
 
@@ -95,26 +96,18 @@ export function familyRoutes(rt: ApiDeps) {
     .get(
       "/services/groups/*",
       ({ request }) => {
-        const { item } = pathParts(request, "services/groups", 0);
-        const groups = item === null ? [] : groupsOf(rt, item);
-        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
+        const groups = oneGroup(request, "services/groups", (name) => groupsOf(rt, name));
         return { groups };
       },
       {
         response: GroupsReply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "One group's blocked services" }), {
-            responses: { 404: "No such group" },
-          }),
-        ),
+        detail: oneGroupDoc(tags, "One group's blocked services"),
       },
     )
     .put(
       "/services/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "services/groups", 0);
-        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
-        checkLength(item, "name", MAX_LEN.name);
+        const item = groupToWrite(request, "services/groups");
         const unknown = body.services.filter((s) => !serviceById(s));
         if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
         listsWrite(request, () => rt.lists.setGroupServices(item, [...new Set(body.services)]));
@@ -160,26 +153,18 @@ export function familyRoutes(rt: ApiDeps) {
     .get(
       "/safesearch/groups/*",
       ({ request }) => {
-        const { item } = pathParts(request, "safesearch/groups", 0);
-        const groups = item === null ? [] : safeGroupsOf(rt, item);
-        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
+        const groups = oneGroup(request, "safesearch/groups", (name) => safeGroupsOf(rt, name));
         return { groups };
       },
       {
         response: SafeGroupsReply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "One group's safe-search engines" }), {
-            responses: { 404: "No such group" },
-          }),
-        ),
+        detail: oneGroupDoc(tags, "One group's safe-search engines"),
       },
     )
     .put(
       "/safesearch/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "safesearch/groups", 0);
-        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
-        checkLength(item, "name", MAX_LEN.name);
+        const item = groupToWrite(request, "safesearch/groups");
         const unknown = body.engines.filter((e) => !safeSearchEngine(e));
         if (unknown.length) throw Errors.badRequest("Unknown safe-search engine", unknown.join(", "));
         if (body.engines.includes("youtube") && body.engines.includes("youtube-moderate"))

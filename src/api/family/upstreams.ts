@@ -8,8 +8,8 @@ import { selfUpstreams } from "../../config/index.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
-import { listsWrite, pathParts } from "../lists/common.ts";
-import { MAX_LEN, checkLength } from "../lists/input.ts";
+import { groupToWrite, oneGroup, oneGroupDoc } from "./group-path.ts";
+import { listsWrite } from "../lists/common.ts";
 
 const tags = ["Family controls"];
 const Reply = t.Object({
@@ -35,26 +35,18 @@ export function upstreamRoutes(rt: ApiDeps) {
     .get(
       "/upstreams/groups/*",
       ({ request }) => {
-        const { item } = pathParts(request, "upstreams/groups", 0);
-        const groups = item === null ? [] : groupsOf(rt, item);
-        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
+        const groups = oneGroup(request, "upstreams/groups", (name) => groupsOf(rt, name));
         return { groups };
       },
       {
         response: Reply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "One group's own upstreams" }), {
-            responses: { 404: "No such group" },
-          }),
-        ),
+        detail: oneGroupDoc(tags, "One group's own upstreams"),
       },
     )
     .put(
       "/upstreams/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "upstreams/groups", 0);
-        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
-        checkLength(item, "name", MAX_LEN.name);
+        const item = groupToWrite(request, "upstreams/groups");
         for (const u of body.upstreams) {
           const p = parseUpstreamSpec(u);
           if (typeof p === "string") throw Errors.badRequest(`Invalid upstream: ${p}`, u);
