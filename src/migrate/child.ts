@@ -3,7 +3,7 @@
 // rows and restoring it would otherwise hold the thread that answers DNS. The child answers in one JSON
 // line; the server then takes in the settings file, announces the lists and the leases.
 import { rm, writeFile } from "node:fs/promises";
-import { moatCommand } from "../core/self-command.ts";
+import { runSelf } from "../core/self-command.ts";
 import { scratchFile } from "../teleporter/export.ts";
 import type { Applied } from "./apply.ts";
 import { MIGRATE_REPLY_ENV, type MigrateChildReply } from "./cli.ts";
@@ -35,9 +35,8 @@ async function inChild(paths: { dataDir: string; configFile: string }, req: Chil
   try {
     await writeFile(file, req.bytes, { mode: 0o600 });
     const flags = [...(req.mode ? [`--${req.mode}`] : []), ...(req.dryRun ? ["--dry-run"] : [])];
-    const child = Bun.spawn(
+    const { out, err, code } = await runSelf(
       [
-        ...moatCommand(),
         "migrate",
         archive ? "pihole" : "adguardhome",
         file,
@@ -47,20 +46,9 @@ async function inChild(paths: { dataDir: string; configFile: string }, req: Chil
         "--config",
         paths.configFile,
       ],
-      {
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { ...(process.env as Record<string, string>), [MIGRATE_REPLY_ENV]: "json" },
-      },
+      { [MIGRATE_REPLY_ENV]: "json" },
+      CHILD_TIMEOUT_MS,
     );
-    const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_TIMEOUT_MS);
-    const [out, err, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    clearTimeout(timer);
     let reply: MigrateChildReply | undefined;
     try {
       reply = JSON.parse(out.trim().split("\n").pop() ?? "") as MigrateChildReply;

@@ -67,12 +67,7 @@ export function domainEntry(r: DomainRow, groups: Map<number, number[]>) {
     unicode: unicodeOf(r.domain),
     type: domainTypeName(r.type),
     kind: domainKindName(r.type),
-    comment: r.comment,
-    groups: groups.get(r.id) ?? [],
-    enabled: r.enabled === 1,
-    id: r.id,
-    date_added: r.date_added,
-    date_modified: r.date_modified,
+    ...resource.linkedFields(r, groups),
   };
 }
 

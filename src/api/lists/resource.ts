@@ -20,6 +20,21 @@ export const ProcessedSchema = t.Object({
 /** The fields that end every entry: its row id and its times (Unix seconds). */
 export const RowStamps = { id: t.Integer(), date_added: t.Integer(), date_modified: t.Integer() };
 
+/** The fields of a domain's or a list's entry after its own: comment, groups, enabled and the row's stamps. */
+export function linkedFields(
+  r: { id: number; comment: string | null; enabled: number; date_added: number; date_modified: number },
+  groups: Map<number, number[]>,
+) {
+  return {
+    comment: r.comment,
+    groups: groups.get(r.id) ?? [],
+    enabled: r.enabled === 1,
+    id: r.id,
+    date_added: r.date_added,
+    date_modified: r.date_modified,
+  };
+}
+
 /** The body of a write: the fields named, and any other left alone (Pi-hole ignores unknown fields). */
 export function writeBody<P extends TProperties>(fields: P) {
   return t.Object(fields, { additionalProperties: true });

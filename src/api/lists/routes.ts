@@ -20,12 +20,7 @@ export function listEntry(r: AdlistRow, groups: Map<number, number[]>) {
   return {
     address: r.address,
     type: (r.type === 1 ? "allow" : "block") as LType,
-    comment: r.comment,
-    groups: groups.get(r.id) ?? [],
-    enabled: r.enabled === 1,
-    id: r.id,
-    date_added: r.date_added,
-    date_modified: r.date_modified,
+    ...resource.linkedFields(r, groups),
     date_updated: r.date_updated ?? 0,
     number: r.number,
     invalid_domains: r.invalid_domains,
