@@ -51,12 +51,24 @@ function byName(names: readonly string[], values: number[]): Record<string, numb
   return Object.fromEntries(names.map((n, i) => [n, values[i] ?? 0]));
 }
 
-/** Pseudo-upstreams Pi-hole lists before the real ones. */
-function pseudoUpstreams(blocked: number, cached: number) {
-  return [
-    { ip: "blocklist", name: "blocklist", port: -1, count: blocked, statistics: { response: 0, variance: 0 } },
-    { ip: "cache", name: "cache", port: -1, count: cached, statistics: { response: 0, variance: 0 } },
-  ];
+/** The upstreams with their counts and reply times, after the pseudo-upstreams Pi-hole lists first. */
+function upstreamsReply(
+  t: { blocked: number; cached: number; forwarded: number; total: number },
+  rows: ReadonlyArray<{ upstream: string; count: number; sum: number; sumSq: number }>,
+) {
+  return {
+    upstreams: [
+      { ip: "blocklist", name: "blocklist", port: -1, count: t.blocked, statistics: { response: 0, variance: 0 } },
+      { ip: "cache", name: "cache", port: -1, count: t.cached, statistics: { response: 0, variance: 0 } },
+      ...rows.map((u) => ({
+        ...splitUpstream(u.upstream),
+        count: u.count,
+        statistics: meanVariance(u.count, u.sum, u.sumSq),
+      })),
+    ],
+    forwarded_queries: t.forwarded,
+    total_queries: t.total,
+  };
 }
 
 export function gravityCount(rt: ApiDeps): number {
@@ -176,18 +188,10 @@ export function statsRoutes(rt: ApiDeps) {
       "/stats/upstreams",
       () => {
         const w = liveStats(rt).window;
-        const real = [...w.upstreams]
+        const rows = [...w.upstreams]
           .sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1))
-          .map(([u, x]) => ({
-            ...splitUpstream(u),
-            count: x.count,
-            statistics: meanVariance(x.count, x.sum, x.sumSq),
-          }));
-        return {
-          upstreams: [...pseudoUpstreams(w.blocked, w.cached), ...real],
-          forwarded_queries: w.forwarded,
-          total_queries: w.total,
-        };
+          .map(([upstream, x]) => ({ upstream, count: x.count, sum: x.sum, sumSq: x.sumSq }));
+        return upstreamsReply(w, rows);
       },
       { response: UpstreamsReply, detail: detail("Upstream servers with counts and reply times (seconds)") },
     )
@@ -279,16 +283,7 @@ export function statsRoutes(rt: ApiDeps) {
       "/stats/database/upstreams",
       async ({ query }) => {
         const x = await liveStats(rt).longTerm.read("dbUpstreams", rangeParams(query));
-        const real = x.rows.map((u) => ({
-          ...splitUpstream(u.upstream),
-          count: u.count,
-          statistics: meanVariance(u.count, u.sum, u.sumSq),
-        }));
-        return {
-          upstreams: [...pseudoUpstreams(x.blocked, x.cached), ...real],
-          forwarded_queries: x.forwarded,
-          total_queries: x.total,
-        };
+        return upstreamsReply(x, x.rows);
       },
       {
         query: RangeQuery,
