@@ -1,5 +1,6 @@
 // The group a family route names in its path (`/api/<policy>/groups/<name>`): what the GET of one group and
 // the PUT of its picks do with it, the same for services, safe search, schedules and upstreams.
+import { Elysia, type Static, type TSchema } from "elysia";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
@@ -25,3 +26,21 @@ export function groupToWrite(request: Request, base: string): string {
 /** The reference of GET /<base>/<name>. */
 export const oneGroupDoc = (tags: string[], summary: string) =>
   moatOnly(documented(piholeParams("/{name}", { tags, summary }), { responses: { 404: "No such group" } }));
+
+/** GET /<base> (every group) and GET /<base>/<name> (one, or 404): `{ groups }` as `of` finds them. */
+export function groupReads<S extends TSchema>(
+  base: string,
+  of: (name: string | null) => unknown[],
+  response: S,
+  doc: { tags: string[]; every: string; one: string },
+) {
+  return new Elysia({ name: `${base}-reads` })
+    .get(`/${base}`, () => ({ groups: of(null) }) as Static<S>, {
+      response,
+      detail: moatOnly(documented({ tags: doc.tags, summary: doc.every }, {})),
+    })
+    .get(`/${base}/*`, ({ request }) => ({ groups: oneGroup(request, base, of) }) as Static<S>, {
+      response,
+      detail: oneGroupDoc(doc.tags, doc.one),
+    });
+}

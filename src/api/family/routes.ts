@@ -9,7 +9,7 @@ import { Errors } from "../core/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
-import { groupToWrite, oneGroup, oneGroupDoc } from "./group-path.ts";
+import { groupReads, groupToWrite } from "./group-path.ts";
 import { listsWrite, pathParts } from "../lists/common.ts";
 import { MAX_LEN, checkLength, validateClients } from "../lists/input.ts";
 
@@ -89,20 +89,12 @@ export function familyRoutes(rt: ApiDeps) {
         detail: moatOnly(documented({ tags, summary: "The catalogue of services a group can block" }, {})),
       },
     )
-    .get("/services/groups", () => ({ groups: groupsOf(rt, null) }), {
-      response: GroupsReply,
-      detail: moatOnly(documented({ tags, summary: "Every group's blocked services" }, {})),
-    })
-    .get(
-      "/services/groups/*",
-      ({ request }) => {
-        const groups = oneGroup(request, "services/groups", (name) => groupsOf(rt, name));
-        return { groups };
-      },
-      {
-        response: GroupsReply,
-        detail: oneGroupDoc(tags, "One group's blocked services"),
-      },
+    .use(
+      groupReads("services/groups", (name) => groupsOf(rt, name), GroupsReply, {
+        tags,
+        every: "Every group's blocked services",
+        one: "One group's blocked services",
+      }),
     )
     .put(
       "/services/groups/*",
@@ -146,20 +138,12 @@ export function familyRoutes(rt: ApiDeps) {
         ),
       },
     )
-    .get("/safesearch/groups", () => ({ groups: safeGroupsOf(rt, null) }), {
-      response: SafeGroupsReply,
-      detail: moatOnly(documented({ tags, summary: "Every group's safe-search engines" }, {})),
-    })
-    .get(
-      "/safesearch/groups/*",
-      ({ request }) => {
-        const groups = oneGroup(request, "safesearch/groups", (name) => safeGroupsOf(rt, name));
-        return { groups };
-      },
-      {
-        response: SafeGroupsReply,
-        detail: oneGroupDoc(tags, "One group's safe-search engines"),
-      },
+    .use(
+      groupReads("safesearch/groups", (name) => safeGroupsOf(rt, name), SafeGroupsReply, {
+        tags,
+        every: "Every group's safe-search engines",
+        one: "One group's safe-search engines",
+      }),
     )
     .put(
       "/safesearch/groups/*",

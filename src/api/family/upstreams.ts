@@ -8,7 +8,7 @@ import { selfUpstreams } from "../../config/index.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
-import { groupToWrite, oneGroup, oneGroupDoc } from "./group-path.ts";
+import { groupReads, groupToWrite } from "./group-path.ts";
 import { listsWrite } from "../lists/common.ts";
 
 const tags = ["Family controls"];
@@ -28,20 +28,12 @@ function groupsOf(rt: ApiDeps, name: string | null) {
 
 export function upstreamRoutes(rt: ApiDeps) {
   return new Elysia({ name: "group-upstreams" })
-    .get("/upstreams/groups", () => ({ groups: groupsOf(rt, null) }), {
-      response: Reply,
-      detail: moatOnly(documented({ tags, summary: "Every group's own upstreams" }, {})),
-    })
-    .get(
-      "/upstreams/groups/*",
-      ({ request }) => {
-        const groups = oneGroup(request, "upstreams/groups", (name) => groupsOf(rt, name));
-        return { groups };
-      },
-      {
-        response: Reply,
-        detail: oneGroupDoc(tags, "One group's own upstreams"),
-      },
+    .use(
+      groupReads("upstreams/groups", (name) => groupsOf(rt, name), Reply, {
+        tags,
+        every: "Every group's own upstreams",
+        one: "One group's own upstreams",
+      }),
     )
     .put(
       "/upstreams/groups/*",
