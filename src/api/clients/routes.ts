@@ -103,17 +103,14 @@ export function clientRoutes(rt: ApiDeps) {
         detail: { tags, summary: "Devices seen on the network that are not configured as clients" },
       },
     )
-    .get("/clients", get, {
-      response: ClientsList,
-      detail: piholeParams("/{client}", { tags, summary: "All clients" }),
-    })
-    .get("/clients/*", get, {
-      response: ClientsList,
-      detail: piholeParams("/{client}", {
+    .use(
+      resource.getRoutes("clients", get, ClientsList, {
         tags,
-        summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)",
+        path: "/{client}",
+        every: "All clients",
+        some: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)",
       }),
-    })
+    )
     .post(
       "/clients",
       ({ request, body }) => {

@@ -149,17 +149,14 @@ export function domainRoutes(rt: ApiDeps) {
   };
 
   return new Elysia({ name: "domains" })
-    .get("/domains", get, {
-      response: DomainsList,
-      detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "All domain entries" }),
-    })
-    .get("/domains/*", get, {
-      response: DomainsList,
-      detail: piholeParams("/{type}/{kind}/{domain}", {
+    .use(
+      resource.getRoutes("domains", get, DomainsList, {
         tags,
-        summary: "Domain entries of a list (/allow, /deny/regex, …), or one entry",
+        path: "/{type}/{kind}/{domain}",
+        every: "All domain entries",
+        some: "Domain entries of a list (/allow, /deny/regex, …), or one entry",
       }),
-    })
+    )
     .post(
       "/domains/*",
       ({ request, body }) => {

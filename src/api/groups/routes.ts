@@ -35,11 +35,14 @@ export function groupRoutes(rt: ApiDeps) {
     return { groups: resource.presentOr404(rt, request, item, list(rt, item)) };
   };
   return new Elysia({ name: "groups" })
-    .get("/groups", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
-    .get("/groups/*", get, {
-      response: GroupsList,
-      detail: piholeParams("/{name}", { tags, summary: "One group by name" }),
-    })
+    .use(
+      resource.getRoutes("groups", get, GroupsList, {
+        tags,
+        path: "/{name}",
+        every: "All groups",
+        some: "One group by name",
+      }),
+    )
     .post(
       "/groups",
       ({ request, body }) => {

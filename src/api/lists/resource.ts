@@ -3,11 +3,12 @@
 // entries, bodies and replies, the `uri_error` refusals, get-or-absent, the add sequence, the
 // item-in-the-path rejection and the deletes' 404.
 // Each piece keeps Pi-hole's shape (its messages are FTL's, src/api/lists/common.ts for the rest).
-import { t, type TSchema } from "elysia";
+import { Elysia, t, type Static, type TSchema } from "elysia";
 import type { TArray, TProperties } from "@sinclair/typebox";
 import type { Context } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { documented } from "../docs/meta.ts";
+import { piholeParams } from "../core/route-meta.ts";
 import type { OnDuplicate } from "../../lists/store.ts";
 import { type Processed, absent, createdReply, encodeItem, listsWrite, newProcessed, onDuplicate } from "./common.ts";
 
@@ -123,4 +124,17 @@ export function batchDeleteOptions(tags: string[], summary: string, bodyShape: s
       { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
     ),
   };
+}
+
+/** GET /<base> (every entry) and GET /<base>/<path> (those the path names; `get` answers the 404). */
+export function getRoutes<S extends TSchema>(
+  base: string,
+  get: (ctx: { request: Request }) => unknown,
+  response: S,
+  doc: { tags: string[]; path: string; every: string; some: string },
+) {
+  const answer = (ctx: { request: Request }) => get(ctx) as Static<S>;
+  return new Elysia({ name: `${base}-get` })
+    .get(`/${base}`, answer, { response, detail: piholeParams(doc.path, { tags: doc.tags, summary: doc.every }) })
+    .get(`/${base}/*`, answer, { response, detail: piholeParams(doc.path, { tags: doc.tags, summary: doc.some }) });
 }
