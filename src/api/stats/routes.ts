@@ -132,7 +132,17 @@ export function statsRoutes(rt: ApiDeps) {
             types: TypesObj,
             status: t.Object(
               Object.fromEntries(
-                QUERY_STATUS.map((k, i) => [k, i < PIHOLE_STATUSES ? t.Integer() : t.Optional(t.Integer())]),
+                QUERY_STATUS.map((k, i) => [
+                  k,
+                  i < PIHOLE_STATUSES
+                    ? t.Integer()
+                    : t.Optional(
+                        t.Integer({
+                          description: "Moat's own status (left out in Pi-hole compatibility mode)",
+                          "x-moat-only": true,
+                        }),
+                      ),
+                ]),
               ),
             ),
             replies: Counts(REPLY_TYPE),
