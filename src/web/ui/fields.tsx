@@ -4,7 +4,21 @@
 // Callers pass text already translated: t() runs where the page renders.
 import type { ComponentChildren } from "preact";
 import { Button, Field, TextInput } from "./components.tsx";
+import { t } from "./i18n.ts";
 import { ActionsHeader } from "./table.tsx";
+
+/** a select's options from [value, label] pairs whose labels are msg() labels, translated where they render */
+export function Options({ choices }: { choices: ReadonlyArray<readonly [string, string]> }) {
+  return (
+    <>
+      {choices.map(([value, label]) => (
+        <option key={value} value={value}>
+          {t(label)}
+        </option>
+      ))}
+    </>
+  );
+}
 
 export function Check({
   id,
