@@ -1,7 +1,8 @@
 // Form and table parts the management pages share (lists, domains, clients, DHCP, network, settings):
 // a checkbox with its label, a file picker, a form's end (its error and its submit button), a table's
-// header row from its titles, and an add form's field for the entry's key (fixed once the entry exists).
-// Callers pass text already translated: t() runs where the page renders.
+// header row from its titles, an add form's field for the entry's key (fixed once the entry exists), and
+// a select's options. Callers pass text already translated: t() runs where the page renders; only the
+// options take msg() labels, as the choice tables are made at module scope.
 import type { ComponentChildren } from "preact";
 import { Button, Field, TextInput } from "./components.tsx";
 import { t } from "./i18n.ts";
