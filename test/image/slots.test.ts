@@ -102,7 +102,12 @@ function counters(set?: string): Record<string, string> {
     ${set ? `fw_setenv -c fw_env.config ${set}; mcopy -o -i "disk.img@@$off" env.bin ::/moat-boot.env` : ""}
     fw_printenv -c fw_env.config`);
   expect(r.code).toBe(0);
-  return Object.fromEntries(r.out.trim().split("\n").map((l) => l.split("=", 2) as [string, string]));
+  return Object.fromEntries(
+    r.out
+      .trim()
+      .split("\n")
+      .map((l) => l.split("=", 2) as [string, string]),
+  );
 }
 
 /** Powers QEMU's virt machine on with U-Boot as its firmware; the made-up kernel cannot start, so the
@@ -110,9 +115,30 @@ function counters(set?: string): Record<string, string> {
 function boot(): string {
   const log = join(dir, "serial.log");
   const r = Bun.spawnSync(
-    ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a53", "-m", "512", "-bios", U_BOOT, "-nic", "none",
-      "-drive", `file=${join(dir, "disk.img")},format=raw,if=none,id=disk`, "-device", "virtio-blk-pci,drive=disk",
-      "-display", "none", "-monitor", "none", "-serial", `file:${log}`, "-no-reboot"],
+    [
+      "qemu-system-aarch64",
+      "-M",
+      "virt",
+      "-cpu",
+      "cortex-a53",
+      "-m",
+      "512",
+      "-bios",
+      U_BOOT,
+      "-nic",
+      "none",
+      "-drive",
+      `file=${join(dir, "disk.img")},format=raw,if=none,id=disk`,
+      "-device",
+      "virtio-blk-pci,drive=disk",
+      "-display",
+      "none",
+      "-monitor",
+      "none",
+      "-serial",
+      `file:${log}`,
+      "-no-reboot",
+    ],
     { timeout: 120_000 },
   );
   expect(r.exitCode).toBe(0);

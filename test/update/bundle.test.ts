@@ -70,7 +70,11 @@ test.skipIf(!hasRauc)("a release is signed with the release key only: never the 
   expect(dev.code).toBe(1);
   expect(dev.stderr).toContain("a release is never signed with the development key");
   expect(existsSync(join(fx!.dir, "release.raucb"))).toBe(false);
-  const release = await bundle({ MOAT_RELEASE: "1", MOAT_BUNDLE_KEY: fx!.project.key, MOAT_BUNDLE_CERT: fx!.project.cert });
+  const release = await bundle({
+    MOAT_RELEASE: "1",
+    MOAT_BUNDLE_KEY: fx!.project.key,
+    MOAT_BUNDLE_CERT: fx!.project.cert,
+  });
   expect(release.code).toBe(0);
   expect((await info(join(fx!.dir, "release.raucb"), fx!.project.cert)).json.version).toBe("1.0.0");
 });
@@ -110,4 +114,3 @@ test.skipIf(!hasRauc)("a version that would break the manifest is refused", asyn
   expect(r.stderr).toContain("may hold letters, digits");
   expect(existsSync(join(fx!.dir, "x.raucb"))).toBe(false);
 });
-

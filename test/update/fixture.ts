@@ -112,7 +112,12 @@ export class UpdateFixture {
   /** The boot counters as U-Boot's script would read them (BOOT_ORDER, BOOT_A_LEFT, BOOT_B_LEFT). */
   counters(): Record<string, string> {
     const out = sh(["fw_printenv", "-c", this.slots.fwConfig]);
-    return Object.fromEntries(out.trim().split("\n").map((l) => l.split("=", 2) as [string, string]));
+    return Object.fromEntries(
+      out
+        .trim()
+        .split("\n")
+        .map((l) => l.split("=", 2) as [string, string]),
+    );
   }
 
   /** Sets boot counters, as U-Boot's script does when it takes a try. */

@@ -68,7 +68,8 @@ const RebootReply = t.Object({
     description: "the slot the next boot takes (A or B): the pending trial, else the running one; null when unknown",
   }),
   tryboot: t.Boolean({
-    description: "the next boot is the trial of a new version (U-Boot's boot counters start it first; kept only when healthy)",
+    description:
+      "the next boot is the trial of a new version (U-Boot's boot counters start it first; kept only when healthy)",
   }),
 });
 
