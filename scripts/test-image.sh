@@ -85,6 +85,8 @@ source "$here/image-lib/powercut.sh"
 source "$here/image-lib/update-checks.sh"
 if [ "$CHECKS" = updates ]; then
   first_checks
+  check "U-Boot's script booted slot A, and moat-health gave its try back (BOOT_A_LEFT=3)" wait_for 120 counters_settled
+  check "systemd arms the hardware watchdog (30 s), a panic restarts after 10 s" wait_for 60 watchdog_armed
   check "reboot keeps the password, local record and deny list" survives_reboot
 else run_checks; fi
 run_update_checks
