@@ -4,7 +4,7 @@
 part_offset() { # disk.img partition-number -> byte offset of that partition
   echo $(( $(sfdisk -J "$1" | jq --arg n "$2" '.partitiontable.partitions[] | select(.node | endswith($n)) | .start') * 512 ))
 }
-fat_offset() { part_offset "$1" 1; } # partition 1, MOAT: autoboot.txt and moat-settings.txt
+fat_offset() { part_offset "$1" 1; } # partition 1, MOAT: boot.scr, the boot counters, moat-settings.txt
 
 # QEMU boots the card the way a Pi does from U-Boot on: U-Boot for QEMU's virt machine (Debian's u-boot-qemu,
 # as -bios) finds the card's boot.scr on partition 1, which picks the slot by the boot counters in
