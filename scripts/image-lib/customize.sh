@@ -108,13 +108,17 @@ split_boot() { # boot-dir firmware-dir
   mkdir -p "$1" "$2"
   cp -r "$ROOTFS"/boot/firmware/. "$2/"
   rm -rf "$ROOTFS"/boot/firmware/*
-  mv "$2"/vmlinuz-* "$1/vmlinuz"
-  mv "$2"/initrd.img-* "$1/initrd.img"
+  local k i
+  k=$(ls "$2"/vmlinuz-* 2>/dev/null | head -1) i=$(ls "$2"/initrd.img-* 2>/dev/null | head -1)
+  [ -n "$k" ] && [ -n "$i" ] || die "no kernel or initrd in /boot/firmware (raspi-firmware's kernel hook, customize_root)"
+  mv "$k" "$1/vmlinuz"
+  mv "$i" "$1/initrd.img"
   rm -f "$2"/cmdline.txt "$2"/config.txt
   # Only the standard GPU firmware (no camera, debug or cut-down variants); no Pi 5 (not supported yet).
   rm -f "$2"/start{,4}{_,}{cd,db,x}.elf "$2"/fixup{,4}{_,}{cd,db,x}.dat "$2"/bcm2712-*.dtb
   # U-Boot for the Pi's 64-bit mode (one binary for Pi 3, 4 and Zero 2 W: Debian's u-boot-rpi rpi_arm64)
-  cp "$ROOTFS/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$2/u-boot.bin"
+  # (the root keeps no copy: U-Boot changes with a new image, not with a bundle)
+  cp "$ROOTFS/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$2/u-boot.bin" && rm -rf "$ROOTFS/usr/lib/u-boot"
   local f
   for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat u-boot.bin; do
     [ -f "$2/$f" ] || die "the Pi boot file $f is missing (raspi-firmware, u-boot-rpi)"
