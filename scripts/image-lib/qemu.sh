@@ -12,13 +12,15 @@ fat_offset() { part_offset "$1" 1; } # partition 1, MOAT: boot.scr, the boot cou
 # The harness only powers the machine on again after a reboot (-no-reboot) and reads U-Boot's console.
 U_BOOT_QEMU=/usr/lib/u-boot/qemu_arm64/u-boot.bin
 
-# The test's serial console: console=ttyAMA0 added to a boot slot's cmdline.txt on the test's card (the image
-# names tty0 only) or in a bundle's boot image, so the kernel's and the initrd's lines reach the log.
+# What emulation needs on a boot slot's command line, added to cmdline.txt on the test's card or in a bundle's
+# boot image: console=ttyAMA0 (the image names tty0 only), so the kernel's and the initrd's lines reach the
+# log; and a longer wait for devices than the image's 90 s (systemd.default_device_timeout_sec=), as udev's
+# first pass under software emulation on a loaded machine took longer than that (a Pi takes seconds).
 serial_console() { # fat-image-spec (file or file@@offset)
   local line
   line=$(mtype -i "$1" ::/cmdline.txt | tr -d '\r\n') || return 1
   [[ " $line " == *" console=ttyAMA0 "* ]] && return 0
-  printf '%s console=ttyAMA0\n' "$line" | mcopy -o -i "$1" - ::/cmdline.txt
+  printf '%s console=ttyAMA0 systemd.default_device_timeout_sec=600\n' "$line" | mcopy -o -i "$1" - ::/cmdline.txt
 }
 
 # The slot U-Boot's boot script chose, from its line on the console: sets BOOTED_SLOT, BOOTED_PARTITION and
