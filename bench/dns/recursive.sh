@@ -10,7 +10,7 @@ dir=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; wait; rm -rf "$dir"' EXIT
 ip link set lo up
 bash "$root/test/dns/recursive-hierarchy.sh" "$dir"
-for c in root tld leaf; do nsd -d -c "$dir/$c.conf" 2>/dev/null & done
+for c in root root2 tld leaf; do nsd -d -c "$dir/$c.conf" 2>/dev/null & done
 cat >"$dir/unbound.conf" <<CONF
 server:
   interface: 127.0.0.1

@@ -21,6 +21,7 @@ import { tlsActionRoutes } from "./action/tls.ts";
 import { migrateRoutes } from "./action/migrate.ts";
 import { updateRoutes } from "./action/update.ts";
 import { tlsRoutes } from "./tls/routes.ts";
+import { guideRoutes } from "./guide/routes.ts";
 import { statsRoutes } from "./stats/routes.ts";
 import { historyRoutes } from "./history/routes.ts";
 import { queriesRoutes } from "./queries/routes.ts";
@@ -72,6 +73,7 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     migrateRoutes(rt),
     updateRoutes(rt),
     tlsRoutes(rt),
+    guideRoutes(rt),
     fleetRoutes(rt),
     familyRoutes(rt),
     scheduleRoutes(rt),

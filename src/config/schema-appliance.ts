@@ -59,6 +59,13 @@ function debugFlags(): { [K in (typeof DEBUG_FLAGS)[number]]: Leaf<boolean> } {
   return out as { [K in (typeof DEBUG_FLAGS)[number]]: Leaf<boolean> };
 }
 
+/**
+ * The zone of the setup guide's probe names (`<probe>.moat-check.home.arpa`, src/api/guide/routes.ts):
+ * under home.arpa (RFC 8375), which Moat answers itself and never forwards (src/dns/local.ts). The
+ * default Content-Security-Policy lets the dashboard connect there, so its browser looks a probe up.
+ */
+export const PROBE_ZONE = "moat-check.home.arpa";
+
 export const applianceSections = {
   webserver: {
     domain: str("pi.hole", "Domain name of the web interface"),
@@ -68,7 +75,7 @@ export const applianceSections = {
     headers: strings(
       [
         "X-DNS-Prefetch-Control: off",
-        "Content-Security-Policy: default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:;",
+        `Content-Security-Policy: default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' *.${PROBE_ZONE}:*;`,
         "X-Frame-Options: DENY",
         "X-XSS-Protection: 0",
         "X-Content-Type-Options: nosniff",

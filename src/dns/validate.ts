@@ -3,12 +3,14 @@
 // goes upstream with DO and CD (we judge the signatures, not the upstream); a client that sets CD
 // gets the answer unvalidated (RFC 4035 §3.2.2). Bogus answers become SERVFAIL with the Extended DNS
 // Error that says why (RFC 8914); secure ones carry AD when the client asked with DO or AD (RFC 6840 §5.7).
-import { Reply } from "../query/enums.ts";
+import { Reply, Status } from "../query/enums.ts";
 import type { ConfigView, Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
+import { DenialCache } from "./dnssec/aggressive.ts";
 import { parseAnchor, type Anchor } from "./dnssec/anchors.ts";
+import type { RRset } from "./dnssec/records.ts";
 import { stripDnssec } from "./dnssec/strip.ts";
 import { ABANDONED, BOGUS, SECURE, Validator, type Fetch, type Verdict } from "./dnssec/validator.ts";
-import { buildReply, setU16, setU32 } from "./reply.ts";
+import { buildReply, setU16, setU32, type RR } from "./reply.ts";
 import { CD, RCODE, TYPE, parseQuery, walkMessage, type Message } from "./wire.ts";
 
 /** The AD bit of the header's second byte. */
@@ -31,6 +33,8 @@ export class DnssecHandler implements Handler {
   private readonly validator: Validator;
   private anchorLines: readonly string[] | null = null;
   private anchors: Anchor[] = [];
+  /** the proofs of secure negative answers, reused for other names in their ranges (dns.recursive) */
+  private readonly denials = new DenialCache();
 
   constructor(
     private readonly config: ConfigView,
@@ -44,6 +48,7 @@ export class DnssecHandler implements Handler {
     if (lines !== this.anchorLines) {
       this.anchorLines = lines;
       this.anchors = [];
+      this.denials.clear();
       for (const l of lines) {
         const a = parseAnchor(l);
         if (typeof a === "object") this.anchors.push(a);
@@ -53,10 +58,19 @@ export class DnssecHandler implements Handler {
   }
 
   handle(ctx: QueryContext, next: Next): Pending {
-    if (!this.config.current.dns.dnssec || ctx.q.checkingDisabled) return next(ctx);
+    const dns = this.config.current.dns;
+    if (!dns.dnssec || ctx.q.checkingDisabled) return next(ctx);
+    // RFC 8198 as a resolver from the root (unbound's aggressive-nsec); forwarded, the upstream's cache does it
+    const proven = dns.recursive.active && ctx.q.qclass === 1 ? this.fromProofs(ctx) : null;
+    if (proven) return proven;
     const query = upstreamQuery(ctx.query, ctx.q);
     const inner: QueryContext = { ...ctx, query, q: parseQuery(query) };
     return Promise.resolve(next(inner)).then((a) => this.judge(ctx, inner, a));
+  }
+
+  private fromProofs(ctx: QueryContext): Answer {
+    this.currentAnchors(); // new anchors empty the kept proofs first
+    return fromProofsOf(this.denials, ctx);
   }
 
   private async judge(ctx: QueryContext, inner: QueryContext, a: Answer): Promise<Answer> {
@@ -71,8 +85,10 @@ export class DnssecHandler implements Handler {
     }
     let v: Verdict | null = null;
     if (m.rcode === RCODE.NOERROR || m.rcode === RCODE.NXDOMAIN) {
-      v = await withinLimit(this.validator.validate(a, ctx.q.wire, ctx.q.qtype));
+      // `inner` names the client query: dns.recursive charges the key fetches to the answer's budget
+      v = await withinLimit(this.validator.validate(a, ctx.q.wire, ctx.q.qtype, inner));
       ctx.dnssec = v.state;
+      if (v.denial && this.config.current.dns.recursive.active) this.denials.learn(v.denial, v.ttl);
       if (v.state === BOGUS || v.state === ABANDONED) {
         ctx.reply = Reply.SERVFAIL;
         ctx.ede = v.ede;
@@ -92,6 +108,28 @@ export class DnssecHandler implements Handler {
     ctx.upstreamMessage = msg;
     return out;
   }
+}
+
+/** RFC 8198: a name inside a range that a kept NSEC/NSEC3 proof covers is answered from it, no query sent. */
+function fromProofsOf(denials: DenialCache, ctx: QueryContext): Answer {
+  const s = denials.answer(ctx.q.wire, ctx.q.qtype);
+  if (!s) return null;
+  const dnssec = ctx.q.dnssecOk;
+  const rrs = (set: RRset): RR[] =>
+    [...set.rrs, ...(dnssec ? set.sigs : [])].map((r) => ({
+      owner: r.owner,
+      type: r.type,
+      ttl: Math.min(r.ttl, s.ttl),
+      data: r.rdata,
+    }));
+  const authority = [...rrs(s.soa), ...(dnssec ? s.sets.flatMap(rrs) : [])];
+  const out = buildReply(ctx.query, ctx.q, s.nxdomain ? RCODE.NXDOMAIN : RCODE.NOERROR, [], authority);
+  if (wantsAd(ctx)) out[3] = out[3]! | AD;
+  ctx.status = Status.CACHE;
+  ctx.reply = s.nxdomain ? Reply.NXDOMAIN : Reply.NODATA;
+  ctx.dnssec = SECURE;
+  ctx.upstreamMessage = walkMessage(out);
+  return out;
 }
 
 /** Lowers every record's TTL above `cap` to it (the cache reads them afterwards); whether any changed. */

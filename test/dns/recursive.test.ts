@@ -5,6 +5,7 @@
 // namespace of its own: the file runs itself again under `unshare -n` (CI runs as root). unbound,
 // with the same root hints, resolves every case too: Moat's rcodes and answers must equal its.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import * as packet from "dns-packet";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,7 +70,7 @@ if (!IN_NAMESPACE) {
       dir = mkdtempSync(join(tmpdir(), "moat-recursive-"));
       const b = Bun.spawnSync(["bash", join(import.meta.dir, "recursive-hierarchy.sh"), dir]);
       if (b.exitCode !== 0) throw new Error(b.stderr.toString());
-      for (const role of ["root", "tld", "leaf", "refuser"])
+      for (const role of ["root", "root2", "tld", "leaf", "refuser"])
         procs.push(Bun.spawn(["nsd", "-d", "-c", join(dir, `${role}.conf`)], { stdout: "ignore", stderr: "ignore" }));
       // victim.test: every name NXDOMAIN (authoritative), each query counted
       await authority("127.0.5.1", (q) => {
@@ -98,6 +99,21 @@ if (!IN_NAMESPACE) {
           ...rr(wire("ns.plain.test"), [6, 6, 6, 6]),
         ]);
       });
+      // syn.test: c.old.syn.test gets its DNAME alone, c.forged.syn.test its DNAME with a CNAME that disagrees
+      await authority("127.0.7.1", (q) => {
+        const query = packet.decode(Buffer.from(q));
+        const question = query.questions![0]!;
+        const name = question.name.toLowerCase();
+        const zone = name.endsWith(".old.syn.test") ? "old.syn.test" : "forged.syn.test";
+        const answers: packet.Answer[] = [];
+        if (name.endsWith(`.${zone}`)) {
+          answers.push({ name: zone, type: "DNAME", ttl: 300, data: "three.test" });
+          if (zone.startsWith("forged"))
+            answers.push({ name: question.name, type: "CNAME", ttl: 300, data: "www.plain.test" });
+        }
+        const flags = packet.AUTHORITATIVE_ANSWER;
+        return packet.encode({ id: query.id, type: "response", flags, questions: [question], answers });
+      });
       unboundPort = await freePort();
       writeFileSync(
         join(dir, "unbound.conf"),
@@ -112,7 +128,7 @@ if (!IN_NAMESPACE) {
           '  pidfile: ""',
           "  use-syslog: no",
           "  verbosity: 0",
-          "  do-ip6: no",
+          "  do-ip6: yes",
           "  do-not-query-localhost: no",
           '  local-zone: "test." nodefault',
           `  root-hints: "${join(dir, "root.hints")}"`,
@@ -126,6 +142,7 @@ if (!IN_NAMESPACE) {
       procs.push(Bun.spawn(["unbound", "-d", "-c", join(dir, "unbound.conf")], { stdout: "ignore", stderr: "ignore" }));
       for (const [ip, port] of [
         ["127.0.1.1", 53],
+        ["127.0.1.2", 53],
         ["127.0.2.1", 53],
         ["127.0.3.1", 53],
         ["127.0.0.1", unboundPort],
@@ -180,6 +197,27 @@ if (!IN_NAMESPACE) {
         "b.two.test CNAME c.three.test",
         "c.three.test A 192.0.2.3",
       ]);
+    });
+
+    test("a glueless delegation whose name server has an IPv6 address alone: its AAAA is looked up", async () => {
+      expect(records(await both("www.v6.test"))).toEqual(["www.v6.test A 192.0.2.6"]);
+    });
+
+    test("a DNAME (RFC 6672): the answer carries it, the CNAME it makes, and the target's address", async () => {
+      expect(records(await both("c.dn.plain.test"))).toEqual([
+        "c.dn.plain.test CNAME c.three.test",
+        "c.three.test A 192.0.2.3",
+        "dn.plain.test DNAME three.test",
+      ]);
+    });
+
+    test("a DNAME sent without its CNAME, or with a CNAME that disagrees: the CNAME is made from the DNAME", async () => {
+      for (const zone of ["old", "forged"])
+        expect(records(await both(`c.${zone}.syn.test`))).toEqual([
+          `c.${zone}.syn.test CNAME c.three.test`,
+          "c.three.test A 192.0.2.3",
+          `${zone}.syn.test DNAME three.test`,
+        ]);
     });
 
     test("a lame delegation: the server that refuses and the silent one are passed over", async () => {
@@ -255,7 +293,7 @@ if (!IN_NAMESPACE) {
       expect((await scrape()).sent - after.sent).toBe(1);
     });
 
-    // last: it stops the root server
+    // last two: they stop the root's first server, then the TLD's
     test("a warm resolution starts at the zone cut it learnt: a new name resolves with the root gone", async () => {
       await both("www.plain.test");
       const root = procs[0]!;
@@ -263,6 +301,21 @@ if (!IN_NAMESPACE) {
       await root.exited;
       expect(records(await ask(moat.dnsPort, "n1.wild.plain.test", { timeoutMs: 8000 }))).toEqual([
         "n1.wild.plain.test A 192.0.2.9",
+      ]);
+      // root.hints names 127.0.1.1 alone; the root's own NS set (RFC 8109 priming) names 127.0.1.2 too
+      expect((await both("www.nowhere")).rcode).toBe("NXDOMAIN");
+    });
+
+    test("serve-stale for delegations (RFC 8767): an expired cut's servers answer while its parent's are silent", async () => {
+      expect(records(await ask(moat.dnsPort, "n1.short.test", { timeoutMs: 8000 }))).toEqual([
+        "n1.short.test A 192.0.2.7",
+      ]);
+      await Bun.sleep(1500); // short.test's NS TTL is 1 s: its cut has expired
+      const tld = procs[2]!;
+      tld.kill();
+      await tld.exited;
+      expect(records(await ask(moat.dnsPort, "n2.short.test", { timeoutMs: 8000 }))).toEqual([
+        "n2.short.test A 192.0.2.7",
       ]);
     });
   });
@@ -293,6 +346,7 @@ if (!IN_NAMESPACE) {
           FTLCONF_dns_upstreams: "",
           FTLCONF_dns_dnssec: "true",
           FTLCONF_dns_trustAnchors: anchor,
+          FTLCONF_webserver_api_metricsToken: "t0ken",
         },
       });
     }, 60_000);
@@ -318,5 +372,35 @@ if (!IN_NAMESPACE) {
         const r = await ask(moat.dnsPort, name, { type, dnssecOk: true, timeoutMs: 8000 });
         expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe(`${rcode} ${ad}`);
       });
+
+    const counter = async (name: string) => {
+      const text = await (await moat.api("/metrics", { headers: { authorization: "Bearer t0ken" } })).text();
+      return Number(new RegExp(`^moat_recursive_${name}_total (\\d+)$`, "m").exec(text)?.[1]);
+    };
+
+    test("a client query's DNSKEY and DS fetches draw on its own budget: one resolution, not one per key", async () => {
+      const resolutions = () => counter("resolutions");
+      const before = await resolutions();
+      // p384.test's DS and DNSKEY are not known yet: the validation fetches both
+      const r = await ask(moat.dnsPort, "www.p384.test", { dnssecOk: true, timeoutMs: 8000 });
+      expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe("NOERROR true");
+      expect((await resolutions()) - before).toBe(1);
+    });
+
+    test("RFC 8198: a name inside the range a validated NSEC denied is answered from it, no query sent", async () => {
+      // nx.secure.test's NXDOMAIN carries NSEC ns.secure.test → txt.secure.test and the apex's NSEC (no wildcard)
+      expect((await ask(moat.dnsPort, "nx.secure.test", { dnssecOk: true, timeoutMs: 8000 })).rcode).toBe("NXDOMAIN");
+      const sent = await counter("queries_sent");
+      const r = await ask(moat.dnsPort, "nz.secure.test", { dnssecOk: true, timeoutMs: 8000 });
+      expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe("NXDOMAIN true");
+      const nsec = (r.msg.authorities ?? []).filter((a) => a.type === "NSEC").map((a) => a.name);
+      expect(nsec.sort()).toEqual(["ns.secure.test", "secure.test"]);
+      // the NSEC's owner exists: asked for a type it lacks, NODATA from the same proof
+      const nodata = await ask(moat.dnsPort, "ns.secure.test", { type: "TXT", dnssecOk: true, timeoutMs: 8000 });
+      expect(`${nodata.rcode} ${nodata.answers.length} ${((nodata.msg.flags ?? 0) & 0x20) !== 0}`).toBe(
+        "NOERROR 0 true",
+      );
+      expect(await counter("queries_sent")).toBe(sent);
+    });
   });
 }

@@ -9,10 +9,13 @@ import { ROOT, run } from "../harness/moat.ts";
 const CHROMIUM = "/usr/bin/chromium";
 const SHOTS = join(ROOT, "test-output/screenshots");
 
-/** playwright gives each launch a fresh profile directory of its own (it refuses --user-data-dir) */
-export async function launch(): Promise<Browser> {
+/**
+ * playwright gives each launch a fresh profile directory of its own (it refuses --user-data-dir);
+ * `executable` runs chromium another way (a script that starts it in a network namespace)
+ */
+export async function launch(executable = CHROMIUM): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: executable,
     args: [
       "--headless",
       "--no-sandbox",

@@ -66,7 +66,7 @@ function renderMetrics(rt: ApiDeps, sessions: () => number): string {
   e.metric(
     "moat_recursive_resolutions_total",
     "counter",
-    "Names resolved from the root servers (dns.recursive), DNSSEC key fetches included",
+    "Client queries resolved from the root servers (dns.recursive); their DNSSEC key fetches count with them",
     r.resolutions,
   );
   e.metric(

@@ -11,6 +11,7 @@ import { dsAbsence, proveDenial, proveWildcard, type Proof } from "./denial.ts";
 import { equalNames, isBelow, labelCount, nameKey, parentOf } from "./names.ts";
 import { T, recordsOf, rrsetsOf, type RRset } from "./records.ts";
 import { parseRrsig, verifyRrset, type Budget, type SigResult } from "./rrsig.ts";
+import { TtlMap } from "./ttl-map.ts";
 
 /** The values of Pi-hole's DNSSEC status (src/query/enums.ts DNSSEC_STATUS). */
 export const SECURE = 1,
@@ -28,6 +29,14 @@ export interface Verdict {
    * seconds to its expiration (RFC 4035 §5.3.3). Absent when nothing caps them.
    */
   ttl?: number;
+  /** a secure negative answer's verified NSEC/NSEC3 RRsets, its zone and SOA: what RFC 8198 lets a resolver reuse */
+  denial?: Denial;
+}
+
+export interface Denial {
+  zone: Uint8Array;
+  sets: RRset[];
+  soa: RRset | undefined;
 }
 
 /**
@@ -52,6 +61,8 @@ const QUERY_TRIES = 8 * MAX_TRIES;
 
 /** One validation's allowance: what is left of it. Work done for another query (a kept verdict) costs nothing. */
 interface Work {
+  /** what fetch() is handed: the client query's identity (validate()'s `client`) */
+  client: object;
   fetches: number;
   tries: Budget;
 }
@@ -61,7 +72,6 @@ const DIGESTS = new Set([2, 4]);
 /** How long verdicts on zones are kept, seconds: at most their TTL, and bogus ones briefly. */
 const MAX_KEEP = 3600;
 const BOGUS_KEEP = 60;
-const MAX_ENTRIES = 10_000;
 
 interface Zone {
   name: Uint8Array;
@@ -115,31 +125,6 @@ function signerOf(set: RRset): Uint8Array | null {
   return null;
 }
 
-class TtlMap<V> {
-  private readonly m = new Map<string, { v: Promise<V>; until: number }>();
-  constructor(private readonly now: () => number) {}
-  has(k: string): boolean {
-    const e = this.m.get(k);
-    return e !== undefined && e.until > this.now();
-  }
-  get(k: string, make: () => Promise<V>, keep: (v: V) => number): Promise<V> {
-    const e = this.m.get(k);
-    if (e && e.until > this.now()) return e.v;
-    if (this.m.size >= MAX_ENTRIES) this.m.clear();
-    const v = make();
-    const entry = { v, until: Number.POSITIVE_INFINITY };
-    this.m.set(k, entry);
-    // until it settles every caller shares the one promise; then it lives as long as its verdict allows
-    void v.then(
-      (x) => {
-        entry.until = this.now() + keep(x) * 1000;
-      },
-      () => this.m.delete(k),
-    );
-    return v;
-  }
-}
-
 export interface ValidatorOptions {
   anchors: () => readonly Anchor[];
   fetch: Fetch;
@@ -169,7 +154,7 @@ export class Validator {
     }
     return this.fetched.get(
       k,
-      () => this.o.fetch(name, type, work).then(parseFetched),
+      () => this.o.fetch(name, type, work.client).then(parseFetched),
       (f) => (f ? Math.min(f.ttl, MAX_KEEP) : 0),
     );
   }
@@ -326,15 +311,18 @@ export class Validator {
     return { zone, sets };
   }
 
-  /** Judges an answer to `qname`/`qtype` (uncompressed lowercase wire name) fetched with DO and CD. */
-  async validate(buf: Uint8Array, qname: Uint8Array, qtype: number): Promise<Verdict> {
+  /**
+   * Judges an answer to `qname`/`qtype` (uncompressed lowercase wire name) fetched with DO and CD.
+   * `client`: the client query, handed to every fetch (a resolver from the root charges them to its budget).
+   */
+  async validate(buf: Uint8Array, qname: Uint8Array, qtype: number, client?: object): Promise<Verdict> {
     const m = walkMessage(buf);
     const records = m && recordsOf(buf, m);
     if (!m || !records) return { state: BOGUS, ede: 6, why: "malformed answer" };
     const answer = rrsetsOf(records, 0);
     const authority = rrsetsOf(records, 1);
     const verdicts: Zone[] = [];
-    const work: Work = { fetches: QUERY_FETCHES, tries: { tries: QUERY_TRIES } };
+    const work: Work = { client: client ?? {}, fetches: QUERY_FETCHES, tries: { tries: QUERY_TRIES } };
     const budget = job(work);
     const failed = () => verdicts.some((z) => z.state === BOGUS || z.state === ABANDONED);
     for (const set of answer) {
@@ -354,10 +342,19 @@ export class Validator {
       sname = c.rrs[0]!.rdata;
     }
     const final = answer.some((s) => equalNames(s.owner, sname) && (s.type === qtype || qtype === 255));
-    if (!final && !failed() && (m.rcode === RCODE.NOERROR || m.rcode === RCODE.NXDOMAIN))
-      verdicts.push(await this.checkDenial(sname, qtype, m.rcode === RCODE.NXDOMAIN, authority, work));
+    let denial: Denial | undefined;
+    if (!final && !failed() && (m.rcode === RCODE.NOERROR || m.rcode === RCODE.NXDOMAIN)) {
+      const d = await this.checkDenial(sname, qtype, m.rcode === RCODE.NXDOMAIN, authority, work);
+      verdicts.push(d.zone);
+      const zone = d.zone.name;
+      if (!answer.length && d.sets.length)
+        denial = { zone, sets: d.sets, soa: authority.find((x) => x.type === T.SOA && equalNames(x.owner, zone)) };
+    }
     const v = combine(verdicts);
-    if (v.state === SECURE) v.ttl = ttlCap([...answer, ...authority], this.seconds());
+    if (v.state === SECURE) {
+      v.ttl = ttlCap([...answer, ...authority], this.seconds());
+      if (denial) v.denial = denial;
+    }
     return v;
   }
 
@@ -387,11 +384,12 @@ export class Validator {
     nx: boolean,
     authority: RRset[],
     work: Work,
-  ): Promise<Zone> {
+  ): Promise<{ zone: Zone; sets: RRset[] }> {
     const proof = await this.provenSets(authority, name, work);
-    if (proof.zone.state !== SECURE) return proof.zone;
-    if (!isBelow(name, proof.zone.name)) return bogus(name, 12, "proof from another zone");
-    return fromProof(proveDenial(proof.sets, proof.zone.name, name, qtype, nx), name, proof.zone);
+    if (proof.zone.state !== SECURE) return { zone: proof.zone, sets: [] };
+    if (!isBelow(name, proof.zone.name)) return { zone: bogus(name, 12, "proof from another zone"), sets: [] };
+    const zone = fromProof(proveDenial(proof.sets, proof.zone.name, name, qtype, nx), name, proof.zone);
+    return { zone, sets: zone.state === SECURE ? proof.sets : [] };
   }
 }
 

@@ -3,9 +3,16 @@
 // up (NXNSAttack, CVE-2020-12662: a few of a referral's names at a time, never all of them), how deep
 // one name server's lookup may need another's (TsuNAME's cyclic dependencies end here too), and the
 // time. Spent, the query ends in SERVFAIL with an Extended DNS Error (RFC 8914) that says which.
+// With dns.dnssec the answer's DNSKEY and DS fetches draw on the same Budget (one per client query):
+// the clock, the glueless lookups and the referrals are the client query's, and the queries sent for
+// the answer and its keys together stay within MAX_SENT_WITH_KEYS (KeyTrap's cousins, a chain of
+// zones each with keys to fetch, cannot multiply the work by the steps it takes).
 import { nameKey } from "../dnssec/names.ts";
 
+/** queries sent for the answer (unbound's max-sent-count) */
 const MAX_SENT = 32;
+/** queries sent for the answer and its DNSSEC keys together */
+const MAX_SENT_WITH_KEYS = 64;
 export const MAX_RESTARTS = 11;
 export const MAX_REFERRALS = 30;
 /** glueless names of one zone's NS set looked up for one client query (unbound resolves a few at a time) */
@@ -31,6 +38,8 @@ export const EDE_NO_AUTHORITY = 22;
 
 export class Budget {
   sent = 0;
+  /** MAX_SENT, and MAX_SENT_WITH_KEYS once the key fetches began */
+  private limit = MAX_SENT;
   referrals = 0;
   glueless = 0;
   readonly deadline: number;
@@ -47,9 +56,14 @@ export class Budget {
     this.deadline = now + TIME_MS;
   }
 
+  /** The answer is in: the validator's key fetches follow, on what is left of the joint allowance. */
+  forKeys(): void {
+    this.limit = MAX_SENT_WITH_KEYS;
+  }
+
   /** Why no further query may go out, or null. */
   spent(): Failure | null {
-    if (this.sent >= MAX_SENT) return this.note({ ede: EDE_OTHER, text: `query limit: ${MAX_SENT} queries sent` });
+    if (this.sent >= this.limit) return this.note({ ede: EDE_OTHER, text: `query limit: ${this.limit} queries sent` });
     if (performance.now() >= this.deadline) return this.note({ ede: EDE_OTHER, text: `time limit: ${TIME_MS} ms` });
     return null;
   }

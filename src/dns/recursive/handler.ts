@@ -15,7 +15,7 @@ import { Iterator, isFailure } from "./iterator.ts";
 
 /** What /metrics shows of resolution from the root (summed over the DNS threads). */
 export interface RecursiveCounters {
-  /** client queries (and the validator's key fetches) resolved from the root */
+  /** client queries resolved from the root (their DNSSEC key fetches on the same budget) */
   resolutions: number;
   /** queries sent to authorities for them */
   sent: number;
@@ -33,7 +33,8 @@ export class RecursiveHandler implements Handler {
   private readonly iterator: Iterator;
   private hintsPath: string | null = null;
   private resolutions = 0;
-  /** one budget for all the key fetches of one client query's validation */
+  private priming: Promise<void> | null = null;
+  /** a client query's budget, by its context (validate.ts hands that to the validator, which hands it to each key fetch) */
   private readonly shared = new WeakMap<object, Budget>();
 
   constructor(
@@ -50,7 +51,7 @@ export class RecursiveHandler implements Handler {
     return { resolutions: this.resolutions, sent: this.net.sent, delegationHits: this.cuts.hits };
   }
 
-  /** `share`: the validation a key fetch is for (validator.ts Fetch): all its fetches draw on one Budget. */
+  /** `share`: the client query a key fetch is for (validator.ts Fetch): it draws on that query's Budget. */
   handle(ctx: QueryContext, next: Next, share?: object): Pending {
     const dns = this.config.current.dns;
     if (!dns.recursive.active || ctx.upstreamSet !== 0 || ctx.q.qclass !== 1) return next(ctx);
@@ -59,13 +60,18 @@ export class RecursiveHandler implements Handler {
       this.hintsPath = dns.recursive.rootHints;
       this.cuts.setRoot(loadHints(this.hintsPath, (m) => this.log("warn", m)));
     }
-    this.resolutions++;
-    let b = share && this.shared.get(share);
+    // the client query's one Budget: made for its answer, drawn on again by the key fetches its validation makes
+    let b = this.shared.get(share ?? ctx);
     if (!b) {
       b = new Budget();
-      if (share) this.shared.set(share, b);
+      this.shared.set(share ?? ctx, b);
+      this.resolutions++;
     }
-    return this.iterator.resolve(ctx.q.wire, ctx.q.qtype, ctx.q.dnssecOk, b).then((o) => {
+    if (share) b.forKeys();
+    const budget = b;
+    const resolve = () => this.iterator.resolve(ctx.q.wire, ctx.q.qtype, ctx.q.dnssecOk, budget);
+    const run = this.cuts.needsPriming() ? this.prime().then(resolve) : resolve();
+    return run.then((o) => {
       ctx.status = Status.FORWARDED;
       ctx.upstream = RECURSIVE_UPSTREAM;
       if (isFailure(o)) {
@@ -93,6 +99,14 @@ export class RecursiveHandler implements Handler {
       if (chain) ctx.cnameChain = chain;
       return out;
     });
+  }
+
+  /** The root's NS set asked once for all the queries that wait on it (a Budget of its own). */
+  private prime(): Promise<void> {
+    this.priming ??= this.iterator.prime(new Budget()).finally(() => {
+      this.priming = null;
+    });
+    return this.priming;
   }
 
   stop(): void {

@@ -20,10 +20,13 @@ import {
 } from "./budget.ts";
 import type { Cut, Delegations, NameServer } from "./delegations.ts";
 import { authorityQuery, type Exchanger } from "./exchange.ts";
+import { DNAME, dnameAbove, synthesize, withoutSynthesized } from "./dname.ts";
 import { recordsOf, targetOf, type Rec } from "./records.ts";
 
 const DS = 43;
 const RRSIG = 46;
+/** RFC 6672 §2.2: a DNAME substitution that makes a name too long */
+const YXDOMAIN = 6;
 /** minimised queries before the full name is asked (unbound's MAX_MINIMISE_COUNT is 10) */
 const MAX_MINIMISE = 10;
 /** record types an authority's negative answer carries: the SOA and the DNSSEC denial (RFC 4035 §3.1.3) */
@@ -64,24 +67,53 @@ export class Iterator {
     for (let restarts = 0; ; restarts++) {
       const r = await this.iterate(cur, qtype, dnssecOk, b, depth);
       if (isFailure(r)) return r;
-      chain.push(...r.answers);
+      const answers = withoutSynthesized(r.answers);
       let target = cur;
       for (;;) {
-        if (qtype === TYPE.CNAME || r.answers.some((a) => a.type === qtype && equalNames(a.key, target))) break;
-        const c = r.answers.find((a) => a.type === TYPE.CNAME && equalNames(a.key, target));
+        if (qtype === TYPE.CNAME || answers.some((a) => a.type === qtype && equalNames(a.key, target))) break;
+        let c = answers.find((a) => a.type === TYPE.CNAME && equalNames(a.key, target));
+        const d = c ? undefined : dnameAbove(answers, target);
+        if (d) {
+          c = synthesize(d, target, targetOf(d)) ?? undefined;
+          if (!c) return { rcode: YXDOMAIN, answers: [...chain, ...answers], authority: [] };
+          answers.splice(answers.indexOf(d) + 1, 0, c);
+        }
         if (!c) break;
         target = targetOf(c);
         const k = nameKey(target);
         if (seen.has(k)) return b.note({ ede: EDE_OTHER, text: `CNAME loop at ${text(target)}` });
         seen.add(k);
       }
-      const answered = r.answers.some((a) => a.type === qtype && equalNames(a.key, target));
+      chain.push(...answers);
+      const answered = answers.some((a) => a.type === qtype && equalNames(a.key, target));
       if (equalNames(target, cur) || answered || r.rcode !== RCODE.NOERROR)
         return { rcode: r.rcode, answers: chain, authority: r.authority };
       if (restarts >= MAX_RESTARTS)
         return b.note({ ede: EDE_OTHER, text: `CNAME chain longer than ${MAX_RESTARTS} restarts` });
       cur = target;
     }
+  }
+
+  /**
+   * Asks the root hints' servers for the root's NS set and takes it, with the addresses they give for
+   * it, as the root cut (RFC 8109 §3: any name is in the root's bailiwick). Names without an address are
+   * left out; an answer with none at all, or no answer, leaves the hints.
+   */
+  async prime(b: Budget): Promise<void> {
+    const root = Uint8Array.of(0);
+    const r = await this.askZone(this.cuts.closest(root), root, TYPE.NS, false, b, MAX_DEPTH, new Set());
+    const ns = isFailure(r) ? [] : r.recs.filter((x) => x.section === 0 && x.type === TYPE.NS && x.key[0] === 0);
+    const servers: NameServer[] = [];
+    for (const n of ns) {
+      const name = targetOf(n);
+      const addrs = isFailure(r)
+        ? []
+        : r.recs
+            .filter((g) => g.section === 2 && equalNames(g.key, name) && (g.type === TYPE.A || g.type === TYPE.AAAA))
+            .map((g) => addrText(g.data));
+      if (addrs.length) servers.push({ name, addrs });
+    }
+    this.cuts.primed(servers.length ? servers : null, Math.min(...ns.map((n) => n.ttl)));
   }
 
   /** One name without restarts: down from the closest known cut, one label at a time. */
@@ -108,6 +140,15 @@ export class Iterator {
       const qt = mini ? TYPE.A : qtype;
       const r = await this.askZone(cut, qn, qt, dnssecOk, b, depth, excluded);
       if (isFailure(r)) {
+        const stale = b.spent() ? null : this.cuts.stale(name, cut.zone);
+        if (stale && !zones.has(nameKey(stale.zone))) {
+          // the zone that delegates is silent: the expired delegation's servers are asked (serve-stale)
+          cut = stale;
+          zones.add(nameKey(stale.zone));
+          labels = labelCount(stale.zone) + 1;
+          excluded.clear();
+          continue;
+        }
         if (!mini || b.spent()) return r;
         minimise = false; // RFC 9156 §3: a server that fails on the minimised name gets the full one
         excluded.clear();
@@ -150,6 +191,11 @@ export class Iterator {
       if (!(m.flags & AA) && answers.length === 0) {
         // neither an answer, nor a denial, nor a referral: lame
         excluded.add(ip);
+        continue;
+      }
+      if (mini && answers.some((x) => x.type === DNAME)) {
+        // a DNAME at or above the minimised name redirects the rest: the full name gets its CNAME made
+        minimise = false;
         continue;
       }
       if (mini) {
@@ -239,10 +285,19 @@ export class Iterator {
       if (b.spent() || !b.mayLookUp(cut.zone)) return false;
       b.looked.add(k);
       b.resolving.add(k);
-      const r = await this.resolve(s.name, TYPE.A, false, b, depth + 1);
+      // IPv4 first, as unbound's default prefers; a name server with IPv6 addresses alone is asked there
+      for (const [type, size] of [
+        [TYPE.A, 4],
+        [TYPE.AAAA, 16],
+      ] as const) {
+        if (b.spent()) break;
+        const r = await this.resolve(s.name, type, false, b, depth + 1);
+        // a name that does not exist (NXNSAttack's are made up) has no AAAA either
+        if (isFailure(r) || r.rcode !== RCODE.NOERROR) break;
+        for (const a of r.answers) if (a.type === type && a.data.length === size) s.addrs.push(addrText(a.data));
+        if (s.addrs.length) break;
+      }
       b.resolving.delete(k);
-      if (!isFailure(r))
-        for (const a of r.answers) if (a.type === TYPE.A && a.data.length === 4) s.addrs.push(addrText(a.data));
       return true;
     }
     return false;

@@ -10,6 +10,8 @@ import { Dashboard } from "./pages/dashboard.tsx";
 import { Dhcp } from "./pages/dhcp.tsx";
 import { Domains } from "./pages/domains.tsx";
 import { Groups } from "./pages/groups.tsx";
+import { Guide } from "./pages/guide.tsx";
+import { msg } from "./i18n.ts";
 import { Family } from "./pages/family.tsx";
 import { Lists } from "./pages/lists.tsx";
 import { LocalDns } from "./pages/localdns.tsx";
@@ -41,6 +43,7 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/network", title: "Network", page: Network },
   { path: "/dns", title: "Local DNS", page: LocalDns },
   { path: "/dhcp", title: "DHCP", page: Dhcp },
+  { path: "/guide", title: msg("Setup guide"), page: Guide },
   { path: "/search", title: "Search", page: Search },
   { path: "/settings", title: "Settings", page: Settings },
   { path: "/settings/all", title: "All settings", page: AllSettings },

@@ -9,7 +9,7 @@ import { usePoll } from "../poll.ts";
 import { navigate, useRoute } from "../router.ts";
 import { BLOCKED, Why, type QueryRow } from "../why.tsx";
 import { PauseButton, usePauses } from "../pause.tsx";
-import { dnssecKind, dnssecWords, statusKind, statusWords } from "./query-status.ts";
+import { dnssecKind, dnssecWords, statusKind, statusWords, upstreamWords } from "./query-status.ts";
 import { ActionsHeader, DataTable } from "../table.tsx";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
@@ -342,7 +342,7 @@ export function QueryLog() {
                   {statusWords(r.status)}
                 </Badge>
                 {r.upstream && !BLOCKED.has(r.status) && r.status !== "CACHE" && (
-                  <small class="muted block">{r.upstream}</small>
+                  <small class="muted block">{upstreamWords(r.upstream)}</small>
                 )}
               </td>
               <td class="nowrap q-reply" data-label="Reply">

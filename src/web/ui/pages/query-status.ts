@@ -1,6 +1,7 @@
 // What the query log shows for a query's status and DNSSEC verdict: a few words a person reads, from
 // the API's enum names (Pi-hole's, docs: https://docs.pi-hole.net/database/query-database/#query-status),
 // which stay in the badge's tooltip. Used by the query log and the long-term log.
+import { t } from "../i18n.ts";
 import { BLOCKED } from "../why.tsx";
 
 const STATUS_WORDS: Record<string, string> = {
@@ -48,3 +49,10 @@ export function statusKind(s: string): string {
 
 /** the badge colour of a DNSSEC verdict */
 export const dnssecKind = (v: string): string => (v === "SECURE" ? "ok" : v === "INSECURE" ? "info" : "bad");
+
+/** the upstream a query record names for an answer resolved from the root (src/dns/recursive/handler.ts) */
+const RECURSIVE = "recursive";
+
+/** Where a forwarded answer came from: the upstream's address, or words for one Moat resolved itself. */
+export const upstreamWords = (upstream: string): string =>
+  upstream === RECURSIVE ? t("resolved from the root servers") : upstream;

@@ -23,6 +23,7 @@ import { SettingField, SettingText, useEnvKeys } from "./settings/env.tsx";
 type Cfg = {
   dns: {
     upstreams: string[];
+    recursive: { active: boolean };
     revServers: string[];
     blocking: { mode: string };
     rateLimit: { count: number; interval: number };
@@ -43,6 +44,7 @@ const lines = (s: string) =>
 
 function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   const [ups, setUps] = useState(cfg.dns.upstreams.join("\n"));
+  const [own, setOwn] = useState(cfg.dns.recursive.active);
   const [rev, setRev] = useState(cfg.dns.revServers.join("\n"));
   const [mode, setMode] = useState(cfg.dns.blocking.mode);
   const [rlCount, setRlCount] = useState(String(cfg.dns.rateLimit.count));
@@ -52,6 +54,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
     e.preventDefault();
     void saveValues({
       "dns.upstreams": lines(ups),
+      "dns.recursive.active": own,
       "dns.revServers": rev
         .split("\n")
         .map((l) => l.trim())
@@ -65,6 +68,25 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   return (
     <Card title={t("DNS")}>
       <form class="form" onSubmit={save}>
+        <SettingField
+          setting="dns.recursive.active"
+          errors={errors}
+          label={t("Resolve from the root servers")}
+          id="s-recursive"
+          hint={t(
+            "Moat asks the root servers and then each domain's own servers, as unbound does: no resolver company sees every name your network looks up, and DNSSEC is checked here. The upstream servers below then serve only conditional forwarding and groups with servers of their own.",
+          )}
+        >
+          <label class="check">
+            <input
+              id="s-recursive"
+              type="checkbox"
+              checked={own}
+              onChange={(e) => setOwn((e.target as HTMLInputElement).checked)}
+            />{" "}
+            {t("Resolve myself (private)")}
+          </label>
+        </SettingField>
         <SettingField
           setting="dns.upstreams"
           errors={errors}

@@ -1,9 +1,12 @@
 // First-run setup, shown while no password or no upstream is set (until done or skipped): a
-// password, the upstream resolvers from a few presets, and a first block list.
+// password, the upstream resolvers from a few presets or resolving from the root servers
+// (dns.recursive.active), and a first block list.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, get, patchConfig } from "../api.ts";
 import { Button, Field, TextInput } from "../components.tsx";
 import { GravityProgress } from "../gravity.tsx";
+import { t } from "../i18n.ts";
+import { GuideStep } from "./guide.tsx";
 import { LIST_PRESETS, UPSTREAM_PRESETS } from "../presets.ts";
 import { login, session } from "../session.ts";
 import { Store, useStore } from "../store.ts";
@@ -17,8 +20,17 @@ export function useSetupNeeded(active: boolean): boolean | null {
   useEffect(() => {
     if (!active) return;
     if (localStorage.getItem(DONE_KEY)) return needed.set(false);
-    get<{ config: { dns: { upstreams: string[] } } }>("/config/dns/upstreams")
-      .then((r) => needed.set(session.get().state === "open" || r.config.dns.upstreams.length === 0))
+    Promise.all([
+      get<{ config: { dns: { upstreams: string[] } } }>("/config/dns/upstreams"),
+      // a Pi-hole-compatible API (webserver.api.piholeCompat) leaves Moat's own keys out: not resolving then
+      get<{ config: { dns?: { recursive?: { active: boolean } } } }>("/config/dns/recursive/active"),
+    ])
+      .then(([u, r]) =>
+        needed.set(
+          session.get().state === "open" ||
+            (u.config.dns.upstreams.length === 0 && r.config.dns?.recursive?.active !== true),
+        ),
+      )
       .catch(() => needed.set(false));
   }, [active]);
   return active ? v : false;
@@ -36,6 +48,8 @@ export function Setup() {
   const [chosen, setChosen] = useState<string[]>(["Quad9"]);
   const [custom, setCustom] = useState("");
   const [ipv6, setIpv6] = useState(false);
+  /** dns.recursive.active: no upstream needed */
+  const [own, setOwn] = useState(false);
   const [list, setList] = useState(true);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
@@ -50,12 +64,14 @@ export function Setup() {
     e.preventDefault();
     const errs: Record<string, string> = {};
     if (open && password !== password2) errs.password2 = "The passwords differ";
-    if (upstreams().length === 0) errs.upstreams = "Choose at least one upstream";
+    if (upstreams().length === 0 && !own) errs.upstreams = "Choose at least one upstream";
     setErrors(errs);
     if (Object.keys(errs).length) return;
     setBusy(true);
     try {
-      await patchConfig({ "dns.upstreams": upstreams() }).catch((err: unknown) => {
+      // resolving from the root, Moat checks DNSSEC itself (there is no upstream to trust for it)
+      const dns = own ? { "dns.recursive.active": true, "dns.dnssec": true } : {};
+      await patchConfig({ "dns.upstreams": upstreams(), ...dns }).catch((err: unknown) => {
         throw Object.assign(err as Error, { field: "upstreams" });
       });
       if (list) {
@@ -118,6 +134,17 @@ export function Setup() {
           <legend>{open ? "2." : "1."} Upstream DNS servers</legend>
           <p class="muted">Moat asks these for every name it does not block.</p>
           <div class="presets">
+            <label class="check">
+              <input type="checkbox" checked={own} onChange={(e) => setOwn((e.target as HTMLInputElement).checked)} />
+              <span>
+                <strong>{t("Resolve myself (private)")}</strong>{" "}
+                <small class="muted">
+                  {t(
+                    "asks the root servers and each domain's own servers, and checks DNSSEC: no resolver company sees every name",
+                  )}
+                </small>
+              </span>
+            </label>
             {UPSTREAM_PRESETS.map((p) => (
               <label key={p.name} class="check">
                 <input
@@ -155,6 +182,7 @@ export function Setup() {
             <span>{LIST_PRESETS[0]!.name}</span>
           </label>
         </fieldset>
+        <GuideStep step={open ? 4 : 3} />
         {errors.form && <p class="note error">{errors.form}</p>}
         {gravity ? (
           <>

@@ -23,7 +23,8 @@ type TlsInfo = {
 
 const ID = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
-async function download(path: string): Promise<void> {
+/** Saves the file the API sends for `path` under the name its Content-Disposition gives. */
+export async function download(path: string): Promise<void> {
   const res = await request("GET", path);
   const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? "download";
   const a = document.createElement("a");
