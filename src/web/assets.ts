@@ -11,6 +11,7 @@ const TYPES: Record<string, string> = {
   js: "text/javascript; charset=utf-8",
   css: "text/css; charset=utf-8",
   svg: "image/svg+xml",
+  json: "application/json",
 };
 
 let loaded: Promise<Map<string, Asset>> | undefined;

@@ -12,6 +12,8 @@ let moat: MoatProcess;
 let up: Upstream;
 let browser: Browser;
 let w: Watched;
+// the browser's globals, for the functions that run inside the page
+declare const document: any;
 const PASSWORD = "h15 first run";
 
 function base32Decode(s: string): Uint8Array {
@@ -39,6 +41,13 @@ test("no password: no login; the first-run setup sets the password and the upstr
   await page.goto(`${moat.base}/`);
   await page.waitForSelector("h1:text('Welcome to Moat')");
   expect(new URL(page.url()).pathname).toBe("/admin/");
+  // the language comes first: the setup's first field, every language by its own name
+  expect(await page.evaluate(() => document.querySelector("form.setup-card select, form.setup-card input")?.id)).toBe(
+    "setup-language",
+  );
+  expect(await page.locator("#setup-language option").allTextContents()).toEqual(
+    expect.arrayContaining(["English", "Deutsch"]),
+  );
   await shot(page, "setup-desktop");
   // the presets are offered; this network's upstream is typed in instead
   expect(await page.locator(".presets label").allTextContents()).toEqual(

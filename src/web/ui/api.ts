@@ -1,6 +1,8 @@
 // Talks to Moat's public API as Pi-hole's web interface does: the session cookie (HttpOnly, set by
 // POST /api/auth) plus the CSRF token in the X-CSRF-Token header. A 401 sends the person to the
 // login page (see session.ts), which brings them back to where they were.
+import { known } from "./i18n.ts";
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -19,7 +21,7 @@ export class ApiError extends Error {
   /** the message with its hint, as a person should read it */
   get text(): string {
     const h = typeof this.hint === "string" && this.hint ? ` (${this.hint})` : "";
-    return this.message + h;
+    return known(this.message) + h;
   }
 }
 

@@ -5,6 +5,7 @@ import { api, get } from "./api.ts";
 import { Button, Spinner, toast } from "./components.tsx";
 import { duration } from "./format.ts";
 import { usePoll } from "./poll.ts";
+import { t } from "./i18n.ts";
 
 type Blocking = { blocking: boolean | "enabled" | "disabled"; timer: number | null };
 const isOn = (b: Blocking) => b.blocking === true || b.blocking === "enabled";
@@ -71,7 +72,13 @@ export function BlockingControl() {
     setOpen(false);
     try {
       await api("POST", "/dns/blocking", { blocking, timer });
-      toast(blocking ? "Blocking enabled" : timer ? `Blocking disabled for ${duration(timer)}` : "Blocking disabled");
+      toast(
+        blocking
+          ? t("Blocking enabled")
+          : timer
+            ? t("Blocking disabled for {time}", { time: duration(timer) })
+            : t("Blocking disabled"),
+      );
       reload();
     } catch (e) {
       toast(String((e as Error).message), "error");
@@ -91,7 +98,7 @@ export function BlockingControl() {
     <div class="blocking" ref={box}>
       <span class={`state ${on ? "on" : "off"}`} data-testid="blocking-state">
         <span class="dot" aria-hidden="true" />
-        {on ? "Blocking" : "Not blocking"}
+        {on ? t("Blocking") : t("Not blocking")}
         {!on && left !== null && <span class="timer"> · {duration(left)}</span>}
       </span>
       {on ? (
@@ -102,20 +109,20 @@ export function BlockingControl() {
           aria-controls="blocking-menu"
           onClick={() => setOpen(!open)}
         >
-          Disable ▾
+          {t("Disable")} ▾
         </Button>
       ) : (
         <Button kind="primary" busy={busy} onClick={() => set(true, null)}>
-          Enable
+          {t("Enable")}
         </Button>
       )}
       {open && (
-        <div class="menu" role="menu" id="blocking-menu" aria-label="Disable blocking" onKeyDown={onMenuKey}>
+        <div class="menu" role="menu" id="blocking-menu" aria-label={t("Disable blocking")} onKeyDown={onMenuKey}>
           <button type="button" role="menuitem" onClick={() => set(false, 300)}>
-            For 5 minutes
+            {t("For 5 minutes")}
           </button>
           <button type="button" role="menuitem" onClick={() => set(false, 3600)}>
-            For 1 hour
+            {t("For 1 hour")}
           </button>
           <form
             class="menu-custom"
@@ -126,23 +133,23 @@ export function BlockingControl() {
             }}
           >
             <label>
-              For
+              {t("For")}
               <input
                 type="number"
                 min="1"
                 step="1"
                 value={custom}
-                aria-label="minutes"
+                aria-label={t("minutes")}
                 onInput={(e) => setCustom((e.target as HTMLInputElement).value)}
               />
-              min
+              {t("min")}
             </label>
             <button type="submit" class="btn">
-              Go
+              {t("Go")}
             </button>
           </form>
           <button type="button" role="menuitem" class="danger-text" onClick={() => set(false, null)}>
-            Until I enable it
+            {t("Until I enable it")}
           </button>
         </div>
       )}

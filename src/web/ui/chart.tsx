@@ -2,6 +2,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import { num } from "./format.ts";
+import { intlLocale, t } from "./i18n.ts";
 
 export type Series = {
   label: string;
@@ -26,6 +27,24 @@ function cssVar(name: string): string {
 }
 
 const resolve = (c: string) => (c.startsWith("var(") ? cssVar(c.slice(4, -1)) : c);
+
+/**
+ * uPlot's axis dates through Intl in the dashboard's language: each line of uPlot's template ("{h}{aa}",
+ * "{M}/{D}", "{YYYY}") becomes the Intl parts it names, so a German axis reads "14 Uhr" and "6.12.".
+ */
+function fmtDate(template: string): (d: Date) => string {
+  const lines = template.split("\n").map((line) => {
+    const o: Intl.DateTimeFormatOptions = {};
+    if (/\{YY/.test(line)) o.year = "numeric";
+    if (/\{M/.test(line)) o.month = /\{MMM/.test(line) ? "short" : "numeric";
+    if (/\{D/.test(line)) o.day = "numeric";
+    if (/\{[hH]/.test(line)) o.hour = "numeric";
+    if (/\{mm/.test(line)) o.minute = "2-digit";
+    if (/\{ss/.test(line)) o.second = "2-digit";
+    return Object.keys(o).length ? new Intl.DateTimeFormat(intlLocale(), o) : null;
+  });
+  return (d) => lines.map((f) => (f ? f.format(d) : "")).join("\n");
+}
 
 /** x: unix seconds; series drawn in order (a later bar series paints over an earlier one) */
 export function TimeChart({
@@ -53,19 +72,27 @@ export function TimeChart({
       height,
       cursor: { points: { show: false }, drag: { x: false, y: false } },
       legend: { show: true, live: true },
+      fmtDate,
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
       axes: [
         { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid"), width: 1 }, ticks: { show: false } },
-        { stroke: cssVar("--muted"), grid: { stroke: cssVar("--grid"), width: 1 }, ticks: { show: false }, size: 48 },
+        {
+          stroke: cssVar("--muted"),
+          grid: { stroke: cssVar("--grid"), width: 1 },
+          ticks: { show: false },
+          size: 48,
+          // the counts as the language writes them (0,5 in German)
+          values: (_u, splits) => splits.map((v) => num(v)),
+        },
       ],
       series: [
         {
-          label: "Time",
+          label: t("Time"),
           // with no bin pointed at, the series' figures are totals over the whole chart
           value: (_u, v) =>
             v == null
-              ? "total"
-              : new Date(v * 1000).toLocaleString([], {
+              ? t("total")
+              : new Date(v * 1000).toLocaleString(intlLocale(), {
                   hour: "2-digit",
                   minute: "2-digit",
                   day: "numeric",
@@ -97,5 +124,5 @@ export function TimeChart({
     plot.current?.setData([x, ...series.map((s) => s.values)]);
   }, [x, series]);
 
-  return <div class="chart" ref={box} role="img" aria-label={label} />;
+  return <div class="chart" ref={box} role="img" aria-label={label} data-raw />;
 }

@@ -4,9 +4,10 @@ import type { ButtonHTMLAttributes, ComponentChildren, JSX, PartialInputHTMLAttr
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "./api.ts";
 import { Store, useStore } from "./store.ts";
+import { t } from "./i18n.ts";
 
 export function Spinner({ label }: { label?: string }) {
-  return <span class="spinner" role="status" aria-label={label ?? "working"} />;
+  return <span class="spinner" role="status" aria-label={label ?? t("working")} />;
 }
 
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
@@ -101,18 +102,18 @@ let nextToast = 1;
 
 /** One toast at a time: a new one replaces the last, so repeated saves never stack over the page. */
 export function toast(text: string, kind: Toast["kind"] = "ok"): void {
-  const t = { id: nextToast++, text, kind };
-  toasts.set([t]);
-  setTimeout(() => toasts.set(toasts.get().filter((x) => x !== t)), kind === "ok" ? 3500 : 8000);
+  const one = { id: nextToast++, text, kind };
+  toasts.set([one]);
+  setTimeout(() => toasts.set(toasts.get().filter((x) => x !== one)), kind === "ok" ? 3500 : 8000);
 }
 
 export function Toasts() {
   const list = useStore(toasts);
   return (
     <div class="toasts" aria-live="polite">
-      {list.map((t) => (
-        <div key={t.id} class={`toast ${t.kind}`}>
-          {t.text}
+      {list.map((one) => (
+        <div key={one.id} class={`toast ${one.kind}`}>
+          {one.text}
         </div>
       ))}
     </div>
@@ -140,11 +141,11 @@ export function useAction(): [boolean, <T>(fn: () => Promise<T>, done?: string) 
 
 // ---- confirmation dialog
 
-type Ask = { text: string; action: string; resolve: (ok: boolean) => void } | null;
+type Ask = { text: string; action: string | undefined; resolve: (ok: boolean) => void } | null;
 const asking = new Store<Ask>(null);
 
-/** asks before anything destructive; resolves true when confirmed */
-export function confirmAction(text: string, action = "Delete"): Promise<boolean> {
+/** asks before anything destructive (`text` and `action` already translated; Delete by default) */
+export function confirmAction(text: string, action?: string): Promise<boolean> {
   return new Promise((resolve) => asking.set({ text, action, resolve }));
 }
 
@@ -166,10 +167,10 @@ export function ConfirmHost() {
       <div class="row end">
         {/* Cancel has the focus, so Enter or a stray key press never deletes (WAI-ARIA APG, alert dialog) */}
         <Button onClick={() => close(false)} autoFocus>
-          Cancel
+          {t("Cancel")}
         </Button>
         <Button kind="danger" onClick={() => close(true)}>
-          {ask.action}
+          {ask.action ?? t("Delete")}
         </Button>
       </div>
     </dialog>
@@ -194,7 +195,7 @@ export function Modal({
     <dialog ref={ref} class="dialog wide" onCancel={(e) => (e.preventDefault(), onClose())} aria-label={title}>
       <header class="card-head">
         <h2>{title}</h2>
-        <button type="button" class="icon-btn" aria-label="Close" onClick={onClose}>
+        <button type="button" class="icon-btn" aria-label={t("Close")} onClick={onClose}>
           ×
         </button>
       </header>
@@ -248,13 +249,11 @@ export function Pager({ page, pages, onPage }: { page: number; pages: number; on
   return (
     <div class="pager">
       <Button disabled={page === 0} onClick={() => onPage(page - 1)}>
-        ← Newer
+        ← {t("Newer")}
       </Button>
-      <span>
-        Page {page + 1} of {pages}
-      </span>
+      <span>{t("Page {page} of {pages}", { page: page + 1, pages })}</span>
       <Button disabled={page + 1 >= pages} onClick={() => onPage(page + 1)}>
-        Older →
+        {t("Older")} →
       </Button>
     </div>
   );
@@ -263,7 +262,7 @@ export function Pager({ page, pages, onPage }: { page: number; pages: number; on
 export function Loading() {
   return (
     <p class="loading">
-      <Spinner /> Loading…
+      <Spinner /> {t("Loading…")}
     </p>
   );
 }

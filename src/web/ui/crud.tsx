@@ -6,6 +6,7 @@ import { get } from "./api.ts";
 import { Button, confirmAction, Loading, Toggle, toast, useAction } from "./components.tsx";
 import { usePoll } from "./poll.ts";
 import { ActionsHeader, DataTable } from "./table.tsx";
+import { plural, t } from "./i18n.ts";
 
 export type Group = { id: number; name: string; enabled: boolean; comment: string | null };
 
@@ -36,7 +37,7 @@ export function GroupPicker({
 }) {
   return (
     <fieldset class="group-picker">
-      <legend>Groups</legend>
+      <legend>{t("Groups")}</legend>
       {groups.map((g) => (
         <label key={g.id} class="check">
           <input
@@ -53,6 +54,7 @@ export function GroupPicker({
   );
 }
 
+/** `title` is a msg() label, shown through t() */
 export type Column<T> = { title: string; cell: (r: T) => ComponentChildren; class?: string };
 
 export function EntityTable<T>({
@@ -63,7 +65,6 @@ export function EntityTable<T>({
   onToggle,
   onEdit,
   onDelete,
-  noun,
 }: {
   /** undefined while the rows are still loading */
   rows: T[] | undefined;
@@ -73,7 +74,6 @@ export function EntityTable<T>({
   onToggle?: (r: T, on: boolean) => Promise<void>;
   onEdit?: (r: T) => void;
   onDelete: (rows: T[]) => Promise<void>;
-  noun: string;
 }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [busy, run] = useAction();
@@ -82,28 +82,35 @@ export function EntityTable<T>({
   const del = async (list: T[]) => {
     if (
       !(await confirmAction(
-        list.length === 1 ? `Delete ${noun} ${rowKey(list[0]!)}?` : `Delete ${list.length} ${noun}s?`,
+        list.length === 1
+          ? t("Delete {name}?", { name: rowKey(list[0]!) })
+          : plural(list.length, { one: "Delete {count} entry?", other: "Delete {count} entries?" }),
       ))
     )
       return;
     await run(
       () => onDelete(list),
-      list.length === 1 ? `Deleted ${rowKey(list[0]!)}` : `Deleted ${list.length} ${noun}s`,
+      list.length === 1
+        ? t("Deleted {name}", { name: rowKey(list[0]!) })
+        : plural(list.length, { one: "Deleted {count} entry", other: "Deleted {count} entries" }),
     );
     setSelected(new Set());
   };
-  if (!rows.length) return <p class="empty">No {noun}s yet.</p>;
+  if (!rows.length) return <p class="empty">{t("Nothing here yet.")}</p>;
   const all = chosen.length === rows.length;
   return (
     <>
       <div class="toolbar">
         <span class="muted">
-          {rows.length} {noun}
-          {rows.length === 1 ? "" : "s"}
-          {chosen.length ? `, ${chosen.length} selected` : ""}
+          {chosen.length
+            ? t("{rows}, {count} selected", {
+                rows: plural(rows.length, { one: "{count} entry", other: "{count} entries" }),
+                count: chosen.length,
+              })
+            : plural(rows.length, { one: "{count} entry", other: "{count} entries" })}
         </span>
         <Button kind="danger" busy={busy} disabled={!chosen.length} onClick={() => del(chosen)}>
-          Delete selected
+          {t("Delete selected")}
         </Button>
       </div>
       <DataTable
@@ -112,17 +119,17 @@ export function EntityTable<T>({
             <th class="sel">
               <input
                 type="checkbox"
-                aria-label="Select all"
+                aria-label={t("Select all")}
                 checked={all}
                 onChange={() => setSelected(all ? new Set() : new Set(rows.map(rowKey)))}
               />
             </th>
             {columns.map((c) => (
               <th key={c.title} class={c.class}>
-                {c.title}
+                {t(c.title)}
               </th>
             ))}
-            {onToggle && <th>Enabled</th>}
+            {onToggle && <th>{t("Enabled")}</th>}
             <ActionsHeader />
           </>
         }
@@ -134,7 +141,7 @@ export function EntityTable<T>({
               <td class="sel">
                 <input
                   type="checkbox"
-                  aria-label={`Select ${k}`}
+                  aria-label={t("Select {name}", { name: k })}
                   checked={selected.has(k)}
                   onChange={(e) => {
                     const s = new Set(selected);
@@ -145,23 +152,23 @@ export function EntityTable<T>({
                 />
               </td>
               {columns.map((c) => (
-                <td key={c.title} class={c.class} data-label={c.title}>
+                <td key={c.title} class={c.class} data-label={t(c.title)}>
                   {c.cell(r)}
                 </td>
               ))}
               {onToggle && enabled && (
-                <td data-label="Enabled">
+                <td data-label={t("Enabled")}>
                   <Toggle
                     checked={enabled(r)}
-                    label={`Enable ${k}`}
+                    label={t("Enable {name}", { name: k })}
                     onChange={(on) => void run(() => onToggle(r, on))}
                   />
                 </td>
               )}
               <td class="row-actions">
-                {onEdit && <Button onClick={() => onEdit(r)}>Edit</Button>}
-                <Button kind="ghost" aria-label={`Delete ${k}`} onClick={() => del([r])}>
-                  Delete
+                {onEdit && <Button onClick={() => onEdit(r)}>{t("Edit")}</Button>}
+                <Button kind="ghost" aria-label={t("Delete {name}", { name: k })} onClick={() => del([r])}>
+                  {t("Delete")}
                 </Button>
               </td>
             </tr>
@@ -176,7 +183,7 @@ export function EntityTable<T>({
 export function SubmitButton({ busy, editing, class: cls }: { busy: boolean; editing: boolean; class?: string }) {
   return (
     <Button type="submit" kind="primary" busy={busy} class={cls}>
-      {editing ? "Save" : "Add"}
+      {editing ? t("Save") : t("Add")}
     </Button>
   );
 }

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { streamText } from "./api.ts";
 import { Spinner } from "./components.tsx";
+import { t } from "./i18n.ts";
 
 /** ok: the run finished (the new filter is live); failed of lists: the lists it could not use */
 export type GravityResult = { ok: boolean; lines: string[]; lists: number; failed: number };
@@ -67,18 +68,21 @@ export function GravityProgress({ lists, onDone }: { lists: number; onDone: (r: 
         {!result && !error && <Spinner />}
         <strong>
           {error
-            ? `Update failed: ${error}`
+            ? t("Update failed: {error}", { error })
             : result
               ? !result.ok
-                ? "Update failed, the previous lists stay active"
+                ? t("Update failed, the previous lists stay active")
                 : result.failed > 0
-                  ? `Update finished, but ${result.failed} of ${result.lists} lists failed (see below; a cached copy is used where there is one)`
-                  : "Update finished"
-              : "Updating lists…"}
+                  ? t(
+                      "Update finished, but {failed} of {lists} lists failed (see below; a cached copy is used where there is one)",
+                      { failed: result.failed, lists: result.lists },
+                    )
+                  : t("Update finished")
+              : t("Updating lists…")}
         </strong>
       </div>
-      <progress max={100} value={pct} aria-label="gravity progress" />
-      <pre ref={pre} class="log">
+      <progress max={100} value={pct} aria-label={t("gravity progress")} />
+      <pre ref={pre} class="log" data-raw>
         {lines.join("\n")}
       </pre>
     </div>

@@ -11,11 +11,17 @@
 
 type Vars = Record<string, string | number>;
 type PluralForms = Partial<Record<Intl.LDMLPluralRule, string>> & { other: string };
-export type CatalogueEntry = string | PluralForms;
+type CatalogueEntry = string | PluralForms;
 export type Catalogue = Record<string, CatalogueEntry>;
 
 let language = "en";
 let entries: Catalogue = {};
+// The pseudo-locale (tests only): every text that went through the layer is wrapped in markers, so a
+// browser test sees any shown text that did not (PSEUDO_OPEN … PSEUDO_CLOSE).
+export const PSEUDO = "en-XA";
+const PSEUDO_OPEN = "⟦";
+const PSEUDO_CLOSE = "⟧";
+let pseudo = false;
 let numbers = new Intl.NumberFormat("en");
 let plurals = new Intl.PluralRules("en");
 
@@ -23,14 +29,20 @@ let plurals = new Intl.PluralRules("en");
 export function useCatalogue(tag: string, catalogue: Catalogue): void {
   language = tag;
   entries = catalogue;
-  numbers = new Intl.NumberFormat(tag);
-  plurals = new Intl.PluralRules(tag);
+  pseudo = tag === PSEUDO;
+  const intl = pseudo ? "en" : tag;
+  numbers = new Intl.NumberFormat(intl);
+  plurals = new Intl.PluralRules(intl);
 }
 
-/** The language the dashboard speaks now (a BCP 47 tag). */
-export const currentLanguage = (): string => language;
+/** The locale for Intl's formatters: the language, English for the pseudo-locale. */
+export const intlLocale = (): string => (pseudo ? "en" : language);
 
-function fill(text: string, vars?: Vars): string {
+/** `text` as the pseudo-locale shows what the locale layer made (in markers); itself otherwise. */
+export const localized = (text: string): string => (pseudo ? `${PSEUDO_OPEN}${text}${PSEUDO_CLOSE}` : text);
+
+function fill(source: string, vars?: Vars): string {
+  const text = localized(source);
   if (!vars) return text;
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = vars[name];
@@ -43,6 +55,29 @@ function fill(text: string, vars?: Vars): string {
 export function t(source: string, vars?: Vars): string {
   const entry = entries[source];
   return fill(typeof entry === "string" ? entry : source, vars);
+}
+
+/**
+ * A text the server sent, in the current language where the catalogue has it (the API's own error
+ * messages, which stay English: scripts/i18n-extract.ts takes the fixed ones from src/api/core/errors.ts),
+ * else as sent.
+ */
+export function known(text: string): string {
+  const entry = entries[text];
+  return typeof entry === "string" ? entry : text;
+}
+
+/**
+ * `source` in the current language with `{name}` replaced by the element `nodes[name]` (a link or code
+ * inside a sentence), as the list of pieces a component renders.
+ */
+export function tx<N>(source: string, nodes: Record<string, N>): Array<string | N> {
+  const entry = entries[source];
+  const text = typeof entry === "string" ? entry : source;
+  // each piece of text is marked on its own in the pseudo-locale: the elements between are data
+  return text
+    .split(/\{(\w+)\}/)
+    .map((piece, i) => (i % 2 === 1 ? (nodes[piece] ?? `{${piece}}`) : piece.trim() ? localized(piece) : piece));
 }
 
 /** The form of `forms` that `count` takes in the current language; `{count}` is the number. */

@@ -7,6 +7,8 @@ import { api, get } from "./api.ts";
 import { usePoll } from "./poll.ts";
 import { linkProps, useRoute } from "./router.ts";
 import { Store, useStore } from "./store.ts";
+import { plural, t } from "./i18n.ts";
+import { num } from "./format.ts";
 
 export interface Message {
   id: number;
@@ -50,15 +52,48 @@ export function MessagesPoll() {
 
 export const useMessages = (): Message[] | null => useStore(latest);
 
+/**
+ * A message's text in the dashboard's language where its type's values (blobs) say all of it; the English
+ * keys are the server's own sentences (src/notices/list-failures.ts, dnssec-upstream.ts), so English reads
+ * as sent. Any other message shows as the server wrote it, marked as data.
+ */
+function translated(m: Message): string | null {
+  const [a, b] = m.blobs ?? [];
+  const has = (v: unknown) => v !== null && v !== undefined && v !== "";
+  if (m.plain === NO_UPSTREAM) return t("no upstream servers configured");
+  if (m.type === "LIST" && has(a) && has(b))
+    return t("List with ID {id} ({address}) was inaccessible during last gravity run", {
+      id: String(a),
+      address: String(b),
+    });
+  if (m.type === "DNSSEC" && has(a))
+    return t(
+      "DNSSEC validation is on (dns.dnssec), but the upstream {upstream} answers the root's DNSKEY without signatures (RRSIG): every name Moat validates gets SERVFAIL. Pick an upstream that passes DNSSEC records, or turn DNSSEC validation off.",
+      { upstream: String(a) },
+    );
+  return null;
+}
+
+export function MessageText({ m, class: cls }: { m: Message; class?: string }) {
+  const text = translated(m);
+  return text === null ? (
+    <span class={cls} data-raw lang="en">
+      {m.plain}
+    </span>
+  ) : (
+    <span class={cls}>{text}</span>
+  );
+}
+
 /** the header's count: a link to the Messages page, absent when there is nothing to read */
 export function MessageBadge() {
   const n = useMessages()?.length ?? 0;
   if (!n) return null;
-  const label = `${n} message${n === 1 ? "" : "s"}`;
+  const label = plural(n, { one: "{count} message", other: "{count} messages" });
   return (
     <a class="msg-badge" {...linkProps("/messages")} title={label} data-testid="message-count">
-      <span aria-hidden="true">⚠</span> {n}
-      <span class="sr-only"> message{n === 1 ? "" : "s"}</span>
+      <span aria-hidden="true">⚠</span> {num(n)}
+      <span class="sr-only"> {plural(n, { one: "message", other: "messages" })}</span>
     </a>
   );
 }
@@ -73,14 +108,15 @@ export function MessageBanners() {
       {list.map((m) =>
         !dismissable(m) ? (
           <p key={m.id} class="banner" role="alert">
-            <strong>No upstream DNS servers are set.</strong> Every name Moat cannot answer itself gets SERVFAIL.{" "}
-            <a {...linkProps("/settings")}>Set them in Settings</a>
+            <strong>{t("No upstream DNS servers are set.")}</strong>{" "}
+            {t("Every name Moat cannot answer itself gets SERVFAIL.")}{" "}
+            <a {...linkProps("/settings")}>{t("Set them in Settings")}</a>
           </p>
         ) : (
           <p key={m.id} class="banner" role="status">
-            <span>{m.plain}</span>
+            <MessageText m={m} />
             <button type="button" class="btn ghost" onClick={() => void dismissMessages([m.id]).catch(() => undefined)}>
-              Dismiss
+              {t("Dismiss")}
             </button>
           </p>
         ),

@@ -5,15 +5,16 @@ import { useState } from "preact/hooks";
 import { api, enc, get } from "./api.ts";
 import { Button, Field, Modal, toast, useAction } from "./components.tsx";
 import { usePoll } from "./poll.ts";
+import { msg, t } from "./i18n.ts";
 
 type Pause = { client: string; until: number | null };
 
-/** how long a pause lasts, as the family page and this dialog offer it ("" = until resumed) */
+/** how long a pause lasts, as the family page and this dialog offer it ("" = until resumed); msg() labels */
 export const PAUSE_CHOICES: ReadonlyArray<{ minutes: string; label: string }> = [
-  { minutes: "15", label: "15 minutes" },
-  { minutes: "60", label: "1 hour" },
-  { minutes: "120", label: "2 hours" },
-  { minutes: "", label: "until resumed" },
+  { minutes: "15", label: msg("15 minutes") },
+  { minutes: "60", label: msg("1 hour") },
+  { minutes: "120", label: msg("2 hours") },
+  { minutes: "", label: msg("until resumed") },
 ];
 
 /** the API's `minutes` for a choice: null pauses until resumed */
@@ -39,13 +40,16 @@ export function PauseButton({
   const [busy, run] = useAction();
   const [asking, setAsking] = useState(false);
   const [minutes, setMinutes] = useState("60");
-  const resume = () => void run(() => api("DELETE", `/pauses/${enc(client)}`), `${client} resumed`).then(onDone);
+  const resume = () =>
+    void run(() => api("DELETE", `/pauses/${enc(client)}`), t("{client} resumed", { client })).then(onDone);
   const pause = (e: Event) => {
     e.preventDefault();
-    const label = PAUSE_CHOICES.find((c) => c.minutes === minutes)?.label ?? "";
+    const label = t(PAUSE_CHOICES.find((c) => c.minutes === minutes)?.label ?? "");
     void run(
       () => api<{ warning?: string }>("POST", `/pauses/${enc(client)}`, { minutes: pauseMinutes(minutes) }),
-      `${client} paused ${minutes === "" ? label : `for ${label}`}`,
+      minutes === ""
+        ? t("{client} paused until resumed", { client })
+        : t("{client} paused for {time}", { client, time: label }),
     ).then((r) => {
       // a pause of a client Moat has not seen is kept, and the reply says it may pause no one
       const warning = (r as { warning?: string } | undefined)?.warning;
@@ -61,15 +65,15 @@ export function PauseButton({
         class={cls}
         busy={busy && !asking}
         onClick={paused ? resume : () => setAsking(true)}
-        title={paused ? `Resume ${client}` : `Block everything for ${client} for a while`}
+        title={paused ? t("Resume {client}", { client }) : t("Block everything for {client} for a while", { client })}
       >
-        {paused ? "Resume" : "Pause"}
+        {paused ? t("Resume") : t("Pause")}
       </Button>
       {asking && (
-        <Modal title={`Pause ${client}`} onClose={() => setAsking(false)}>
+        <Modal title={t("Pause {client}", { client })} onClose={() => setAsking(false)}>
           <form class="form" onSubmit={pause} data-testid="pause-dialog">
-            <p>Every lookup of {client} will be blocked until the pause ends.</p>
-            <Field label="For" id="pause-minutes">
+            <p>{t("Every lookup of {client} will be blocked until the pause ends.", { client })}</p>
+            <Field label={t("For")} id="pause-minutes">
               <select
                 id="pause-minutes"
                 value={minutes}
@@ -77,15 +81,15 @@ export function PauseButton({
               >
                 {PAUSE_CHOICES.map((c) => (
                   <option key={c.minutes} value={c.minutes}>
-                    {c.label}
+                    {t(c.label)}
                   </option>
                 ))}
               </select>
             </Field>
             <div class="row end">
-              <Button onClick={() => setAsking(false)}>Cancel</Button>
+              <Button onClick={() => setAsking(false)}>{t("Cancel")}</Button>
               <Button type="submit" kind="danger" busy={busy}>
-                Pause
+                {t("Pause")}
               </Button>
             </div>
           </form>

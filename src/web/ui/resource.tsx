@@ -8,6 +8,7 @@ import { api, get } from "./api.ts";
 import { Field, Modal, TextInput } from "./components.tsx";
 import { type Group, GroupPicker, SubmitButton, useFreshForm } from "./crud.tsx";
 import { usePoll } from "./poll.ts";
+import { t } from "./i18n.ts";
 
 /** What a list resource's page keeps: its rows (`GET /groups` answers `{"groups": […]}`, loaded once and
  * reloaded after a change), the add form's key (renewed after an add, so the form starts empty again),
@@ -68,7 +69,7 @@ export function EditDialog<T>({
 
 export function CommentField({ id, value, onChange }: { id: string; value: string; onChange: (v: string) => void }) {
   return (
-    <Field label="Comment" id={id}>
+    <Field label={t("Comment")} id={id}>
       <TextInput id={id} value={value} onValue={onChange} />
     </Field>
   );

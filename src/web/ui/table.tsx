@@ -1,5 +1,6 @@
 // The dashboard's tables of rows: scrolled sideways on a narrow screen (`.table-wrap`), one header row.
 import type { ComponentChildren } from "preact";
+import { t } from "./i18n.ts";
 
 export function DataTable({
   head,
@@ -29,7 +30,7 @@ export function DataTable({
 export function ActionsHeader() {
   return (
     <th>
-      <span class="sr-only">Actions</span>
+      <span class="sr-only">{t("Actions")}</span>
     </th>
   );
 }

@@ -1,5 +1,6 @@
 // Light, dark, or as the system says; remembered in this browser.
 import { useEffect, useState } from "preact/hooks";
+import { t } from "./i18n.ts";
 
 const KEY = "moat.theme";
 type Mode = "auto" | "light" | "dark";
@@ -18,12 +19,13 @@ export function Theme() {
   }, [mode]);
   const next: Record<Mode, Mode> = { auto: "light", light: "dark", dark: "auto" };
   const label = { auto: "◐", light: "☀", dark: "☾" }[mode];
+  const name = { auto: t("as the system"), light: t("light"), dark: t("dark") };
   return (
     <button
       type="button"
       class="icon-btn"
-      title={`Theme: ${mode}`}
-      aria-label={`Theme: ${mode}, switch to ${next[mode]}`}
+      title={t("Theme: {mode}", { mode: name[mode] })}
+      aria-label={t("Theme: {mode}, switch to {next}", { mode: name[mode], next: name[next[mode]] })}
       onClick={() => setMode(next[mode])}
     >
       {label}

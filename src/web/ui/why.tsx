@@ -3,6 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { enc, get } from "./api.ts";
 import { Loading, Modal } from "./components.tsx";
+import { msg, t, tx } from "./i18n.ts";
 
 export type QueryRow = {
   id: number;
@@ -57,22 +58,22 @@ export const BLOCKED = new Set([
 ]);
 
 const STATUS_TEXT: Record<string, string> = {
-  GRAVITY: "Blocked: the domain is on a subscribed block list.",
-  GRAVITY_CNAME: "Blocked: the answer's CNAME target is on a subscribed block list.",
-  DENYLIST: "Blocked: the domain is on your deny list (exact).",
-  DENYLIST_CNAME: "Blocked: the answer's CNAME target is on your deny list.",
-  REGEX: "Blocked: the domain matches a deny regex.",
-  REGEX_CNAME: "Blocked: the answer's CNAME target matches a deny regex.",
-  EXTERNAL_BLOCKED_IP: "Blocked by the upstream server (it answered with a block-page address).",
-  EXTERNAL_BLOCKED_NULL: "Blocked by the upstream server (it answered 0.0.0.0 / ::).",
-  EXTERNAL_BLOCKED_NXRA: "Blocked by the upstream server (NXDOMAIN without recursion).",
-  EXTERNAL_BLOCKED_EDE15: "Blocked by the upstream server (Extended DNS Error 15).",
-  SPECIAL_DOMAIN: "Blocked: a special domain Moat answers itself (for example Firefox's DNS-over-HTTPS canary).",
-  DBBUSY: "Blocked because the filter was not ready.",
-  FORWARDED: "Permitted: answered by an upstream server.",
-  CACHE: "Permitted: answered from Moat's cache.",
-  CACHE_STALE: "Permitted: answered from the cache with a stale record while refreshing.",
-  RETRIED: "Permitted: forwarded again after a retry.",
+  GRAVITY: msg("Blocked: the domain is on a subscribed block list."),
+  GRAVITY_CNAME: msg("Blocked: the answer's CNAME target is on a subscribed block list."),
+  DENYLIST: msg("Blocked: the domain is on your deny list (exact)."),
+  DENYLIST_CNAME: msg("Blocked: the answer's CNAME target is on your deny list."),
+  REGEX: msg("Blocked: the domain matches a deny regex."),
+  REGEX_CNAME: msg("Blocked: the answer's CNAME target matches a deny regex."),
+  EXTERNAL_BLOCKED_IP: msg("Blocked by the upstream server (it answered with a block-page address)."),
+  EXTERNAL_BLOCKED_NULL: msg("Blocked by the upstream server (it answered 0.0.0.0 / ::)."),
+  EXTERNAL_BLOCKED_NXRA: msg("Blocked by the upstream server (NXDOMAIN without recursion)."),
+  EXTERNAL_BLOCKED_EDE15: msg("Blocked by the upstream server (Extended DNS Error 15)."),
+  SPECIAL_DOMAIN: msg("Blocked: a special domain Moat answers itself (for example Firefox's DNS-over-HTTPS canary)."),
+  DBBUSY: msg("Blocked because the filter was not ready."),
+  FORWARDED: msg("Permitted: answered by an upstream server."),
+  CACHE: msg("Permitted: answered from Moat's cache."),
+  CACHE_STALE: msg("Permitted: answered from the cache with a stale record while refreshing."),
+  RETRIED: msg("Permitted: forwarded again after a retry."),
 };
 
 const isRuleStatus = (s: string) => /^(DENYLIST|REGEX)/.test(s);
@@ -85,13 +86,16 @@ type Service = { name: string; category: string; list_id: number };
 /** What a negative list id means, or null for Pi-hole's own (positive) ids. */
 function familyReason(listId: number | null, services: Service[] | null): string | null {
   if (listId === null || listId >= 0) return null;
-  if (listId === PAUSED_LIST_ID) return "This client is paused (family controls): every query it sends is blocked.";
+  if (listId === PAUSED_LIST_ID) return t("This client is paused (family controls): every query it sends is blocked.");
   if (listId === SCHEDULE_LIST_ID)
-    return "A schedule window of the client's group is open and blocks everything but the allow list.";
+    return t("A schedule window of the client's group is open and blocks everything but the allow list.");
   const s = services?.find((x) => x.list_id === listId);
   return s
-    ? `Blocked service: ${s.name} (${s.category}), blocked for the client's group (family controls).`
-    : "A blocked service of the client's group (family controls).";
+    ? t("Blocked service: {name} ({category}), blocked for the client's group (family controls).", {
+        name: s.name,
+        category: s.category,
+      })
+    : t("A blocked service of the client's group (family controls).");
 }
 
 export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
@@ -119,28 +123,34 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
       .catch((e: Error) => setData({ error: e.message }));
   }, [row.id]);
   const groupNames = (ids: number[], groups: Group[]) =>
-    ids.map((id) => groups.find((g) => g.id === id)?.name ?? `#${id}`).join(", ") || "none";
+    ids.map((id) => groups.find((g) => g.id === id)?.name ?? `#${id}`).join(", ") || t("none");
   return (
-    <Modal title={`Why: ${row.domain}`} onClose={onClose}>
+    <Modal title={t("Why: {domain}", { domain: row.domain })} onClose={onClose}>
       <p data-testid="why-status">
-        <strong>{STATUS_TEXT[row.status] ?? `Status ${row.status}.`}</strong>
+        <strong>
+          {STATUS_TEXT[row.status] ? t(STATUS_TEXT[row.status]!) : t("Status {status}.", { status: row.status })}
+        </strong>
         {row.ede.code >= 0 && (
-          <>
+          <span data-raw>
             {" "}
             EDE {row.ede.code}
             {row.ede.text ? ` (${row.ede.text})` : ""}.
-          </>
+          </span>
         )}
       </p>
       {!data ? (
         <Loading />
       ) : "error" in data ? (
-        <p class="note error">{data.error}</p>
+        <p class="note error" data-raw>
+          {data.error}
+        </p>
       ) : (
         <div class="why" data-testid="why-details">
           <p class="muted">
-            Client {row.client.name ?? row.client.ip} is in the groups:{" "}
-            {data.clientGroups ? groupNames(data.clientGroups, data.groups) : "Default (no client entry)"}.
+            {t("Client {client} is in the groups: {groups}.", {
+              client: row.client.name ?? row.client.ip,
+              groups: data.clientGroups ? groupNames(data.clientGroups, data.groups) : t("Default (no client entry)"),
+            })}
           </p>
           {familyReason(row.list_id, data.services) && (
             <p class="hit" data-testid="why-family">
@@ -149,13 +159,22 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
           )}
           {data.search.domains.length > 0 && (
             <>
-              <h3>Domain rules that match</h3>
+              <h3>{t("Domain rules that match")}</h3>
               <ul>
                 {data.search.domains.map((d) => (
                   <li key={d.id} class={isRuleStatus(row.status) && d.id === row.list_id ? "hit" : ""}>
-                    <code>{d.domain}</code> ({d.type} {d.kind}
-                    {d.enabled ? "" : ", disabled"}) in groups {groupNames(d.groups, data.groups)}
-                    {isRuleStatus(row.status) && d.id === row.list_id && <strong> ← this rule</strong>}
+                    {tx(
+                      d.enabled
+                        ? "{domain} ({type} {kind}) in groups {groups}"
+                        : "{domain} ({type} {kind}, disabled) in groups {groups}",
+                      {
+                        domain: <code>{d.domain}</code>,
+                        type: <span data-raw>{d.type}</span>,
+                        kind: <span data-raw>{d.kind}</span>,
+                        groups: <span data-raw>{groupNames(d.groups, data.groups)}</span>,
+                      },
+                    )}
+                    {isRuleStatus(row.status) && d.id === row.list_id && <strong> ← {t("this rule")}</strong>}
                   </li>
                 ))}
               </ul>
@@ -163,20 +182,33 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
           )}
           {data.search.gravity.length > 0 && (
             <>
-              <h3>Lists that contain it</h3>
+              <h3>{t("Lists that contain it")}</h3>
               <ul>
                 {data.search.gravity.map((l, i) => (
                   <li key={`${l.id}-${i}`} class={/^GRAVITY/.test(row.status) && l.id === row.list_id ? "hit" : ""}>
-                    <code>{l.domain}</code> on {l.type} list <span class="break">{l.address}</span>
-                    {l.enabled ? "" : " (disabled)"} in groups {groupNames(l.groups, data.groups)}
-                    {/^GRAVITY/.test(row.status) && l.id === row.list_id && <strong> ← this list</strong>}
+                    {tx(
+                      l.enabled
+                        ? "{domain} on {type} list {address} in groups {groups}"
+                        : "{domain} on {type} list {address} (disabled) in groups {groups}",
+                      {
+                        domain: <code>{l.domain}</code>,
+                        type: <span data-raw>{l.type}</span>,
+                        address: (
+                          <span class="break" data-raw>
+                            {l.address}
+                          </span>
+                        ),
+                        groups: <span data-raw>{groupNames(l.groups, data.groups)}</span>,
+                      },
+                    )}
+                    {/^GRAVITY/.test(row.status) && l.id === row.list_id && <strong> ← {t("this list")}</strong>}
                   </li>
                 ))}
               </ul>
             </>
           )}
           {data.search.domains.length === 0 && data.search.gravity.length === 0 && (
-            <p>No domain rule or list matches this name now.</p>
+            <p>{t("No domain rule or list matches this name now.")}</p>
           )}
         </div>
       )}

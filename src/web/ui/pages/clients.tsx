@@ -121,7 +121,6 @@ export function Clients() {
       </Card>
       <Card title={t("Clients")}>
         <EntityTable
-          noun="client"
           rows={page.data}
           rowKey={(c) => c.client}
           columns={[

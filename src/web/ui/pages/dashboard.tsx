@@ -7,6 +7,7 @@ import { TimeChart } from "../chart.tsx";
 import { ago, num, pct } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { linkProps } from "../router.ts";
+import { plural, t } from "../i18n.ts";
 
 type Summary = {
   queries: {
@@ -32,7 +33,7 @@ type Upstreams = {
   upstreams: Array<{ ip: string; name: string; port: number; count: number; statistics: { response: number } }>;
   total_queries: number;
 };
-type Top = {
+export type Top = {
   domains?: Array<{ domain: string; count: number }>;
   clients?: Array<{ ip: string; name: string; count: number }>;
   total_queries: number;
@@ -81,12 +82,14 @@ export function Bars({
   items: Array<{ label: string; count: number; href?: string }>;
   total: number;
 }) {
-  if (!items.length) return <p class="muted">Nothing yet.</p>;
+  if (!items.length) return <p class="muted">{t("Nothing yet.")}</p>;
   return (
     <ul class="bars">
       {items.map((it) => (
         <li key={it.label}>
-          <span class="bar-label">{it.href ? <a {...linkProps(it.href)}>{it.label}</a> : it.label}</span>
+          <span class="bar-label" data-raw>
+            {it.href ? <a {...linkProps(it.href)}>{it.label}</a> : it.label}
+          </span>
           <span class="bar-num">{num(it.count)}</span>
           <span class="bar" style={{ width: `${total ? Math.max(1, (it.count / total) * 100) : 0}%` }} />
         </li>
@@ -103,18 +106,18 @@ function QueriesChart() {
   const permitted = h.map((b) => b.total - b.blocked);
   return (
     <TimeChart
-      label="Queries over the last 24 hours, permitted and blocked"
+      label={t("Queries over the last 24 hours, permitted and blocked")}
       x={x}
       series={[
         {
-          label: "Permitted",
+          label: t("Permitted"),
           color: "var(--ok-chart)",
           values: h.map((b) => b.total),
           bars: true,
           legend: (i) => num(i == null ? permitted.reduce((a, b) => a + b, 0) : permitted[i]),
         },
         {
-          label: "Blocked",
+          label: t("Blocked"),
           color: "var(--bad-chart)",
           values: h.map((b) => b.blocked),
           bars: true,
@@ -136,8 +139,28 @@ function ClientsChart() {
     values: data.history.map((b) => b.data[ip] ?? 0),
   }));
   if (data.history.some((b) => b.data.others))
-    series.push({ label: "others", color: "#94a3b8", values: data.history.map((b) => b.data.others ?? 0) });
-  return <TimeChart label="Queries per client over the last 24 hours" x={x} series={series} />;
+    series.push({ label: t("others"), color: "#94a3b8", values: data.history.map((b) => b.data.others ?? 0) });
+  return <TimeChart label={t("Queries per client over the last 24 hours")} x={x} series={series} />;
+}
+
+/**
+ * A top-domains card's bars; with `link`, each a link to its queries in the query log (the blocked ones
+ * only, for the blocked card).
+ */
+export function TopDomains({ top, blocked, link }: { top: Top | undefined; blocked: boolean; link: boolean }) {
+  if (!top) return <Loading />;
+  return (
+    <Bars
+      items={(top.domains ?? []).map((d) => ({
+        label: d.domain,
+        count: d.count,
+        ...(link && {
+          href: `/queries?domain=${encodeURIComponent(d.domain)}${blocked ? "&upstream=blocklist" : ""}`,
+        }),
+      }))}
+      total={blocked ? top.blocked_queries : top.total_queries}
+    />
+  );
 }
 
 export function Dashboard() {
@@ -157,42 +180,45 @@ export function Dashboard() {
         <Stat
           testid="stat-total"
           kind="blue"
-          label="Total queries"
+          label={t("Total queries")}
           value={num(q.total)}
-          sub={`${num(s.clients.active)} active clients`}
+          sub={plural(s.clients.active, { one: "{count} active client", other: "{count} active clients" })}
         />
         <Stat
           testid="stat-blocked"
           kind="red"
-          label="Queries blocked"
+          label={t("Queries blocked")}
           value={num(q.blocked)}
-          sub={`of ${num(q.total)} queries`}
+          sub={plural(q.total, { one: "of {count} query", other: "of {count} queries" })}
         />
         <Stat
           testid="stat-percent"
           kind="amber"
-          label="Percent blocked"
+          label={t("Percent blocked")}
           value={pct(q.percent_blocked)}
-          sub={`${num(q.unique_domains)} distinct domains`}
+          sub={plural(q.unique_domains, { one: "{count} distinct domain", other: "{count} distinct domains" })}
         />
         <Stat
           testid="stat-gravity"
           kind="green"
-          label="Domains on lists"
+          label={t("Domains on lists")}
           value={num(s.gravity.domains_being_blocked)}
-          sub={`updated ${ago(s.gravity.last_update)}`}
+          sub={t("updated {when}", { when: ago(s.gravity.last_update) })}
         />
       </div>
-      <Card title="Queries, last 24 hours" class="span2">
+      <Card title={t("Queries, last 24 hours")} class="span2">
         <QueriesChart />
       </Card>
-      <Card title="Clients over time" class="span2">
+      <Card title={t("Clients over time")} class="span2">
         <ClientsChart />
       </Card>
-      <Card title="Query types">
-        <Bars items={types.map(([t, n]) => ({ label: t, count: n, href: `/queries?type=${t}` }))} total={q.total} />
+      <Card title={t("Query types")}>
+        <Bars
+          items={types.map(([type, n]) => ({ label: type, count: n, href: `/queries?type=${type}` }))}
+          total={q.total}
+        />
       </Card>
-      <Card title="Upstreams">
+      <Card title={t("Upstreams")}>
         {up ? (
           <Bars
             items={up.upstreams
@@ -204,35 +230,13 @@ export function Dashboard() {
           <Loading />
         )}
       </Card>
-      <Card title="Top permitted domains">
-        {top ? (
-          <Bars
-            items={(top.domains ?? []).map((d) => ({
-              label: d.domain,
-              count: d.count,
-              href: `/queries?domain=${encodeURIComponent(d.domain)}`,
-            }))}
-            total={top.total_queries}
-          />
-        ) : (
-          <Loading />
-        )}
+      <Card title={t("Top permitted domains")}>
+        <TopDomains top={top} blocked={false} link />
       </Card>
-      <Card title="Top blocked domains">
-        {topBlocked ? (
-          <Bars
-            items={(topBlocked.domains ?? []).map((d) => ({
-              label: d.domain,
-              count: d.count,
-              href: `/queries?domain=${encodeURIComponent(d.domain)}&upstream=blocklist`,
-            }))}
-            total={topBlocked.blocked_queries}
-          />
-        ) : (
-          <Loading />
-        )}
+      <Card title={t("Top blocked domains")}>
+        <TopDomains top={topBlocked} blocked={true} link />
       </Card>
-      <Card title="Top clients">
+      <Card title={t("Top clients")}>
         {clients ? (
           <Bars
             items={(clients.clients ?? []).map((c) => ({

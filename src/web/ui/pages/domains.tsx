@@ -165,7 +165,6 @@ export function Domains() {
         }
       >
         <EntityTable
-          noun="domain"
           rows={rows}
           rowKey={(d) => d.domain}
           columns={[

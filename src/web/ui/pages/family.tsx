@@ -5,7 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, useAction, TextInput } from "../components.tsx";
 import { useGroups } from "../crud.tsx";
-import { currentLanguage, t } from "../i18n.ts";
+import { intlLocale, t } from "../i18n.ts";
 import { PAUSE_CHOICES, pauseMinutes } from "../pause.tsx";
 import { usePoll } from "../poll.ts";
 
@@ -18,7 +18,7 @@ type Pause = { client: string; until: number | null };
 
 /** the week's days by the API's numbers (0 is Sunday), named in the dashboard's language (4 January 1970 was a Sunday) */
 const days = (): string[] => {
-  const f = new Intl.DateTimeFormat(currentLanguage(), { weekday: "short", timeZone: "UTC" });
+  const f = new Intl.DateTimeFormat(intlLocale(), { weekday: "short", timeZone: "UTC" });
   return [0, 1, 2, 3, 4, 5, 6].map((n) => f.format(Date.UTC(1970, 0, 4 + n)));
 };
 
@@ -249,7 +249,7 @@ function Pauses() {
               <strong>{p.client}</strong>{" "}
               {p.until === null
                 ? t("until resumed")
-                : t("until {time}", { time: new Date(p.until * 1000).toLocaleTimeString(currentLanguage()) })}{" "}
+                : t("until {time}", { time: new Date(p.until * 1000).toLocaleTimeString(intlLocale()) })}{" "}
               <Button
                 kind="ghost"
                 onClick={() =>

@@ -40,7 +40,6 @@ export function Groups() {
       </Card>
       <Card title={t("Groups")}>
         <EntityTable
-          noun="group"
           rows={page.data}
           rowKey={(g) => g.name}
           columns={[

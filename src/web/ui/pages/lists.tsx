@@ -164,7 +164,6 @@ export function Lists() {
           />
         )}
         <EntityTable
-          noun="list"
           rows={page.data}
           rowKey={(l) => l.address}
           columns={[

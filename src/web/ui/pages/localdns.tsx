@@ -80,7 +80,6 @@ function Records({ kind, data, reload }: { kind: "hosts" | "cnameRecords"; data:
         }}
       />
       <EntityTable
-        noun={host ? "record" : "CNAME"}
         rows={all}
         rowKey={(r) => r}
         columns={

@@ -3,6 +3,8 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { Button, Field, TextInput } from "../components.tsx";
 import { login } from "../session.ts";
+import { t } from "../i18n.ts";
+import { LanguagePicker } from "../language.tsx";
 
 export function Login({ totp, reason }: { totp: boolean; reason?: string | undefined }) {
   const [password, setPassword] = useState("");
@@ -23,8 +25,8 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
         err instanceof ApiError
           ? err.status === 401
             ? totp
-              ? "Wrong password or code"
-              : "Wrong password"
+              ? t("Wrong password or code")
+              : t("Wrong password")
             : err.text
           : String(err),
       );
@@ -35,9 +37,12 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
   return (
     <main class="login">
       <form class="card login-card" onSubmit={submit}>
-        <h1>Moat</h1>
+        <div class="login-head">
+          <h1>Moat</h1>
+          <LanguagePicker />
+        </div>
         {reason && <p class="note">{reason}</p>}
-        <Field label="Password" id="password" error={error}>
+        <Field label={t("Password")} id="password" error={error}>
           <TextInput
             ref={passwordRef}
             id="password"
@@ -49,7 +54,7 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
           />
         </Field>
         {totp && (
-          <Field label="Two-factor code" id="totp" hint="The 6-digit code from your authenticator app">
+          <Field label={t("Two-factor code")} id="totp" hint={t("The 6-digit code from your authenticator app")}>
             <TextInput
               id="totp"
               inputMode="numeric"
@@ -63,7 +68,7 @@ export function Login({ totp, reason }: { totp: boolean; reason?: string | undef
           </Field>
         )}
         <Button type="submit" kind="primary" busy={busy} class="wide">
-          Log in
+          {t("Log in")}
         </Button>
       </form>
     </main>

@@ -3,13 +3,13 @@
 // with the API's cursor so that queries written meanwhile do not shift the pages.
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../api.ts";
-import { Badge, ErrorNote, Loading, Pager } from "../components.tsx";
-import { dateTime, num } from "../format.ts";
+import { ErrorNote, Loading, Pager } from "../components.tsx";
+import { num } from "../format.ts";
 import { usePoll } from "../poll.ts";
-import { BLOCKED, type QueryRow } from "../why.tsx";
+import type { QueryRow } from "../why.tsx";
 import { FilterBar, type Filters } from "./queries.tsx";
-import { statusKind, statusWords } from "./query-status.ts";
-import { DataTable } from "../table.tsx";
+import { QueryTable } from "./query-table.tsx";
+import { plural, t } from "../i18n.ts";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 const LENGTH = 50;
@@ -49,48 +49,21 @@ export function DiskQueryLog({ from, until }: { from: number; until: number }) {
     <div class="stack">
       <FilterBar filters={filters} onApply={setFilters} />
       <span class="muted" data-testid="disk-query-count">
-        {data ? `${num(data.recordsFiltered)} of ${num(data.recordsTotal)} queries in the database` : ""}
+        {data
+          ? plural(
+              data.recordsTotal,
+              { one: "{shown} of {count} query in the database", other: "{shown} of {count} queries in the database" },
+              { shown: num(data.recordsFiltered) },
+            )
+          : ""}
       </span>
       <ErrorNote error={error} />
       {!data ? (
         <Loading />
       ) : data.queries.length === 0 ? (
-        <p class="empty">No stored queries match.</p>
+        <p class="empty">{t("No stored queries match.")}</p>
       ) : (
-        <DataTable
-          class="queries disk-queries"
-          head={
-            <>
-              <th>Time</th>
-              <th>Type</th>
-              <th>Domain</th>
-              <th>Client</th>
-              <th>Status</th>
-              <th>Reply</th>
-            </>
-          }
-        >
-          {data.queries.map((r) => (
-            <tr key={r.id} class={BLOCKED.has(r.status) ? "blocked" : ""} data-domain={r.domain}>
-              <td class="nowrap" data-label="Time">
-                {dateTime(r.time)}
-              </td>
-              <td data-label="Type">{r.type}</td>
-              <td class="domain" data-label="Domain">
-                {r.domain}
-              </td>
-              <td data-label="Client">{r.client.name ?? r.client.ip}</td>
-              <td data-label="Status">
-                <Badge kind={statusKind(r.status)} title={r.status}>
-                  {statusWords(r.status)}
-                </Badge>
-              </td>
-              <td class="nowrap" data-label="Reply">
-                {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
-              </td>
-            </tr>
-          ))}
-        </DataTable>
+        <QueryTable rows={data.queries} class="queries disk-queries" />
       )}
       <Pager page={pageNo} pages={pages} onPage={setPageNo} />
     </div>

@@ -8,10 +8,12 @@ import { useState } from "preact/hooks";
 import { get } from "../api.ts";
 import { Card, ErrorNote, Loading } from "../components.tsx";
 import { TimeChart } from "../chart.tsx";
-import { fromLocalInput, num, pct, toLocalInput } from "../format.ts";
+import { num, pct } from "../format.ts";
 import { usePoll } from "../poll.ts";
-import { Bars, PALETTE, Stat } from "./dashboard.tsx";
+import { Bars, PALETTE, Stat, type Top, TopDomains } from "./dashboard.tsx";
 import { DiskQueryLog } from "./longterm-log.tsx";
+import { TimeInput } from "./queries.tsx";
+import { msg, plural, t, tx } from "../i18n.ts";
 
 type Range = { from: number; until: number };
 type Slot = { timestamp: number; total: number; cached: number; blocked: number; forwarded: number };
@@ -20,18 +22,12 @@ type ClientHistory = {
   history: Array<{ timestamp: number; data: Record<string, number> }>;
 };
 type Summary = { sum_queries: number; sum_blocked: number; percent_blocked: number; total_clients: number };
-type Top = {
-  domains?: Array<{ domain: string; count: number }>;
-  clients?: Array<{ ip: string; name: string; count: number }>;
-  total_queries: number;
-  blocked_queries: number;
-};
 type Upstreams = { upstreams: Array<{ name: string | null; port: number; count: number }>; total_queries: number };
 
 const PRESETS = [
-  { id: "24h", label: "Last 24 hours", seconds: 86400 },
-  { id: "7d", label: "Last 7 days", seconds: 7 * 86400 },
-  { id: "30d", label: "Last 30 days", seconds: 30 * 86400 },
+  { id: "24h", label: msg("Last 24 hours"), seconds: 86400 },
+  { id: "7d", label: msg("Last 7 days"), seconds: 7 * 86400 },
+  { id: "30d", label: msg("Last 30 days"), seconds: 30 * 86400 },
 ] as const;
 
 /** rounded up: a query of the current second is inside the range (the API compares timestamp <= until) */
@@ -48,7 +44,7 @@ function RangePicker({ onPick }: { onPick: (r: Range) => void }) {
   return (
     <form
       class="range-picker"
-      aria-label="Range"
+      aria-label={t("Range")}
       onSubmit={(e) => {
         e.preventDefault();
         if (mode === "custom") onPick(custom);
@@ -56,8 +52,8 @@ function RangePicker({ onPick }: { onPick: (r: Range) => void }) {
       }}
     >
       <fieldset class="seg">
-        <legend class="sr-only">Range</legend>
-        {[...PRESETS, { id: "custom", label: "Custom" }].map((p) => (
+        <legend class="sr-only">{t("Range")}</legend>
+        {[...PRESETS, { id: "custom", label: msg("Custom") }].map((p) => (
           <label key={p.id} class={mode === p.id ? "seg-item active" : "seg-item"}>
             <input
               class="sr-only"
@@ -67,34 +63,28 @@ function RangePicker({ onPick }: { onPick: (r: Range) => void }) {
               checked={mode === p.id}
               onChange={() => pick(p.id)}
             />
-            {p.label}
+            {t(p.label)}
           </label>
         ))}
       </fieldset>
       {mode === "custom" && (
         <>
-          <label class="filter">
-            <span>From</span>
-            <input
-              type="datetime-local"
-              name="range-from"
-              value={toLocalInput(custom.from)}
-              onInput={(e) => setCustom({ ...custom, from: fromLocalInput((e.target as HTMLInputElement).value) })}
-            />
-          </label>
-          <label class="filter">
-            <span>Until</span>
-            <input
-              type="datetime-local"
-              name="range-until"
-              value={toLocalInput(custom.until)}
-              onInput={(e) => setCustom({ ...custom, until: fromLocalInput((e.target as HTMLInputElement).value) })}
-            />
-          </label>
+          <TimeInput
+            label={t("From")}
+            name="range-from"
+            value={custom.from}
+            onValue={(from) => setCustom({ ...custom, from: Number(from) })}
+          />
+          <TimeInput
+            label={t("Until")}
+            name="range-until"
+            value={custom.until}
+            onValue={(until) => setCustom({ ...custom, until: Number(until) })}
+          />
         </>
       )}
       <button type="submit" class="btn primary">
-        {mode === "custom" ? "Show" : "Refresh"}
+        {mode === "custom" ? t("Show") : t("Refresh")}
       </button>
     </form>
   );
@@ -106,7 +96,9 @@ function interval(r: Range): number {
 }
 
 function per(seconds: number): string {
-  return seconds >= 3600 ? `${seconds / 3600} h` : `${seconds / 60} minutes`;
+  return seconds >= 3600
+    ? plural(seconds / 3600, { one: "{count} hour", other: "{count} hours" })
+    : plural(seconds / 60, { one: "{count} minute", other: "{count} minutes" });
 }
 
 function Charts({ r, q }: { r: Range; q: string }) {
@@ -118,15 +110,26 @@ function Charts({ r, q }: { r: Range; q: string }) {
   const days = Math.round((r.until - r.from) / 86400);
   return (
     <>
-      <Card title="Queries" class="span2">
+      <Card title={t("Queries")} class="span2">
         <ErrorNote error={error} />
         {h ? (
           <TimeChart
-            label={`Queries per ${per(every)} over ${days || "<1"} days, permitted and blocked`}
+            label={
+              days
+                ? plural(
+                    days,
+                    {
+                      one: "Queries per {per} over {count} day, permitted and blocked",
+                      other: "Queries per {per} over {count} days, permitted and blocked",
+                    },
+                    { per: per(every) },
+                  )
+                : t("Queries per {per} over less than a day, permitted and blocked", { per: per(every) })
+            }
             x={h.history.map((b) => b.timestamp)}
             series={[
               {
-                label: "Permitted",
+                label: t("Permitted"),
                 color: "var(--ok-chart)",
                 values: h.history.map((b) => b.total),
                 bars: true,
@@ -139,7 +142,7 @@ function Charts({ r, q }: { r: Range; q: string }) {
                   ),
               },
               {
-                label: "Blocked",
+                label: t("Blocked"),
                 color: "var(--bad-chart)",
                 values: h.history.map((b) => b.blocked),
                 bars: true,
@@ -150,10 +153,10 @@ function Charts({ r, q }: { r: Range; q: string }) {
           <Loading />
         )}
       </Card>
-      <Card title="Clients over time" class="span2">
+      <Card title={t("Clients over time")} class="span2">
         {c ? (
           <TimeChart
-            label={`Queries per client per ${per(every)}`}
+            label={t("Queries per client per {per}", { per: per(every) })}
             x={c.history.map((b) => b.timestamp)}
             series={Object.keys(c.clients).map((ip, k) => ({
               label: c.clients[ip]!.name ?? ip,
@@ -182,15 +185,15 @@ function Tops({ q }: { q: string }) {
   const wait = (ok: unknown, el: () => JSX.Element) => (ok ? el() : <Loading />);
   return (
     <>
-      <Card title="Query types">
+      <Card title={t("Query types")}>
         {wait(types, () => (
           <Bars
-            items={typeList.map(([t, n]) => ({ label: t, count: n }))}
+            items={typeList.map(([type, n]) => ({ label: type, count: n }))}
             total={typeList.reduce((s, [, n]) => s + n, 0)}
           />
         ))}
       </Card>
-      <Card title="Upstreams">
+      <Card title={t("Upstreams")}>
         {wait(up, () => (
           <Bars
             items={up!.upstreams
@@ -200,23 +203,13 @@ function Tops({ q }: { q: string }) {
           />
         ))}
       </Card>
-      <Card title="Top permitted domains">
-        {wait(top, () => (
-          <Bars
-            items={(top!.domains ?? []).map((d) => ({ label: d.domain, count: d.count }))}
-            total={top!.total_queries}
-          />
-        ))}
+      <Card title={t("Top permitted domains")}>
+        <TopDomains top={top} blocked={false} link={false} />
       </Card>
-      <Card title="Top blocked domains">
-        {wait(blocked, () => (
-          <Bars
-            items={(blocked!.domains ?? []).map((d) => ({ label: d.domain, count: d.count }))}
-            total={blocked!.blocked_queries}
-          />
-        ))}
+      <Card title={t("Top blocked domains")}>
+        <TopDomains top={blocked} blocked={true} link={false} />
       </Card>
-      <Card title="Top clients">
+      <Card title={t("Top clients")}>
         {wait(clients, () => (
           <Bars
             items={(clients!.clients ?? []).map((c) => ({
@@ -241,29 +234,36 @@ export function LongTerm() {
       <RangePicker onPick={setR} />
       {!valid ? (
         <p class="note error" role="alert">
-          Pick a start before the end.
+          {t("Pick a start before the end.")}
         </p>
       ) : (
         <>
           <ErrorNote error={error} />
           <div class="dash">
             <div class="stats">
-              <Stat testid="lt-total" kind="blue" label="Total queries" value={s ? num(s.sum_queries) : "…"} />
-              <Stat testid="lt-blocked" kind="red" label="Queries blocked" value={s ? num(s.sum_blocked) : "…"} />
-              <Stat testid="lt-percent" kind="amber" label="Percent blocked" value={s ? pct(s.percent_blocked) : "…"} />
-              <Stat testid="lt-clients" kind="green" label="Clients" value={s ? num(s.total_clients) : "…"} />
+              <Stat testid="lt-total" kind="blue" label={t("Total queries")} value={s ? num(s.sum_queries) : "…"} />
+              <Stat testid="lt-blocked" kind="red" label={t("Queries blocked")} value={s ? num(s.sum_blocked) : "…"} />
+              <Stat
+                testid="lt-percent"
+                kind="amber"
+                label={t("Percent blocked")}
+                value={s ? pct(s.percent_blocked) : "…"}
+              />
+              <Stat testid="lt-clients" kind="green" label={t("Clients")} value={s ? num(s.total_clients) : "…"} />
             </div>
             <Charts key={q} r={r} q={q} />
             <Tops q={q} />
           </div>
-          <Card title="Query log (long-term database)">
+          <Card title={t("Query log (long-term database)")}>
             <DiskQueryLog from={r.from} until={r.until} />
           </Card>
         </>
       )}
       <p class="muted">
-        Queries reach the long-term database every <code>database.DBinterval</code> seconds, so the newest minute may be
-        missing: "Refresh" asks again up to now.
+        {tx(
+          "Queries reach the long-term database every {setting} seconds, so the newest minute may be missing: “Refresh” asks again up to now.",
+          { setting: <code data-raw>database.DBinterval</code> },
+        )}
       </p>
     </div>
   );

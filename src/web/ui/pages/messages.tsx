@@ -5,19 +5,20 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { Badge, Button, Card, confirmAction, Loading, toast } from "../components.tsx";
 import { dateTime } from "../format.ts";
-import { dismissMessages, lookAgain, type Message, useMessages } from "../messages.tsx";
+import { dismissMessages, lookAgain, type Message, MessageText, useMessages } from "../messages.tsx";
+import { msg, plural, t } from "../i18n.ts";
 
 /** what a message type's blobs hold, where Moat stores any (src/dhcp/service.ts, src/querylog/writer-worker.ts) */
 const BLOB_NAMES: Record<string, string[]> = {
-  DNSMASQ_WARN: ["Interface", "Other DHCP servers"],
-  SHMEM: ["Queries shed"],
+  DNSMASQ_WARN: [msg("Interface"), msg("Other DHCP servers")],
+  SHMEM: [msg("Queries shed")],
 };
 
 const TYPE_NAMES: Record<string, string> = {
-  DNSMASQ_WARN: "DNS / DHCP",
-  SHMEM: "Query log memory",
-  LIST: "Lists",
-  FLEET: "Fleet",
+  DNSMASQ_WARN: msg("DNS / DHCP"),
+  SHMEM: msg("Query log memory"),
+  LIST: msg("Lists"),
+  FLEET: msg("Fleet"),
 };
 
 function Details({ m }: { m: Message }) {
@@ -31,8 +32,8 @@ function Details({ m }: { m: Message }) {
     <dl class="msg-blobs">
       {shown.map(([k, v]) => (
         <div key={k}>
-          <dt>{k}</dt>
-          <dd>{String(v)}</dd>
+          <dt>{t(k)}</dt>
+          <dd data-raw>{String(v)}</dd>
         </div>
       ))}
     </dl>
@@ -61,34 +62,41 @@ export function Messages() {
   if (!list) return <Loading />;
   return (
     <Card
-      title={`${list.length} message${list.length === 1 ? "" : "s"}`}
+      title={plural(list.length, { one: "{count} message", other: "{count} messages" })}
       actions={
         list.length > 1 && (
           <Button
             kind="danger"
             busy={busy === "all"}
             onClick={async () => {
-              if (await confirmAction(`Dismiss all ${list.length} messages?`, "Dismiss all"))
+              if (
+                await confirmAction(
+                  plural(list.length, { one: "Dismiss {count} message?", other: "Dismiss all {count} messages?" }),
+                  t("Dismiss all"),
+                )
+              )
                 await run(
                   "all",
                   list.map((m) => m.id),
-                  "All messages dismissed",
+                  t("All messages dismissed"),
                 );
             }}
           >
-            Dismiss all
+            {t("Dismiss all")}
           </Button>
         )
       }
     >
       {list.length === 0 ? (
-        <p class="empty">No messages: Moat has nothing to warn about.</p>
+        <p class="empty">{t("No messages: Moat has nothing to warn about.")}</p>
       ) : (
         <ul class="msg-list">
           {list.map((m) => (
             <li key={m.id} class="msg" data-id={m.id}>
               <div class="msg-head">
-                <Badge kind="warn">{TYPE_NAMES[m.type] ?? m.type}</Badge>
+                <Badge kind="warn">
+                  {TYPE_NAMES[m.type] ? t(TYPE_NAMES[m.type]!) : <span data-raw>{m.type}</span>}
+                </Badge>
                 <time class="muted" dateTime={new Date(m.timestamp * 1000).toISOString()}>
                   {dateTime(m.timestamp)}
                 </time>
@@ -96,13 +104,15 @@ export function Messages() {
                   kind="ghost"
                   class="msg-dismiss"
                   busy={busy === m.id}
-                  onClick={() => void run(m.id, [m.id], "Message dismissed")}
-                  aria-label={`Dismiss: ${m.plain.slice(0, 80)}`}
+                  onClick={() => void run(m.id, [m.id], t("Message dismissed"))}
+                  aria-label={t("Dismiss: {text}", { text: m.plain.slice(0, 80) })}
                 >
-                  Dismiss
+                  {t("Dismiss")}
                 </Button>
               </div>
-              <p class="msg-text">{m.plain}</p>
+              <p class="msg-text">
+                <MessageText m={m} />
+              </p>
               <Details m={m} />
             </li>
           ))}

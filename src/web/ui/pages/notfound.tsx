@@ -2,16 +2,23 @@
 // than show the dashboard under an address that is not its own.
 import { Card } from "../components.tsx";
 import { linkProps, useRoute } from "../router.ts";
+import { t, tx } from "../i18n.ts";
 
 export function NotFound() {
   const route = useRoute();
   return (
     <Card>
       <p data-testid="not-found">
-        There is no page at <code class="wrap">/admin{route.split("?")[0]}</code>.
+        {tx("There is no page at {path}.", {
+          path: (
+            <code class="wrap" data-raw>
+              /admin{route.split("?")[0]}
+            </code>
+          ),
+        })}
       </p>
       <p>
-        <a {...linkProps("/")}>Go to the dashboard</a> or pick a page from the menu.
+        {tx("{link} or pick a page from the menu.", { link: <a {...linkProps("/")}>{t("Go to the dashboard")}</a> })}
       </p>
     </Card>
   );

@@ -3,14 +3,15 @@
 // explain why it was blocked.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, enc, get } from "../api.ts";
-import { Badge, Button, ErrorNote, Loading, Pager, toast, Toggle } from "../components.tsx";
-import { dateTime, fromLocalInput, num, toLocalInput } from "../format.ts";
+import { Button, ErrorNote, Loading, Pager, toast, Toggle } from "../components.tsx";
+import { fromLocalInput, num, toLocalInput } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { navigate, useRoute } from "../router.ts";
 import { BLOCKED, Why, type QueryRow } from "../why.tsx";
 import { PauseButton, usePauses } from "../pause.tsx";
-import { dnssecKind, dnssecWords, statusKind, statusWords, upstreamWords } from "./query-status.ts";
-import { ActionsHeader, DataTable } from "../table.tsx";
+import { dnssecWords } from "./query-status.ts";
+import { QueryTable } from "./query-table.tsx";
+import { msg, plural, t } from "../i18n.ts";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
 type Suggestions = { suggestions: Record<string, string[]> };
@@ -26,15 +27,15 @@ const LENGTH = 50;
  * The statuses the resolver uses internally (IN_PROGRESS, DBBUSY, RETRIED_DNSSEC…) are not offered.
  */
 const STATUS_CHOICES: Array<{ key: string; label: string; upstream?: string; status?: string }> = [
-  { key: "blocked", label: "Blocked (any reason)", upstream: "blocklist" },
-  { key: "gravity", label: "Blocked by a list", status: "GRAVITY" },
-  { key: "denylist", label: "Blocked by a deny entry", status: "DENYLIST" },
-  { key: "regex", label: "Blocked by a regex", status: "REGEX" },
-  { key: "allowed", label: "Allowed (any)", upstream: "permitted" },
-  { key: "forwarded", label: "Forwarded", status: "FORWARDED" },
-  { key: "cached", label: "Answered from cache", upstream: "cache" },
-  { key: "retried", label: "Retried", status: "RETRIED" },
-  { key: "special", label: "Answered by Moat (special name)", status: "SPECIAL_DOMAIN" },
+  { key: "blocked", label: msg("Blocked (any reason)"), upstream: "blocklist" },
+  { key: "gravity", label: msg("Blocked by a list"), status: "GRAVITY" },
+  { key: "denylist", label: msg("Blocked by a deny entry"), status: "DENYLIST" },
+  { key: "regex", label: msg("Blocked by a regex"), status: "REGEX" },
+  { key: "allowed", label: msg("Allowed (any)"), upstream: "permitted" },
+  { key: "forwarded", label: msg("Forwarded"), status: "FORWARDED" },
+  { key: "cached", label: msg("Answered from cache"), upstream: "cache" },
+  { key: "retried", label: msg("Retried"), status: "RETRIED" },
+  { key: "special", label: msg("Answered by Moat (special name)"), status: "SPECIAL_DOMAIN" },
 ];
 
 /** the choice the filters in force match ("" when none) */
@@ -52,6 +53,31 @@ function withStatus(f: Filters, key: string): Filters {
   if (c?.upstream) next.upstream = c.upstream;
   else if (keyword) next.upstream = "";
   return next;
+}
+
+/** a date and time field of a filter, as unix seconds ("" when empty); the long-term page's range too */
+export function TimeInput({
+  label,
+  name,
+  value,
+  onValue,
+}: {
+  label: string;
+  name: string;
+  value: string | number | undefined;
+  onValue: (unix: string) => void;
+}) {
+  return (
+    <label class="filter">
+      <span>{label}</span>
+      <input
+        type="datetime-local"
+        name={name}
+        value={toLocalInput(value)}
+        onInput={(e) => onValue(String(fromLocalInput((e.target as HTMLInputElement).value) || ""))}
+      />
+    </label>
+  );
 }
 
 export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f: Filters) => void }) {
@@ -77,6 +103,24 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
       )}
     </label>
   );
+  // a filter chosen from a list: any, or one of `values` (each read as `words` says)
+  const select = (key: keyof Filters, label: string, values: string[], words: (v: string) => string) => (
+    <label class="filter">
+      <span>{label}</span>
+      <select
+        name={key}
+        value={f[key] ?? ""}
+        onChange={(e) => setF({ ...f, [key]: (e.target as HTMLSelectElement).value })}
+      >
+        <option value="">{t("any")}</option>
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {words(v)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
   const s = sug?.suggestions ?? {};
   const active = Object.values(filters).filter(Boolean).length;
   // On a phone the eight fields would push the log below the fold: folded until asked for or in use.
@@ -90,7 +134,7 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
         aria-controls="query-filters"
         onClick={() => setOpen(!open)}
       >
-        {open ? "Hide filters" : active ? `Filters (${active} in use)` : "Filters"}
+        {open ? t("Hide filters") : active ? t("Filters ({count} in use)", { count: active }) : t("Filters")}
       </button>
       <form
         id="query-filters"
@@ -100,102 +144,34 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
           onApply(f);
         }}
       >
-        {input("domain", "Domain", "*.example.com", s.domain)}
-        {input("client_ip", "Client", "192.168.1.*", s.client_ip)}
+        {input("domain", t("Domain"), "*.example.com", s.domain)}
+        {input("client_ip", t("Client"), "192.168.1.*", s.client_ip)}
         <label class="filter">
-          <span>Status</span>
+          <span>{t("Status")}</span>
           <select
             name="status"
             value={statusChoice(f)}
             onChange={(e) => setF(withStatus(f, (e.target as HTMLSelectElement).value))}
           >
-            <option value="">any</option>
+            <option value="">{t("any")}</option>
             {STATUS_CHOICES.map((c) => (
               <option key={c.key} value={c.key}>
-                {c.label}
+                {t(c.label)}
               </option>
             ))}
           </select>
         </label>
-        <label class="filter">
-          <span>Type</span>
-          <select
-            name="type"
-            value={f.type ?? ""}
-            onChange={(e) => setF({ ...f, type: (e.target as HTMLSelectElement).value })}
-          >
-            <option value="">any</option>
-            {(s.type ?? []).map((v) => (
-              <option key={v} value={v}>
-                {dnssecWords(v)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="filter">
-          <span>DNSSEC</span>
-          <select
-            name="dnssec"
-            value={f.dnssec ?? ""}
-            onChange={(e) => setF({ ...f, dnssec: (e.target as HTMLSelectElement).value })}
-          >
-            <option value="">any</option>
-            {DNSSEC_CHOICES.map((v) => (
-              <option key={v} value={v}>
-                {dnssecWords(v)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="filter">
-          <span>Upstream</span>
-          <select
-            name="upstream"
-            value={f.upstream ?? ""}
-            onChange={(e) => setF({ ...f, upstream: (e.target as HTMLSelectElement).value })}
-          >
-            <option value="">any</option>
-            {(s.upstream ?? []).map((v) => (
-              <option key={v} value={v}>
-                {dnssecWords(v)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label class="filter">
-          <span>From</span>
-          <input
-            type="datetime-local"
-            name="from"
-            value={toLocalInput(f.from)}
-            onInput={(e) =>
-              setF({
-                ...f,
-                from: String(fromLocalInput((e.target as HTMLInputElement).value) || ""),
-              })
-            }
-          />
-        </label>
-        <label class="filter">
-          <span>Until</span>
-          <input
-            type="datetime-local"
-            name="until"
-            value={toLocalInput(f.until)}
-            onInput={(e) =>
-              setF({
-                ...f,
-                until: String(fromLocalInput((e.target as HTMLInputElement).value) || ""),
-              })
-            }
-          />
-        </label>
+        {select("type", t("Type"), s.type ?? [], (v) => v)}
+        {select("dnssec", t("DNSSEC"), DNSSEC_CHOICES, dnssecWords)}
+        {select("upstream", t("Upstream"), s.upstream ?? [], (v) => v)}
+        <TimeInput label={t("From")} name="from" value={f.from} onValue={(from) => setF({ ...f, from })} />
+        <TimeInput label={t("Until")} name="until" value={f.until} onValue={(until) => setF({ ...f, until })} />
         <div class="filter-actions">
           <button type="submit" class="btn primary">
-            Filter
+            {t("Filter")}
           </button>
           <button type="button" class="btn ghost" onClick={() => onApply({})}>
-            Clear
+            {t("Clear")}
           </button>
         </div>
       </form>
@@ -216,7 +192,7 @@ function RowActions({
   const list = async (type: "allow" | "deny") => {
     setBusy(type);
     try {
-      await api("POST", `/domains/${type}/exact`, { domain: row.domain, comment: "added from the query log" }).catch(
+      await api("POST", `/domains/${type}/exact`, { domain: row.domain, comment: t("added from the query log") }).catch(
         (e: unknown) => {
           if (!(e instanceof ApiError && /UNIQUE|already/i.test(e.message + JSON.stringify(e.hint)))) throw e;
         },
@@ -227,7 +203,9 @@ function RowActions({
       const other = `/domains/${type === "deny" ? "allow" : "deny"}/exact`;
       const held = await get<{ domains: Array<{ domain: string }> }>(other);
       if (held.domains.some((d) => d.domain === row.domain)) await api("DELETE", `${other}/${enc(row.domain)}`);
-      toast(`${row.domain} ${type === "deny" ? "denied" : "allowed"}`);
+      toast(
+        type === "deny" ? t("{domain} denied", { domain: row.domain }) : t("{domain} allowed", { domain: row.domain }),
+      );
     } catch (e) {
       toast(e instanceof ApiError ? e.text : String(e), "error");
     } finally {
@@ -238,16 +216,20 @@ function RowActions({
   return (
     <div class="row-actions">
       {blocked ? (
-        <Button busy={busy === "allow"} onClick={() => list("allow")} title={`Allow ${row.domain}`}>
-          Allow
+        <Button
+          busy={busy === "allow"}
+          onClick={() => list("allow")}
+          title={t("Allow {domain}", { domain: row.domain })}
+        >
+          {t("Allow")}
         </Button>
       ) : (
-        <Button busy={busy === "deny"} onClick={() => list("deny")} title={`Deny ${row.domain}`}>
-          Deny
+        <Button busy={busy === "deny"} onClick={() => list("deny")} title={t("Deny {domain}", { domain: row.domain })}>
+          {t("Deny")}
         </Button>
       )}
-      <Button kind="ghost" onClick={onWhy} title="Why was this blocked or allowed?">
-        Why?
+      <Button kind="ghost" onClick={onWhy} title={t("Why was this blocked or allowed?")}>
+        {t("Why?")}
       </Button>
       <PauseButton
         class="q-pause"
@@ -298,67 +280,29 @@ export function QueryLog() {
       <FilterBar filters={filters} onApply={apply} />
       <div class="toolbar">
         <span class="muted" data-testid="query-count">
-          {data && !stale ? `${num(data.recordsFiltered)} of ${num(data.recordsTotal)} queries` : ""}
+          {data && !stale
+            ? plural(
+                data.recordsTotal,
+                { one: "{shown} of {count} query", other: "{shown} of {count} queries" },
+                { shown: num(data.recordsFiltered) },
+              )
+            : ""}
         </span>
         <span class="row">
-          <Toggle id="live" checked={live} onChange={setLive} label="Live" /> <label for="live">Live</label>
+          <Toggle id="live" checked={live} onChange={setLive} label={t("Live")} /> <label for="live">{t("Live")}</label>
         </span>
       </div>
       <ErrorNote error={error} />
       {!data || stale ? (
         <Loading />
       ) : data.queries.length === 0 ? (
-        <p class="empty">No queries match.</p>
+        <p class="empty">{t("No queries match.")}</p>
       ) : (
-        <DataTable
+        <QueryTable
+          rows={data.queries}
           class="queries"
-          head={
-            <>
-              <th>Time</th>
-              <th>Type</th>
-              <th>Domain</th>
-              <th>Client</th>
-              <th>Status</th>
-              <th>Reply</th>
-              <ActionsHeader />
-            </>
-          }
-        >
-          {data.queries.map((r) => (
-            <tr key={r.id} class={BLOCKED.has(r.status) ? "blocked" : ""} data-domain={r.domain}>
-              <td class="nowrap" data-label="Time">
-                {dateTime(r.time)}
-              </td>
-              <td class="q-type" data-label="Type">
-                {r.type}
-              </td>
-              <td class="domain" data-label="Domain">
-                {r.domain}
-                {r.cname && <small class="muted"> → {r.cname}</small>}
-              </td>
-              <td data-label="Client">{r.client.name ?? r.client.ip}</td>
-              <td data-label="Status">
-                <Badge kind={statusKind(r.status)} title={r.status}>
-                  {statusWords(r.status)}
-                </Badge>
-                {r.upstream && !BLOCKED.has(r.status) && r.status !== "CACHE" && (
-                  <small class="muted block">{upstreamWords(r.upstream)}</small>
-                )}
-              </td>
-              <td class="nowrap q-reply" data-label="Reply">
-                {r.reply.type} <small class="muted">{(r.reply.time * 1000).toFixed(1)} ms</small>
-                {r.dnssec && r.dnssec !== "UNKNOWN" && (
-                  <Badge kind={dnssecKind(r.dnssec)} title={`DNSSEC: ${r.dnssec}`}>
-                    {dnssecWords(r.dnssec)}
-                  </Badge>
-                )}
-              </td>
-              <td class="q-actions">
-                <RowActions row={r} onWhy={() => setWhy(r)} pauses={pauses} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
+          actions={(r) => <RowActions row={r} onWhy={() => setWhy(r)} pauses={pauses} />}
+        />
       )}
       <Pager page={pageNo} pages={pages} onPage={setPageNo} />
       {why && <Why row={why} onClose={() => setWhy(null)} />}

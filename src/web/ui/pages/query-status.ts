@@ -1,41 +1,42 @@
 // What the query log shows for a query's status and DNSSEC verdict: a few words a person reads, from
 // the API's enum names (Pi-hole's, docs: https://docs.pi-hole.net/database/query-database/#query-status),
 // which stay in the badge's tooltip. Used by the query log and the long-term log.
-import { t } from "../i18n.ts";
+import { msg, t } from "../i18n.ts";
 import { BLOCKED } from "../why.tsx";
 
 const STATUS_WORDS: Record<string, string> = {
-  UNKNOWN: "Unknown",
-  GRAVITY: "Blocked (list)",
-  GRAVITY_CNAME: "Blocked (list, CNAME)",
-  DENYLIST: "Blocked (deny)",
-  DENYLIST_CNAME: "Blocked (deny, CNAME)",
-  REGEX: "Blocked (regex)",
-  REGEX_CNAME: "Blocked (regex, CNAME)",
-  EXTERNAL_BLOCKED_IP: "Blocked (upstream)",
-  EXTERNAL_BLOCKED_NULL: "Blocked (upstream)",
-  EXTERNAL_BLOCKED_NXRA: "Blocked (upstream)",
-  EXTERNAL_BLOCKED_EDE15: "Blocked (upstream)",
-  SPECIAL_DOMAIN: "Blocked (special name)",
-  DBBUSY: "Blocked (busy)",
-  FORWARDED: "Forwarded",
-  CACHE: "Cached",
-  CACHE_STALE: "Cached (stale)",
-  RETRIED: "Retried",
-  RETRIED_DNSSEC: "Retried (DNSSEC)",
-  IN_PROGRESS: "In progress",
+  UNKNOWN: msg("Unknown"),
+  GRAVITY: msg("Blocked (list)"),
+  GRAVITY_CNAME: msg("Blocked (list, CNAME)"),
+  DENYLIST: msg("Blocked (deny)"),
+  DENYLIST_CNAME: msg("Blocked (deny, CNAME)"),
+  REGEX: msg("Blocked (regex)"),
+  REGEX_CNAME: msg("Blocked (regex, CNAME)"),
+  EXTERNAL_BLOCKED_IP: msg("Blocked (upstream)"),
+  EXTERNAL_BLOCKED_NULL: msg("Blocked (upstream)"),
+  EXTERNAL_BLOCKED_NXRA: msg("Blocked (upstream)"),
+  EXTERNAL_BLOCKED_EDE15: msg("Blocked (upstream)"),
+  SPECIAL_DOMAIN: msg("Blocked (special name)"),
+  DBBUSY: msg("Blocked (busy)"),
+  FORWARDED: msg("Forwarded"),
+  CACHE: msg("Cached"),
+  CACHE_STALE: msg("Cached (stale)"),
+  RETRIED: msg("Retried"),
+  RETRIED_DNSSEC: msg("Retried (DNSSEC)"),
+  IN_PROGRESS: msg("In progress"),
 };
 
 const DNSSEC_WORDS: Record<string, string> = {
-  SECURE: "Secure",
-  INSECURE: "Insecure",
-  BOGUS: "Bogus",
-  ABANDONED: "Abandoned",
-  UNKNOWN: "Unknown",
+  SECURE: msg("Secure"),
+  INSECURE: msg("Insecure"),
+  BOGUS: msg("Bogus"),
+  ABANDONED: msg("Abandoned"),
+  UNKNOWN: msg("Unknown"),
 };
 
 /** an enum name Moat does not know yet reads as itself, in lower case */
-const asWords = (table: Record<string, string>, name: string) => table[name] ?? name.toLowerCase().replace(/_/g, " ");
+const asWords = (table: Record<string, string>, name: string) =>
+  table[name] ? t(table[name]) : name.toLowerCase().replace(/_/g, " ");
 
 export const statusWords = (status: string): string => asWords(STATUS_WORDS, status);
 export const dnssecWords = (verdict: string): string => asWords(DNSSEC_WORDS, verdict);

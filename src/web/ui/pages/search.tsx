@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { enc, get } from "../api.ts";
 import { Badge, Button, Card, ErrorNote, TextInput } from "../components.tsx";
-import { num } from "../format.ts";
+import { msg, plural, t, tx } from "../i18n.ts";
 
 type Reply = {
   search: {
@@ -18,6 +18,15 @@ type Reply = {
     results: { total: number };
   };
 };
+
+/** the API's words for a rule's type and kind, as shown */
+const WORDS: Record<string, string> = {
+  deny: msg("deny"),
+  allow: msg("allow"),
+  exact: msg("exact"),
+  regex: msg("regex"),
+};
+const word = (w: string) => (WORDS[w] ? t(WORDS[w]) : w);
 
 export function Search() {
   const [q, setQ] = useState("");
@@ -57,7 +66,7 @@ export function Search() {
           <form class="row wrap" onSubmit={search}>
             <TextInput
               class="grow"
-              aria-label="Domain"
+              aria-label={t("Domain")}
               placeholder="ads.example.com"
               required
               value={q}
@@ -69,37 +78,54 @@ export function Search() {
                 checked={partial}
                 onChange={(e) => setPartial((e.target as HTMLInputElement).checked)}
               />{" "}
-              partial match
+              {t("partial match")}
             </label>
             <Button type="submit" kind="primary" busy={busy}>
-              Search
+              {t("Search")}
             </Button>
           </form>
         </search>
         <ErrorNote error={error} />
       </Card>
       {res && (
-        <Card title={`${num(res.results.total)} matches`}>
+        <Card title={plural(res.results.total, { one: "{count} match", other: "{count} matches" })}>
           <p data-testid="search-verdict" class={`verdict ${allowedBy.length ? "ok" : blockedBy.length ? "bad" : ""}`}>
             {allowedBy.length
-              ? "Allowed (an allow rule wins over every block)"
+              ? t("Allowed (an allow rule wins over every block)")
               : blockedBy.length
-                ? "Blocked"
-                : "Not blocked by any rule or list"}{" "}
-            <small class="muted">(for clients in the groups of the matching entries)</small>
+                ? t("Blocked")
+                : t("Not blocked by any rule or list")}{" "}
+            <small class="muted">{t("(for clients in the groups of the matching entries)")}</small>
           </p>
           <ul class="results">
             {res.domains.map((d) => (
               <li key={`d${d.id}`}>
-                <Badge kind={d.type === "deny" ? "bad" : "ok"}>{`${d.type} ${d.kind}`}</Badge> <code>{d.domain}</code>
-                {!d.enabled && " (disabled)"} {d.comment && <small class="muted">{d.comment}</small>}
+                <Badge kind={d.type === "deny" ? "bad" : "ok"}>
+                  {t("{type} {kind}", { type: word(d.type), kind: word(d.kind) })}
+                </Badge>{" "}
+                <code data-raw>{d.domain}</code>
+                {!d.enabled && ` ${t("(disabled)")}`}{" "}
+                {d.comment && (
+                  <small class="muted" data-raw>
+                    {d.comment}
+                  </small>
+                )}
               </li>
             ))}
             {res.gravity.map((g, i) => (
               <li key={`g${g.id}-${i}`}>
-                <Badge kind={g.type === "block" ? "bad" : "ok"}>{`${g.type} list`}</Badge> <code>{g.domain}</code> on{" "}
-                <span class="break">{g.address}</span>
-                {!g.enabled && " (disabled)"}
+                <Badge kind={g.type === "block" ? "bad" : "ok"}>
+                  {g.type === "block" ? t("block list") : t("allow list")}
+                </Badge>{" "}
+                {tx("{domain} on {address}", {
+                  domain: <code data-raw>{g.domain}</code>,
+                  address: (
+                    <span class="break" data-raw>
+                      {g.address}
+                    </span>
+                  ),
+                })}
+                {!g.enabled && ` ${t("(disabled)")}`}
               </li>
             ))}
           </ul>

@@ -7,7 +7,7 @@ import { api, get } from "../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../components.tsx";
 import { FormEnd } from "../fields.tsx";
 import { bytes, duration } from "../format.ts";
-import { currentLanguage, t } from "../i18n.ts";
+import { intlLocale, t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 import { UPSTREAM_PRESETS } from "../presets.ts";
 import { EncryptedDnsCard } from "./settings/encrypted.tsx";
@@ -34,7 +34,7 @@ type Cfg = {
 
 /** a figure with `digits` decimals in the dashboard's language (1.5 in English, 1,5 in German) */
 const fixed = (n: number, digits: number) =>
-  n.toLocaleString(currentLanguage(), { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  n.toLocaleString(intlLocale(), { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 const lines = (s: string) =>
   s
@@ -104,7 +104,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
         <div class="presets row wrap">
           <span class="muted">{t("Add:")}</span>
           {UPSTREAM_PRESETS.map((p) => (
-            <button key={p.name} type="button" class="chip as-button" title={p.note} onClick={() => addPreset(p)}>
+            <button key={p.name} type="button" class="chip as-button" title={t(p.note)} onClick={() => addPreset(p)}>
               {p.name}
             </button>
           ))}

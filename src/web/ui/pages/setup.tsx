@@ -1,6 +1,6 @@
 // First-run setup, shown while no password or no upstream is set (until done or skipped): a
 // password, the upstream resolvers from a few presets or resolving from the root servers
-// (dns.recursive.active), and a first block list.
+// (dns.recursive.active), and a first block list; the language first of all.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, get, patchConfig } from "../api.ts";
 import { Button, Field, TextInput } from "../components.tsx";
@@ -10,6 +10,7 @@ import { GuideStep } from "./guide.tsx";
 import { LIST_PRESETS, UPSTREAM_PRESETS } from "../presets.ts";
 import { login, session } from "../session.ts";
 import { Store, useStore } from "../store.ts";
+import { LanguagePicker } from "../language.tsx";
 
 const DONE_KEY = "moat.setup.done";
 const needed = new Store<boolean | null>(null);
@@ -41,6 +42,21 @@ function finish(): void {
   needed.set(false);
 }
 
+/** a new password's field (the password and its repetition) */
+function NewPassword(p: {
+  label: string;
+  id: string;
+  error: string | undefined;
+  value: string;
+  onValue: (v: string) => void;
+}) {
+  return (
+    <Field label={p.label} id={p.id} error={p.error}>
+      <TextInput id={p.id} type="password" autoComplete="new-password" value={p.value} onValue={p.onValue} />
+    </Field>
+  );
+}
+
 export function Setup() {
   const open = session.get().state === "open";
   const [password, setPassword] = useState("");
@@ -63,8 +79,8 @@ export function Setup() {
   const save = async (e: Event) => {
     e.preventDefault();
     const errs: Record<string, string> = {};
-    if (open && password !== password2) errs.password2 = "The passwords differ";
-    if (upstreams().length === 0 && !own) errs.upstreams = "Choose at least one upstream";
+    if (open && password !== password2) errs.password2 = t("The passwords differ");
+    if (upstreams().length === 0 && !own) errs.upstreams = t("Choose at least one upstream");
     setErrors(errs);
     if (Object.keys(errs).length) return;
     setBusy(true);
@@ -104,35 +120,36 @@ export function Setup() {
   return (
     <main class="login setup">
       <form class="card setup-card" onSubmit={save}>
-        <h1>Welcome to Moat</h1>
-        <p>Three things and your network is protected. Everything can be changed later under Settings.</p>
+        <Field label={t("Language")} id="setup-language">
+          <LanguagePicker id="setup-language" />
+        </Field>
+        <h1>{t("Welcome to Moat")}</h1>
+        <p>{t("Three things and your network is protected. Everything can be changed later under Settings.")}</p>
         {open && (
           <fieldset>
-            <legend>1. A password for this dashboard</legend>
-            <p class="muted">Without one, anyone on your network can change Moat's settings.</p>
-            <Field label="Password" id="setup-pw" error={errors.password}>
-              <TextInput
-                id="setup-pw"
-                type="password"
-                autoComplete="new-password"
-                value={password}
-                onValue={setPassword}
-              />
-            </Field>
-            <Field label="Password again" id="setup-pw2" error={errors.password2}>
-              <TextInput
-                id="setup-pw2"
-                type="password"
-                autoComplete="new-password"
-                value={password2}
-                onValue={setPassword2}
-              />
-            </Field>
+            <legend>1. {t("A password for this dashboard")}</legend>
+            <p class="muted">{t("Without one, anyone on your network can change Moat's settings.")}</p>
+            <NewPassword
+              label={t("Password")}
+              id="setup-pw"
+              error={errors.password}
+              value={password}
+              onValue={setPassword}
+            />
+            <NewPassword
+              label={t("Password again")}
+              id="setup-pw2"
+              error={errors.password2}
+              value={password2}
+              onValue={setPassword2}
+            />
           </fieldset>
         )}
         <fieldset>
-          <legend>{open ? "2." : "1."} Upstream DNS servers</legend>
-          <p class="muted">Moat asks these for every name it does not block.</p>
+          <legend>
+            {open ? "2." : "1."} {t("Upstream DNS servers")}
+          </legend>
+          <p class="muted">{t("Moat asks these for every name it does not block.")}</p>
           <div class="presets">
             <label class="check">
               <input type="checkbox" checked={own} onChange={(e) => setOwn((e.target as HTMLInputElement).checked)} />
@@ -157,29 +174,31 @@ export function Setup() {
                   }
                 />
                 <span>
-                  <strong>{p.name}</strong> <small class="muted">{p.note}</small>
+                  <strong data-raw>{p.name}</strong> <small class="muted">{t(p.note)}</small>
                 </span>
               </label>
             ))}
             <label class="check">
               <input type="checkbox" checked={ipv6} onChange={(e) => setIpv6((e.target as HTMLInputElement).checked)} />{" "}
-              also their IPv6 addresses
+              {t("also their IPv6 addresses")}
             </label>
           </div>
           <Field
-            label="Other servers (optional)"
+            label={t("Other servers (optional)")}
             id="setup-custom"
             error={errors.upstreams}
-            hint="IP or IP#port, separated by spaces, e.g. 192.168.1.1"
+            hint={t("IP or IP#port, separated by spaces, e.g. {example}", { example: "192.168.1.1" })}
           >
             <TextInput id="setup-custom" value={custom} onValue={setCustom} />
           </Field>
         </fieldset>
         <fieldset>
-          <legend>{open ? "3." : "2."} A first block list</legend>
+          <legend>
+            {open ? "3." : "2."} {t("A first block list")}
+          </legend>
           <label class="check">
             <input type="checkbox" checked={list} onChange={(e) => setList((e.target as HTMLInputElement).checked)} />
-            <span>{LIST_PRESETS[0]!.name}</span>
+            <span data-raw>{LIST_PRESETS[0]!.name}</span>
           </label>
         </fieldset>
         <GuideStep step={open ? 4 : 3} />
@@ -188,16 +207,16 @@ export function Setup() {
           <>
             <GravityProgress lists={1} onDone={() => undefined} />
             <Button kind="primary" onClick={finish}>
-              Go to the dashboard
+              {t("Go to the dashboard")}
             </Button>
           </>
         ) : (
           <div class="row end">
             <Button kind="ghost" onClick={finish}>
-              Skip for now
+              {t("Skip for now")}
             </Button>
             <Button type="submit" kind="primary" busy={busy}>
-              Save and start
+              {t("Save and start")}
             </Button>
           </div>
         )}

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { enc, get } from "../api.ts";
 import { Card, ErrorNote, Toggle } from "../components.tsx";
-import { currentLanguage, msg, plural, t } from "../i18n.ts";
+import { intlLocale, msg, plural, t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 import { linkProps } from "../router.ts";
 
@@ -43,7 +43,7 @@ const KEEP = 1000;
 const EVERY_MS = 1000;
 
 function time(unix: number): string {
-  return new Date(unix * 1000).toLocaleTimeString(currentLanguage(), { hour12: false });
+  return new Date(unix * 1000).toLocaleTimeString(intlLocale(), { hour12: false });
 }
 
 function LogTail({ name }: { name: LogName }) {

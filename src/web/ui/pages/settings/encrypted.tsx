@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 import { api, get, request } from "../../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Field, Loading, useAction, TextInput } from "../../components.tsx";
 import { FormEnd } from "../../fields.tsx";
-import { currentLanguage, plural, t } from "../../i18n.ts";
+import { intlLocale, plural, t } from "../../i18n.ts";
 import { usePoll } from "../../poll.ts";
 import { Qr } from "../../qr.tsx";
 import { useSaveConfig } from "./save.ts";
@@ -97,7 +97,7 @@ function Certificate({ info, reload }: { info: TlsInfo; reload: () => void }) {
         <dd class="wrap-anywhere">{c.names.join(", ")}</dd>
         <dt>{t("Valid until")}</dt>
         <dd data-testid="cert-expiry">
-          {new Date(c.notAfter).toLocaleString(currentLanguage())} (
+          {new Date(c.notAfter).toLocaleString(intlLocale())} (
           {plural(days, { one: "{count} day left", other: "{count} days left" })})
         </dd>
         <dt>SHA-256</dt>

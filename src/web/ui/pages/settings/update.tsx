@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
 import { Badge, Button, Card, confirmAction, ErrorNote, Field, Loading, TextInput } from "../../components.tsx";
 import { FileField } from "../../fields.tsx";
-import { currentLanguage, msg, t } from "../../i18n.ts";
+import { intlLocale, msg, t } from "../../i18n.ts";
 import { usePoll } from "../../poll.ts";
 import { InstallProgress, sentence } from "./update-progress.tsx";
 import { RebootButton, type RebootPlan, Restarting } from "./update-reboot.tsx";
@@ -67,7 +67,7 @@ function Facts({ s }: { s: UpdateStatus }) {
         ) : (
           <>
             {lastBadge(last)} {last.version && `${last.version} · `}
-            {new Date(last.at).toLocaleString(currentLanguage())}
+            {new Date(last.at).toLocaleString(intlLocale())}
             <br />
             <small class="muted">{sentence(last.message)}</small>
           </>

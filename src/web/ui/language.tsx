@@ -1,0 +1,25 @@
+// The language picker (header, login, first-run setup): every language by its own name; the choice is
+// remembered in this browser.
+import { t } from "./i18n.ts";
+import { language, offered, setLanguage } from "./locale.ts";
+import { useStore } from "./store.ts";
+
+export function LanguagePicker({ id }: { id?: string }) {
+  const current = useStore(language);
+  return (
+    <select
+      id={id}
+      class="lang-pick"
+      aria-label={t("Language")}
+      value={current}
+      data-raw
+      onChange={(e) => void setLanguage(e.currentTarget.value, true)}
+    >
+      {offered().map((l) => (
+        <option key={l.tag} value={l.tag} lang={l.tag}>
+          {l.name}
+        </option>
+      ))}
+    </select>
+  );
+}
