@@ -26,7 +26,7 @@ export interface ApiDeps extends Runtime {
   /** the certificate of HTTPS and DNS over TLS */
   tls: TlsStore;
   /** POST /api/action/gravity starts a run, or follows the one the schedule started */
-  gravity: Pick<GravityService, "start" | "info">;
+  gravity: Pick<GravityService, "start" | "info" | "listRules">;
   /** the owners of the tables the API reads: never a database handle (scripts/check-architecture.ts) */
   lists: ListsReads;
   network: NetworkStore;

@@ -38,6 +38,7 @@ import { fleetRoutes } from "./fleet/routes.ts";
 import { familyRoutes } from "./family/routes.ts";
 import { scheduleRoutes } from "./family/schedules.ts";
 import { upstreamRoutes } from "./family/upstreams.ts";
+import { rulesRoutes } from "./rules/routes.ts";
 
 // Elysia's generic parameters differ per plugin; the app only needs them as mountable plugins (AnyElysia).
 
@@ -78,5 +79,6 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     familyRoutes(rt),
     scheduleRoutes(rt),
     upstreamRoutes(rt),
+    rulesRoutes(rt),
   ];
 }

@@ -1,8 +1,8 @@
 // A small typed event bus: how the API tells the DNS side that something changed, without either
 // importing the other.
 
-/** The management tables of gravity.db a change touched (their group links count with them; "family": the blocked services and paused clients). */
-export type ListTable = "group" | "client" | "domainlist" | "adlist" | "family";
+/** The management tables of gravity.db a change touched (their group links count with them; "family": the blocked services and paused clients; "rules": the custom rules). */
+export type ListTable = "group" | "client" | "domainlist" | "adlist" | "family" | "rules";
 
 export interface MoatEvents {
   /** this node's domains, groups, clients or lists changed (src/lists/ only): rebuild the filter, publish to the fleet */

@@ -38,6 +38,25 @@ CREATE TABLE moat_client_pause (
   until INTEGER
 );`,
   },
+  {
+    // AdGuard Home's rule syntax (src/filter/rule-syntax.ts): the custom rules as one text, as AdGuard's
+    // "Custom filtering rules" editor keeps them (src/lists/custom-rules.ts), and the rules a gravity run found in
+    // each list beside its plain names (src/filter/gravity/tables.ts): why is NULL for a rule Moat applies, else
+    // why it does not.
+    to: 3,
+    up: `
+CREATE TABLE moat_custom_rules (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  rules TEXT NOT NULL,
+  date_modified INTEGER NOT NULL
+);
+CREATE TABLE moat_list_rule (
+  adlist_id INTEGER NOT NULL,
+  rule TEXT NOT NULL,
+  why TEXT
+);
+CREATE INDEX moat_list_rule_adlist ON moat_list_rule (adlist_id);`,
+  },
 ];
 
 /** Changes to pihole-FTL.db after Pi-hole's version 21. */

@@ -29,33 +29,7 @@ export function blockedReply(
 ): Uint8Array {
   const { q } = ctx;
   const ede = dns.blocking.edns === "NONE" ? null : blockedEde(dns.blocking.edns === "TEXT" ? reason : "");
-  if (override) {
-    switch (override.kind) {
-      case "NXDOMAIN":
-        return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
-      case "NODATA":
-        return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
-      case "REFUSED":
-        return reply(ctx, ede, RCODE.REFUSED, Reply.REFUSED);
-      case "NONE":
-        return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
-      case "IP":
-        return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
-      case "ADDR":
-        return addressReply(
-          ctx,
-          ede,
-          dns.blockTTL,
-          override.v4 ? ipv4Bytes(override.v4) : null,
-          override.v6 ? ipv6Bytes(override.v6) : null,
-        );
-      case "CNAME": {
-        const target = nameToWire(override.target);
-        if (!target) return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
-        return reply(ctx, ede, RCODE.NOERROR, Reply.CNAME, [{ type: TYPE.CNAME, ttl: dns.blockTTL, data: target }]);
-      }
-    }
-  }
+  if (override) return overrideReply(ctx, dns, ede, override);
   switch (dns.blocking.mode) {
     case "NX":
       return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
@@ -67,6 +41,39 @@ export function blockedReply(
       return addressReply(ctx, ede, dns.blockTTL, q.qtype === TYPE.A ? ownAddress(ctx, dns, 4) : null, null);
     default:
       return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
+  }
+}
+
+/** An answer a rule gives instead of blocking (AdGuard's $dnsrewrite to an address): no EDE, dns.blockTTL. */
+export function rewrittenReply(ctx: QueryContext, dns: Config["dns"], r: RegexReply): Uint8Array {
+  return overrideReply(ctx, dns, null, r);
+}
+
+function overrideReply(ctx: QueryContext, dns: Config["dns"], ede: Ede | null, override: RegexReply): Uint8Array {
+  switch (override.kind) {
+    case "NXDOMAIN":
+      return reply(ctx, ede, RCODE.NXDOMAIN, Reply.NXDOMAIN);
+    case "NODATA":
+      return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+    case "REFUSED":
+      return reply(ctx, ede, RCODE.REFUSED, Reply.REFUSED);
+    case "NONE":
+      return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
+    case "IP":
+      return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
+    case "ADDR":
+      return addressReply(
+        ctx,
+        ede,
+        dns.blockTTL,
+        override.v4 ? ipv4Bytes(override.v4) : null,
+        override.v6 ? ipv6Bytes(override.v6) : null,
+      );
+    case "CNAME": {
+      const target = nameToWire(override.target);
+      if (!target) return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+      return reply(ctx, ede, RCODE.NOERROR, Reply.CNAME, [{ type: TYPE.CNAME, ttl: dns.blockTTL, data: target }]);
+    }
   }
 }
 

@@ -6,19 +6,19 @@
 // client, a group's own upstreams), "beforeAllow" before the allow list (safe search).
 import { Status, Reply } from "../query/enums.ts";
 import { hashName } from "../filter/domainset.ts";
-import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
+import { regexMatches, type NameMatcher } from "../filter/regex.ts";
 import { forgetSuffixes, matchExact, matchSubtree } from "../filter/match.ts";
 import type { JudgedName, PolicyVerdict } from "../filter/policy.ts";
 import type { RegexRule, Snapshot } from "../filter/snapshot.ts";
 import type { ConfigView, Handler, Next, Pending, QueryContext, Answer } from "./context.ts";
-import { blockedReply } from "./blocked.ts";
+import { blockedReply, rewrittenReply } from "./blocked.ts";
 import { buildReply } from "./reply.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { RCODE, TYPE } from "./wire.ts";
 import { safeSearchAnswer } from "./safesearch.ts";
 
-/** A block (a policy's, or the lists': then with the regex's reply), or ALLOW (antigravity), or null: no verdict. */
-type Verdict = PolicyVerdict & { readonly reply?: RegexReply | null };
+/** A block (a policy's, or the lists': then with the regex's reply), or ALLOW (antigravity, an exception), or null: no verdict. */
+type Verdict = PolicyVerdict;
 const ALLOW: Verdict = { status: Status.UNKNOWN, reason: "", listId: 0, cnameTo: null };
 
 export class PolicyHandler implements Handler {
@@ -116,10 +116,12 @@ export class PolicyHandler implements Handler {
 
   /** A block, or a policy's CNAME answer (safe search). */
   private verdict(ctx: QueryContext, next: Next, v: Verdict): Pending {
+    if (v.allow === true) return next(ctx);
     if (v.cnameTo !== null) return safeSearchAnswer(ctx, next, v.cnameTo);
     const dns = this.config.current.dns;
     ctx.status = v.status;
     ctx.listId = v.listId;
+    if (v.rewrite === true && v.reply) return rewrittenReply(ctx, dns, v.reply);
     ctx.ede = dns.blocking.edns === "NONE" ? -1 : 15;
     return blockedReply(ctx, dns, v.reason, v.reply ?? null);
   }
@@ -221,7 +223,7 @@ function judge(snap: Snapshot, ctx: QueryContext, n: JudgedName): Verdict | null
     const p = list[k]!;
     if (!n.question && p.everyName !== true) continue;
     const v = p.judge(snap.states[k], ctx, n);
-    if (v !== null) return v;
+    if (v !== null) return v.allow === true ? ALLOW : v;
   }
   const groups = n.groups;
   if (

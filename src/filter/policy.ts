@@ -5,6 +5,7 @@
 // DNS threads, so the filter never imports a policy.
 import type { Database } from "bun:sqlite";
 import type { ClientResolverOptions } from "./clients.ts";
+import type { RegexReply } from "./regex.ts";
 
 /**
  * Where the policy step asks a policy: `client` before anything else, also with blocking off (a pause, a
@@ -49,6 +50,12 @@ export interface PolicyVerdict {
   readonly listId: number;
   /** wire name: answer with a CNAME to it and its records (src/dns/safesearch.ts) instead of blocking */
   readonly cnameTo: Uint8Array | null;
+  /** the name is allowed: no list after this point blocks it (an AdGuard `@@` exception) */
+  readonly allow?: boolean;
+  /** the answer instead of the blocking mode's (an AdGuard $dnsrewrite) */
+  readonly reply?: RegexReply | null;
+  /** `reply` is an answer, not a block: no EDE 15, and the query is logged with `status` */
+  readonly rewrite?: boolean;
 }
 
 /** What a policy's compile step gets (in the build worker, inside the build's read transaction). */

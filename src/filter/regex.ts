@@ -8,7 +8,7 @@
 import { isIP } from "node:net";
 import { RE2JS } from "re2js";
 
-const QTYPE_NUM: Record<string, number> = {
+export const QTYPE_NUM: Readonly<Record<string, number>> = {
   A: 1,
   NS: 2,
   CNAME: 5,

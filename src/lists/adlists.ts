@@ -107,7 +107,8 @@ export function removeAdlistById(db: Database, id: number): boolean {
     .query<{ name: string }, string[]>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)")
     .all(...Object.values(GRAVITY_BUILD_TABLES))
     .map((r) => r.name);
-  for (const table of ["gravity", "antigravity", ...present]) db.run(`DELETE FROM ${table} WHERE adlist_id = ?`, [id]);
+  for (const table of ["gravity", "antigravity", "moat_list_rule", ...present])
+    db.run(`DELETE FROM ${table} WHERE adlist_id = ?`, [id]);
   return db.query("DELETE FROM adlist WHERE id = ?").run(id).changes > 0;
 }
 

@@ -71,3 +71,10 @@ export function groupUpstreamRows(db: Database): Array<{ g: number; upstreams: s
     )
     .all();
 }
+
+/** The enabled groups' names by id (a $client rule may name a group: a persistent client from AdGuard Home is one). */
+export function groupNames(db: Database): Array<{ id: number; name: string }> {
+  return db.query<{ id: number; name: string }, []>('SELECT id, name FROM "group" WHERE enabled = 1').all();
+}
+
+export { customRules } from "./custom-rules.ts";

@@ -9,6 +9,7 @@ import { domainRows } from "./domains.ts";
 import { activePauses, groupSafeSearch, groupSchedules, groupServices, groupUpstreams } from "./family.ts";
 import { groupMap } from "./group-links.ts";
 import { groupRows } from "./groups.ts";
+import { customRules } from "./custom-rules.ts";
 import { exactDomainMatches, listMatches, regexDomainRows } from "./search.ts";
 
 export function listsReads(db: Database) {
@@ -27,6 +28,7 @@ export function listsReads(db: Database) {
       groupSchedules,
       groupUpstreams,
       activePauses,
+      customRules,
       exactDomainMatches,
       regexDomainRows,
       listMatches,

@@ -1,52 +1,26 @@
-// AdGuard Home's user rules and rewrites as Moat's entries and local records. The forms with an exact
-// Moat equivalent are carried: `||name^` (the name and every name below it: a deny regex, as Pi-hole's
-// "wildcard" entries are), `@@||name^` (the same, allowed), `/regex/` and `@@/regex/`, hosts lines
-// (`0.0.0.0 name`: that name exactly) and bare names. Anything with a modifier ($...) or another
-// pattern is named in the report: part 4 of the AdGuard support, rule syntax in lists, is not this.
+// AdGuard Home's user rules and rewrites. The user rules become Moat's custom rules as they are (Moat reads
+// AdGuard's rule syntax: src/filter/rule-syntax.ts); a rule Moat does not apply is named in the report with why.
+// A rewrite becomes a local record or CNAME.
 import { isIP } from "node:net";
 import { isHostname } from "../config/host-port.ts";
-import type { DomainType, ListsBuilder } from "./lists-builder.ts";
-import { addToList, type Plan } from "./plan.ts";
+import { parseRule } from "../filter/rule-syntax.ts";
+import { addToList, plural, type Plan } from "./plan.ts";
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const subtree = (name: string) => `(^|\\.)${escapeRegex(name)}$`;
-
-/** Each rule as an entry of `b`, linked to `groups`; the numbers carried per Pi-hole type. */
-export function userRules(plan: Plan, b: ListsBuilder, rules: readonly unknown[], groups: readonly number[]): number {
-  let n = 0;
-  const add = (type: DomainType, domain: string, rule: string) => {
-    if (b.domain(type, domain, { comment: `AdGuard Home rule ${rule}`, groups })) n++;
-  };
-  for (const raw of rules) {
-    const rule = String(raw).trim();
-    if (!rule || rule.startsWith("!") || rule.startsWith("#")) continue;
-    const allow = rule.startsWith("@@");
-    const body = allow ? rule.slice(2) : rule;
-    const anchored = /^\|\|([a-z0-9.-]+)\^$/i.exec(body);
-    const regex = /^\/(.+)\/$/.exec(body);
-    const hosts = /^(\S+)\s+([a-z0-9.-]+)$/i.exec(body);
-    if (anchored && isHostname(anchored[1]!)) add(allow ? 2 : 3, subtree(anchored[1]!.toLowerCase()), rule);
-    else if (regex && validRegex(regex[1]!)) add(allow ? 2 : 3, regex[1]!, rule);
-    else if (!allow && hosts && isIP(hosts[1]!) && isHostname(hosts[2]!)) add(1, hosts[2]!.toLowerCase(), rule);
-    else if (isHostname(body) && body.includes(".")) add(allow ? 0 : 1, body.toLowerCase(), rule);
-    else
-      plan.notCarried.push({
-        item: `user rule ${rule}`,
-        why: body.includes("$")
-          ? "a rule with modifiers ($...) is not an entry Moat has"
-          : "AdGuard rule syntax Moat's entries cannot express",
-      });
+/** The user rules as the custom rules; the number Moat applies. */
+export function userRules(plan: Plan, rules: readonly unknown[]): number {
+  const lines = rules.map((r) => String(r));
+  let applied = 0;
+  for (const line of lines) {
+    const p = parseRule(line);
+    if (p === null) continue;
+    if ("unsupported" in p) plan.notCarried.push({ item: `user rule ${line.trim()}`, why: p.unsupported });
+    else applied++;
   }
-  return n;
-}
-
-function validRegex(s: string): boolean {
-  try {
-    new RegExp(s);
-    return true;
-  } catch {
-    return false;
+  if (lines.length) {
+    plan.customRules = lines;
+    plan.carried.push(`${plural(applied, "user rule")} (as the custom rules, AdGuard's syntax)`);
   }
+  return applied;
 }
 
 /** DNS rewrites: a name to an address is a local record, a name to a name a CNAME; the rest is named. */

@@ -145,7 +145,7 @@ export function readAdGuard(text: string, name: string, workDir: string | null, 
           why: "a local file list: copy it to a web server Moat can reach, or into its entries",
         });
     }
-  userRules(plan, b, arr(y.user_rules), everyone);
+  userRules(plan, arr(y.user_rules));
   const rw = filtering.rewrites_enabled === false ? { records: 0, cnames: 0 } : rewrites(plan, arr(filtering.rewrites));
   if (filtering.rewrites_enabled === false && arr(filtering.rewrites).length)
     plan.notCarried.push({

@@ -15,6 +15,7 @@ import { leasesFile } from "../dhcp/leases.ts";
 import { backupListContents, gravityInfo, gravitySetsOf } from "../filter/gravity/tables.ts";
 import { BackupDbError, GRAVITY_PARTS, checkBackupDb, restoreListsFromBackup } from "../lists/backup.ts";
 import { applyListsMap, readListsMap, rowsOf } from "../lists/replicated.ts";
+import { customRules, setCustomRules } from "../lists/custom-rules.ts";
 import { importPiholeQueries, importQueryRows } from "../querylog/import.ts";
 import { lastQueryId } from "../querylog/store.ts";
 import { exportArchive } from "../teleporter/export.ts";
@@ -158,6 +159,12 @@ function withScratch(plan: Plan, target: Target, opts: MigrateOptions, scratchDi
       restoreListsFromBackup({ gravityDb, events }, scratchFile, new Set(GRAVITY_PARTS), backupListContents);
       // the filter's sets of the new rows, so the next start loads them rather than building them
       gravitySetsOf(gravityDb, gravityDb.filename);
+    }
+    if (plan.customRules) {
+      const now = mode === "merge" ? customRules(gravityDb).rules : "";
+      const have = new Set(now.split("\n"));
+      const add = plan.customRules.filter((l) => !have.has(l));
+      setCustomRules({ gravityDb, events }, [...(now ? [now] : []), ...add].join("\n"));
     }
     let leasesChanged = false;
     if (plan.leases) {

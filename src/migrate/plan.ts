@@ -22,6 +22,8 @@ export interface Plan {
   rows?: ListsBuilder;
   /** a PEM file of the key and certificate chain, written into the data directory as webserver.tls.cert */
   tlsPem?: string;
+  /** AdGuard Home's user rules, as Moat's custom rules (src/lists/custom-rules.ts) */
+  customRules?: string[];
   /** dnsmasq's dhcp.leases text */
   leases?: string;
   history?: HistorySource;

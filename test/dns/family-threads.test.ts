@@ -1,4 +1,4 @@
-// Family controls with dns.threads = 2: every DNS thread judges by the same snapshot, so a group's blocked
+// Family controls and the custom rules with dns.threads = 2: every DNS thread judges by the same snapshot, so a group's blocked
 // service, an open schedule window that blocks everything and a pause apply to queries whichever thread
 // answers them (bursts from fresh source ports, which the kernel spreads over both threads' sockets), and
 // each is lifted on both.
@@ -83,4 +83,14 @@ test("services, a schedule and a pause apply on both DNS threads, and are lifted
   expect(await burst("resumed.test")).toEqual([FWD]);
   expect((await call(moat, "PUT", "/api/services/groups/kids", { services: [] })).status).toBe(200);
   expect(await burst("tiktok.com")).toEqual([FWD]);
+}, 30_000);
+
+test("the custom rules (AdGuard syntax) apply on both DNS threads, and are lifted on both", async () => {
+  const text = "||custom-threads.test^$client=127.0.0.2\n||rw-threads.test^$dnsrewrite=10.3.3.3\n";
+  expect((await call(moat, "PUT", "/api/rules/custom", { text })).status).toBe(200);
+  expect(await burst("custom-threads.test")).toEqual(["0.0.0.0"]);
+  expect(await burst("rw-threads.test")).toEqual(["10.3.3.3"]);
+  expect((await call(moat, "PUT", "/api/rules/custom", { text: "" })).status).toBe(200);
+  expect(await burst("custom-threads.test")).toEqual([FWD]);
+  expect(await burst("rw-threads.test")).toEqual([FWD]);
 }, 30_000);

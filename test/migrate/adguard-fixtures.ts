@@ -98,6 +98,8 @@ user_rules:
   - '/^tracker[0-9]+\\.example$/'
   - 0.0.0.0 hosts-blocked.example
   - '||important.example^$important'
+  - '@@||important.example^'
+  - '||tagged.example^$ctag=device_tv'
 dhcp:
   enabled: false
   interface_name: eth0

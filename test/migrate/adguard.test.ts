@@ -34,13 +34,14 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       expect(out).toContain("carried: 2 persistent clients (each a group of its own)");
       expect(out).toContain("carried: 1 block list");
       expect(out).toContain("carried: 1 allow list");
+      expect(out).toContain("carried: 6 user rules (as the custom rules, AdGuard's syntax)");
       expect(out).toContain(`carried: ${AG_QUERIES} stored queries`);
       // each thing without an equivalent, one line with its reason
       for (const line of [
         "not carried: upstream quic://dns.adguard-dns.com: quic upstreams are not supported",
         `not carried: upstream mode ${version === 24 ? "fastest_addr" : "parallel"}:`,
         "not carried: filters /opt/adguardhome/my-list.txt: a local file list",
-        "not carried: user rule ||important.example^$important: a rule with modifiers",
+        "not carried: user rule ||tagged.example^$ctag=device_tv: the modifier $ctag is not supported",
         "not carried: rewrite *.wild.lan -> 192.168.1.20:",
         "not carried: blocked_services: not_a_moat_service: not a service in Moat's catalogue",
       ])
@@ -56,14 +57,15 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       });
 
       for (const who of ["127.0.0.2", "127.0.0.3"]) {
-        // user rules: ||name^ blocks the name and below it, @@ allows one below it, /regex/, a hosts line
+        // user rules (the custom rules): ||name^ blocks the name and below it, @@ allows one below it, /regex/, a hosts line
         expect(await answer(moat, "denied.example", who)).toBe("0.0.0.0");
         expect(await answer(moat, "www.denied.example", who)).toBe("0.0.0.0");
         expect(await answer(moat, "ok.denied.example", who)).toBe("192.0.2.1");
         expect(await answer(moat, "tracker42.example", who)).toBe("0.0.0.0");
         expect(await answer(moat, "hosts-blocked.example", who)).toBe("0.0.0.0");
         expect(await answer(moat, "www.hosts-blocked.example", who)).toBe("192.0.2.1");
-        expect(await answer(moat, "important.example", who)).toBe("192.0.2.1");
+        // $important wins over the exception, as in AdGuard Home
+        expect(await answer(moat, "important.example", who)).toBe("0.0.0.0");
         // rewrites, and the per-domain upstream
         expect(await answer(moat, "nas.lan", who)).toBe("192.168.1.10");
         expect(await answer(moat, "files.lan", who)).toBe("nas.lan 192.168.1.10");

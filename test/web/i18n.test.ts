@@ -26,6 +26,7 @@ const PAGES = [
   "/longterm",
   "/domains",
   "/lists",
+  "/rules",
   "/groups",
   "/clients",
   "/family",

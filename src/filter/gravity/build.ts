@@ -8,7 +8,9 @@ import type { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { fetchList, ListStatus, type Limits } from "./download.ts";
-import { countLines, parseFile } from "./parse.ts";
+import { badfilterLines, countLines, parseFile } from "./parse.ts";
+import { writeListRules, type ListRules } from "./tables.ts";
+import { badfilterTarget, parseRule } from "../rule-syntax.ts";
 import { ComboTable, DomainSetBuilder, WireScratch } from "../domainset-build.ts";
 import { snapshotKey, writeSnapshotFile } from "../snapshot-file.ts";
 import { GRAVITY_BUILD_TABLES } from "../../db/gravity-schema.ts";
@@ -131,6 +133,28 @@ function writeSets(path: string, key: string, block: Sets, allow: Sets): { snaps
 const maxRowid = (db: Database, table: string) =>
   (db.query(`SELECT MAX(rowid) AS m FROM ${table}`).get() as { m: number | null }).m ?? 0;
 
+const latin1 = new TextDecoder("latin1");
+
+/** One AdGuard-syntax line of a block list: applied (its rules' text), or named with why not. */
+function takeRule(into: ListRules, line: string): void {
+  const p = parseRule(line);
+  if (p === null) return;
+  if ("unsupported" in p) into.unsupported.push({ rule: line, why: p.unsupported });
+  else for (const r of p) into.rules.push(r.text);
+}
+
+/** The plain entries (`||name^`, a name) that a `$badfilter` line of these files disables, as the parser emits them. */
+function plainBadfilterTargets(files: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const file of files)
+    for (const line of badfilterLines(file)) {
+      const p = parseRule(line);
+      if (p === null || "unsupported" in p) continue;
+      for (const r of p) if (r.badfilter) out.add(badfilterTarget(r.text).toLowerCase());
+    }
+  return out;
+}
+
 export async function runGravity(
   db: Database,
   dataDir: string,
@@ -159,7 +183,9 @@ export async function runGravity(
   };
   // a fresh build table: losing it in a crash loses nothing, so no syncing until the swap
   db.exec("PRAGMA synchronous = OFF");
+  const rulesOf = new Map<number, ListRules>();
   try {
+    const fetched: Array<{ l: (typeof lists)[number]; f: Awaited<ReturnType<typeof fetchList>> }> = [];
     for (const l of lists) {
       out(`  [i] Target: ${l.address}`);
       mark = performance.now();
@@ -168,6 +194,11 @@ export async function runGravity(
       out(
         `  [${f.status === ListStatus.updated || f.status === ListStatus.unchanged ? "✓" : "✗"}] Status: ${f.message}`,
       );
+      fetched.push({ l, f });
+    }
+    // a $badfilter in any list disables its rule in every list: its plain `||name^` / name targets are left out below
+    const badPlain = plainBadfilterTargets(fetched.flatMap(({ l, f }) => (f.file && l.type !== 1 ? [f.file] : [])));
+    for (const { l, f } of fetched) {
       if (!f.file) {
         stats.set(l.id, { status: f.status, valid: 0, invalid: 0, abp: 0 });
         continue;
@@ -192,10 +223,18 @@ export async function runGravity(
       }
       // the table outgrown by the reserve is let go now, not after the parse (it would be part of the peak)
       if (sets.reserve(countLines(file))) Bun.gc(true);
+      const listRules: ListRules = { rules: [], unsupported: [] };
+      if (l.type !== 1) rulesOf.set(l.id, listRules);
       const counts = db.transaction(() => {
-        const c = parseFile(file, l.type === 1 ? "allow" : "block", (b, s, e, abp) => {
-          if (sets.add(b, s, e, abp, l.id)) ins.add(b, s, e, l.id);
-        });
+        const c = parseFile(
+          file,
+          l.type === 1 ? "allow" : "block",
+          (b, s, e, abp) => {
+            if (badPlain.size > 0 && badPlain.has(latin1.decode(b.subarray(s, e)))) return;
+            if (sets.add(b, s, e, abp, l.id)) ins.add(b, s, e, l.id);
+          },
+          l.type === 1 ? null : (line) => takeRule(listRules, line),
+        );
         ins.flush();
         return c;
       })();
@@ -210,6 +249,10 @@ export async function runGravity(
       out(
         `  [i] Imported ${counts.valid} domains${counts.abp ? ` and ${counts.abp} ABP entries` : ""}, ignoring ${counts.invalid} non-domain entries`,
       );
+      if (listRules.rules.length + listRules.unsupported.length > 0)
+        out(
+          `  [i] AdGuard rules: ${listRules.rules.length} applied, ${listRules.unsupported.length} not supported${listRules.unsupported.length ? ` (first: ${listRules.unsupported[0]!.rule}: ${listRules.unsupported[0]!.why})` : ""}`,
+        );
       if (counts.samples.length && !local) out(`      Sample of non-domain entries: ${counts.samples.join(", ")}`);
     }
     mark = performance.now();
@@ -250,6 +293,7 @@ export async function runGravity(
           updated: s.status === ListStatus.updated,
         });
       recordAdlistResults(db, results, now);
+      writeListRules(db, rulesOf);
       const setInfo = db.query(
         "INSERT INTO info (property, value) VALUES (?, ?) ON CONFLICT(property) DO UPDATE SET value = excluded.value",
       );

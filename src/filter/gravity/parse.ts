@@ -6,6 +6,7 @@
 // non-ASCII byte takes the string path, so Unicode whitespace is trimmed exactly as before.
 import { closeSync, openSync, readSync } from "node:fs";
 import { validDomain } from "./domain.ts";
+import { isRuleLine } from "../rule-syntax.ts";
 
 export interface ParseCounts {
   valid: number;
@@ -17,6 +18,9 @@ export interface ParseCounts {
 
 /** An entry to store: bytes [start, end) of `buf` (lowercase ASCII; ABP entries verbatim, `abp` set). */
 export type Emit = (buf: Uint8Array, start: number, end: number, abp: boolean) => void;
+
+/** A line in AdGuard's rule syntax beyond `||name^` (src/filter/rule-syntax.ts's isRuleLine), trimmed. */
+export type EmitRule = (line: string) => void;
 
 const FALSE_POSITIVES = new Set([
   "localhost",
@@ -68,15 +72,24 @@ function takeToken(tok: string, abpPrefix: string, counts: ParseCounts, scratch:
 }
 
 /** the string path for one line (not trimmed yet) */
-function parseLine(line: string, abpPrefix: string, counts: ParseCounts, scratch: Uint8Array, emit: Emit): void {
+function parseLine(
+  line: string,
+  abpPrefix: string,
+  counts: ParseCounts,
+  scratch: Uint8Array,
+  emit: Emit,
+  rule: EmitRule | null,
+): void {
   line = line.trimEnd();
   if (line.length === 0 || SKIP_FIRST.has(line[0]!)) return;
   // every cosmetic marker contains '#', and the first character is not one (skipped above)
   const hash = line.indexOf("#");
-  if (hash > 0) {
-    if (COSMETIC.test(line.slice(1))) return;
-    line = line.slice(0, hash).trimEnd();
+  if (hash > 0 && COSMETIC.test(line.slice(1))) return;
+  if (rule !== null && isRuleLine(line.trimStart())) {
+    rule(line.trim());
+    return;
   }
+  if (hash > 0) line = line.slice(0, hash).trimEnd();
   line = line.trimStart();
   if (line.length === 0) return;
   const tokens = line.includes(" ") || line.includes("\t") ? line.split(SPACE) : [line];
@@ -172,8 +185,13 @@ const CHUNK = 1 << 20;
  * returns the counts; `kind` decides which ABP form is accepted. The file is read in 1 MiB chunks, whole lines at a time: a list never needs to be in
  * memory at once (at a million names it is ~8 MB, the largest share of gravity's peak after the sets).
  */
-export function parseFile(path: string, kind: "block" | "allow", emit: Emit): ParseCounts {
-  const p = new Parser(kind, emit);
+export function parseFile(
+  path: string,
+  kind: "block" | "allow",
+  emit: Emit,
+  rule: EmitRule | null = null,
+): ParseCounts {
+  const p = new Parser(kind, emit, rule);
   let first = true;
   eachLineChunk(path, (b, n) => {
     p.lines(b, first ? p.skipBom(b) : 0, n);
@@ -227,6 +245,8 @@ class Parser {
   constructor(
     kind: "block" | "allow",
     private readonly emit: Emit,
+    /** a block list's AdGuard-syntax rules go here (null: an allow list, whose lines are names only) */
+    private readonly rule: EmitRule | null,
   ) {
     this.abpPrefix = kind === "block" ? "||" : "@@||";
     this.prefix = new TextEncoder().encode(this.abpPrefix);
@@ -240,7 +260,7 @@ class Parser {
 
   /** the lines of b[start, n) */
   lines(b: Uint8Array, start: number, n: number): void {
-    const { counts, abpPrefix, prefix, scratch, emit } = this;
+    const { counts, abpPrefix, prefix, scratch, emit, rule } = this;
     while (start < n) {
       let end = b.indexOf(10, start);
       if (end < 0 || end > n) end = n;
@@ -249,6 +269,9 @@ class Parser {
       // the line's extent, whether it is ASCII and where its first '#' is
       let ascii = true;
       let hash = -1;
+      // '$' or '*' (a modifier, a wildcard) and the number of '|': what may make it a rule (isRuleLine)
+      let marks = false;
+      let pipes = 0;
       let e = end;
       while (e > lineStart && isSpace(b[e - 1]!)) e--;
       for (let i = lineStart; i < e; i++) {
@@ -258,16 +281,32 @@ class Parser {
           break;
         }
         if (c === 35 && hash < 0) hash = i;
+        else if (c === 36 || c === 42) marks = true;
+        else if (c === 124) pipes++;
       }
       if (!ascii) {
-        parseLine(utf8.decode(b.subarray(lineStart, end)), abpPrefix, counts, scratch, emit);
+        parseLine(utf8.decode(b.subarray(lineStart, end)), abpPrefix, counts, scratch, emit, rule);
         continue;
       }
       if (e === lineStart) continue;
       const first = b[lineStart]!;
       if (first === 33 || first === 35 || first === 59 || first === 91) continue;
+      if (hash > lineStart && COSMETIC.test(latin1.decode(b.subarray(lineStart + 1, e)))) continue;
+      if (rule !== null) {
+        let s = lineStart;
+        while (s < e && isSpace(b[s]!)) s++;
+        const f = b[s]!;
+        // only `||name^` takes the plain path among the lines with '|'
+        const abpLine = f === 124 && b[s + 1] === 124 && pipes === 2 && b[e - 1] === 94;
+        if (marks || f === 64 || f === 47 || (pipes > 0 && !abpLine)) {
+          const text = latin1.decode(b.subarray(s, e));
+          if (isRuleLine(text)) {
+            rule(text);
+            continue;
+          }
+        }
+      }
       if (hash > lineStart) {
-        if (COSMETIC.test(latin1.decode(b.subarray(lineStart + 1, e)))) continue;
         e = hash;
         while (e > lineStart && isSpace(b[e - 1]!)) e--;
       }
@@ -283,4 +322,22 @@ class Parser {
       }
     }
   }
+}
+
+const BADFILTER = new TextEncoder().encode("badfilter");
+
+/** The lines of a file that hold "badfilter" (case as written), for the run's look ahead at every list's $badfilter rules. */
+export function badfilterLines(path: string): string[] {
+  const out: string[] = [];
+  eachLineChunk(path, (b, n) => {
+    const view = Buffer.from(b.buffer, b.byteOffset, n);
+    for (let i = view.indexOf(BADFILTER); i >= 0; i = view.indexOf(BADFILTER, i + 1)) {
+      const start = view.lastIndexOf(10, i) + 1;
+      let end = view.indexOf(10, i);
+      if (end < 0) end = n;
+      out.push(utf8.decode(b.subarray(start, end)).trim());
+      i = end;
+    }
+  });
+  return out;
 }

@@ -7,7 +7,7 @@ import { moatCommand } from "../../core/self-command.ts";
 import { dropBuildTables } from "./build.ts";
 import { PARENT_PIPE_ENV } from "./cli.ts";
 import { acquireGravityLock } from "./lock.ts";
-import { gravityInfo } from "./tables.ts";
+import { gravityInfo, listRuleCounts } from "./tables.ts";
 
 export class GravityRun {
   readonly lines: string[] = [];
@@ -81,6 +81,11 @@ export class GravityService {
 
   get running(): boolean {
     return this.current !== null && !this.current.done;
+  }
+
+  /** per list: the AdGuard-syntax rules the last run applies and those it does not, with examples */
+  listRules(): ReturnType<typeof listRuleCounts> {
+    return listRuleCounts(this.rt.gravityDb);
   }
 
   /** a value the last run stored in gravity.db's info table (null before the first run) */

@@ -140,3 +140,45 @@ export const backupListContents: ListContents = {
     live.run("DELETE FROM main.info WHERE property = 'moat_snapshot'");
   },
 };
+
+/** What a run found in one list beside its plain names: the AdGuard-syntax rules it applies, and the others with why. */
+export interface ListRules {
+  rules: string[];
+  unsupported: Array<{ rule: string; why: string }>;
+}
+
+/** Replaces the lists' rules with a run's (inside its swap transaction; lists the run did not read keep theirs). */
+export function writeListRules(db: Database, byList: ReadonlyMap<number, ListRules>): void {
+  const del = db.prepare("DELETE FROM moat_list_rule WHERE adlist_id = ?");
+  const ins = db.prepare("INSERT INTO moat_list_rule (adlist_id, rule, why) VALUES (?, ?, ?)");
+  for (const [id, l] of byList) {
+    del.run(id);
+    for (const r of l.rules) ins.run(id, r, null);
+    for (const u of l.unsupported) ins.run(id, u.rule, u.why);
+  }
+}
+
+/** The rules Moat applies, by list (the rules policy compiles them). */
+export function appliedListRules(db: Database): Array<{ id: number; rule: string }> {
+  return db
+    .query<{ id: number; rule: string }, []>(
+      "SELECT adlist_id AS id, rule FROM moat_list_rule WHERE why IS NULL ORDER BY rowid",
+    )
+    .all();
+}
+
+/** Per list: how many rules apply, how many do not, and the first `samples` of those with why. */
+export function listRuleCounts(
+  db: Database,
+  samples = 20,
+): Array<{ id: number; rules: number; unsupported: number; examples: Array<{ rule: string; why: string }> }> {
+  const counts = db
+    .query<{ id: number; rules: number; unsupported: number }, []>(
+      "SELECT adlist_id AS id, SUM(why IS NULL) AS rules, SUM(why IS NOT NULL) AS unsupported FROM moat_list_rule GROUP BY adlist_id ORDER BY adlist_id",
+    )
+    .all();
+  const ex = db.query<{ rule: string; why: string }, [number, number]>(
+    "SELECT rule, why FROM moat_list_rule WHERE adlist_id = ? AND why IS NOT NULL ORDER BY rowid LIMIT ?",
+  );
+  return counts.map((c) => ({ ...c, examples: c.unsupported ? ex.all(c.id, samples) : [] }));
+}

@@ -21,6 +21,7 @@ import { Network } from "./pages/network.tsx";
 import { NotFound } from "./pages/notfound.tsx";
 import { Messages } from "./pages/messages.tsx";
 import { QueryLog } from "./pages/queries.tsx";
+import { Rules } from "./pages/rules.tsx";
 import { Search } from "./pages/search.tsx";
 import { Settings } from "./pages/settings.tsx";
 import { AllSettings } from "./pages/settings/all.tsx";
@@ -39,6 +40,7 @@ const PAGES: Array<{ path: string; title: string; page: ComponentType }> = [
   { path: "/longterm", title: msg("Long-term data"), page: LongTerm },
   { path: "/domains", title: msg("Domains"), page: Domains },
   { path: "/lists", title: msg("Lists"), page: Lists },
+  { path: "/rules", title: msg("Custom rules"), page: Rules },
   { path: "/groups", title: msg("Groups"), page: Groups },
   { path: "/clients", title: msg("Clients"), page: Clients },
   { path: "/family", title: msg("Family controls"), page: Family },
