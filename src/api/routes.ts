@@ -19,6 +19,7 @@ import { searchRoutes } from "./search/routes.ts";
 import { gravityActionRoutes } from "./action/gravity.ts";
 import { tlsActionRoutes } from "./action/tls.ts";
 import { migrateRoutes } from "./action/migrate.ts";
+import { upstreamTestRoutes } from "./action/upstreams.ts";
 import { updateRoutes } from "./action/update.ts";
 import { tlsRoutes } from "./tls/routes.ts";
 import { guideRoutes } from "./guide/routes.ts";
@@ -72,6 +73,7 @@ export function routeGroups(rt: ApiDeps, auth: Authenticator): AnyElysia[] {
     gravityActionRoutes(rt),
     tlsActionRoutes(rt),
     migrateRoutes(rt),
+    upstreamTestRoutes(rt),
     updateRoutes(rt),
     tlsRoutes(rt),
     guideRoutes(rt),

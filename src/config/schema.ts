@@ -11,14 +11,22 @@ import { serviceSections } from "./schema-services.ts";
 import { DAY, WEEK, YEAR, restart, moat, COMPAT } from "./schema-units.ts";
 
 const BLOCKING_MODES = ["NULL", "IP_NODATA_AAAA", "IP", "NX", "NODATA"] as const;
+/** AdGuard Home's upstream modes (load_balance, parallel; fastest_addr, which probes the answers' addresses, as the quickest upstream) */
+const UPSTREAM_MODES = ["FASTEST", "LOAD_BALANCE", "PARALLEL"] as const;
 const LISTENING_MODES = ["LOCAL", "ALL", "SINGLE", "BIND", "NONE"] as const;
 
 export const schema = {
   dns: {
     upstreams: strings(
       [],
-      "Upstream DNS servers: IP[#port], tls://host[:port] or tls://name@IP (DNS over TLS), https://host[:port]/dns-query (DNS over HTTPS)",
+      "Upstream DNS servers: IP[#port], tls://host[:port] or tls://name@IP (DNS over TLS), https://host[:port]/dns-query (DNS over HTTPS); [/domain/]server sends the names under domain to server alone",
       { each: v.upstream, ...restart },
+    ),
+    upstreamMode: oneOf(
+      UPSTREAM_MODES,
+      "FASTEST",
+      "How a query picks among dns.upstreams: FASTEST (the quickest to answer lately first, the next on failure), LOAD_BALANCE (at random, the quicker ones more often), PARALLEL (all at once, the first answer wins)",
+      moat,
     ),
     tls: {
       port: uint(853, "DNS-over-TLS port for clients (0: off); the certificate is webserver.tls's", {

@@ -4,7 +4,7 @@
 // there comes back to be forwarded again (one client query made about 32,000). Refused when it is set;
 // a loop through a name or another forwarder is caught at run time (src/dns/own-queries.ts).
 import { isOwnAddress } from "../net/address-rule.ts";
-import { parseUpstreamSpec } from "./upstream-syntax.ts";
+import { parsePerDomain, parseUpstreamSpec } from "./upstream-syntax.ts";
 
 export interface OwnPorts {
   /** dns.port */
@@ -39,8 +39,12 @@ function selfUpstream(entry: string, own: OwnPorts): string | null {
 /** The first entry of `entries` that is Moat itself, as a problem, or null. */
 export function selfUpstreams(entries: readonly string[], own: OwnPorts): string | null {
   for (const e of entries) {
-    const why = selfUpstream(e, own);
-    if (why) return why;
+    const perDomain = parsePerDomain(e);
+    const servers = perDomain === null ? [e] : typeof perDomain === "string" ? [] : perDomain.servers;
+    for (const s of servers) {
+      const why = selfUpstream(s, own);
+      if (why) return why;
+    }
   }
   return null;
 }

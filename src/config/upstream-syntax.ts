@@ -45,3 +45,34 @@ export function parseUpstreamSpec(s: string): UpstreamSpec | string {
   if (!isHostname(addr)) return `not a valid upstream (invalid host "${addr}")`;
   return { kind, host: addr.toLowerCase().replace(/\.$/, ""), ip: null, port, path };
 }
+
+/**
+ * A per-domain entry of dns.upstreams, AdGuard Home's `[/corp.example/other.example/]10.0.0.1 [server …]`
+ * (dnsmasq's `server=/corp.example/10.0.0.1`): names at or under those domains go to these servers
+ * alone. `*.corp.example` covers the names under it but not corp.example itself; `#` as the server sends
+ * the names back to the general upstreams (an exception inside a wider entry). The longest domain wins.
+ */
+export interface PerDomainSpec {
+  /** lowercase, without the final dot; a leading `*.` kept */
+  domains: string[];
+  /** the servers' entries, each as parseUpstreamSpec takes it; empty: the general upstreams (`#`) */
+  servers: string[];
+}
+
+/** The entry's domains and servers; null when it is not a per-domain entry; else why it is not a valid one. */
+export function parsePerDomain(s: string): PerDomainSpec | string | null {
+  if (!s.startsWith("[/")) return null;
+  const m = /^\[\/(.+)\/\](.*)$/.exec(s.trim());
+  if (!m) return "not a valid per-domain upstream (expected [/domain/]server)";
+  const domains = m[1]!.split("/").map((d) => d.toLowerCase().replace(/\.$/, ""));
+  for (const d of domains)
+    if (!isHostname(d.replace(/^\*\./, ""))) return `not a valid per-domain upstream (invalid domain "${d}")`;
+  const servers = m[2]!.trim().split(/\s+/).filter(Boolean);
+  if (!servers.length) return "not a valid per-domain upstream (no server after the domains)";
+  if (servers.length === 1 && servers[0] === "#") return { domains, servers: [] };
+  for (const sv of servers) {
+    const p = parseUpstreamSpec(sv);
+    if (typeof p === "string") return `not a valid per-domain upstream ("${sv}" is ${p})`;
+  }
+  return { domains, servers };
+}

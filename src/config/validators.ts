@@ -2,7 +2,7 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { isHostname } from "./host-port.ts";
-import { parseUpstreamSpec } from "./upstream-syntax.ts";
+import { parsePerDomain, parseUpstreamSpec } from "./upstream-syntax.ts";
 import { refusedLiteral } from "../net/address-rule.ts";
 
 /**
@@ -10,8 +10,18 @@ import { refusedLiteral } from "../net/address-rule.ts";
  * forwarder can use (src/dns/forwarder.ts parses the same way). A plain host name is refused: dnsmasq's
  * server= (behind Pi-hole's list) takes only addresses, and the forwarder would skip it, leaving the
  * dashboard saying "Saved" for a server never asked; a named server is written tls:// or https://.
+ * A per-domain entry `[/domain/]server …` (upstream-syntax.ts) holds servers of these forms.
  */
 export function upstream(s: string): string | null {
+  const perDomain = parsePerDomain(s);
+  if (perDomain !== null) {
+    if (typeof perDomain === "string") return perDomain;
+    for (const sv of perDomain.servers) {
+      const why = upstream(sv);
+      if (why) return `not a valid per-domain upstream ("${sv}" is ${why})`;
+    }
+    return null;
+  }
   const spec = parseUpstreamSpec(s);
   if (typeof spec !== "string") return null;
   const host = s.split("#")[0] ?? "";
@@ -20,17 +30,28 @@ export function upstream(s: string): string | null {
   return spec;
 }
 
-/** A HOSTS line: `IP NAME [NAME …]`. */
+/**
+ * A local record's name: a host name, or a wildcard `*.wild.lan` that answers every name below
+ * wild.lan (not wild.lan itself), as AdGuard Home's rewrites do (src/dns/local.ts).
+ */
+function localName(name: string): boolean {
+  return isHostname(toAsciiName(name.startsWith("*.") ? name.slice(2) : name));
+}
+
+/** A HOSTS line: `IP NAME [NAME …]`, a name may be a wildcard `*.wild.lan`. */
 export function hostsLine(s: string): string | null {
   const parts = s.trim().split(/\s+/);
   if (parts.length < 2) return "not a valid HOSTS definition (too few elements)";
   if (!isIP(parts[0]!)) return "not a valid HOSTS definition (invalid IP address)";
   for (const name of parts.slice(1))
-    if (!isHostname(toAsciiName(name))) return `not a valid HOSTS definition (invalid host name "${name}")`;
+    if (!localName(name)) return `not a valid HOSTS definition (invalid host name "${name}")`;
   return null;
 }
 
-/** `<cname>[,<cname>…],<target>[,<TTL>]`: one or more aliases of one target, as dnsmasq's cname= takes them. */
+/**
+ * `<cname>[,<cname>…],<target>[,<TTL>]`: one or more aliases of one target, as dnsmasq's cname= takes
+ * them; an alias may be a wildcard `*.wild.lan` (every name below it), the target may not.
+ */
 export function cnameRecord(s: string): string | null {
   if (/[\r\n]/.test(s)) return "contains newline characters";
   const parts = s.split(",").map((p) => p.trim());
@@ -39,7 +60,9 @@ export function cnameRecord(s: string): string | null {
   if (parts.length < 2) return "not a valid CNAME definition (too few elements)";
   const ttl = parts.length > 2 && /^\d+$/.test(parts[parts.length - 1]!) ? parts.pop() : undefined;
   if (ttl !== undefined && parts.length < 2) return "not a valid CNAME definition (too few elements)";
-  if (!parts.every((name) => isHostname(toAsciiName(name)))) return "not a valid CNAME definition (invalid domain)";
+  const target = parts[parts.length - 1]!;
+  if (!isHostname(toAsciiName(target)) || !parts.slice(0, -1).every(localName))
+    return "not a valid CNAME definition (invalid domain)";
   return null;
 }
 
@@ -54,6 +77,10 @@ export function cnameLoops(records: readonly string[]): string | null {
     const { aliases, target } = parseCnameRecord(line.toLowerCase());
     for (const alias of aliases) next.set(alias.replace(/\.$/, ""), target.replace(/\.$/, ""));
   }
+  // a wildcard whose target lies below it sends that target back to itself
+  for (const [alias, target] of next)
+    if (alias.startsWith("*.") && target.endsWith(alias.slice(1)))
+      return `not a valid CNAME definition ("${alias}" covers its own target ${target})`;
   for (const start of next.keys()) {
     const path = [start];
     for (let name = next.get(start); name !== undefined; name = next.get(name)) {

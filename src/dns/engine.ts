@@ -91,6 +91,7 @@ export class QueryEngine {
       attempts: 3,
       log: d.log,
       revServers: () => config.current.dns.revServers,
+      mode: () => config.current.dns.upstreamMode,
       bootstrap: () => config.current.dns.bootstrap,
     });
     this.forwarder.setUpstreams(cfg.upstreams);

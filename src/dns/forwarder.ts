@@ -1,7 +1,9 @@
 // Forwards queries to dns.upstreams over UDP (TCP when the answer is truncated). The upstream with
 // the best recent response time goes first; one that fails or times out drops back and the next is
 // tried; SERVFAIL when every attempt fails. Counts and response times per upstream feed the API.
-// Names a conditional forwarder covers (dns.revServers) go to it alone. upstream.ts sends the UDP
+// Names a per-domain entry of dns.upstreams covers (`[/corp.example/]10.0.0.1`, per-domain.ts) go to its
+// servers alone, then names a conditional forwarder covers (dns.revServers) to it alone.
+// dns.upstreamMode picks the order (upstream-order.ts), or PARALLEL asks every server at once. upstream.ts sends the UDP
 // queries and checks their answers (RFC 5452: random IDs and ports, the question byte for byte).
 // Encrypted upstreams (tls://, https://) go through their transport (upstream-dot.ts, upstream-doh.ts).
 import { Reply, Status } from "../query/enums.ts";
@@ -13,7 +15,9 @@ import { upstreamBlockStatus } from "./upstream-blocked.ts";
 import { Upstream } from "./upstream.ts";
 import { randomU16 } from "./random.ts";
 import { FrameReader } from "./tcp-frames.ts";
-import { parseUpstreamSpec } from "../config/upstream-syntax.ts";
+import { parsePerDomain, parseUpstreamSpec } from "../config/upstream-syntax.ts";
+import { PerDomainRoutes } from "./per-domain.ts";
+import { orderUpstreams } from "./upstream-order.ts";
 import { Bootstrap } from "./bootstrap.ts";
 import { DotTransport } from "./upstream-dot.ts";
 import { DohTransport } from "./upstream-doh.ts";
@@ -40,7 +44,11 @@ const NO_UPSTREAM: Ede = { code: 22, text: "no upstream configured" };
 
 export class Forwarder implements Handler {
   readonly name = "forward";
+  /** dns.upstreams' general servers */
   private ups: Upstream[] = [];
+  /** every server of dns.upstreams, general and per-domain */
+  private own: Upstream[] = [];
+  private perDomain = new PerDomainRoutes<Upstream>();
   /** the groups' own upstream lists (src/filter/'s snapshot), by the list as one string */
   private byGroup = new Map<string, Upstream[]>();
   /** conditional forwarders by "ip#port", kept while they are configured */
@@ -55,6 +63,8 @@ export class Forwarder implements Handler {
       revServers?: () => readonly string[];
       /** dns.bootstrap: plain servers that look up the host names of encrypted upstreams */
       bootstrap?: () => readonly string[];
+      /** dns.upstreamMode, read per query */
+      mode?: () => string;
     },
   ) {
     this.bootstrap = new Bootstrap(() => {
@@ -69,13 +79,27 @@ export class Forwarder implements Handler {
   stop(): void {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
-    for (const u of [...this.ups, ...this.conditional.values(), ...[...this.byGroup.values()].flat()]) u.close();
+    for (const u of [...this.own, ...this.conditional.values(), ...[...this.byGroup.values()].flat()]) u.close();
   }
 
-  /** Replaces the upstream list, keeping the statistics (and sockets) of servers that stay. */
+  /** Replaces the upstream list (general and per-domain), keeping the statistics (and sockets) of servers that stay. */
   setUpstreams(list: readonly string[]): void {
-    const old = new Map(this.ups.map((u) => [u.name, u]));
-    this.ups = this.makeUpstreams(list, old);
+    const old = new Map(this.own.map((u) => [u.name, u]));
+    const made = new Map<string, Upstream>();
+    const general: string[] = [];
+    const routes = new PerDomainRoutes<Upstream>();
+    for (const s of list) {
+      const pd = parsePerDomain(s);
+      if (pd === null) general.push(s);
+      else if (typeof pd === "string") this.opts.log("warn", `upstream "${s}" is ${pd}: ignored`);
+      else {
+        const rule = { ups: pd.servers.length ? this.makeUpstreams(pd.servers, old, made) : null };
+        for (const d of pd.domains) routes.add(d, rule);
+      }
+    }
+    this.ups = this.makeUpstreams(general, old, made);
+    this.perDomain = routes;
+    this.own = [...made.values()];
     for (const u of old.values()) u.close();
   }
 
@@ -89,8 +113,15 @@ export class Forwarder implements Handler {
     return ups;
   }
 
-  /** Upstreams for the entries of `list`, taking the ones `old` has (removed from it) rather than new ones. */
-  private makeUpstreams(list: readonly string[], old: Map<string, Upstream>): Upstream[] {
+  /**
+   * Upstreams for the entries of `list`, taking the ones `made` (this list's so far) or `old` has
+   * (removed from it) rather than new ones; each one made is added to `made`.
+   */
+  private makeUpstreams(
+    list: readonly string[],
+    old: Map<string, Upstream>,
+    made = new Map<string, Upstream>(),
+  ): Upstream[] {
     const next: Upstream[] = [];
     for (const s of list) {
       const p = parseUpstreamSpec(s);
@@ -99,7 +130,7 @@ export class Forwarder implements Handler {
         continue;
       }
       const name = p.kind === "udp" ? `${p.ip}#${p.port}` : s;
-      let up = old.get(name);
+      let up = made.get(name) ?? old.get(name);
       if (!up) {
         up = new Upstream(p.kind === "udp" ? p.ip : (p.ip ?? p.host), p.port, name);
         if (p.kind !== "udp") {
@@ -115,20 +146,26 @@ export class Forwarder implements Handler {
           up.enc = p.kind === "tls" ? new DotTransport(t) : new DohTransport(t);
         }
       }
-      next.push(up);
+      if (!next.includes(up)) next.push(up);
+      made.set(name, up);
       old.delete(name);
     }
     return next;
   }
 
-  /** The servers a query goes to: its conditional forwarder, or its group's upstreams (else dns.upstreams) fastest first. */
+  /**
+   * The servers a query goes to, in the order of dns.upstreamMode: its per-domain servers, its
+   * conditional forwarder, or its group's upstreams (else dns.upstreams).
+   */
   private route(ctx: QueryContext): Upstream[] {
     const name = ctx.q.name;
+    const mode = this.opts.mode?.() ?? "FASTEST";
+    const perDomain = this.perDomain.find(name);
+    if (perDomain?.ups) return orderUpstreams(perDomain.ups, mode);
     const list = this.opts.revServers?.() ?? [];
     const rule = revServerFor(revServers(list), name);
     if (!rule) {
-      const ups = ctx.upstreamSet === 0 ? this.ups : this.groupUpstreams(ctx);
-      return ups.length === 1 ? ups : [...ups].sort((a, b) => score(a) - score(b));
+      return orderUpstreams(ctx.upstreamSet === 0 ? this.ups : this.groupUpstreams(ctx), mode);
     }
     const key = `${rule.ip}#${rule.port}`;
     let up = this.conditional.get(key) ?? this.ups.find((u) => u.name === key);
@@ -136,8 +173,26 @@ export class Forwarder implements Handler {
     return [up];
   }
 
+  /**
+   * One query to `server` (a dns.upstreams entry) on a connection of its own, outside the order and
+   * statistics (the "Test upstreams" action, upstream-probe.ts): its answer, null when none came, or
+   * why `server` is not one.
+   */
+  exchangeOnce(server: string, query: Uint8Array): Promise<Uint8Array | null> | string {
+    const spec = parseUpstreamSpec(server);
+    if (typeof spec === "string") return spec;
+    const up = this.makeUpstreams([server], new Map())[0]!;
+    const ms = this.opts.timeoutMs * this.opts.attempts;
+    const sent = up.enc
+      ? up.enc.exchange(query, ms)
+      : Promise.race([up.send(query, query.length, ms), Bun.sleep(ms).then(() => null)]).then((a) =>
+          a && getU16(a, 2) & 0x0200 ? this.viaTcp(up, query) : a,
+        );
+    return sent.finally(() => up.close());
+  }
+
   stats(): UpstreamStats[] {
-    return [...this.ups, ...this.conditional.values(), ...[...this.byGroup.values()].flat()].map((u) => ({
+    return [...this.own, ...this.conditional.values(), ...[...this.byGroup.values()].flat()].map((u) => ({
       name: u.name,
       ip: u.ip,
       port: u.port,
@@ -154,28 +209,76 @@ export class Forwarder implements Handler {
   }
 
   private forward(ctx: QueryContext): Promise<Uint8Array> {
-    return this.attempt(ctx, this.route(ctx), 0);
+    const order = this.route(ctx);
+    if (order.length > 1 && this.opts.mode?.() === "PARALLEL") return this.race(ctx, order);
+    return this.attempt(ctx, order, 0);
+  }
+
+  /** SERVFAIL once every attempt failed (EDE 22 when there was no server to try). */
+  private failed(ctx: QueryContext, order: Upstream[]): Uint8Array {
+    ctx.status = Status.FORWARDED;
+    ctx.reply = Reply.SERVFAIL;
+    return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL, undefined, undefined, order.length ? null : NO_UPSTREAM);
+  }
+
+  /** One server's answer to the query: over UDP (TCP when truncated) or its encrypted transport; null: none. */
+  private exchange(up: Upstream, ctx: QueryContext): Promise<Uint8Array | null> {
+    up.count++;
+    if (up.enc) return up.enc.exchange(ctx.query, this.opts.timeoutMs);
+    return this.viaUdp(up, ctx).then((a) => (a && getU16(a, 2) & 0x0200 ? this.viaTcp(up, ctx.query) : a));
   }
 
   // Promise steps rather than an async loop: an async function keeps its locals in heap scopes,
   // a dozen objects a query more for the collector.
   private attempt(ctx: QueryContext, order: Upstream[], i: number): Promise<Uint8Array> {
-    if (i >= Math.min(this.opts.attempts, order.length)) {
-      ctx.status = Status.FORWARDED;
-      ctx.reply = Reply.SERVFAIL;
-      return Promise.resolve(
-        buildReply(ctx.query, ctx.q, RCODE.SERVFAIL, undefined, undefined, order.length ? null : NO_UPSTREAM),
-      );
-    }
-    const up = order[i]!;
+    if (i >= Math.min(this.opts.attempts, order.length)) return Promise.resolve(this.failed(ctx, order));
     const t0 = performance.now();
-    up.count++;
-    if (up.enc) return up.enc.exchange(ctx.query, this.opts.timeoutMs).then((a) => this.judged(ctx, order, i, t0, a));
-    return this.viaUdp(up, ctx).then((a) =>
-      a && getU16(a, 2) & 0x0200
-        ? this.viaTcp(up, ctx.query).then((t) => this.judged(ctx, order, i, t0, t))
-        : this.judged(ctx, order, i, t0, a),
-    );
+    return this.exchange(order[i]!, ctx).then((a) => this.judged(ctx, order, i, t0, a));
+  }
+
+  /**
+   * PARALLEL: every server asked at once; the first answer that is not SERVFAIL or REFUSED is the
+   * client's, such an answer only when no other comes, SERVFAIL when none answers.
+   */
+  private race(ctx: QueryContext, order: Upstream[]): Promise<Uint8Array> {
+    return new Promise((resolve) => {
+      let left = order.length;
+      let done = false;
+      let fallback: { a: Uint8Array; m: Message; up: Upstream } | null = null;
+      for (const up of order) {
+        const t0 = performance.now();
+        void this.exchange(up, ctx).then((a) => {
+          left--;
+          const m = this.measured(ctx, up, t0, a);
+          if (done) return;
+          if (m && m.rcode !== RCODE.SERVFAIL && m.rcode !== RCODE.REFUSED) {
+            done = true;
+            resolve(this.accept(ctx, a!, m, up));
+          } else if (m) fallback ??= { a: a!, m, up };
+          if (!done && left === 0) {
+            done = true;
+            resolve(fallback ? this.accept(ctx, fallback.a, fallback.m, fallback.up) : this.failed(ctx, order));
+          }
+        });
+      }
+    });
+  }
+
+  /** Counts `up`'s answer `a` (null: none came) in its statistics; the answer's message when it answers the question. */
+  private measured(ctx: QueryContext, up: Upstream, t0: number, a: Uint8Array | null): Message | null {
+    const ms = performance.now() - t0;
+    const m = a && walkMessage(a);
+    if (!a || !m || !sameQuestion(a, ctx)) {
+      up.failed++;
+      up.smoothed = up.smoothed * 0.5 + this.opts.timeoutMs * 0.5 + 1;
+      return null;
+    }
+    up.answered++;
+    up.totalMs += ms;
+    // a broken or refusing server is not rewarded for its speed
+    if (m.rcode !== RCODE.SERVFAIL && m.rcode !== RCODE.REFUSED)
+      up.smoothed = up.smoothed === 0 ? ms : up.smoothed * 0.8 + ms * 0.2;
+    return m;
   }
 
   /** The answer of attempt `i`: accepted, or the next attempt. */
@@ -187,20 +290,12 @@ export class Forwarder implements Handler {
     a: Uint8Array | null,
   ): Uint8Array | Promise<Uint8Array> {
     const up = order[i]!;
-    const ms = performance.now() - t0;
-    const m = a && walkMessage(a);
-    if (!a || !m || !sameQuestion(a, ctx)) {
-      up.failed++;
-      up.smoothed = up.smoothed * 0.5 + this.opts.timeoutMs * 0.5 + 1;
-      return this.attempt(ctx, order, i + 1);
-    }
-    up.answered++;
-    up.totalMs += ms;
+    const m = this.measured(ctx, up, t0, a);
+    if (!m) return this.attempt(ctx, order, i + 1);
     // a broken or refusing upstream: try the next one; its answer stands only when none is left
     if ((m.rcode === RCODE.SERVFAIL || m.rcode === RCODE.REFUSED) && i + 1 < Math.min(this.opts.attempts, order.length))
       return this.attempt(ctx, order, i + 1);
-    up.smoothed = up.smoothed === 0 ? ms : up.smoothed * 0.8 + ms * 0.2;
-    return this.accept(ctx, a, m, up);
+    return this.accept(ctx, a!, m, up);
   }
 
   /** Makes the upstream's answer ours: `a` is a private copy (onAnswer and viaTcp hand over their own), patched in place. */
@@ -237,7 +332,8 @@ export class Forwarder implements Handler {
     this.sweeper = setInterval(() => {
       const now = performance.now();
       let inFlight = 0;
-      for (const u of [...this.ups, ...this.conditional.values()]) inFlight += u.expire(now);
+      for (const u of [...this.own, ...this.conditional.values(), ...[...this.byGroup.values()].flat()])
+        inFlight += u.expire(now);
       if (inFlight === 0 && this.sweeper) {
         clearInterval(this.sweeper);
         this.sweeper = null;
@@ -284,11 +380,6 @@ export class Forwarder implements Handler {
 }
 
 const NO_ANSWER: Promise<Uint8Array | null> = Promise.resolve(null);
-
-function score(u: Upstream): number {
-  // untried servers get a chance early, so a fast new one is found
-  return u.count === 0 ? 0 : u.smoothed;
-}
 
 /** The answer's question is the one asked: the same name (in any case), type and class, byte for byte. */
 function sameQuestion(a: Uint8Array, ctx: QueryContext): boolean {

@@ -1,4 +1,6 @@
-// Answers the appliance knows itself: dns.hosts, dns.cnameRecords, pi.hole and the
+// Answers the appliance knows itself: dns.hosts, dns.cnameRecords (either may name a wildcard
+// `*.wild.lan`: every name below wild.lan that has no record of its own, the longest wildcard first, as
+// AdGuard Home's rewrites), pi.hole and the
 // host name (with the address of the interface facing the client), PTR for our own addresses, and the
 // local domain, `local.` and `home.arpa.` (special.ts), bogus private PTRs and plain names that must never
 // reach an upstream.
@@ -22,10 +24,14 @@ interface HostEntry {
   v6: Uint8Array[];
 }
 
+type Cname = { target: string; ttl: number };
+
 interface Tables {
   hosts: Map<string, HostEntry>;
   ptr: Map<string, string>;
-  cnames: Map<string, { target: string; ttl: number }>;
+  cnames: Map<string, Cname>;
+  /** `*.wild.lan` records by the domain below which they answer (wild.lan) */
+  wild: Map<string, { host?: HostEntry; cname?: Cname }>;
   self: Set<string>;
   domain: string;
 }
@@ -87,20 +93,23 @@ export class LocalHandler implements Handler {
     const dns = this.config.current.dns;
     if (q.qclass !== 1) return next(ctx);
 
-    const cname = t.cnames.get(name);
+    const exact = t.cnames.get(name);
+    const host = exact ? undefined : (t.hosts.get(name) ?? this.leases.hosts.get(name));
+    const wild = exact || host || !t.wild.size ? undefined : below(t.wild, name);
+    const cname = exact ?? wild?.cname;
     if (cname) {
       const target = nameToWire(cname.target);
       if (target) {
         const answers: RR[] = [{ type: TYPE.CNAME, ttl: cname.ttl, data: target }];
-        const h = t.hosts.get(cname.target);
+        const h = t.hosts.get(cname.target) ?? (t.wild.size ? below(t.wild, cname.target)?.host : undefined);
         if (h)
           for (const a of q.qtype === TYPE.AAAA ? h.v6 : q.qtype === TYPE.A ? h.v4 : [])
             answers.push({ type: q.qtype, ttl: cname.ttl, data: a, owner: target });
         return ownAnswer(ctx, RCODE.NOERROR, answers, Reply.CNAME);
       }
     }
-    const host = t.hosts.get(name) ?? this.leases.hosts.get(name);
-    if (host) return this.addresses(ctx, host.v4, host.v6);
+    const addresses = host ?? wild?.host;
+    if (addresses) return this.addresses(ctx, addresses.v4, addresses.v6);
     if (t.self.has(name)) {
       const hr = dns.reply.host;
       const v4 = hr.force4 && hr.IPv4 ? hr.IPv4 : localAddressFor(ctx.client, 4);
@@ -167,25 +176,49 @@ function compile(c: Config): Tables {
     if (isIP(ip) === 4) e.v4.push(ipv4Bytes(ip));
     else e.v6.push(ipv6Bytes(ip));
   };
+  const wild = new Map<string, { host?: HostEntry; cname?: Cname }>();
+  const wildAt = (n: string) => {
+    let w = wild.get(n.slice(2));
+    if (!w) wild.set(n.slice(2), (w = {}));
+    return w;
+  };
   for (const line of dns.hosts) {
     const [ip, ...names] = line.trim().split(/\s+/);
     if (!ip || !isIP(ip)) continue;
     for (const raw of names) {
       const n = raw.toLowerCase().replace(/\.$/, "");
+      if (n.startsWith("*.")) {
+        const w = wildAt(n);
+        w.host ??= { v4: [], v6: [] };
+        if (isIP(ip) === 4) w.host.v4.push(ipv4Bytes(ip));
+        else w.host.v6.push(ipv6Bytes(ip));
+        continue;
+      }
       add(n, ip);
       if (!ptr.has(ip)) ptr.set(ip, n);
       // plain names also answer under the local domain (dns.domain.name expansion)
       if (domain && !n.includes(".")) add(`${n}.${domain}`, ip);
     }
   }
-  const cnames = new Map<string, { target: string; ttl: number }>();
+  const cnames = new Map<string, Cname>();
   for (const line of dns.cnameRecords) {
     const { aliases, target, ttl } = parseCnameRecord(line.toLowerCase());
-    for (const alias of aliases) cnames.set(alias, { target, ttl: ttl ?? LOCAL_TTL });
+    for (const alias of aliases)
+      if (alias.startsWith("*.")) wildAt(alias).cname = { target, ttl: ttl ?? LOCAL_TTL };
+      else cnames.set(alias, { target, ttl: ttl ?? LOCAL_TTL });
   }
   const host = hostname().toLowerCase();
   const self = new Set(["pi.hole", host, domain ? `${host}.${domain}` : host]);
-  return { hosts, ptr, cnames, self, domain };
+  return { hosts, ptr, cnames, wild, self, domain };
+}
+
+/** The wildcard record of the longest domain strictly above `name`, if one covers it. */
+function below<T>(wild: Map<string, T>, name: string): T | undefined {
+  for (let dot = name.indexOf("."); dot >= 0; dot = name.indexOf(".", dot + 1)) {
+    const w = wild.get(name.slice(dot + 1));
+    if (w) return w;
+  }
+  return undefined;
 }
 
 function isPrivate(ip: string): boolean {

@@ -3,6 +3,7 @@
 // (threads/). Settings apply live: upstreams, cache size, the port, the threads and the local records.
 // The filter snapshot is src/filter/service.ts's: this server reads the one in force and hands each new
 // one to its other threads.
+import { probeUpstreams, type UpstreamProbe } from "./upstream-probe.ts";
 import { availableParallelism } from "node:os";
 import type { TCPSocketListener } from "bun";
 import type { Runtime } from "../core/runtime.ts";
@@ -56,6 +57,8 @@ export interface DnsHandle {
   syncRecords(): Promise<void>;
   /** whether the upstream in use passes DNSSEC records: the root's DNSKEY with its RRSIG (null: no answer) */
   rootKeysSigned(): Promise<{ signed: boolean; upstream: string | null } | null>;
+  /** the "Test upstreams" action: each server of `entries` (as dns.upstreams takes them) asked for `name` once */
+  testUpstreams(entries: readonly string[], name: string, type: "A" | "AAAA"): Promise<UpstreamProbe[]>;
 }
 
 /** dns.threads: 0 means one per core. */
@@ -310,6 +313,10 @@ export class DnsServer implements DnsHandle {
 
   rootKeysSigned(): ReturnType<QueryEngine["rootKeysSigned"]> {
     return this.engine.rootKeysSigned();
+  }
+
+  testUpstreams(entries: readonly string[], name: string, type: "A" | "AAAA"): Promise<UpstreamProbe[]> {
+    return probeUpstreams((server, q) => this.engine.forwarder.exchangeOnce(server, q), entries, name, type);
   }
 
   upstreams(): UpstreamStats[] {

@@ -34,8 +34,8 @@ export function rewrites(plan: Plan, list: readonly unknown[]): { records: numbe
       continue;
     }
     if (enabled === false) plan.notCarried.push({ item, why: "turned off in AdGuard Home" });
-    else if (domain.includes("*"))
-      plan.notCarried.push({ item, why: "Moat's local records name one host each; a wildcard has no equivalent yet" });
+    else if (domain.includes("*") && !/^\*\.[^*]+$/.test(domain))
+      plan.notCarried.push({ item, why: "Moat's wildcard local records take one leading *. only (*.wild.lan)" });
     else if (isIP(answer)) n.records += addToList(plan, "dns.hosts", [`${answer} ${domain}`], item);
     else if (answer === "A" || answer === "AAAA")
       plan.notCarried.push({ item, why: "keeping the upstream's answer for one type is not a local record" });

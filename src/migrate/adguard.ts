@@ -56,23 +56,21 @@ export function readAdGuard(text: string, name: string, workDir: string | null, 
   const dns = obj(y.dns);
   const filtering = y.filtering ? obj(y.filtering) : dns;
 
-  // upstreams, the per-domain ones as conditional forwarding
+  // upstreams, then the per-domain ones (`[/corp.example/]10.0.0.1`, the same entry in dns.upstreams)
   const ups: string[] = [];
-  let perDomain = 0;
+  const domainEntries: { domains: string; servers: string[]; s: string }[] = [];
   for (const raw of arr(dns.upstream_dns)) {
     const s = String(raw).trim();
     if (!s || s.startsWith("#")) continue;
     const m = /^\[\/(.+)\/\](.+)$/.exec(s);
     if (m) {
-      const servers = m[2]!.trim().split(/\s+/);
-      for (const srv of servers) {
-        const why =
-          srv === "#"
-            ? '"use the general upstreams" for a domain has no equivalent'
-            : perDomainServer(plan, m[1]!, srv);
-        if (why === null) perDomain++;
-        else plan.notCarried.push({ item: `upstream ${s}`, why });
+      const servers: string[] = [];
+      for (const srv of m[2]!.trim().split(/\s+/)) {
+        const u = srv === "#" ? srv : upstreamOf(srv);
+        if (typeof u === "string") servers.push(u);
+        else plan.notCarried.push({ item: `upstream ${srv} for [/${m[1]}/]`, why: u.why });
       }
+      if (servers.length) domainEntries.push({ domains: m[1]!, servers, s });
       continue;
     }
     const u = upstreamOf(s);
@@ -81,7 +79,13 @@ export function readAdGuard(text: string, name: string, workDir: string | null, 
   }
   const nUp = addToList(plan, "dns.upstreams", ups, "dns.upstream_dns");
   if (nUp) plan.carried.push(plural(nUp, "upstream"));
-  if (perDomain) plan.carried.push(`${plural(perDomain, "per-domain upstream")} (as conditional forwarding)`);
+  let perDomain = 0;
+  for (const e of domainEntries) {
+    const why = perDomainServer(plan, e.domains, e.servers);
+    if (why === null) perDomain++;
+    else plan.notCarried.push({ item: `upstream ${e.s}`, why });
+  }
+  if (perDomain) plan.carried.push(plural(perDomain, "per-domain upstream"));
   const mode =
     typeof dns.upstream_mode === "string"
       ? dns.upstream_mode
@@ -90,11 +94,20 @@ export function readAdGuard(text: string, name: string, workDir: string | null, 
         : dns.fastest_addr
           ? "fastest_addr"
           : "load_balance";
-  if (mode !== "load_balance" && mode !== "")
-    plan.notCarried.push({
-      item: `upstream mode ${mode}`,
-      why: "Moat asks the fastest upstream first and fails over to the next; it has no other mode yet",
-    });
+  // fastest_addr asks every upstream and keeps the answer whose address answers a probe first; Moat's
+  // FASTEST asks the upstream that answered quickest lately (the nearest thing without probing)
+  const upstreamModes: Record<string, string> = {
+    "": "LOAD_BALANCE",
+    load_balance: "LOAD_BALANCE",
+    parallel: "PARALLEL",
+    fastest_addr: "FASTEST",
+  };
+  const asMode = upstreamModes[mode];
+  if (asMode && setSetting(plan, "dns.upstreamMode", asMode, `upstream_mode ${mode}`))
+    plan.carried.push(
+      `upstream mode ${mode || "load_balance"} as ${asMode}${mode === "fastest_addr" ? " (the upstream that answered quickest lately first; the answers' addresses are not probed)" : ""}`,
+    );
+  else if (!asMode) plan.notCarried.push({ item: `upstream mode ${mode}`, why: "not a mode AdGuard Home documents" });
   const boot = arr(dns.bootstrap_dns)
     .map((b) => upstreamOf(String(b)))
     .filter((b): b is string => typeof b === "string" && !b.includes("://"));

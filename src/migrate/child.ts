@@ -2,7 +2,8 @@
 // Teleporter's restore does (src/teleporter/import-child.ts): reading a Pi-hole gravity.db of a million
 // rows and restoring it would otherwise hold the thread that answers DNS. The child answers in one JSON
 // line; the server then takes in the settings file, announces the lists and the leases.
-import { rm, writeFile } from "node:fs/promises";
+import { open, rm, stat, writeFile } from "node:fs/promises";
+import { isAbsolute } from "node:path";
 import { moatCommand } from "../core/self-command.ts";
 import { scratchFile } from "../teleporter/export.ts";
 import type { Applied } from "./apply.ts";
@@ -14,7 +15,9 @@ const CHILD_TIMEOUT_MS = 300_000;
 
 export interface ChildRequest {
   /** the uploaded file: a Teleporter archive or AdGuardHome.yaml */
-  bytes: Uint8Array;
+  bytes?: Uint8Array;
+  /** or one on this machine: a Pi-hole directory, a Teleporter archive or AdGuardHome.yaml */
+  path?: string;
   mode?: "merge" | "replace";
   dryRun: boolean;
 }
@@ -29,24 +32,36 @@ export function migrateInChild(paths: { dataDir: string; configFile: string }, r
   return run;
 }
 
-async function inChild(paths: { dataDir: string; configFile: string }, req: ChildRequest): Promise<Applied> {
-  const archive = (req.bytes[0] === 0x50 && req.bytes[1] === 0x4b) || (req.bytes[0] === 0x1f && req.bytes[1] === 0x8b);
-  const file = scratchFile(paths.dataDir, "migrate", archive ? "archive" : "yaml");
+const isArchive = (b: Uint8Array) => (b[0] === 0x50 && b[1] === 0x4b) || (b[0] === 0x1f && b[1] === 0x8b);
+
+/** What `path` on this machine is: a Pi-hole directory or archive, or (any other file) an AdGuardHome.yaml. */
+async function localSource(path: string): Promise<"pihole" | "adguardhome"> {
+  const why =
+    "give the absolute path of a Pi-hole directory (/etc/pihole), a Teleporter archive or an AdGuardHome.yaml";
+  if (!isAbsolute(path)) throw new MigrateError(`Not an absolute path: ${path.slice(0, 200)}`, why);
+  const st = await stat(path).catch(() => null);
+  if (!st) throw new MigrateError(`Nothing at ${path.slice(0, 200)} (or Moat may not read it)`, why);
+  if (st.isDirectory()) return "pihole";
+  if (!st.isFile()) throw new MigrateError(`Not a file or directory: ${path.slice(0, 200)}`, why);
+  const head = new Uint8Array(2);
+  const fh = await open(path, "r");
   try {
-    await writeFile(file, req.bytes, { mode: 0o600 });
+    await fh.read(head, 0, 2, 0);
+  } finally {
+    await fh.close();
+  }
+  return isArchive(head) ? "pihole" : "adguardhome";
+}
+
+async function inChild(paths: { dataDir: string; configFile: string }, req: ChildRequest): Promise<Applied> {
+  const bytes = req.bytes;
+  const kind = bytes ? (isArchive(bytes) ? "pihole" : "adguardhome") : await localSource(req.path ?? "");
+  const file = bytes ? scratchFile(paths.dataDir, "migrate", kind === "pihole" ? "archive" : "yaml") : req.path!;
+  try {
+    if (bytes) await writeFile(file, bytes, { mode: 0o600 });
     const flags = [...(req.mode ? [`--${req.mode}`] : []), ...(req.dryRun ? ["--dry-run"] : [])];
     const child = Bun.spawn(
-      [
-        ...moatCommand(),
-        "migrate",
-        archive ? "pihole" : "adguardhome",
-        file,
-        ...flags,
-        "--data-dir",
-        paths.dataDir,
-        "--config",
-        paths.configFile,
-      ],
+      [...moatCommand(), "migrate", kind, file, ...flags, "--data-dir", paths.dataDir, "--config", paths.configFile],
       {
         stdin: "ignore",
         stdout: "pipe",
@@ -72,6 +87,6 @@ async function inChild(paths: { dataDir: string; configFile: string }, req: Chil
     const { ok: _, ...applied } = reply;
     return applied;
   } finally {
-    await rm(file, { force: true });
+    if (bytes) await rm(file, { force: true });
   }
 }

@@ -49,8 +49,8 @@ export function dnsmasqLines(plan: Plan, text: string, from: string): DnsmasqCou
           why: "only a single name to a single address is a local record in Moat",
         });
     } else if (key === "server") {
-      const m = /^\/([^/]+)\/(.+)$/.exec(value);
-      const why = m ? perDomainServer(plan, m[1]!, m[2]!) : "an upstream for every name: set it in dns.upstreams";
+      const m = /^\/(.+)\/(.+)$/.exec(value);
+      const why = m ? perDomainServer(plan, m[1]!, [m[2]!]) : "an upstream for every name: set it in dns.upstreams";
       if (why === null) n.servers++;
       else plan.notCarried.push({ item: `${from}: ${line}`, why });
     } else plan.notCarried.push({ item: `${from}: ${line}`, why: "a dnsmasq option Moat has no setting for" });

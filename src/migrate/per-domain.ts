@@ -1,24 +1,14 @@
 // A per-domain upstream (dnsmasq's `server=/corp.example/10.0.0.1`, AdGuard Home's
-// `[/corp.example/]10.0.0.1`) as Moat's conditional forwarding: a dns.revServers entry whose domain is
-// the name and whose server is the upstream. An entry needs a network too; the server's own address
-// (a /32 or /128) is used, so the entry forwards no reverse lookup but the server's own.
-import { isIP } from "node:net";
+// `[/corp.example/]10.0.0.1`) as the same entry of dns.upstreams (`[/corp.example/]10.0.0.1`,
+// src/config/upstream-syntax.ts): the names under the domains go to these servers alone.
 import { addToList, type Plan } from "./plan.ts";
 
-/** null when carried, else why not. */
-export function perDomainServer(plan: Plan, domains: string, server: string): string | null {
-  const [ip, port] = server.split(/[#]/);
-  // AdGuard writes a port as IP:port; an IPv6 address keeps its colons
-  const v4port = /^(\d+\.\d+\.\d+\.\d+):(\d+)$/.exec(server);
-  const addr = v4port ? v4port[1]! : ip!.replace(/^\[|\]$/g, "");
-  const p = v4port ? v4port[2] : port;
-  const fam = isIP(addr);
-  if (!fam) return "Moat's conditional forwarding takes a plain DNS server (IP[#port]), not an encrypted one or a name";
-  let ok = 0;
+/** null when carried, else why not. `servers`: in Moat's spelling (IP[#port], tls://, https://), or `#`. */
+export function perDomainServer(plan: Plan, domains: string, servers: readonly string[]): string | null {
   const names = domains.split("/").filter(Boolean);
-  for (const d of names) {
-    const entry = `true,${addr}/${fam === 4 ? 32 : 128},${addr}${p ? `#${p}` : ""},${d.replace(/^\*\./, "")}`;
-    ok += addToList(plan, "dns.revServers", [entry], `per-domain upstream [/${d}/]${server}`);
-  }
-  return ok === names.length ? null : "the entry was refused (see above)";
+  if (!names.length || !servers.length) return "no domain or no server";
+  const entry = `[/${names.join("/")}/]${servers.join(" ")}`;
+  const before = (plan.settings.get("dns.upstreams") as string[] | undefined) ?? [];
+  if (before.includes(entry)) return null;
+  return addToList(plan, "dns.upstreams", [entry], "per-domain upstream") ? null : "the entry was refused (see above)";
 }

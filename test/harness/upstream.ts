@@ -1,5 +1,6 @@
 // A small authoritative DNS server for tests, run as its own process on 127.0.0.1 (UDP and TCP).
 // Names choose behaviour, so one instance serves every test:
+// --delay N answers every UDP query N ms late (a farther upstream), on top of what a name asks for.
 //   anything            A <addr> / AAAA 2001:db8::<n>, TTL --ttl (default 300)
 //   ttl<N>-…            the same with TTL N
 //   nx-…                NXDOMAIN with an SOA (TTL 60, minimum --neg, default 30)
@@ -206,6 +207,7 @@ async function serve(): Promise<void> {
   const ttl = Number(arg("ttl", "300"));
   const neg = Number(arg("neg", "30"));
   const logFile = arg("log", "");
+  const extraDelay = Number(arg("delay", "0"));
   const log = (proto: string, buf: Buffer, rport = 0) => {
     try {
       const m = packet.decode(buf);
@@ -233,7 +235,7 @@ async function serve(): Promise<void> {
           } catch {
             // answered FORMERR below
           }
-          let delay = /(^|\.)slow-/i.test(qname) ? 400 : 0;
+          let delay = (/(^|\.)slow-/i.test(qname) ? 400 : 0) + extraDelay;
           if (/^spoof-/i.test(qname)) {
             void spoof(s, buf, rport, raddr, seenPorts);
             delay = 100;
@@ -341,7 +343,7 @@ export class Upstream {
 }
 
 export async function startUpstream(
-  opts: { port?: number; addr?: string; ttl?: number; neg?: number } = {},
+  opts: { port?: number; addr?: string; ttl?: number; neg?: number; delayMs?: number } = {},
 ): Promise<Upstream> {
   const dir = mkdtempSync(join(tmpdir(), "moat-upstream-"));
   const proc = Bun.spawn(
@@ -358,6 +360,8 @@ export async function startUpstream(
       String(opts.ttl ?? 300),
       "--neg",
       String(opts.neg ?? 30),
+      "--delay",
+      String(opts.delayMs ?? 0),
     ],
     { stdin: "ignore", stdout: "pipe", stderr: "inherit" },
   );

@@ -30,6 +30,8 @@ ${indent}  - domain: files.lan
 ${indent}    answer: nas.lan${version >= 31 ? `\n${indent}    enabled: true` : ""}
 ${indent}  - domain: '*.wild.lan'
 ${indent}    answer: 192.168.1.20${version >= 31 ? `\n${indent}    enabled: true` : ""}
+${indent}  - domain: '*.cdn.lan'
+${indent}    answer: nas.lan${version >= 31 ? `\n${indent}    enabled: true` : ""}
 ${
   version === 24
     ? `${indent}safesearch_enabled: false

@@ -36,13 +36,16 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       expect(out).toContain("carried: 1 allow list");
       expect(out).toContain("carried: 6 user rules (as the custom rules, AdGuard's syntax)");
       expect(out).toContain(`carried: ${AG_QUERIES} stored queries`);
+      expect(out).toContain("carried: 1 per-domain upstream");
+      expect(out).not.toContain("rewrite *.wild.lan");
+      expect(out).toContain(
+        `carried: upstream mode ${version === 24 ? "fastest_addr as FASTEST" : "parallel as PARALLEL"}`,
+      );
       // each thing without an equivalent, one line with its reason
       for (const line of [
         "not carried: upstream quic://dns.adguard-dns.com: quic upstreams are not supported",
-        `not carried: upstream mode ${version === 24 ? "fastest_addr" : "parallel"}:`,
         "not carried: filters /opt/adguardhome/my-list.txt: a local file list",
         "not carried: user rule ||tagged.example^$ctag=device_tv: the modifier $ctag is not supported",
-        "not carried: rewrite *.wild.lan -> 192.168.1.20:",
         "not carried: blocked_services: not_a_moat_service: not a service in Moat's catalogue",
       ])
         expect(out).toContain(line);
@@ -69,6 +72,9 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
         // rewrites, and the per-domain upstream
         expect(await answer(moat, "nas.lan", who)).toBe("192.168.1.10");
         expect(await answer(moat, "files.lan", who)).toBe("nas.lan 192.168.1.10");
+        // wildcard rewrites: every name below the domain, to an address or to a name
+        expect(await answer(moat, "tv.wild.lan", who)).toBe("192.168.1.20");
+        expect(await answer(moat, "a.b.cdn.lan", who)).toBe("nas.lan 192.168.1.10");
         expect(await answer(moat, "host.corp.example", who)).toBe("192.0.2.2");
       }
       // the child's own blocked service, and not the parent's; the global one for the parent only
@@ -97,7 +103,10 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       expect(kid.map((c: { client: string }) => c.client).sort()).toEqual(["127.0.0.2", "52:54:00:aa:bb:09"]);
       // upstreams, bootstrap, the static lease, the DHCP range
       const cfg = await getJson(moat, "/api/config");
-      expect(cfg.config.dns.upstreams).toEqual([up.address]);
+      // the per-domain upstream as AdGuard wrote it, in Moat's spelling
+      expect(cfg.config.dns.upstreams).toEqual([up.address, `[/corp.example/]${corp.address}`]);
+      expect(cfg.config.dns.upstreamMode).toBe(version === 24 ? "FASTEST" : "PARALLEL");
+      expect(cfg.config.dns.revServers).toEqual([]);
       expect(cfg.config.dns.bootstrap).toEqual(["9.9.9.10", "149.112.112.10"]);
       expect(cfg.config.dhcp.hosts).toEqual(["52:54:00:aa:bb:02,192.168.1.62,printer"]);
       expect([cfg.config.dhcp.start, cfg.config.dhcp.end, cfg.config.dhcp.leaseTime]).toEqual([

@@ -49,6 +49,30 @@ describe("POST /api/action/migrate", () => {
     expect(zip.body.error.message).toContain("is not a readable archive");
   });
 
+  test("a path on this machine instead of an upload: a Pi-hole directory is read in place; a missing one is refused", async () => {
+    const form = (fields: Record<string, string>) => {
+      const f = new FormData();
+      for (const [k, v] of Object.entries(fields)) f.append(k, v);
+      return moat.api("/api/action/migrate", { method: "POST", body: f });
+    };
+    const dir = piholeV6Dir(up.address, corp.address);
+    const dry = await form({ path: dir, dryRun: "true" });
+    expect(dry.status).toBe(200);
+    const report = (await dry.json()) as { source: string; applied: boolean; carried: string[] };
+    expect(report.applied).toBe(false);
+    expect(report.source).toContain(dir);
+    expect(report.carried).toContain("3 deny entries");
+    for (const [path, words] of [
+      ["/nowhere/pihole", "Nothing at /nowhere/pihole"],
+      ["relative/pihole", "Not an absolute path"],
+    ]) {
+      const r = await form({ path: path!, dryRun: "true" });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: { message: string } }).error.message).toContain(words!);
+    }
+    expect(existsSync(dir)).toBe(true);
+  });
+
   test("a dry run reports and changes nothing; the run is in force at once; a second is refused without a mode; merge adds", async () => {
     const archive = piholeV5Archive(up.address, corp.address);
     const dry = await post(moat, archive, { dryRun: "true" });

@@ -1,5 +1,6 @@
 // POST /api/action/migrate (Moat's own): a Pi-hole Teleporter archive (v6 .zip, v5 .tar.gz) or an
-// AdGuardHome.yaml carried into this Moat, as `moat migrate` does (src/migrate/), in a child process;
+// AdGuardHome.yaml (uploaded, or a path on this machine, a Pi-hole directory too) carried into this Moat,
+// as `moat migrate` does (src/migrate/), in a child process;
 // dryRun=true returns the report without changing anything. Gated as the Teleporter's restore is.
 import { Elysia, t } from "elysia";
 import type { Runtime } from "../../core/runtime.ts";
@@ -16,6 +17,13 @@ const Form = t.Object(
   {
     file: t.Optional(
       t.Unknown({ description: `the Teleporter archive or AdGuardHome.yaml (at most ${MAX_SOURCE} bytes)` }),
+    ),
+    path: t.Optional(
+      t.String({
+        maxLength: 4096,
+        description:
+          "instead of a file: the absolute path on this machine of a Pi-hole directory (/etc/pihole), a Teleporter archive or an AdGuardHome.yaml",
+      }),
     ),
     mode: t.Optional(
       t.Union([t.Literal("merge"), t.Literal("replace")], {
@@ -35,13 +43,16 @@ export function migrateRoutes(rt: Runtime) {
     async ({ body, request }) => {
       assertMayChangeConfig(rt, request);
       const file = (body as { file?: unknown } | undefined)?.file;
-      if (!(file instanceof Blob))
-        throw Errors.badRequest("No file received", 'send multipart/form-data with a "file" field');
-      if (file.size > MAX_SOURCE) throw Errors.badRequest("File too large", `at most ${MAX_SOURCE} bytes`);
+      const path = body.path?.trim() || undefined;
+      if (!(file instanceof Blob) && !path)
+        throw Errors.badRequest("No file received", 'send multipart/form-data with a "file" field, or a "path" field');
+      if (file instanceof Blob && path) throw Errors.badRequest("Both a file and a path given", "send one of them");
+      if (file instanceof Blob && file.size > MAX_SOURCE)
+        throw Errors.badRequest("File too large", `at most ${MAX_SOURCE} bytes`);
       const dryRun = body.dryRun === "true";
       try {
         const r = await migrateInChild(rt.paths, {
-          bytes: new Uint8Array(await file.arrayBuffer()),
+          ...(file instanceof Blob ? { bytes: new Uint8Array(await file.arrayBuffer()) } : { path }),
           mode: body.mode,
           dryRun,
         });

@@ -1,11 +1,13 @@
 // The chain's hook: with dns.recursive.active, a cache miss is resolved here from the root instead of
 // forwarded. dns.revServers (conditional forwarding) and a group's own upstreams still go to the
-// forwarder (the next handler), as do classes other than IN; local zones answered before the cache.
+// forwarder (the next handler), as do per-domain upstreams (dns.upstreams `[/domain/]server`) and classes
+// other than IN; local zones answered before the cache.
 import { Reply, Status } from "../../query/enums.ts";
 import type { ConfigView, Handler, Next, Pending, QueryContext } from "../context.ts";
 import { replyType } from "../forwarder.ts";
 import { buildReply } from "../reply.ts";
 import { revServerFor, revServers } from "../rev-servers.ts";
+import { perDomainServes } from "../per-domain.ts";
 import { RCODE, TYPE, readName, walkMessage } from "../wire.ts";
 import { Budget } from "./budget.ts";
 import { Delegations } from "./delegations.ts";
@@ -56,6 +58,7 @@ export class RecursiveHandler implements Handler {
     const dns = this.config.current.dns;
     if (!dns.recursive.active || ctx.upstreamSet !== 0 || ctx.q.qclass !== 1) return next(ctx);
     if (revServerFor(revServers(dns.revServers), ctx.q.name)) return next(ctx);
+    if (perDomainServes(dns.upstreams, ctx.q.name)) return next(ctx);
     if (dns.recursive.rootHints !== this.hintsPath) {
       this.hintsPath = dns.recursive.rootHints;
       this.cuts.setRoot(loadHints(this.hintsPath, (m) => this.log("warn", m)));

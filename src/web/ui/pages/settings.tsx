@@ -1,5 +1,5 @@
 // Settings: DNS (upstreams, conditional forwarding, blocking mode, rate limit), privacy and retention,
-// maintenance and the system's state here; the other cards (security, backup, listening, encrypted DNS,
+// maintenance and the system's state here; the other cards (security, backup, import, listening, encrypted DNS,
 // sessions, fleet, updates) in settings/. Each card saves on its own (settings/save.ts); errors show next to the
 // setting they name.
 import { useState } from "preact/hooks";
@@ -19,11 +19,14 @@ import { SecuritySettings } from "./settings/security.tsx";
 import { Backup } from "./settings/backup.tsx";
 import { UpdateCard } from "./settings/update.tsx";
 import { SettingField, SettingText, useEnvKeys } from "./settings/env.tsx";
+import { UpstreamTest } from "./settings/upstream-test.tsx";
+import { ImportCard } from "./settings/import.tsx";
 
 type Cfg = {
   dns: {
     upstreams: string[];
     recursive: { active: boolean };
+    upstreamMode: string;
     revServers: string[];
     blocking: { mode: string };
     rateLimit: { count: number; interval: number };
@@ -45,6 +48,7 @@ const lines = (s: string) =>
 function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
   const [ups, setUps] = useState(cfg.dns.upstreams.join("\n"));
   const [own, setOwn] = useState(cfg.dns.recursive.active);
+  const [upMode, setUpMode] = useState(cfg.dns.upstreamMode);
   const [rev, setRev] = useState(cfg.dns.revServers.join("\n"));
   const [mode, setMode] = useState(cfg.dns.blocking.mode);
   const [rlCount, setRlCount] = useState(String(cfg.dns.rateLimit.count));
@@ -55,6 +59,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
     void saveValues({
       "dns.upstreams": lines(ups),
       "dns.recursive.active": own,
+      "dns.upstreamMode": upMode,
       "dns.revServers": rev
         .split("\n")
         .map((l) => l.trim())
@@ -92,7 +97,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
           errors={errors}
           label={t("Upstream DNS servers")}
           id="s-upstreams"
-          hint={t("One per line: IP or IP#port")}
+          hint={t("One per line: IP or IP#port, tls://host, https://host/dns-query; [/corp.example/]IP for one domain")}
         >
           <textarea
             id="s-upstreams"
@@ -109,6 +114,14 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
             </button>
           ))}
         </div>
+        <UpstreamTest upstreams={lines(ups)} />
+        <SettingField setting="dns.upstreamMode" errors={errors} label={t("Upstream mode")} id="s-upmode">
+          <select id="s-upmode" value={upMode} onChange={(e) => setUpMode((e.target as HTMLSelectElement).value)}>
+            <option value="FASTEST">{t("Fastest first (the next one if it fails)")}</option>
+            <option value="LOAD_BALANCE">{t("Load balance (quicker ones more often)")}</option>
+            <option value="PARALLEL">{t("Parallel (all at once, first answer wins)")}</option>
+          </select>
+        </SettingField>
         <SettingField
           setting="dns.revServers"
           errors={errors}
@@ -326,6 +339,7 @@ export function Settings() {
       <SessionsCard />
       <FleetCard />
       <Backup />
+      <ImportCard />
       <Maintenance />
       <SystemCard />
       <UpdateCard />
