@@ -82,9 +82,10 @@ export async function logIn(w: Watched, url: string, password: string, ready = "
   w.expected401 = false;
 }
 
-export async function shot(page: Page, name: string): Promise<void> {
+/** A screenshot into test-output/screenshots; the whole page unless `fullPage` is false (the visible part). */
+export async function shot(page: Page, name: string, fullPage = true): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
 }
 
 /** the first address dig gets for name (A), or the status when there is none */

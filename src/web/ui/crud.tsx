@@ -18,7 +18,7 @@ export function GroupChips({ ids, groups }: { ids: number[]; groups: Group[] }) 
   return (
     <span class="chips">
       {ids.map((id) => (
-        <span key={id} class="chip" title={groups.find((g) => g.id === id)?.name}>
+        <span key={id} class="chip" title={groups.find((g) => g.id === id)?.name} data-raw>
           {groups.find((g) => g.id === id)?.name ?? `#${id}`}
         </span>
       ))}
@@ -47,7 +47,7 @@ export function GroupPicker({
               onChange((e.target as HTMLInputElement).checked ? [...value, g.id] : value.filter((x) => x !== g.id))
             }
           />
-          {g.name}
+          <span data-raw>{g.name}</span>
         </label>
       ))}
     </fieldset>

@@ -95,7 +95,14 @@ function ClientForm({
         <div class="suggestions">
           <span class="muted">{t("Seen on the network:")}</span>
           {offered.slice(0, 12).map((c) => (
-            <button key={c.key} type="button" class="chip as-button" title={c.value} onClick={() => setClient(c.value)}>
+            <button
+              key={c.key}
+              type="button"
+              class="chip as-button"
+              title={c.value}
+              onClick={() => setClient(c.value)}
+              data-raw
+            >
               {c.label}
             </button>
           ))}
@@ -126,8 +133,8 @@ export function Clients() {
           columns={[
             { title: t("Client"), cell: (c) => <code>{c.client}</code> },
             // the network table's name, else the one the query log knows (a reverse lookup)
-            { title: t("Name"), cell: (c) => c.name ?? logName.get(c.client) ?? "" },
-            { title: t("Comment"), cell: (c) => c.comment ?? "" },
+            { title: t("Name"), cell: (c) => <span data-raw>{c.name ?? logName.get(c.client) ?? ""}</span> },
+            { title: t("Comment"), cell: (c) => <span data-raw>{c.comment ?? ""}</span> },
             { title: t("Groups"), cell: (c) => <GroupChips ids={c.groups} groups={groups} /> },
             {
               title: t("Pause"),

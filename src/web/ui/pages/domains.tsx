@@ -181,7 +181,7 @@ export function Domains() {
                 </Badge>
               ),
             },
-            { title: t("Comment"), cell: (d) => d.comment ?? "" },
+            { title: t("Comment"), cell: (d) => <span data-raw>{d.comment ?? ""}</span> },
             { title: t("Groups"), cell: (d) => <GroupChips ids={d.groups} groups={groups} /> },
             { title: t("Added"), class: "nowrap", cell: (d) => dateTime(d.date_added) },
           ]}

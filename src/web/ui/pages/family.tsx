@@ -5,7 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, useAction, TextInput } from "../components.tsx";
 import { useGroups } from "../crud.tsx";
-import { intlLocale, t } from "../i18n.ts";
+import { intlLocale, msg, t } from "../i18n.ts";
 import { PAUSE_CHOICES, pauseMinutes } from "../pause.tsx";
 import { usePoll } from "../poll.ts";
 
@@ -16,11 +16,29 @@ type Schedule = { windows: Window[]; services: string[]; lists?: number[]; every
 type BlockList = { id: number; address: string; type: string; comment: string | null };
 type Pause = { client: string; until: number | null };
 
+/** the services' categories (src/policies/services/catalogue.ts) as the page names them; msg() labels */
+const CATEGORIES: Record<string, string> = {
+  video: msg("Video"),
+  social: msg("Social networks"),
+  chat: msg("Chat"),
+  streaming: msg("Streaming"),
+  games: msg("Games"),
+  shopping: msg("Shopping"),
+  ai: msg("AI assistants"),
+  other: msg("Other"),
+};
+
 /** the week's days by the API's numbers (0 is Sunday), named in the dashboard's language (4 January 1970 was a Sunday) */
 const days = (): string[] => {
   const f = new Intl.DateTimeFormat(intlLocale(), { weekday: "short", timeZone: "UTC" });
   return [0, 1, 2, 3, 4, 5, 6].map((n) => f.format(Date.UTC(1970, 0, 4 + n)));
 };
+
+/** a category by its label; one the page does not know yet as the API names it */
+function Category({ id }: { id: string }) {
+  const label = CATEGORIES[id];
+  return label ? t(label) : <span data-raw>{id}</span>;
+}
 
 function Checks<T extends { id: string; name: string }>({
   items,
@@ -45,7 +63,7 @@ function Checks<T extends { id: string; name: string }>({
               onChange((e.target as HTMLInputElement).checked ? [...value, s.id] : value.filter((x) => x !== s.id))
             }
           />
-          {s.name}
+          <span data-raw>{s.name}</span>
         </label>
       ))}
     </div>
@@ -105,7 +123,9 @@ function GroupControls({
       <h3>{t("Blocked services")}</h3>
       {categories.map((c) => (
         <div key={c}>
-          <strong class="muted">{c}</strong>
+          <strong class="muted">
+            <Category id={c} />
+          </strong>
           <Checks
             items={services.filter((s) => s.category === c)}
             value={blocked}
@@ -246,7 +266,7 @@ function Pauses() {
         <ul data-testid="pauses">
           {data.map((p) => (
             <li key={p.client}>
-              <strong>{p.client}</strong>{" "}
+              <strong data-raw>{p.client}</strong>{" "}
               {p.until === null
                 ? t("until resumed")
                 : t("until {time}", { time: new Date(p.until * 1000).toLocaleTimeString(intlLocale()) })}{" "}
@@ -294,7 +314,7 @@ export function Family() {
             onChange={(e) => setGroup((e.target as HTMLSelectElement).value)}
           >
             {groups.map((g) => (
-              <option key={g.id} value={g.name}>
+              <option key={g.id} value={g.name} data-raw>
                 {g.name}
               </option>
             ))}

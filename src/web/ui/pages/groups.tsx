@@ -43,8 +43,8 @@ export function Groups() {
           rows={page.data}
           rowKey={(g) => g.name}
           columns={[
-            { title: t("Name"), cell: (g) => <strong>{g.name}</strong> },
-            { title: t("Comment"), cell: (g) => g.comment ?? "" },
+            { title: t("Name"), cell: (g) => <strong data-raw>{g.name}</strong> },
+            { title: t("Comment"), cell: (g) => <span data-raw>{g.comment ?? ""}</span> },
           ]}
           enabled={(g) => g.enabled}
           onToggle={(g, enabled) =>

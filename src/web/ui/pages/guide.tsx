@@ -51,7 +51,7 @@ const dotServer = (ip: string, port: number) =>
 
 function Cmd({ children }: { children: string }) {
   return (
-    <pre class="guide-cmd">
+    <pre class="guide-cmd" data-raw>
       <code>{children}</code>
     </pre>
   );

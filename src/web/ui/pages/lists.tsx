@@ -195,7 +195,7 @@ export function Lists() {
             // has 0 domains, and these are what it blocks
             { title: t("ABP entries"), class: "num", cell: (l) => (l.abp_entries ? num(l.abp_entries) : "") },
             { title: t("Updated"), class: "nowrap", cell: (l) => ago(l.date_updated) },
-            { title: t("Comment"), cell: (l) => l.comment ?? "" },
+            { title: t("Comment"), cell: (l) => <span data-raw>{l.comment ?? ""}</span> },
             { title: t("Groups"), cell: (l) => <GroupChips ids={l.groups} groups={groups} /> },
           ]}
           enabled={(l) => l.enabled}

@@ -109,7 +109,14 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
         <div class="presets row wrap">
           <span class="muted">{t("Add:")}</span>
           {UPSTREAM_PRESETS.map((p) => (
-            <button key={p.name} type="button" class="chip as-button" title={t(p.note)} onClick={() => addPreset(p)}>
+            <button
+              key={p.name}
+              type="button"
+              class="chip as-button"
+              title={t(p.note)}
+              onClick={() => addPreset(p)}
+              data-raw
+            >
               {p.name}
             </button>
           ))}
@@ -279,7 +286,7 @@ function SystemCard() {
     <Card title={t("System")}>
       <dl class="facts" data-testid="system-info">
         <dt>{t("Host")}</dt>
-        <dd>
+        <dd data-raw>
           {host
             ? `${host.host.uname.nodename} (${host.host.model ?? host.host.uname.machine}, Linux ${host.host.uname.release})`
             : "…"}
@@ -310,9 +317,14 @@ function SystemCard() {
         </dd>
         <dt>{t("Version")}</dt>
         <dd>
-          {v
-            ? `Moat ${v.version} (${v.commit}${v.date ? `, ${v.date.slice(0, 10)}` : ""})${v.runtime ? ` ${t("on {runtime}", { runtime: v.runtime })}` : ""}`
-            : "…"}
+          {v ? (
+            <>
+              <span data-raw>{`Moat ${v.version} (${v.commit}${v.date ? `, ${v.date.slice(0, 10)}` : ""})`}</span>
+              {v.runtime ? ` ${t("on {runtime}", { runtime: v.runtime })}` : ""}
+            </>
+          ) : (
+            "…"
+          )}
         </dd>
       </dl>
     </Card>

@@ -124,7 +124,10 @@ function LogTail({ name }: { name: LogName }) {
         ) : (
           shown.map((l) => (
             <div key={l.id} class={`log-line ${l.prio ? `prio-${l.prio.toLowerCase()}` : ""}`}>
-              <span class="log-time">{time(l.timestamp)}</span> {l.message}
+              <span class="log-time">{time(l.timestamp)}</span>{" "}
+              <span data-raw lang="en">
+                {l.message}
+              </span>
             </div>
           ))
         )}

@@ -58,7 +58,7 @@ function Editor({
     return (
       <select id={id} class="all-input" value={text} disabled={disabled} onChange={on}>
         {leaf.allowed.map((a) => (
-          <option key={a.item} value={a.item}>
+          <option key={a.item} value={a.item} data-raw>
             {a.item}
           </option>
         ))}
@@ -121,7 +121,9 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
         {leaf.flags.restart_dnsmasq && <span class="badge plain">{t("restarts DNS")}</span>}
         {leaf.flags.session_reset && <span class="badge plain">{t("ends sessions")}</span>}
       </div>
-      <p class="all-desc">{leaf.description}</p>
+      <p class="all-desc" data-raw lang="en">
+        {leaf.description}
+      </p>
       <div class="row wrap all-edit">
         <Editor e={e} id={id} text={text} set={setText} disabled={env} />
         {dirty && !env && (
@@ -136,8 +138,18 @@ function Row({ e, reload }: { e: Entry; reload: () => void }) {
         </small>
       )}
       <small class="muted all-meta">
-        {leaf.type} · {t("default {value}", { value: shown(leaf.default) })}
-        {typeof leaf.allowed === "string" && ` · ${leaf.allowed}`}
+        <span data-raw lang="en">
+          {leaf.type}
+        </span>{" "}
+        · {t("default {value}", { value: shown(leaf.default) })}
+        {typeof leaf.allowed === "string" && (
+          <>
+            {" · "}
+            <span data-raw lang="en">
+              {leaf.allowed}
+            </span>
+          </>
+        )}
         {env && ` · ${t("set by {name}", { name: envName(e.path) })}`}
       </small>
     </form>
@@ -180,7 +192,14 @@ export function AllSettings() {
         </p>
       )}
       {sections.map((s) => (
-        <Card key={s} title={`${title(s)} (${s})`}>
+        <Card
+          key={s}
+          title={
+            <span data-raw lang="en">
+              {title(s)} ({s})
+            </span>
+          }
+        >
           {shownEntries
             .filter((e) => e.path.split(".")[0] === s)
             .map((e) => (

@@ -94,7 +94,9 @@ function Certificate({ info, reload }: { info: TlsInfo; reload: () => void }) {
       <h3>{t("Certificate")}</h3>
       <dl class="facts" data-testid="certificate">
         <dt>{t("Names")}</dt>
-        <dd class="wrap-anywhere">{c.names.join(", ")}</dd>
+        <dd class="wrap-anywhere" data-raw>
+          {c.names.join(", ")}
+        </dd>
         <dt>{t("Valid until")}</dt>
         <dd data-testid="cert-expiry">
           {new Date(c.notAfter).toLocaleString(intlLocale())} (

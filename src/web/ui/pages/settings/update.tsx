@@ -151,7 +151,7 @@ export function UpdateCard() {
         <div class="stack">
           <Facts s={data} />
           {!data.available ? (
-            <p class="muted" data-testid="update-unavailable">
+            <p class="muted" data-testid="update-unavailable" data-raw lang="en">
               {sentence(data.message)}
             </p>
           ) : (
