@@ -8,11 +8,11 @@ import { openGravityDb, openQueryDb } from "./db/index.ts";
 import { BlockingSwitch } from "./core/blocking.ts";
 import { EventBus } from "./core/events.ts";
 import { Logs } from "./core/log.ts";
-import type { Paths, Runtime } from "./core/runtime.ts";
+import { contextOf, type Paths, type Runtime } from "./core/runtime.ts";
 import { versionInfo } from "./core/version.ts";
 import { startHttp } from "./api/server.ts";
 import { Auth } from "./auth/auth.ts";
-import { listsReads } from "./lists/reads.ts";
+import { listsStore } from "./lists/owner.ts";
 import { Messages } from "./messages/messages.ts";
 import { DnsServer, snapshotForThreads } from "./dns/server.ts";
 import { FilterService } from "./filter/service.ts";
@@ -162,7 +162,7 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     stoppers.push(() => ntp.stop());
     // last: every service the API shows runs before it answers and stops after it
     const http = await startHttp({
-      ...runtime,
+      ...contextOf(runtime),
       dns,
       filter,
       dhcp: dhcp.handle,
@@ -171,7 +171,7 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
       gravity,
       fleet,
       fleetHistory,
-      lists: listsReads(gravityDb),
+      lists: listsStore(gravityDb, events),
       network: networkStore(queryDb),
       messages: new Messages(queryDb),
       auth: new Auth({ config, db: queryDb, log, dataDir: paths.dataDir }),

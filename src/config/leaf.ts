@@ -65,39 +65,24 @@ interface Range {
   max?: number;
 }
 
-export const int = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
-  __leaf: true,
-  kind: "int",
-  default: def,
-  description,
-  min: o.min,
-  max: o.max,
-  flags: o.flags ?? {},
-  check: o.check,
-});
+/** A number leaf of one kind; `floor`, the `min` when the leaf names none. */
+const numeric =
+  (kind: "int" | "uint" | "float", floor?: number) =>
+  (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
+    __leaf: true,
+    kind,
+    default: def,
+    description,
+    min: o.min ?? floor,
+    max: o.max,
+    flags: o.flags ?? {},
+    check: o.check,
+  });
 
+export const int = numeric("int");
 /** An integer from `min` (default 0) to `max`. */
-export const uint = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
-  __leaf: true,
-  kind: "uint",
-  default: def,
-  description,
-  min: o.min ?? 0,
-  max: o.max,
-  flags: o.flags ?? {},
-  check: o.check,
-});
-
-export const float = (def: number, description: string, o: Opts<number> & Range = {}): Leaf<number> => ({
-  __leaf: true,
-  kind: "float",
-  default: def,
-  description,
-  min: o.min,
-  max: o.max,
-  flags: o.flags ?? {},
-  check: o.check,
-});
+export const uint = numeric("uint", 0);
+export const float = numeric("float");
 
 export const str = (def: string, description: string, o: Opts<string> = {}): Leaf<string> => ({
   __leaf: true,

@@ -16,11 +16,10 @@ export interface Paths {
   queryDb: string;
 }
 
-export interface Runtime {
+/** The Runtime without the database handles: what a service that holds the owners' objects (the API) reads. */
+export interface Context {
   config: ConfigStore;
   paths: Paths;
-  gravityDb: Database;
-  queryDb: Database;
   events: EventBus;
   blocking: BlockingSwitch;
   /** logs one line to the FTL-style log (and stderr) */
@@ -30,4 +29,16 @@ export interface Runtime {
   version: VersionInfo;
   /** ms since epoch */
   startedAt: number;
+}
+
+/** The handles are for the tables' owners (scripts/check-architecture.ts reads their names here). */
+export interface Runtime extends Context {
+  gravityDb: Database;
+  queryDb: Database;
+}
+
+/** The runtime without its handles, for the API's deps (a spread of the Runtime would carry them along). */
+export function contextOf(rt: Runtime): Context {
+  const { gravityDb: _gravity, queryDb: _query, ...context } = rt;
+  return context;
 }

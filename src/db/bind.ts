@@ -1,20 +1,23 @@
-// An owner object from an owner's functions: each takes its database handle first, and the object
-// holds the handle so that the services it is handed to never see one (scripts/check-architecture.ts
+// An owner object from an owner's functions: each takes its database handle (or what holds it) first, and the
+// object holds it so that the services it is handed to never see one (scripts/check-architecture.ts
 // fails on a handle named in src/api/).
 import type { Database } from "bun:sqlite";
 
 // biome-ignore lint/suspicious/noExplicitAny: any function whose first parameter is the handle
-type DbFn = (db: Database, ...args: any[]) => unknown;
+type HandleFn<H> = (handle: H, ...args: any[]) => unknown;
 
 /** `fns` with the handle bound: `f(db, a, b)` becomes `bound.f(a, b)`. */
-export type Bound<F extends Record<string, DbFn>> = {
-  [K in keyof F]: F[K] extends (db: Database, ...args: infer A) => infer R ? (...args: A) => R : never;
+export type Bound<H, F extends Record<string, HandleFn<H>>> = {
+  [K in keyof F]: F[K] extends (handle: H, ...args: infer A) => infer R ? (...args: A) => R : never;
 };
 
-export function bindDb<F extends Record<string, DbFn>>(db: Database, fns: F): Bound<F> {
+export function bindDb<H = Database, F extends Record<string, HandleFn<H>> = Record<string, HandleFn<H>>>(
+  handle: H,
+  fns: F,
+): Bound<H, F> {
   const bound: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(fns)) bound[name] = (...args: unknown[]) => fn(db, ...args);
-  return bound as Bound<F>;
+  for (const [name, fn] of Object.entries(fns)) bound[name] = (...args: unknown[]) => fn(handle, ...args);
+  return bound as Bound<H, F>;
 }
 
 /** The SQLite library's version, as the connection reports it (GET /api/info/database). */

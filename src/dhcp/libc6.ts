@@ -8,7 +8,7 @@ import {
   bindToDevice,
   IPPROTO_IPV6,
   libc as c,
-  MSG_DONTWAIT,
+  recvWithSender,
   setInt,
   SOCK_CLOEXEC,
   SOCK_DGRAM,
@@ -71,14 +71,11 @@ export const dhcp6Socket = (ifname: string) => socket6(ifname, "ff02::1:2", 547)
 
 /** One datagram if one is waiting, with the sender's address (text, no scope) and port. */
 export function recvFrom6(fd: number, buf: Uint8Array): { length: number; addr: string; port: number } | null {
-  const sa = new Uint8Array(28);
-  const len = new Uint32Array([28]);
-  const n = Number(c().recvfrom(fd, ptr(buf), buf.length, MSG_DONTWAIT, ptr(sa), ptr(len)));
-  if (n < 0) return null;
-  const v = new DataView(sa.buffer);
+  const r = recvWithSender(fd, buf, 28);
+  if (!r) return null;
   const groups: string[] = [];
-  for (let i = 0; i < 8; i++) groups.push(v.getUint16(8 + i * 2, false).toString(16));
-  return { length: n, addr: groups.join(":"), port: v.getUint16(2, false) };
+  for (let i = 0; i < 8; i++) groups.push(r.sender.getUint16(8 + i * 2, false).toString(16));
+  return { length: r.length, addr: groups.join(":"), port: r.sender.getUint16(2, false) };
 }
 
 export function sendTo6(fd: number, data: Uint8Array, dest: string, port: number, ifindex: number): boolean {

@@ -1,7 +1,7 @@
 // EDNS(0) padding (RFC 7830) of queries sent over an encrypted transport: a query is padded to a
 // multiple of 128 bytes (the block length RFC 8467 §4.1 recommends for queries), so its size says
 // little about the name. Queries that already carry a padding option are left as the client made them.
-import { OUR_UDP_SIZE } from "./wire.ts";
+import { OUR_UDP_SIZE, nameEnd } from "./wire.ts";
 
 const BLOCK = 128;
 const PADDING = 12;
@@ -15,7 +15,7 @@ function optRdlenAt(msg: Uint8Array): number {
   const counts = [u16(msg, 4), u16(msg, 6), u16(msg, 8), u16(msg, 10)];
   for (let s = 0; s < 4; s++) {
     for (let i = 0; i < counts[s]!; i++) {
-      o = skipName(msg, o);
+      o = nameEnd(msg, o);
       if (o < 0) return -2;
       if (s === 0) {
         o += 4;
@@ -27,16 +27,6 @@ function optRdlenAt(msg: Uint8Array): number {
     }
   }
   return o > msg.length ? -2 : -1;
-}
-
-function skipName(b: Uint8Array, o: number): number {
-  for (;;) {
-    if (o >= b.length) return -1;
-    const len = b[o]!;
-    if (len === 0) return o + 1;
-    if ((len & 0xc0) === 0xc0) return o + 2;
-    o += len + 1;
-  }
 }
 
 /** `msg` with a padding option (a new copy), or `msg` itself when it cannot or need not be padded. */

@@ -3,6 +3,7 @@
 // alpn=1, port=3, ipv4hint=4, ipv6hint=6 (RFC 9460 §7) and dohpath=7 (RFC 9461 §5).
 import { ipv4Bytes, ipv6Bytes } from "../net/ip.ts";
 import { nameToWire } from "../net/dns-name.ts";
+import { concatBytes as concat } from "../net/bytes.ts";
 import type { RR } from "./reply.ts";
 
 const TYPE_SVCB = 64;
@@ -58,14 +59,4 @@ export function svcbRecord(ttl: number, s: Svcb): RR {
     o += 4 + value.length;
   }
   return { type: TYPE_SVCB, ttl, data };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }

@@ -197,6 +197,17 @@ function skipName(buf: Uint8Array, o: number): number {
   return -1;
 }
 
+/** Offset just past the (possibly compressed) name at `o`, without reading it; -1 when it runs past the end. */
+export function nameEnd(buf: Uint8Array, o: number): number {
+  while (o < buf.length) {
+    const len = buf[o]!;
+    if (len === 0) return o + 1;
+    if ((len & 0xc0) === 0xc0) return o + 2;
+    o += len + 1;
+  }
+  return -1;
+}
+
 /** Reads a (possibly compressed) name as lowercase dotted text; null when malformed (or over 255 bytes). */
 export function readName(buf: Uint8Array, o: number): string | null {
   let n = 0;

@@ -4,7 +4,7 @@
 import { Database } from "bun:sqlite";
 import { GRAVITY_BUILD_TABLES } from "../db/gravity-schema.ts";
 import { setGroups } from "./group-links.ts";
-import { eachUnique, writeLists, type ListsStore, type OnDuplicate } from "./store.ts";
+import { eachUnique, writeLists, type ListsDb, type OnDuplicate } from "./store.ts";
 
 export type AdlistType = "block" | "allow";
 const adlistTypeCode = (t: AdlistType) => (t === "block" ? 0 : 1);
@@ -44,7 +44,7 @@ interface NewAdlists {
 }
 
 /** Subscribes to lists; returns those added (the others went to `onDuplicate`). */
-export function addAdlists(store: ListsStore, add: NewAdlists, onDuplicate: OnDuplicate): string[] {
+export function addAdlists(store: ListsDb, add: NewAdlists, onDuplicate: OnDuplicate): string[] {
   return writeLists(store, ["adlist"], (db) => {
     const ins = db.query("INSERT INTO adlist (address, type, enabled, comment) VALUES (?, ?, ?, ?) RETURNING id");
     return eachUnique(add.addresses, onDuplicate, (address) => {
@@ -55,7 +55,7 @@ export function addAdlists(store: ListsStore, add: NewAdlists, onDuplicate: OnDu
 }
 
 /** Creates or replaces one list. */
-export function putAdlist(store: ListsStore, put: Omit<NewAdlists, "addresses"> & { address: string }): void {
+export function putAdlist(store: ListsDb, put: Omit<NewAdlists, "addresses"> & { address: string }): void {
   writeLists(store, ["adlist"], (db) => {
     const { id } = db
       .query(

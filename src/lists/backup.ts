@@ -5,7 +5,7 @@
 import { Database } from "bun:sqlite";
 import type { ListTable } from "../core/events.ts";
 import { piholeGravityVersion } from "../db/index.ts";
-import { writeLists, type ListsStore } from "./store.ts";
+import { writeLists, type ListsDb } from "./store.ts";
 import { FAMILY_TABLES, LINK_TABLES, ROW_TABLES } from "./tables.ts";
 
 export class BackupDbError extends Error {}
@@ -120,7 +120,7 @@ export interface ListContents {
  * announces the change. Returns the parts restored, in Pi-hole's order.
  */
 export function restoreListsFromBackup(
-  store: ListsStore,
+  store: ListsDb,
   file: string,
   parts: ReadonlySet<GravityPart>,
   contents: ListContents,

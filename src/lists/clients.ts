@@ -1,7 +1,7 @@
 // Client entries (client): an IP, CIDR subnet, MAC, host name, `:interface` or client ID, with its groups.
 import type { Database } from "bun:sqlite";
 import { setGroups } from "./group-links.ts";
-import { eachUnique, writeLists, type ListsStore, type OnDuplicate } from "./store.ts";
+import { eachUnique, writeLists, type ListsDb, type OnDuplicate } from "./store.ts";
 
 interface ClientRow {
   id: number;
@@ -27,7 +27,7 @@ export function configuredClients(db: Database): Set<string> {
 
 /** Adds clients; returns those added (the others went to `onDuplicate`). */
 export function addClients(
-  store: ListsStore,
+  store: ListsDb,
   clients: readonly string[],
   comment: string | null,
   groups: readonly number[] | undefined,
@@ -44,7 +44,7 @@ export function addClients(
 
 /** Creates or replaces one client entry. */
 export function putClient(
-  store: ListsStore,
+  store: ListsDb,
   client: string,
   comment: string | null,
   groups: readonly number[] | undefined,
@@ -58,7 +58,7 @@ export function putClient(
 }
 
 /** Deletes client entries in one transaction; returns how many existed. */
-export function deleteClients(store: ListsStore, clients: readonly string[]): number {
+export function deleteClients(store: ListsDb, clients: readonly string[]): number {
   return writeLists(store, ["client"], (db) => {
     const del = db.query("DELETE FROM client WHERE ip = ?");
     return clients.reduce((sum, c) => sum + del.run(c).changes, 0);

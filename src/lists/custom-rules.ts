@@ -1,7 +1,7 @@
 // The custom rules: AdGuard Home's "Custom filtering rules", one text in AdGuard's rule syntax
 // (src/filter/rule-syntax.ts), applied to every client by the rules policy (src/policies/rules/).
 import type { Database } from "bun:sqlite";
-import { writeLists, type ListsStore } from "./store.ts";
+import { type ListsDb, writeLists } from "./store.ts";
 
 export interface CustomRules {
   rules: string;
@@ -17,7 +17,7 @@ export function customRules(db: Database): CustomRules {
 }
 
 /** Replaces the text (line endings made \n) and announces it, so the filter rebuilds with it. */
-export function setCustomRules(store: ListsStore, rules: string): CustomRules {
+export function setCustomRules(store: ListsDb, rules: string): CustomRules {
   const text = rules.replace(/\r\n?/g, "\n");
   const now = Math.floor(Date.now() / 1000);
   writeLists(store, ["rules"], (db) =>

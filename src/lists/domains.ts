@@ -1,7 +1,7 @@
 // Allow/deny entries (domainlist): exact names and regexes, each in one of four lists.
 import type { Database } from "bun:sqlite";
 import { setGroups } from "./group-links.ts";
-import { eachUnique, writeLists, type ListsStore, type OnDuplicate } from "./store.ts";
+import { eachUnique, writeLists, type ListsDb, type OnDuplicate } from "./store.ts";
 
 export type DomainType = "allow" | "deny";
 export type DomainKind = "exact" | "regex";
@@ -42,7 +42,7 @@ interface NewDomains {
 }
 
 /** Adds entries to one list; returns those added (the others went to `onDuplicate`). */
-export function addDomains(store: ListsStore, add: NewDomains, onDuplicate: OnDuplicate): string[] {
+export function addDomains(store: ListsDb, add: NewDomains, onDuplicate: OnDuplicate): string[] {
   return writeLists(store, ["domainlist"], (db) => {
     const ins = db.query("INSERT INTO domainlist (type, domain, enabled, comment) VALUES (?, ?, ?, ?) RETURNING id");
     return eachUnique(add.domains, onDuplicate, (domain) => {
@@ -63,7 +63,7 @@ interface DomainPut {
 }
 
 /** Creates or replaces one entry, moving it from list `fromCode` to `code`; false when the move hit a duplicate. */
-export function putDomain(store: ListsStore, put: DomainPut, onDuplicate: OnDuplicate): boolean {
+export function putDomain(store: ListsDb, put: DomainPut, onDuplicate: OnDuplicate): boolean {
   return writeLists(store, ["domainlist"], (db) => {
     const done = eachUnique([put.domain], onDuplicate, (domain) => {
       const { id } = db
@@ -82,7 +82,7 @@ export function putDomain(store: ListsStore, put: DomainPut, onDuplicate: OnDupl
 }
 
 /** Deletes entries in one transaction; returns how many existed. */
-export function deleteDomains(store: ListsStore, entries: ReadonlyArray<{ domain: string; code: number }>): number {
+export function deleteDomains(store: ListsDb, entries: ReadonlyArray<{ domain: string; code: number }>): number {
   return writeLists(store, ["domainlist"], (db) => {
     const del = db.query("DELETE FROM domainlist WHERE domain = ? AND type = ?");
     return entries.reduce((sum, e) => sum + del.run(e.domain, e.code).changes, 0);

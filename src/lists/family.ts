@@ -4,7 +4,7 @@
 // and the paused clients (moat_client_pause). Service ids
 // are checked against the catalogue by the caller (the API); a group is addressed by name as elsewhere.
 import type { Database } from "bun:sqlite";
-import { ListsError, writeLists, type ListsStore } from "./store.ts";
+import { ListsError, writeLists, type ListsDb } from "./store.ts";
 import { FAMILY_TABLES } from "./tables.ts";
 
 /** The per-group pick tables: blocked services and safe-search engines. */
@@ -29,7 +29,7 @@ function picksByGroup(db: Database, table: PickTable): Map<string, string[]> {
 }
 
 /** Replaces the picks of the group `name` in one table (ListsError "absent" when there is no such group). */
-function setPicks(store: ListsStore, table: PickTable, name: string, picks: readonly string[]): void {
+function setPicks(store: ListsDb, table: PickTable, name: string, picks: readonly string[]): void {
   writeLists(store, ["family"], (db) => {
     const g = db.query<{ id: number }, [string]>(`SELECT id FROM "group" WHERE name = ?`).get(name);
     if (!g) throw new ListsError("absent", name);
@@ -42,12 +42,12 @@ function setPicks(store: ListsStore, table: PickTable, name: string, picks: read
 /** group name → its blocked service ids, for every group. */
 export const groupServices = (db: Database) => picksByGroup(db, "moat_group_service");
 /** Replaces the blocked services of the group `name`. */
-export const setGroupServices = (store: ListsStore, name: string, services: readonly string[]) =>
+export const setGroupServices = (store: ListsDb, name: string, services: readonly string[]) =>
   setPicks(store, "moat_group_service", name, services);
 /** group name → the safe-search engines it enforces, for every group. */
 export const groupSafeSearch = (db: Database) => picksByGroup(db, "moat_group_safesearch");
 /** Replaces the safe-search engines the group `name` enforces. */
-export const setGroupSafeSearch = (store: ListsStore, name: string, engines: readonly string[]) =>
+export const setGroupSafeSearch = (store: ListsDb, name: string, engines: readonly string[]) =>
   setPicks(store, "moat_group_safesearch", name, engines);
 
 /** A group's schedule as stored: windows and services are the caller's (JSON in the table). */
@@ -77,7 +77,7 @@ export function groupSchedules(db: Database): Map<string, StoredSchedule> {
 }
 
 /** Sets (or, with null, removes) the schedule of the group `name` (ListsError "absent" when there is no such group). */
-export function setGroupSchedule(store: ListsStore, name: string, s: StoredSchedule | null): void {
+export function setGroupSchedule(store: ListsDb, name: string, s: StoredSchedule | null): void {
   writeLists(store, ["family"], (db) => {
     const g = db.query<{ id: number }, [string]>(`SELECT id FROM "group" WHERE name = ?`).get(name);
     if (!g) throw new ListsError("absent", name);
@@ -102,7 +102,7 @@ export function groupUpstreams(db: Database): Map<string, string[]> {
 }
 
 /** Sets (or, with an empty list, removes) the group's own upstreams (ListsError "absent" when there is no such group). */
-export function setGroupUpstreams(store: ListsStore, name: string, upstreams: readonly string[]): void {
+export function setGroupUpstreams(store: ListsDb, name: string, upstreams: readonly string[]): void {
   writeLists(store, ["family"], (db) => {
     const g = db.query<{ id: number }, [string]>(`SELECT id FROM "group" WHERE name = ?`).get(name);
     if (!g) throw new ListsError("absent", name);
@@ -131,7 +131,7 @@ export function activePauses(db: Database, now: number): PauseRow[] {
 }
 
 /** Pauses one client until `until` (unix seconds; null: until resumed), replacing its earlier pause; drops ended ones. */
-export function pauseClient(store: ListsStore, client: string, until: number | null, now: number): void {
+export function pauseClient(store: ListsDb, client: string, until: number | null, now: number): void {
   writeLists(store, ["family"], (db) => {
     db.query("DELETE FROM moat_client_pause WHERE until IS NOT NULL AND until <= ?").run(now);
     db.query(
@@ -141,7 +141,7 @@ export function pauseClient(store: ListsStore, client: string, until: number | n
 }
 
 /** Ends a client's pause; false when it had none. */
-export function resumeClient(store: ListsStore, client: string): boolean {
+export function resumeClient(store: ListsDb, client: string): boolean {
   return writeLists(
     store,
     ["family"],

@@ -1,7 +1,7 @@
 // Groups ("group"): addressed by name; group 0 "Default" is re-created by the schema's trigger
 // whenever it is deleted, as in Pi-hole.
 import type { Database } from "bun:sqlite";
-import { eachUnique, ListsError, writeLists, type ListsStore, type OnDuplicate } from "./store.ts";
+import { eachUnique, ListsError, writeLists, type ListsDb, type OnDuplicate } from "./store.ts";
 
 interface GroupRow {
   id: number;
@@ -23,7 +23,7 @@ export function groupRows(db: Database, name: string | null): GroupRow[] {
 
 /** Adds groups; returns those added (the others went to `onDuplicate`). */
 export function addGroups(
-  store: ListsStore,
+  store: ListsDb,
   names: readonly string[],
   enabled: boolean,
   description: string | null,
@@ -44,7 +44,7 @@ interface GroupPut {
 }
 
 /** Creates, updates or renames one group; false when the new name is taken (reported to `onDuplicate` under `newName`). */
-export function putGroup(store: ListsStore, put: GroupPut, onDuplicate: OnDuplicate): boolean {
+export function putGroup(store: ListsDb, put: GroupPut, onDuplicate: OnDuplicate): boolean {
   return writeLists(store, ["group"], (db) => {
     const done = eachUnique([put.newName], onDuplicate, () => {
       const enabled = put.enabled ? 1 : 0;
@@ -64,7 +64,7 @@ export function putGroup(store: ListsStore, put: GroupPut, onDuplicate: OnDuplic
 }
 
 /** Deletes groups by name in one transaction (their links go with them); returns how many existed. */
-export function deleteGroups(store: ListsStore, names: readonly string[]): number {
+export function deleteGroups(store: ListsDb, names: readonly string[]): number {
   return writeLists(store, ["group"], (db) => {
     const del = db.query(`DELETE FROM "group" WHERE name = ?`);
     return names.reduce((sum, name) => sum + del.run(name).changes, 0);

@@ -4,8 +4,9 @@
 import type { Database } from "bun:sqlite";
 import type { EventBus, ListTable } from "../core/events.ts";
 
-/** What a write needs: the live gravity.db and the bus to announce the change on (the Runtime fits). */
-export interface ListsStore {
+/** What a write needs: the live gravity.db and the bus to announce the change on (the Runtime fits); the
+ * services outside this folder hold the owner object made of both (`owner.ts`'s `ListsStore`) instead. */
+export interface ListsDb {
   gravityDb: Database;
   events: EventBus;
 }
@@ -26,7 +27,7 @@ export type OnDuplicate = (item: string, error: unknown) => void;
 const isUniqueViolation = (e: unknown) => e instanceof Error && /UNIQUE constraint failed/.test(e.message);
 
 /** Runs `fn` in one transaction and announces the change after the commit (not after a rollback). */
-export function writeLists<T>(store: ListsStore, tables: ListTable[], fn: (db: Database) => T): T {
+export function writeLists<T>(store: ListsDb, tables: ListTable[], fn: (db: Database) => T): T {
   const db = store.gravityDb;
   const result = db.transaction(() => fn(db))();
   announceLists(store, tables);
@@ -34,7 +35,7 @@ export function writeLists<T>(store: ListsStore, tables: ListTable[], fn: (db: D
 }
 
 /** Announces a change committed elsewhere (another connection, another thread) to these tables. */
-export function announceLists(store: Pick<ListsStore, "events">, tables: ListTable[]): void {
+export function announceLists(store: Pick<ListsDb, "events">, tables: ListTable[]): void {
   void store.events.emit("lists-changed", { tables });
 }
 

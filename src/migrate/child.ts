@@ -4,7 +4,7 @@
 // line; the server then takes in the settings file, announces the lists and the leases.
 import { open, rm, stat, writeFile } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { moatCommand } from "../core/self-command.ts";
+import { runSelf } from "../core/self-command.ts";
 import { scratchFile } from "../teleporter/export.ts";
 import type { Applied } from "./apply.ts";
 import { MIGRATE_REPLY_ENV, type MigrateChildReply } from "./cli.ts";
@@ -60,22 +60,11 @@ async function inChild(paths: { dataDir: string; configFile: string }, req: Chil
   try {
     if (bytes) await writeFile(file, bytes, { mode: 0o600 });
     const flags = [...(req.mode ? [`--${req.mode}`] : []), ...(req.dryRun ? ["--dry-run"] : [])];
-    const child = Bun.spawn(
-      [...moatCommand(), "migrate", kind, file, ...flags, "--data-dir", paths.dataDir, "--config", paths.configFile],
-      {
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-        env: { ...(process.env as Record<string, string>), [MIGRATE_REPLY_ENV]: "json" },
-      },
+    const { out, err, code } = await runSelf(
+      ["migrate", kind, file, ...flags, "--data-dir", paths.dataDir, "--config", paths.configFile],
+      { [MIGRATE_REPLY_ENV]: "json" },
+      CHILD_TIMEOUT_MS,
     );
-    const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_TIMEOUT_MS);
-    const [out, err, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    clearTimeout(timer);
     let reply: MigrateChildReply | undefined;
     try {
       reply = JSON.parse(out.trim().split("\n").pop() ?? "") as MigrateChildReply;

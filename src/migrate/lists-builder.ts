@@ -4,6 +4,13 @@
 
 type Row = Record<string, unknown>;
 export type DomainType = 0 | 1 | 2 | 3; // allow exact, deny exact, allow regex, deny regex (Pi-hole's numbers)
+/** What a source says of a domain or list entry besides its own fields; `id`: the source's, kept. */
+interface EntryOptions {
+  enabled?: boolean;
+  comment?: string | null;
+  groups?: readonly number[];
+  id?: number;
+}
 
 export class ListsBuilder {
   readonly map: Record<string, unknown> = {};
@@ -41,34 +48,29 @@ export class ListsBuilder {
     return r.id;
   }
 
-  domain(
-    type: DomainType,
-    domain: string,
-    o: { enabled?: boolean; comment?: string | null; groups?: readonly number[]; id?: number } = {},
-  ): boolean {
-    const r = this.row(
-      "domainlist",
-      `${type}|${domain}`,
-      { type, domain, enabled: o.enabled === false ? 0 : 1, comment: o.comment ?? null },
-      o.id,
-    );
-    if (r.fresh) this.link("domainlist", r.id, o.groups);
-    return r.fresh;
+  domain(type: DomainType, domain: string, o: EntryOptions = {}): boolean {
+    return this.entry("domainlist", `${type}|${domain}`, { type, domain }, o);
   }
 
   /** type 0: a block list, 1: an allow list */
-  adlist(
-    address: string,
-    type: 0 | 1,
-    o: { enabled?: boolean; comment?: string | null; groups?: readonly number[]; id?: number } = {},
+  adlist(address: string, type: 0 | 1, o: EntryOptions = {}): boolean {
+    return this.entry("adlist", `${type}|${address}`, { address, type }, o);
+  }
+
+  /** A domain or a list entry, linked to its groups when it is new. */
+  private entry(
+    table: "domainlist" | "adlist",
+    natural: string,
+    own: Record<string, string | number>,
+    o: EntryOptions,
   ): boolean {
     const r = this.row(
-      "adlist",
-      `${type}|${address}`,
-      { address, type, enabled: o.enabled === false ? 0 : 1, comment: o.comment ?? null },
+      table,
+      natural,
+      { ...own, enabled: o.enabled === false ? 0 : 1, comment: o.comment ?? null },
       o.id,
     );
-    if (r.fresh) this.link("adlist", r.id, o.groups);
+    if (r.fresh) this.link(table, r.id, o.groups);
     return r.fresh;
   }
 

@@ -22,6 +22,8 @@ function keyValues(text: string): Map<string, string> {
   return out;
 }
 
+const same = (v: string) => v;
+const upper = (v: string) => v.toUpperCase();
 const bool = (v: string) => v.toLowerCase() === "true" || v === "1" || v.toLowerCase() === "yes";
 
 /** setupVars.conf key -> [setting, how its value becomes the setting's] */
@@ -35,18 +37,18 @@ const SETUPVARS: Record<string, [string, (v: string) => unknown]> = {
     "dns.listeningMode",
     (v) => (v === "single" ? "SINGLE" : v === "bind" ? "BIND" : v === "all" ? "ALL" : "LOCAL"),
   ],
-  PIHOLE_INTERFACE: ["dns.interface", (v) => v],
-  PIHOLE_DOMAIN: ["dns.domain.name", (v) => v],
+  PIHOLE_INTERFACE: ["dns.interface", same],
+  PIHOLE_DOMAIN: ["dns.domain.name", same],
   DHCP_ACTIVE: ["dhcp.active", bool],
-  DHCP_START: ["dhcp.start", (v) => v],
-  DHCP_END: ["dhcp.end", (v) => v],
-  DHCP_ROUTER: ["dhcp.router", (v) => v],
+  DHCP_START: ["dhcp.start", same],
+  DHCP_END: ["dhcp.end", same],
+  DHCP_ROUTER: ["dhcp.router", same],
   // hours in v5; 0 meant infinite
   DHCP_LEASETIME: ["dhcp.leaseTime", (v) => (v === "0" ? "infinite" : `${v}h`)],
   DHCP_IPv6: ["dhcp.ipv6", bool],
   DHCP_rapid_commit: ["dhcp.rapidCommit", bool],
-  WEBPASSWORD: ["webserver.api.pwhash", (v) => v],
-  WEBTHEME: ["webserver.interface.theme", (v) => v],
+  WEBPASSWORD: ["webserver.api.pwhash", same],
+  WEBTHEME: ["webserver.interface.theme", same],
   WEBUIBOXEDLAYOUT: ["webserver.interface.boxed", (v) => v === "boxed"],
 };
 /** setupVars.conf keys that describe the old machine or installer, not a setting to carry */
@@ -125,24 +127,24 @@ const FTLCONF: Record<string, [string, (v: string) => unknown]> = {
   MAXDBDAYS: ["database.maxDBdays", Number],
   DBINTERVAL: ["database.DBinterval", (v) => Math.round(Number(v) * 60)],
   DBIMPORT: ["database.DBimport", bool],
-  LOCAL_IPV4: ["dns.reply.host.IPv4", (v) => v],
-  LOCAL_IPV6: ["dns.reply.host.IPv6", (v) => v],
-  BLOCK_IPV4: ["dns.reply.blocking.IPv4", (v) => v],
-  BLOCK_IPV6: ["dns.reply.blocking.IPv6", (v) => v],
+  LOCAL_IPV4: ["dns.reply.host.IPv4", same],
+  LOCAL_IPV6: ["dns.reply.host.IPv6", same],
+  BLOCK_IPV4: ["dns.reply.blocking.IPv4", same],
+  BLOCK_IPV6: ["dns.reply.blocking.IPv6", same],
   CNAME_DEEP_INSPECT: ["dns.CNAMEdeepInspect", bool],
   BLOCK_ESNI: ["dns.blockESNI", bool],
   EDNS0_ECS: ["dns.EDNS0ECS", bool],
   IGNORE_LOCALHOST: ["dns.ignoreLocalhost", bool],
   SHOW_DNSSEC: ["dns.showDNSSEC", bool],
   ANALYZE_ONLY_A_AND_AAAA: ["dns.analyzeOnlyAandAAAA", bool],
-  PIHOLE_PTR: ["dns.piholePTR", (v) => v.toUpperCase()],
-  REPLY_WHEN_BUSY: ["dns.replyWhenBusy", (v) => v.toUpperCase()],
+  PIHOLE_PTR: ["dns.piholePTR", upper],
+  REPLY_WHEN_BUSY: ["dns.replyWhenBusy", upper],
   BLOCK_TTL: ["dns.blockTTL", Number],
   MOZILLA_CANARY: ["dns.specialDomains.mozillaCanary", bool],
   BLOCK_ICLOUD_PR: ["dns.specialDomains.iCloudPrivateRelay", bool],
   RESOLVE_IPV4: ["resolver.resolveIPv4", bool],
   RESOLVE_IPV6: ["resolver.resolveIPv6", bool],
-  REFRESH_HOSTNAMES: ["resolver.refreshNames", (v) => v.toUpperCase()],
+  REFRESH_HOSTNAMES: ["resolver.refreshNames", upper],
   PARSE_ARP_CACHE: ["database.network.parseARPcache", bool],
   MAXNETAGE: ["database.network.expire", Number],
 };

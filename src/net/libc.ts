@@ -137,14 +137,18 @@ export function sendTo(fd: number, data: Uint8Array, addr: number, port: number)
   return Number(c().sendto(fd, ptr(data), data.length, 0, ptr(sa), sa.length)) === data.length;
 }
 
+/** One datagram if one is waiting (never blocks): its length and the sender's sockaddr (`size` bytes: 16 for IPv4, 28 for IPv6). */
+export function recvWithSender(fd: number, buf: Uint8Array, size: number): { length: number; sender: DataView } | null {
+  const sa = new Uint8Array(size);
+  const len = new Uint32Array([size]);
+  const n = Number(c().recvfrom(fd, ptr(buf), buf.length, MSG_DONTWAIT, ptr(sa), ptr(len)));
+  return n < 0 ? null : { length: n, sender: new DataView(sa.buffer) };
+}
+
 /** One datagram if one is waiting (never blocks), with the sender's IPv4 address and port. */
 export function recvFrom(fd: number, buf: Uint8Array): { length: number; addr: number; port: number } | null {
-  const sa = new Uint8Array(16);
-  const len = new Uint32Array([16]);
-  const n = Number(c().recvfrom(fd, ptr(buf), buf.length, MSG_DONTWAIT, ptr(sa), ptr(len)));
-  if (n < 0) return null;
-  const v = new DataView(sa.buffer);
-  return { length: n, addr: v.getUint32(4, false), port: v.getUint16(2, false) };
+  const r = recvWithSender(fd, buf, 16);
+  return r && { length: r.length, addr: r.sender.getUint32(4, false), port: r.sender.getUint16(2, false) };
 }
 
 /** Waits up to timeoutMs for any of the fds to be readable; returns the readable ones. */

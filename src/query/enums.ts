@@ -1,46 +1,35 @@
 // The enums of the query records, as Pi-hole FTL numbers them: the position in each list is the value stored
 // in the database, the string is what the API shows. One source for DNS, statistics and the API.
 
-export const QUERY_STATUS = [
-  "UNKNOWN",
-  "GRAVITY",
-  "FORWARDED",
-  "CACHE",
-  "REGEX",
-  "DENYLIST",
-  "EXTERNAL_BLOCKED_IP",
-  "EXTERNAL_BLOCKED_NULL",
-  "EXTERNAL_BLOCKED_NXRA",
-  "GRAVITY_CNAME",
-  "REGEX_CNAME",
-  "DENYLIST_CNAME",
-  "RETRIED",
-  "RETRIED_DNSSEC",
-  "IN_PROGRESS",
-  "DBBUSY",
-  "SPECIAL_DOMAIN",
-  "CACHE_STALE",
-  "EXTERNAL_BLOCKED_EDE15",
-] as const;
-type QueryStatus = (typeof QUERY_STATUS)[number];
+/** Each status in FTL's order, and whether the statistics count it as blocked. */
+const STATUS_BLOCKED = {
+  UNKNOWN: false,
+  GRAVITY: true,
+  FORWARDED: false,
+  CACHE: false,
+  REGEX: true,
+  DENYLIST: true,
+  EXTERNAL_BLOCKED_IP: true,
+  EXTERNAL_BLOCKED_NULL: true,
+  EXTERNAL_BLOCKED_NXRA: true,
+  GRAVITY_CNAME: true,
+  REGEX_CNAME: true,
+  DENYLIST_CNAME: true,
+  RETRIED: false,
+  RETRIED_DNSSEC: false,
+  IN_PROGRESS: false,
+  DBBUSY: true,
+  SPECIAL_DOMAIN: true,
+  CACHE_STALE: false,
+  EXTERNAL_BLOCKED_EDE15: true,
+};
+type QueryStatus = keyof typeof STATUS_BLOCKED;
+export const QUERY_STATUS = Object.keys(STATUS_BLOCKED) as readonly QueryStatus[];
 export const Status = Object.fromEntries(QUERY_STATUS.map((s, i) => [s, i])) as { readonly [K in QueryStatus]: number };
 
 /** Statuses that count as blocked in the statistics. */
 export const BLOCKED_STATUSES: ReadonlySet<number> = new Set(
-  [
-    "GRAVITY",
-    "REGEX",
-    "DENYLIST",
-    "EXTERNAL_BLOCKED_IP",
-    "EXTERNAL_BLOCKED_NULL",
-    "EXTERNAL_BLOCKED_NXRA",
-    "GRAVITY_CNAME",
-    "REGEX_CNAME",
-    "DENYLIST_CNAME",
-    "DBBUSY",
-    "SPECIAL_DOMAIN",
-    "EXTERNAL_BLOCKED_EDE15",
-  ].map((s) => Status[s as QueryStatus]),
+  QUERY_STATUS.filter((s) => STATUS_BLOCKED[s]).map((s) => Status[s]),
 );
 
 export const REPLY_TYPE = [

@@ -42,6 +42,27 @@ function dosDateTime(d: Date): { time: number; date: number } {
   };
 }
 
+/**
+ * The fields a local header and its central directory entry share, from `at` (APPNOTE.TXT 4.3.7 and 4.3.12):
+ * the version needed (2.0), the flags (UTF-8 names), the method, time, date, CRC, sizes and the name's length.
+ */
+function sharedFields(
+  v: DataView,
+  at: number,
+  f: { method: number; time: number; date: number; crc: number; size: number; length: number },
+  nameLength: number,
+): void {
+  v.setUint16(at, 20, true);
+  v.setUint16(at + 2, 0x0800, true);
+  v.setUint16(at + 4, f.method, true);
+  v.setUint16(at + 6, f.time, true);
+  v.setUint16(at + 8, f.date, true);
+  v.setUint32(at + 10, f.crc, true);
+  v.setUint32(at + 14, f.size, true);
+  v.setUint32(at + 18, f.length, true);
+  v.setUint16(at + 22, nameLength, true);
+}
+
 export function writeZip(entries: readonly ZipEntry[], now = new Date()): Uint8Array {
   const { time, date } = dosDateTime(now);
   const locals: Uint8Array[] = [];
@@ -56,29 +77,14 @@ export function writeZip(entries: readonly ZipEntry[], now = new Date()): Uint8A
     const local = new Uint8Array(30 + name.byteLength);
     const lv = new DataView(local.buffer);
     lv.setUint32(0, SIG_LOCAL, true);
-    lv.setUint16(4, 20, true);
-    lv.setUint16(6, 0x0800, true); // UTF-8 names
-    lv.setUint16(8, stored ? 0 : 8, true);
-    lv.setUint16(10, time, true);
-    lv.setUint16(12, date, true);
-    lv.setUint32(14, crc, true);
-    lv.setUint32(18, body.byteLength, true);
-    lv.setUint32(22, e.data.byteLength, true);
-    lv.setUint16(26, name.byteLength, true);
+    const shared = { method: stored ? 0 : 8, time, date, crc, size: body.byteLength, length: e.data.byteLength };
+    sharedFields(lv, 4, shared, name.byteLength);
     local.set(name, 30);
     const central = new Uint8Array(46 + name.byteLength);
     const cv = new DataView(central.buffer);
     cv.setUint32(0, SIG_CENTRAL, true);
     cv.setUint16(4, 0x0314, true); // made by: Unix, 2.0
-    cv.setUint16(6, 20, true);
-    cv.setUint16(8, 0x0800, true);
-    cv.setUint16(10, stored ? 0 : 8, true);
-    cv.setUint16(12, time, true);
-    cv.setUint16(14, date, true);
-    cv.setUint32(16, crc, true);
-    cv.setUint32(20, body.byteLength, true);
-    cv.setUint32(24, e.data.byteLength, true);
-    cv.setUint16(28, name.byteLength, true);
+    sharedFields(cv, 6, shared, name.byteLength);
     cv.setUint32(38, (0o100644 << 16) >>> 0, true); // regular file, rw-r--r--
     cv.setUint32(42, offset, true);
     central.set(name, 46);

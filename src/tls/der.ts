@@ -1,5 +1,7 @@
 // Just enough DER (ITU-T X.690) to write an X.509 certificate: lengths, the universal types a
 // certificate uses, and context tags. Every function returns the complete encoded element.
+import { concatBytes as join } from "../net/bytes.ts";
+
 export type Der = Uint8Array;
 
 function length(n: number): number[] {
@@ -15,16 +17,6 @@ export function tlv(tag: number, body: Uint8Array): Der {
   out[0] = tag;
   out.set(len, 1);
   out.set(body, 1 + len.length);
-  return out;
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
   return out;
 }
 

@@ -3,8 +3,7 @@
 // as `moat migrate` does (src/migrate/), in a child process;
 // dryRun=true returns the report without changing anything. Gated as the Teleporter's restore is.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
-import { announceLists } from "../../lists/store.ts";
+import type { ApiDeps } from "../deps.ts";
 import { migrateInChild } from "../../migrate/child.ts";
 import { MigrateError, MigrationReport } from "../../migrate/report.ts";
 import { MAX_SOURCE } from "../../migrate/source.ts";
@@ -37,7 +36,7 @@ const Form = t.Object(
   { additionalProperties: true },
 );
 
-export function migrateRoutes(rt: Runtime) {
+export function migrateRoutes(rt: Pick<ApiDeps, "config" | "paths" | "log" | "events" | "lists">) {
   return new Elysia({ name: "action-migrate" }).post(
     "/action/migrate",
     async ({ body, request }) => {
@@ -61,7 +60,7 @@ export function migrateRoutes(rt: Runtime) {
           const c = rt.config.reload();
           if (!c.ok) rt.log("warn", `migrate: the migrated settings were not taken in: ${c.problem.message}`);
         }
-        if (r.tables.length) announceLists(rt, r.tables);
+        if (r.tables.length) rt.lists.announce(r.tables);
         if (r.leasesChanged) rt.events.emit("dhcp-leases-changed", { reason: "migrate" });
         rt.log("info", `migrate: carried ${r.report.source}: ${r.report.carried.join(", ")}`);
         for (const n of r.report.notCarried) rt.log("warn", `migrate: not carried: ${n.item}: ${n.why}`);

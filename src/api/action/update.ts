@@ -6,7 +6,7 @@
 // The reboot that starts the installed version is asked of src/update (reboot.ts), which leaves the request
 // for the image's root-owned moat-reboot.path unit; it is also gated by webserver.api.allow_destructive.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { streamedResponse } from "../../http/adapter.ts";
 import {
   beginUpdate,
@@ -70,7 +70,7 @@ const RebootReply = t.Object({
   tryboot: t.Boolean({ description: "the next boot is the firmware's one-time trial of a new version" }),
 });
 
-export function updateRoutes(rt: Pick<Runtime, "config" | "paths" | "log" | "version">) {
+export function updateRoutes(rt: Pick<Context, "config" | "paths" | "log" | "version">) {
   const ctx = (): UpdateContext => updateContext(rt.config.current, rt.paths.dataDir);
   const refused = (e: unknown) => {
     if (e instanceof UpdateRefused) return Errors.badRequest("Update refused", e.message);

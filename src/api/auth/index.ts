@@ -1,7 +1,7 @@
 // Session authentication over HTTP (README "Authentication"): how a request proves it holds a
 // session (sid.ts's channels, the CSRF header, the client address), the session cookie, and the
 // API's replies for refused logins. Who may log in and the sessions themselves: src/auth/.
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import type { Auth } from "../../auth/auth.ts";
 import type { NewSession, Session } from "../../auth/sessions.ts";
 import type { TotpRefusal } from "../../auth/totp-guard.ts";
@@ -30,7 +30,7 @@ type CheckResult = { session: Session } | { reason: string };
 
 export class AuthService implements Authenticator {
   constructor(
-    private readonly rt: Runtime,
+    private readonly rt: Context,
     readonly auth: Auth,
   ) {}
 
@@ -94,6 +94,6 @@ export class AuthService implements Authenticator {
   }
 }
 
-export function createAuth(rt: Runtime & { auth: Auth }): AuthService {
+export function createAuth(rt: Context & { auth: Auth }): AuthService {
   return new AuthService(rt, rt.auth);
 }

@@ -2,7 +2,7 @@
 // test/api/auth.test.ts), the session list, and the TOTP and app-password generators.
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import type { Authenticator } from "../core/auth-hook.ts";
 import { errorResponse } from "../core/error-reply.ts";
 import { ErrorReply, Errors } from "../core/errors.ts";
@@ -62,7 +62,19 @@ const LOGIN_MESSAGE: Record<LoginKind, string> = {
   cli: "password correct",
 };
 
-export function authRoutes(rt: Runtime, authenticator: Authenticator) {
+/** The reply of the reference's examples for a valid session. */
+const sessionExample = (message: string) => ({
+  session: {
+    valid: true,
+    totp: false,
+    sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=",
+    csrf: "Ux87YTIiMOf/GKCefVIOMw=",
+    validity: 1800,
+    message,
+  },
+});
+
+export function authRoutes(rt: Context, authenticator: Authenticator) {
   if (!(authenticator instanceof AuthService)) throw new Error("authRoutes needs the AuthService from createAuth()");
   const http = authenticator;
   const auth = http.auth;
@@ -122,16 +134,7 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
                 summary: "with a session",
                 session: true,
                 status: 200,
-                response: {
-                  session: {
-                    valid: true,
-                    totp: false,
-                    sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=",
-                    csrf: "Ux87YTIiMOf/GKCefVIOMw=",
-                    validity: 1800,
-                    message: "correct password",
-                  },
-                },
+                response: sessionExample("correct password"),
               },
               {
                 summary: "without a session",
@@ -231,16 +234,7 @@ export function authRoutes(rt: Runtime, authenticator: Authenticator) {
                 summary: "log in",
                 body: { password: "correct horse battery staple" },
                 status: 200,
-                response: {
-                  session: {
-                    valid: true,
-                    totp: false,
-                    sid: "vFA+EP4MQ5JJvJg+3Q2Jnw=",
-                    csrf: "Ux87YTIiMOf/GKCefVIOMw=",
-                    validity: 1800,
-                    message: "password correct",
-                  },
-                },
+                response: sessionExample("password correct"),
               },
               {
                 summary: "wrong password",

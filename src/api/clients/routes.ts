@@ -16,7 +16,6 @@ import {
 } from "../lists/common.ts";
 import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateClients } from "../lists/input.ts";
-import { addClients, deleteClients, putClient } from "../../lists/clients.ts";
 
 const MAC = /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i;
 
@@ -104,17 +103,14 @@ export function clientRoutes(rt: ApiDeps) {
         detail: { tags, summary: "Devices seen on the network that are not configured as clients" },
       },
     )
-    .get("/clients", get, {
-      response: ClientsList,
-      detail: piholeParams("/{client}", { tags, summary: "All clients" }),
-    })
-    .get("/clients/*", get, {
-      response: ClientsList,
-      detail: piholeParams("/{client}", {
+    .use(
+      resource.getRoutes("clients", get, ClientsList, {
         tags,
-        summary: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)",
+        path: "/{client}",
+        every: "All clients",
+        some: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)",
       }),
-    })
+    )
     .post(
       "/clients",
       ({ request, body }) => {
@@ -126,7 +122,7 @@ export function clientRoutes(rt: ApiDeps) {
           request,
           items,
           true,
-          (onDup) => addClients(rt, items, commentOf(body), body.groups, onDup),
+          (onDup) => rt.lists.addClients(items, commentOf(body), body.groups, onDup),
           (last, processed) => ({ clients: list(rt, last), processed }),
           (last) => `/api/clients/${last}`,
         );
@@ -149,7 +145,7 @@ export function clientRoutes(rt: ApiDeps) {
         rejectWhitespace([item]);
         validateClients([item]);
         const processed = newProcessed();
-        listsWrite(request, () => putClient(rt, item, commentOf(body), body.groups));
+        listsWrite(request, () => rt.lists.putClient(item, commentOf(body), body.groups));
         processed.success.push({ item });
         return { clients: list(rt, item), processed };
       },
@@ -163,7 +159,7 @@ export function clientRoutes(rt: ApiDeps) {
       "/clients/*",
       ({ request }) => {
         const item = resource.itemInUri(pathParts(request, "clients", 0).item);
-        return resource.deleted(request, deleteClients(rt, [item]));
+        return resource.deleted(request, rt.lists.deleteClients([item]));
       },
       { detail: piholeParams("/{client}", { tags, summary: "Delete a client (204; 404 when absent)" }) },
     )
@@ -171,13 +167,7 @@ export function clientRoutes(rt: ApiDeps) {
       "/clients:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        return resource.deleted(
-          request,
-          deleteClients(
-            rt,
-            items.map((b) => b.item),
-          ),
-        );
+        return resource.deleted(request, rt.lists.deleteClients(items.map((b) => b.item)));
       },
       resource.batchDeleteOptions(tags, "Delete several clients", '[{"item":"<client>"}]'),
     );

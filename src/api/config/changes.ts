@@ -1,6 +1,6 @@
 // Turning API input into ConfigStore changes, and who may make them at all.
 import { LEAVES, coerce, getIn, isLeaf, schema, type ConfigStore } from "../../config/index.ts";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { requestState } from "../core/request-state.ts";
 import { MASK, isWriteOnly } from "./view.ts";
@@ -74,7 +74,7 @@ function editDistance(a: string, b: string, limit: number): number {
 }
 
 /** Applies changes all or nothing, mapping the store's problem to Pi-hole's 400 bad_request. */
-export function applyChanges(rt: Runtime, changes: Change[]): string[] {
+export function applyChanges(rt: Context, changes: Change[]): string[] {
   if (changes.length === 0) return [];
   const r = rt.config.update(changes);
   if (!r.ok) throw Errors.badRequest(r.problem.message, r.problem.hint);
@@ -97,7 +97,7 @@ function sessionFlags(request: Request): SessionFlags {
  * import): app sessions only with app_sudo, CLI sessions never (as in Pi-hole), and nobody
  * while misc.readOnly is set.
  */
-export function assertMayChangeConfig(rt: Pick<Runtime, "config">, request: Request): void {
+export function assertMayChangeConfig(rt: Pick<Context, "config">, request: Request): void {
   const s = sessionFlags(request);
   if (s.app && !rt.config.current.webserver.api.app_sudo)
     throw Errors.forbidden(

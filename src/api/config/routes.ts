@@ -5,7 +5,7 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import { getIn, isLeaf, type AnyLeaf } from "../../config/index.ts";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { applyChanges, assertMayChangeConfig, changesFromTree, pathSegments } from "./changes.ts";
 import { DNS_SERVERS, TOPICS, configTree, isKnownPath, nodeAt } from "./view.ts";
@@ -30,7 +30,7 @@ const ConfigReply = t.Object({ config: t.Record(t.String(), t.Unknown()) }, { ad
 
 const truthy = (s: string | undefined) => s !== undefined && ["true", "yes", "1", "on"].includes(s.toLowerCase());
 
-function reply(rt: Runtime, segments: string[], detailed: boolean): { config: Record<string, unknown> } {
+function reply(rt: Context, segments: string[], detailed: boolean): { config: Record<string, unknown> } {
   const out: { config: Record<string, unknown> } = { config: configTree(rt.config, segments, detailed) };
   if (detailed) Object.assign(out, { topics: TOPICS, dns_servers: DNS_SERVERS });
   return out;
@@ -60,14 +60,14 @@ function arrayItem(
   return { path: segments.join("."), segments, leaf: node, item };
 }
 
-function patchConfig(rt: Runtime, request: Request, config: unknown, segments: string[]) {
+function patchConfig(rt: Context, request: Request, config: unknown, segments: string[]) {
   assertMayChangeConfig(rt, request);
   if (!isObject(config)) throw noConfig();
   applyChanges(rt, changesFromTree(rt.config, config));
   return reply(rt, isKnownPath(segments) ? segments : [], false);
 }
 
-export function configRoutes(rt: Runtime) {
+export function configRoutes(rt: Context) {
   return (
     new Elysia({ name: "config" })
       .get("/config", ({ query }) => reply(rt, [], truthy(query.detailed)), {

@@ -1,7 +1,7 @@
 // GET/POST /api/dns/blocking. Moat's reply field is a boolean; with webserver.api.piholeCompat
 // it is Pi-hole's string enum (docs/pihole-differences.md).
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 
 const BlockingReply = t.Object({
   blocking: t.Union(
@@ -27,7 +27,7 @@ const BlockingBody = t.Object({
   ),
 });
 
-function state(rt: Runtime) {
+function state(rt: Context) {
   const b = rt.blocking;
   const compat = rt.config.current.webserver.api.piholeCompat;
   // never "failure": the API answers only while DNS runs (src/services.ts starts it first and stops it last)
@@ -36,7 +36,7 @@ function state(rt: Runtime) {
   return { blocking, timer: remaining === null ? null : Math.round(remaining * 10) / 10 };
 }
 
-export function blockingRoutes(rt: Runtime) {
+export function blockingRoutes(rt: Context) {
   return new Elysia({ name: "dns-blocking" })
     .get("/dns/blocking", () => state(rt), {
       response: BlockingReply,

@@ -3,7 +3,7 @@
 import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
 import { Errors } from "../core/errors.ts";
 import {
@@ -22,12 +22,9 @@ import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 import { matchesEverything, normaliseExact, unicodeOf, validateRegex } from "./validate.ts";
 import {
-  addDomains,
-  deleteDomains,
   domainKindName,
   domainTypeCode as typeCode,
   domainTypeName,
-  putDomain,
   type DomainKind as DKind,
   type DomainRow,
   type DomainType as DType,
@@ -70,16 +67,11 @@ export function domainEntry(r: DomainRow, groups: Map<number, number[]>) {
     unicode: unicodeOf(r.domain),
     type: domainTypeName(r.type),
     kind: domainKindName(r.type),
-    comment: r.comment,
-    groups: groups.get(r.id) ?? [],
-    enabled: r.enabled === 1,
-    id: r.id,
-    date_added: r.date_added,
-    date_modified: r.date_modified,
+    ...resource.linkedFields(r, groups),
   };
 }
 
-function normaliseAll(rt: Runtime, items: string[], kind: DKind): string[] {
+function normaliseAll(rt: Context, items: string[], kind: DKind): string[] {
   // a literal space cannot be part of a name a query asks for: a regex with one (a wildcard typed as
   // `exa mple.com`) would never match, so it is refused like a domain with one
   rejectWhitespace(items);
@@ -91,7 +83,7 @@ function normaliseAll(rt: Runtime, items: string[], kind: DKind): string[] {
 }
 
 /** The warnings of the entries written (a regex matching every domain), logged and, outside compat mode, replied. */
-function warningsOf(rt: Runtime, tg: { type: DType; kind: DKind }, processed: Processed): { warnings?: string[] } {
+function warningsOf(rt: Context, tg: { type: DType; kind: DKind }, processed: Processed): { warnings?: string[] } {
   if (tg.kind !== "regex") return {};
   const warnings = processed.success
     .map(({ item }) => matchesEverything(item, tg.type))
@@ -157,17 +149,14 @@ export function domainRoutes(rt: ApiDeps) {
   };
 
   return new Elysia({ name: "domains" })
-    .get("/domains", get, {
-      response: DomainsList,
-      detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "All domain entries" }),
-    })
-    .get("/domains/*", get, {
-      response: DomainsList,
-      detail: piholeParams("/{type}/{kind}/{domain}", {
+    .use(
+      resource.getRoutes("domains", get, DomainsList, {
         tags,
-        summary: "Domain entries of a list (/allow, /deny/regex, …), or one entry",
+        path: "/{type}/{kind}/{domain}",
+        every: "All domain entries",
+        some: "Domain entries of a list (/allow, /deny/regex, …), or one entry",
       }),
-    })
+    )
     .post(
       "/domains/*",
       ({ request, body }) => {
@@ -188,7 +177,7 @@ export function domainRoutes(rt: ApiDeps) {
           request,
           items,
           enabled,
-          (onDup) => addDomains(rt, add, onDup),
+          (onDup) => rt.lists.addDomains(add, onDup),
           (last, processed) => reply(tg, last, processed),
           (last) => `/api/domains/${tg.type}/${tg.kind}/${last}`,
         );
@@ -247,7 +236,7 @@ export function domainRoutes(rt: ApiDeps) {
           comment: commentOf(body),
           groups: body.groups,
         };
-        if (listsWrite(request, () => putDomain(rt, put, onDuplicate(rt, processed, enabled))))
+        if (listsWrite(request, () => rt.lists.putDomain(put, onDuplicate(rt, processed, enabled))))
           processed.success.push({ item: item! });
         return reply(tg, item!, processed);
       },
@@ -266,7 +255,7 @@ export function domainRoutes(rt: ApiDeps) {
         const tg = target(request);
         if (!writable(tg)) throw resource.uriError("Invalid request: Specify list to modify more precisely");
         const item = resource.itemInUri(tg.item);
-        return resource.deleted(request, deleteDomains(rt, [{ domain: item, code: typeCode(tg.type, tg.kind) }]));
+        return resource.deleted(request, rt.lists.deleteDomains([{ domain: item, code: typeCode(tg.type, tg.kind) }]));
       },
       { detail: piholeParams("/{type}/{kind}/{domain}", { tags, summary: "Delete an entry (204; 404 when absent)" }) },
     )
@@ -281,8 +270,7 @@ export function domainRoutes(rt: ApiDeps) {
             );
         return resource.deleted(
           request,
-          deleteDomains(
-            rt,
+          rt.lists.deleteDomains(
             items.map((b) => ({ domain: b.item, code: typeCode(b.type as DType, b.kind as DKind) })),
           ),
         );

@@ -5,11 +5,11 @@ import { Elysia, t } from "elysia";
 import { SERVICES } from "../../policies/services/catalogue.ts";
 import { serviceById } from "../../policies/services/rules.ts";
 import { SAFE_SEARCH_ENGINES, safeSearchEngine } from "../../policies/safesearch/engines.ts";
-import { pauseClient, resumeClient, setGroupSafeSearch, setGroupServices } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
+import { groupReads, groupToWrite } from "./group-path.ts";
 import { listsWrite, pathParts } from "../lists/common.ts";
 import { MAX_LEN, checkLength, validateClients } from "../lists/input.ts";
 
@@ -89,36 +89,20 @@ export function familyRoutes(rt: ApiDeps) {
         detail: moatOnly(documented({ tags, summary: "The catalogue of services a group can block" }, {})),
       },
     )
-    .get("/services/groups", () => ({ groups: groupsOf(rt, null) }), {
-      response: GroupsReply,
-      detail: moatOnly(documented({ tags, summary: "Every group's blocked services" }, {})),
-    })
-    .get(
-      "/services/groups/*",
-      ({ request }) => {
-        const { item } = pathParts(request, "services/groups", 0);
-        const groups = item === null ? [] : groupsOf(rt, item);
-        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return { groups };
-      },
-      {
-        response: GroupsReply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "One group's blocked services" }), {
-            responses: { 404: "No such group" },
-          }),
-        ),
-      },
+    .use(
+      groupReads("services/groups", (name) => groupsOf(rt, name), GroupsReply, {
+        tags,
+        every: "Every group's blocked services",
+        one: "One group's blocked services",
+      }),
     )
     .put(
       "/services/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "services/groups", 0);
-        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
-        checkLength(item, "name", MAX_LEN.name);
+        const item = groupToWrite(request, "services/groups");
         const unknown = body.services.filter((s) => !serviceById(s));
         if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
-        listsWrite(request, () => setGroupServices(rt, item, [...new Set(body.services)]));
+        listsWrite(request, () => rt.lists.setGroupServices(item, [...new Set(body.services)]));
         return { groups: groupsOf(rt, item) };
       },
       {
@@ -154,38 +138,22 @@ export function familyRoutes(rt: ApiDeps) {
         ),
       },
     )
-    .get("/safesearch/groups", () => ({ groups: safeGroupsOf(rt, null) }), {
-      response: SafeGroupsReply,
-      detail: moatOnly(documented({ tags, summary: "Every group's safe-search engines" }, {})),
-    })
-    .get(
-      "/safesearch/groups/*",
-      ({ request }) => {
-        const { item } = pathParts(request, "safesearch/groups", 0);
-        const groups = item === null ? [] : safeGroupsOf(rt, item);
-        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return { groups };
-      },
-      {
-        response: SafeGroupsReply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "One group's safe-search engines" }), {
-            responses: { 404: "No such group" },
-          }),
-        ),
-      },
+    .use(
+      groupReads("safesearch/groups", (name) => safeGroupsOf(rt, name), SafeGroupsReply, {
+        tags,
+        every: "Every group's safe-search engines",
+        one: "One group's safe-search engines",
+      }),
     )
     .put(
       "/safesearch/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "safesearch/groups", 0);
-        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
-        checkLength(item, "name", MAX_LEN.name);
+        const item = groupToWrite(request, "safesearch/groups");
         const unknown = body.engines.filter((e) => !safeSearchEngine(e));
         if (unknown.length) throw Errors.badRequest("Unknown safe-search engine", unknown.join(", "));
         if (body.engines.includes("youtube") && body.engines.includes("youtube-moderate"))
           throw Errors.badRequest("YouTube is either strict or moderate", "youtube, youtube-moderate");
-        listsWrite(request, () => setGroupSafeSearch(rt, item, [...new Set(body.engines)]));
+        listsWrite(request, () => rt.lists.setGroupSafeSearch(item, [...new Set(body.engines)]));
         return { groups: safeGroupsOf(rt, item) };
       },
       {
@@ -216,7 +184,7 @@ export function familyRoutes(rt: ApiDeps) {
         validateClients([item]);
         const minutes = body.minutes ?? null;
         const until = minutes === null ? null : nowSec() + Math.round(minutes * 60);
-        pauseClient(rt, item, until, nowSec());
+        rt.lists.pauseClient(item, until, nowSec());
         const warning = unknownClientWarning(rt, item);
         return { pauses: rt.lists.activePauses(nowSec()), ...(warning ? { warning } : {}) };
       },
@@ -245,7 +213,7 @@ export function familyRoutes(rt: ApiDeps) {
       "/pauses/*",
       ({ request }) => {
         const { item } = pathParts(request, "pauses", 0);
-        if (item === null || !resumeClient(rt, item)) throw Errors.notFound(new URL(request.url).pathname);
+        if (item === null || !rt.lists.resumeClient(item)) throw Errors.notFound(new URL(request.url).pathname);
         return undefined;
       },
       {

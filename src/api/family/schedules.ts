@@ -5,12 +5,11 @@ import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { serviceById } from "../../policies/services/rules.ts";
 import { windowProblem, type ScheduleWindow } from "../../policies/schedule/windows.ts";
-import { setGroupSchedule } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
-import { listsWrite, pathParts } from "../lists/common.ts";
-import { MAX_LEN, checkLength } from "../lists/input.ts";
+import { groupToWrite, oneGroup, oneGroupDoc } from "./group-path.ts";
+import { listsWrite } from "../lists/common.ts";
 
 const tags = ["Family controls"];
 
@@ -72,26 +71,18 @@ export function scheduleRoutes(rt: ApiDeps) {
     .get(
       "/schedules/groups/*",
       ({ request }) => {
-        const { item } = pathParts(request, "schedules/groups", 0);
-        const groups = item === null ? [] : groupsOf(rt, item);
-        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
+        const groups = oneGroup(request, "schedules/groups", (name) => groupsOf(rt, name));
         return { groups, timezone: timezone() };
       },
       {
         response: Reply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "One group's weekly schedule" }), {
-            responses: { 404: "No such group" },
-          }),
-        ),
+        detail: oneGroupDoc(tags, "One group's weekly schedule"),
       },
     )
     .put(
       "/schedules/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "schedules/groups", 0);
-        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
-        checkLength(item, "name", MAX_LEN.name);
+        const item = groupToWrite(request, "schedules/groups");
         for (const w of body.windows) {
           const p = windowProblem(w);
           if (p) throw Errors.badRequest(`Invalid window: ${p}`, w);
@@ -106,7 +97,7 @@ export function scheduleRoutes(rt: ApiDeps) {
         const s = empty
           ? null
           : { windows: body.windows, services: [...new Set(body.services)], lists, everything: body.everything };
-        listsWrite(request, () => setGroupSchedule(rt, item, s));
+        listsWrite(request, () => rt.lists.setGroupSchedule(item, s));
         return { groups: groupsOf(rt, item), timezone: timezone() };
       },
       {

@@ -5,12 +5,11 @@ import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { parseUpstreamSpec } from "../../config/upstream-syntax.ts";
 import { selfUpstreams } from "../../config/index.ts";
-import { setGroupUpstreams } from "../../lists/family.ts";
 import { Errors } from "../core/errors.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
-import { listsWrite, pathParts } from "../lists/common.ts";
-import { MAX_LEN, checkLength } from "../lists/input.ts";
+import { groupReads, groupToWrite } from "./group-path.ts";
+import { listsWrite } from "../lists/common.ts";
 
 const tags = ["Family controls"];
 const Reply = t.Object({
@@ -29,33 +28,17 @@ function groupsOf(rt: ApiDeps, name: string | null) {
 
 export function upstreamRoutes(rt: ApiDeps) {
   return new Elysia({ name: "group-upstreams" })
-    .get("/upstreams/groups", () => ({ groups: groupsOf(rt, null) }), {
-      response: Reply,
-      detail: moatOnly(documented({ tags, summary: "Every group's own upstreams" }, {})),
-    })
-    .get(
-      "/upstreams/groups/*",
-      ({ request }) => {
-        const { item } = pathParts(request, "upstreams/groups", 0);
-        const groups = item === null ? [] : groupsOf(rt, item);
-        if (groups.length === 0) throw Errors.notFound(new URL(request.url).pathname);
-        return { groups };
-      },
-      {
-        response: Reply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "One group's own upstreams" }), {
-            responses: { 404: "No such group" },
-          }),
-        ),
-      },
+    .use(
+      groupReads("upstreams/groups", (name) => groupsOf(rt, name), Reply, {
+        tags,
+        every: "Every group's own upstreams",
+        one: "One group's own upstreams",
+      }),
     )
     .put(
       "/upstreams/groups/*",
       ({ request, body }) => {
-        const { item } = pathParts(request, "upstreams/groups", 0);
-        if (item === null) throw Errors.badRequest("Invalid request: Specify the group in the URI");
-        checkLength(item, "name", MAX_LEN.name);
+        const item = groupToWrite(request, "upstreams/groups");
         for (const u of body.upstreams) {
           const p = parseUpstreamSpec(u);
           if (typeof p === "string") throw Errors.badRequest(`Invalid upstream: ${p}`, u);
@@ -63,7 +46,7 @@ export function upstreamRoutes(rt: ApiDeps) {
         const c = rt.config.current;
         const self = selfUpstreams(body.upstreams, { dns: c.dns.port, dot: c.dns.tls.port, web: c.webserver.port });
         if (self) throw Errors.badRequest("Invalid upstream: it is Moat itself", self);
-        listsWrite(request, () => setGroupUpstreams(rt, item, [...new Set(body.upstreams)]));
+        listsWrite(request, () => rt.lists.setGroupUpstreams(item, [...new Set(body.upstreams)]));
         return { groups: groupsOf(rt, item) };
       },
       {

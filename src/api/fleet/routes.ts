@@ -44,22 +44,24 @@ const FleetReply = t.Object({
   }),
 });
 
+/** The reply of a single node (fleet.redis not set). */
+const SINGLE_NODE = {
+  fleet: {
+    enabled: false,
+    node: null,
+    connected: false,
+    error: null,
+    kinds: {},
+    nodes: [],
+    gravity: { version: 0, leader: null, error: null },
+  },
+};
+
 export function fleetRoutes(rt: Pick<ApiDeps, "fleet">) {
   return new Elysia({ name: "fleet" }).get(
     "/fleet",
     async () => {
-      if (!rt.fleet)
-        return {
-          fleet: {
-            enabled: false,
-            node: null,
-            connected: false,
-            error: null,
-            kinds: {},
-            nodes: [],
-            gravity: { version: 0, leader: null, error: null },
-          },
-        };
+      if (!rt.fleet) return SINGLE_NODE;
       const s = await rt.fleet.status();
       const latest: Record<string, number> = {};
       const kinds: Record<string, typeof KindState.static> = {};
@@ -104,17 +106,7 @@ export function fleetRoutes(rt: Pick<ApiDeps, "fleet">) {
               {
                 summary: "A single node (fleet.redis not set)",
                 status: 200,
-                response: {
-                  fleet: {
-                    enabled: false,
-                    node: null,
-                    connected: false,
-                    error: null,
-                    kinds: {},
-                    nodes: [],
-                    gravity: { version: 0, leader: null, error: null },
-                  },
-                },
+                response: SINGLE_NODE,
               },
             ],
           },

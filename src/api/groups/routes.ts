@@ -7,7 +7,6 @@ import type { ApiDeps } from "../deps.ts";
 import { batchItems, commentOf, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts } from "../lists/common.ts";
 import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
-import { addGroups, deleteGroups, putGroup } from "../../lists/groups.ts";
 
 function list(rt: ApiDeps, name: string | null) {
   return rt.lists.groupRows(name).map((r) => ({
@@ -36,11 +35,14 @@ export function groupRoutes(rt: ApiDeps) {
     return { groups: resource.presentOr404(rt, request, item, list(rt, item)) };
   };
   return new Elysia({ name: "groups" })
-    .get("/groups", get, { response: GroupsList, detail: piholeParams("/{name}", { tags, summary: "All groups" }) })
-    .get("/groups/*", get, {
-      response: GroupsList,
-      detail: piholeParams("/{name}", { tags, summary: "One group by name" }),
-    })
+    .use(
+      resource.getRoutes("groups", get, GroupsList, {
+        tags,
+        path: "/{name}",
+        every: "All groups",
+        some: "One group by name",
+      }),
+    )
     .post(
       "/groups",
       ({ request, body }) => {
@@ -51,7 +53,7 @@ export function groupRoutes(rt: ApiDeps) {
           request,
           names,
           enabled,
-          (onDup) => addGroups(rt, names, enabled, commentOf(body), onDup),
+          (onDup) => rt.lists.addGroups(names, enabled, commentOf(body), onDup),
           (last, processed) => ({ groups: list(rt, last), processed }),
           (last) => `/api/groups/${last}`,
         );
@@ -75,7 +77,7 @@ export function groupRoutes(rt: ApiDeps) {
         const enabled = body.enabled ?? true;
         const newName = typeof body.name === "string" && body.name !== "" ? body.name : item;
         const put = { name: item, newName, enabled, description: commentOf(body) };
-        if (listsWrite(request, () => putGroup(rt, put, onDuplicate(rt, processed, enabled, item))))
+        if (listsWrite(request, () => rt.lists.putGroup(put, onDuplicate(rt, processed, enabled, item))))
           processed.success.push({ item });
         return { groups: list(rt, newName), processed };
       },
@@ -102,7 +104,7 @@ export function groupRoutes(rt: ApiDeps) {
       "/groups/*",
       ({ request }) => {
         const item = resource.itemInUri(pathParts(request, "groups", 0).item);
-        return resource.deleted(request, deleteGroups(rt, [item]));
+        return resource.deleted(request, rt.lists.deleteGroups([item]));
       },
       {
         detail: piholeParams("/{name}", {
@@ -115,13 +117,7 @@ export function groupRoutes(rt: ApiDeps) {
       "/groups:batchDelete",
       ({ body, request }) => {
         const items = batchItems(body, "none");
-        return resource.deleted(
-          request,
-          deleteGroups(
-            rt,
-            items.map((b) => b.item),
-          ),
-        );
+        return resource.deleted(request, rt.lists.deleteGroups(items.map((b) => b.item)));
       },
       resource.batchDeleteOptions(tags, "Delete several groups", '[{"item":"<name>"}]'),
     );

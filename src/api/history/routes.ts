@@ -1,7 +1,8 @@
 // /api/history: 145 ten-minute slots of the last 24 h (live) or of a range of the long-term
 // database, overall and per client.
-import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import { t } from "elysia";
+import { queryReads } from "../core/query-reads.ts";
+import type { Context } from "../../core/runtime.ts";
 import type { ApiDeps } from "../deps.ts";
 import { topN } from "../../stats/topn.ts";
 import { clientNames } from "../stats/clients.ts";
@@ -34,7 +35,7 @@ const addClients = (a: { data: Record<string, number> }, b: { data: Record<strin
 };
 
 /** N as Pi-hole reads it: default min(#clients, maxClients), 0 = all. */
-function clientLimit(q: string | undefined, rt: Runtime): number {
+function clientLimit(q: string | undefined, rt: Context): number {
   return intParam(q, rt.config.current.webserver.api.maxClients);
 }
 
@@ -59,122 +60,118 @@ function clientHistory(
 
 export function historyRoutes(rt: ApiDeps) {
   const detail = (summary: string) => ({ tags: ["History"], summary });
-  return (
-    new Elysia({ name: "history" })
-      // the DNS threads hand their queries over in batches: a read sees every query answered before it
-      .onBeforeHandle(() => rt.dns.syncRecords())
-      .get(
-        "/history",
-        async ({ query }) => {
-          const slots = liveStats(rt).window.history();
-          if (rt.fleetHistory && query.node !== "local") {
-            try {
-              return {
-                history: await rt.fleetHistory.history(
-                  slots[0]!.timestamp,
-                  slots[slots.length - 1]!.timestamp,
-                  query.node || undefined,
-                ),
-              };
-            } catch (e) {
-              throw Errors.fleetUnavailable((e as Error).message);
-            }
-          }
-          return {
-            history: slots.map(({ timestamp, slot }) => ({
-              timestamp,
-              total: slot?.total ?? 0,
-              cached: slot?.cached ?? 0,
-              blocked: slot?.blocked ?? 0,
-              forwarded: slot?.forwarded ?? 0,
-            })),
-          };
-        },
-        {
-          query: t.Object(
-            {
-              node: t.Optional(
-                t.String({
-                  description:
-                    "with fleet.postgres: one node (its fleet.node name), 'local' for this node; absent: the whole fleet",
-                }),
-              ),
-            },
-            { additionalProperties: true },
-          ),
-          response: t.Object({ history: t.Array(Slot) }),
-          detail: detail("Queries per 10 minutes over the last 24 h (145 slots)"),
-        },
-      )
-      .get(
-        "/history/clients",
-        ({ query }) => {
-          const w = liveStats(rt).window;
-          const chosen = topN(w.clients, clientLimit(query.N, rt), (x) => x.count);
-          return clientHistory(
-            chosen,
-            w.history().map(({ timestamp, slot }) => ({ timestamp, counts: slot?.clients ?? new Map() })),
-            clientNames(rt),
-          );
-        },
-        {
-          query: t.Object({ N: t.Optional(t.String({ description: "number of clients (0: all)" })) }),
-          response: ClientsReply,
-          detail: detail("Queries per client per 10 minutes"),
-        },
-      )
-      .get(
-        "/history/database",
-        async ({ query }) => {
-          const r = rangeParams(query);
-          const every = intervalParam(query.interval);
-          if (!rt.fleetHistory || query.node === "local")
-            return { history: coarsen(await liveStats(rt).longTerm.read("dbHistory", r), every, addSlot) };
+  return queryReads(rt, "history")
+    .get(
+      "/history",
+      async ({ query }) => {
+        const slots = liveStats(rt).window.history();
+        if (rt.fleetHistory && query.node !== "local") {
           try {
-            const h = await rt.fleetHistory.history(r.from, r.until, query.node || undefined);
-            return { history: coarsen(h, every, addSlot) };
+            return {
+              history: await rt.fleetHistory.history(
+                slots[0]!.timestamp,
+                slots[slots.length - 1]!.timestamp,
+                query.node || undefined,
+              ),
+            };
           } catch (e) {
             throw Errors.fleetUnavailable((e as Error).message);
           }
-        },
-        {
-          query: t.Object({ ...FleetRangeQuery.properties, ...IntervalQuery }),
-          response: t.Object({ history: t.Array(Slot) }),
-          detail: detail(
-            "Queries per 10 minutes over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)",
-          ),
-        },
-      )
-      .get(
-        "/history/database/clients",
-        async ({ query }) => {
-          const x = await liveStats(rt).longTerm.read("dbHistoryClients", rangeParams(query));
-          const totals = new Map<string, { count: number; blocked: number }>();
-          const names = new Map<string, string | null>();
-          const known = clientNames(rt);
-          const bySlot = new Map<number, Map<string, number>>();
-          for (const r of x.rows) {
-            const tl = totals.get(r.ip) ?? { count: 0, blocked: 0 };
-            tl.count += r.n;
-            totals.set(r.ip, tl);
-            names.set(r.ip, r.name ?? known.get(r.ip) ?? null);
-            let m = bySlot.get(r.slot);
-            if (!m) bySlot.set(r.slot, (m = new Map()));
-            m.set(r.ip, (m.get(r.ip) ?? 0) + r.n);
-          }
-          const chosen = topN(totals, clientLimit(query.N, rt), (v) => v.count);
-          const reply = clientHistory(
-            chosen,
-            x.slots.map((ts) => ({ timestamp: ts, counts: bySlot.get(ts) ?? new Map() })),
-            names,
-          );
-          return { ...reply, history: coarsen(reply.history, intervalParam(query.interval), addClients) };
-        },
-        {
-          query: t.Object({ ...RangeQuery.properties, N: t.Optional(t.String()), ...IntervalQuery }),
-          response: ClientsReply,
-          detail: detail("Queries per client per 10 minutes over a range of the long-term database"),
-        },
-      )
-  );
+        }
+        return {
+          history: slots.map(({ timestamp, slot }) => ({
+            timestamp,
+            total: slot?.total ?? 0,
+            cached: slot?.cached ?? 0,
+            blocked: slot?.blocked ?? 0,
+            forwarded: slot?.forwarded ?? 0,
+          })),
+        };
+      },
+      {
+        query: t.Object(
+          {
+            node: t.Optional(
+              t.String({
+                description:
+                  "with fleet.postgres: one node (its fleet.node name), 'local' for this node; absent: the whole fleet",
+              }),
+            ),
+          },
+          { additionalProperties: true },
+        ),
+        response: t.Object({ history: t.Array(Slot) }),
+        detail: detail("Queries per 10 minutes over the last 24 h (145 slots)"),
+      },
+    )
+    .get(
+      "/history/clients",
+      ({ query }) => {
+        const w = liveStats(rt).window;
+        const chosen = topN(w.clients, clientLimit(query.N, rt), (x) => x.count);
+        return clientHistory(
+          chosen,
+          w.history().map(({ timestamp, slot }) => ({ timestamp, counts: slot?.clients ?? new Map() })),
+          clientNames(rt),
+        );
+      },
+      {
+        query: t.Object({ N: t.Optional(t.String({ description: "number of clients (0: all)" })) }),
+        response: ClientsReply,
+        detail: detail("Queries per client per 10 minutes"),
+      },
+    )
+    .get(
+      "/history/database",
+      async ({ query }) => {
+        const r = rangeParams(query);
+        const every = intervalParam(query.interval);
+        if (!rt.fleetHistory || query.node === "local")
+          return { history: coarsen(await liveStats(rt).longTerm.read("dbHistory", r), every, addSlot) };
+        try {
+          const h = await rt.fleetHistory.history(r.from, r.until, query.node || undefined);
+          return { history: coarsen(h, every, addSlot) };
+        } catch (e) {
+          throw Errors.fleetUnavailable((e as Error).message);
+        }
+      },
+      {
+        query: t.Object({ ...FleetRangeQuery.properties, ...IntervalQuery }),
+        response: t.Object({ history: t.Array(Slot) }),
+        detail: detail(
+          "Queries per 10 minutes over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)",
+        ),
+      },
+    )
+    .get(
+      "/history/database/clients",
+      async ({ query }) => {
+        const x = await liveStats(rt).longTerm.read("dbHistoryClients", rangeParams(query));
+        const totals = new Map<string, { count: number; blocked: number }>();
+        const names = new Map<string, string | null>();
+        const known = clientNames(rt);
+        const bySlot = new Map<number, Map<string, number>>();
+        for (const r of x.rows) {
+          const tl = totals.get(r.ip) ?? { count: 0, blocked: 0 };
+          tl.count += r.n;
+          totals.set(r.ip, tl);
+          names.set(r.ip, r.name ?? known.get(r.ip) ?? null);
+          let m = bySlot.get(r.slot);
+          if (!m) bySlot.set(r.slot, (m = new Map()));
+          m.set(r.ip, (m.get(r.ip) ?? 0) + r.n);
+        }
+        const chosen = topN(totals, clientLimit(query.N, rt), (v) => v.count);
+        const reply = clientHistory(
+          chosen,
+          x.slots.map((ts) => ({ timestamp: ts, counts: bySlot.get(ts) ?? new Map() })),
+          names,
+        );
+        return { ...reply, history: coarsen(reply.history, intervalParam(query.interval), addClients) };
+      },
+      {
+        query: t.Object({ ...RangeQuery.properties, N: t.Optional(t.String()), ...IntervalQuery }),
+        response: ClientsReply,
+        detail: detail("Queries per client per 10 minutes over a range of the long-term database"),
+      },
+    );
 }

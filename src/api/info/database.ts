@@ -1,5 +1,6 @@
 // GET /api/info/database: the long-term query database's file and the queries it and the 24 h log hold.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { queryReads } from "../core/query-reads.ts";
 import type { ApiDeps } from "../deps.ts";
 import { fileInfo } from "../../host/system.ts";
 import { liveStats } from "../stats/params.ts";
@@ -25,43 +26,38 @@ const DatabaseReply = t.Object({
 });
 
 export function databaseInfoRoutes(rt: ApiDeps) {
-  return (
-    new Elysia({ name: "info-database" })
-      // the DNS threads hand their queries over in batches: a read sees every query answered before it
-      .onBeforeHandle(() => rt.dns.syncRecords())
-      .get(
-        "/info/database",
-        async () => {
-          const s = liveStats(rt);
-          const f = fileInfo(rt.paths.queryDb);
-          const mem = s.logStored();
-          // a count of every stored query: on a thread of its own, as it reads the whole table
-          const disk = await s.longTerm.read("storedQueries");
-          const version = s.sqliteVersion();
-          // a file that cannot be stat'ed (not yet written) reads as empty, owned by this process
-          const uid = process.getuid?.() ?? 0;
-          const gid = process.getgid?.() ?? 0;
-          const user = f?.owner.user ?? { uid, name: null, info: null };
-          const group = f?.owner.group ?? { gid, name: null };
-          return {
-            size: f?.size ?? 0,
-            type: f?.type ?? "file",
-            mode: f?.mode ?? "0000",
-            atime: f?.atime ?? 0,
-            mtime: f?.mtime ?? 0,
-            ctime: f?.ctime ?? 0,
-            owner: {
-              user: { uid: user.uid, name: user.name ?? String(user.uid), info: user.info ?? "" },
-              group: { gid: group.gid, name: group.name ?? String(group.gid) },
-            },
-            queries: mem.count,
-            earliest_timestamp: mem.earliest,
-            queries_disk: disk.count,
-            earliest_timestamp_disk: disk.earliest,
-            sqlite_version: version,
-          };
+  return queryReads(rt, "info-database").get(
+    "/info/database",
+    async () => {
+      const s = liveStats(rt);
+      const f = fileInfo(rt.paths.queryDb);
+      const mem = s.logStored();
+      // a count of every stored query: on a thread of its own, as it reads the whole table
+      const disk = await s.longTerm.read("storedQueries");
+      const version = s.sqliteVersion();
+      // a file that cannot be stat'ed (not yet written) reads as empty, owned by this process
+      const uid = process.getuid?.() ?? 0;
+      const gid = process.getgid?.() ?? 0;
+      const user = f?.owner.user ?? { uid, name: null, info: null };
+      const group = f?.owner.group ?? { gid, name: null };
+      return {
+        size: f?.size ?? 0,
+        type: f?.type ?? "file",
+        mode: f?.mode ?? "0000",
+        atime: f?.atime ?? 0,
+        mtime: f?.mtime ?? 0,
+        ctime: f?.ctime ?? 0,
+        owner: {
+          user: { uid: user.uid, name: user.name ?? String(user.uid), info: user.info ?? "" },
+          group: { gid: group.gid, name: group.name ?? String(group.gid) },
         },
-        { response: DatabaseReply, detail: { tags: ["Info"], summary: "The long-term query database" } },
-      )
+        queries: mem.count,
+        earliest_timestamp: mem.earliest,
+        queries_disk: disk.count,
+        earliest_timestamp_disk: disk.earliest,
+        sqlite_version: version,
+      };
+    },
+    { response: DatabaseReply, detail: { tags: ["Info"], summary: "The long-term query database" } },
   );
 }

@@ -4,7 +4,7 @@
 // the docs are not operations (assets, rejections of a wrong form); Moat's own routes are left
 // out in compatibility mode, so the list is then exactly Pi-hole's table.
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { isMoatOnlyRoute, paramsTemplateOf } from "../core/route-meta.ts";
 
 export interface RouteEntry {
@@ -62,7 +62,7 @@ function endpointTable(compat: boolean): Record<Method, Array<{ uri: string; par
   return out;
 }
 
-export function endpointsRoutes(rt: Runtime) {
+export function endpointsRoutes(rt: Context) {
   return new Elysia({ name: "endpoints" }).get(
     "/endpoints",
     () => ({ endpoints: endpointTable(rt.config.current.webserver.api.piholeCompat) }),

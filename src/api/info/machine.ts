@@ -2,7 +2,7 @@
 // and /sys (null where the machine has none).
 import { Elysia, t, type Static } from "elysia";
 import { documented } from "../docs/meta.ts";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { hostInfo, sensorsInfo, systemInfo } from "../../host/system.ts";
 
 const N = t.Union([t.Number(), t.Null()]);
@@ -58,7 +58,7 @@ const HostReply = t.Object({
 
 const SystemInfoReply = t.Object({ system: SystemReply });
 
-export function machineInfoRoutes(rt: Runtime) {
+export function machineInfoRoutes(rt: Context) {
   return new Elysia({ name: "info-machine" })
     .get(
       "/info/system",

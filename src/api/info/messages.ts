@@ -1,12 +1,12 @@
 // GET /api/info/messages, its count, and DELETE by id: the warnings Moat raised (src/messages/).
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import type { Messages } from "../../messages/messages.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-export function messageRoutes(rt: Runtime & { messages: Messages }) {
+export function messageRoutes(rt: Context & { messages: Messages }) {
   const { messages } = rt;
   return new Elysia({ name: "info-messages" })
     .get(

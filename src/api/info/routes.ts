@@ -2,7 +2,7 @@
 import { IpAddress } from "../core/address.ts";
 import { Elysia, t, type Static } from "elysia";
 import { passwordSetIn, totpOnIn } from "../../auth/auth.ts";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { requestState } from "../core/request-state.ts";
 
 /**
@@ -38,7 +38,7 @@ export const VersionReply = t.Object({
 });
 
 /** What /api/info/version (and /api/padd) report: Pi-hole clients read core/web/ftl, and Moat is all three in one binary. */
-export function versionInfo(rt: Runtime): Static<typeof VersionReply> {
+export function versionInfo(rt: Context): Static<typeof VersionReply> {
   const v = rt.version;
   const local = { branch: RELEASE_BRANCH, version: v.version, hash: v.commit };
   const remote = { version: null, hash: null };
@@ -58,7 +58,7 @@ export function versionInfo(rt: Runtime): Static<typeof VersionReply> {
   return out;
 }
 
-export function infoRoutes(rt: Runtime) {
+export function infoRoutes(rt: Context) {
   return (
     new Elysia({ name: "info" })
       .get("/info/version", () => ({ version: versionInfo(rt) }), {

@@ -2,7 +2,7 @@
 // raw path the way Pi-hole decodes it, the per-item `processed` report, the replies to src/lists/'s
 // refusals (the duplicate reply of Moat, or of Pi-hole with webserver.api.piholeCompat,
 // docs/pihole-differences.md), and batch-delete bodies. The tables themselves are src/lists/'s.
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { ListsError, type OnDuplicate } from "../../lists/store.ts";
 import { type ApiError, Errors, capEcho } from "../core/errors.ts";
 import { jsonResponse } from "../core/reply.ts";
@@ -59,7 +59,7 @@ function isEmptyBody(request: Request, body: unknown): boolean {
   );
 }
 
-export const compat = (rt: Runtime) => rt.config.current.webserver.api.piholeCompat;
+export const compat = (rt: Context) => rt.config.current.webserver.api.piholeCompat;
 
 /** `domain`/`name`/`client`/`address`: a non-empty string or a non-empty array of strings. */
 export function itemsOf(body: unknown, field: string, request?: Request): string[] {
@@ -109,7 +109,7 @@ function duplicateError(item: string, enabled: boolean, e: unknown): ApiError {
 }
 
 /** A duplicate aborts the write with Moat's 400, or (piholeCompat) is listed in `processed.errors` under `reportAs`. */
-export function onDuplicate(rt: Runtime, processed: Processed, enabled: boolean, reportAs?: string): OnDuplicate {
+export function onDuplicate(rt: Context, processed: Processed, enabled: boolean, reportAs?: string): OnDuplicate {
   return (item, e) => {
     if (!compat(rt)) throw duplicateError(item, enabled, e);
     processed.errors.push({ item: reportAs ?? item, error: sqlMessage(e) });
@@ -157,7 +157,7 @@ export function batchItems(body: unknown, needTypeKind: "none" | "type" | "type+
 }
 
 /** 201 + Location for creations, as Moat's API defines it (built here: the core maps only bodies) */
-export function createdReply(rt: Runtime, request: Request, body: Record<string, unknown>, location: string): Response {
+export function createdReply(rt: Context, request: Request, body: Record<string, unknown>, location: string): Response {
   const st = requestState(request);
   return jsonResponse(body, 201, st.started, rt.config.current.webserver.api.prettyJSON, {
     ...st.replyHeaders,
@@ -166,7 +166,7 @@ export function createdReply(rt: Runtime, request: Request, body: Record<string,
 }
 
 /** GET of an item that is absent: 404, or Pi-hole's 200 with an empty array (compat). */
-export function absent(rt: Runtime, request: Request): void {
+export function absent(rt: Context, request: Request): void {
   if (!compat(rt)) throw Errors.notFound(new URL(request.url).pathname);
 }
 

@@ -3,11 +3,12 @@
 // entries, bodies and replies, the `uri_error` refusals, get-or-absent, the add sequence, the
 // item-in-the-path rejection and the deletes' 404.
 // Each piece keeps Pi-hole's shape (its messages are FTL's, src/api/lists/common.ts for the rest).
-import { t, type TSchema } from "elysia";
+import { Elysia, t, type Static, type TSchema } from "elysia";
 import type { TArray, TProperties } from "@sinclair/typebox";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { documented } from "../docs/meta.ts";
+import { piholeParams } from "../core/route-meta.ts";
 import type { OnDuplicate } from "../../lists/store.ts";
 import { type Processed, absent, createdReply, encodeItem, listsWrite, newProcessed, onDuplicate } from "./common.ts";
 
@@ -19,6 +20,21 @@ export const ProcessedSchema = t.Object({
 
 /** The fields that end every entry: its row id and its times (Unix seconds). */
 export const RowStamps = { id: t.Integer(), date_added: t.Integer(), date_modified: t.Integer() };
+
+/** The fields of a domain's or a list's entry after its own: comment, groups, enabled and the row's stamps. */
+export function linkedFields(
+  r: { id: number; comment: string | null; enabled: number; date_added: number; date_modified: number },
+  groups: Map<number, number[]>,
+) {
+  return {
+    comment: r.comment,
+    groups: groups.get(r.id) ?? [],
+    enabled: r.enabled === 1,
+    id: r.id,
+    date_added: r.date_added,
+    date_modified: r.date_modified,
+  };
+}
 
 /** The body of a write: the fields named, and any other left alone (Pi-hole ignores unknown fields). */
 export function writeBody<P extends TProperties>(fields: P) {
@@ -41,7 +57,7 @@ export function writeReply<K extends string, E extends TSchema>(key: K, entry: E
  * a Location (`location`, given the last item encoded for a path).
  */
 export function addedReply(
-  rt: Runtime,
+  rt: Context,
   request: Request,
   items: readonly string[],
   enabled: boolean,
@@ -65,7 +81,7 @@ export function itemInUri(item: string | null): string {
 }
 
 /** The rows a GET found; when the path names an item that matched none, the resource's 404. */
-export function presentOr404<T>(rt: Runtime, request: Request, item: string | null, rows: T[]): T[] {
+export function presentOr404<T>(rt: Context, request: Request, item: string | null, rows: T[]): T[] {
   if (item !== null && rows.length === 0) absent(rt, request);
   return rows;
 }
@@ -108,4 +124,17 @@ export function batchDeleteOptions(tags: string[], summary: string, bodyShape: s
       { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
     ),
   };
+}
+
+/** GET /<base> (every entry) and GET /<base>/<path> (those the path names; `get` answers the 404). */
+export function getRoutes<S extends TSchema>(
+  base: string,
+  get: (ctx: { request: Request }) => unknown,
+  response: S,
+  doc: { tags: string[]; path: string; every: string; some: string },
+) {
+  const answer = (ctx: { request: Request }) => get(ctx) as Static<S>;
+  return new Elysia({ name: `${base}-get` })
+    .get(`/${base}`, answer, { response, detail: piholeParams(doc.path, { tags: doc.tags, summary: doc.every }) })
+    .get(`/${base}/*`, answer, { response, detail: piholeParams(doc.path, { tags: doc.tags, summary: doc.some }) });
 }

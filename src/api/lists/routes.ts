@@ -7,8 +7,7 @@ import { Errors } from "../core/errors.ts";
 import { batchItems, commentOf, itemsOf, listsWrite, newProcessed, pathParts, rejectWhitespace } from "./common.ts";
 import * as resource from "./resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateAddresses } from "./input.ts";
-import { addAdlists, putAdlist, type AdlistRow, type AdlistType as LType } from "../../lists/adlists.ts";
-import { announceLists } from "../../lists/store.ts";
+import type { AdlistRow, AdlistType as LType } from "../../lists/adlists.ts";
 import type { ApiDeps } from "../deps.ts";
 
 function list(rt: ApiDeps, address: string | null, type: LType | undefined) {
@@ -21,12 +20,7 @@ export function listEntry(r: AdlistRow, groups: Map<number, number[]>) {
   return {
     address: r.address,
     type: (r.type === 1 ? "allow" : "block") as LType,
-    comment: r.comment,
-    groups: groups.get(r.id) ?? [],
-    enabled: r.enabled === 1,
-    id: r.id,
-    date_added: r.date_added,
-    date_modified: r.date_modified,
+    ...resource.linkedFields(r, groups),
     date_updated: r.date_updated ?? 0,
     number: r.number,
     invalid_domains: r.invalid_domains,
@@ -54,7 +48,7 @@ function optionalType(type: string | undefined): LType | undefined {
  */
 async function deleteLists(rt: ApiDeps, lists: Array<{ address: string; type: LType }>) {
   const removed = await rt.stats.longTerm.read("deleteAdlists", rt.lists.file, lists);
-  if (removed.length) announceLists(rt, ["adlist"]);
+  if (removed.length) rt.lists.announce(["adlist"]);
   for (const id of removed) removeListCache(rt.paths.dataDir, id);
   return removed.length;
 }
@@ -112,7 +106,7 @@ export function listRoutes(rt: ApiDeps) {
           request,
           items,
           enabled,
-          (onDup) => addAdlists(rt, add, onDup),
+          (onDup) => rt.lists.addAdlists(add, onDup),
           (last, processed) => ({ lists: list(rt, last, type), processed }),
           (last) => `/api/lists/${last}?type=${type}`,
         );
@@ -139,7 +133,7 @@ export function listRoutes(rt: ApiDeps) {
         validateAddresses([item], rt.config.current.webserver.port);
         const processed = newProcessed();
         listsWrite(request, () =>
-          putAdlist(rt, {
+          rt.lists.putAdlist({
             address: item,
             type,
             enabled: body.enabled ?? true,

@@ -1,7 +1,7 @@
 // /api/logs/{dnsmasq,ftl,webserver}: the in-memory FIFOs of Moat's logs, tailed with nextID.
 import { Elysia, t } from "elysia";
 import type { LogName } from "../../core/log.ts";
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { intParam } from "../stats/params.ts";
 
 const Reply = t.Object({
@@ -11,7 +11,7 @@ const Reply = t.Object({
   file: t.String({ description: "Pi-hole's log file; empty: Moat keeps its logs in memory (and on standard error)" }),
 });
 
-export function logsRoutes(rt: Runtime) {
+export function logsRoutes(rt: Context) {
   const route =
     (name: LogName) =>
     ({ query }: { query: { nextID?: string } }) => {

@@ -1,7 +1,8 @@
 // GET /api/padd: everything the PADD console dashboard reads, in one call. `?full=false` (PADD's
 // refresh between full redraws) leaves out only the interfaces and the versions.
 import { Ipv4, Ipv6 } from "../core/address.ts";
-import { Elysia, t, type Static } from "elysia";
+import { t, type Static } from "elysia";
+import { queryReads } from "../core/query-reads.ts";
 import type { ApiDeps } from "../deps.ts";
 import { gateways, interfaces, siSize } from "../../host/interfaces.ts";
 import { hostInfo, processUsage, sensorsInfo, systemInfo } from "../../host/system.ts";
@@ -83,84 +84,79 @@ function ifaceSummary(family: "inet" | "inet6") {
 }
 
 export function paddRoutes(rt: ApiDeps) {
-  return (
-    new Elysia({ name: "padd" })
-      // the DNS threads hand their queries over in batches: a read sees every query answered before it
-      .onBeforeHandle(() => rt.dns.syncRecords())
-      .get(
-        "/padd",
-        async ({ query }) => {
-          const w = liveStats(rt).window;
-          // both lists in one pass over the day's names, a few milliseconds at a time
-          const [topDomain = [], topBlocked = []] = await topDomains(w.domains, [
-            new TopList(1, (x) => x.count - x.blocked),
-            new TopList(1, (x) => x.blocked),
-          ]);
-          const cfg = rt.config.current;
-          const cache = dnsCounters(rt)?.cache;
-          const host = hostInfo();
-          const sensors = sensorsInfo(cfg.webserver.api.temp.unit, cfg.webserver.api.temp.limit);
-          const reply: Static<typeof PaddReply> = {
-            recent_blocked: w.recentBlockedDomains(1)[0] ?? null,
-            top_domain: topDomain[0]?.[0] ?? null,
-            top_blocked: topBlocked[0]?.[0] ?? null,
-            top_client: topN(w.clients, 1, (x) => x.count)[0]?.[0] ?? null,
-            active_clients: w.clients.size,
-            gravity_size: gravityCount(rt),
-            blocking: rt.blocking.active ? "enabled" : "disabled",
-            queries: { total: w.total, blocked: w.blocked, percent_blocked: w.total ? (100 * w.blocked) / w.total : 0 },
-            cache: {
-              size: cache?.size ?? cfg.dns.cache.size,
-              inserted: cache?.inserted ?? 0,
-              evicted: cache?.evicted ?? 0,
-            },
-            node_name: host.uname.nodename,
-            host_model: host.model,
-            config: {
-              dhcp_active: cfg.dhcp.active,
-              dhcp_start: cfg.dhcp.start,
-              dhcp_end: cfg.dhcp.end,
-              dhcp_ipv6: cfg.dhcp.ipv6,
-              dns_domain: cfg.dns.domain.name,
-              dns_port: cfg.dns.port,
-              dns_num_upstreams: cfg.dns.upstreams.length,
-              dns_dnssec: cfg.dns.dnssec,
-              dns_revServer_active: cfg.dns.revServers.some((r) => r.split(",")[0]?.trim() === "true"),
-              privacy_level: cfg.misc.privacylevel,
-            },
-            ...processUsage(cfg.misc.normalizeCPU),
-            pid: process.pid,
-            sensors: { cpu_temp: sensors.cpu_temp, hot_limit: sensors.hot_limit, unit: sensors.unit },
-            system: systemInfo(cfg.misc.normalizeCPU),
-          };
-          if (boolParam(query.full, true)) {
-            const v4 = ifaceSummary("inet");
-            const v6 = ifaceSummary("inet6");
-            reply.iface = {
-              v4: {
-                addr: v4.addr,
-                num_addrs: v4.num_addrs,
-                name: v4.name,
-                gw_addr: v4.gw_addr,
-                rx_bytes: v4.stats?.rx_bytes ?? siSize(0),
-                tx_bytes: v4.stats?.tx_bytes ?? siSize(0),
-              },
-              v6: { addr: v6.addr, num_addrs: v6.num_addrs, name: v6.name, gw_addr: v6.gw_addr },
-            };
-            reply.version = versionInfo(rt);
-          }
-          return reply;
+  return queryReads(rt, "padd").get(
+    "/padd",
+    async ({ query }) => {
+      const w = liveStats(rt).window;
+      // both lists in one pass over the day's names, a few milliseconds at a time
+      const [topDomain = [], topBlocked = []] = await topDomains(w.domains, [
+        new TopList(1, (x) => x.count - x.blocked),
+        new TopList(1, (x) => x.blocked),
+      ]);
+      const cfg = rt.config.current;
+      const cache = dnsCounters(rt)?.cache;
+      const host = hostInfo();
+      const sensors = sensorsInfo(cfg.webserver.api.temp.unit, cfg.webserver.api.temp.limit);
+      const reply: Static<typeof PaddReply> = {
+        recent_blocked: w.recentBlockedDomains(1)[0] ?? null,
+        top_domain: topDomain[0]?.[0] ?? null,
+        top_blocked: topBlocked[0]?.[0] ?? null,
+        top_client: topN(w.clients, 1, (x) => x.count)[0]?.[0] ?? null,
+        active_clients: w.clients.size,
+        gravity_size: gravityCount(rt),
+        blocking: rt.blocking.active ? "enabled" : "disabled",
+        queries: { total: w.total, blocked: w.blocked, percent_blocked: w.total ? (100 * w.blocked) / w.total : 0 },
+        cache: {
+          size: cache?.size ?? cfg.dns.cache.size,
+          inserted: cache?.inserted ?? 0,
+          evicted: cache?.evicted ?? 0,
         },
-        {
-          query: t.Object({
-            full: t.Optional(t.String({ description: "false: leave out the interfaces and the versions" })),
-          }),
-          // "%mem": for the reference only (docs/meta.ts, RouteDocs.reply)
-          detail: documented(
-            { tags: ["PADD"], summary: "Everything the PADD dashboard shows, in one call" },
-            { reply: PaddReply },
-          ),
+        node_name: host.uname.nodename,
+        host_model: host.model,
+        config: {
+          dhcp_active: cfg.dhcp.active,
+          dhcp_start: cfg.dhcp.start,
+          dhcp_end: cfg.dhcp.end,
+          dhcp_ipv6: cfg.dhcp.ipv6,
+          dns_domain: cfg.dns.domain.name,
+          dns_port: cfg.dns.port,
+          dns_num_upstreams: cfg.dns.upstreams.length,
+          dns_dnssec: cfg.dns.dnssec,
+          dns_revServer_active: cfg.dns.revServers.some((r) => r.split(",")[0]?.trim() === "true"),
+          privacy_level: cfg.misc.privacylevel,
         },
-      )
+        ...processUsage(cfg.misc.normalizeCPU),
+        pid: process.pid,
+        sensors: { cpu_temp: sensors.cpu_temp, hot_limit: sensors.hot_limit, unit: sensors.unit },
+        system: systemInfo(cfg.misc.normalizeCPU),
+      };
+      if (boolParam(query.full, true)) {
+        const v4 = ifaceSummary("inet");
+        const v6 = ifaceSummary("inet6");
+        reply.iface = {
+          v4: {
+            addr: v4.addr,
+            num_addrs: v4.num_addrs,
+            name: v4.name,
+            gw_addr: v4.gw_addr,
+            rx_bytes: v4.stats?.rx_bytes ?? siSize(0),
+            tx_bytes: v4.stats?.tx_bytes ?? siSize(0),
+          },
+          v6: { addr: v6.addr, num_addrs: v6.num_addrs, name: v6.name, gw_addr: v6.gw_addr },
+        };
+        reply.version = versionInfo(rt);
+      }
+      return reply;
+    },
+    {
+      query: t.Object({
+        full: t.Optional(t.String({ description: "false: leave out the interfaces and the versions" })),
+      }),
+      // "%mem": for the reference only (docs/meta.ts, RouteDocs.reply)
+      detail: documented(
+        { tags: ["PADD"], summary: "Everything the PADD dashboard shows, in one call" },
+        { reply: PaddReply },
+      ),
+    },
   );
 }

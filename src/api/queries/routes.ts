@@ -1,7 +1,8 @@
 // /api/queries: the query log with every filter of Pi-hole's API, newest first, from the
 // in-memory copy of the last 24 h or (disk=true) from the long-term database.
 import { IpAddress } from "../core/address.ts";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { queryReads } from "../core/query-reads.ts";
 import type { ApiDeps } from "../deps.ts";
 import { FilterError } from "../../querylog/read.ts";
 import { Errors } from "../core/errors.ts";
@@ -89,114 +90,109 @@ const Row = t.Object({
 });
 
 export function queriesRoutes(rt: ApiDeps) {
-  return (
-    new Elysia({ name: "queries" })
-      // the DNS threads hand their queries over in batches: a read sees every query answered before it
-      .onBeforeHandle(() => rt.dns.syncRecords())
-      .get(
-        "/queries",
-        async ({ query }) => {
-          const q = query as Record<string, string | undefined>;
-          const compat = rt.config.current.webserver.api.piholeCompat;
-          if (rt.fleetHistory && q.node !== "local" && !boolParam(q.disk, false))
-            return fleetQueries(rt.fleetHistory, q, compat);
-          const s = liveStats(rt);
-          const disk = boolParam(q.disk, false);
-          const cursorRaw = q.cursor;
-          let cursor: number | undefined;
-          if (cursorRaw !== undefined) {
-            cursor = Number(cursorRaw);
-            if (!/^\d+$/.test(cursorRaw)) throw Errors.badRequest("Requested cursor is invalid", "Not a number");
-          }
-          // DataTables sends its searches as columns[3][search][value] (domain) and columns[4][…] (client).
-          const col = (i: number) =>
-            q[`columns[${i}][search][value]`] ? q[`columns[${i}][search][value]`] : undefined;
-          // Ordering names its column by index: order[0][column]=N, whose name is columns[N][data].
-          const orderCol = q["order[0][column]"];
-          const orderColumn =
-            orderCol !== undefined && /^\d+$/.test(orderCol) ? q[`columns[${orderCol}][data]`] : undefined;
-          const orderDir = q["order[0][dir]"];
-          const ex = excludes(rt, true);
-          const names = clientNames(rt);
-          try {
-            const filter = {
-              from: numParam(q.from),
-              until: numParam(q.until),
-              length: q.length === undefined ? undefined : intParam(q.length, 100),
-              start: Math.max(0, intParam(q.start, 0)),
-              cursor,
-              domain: q.domain || undefined,
-              client_ip: q.client_ip || undefined,
-              client_name: q.client_name || undefined,
-              upstream: q.upstream || undefined,
-              type: q.type || undefined,
-              status: q.status || undefined,
-              reply: q.reply || undefined,
-              dnssec: q.dnssec || undefined,
-              domainSearch: col(3),
-              clientSearch: col(4),
-              order: orderColumn && orderDir ? { column: orderColumn, dir: orderDir } : undefined,
-              hide: ex.active ? ex : undefined,
-              names,
-            };
-            const api = rt.config.current.webserver.api;
-            const page = disk
-              ? await s.longTerm.read("queryPage", {
-                  ...filter,
-                  hide: ex.active ? { domains: api.excludeDomains, clients: api.excludeClients } : undefined,
-                })
-              : await s.queryPage(filter);
-            const earliest = s.earliest();
-            return {
-              ...page,
-              draw: intParam(q.draw, 0),
-              ...(compat ? {} : floors(earliest.memory, earliest.disk)),
-            };
-          } catch (e) {
-            if (e instanceof FilterError) throw Errors.badRequest(e.message, e.hint);
-            throw Errors.database("Could not read from in-memory database", (e as Error).message, 500);
-          }
-        },
-        {
-          query: QueriesQuery,
-          response: t.Object({
-            queries: t.Array(Row),
-            cursor: t.Integer(),
-            recordsTotal: t.Integer(),
-            recordsFiltered: t.Integer(),
-            draw: t.Integer(),
-            earliest_timestamp: t.Optional(
-              t.Number({
-                description:
-                  "time of the oldest query of the last 24 h (0: none; left out in Pi-hole compatibility mode)",
-                "x-moat-only": true,
-              }),
-            ),
-            earliest_timestamp_disk: t.Optional(
-              t.Number({
-                description:
-                  "time of the oldest query in the long-term database (0: none; left out in Pi-hole compatibility mode)",
-                "x-moat-only": true,
-              }),
-            ),
-          }),
-          detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
-        },
-      )
-      .get("/queries/suggestions", async () => ({ suggestions: await liveStats(rt).suggestions() }), {
+  return queryReads(rt, "queries")
+    .get(
+      "/queries",
+      async ({ query }) => {
+        const q = query as Record<string, string | undefined>;
+        const compat = rt.config.current.webserver.api.piholeCompat;
+        if (rt.fleetHistory && q.node !== "local" && !boolParam(q.disk, false))
+          return fleetQueries(rt.fleetHistory, q, compat);
+        const s = liveStats(rt);
+        const disk = boolParam(q.disk, false);
+        const cursorRaw = q.cursor;
+        let cursor: number | undefined;
+        if (cursorRaw !== undefined) {
+          cursor = Number(cursorRaw);
+          if (!/^\d+$/.test(cursorRaw)) throw Errors.badRequest("Requested cursor is invalid", "Not a number");
+        }
+        // DataTables sends its searches as columns[3][search][value] (domain) and columns[4][…] (client).
+        const col = (i: number) => (q[`columns[${i}][search][value]`] ? q[`columns[${i}][search][value]`] : undefined);
+        // Ordering names its column by index: order[0][column]=N, whose name is columns[N][data].
+        const orderCol = q["order[0][column]"];
+        const orderColumn =
+          orderCol !== undefined && /^\d+$/.test(orderCol) ? q[`columns[${orderCol}][data]`] : undefined;
+        const orderDir = q["order[0][dir]"];
+        const ex = excludes(rt, true);
+        const names = clientNames(rt);
+        try {
+          const filter = {
+            from: numParam(q.from),
+            until: numParam(q.until),
+            length: q.length === undefined ? undefined : intParam(q.length, 100),
+            start: Math.max(0, intParam(q.start, 0)),
+            cursor,
+            domain: q.domain || undefined,
+            client_ip: q.client_ip || undefined,
+            client_name: q.client_name || undefined,
+            upstream: q.upstream || undefined,
+            type: q.type || undefined,
+            status: q.status || undefined,
+            reply: q.reply || undefined,
+            dnssec: q.dnssec || undefined,
+            domainSearch: col(3),
+            clientSearch: col(4),
+            order: orderColumn && orderDir ? { column: orderColumn, dir: orderDir } : undefined,
+            hide: ex.active ? ex : undefined,
+            names,
+          };
+          const api = rt.config.current.webserver.api;
+          const page = disk
+            ? await s.longTerm.read("queryPage", {
+                ...filter,
+                hide: ex.active ? { domains: api.excludeDomains, clients: api.excludeClients } : undefined,
+              })
+            : await s.queryPage(filter);
+          const earliest = s.earliest();
+          return {
+            ...page,
+            draw: intParam(q.draw, 0),
+            ...(compat ? {} : floors(earliest.memory, earliest.disk)),
+          };
+        } catch (e) {
+          if (e instanceof FilterError) throw Errors.badRequest(e.message, e.hint);
+          throw Errors.database("Could not read from in-memory database", (e as Error).message, 500);
+        }
+      },
+      {
+        query: QueriesQuery,
         response: t.Object({
-          suggestions: t.Object({
-            domain: t.Array(t.String()),
-            client_ip: t.Array(t.String()),
-            client_name: t.Array(t.String()),
-            upstream: t.Array(t.String()),
-            type: t.Array(t.String()),
-            status: t.Array(t.String()),
-            reply: t.Array(t.String()),
-            dnssec: t.Array(t.String()),
-          }),
+          queries: t.Array(Row),
+          cursor: t.Integer(),
+          recordsTotal: t.Integer(),
+          recordsFiltered: t.Integer(),
+          draw: t.Integer(),
+          earliest_timestamp: t.Optional(
+            t.Number({
+              description:
+                "time of the oldest query of the last 24 h (0: none; left out in Pi-hole compatibility mode)",
+              "x-moat-only": true,
+            }),
+          ),
+          earliest_timestamp_disk: t.Optional(
+            t.Number({
+              description:
+                "time of the oldest query in the long-term database (0: none; left out in Pi-hole compatibility mode)",
+              "x-moat-only": true,
+            }),
+          ),
         }),
-        detail: { tags: ["Queries"], summary: "Values the query-log filters can take" },
-      })
-  );
+        detail: { tags: ["Queries"], summary: "The query log, newest first, filtered and paged" },
+      },
+    )
+    .get("/queries/suggestions", async () => ({ suggestions: await liveStats(rt).suggestions() }), {
+      response: t.Object({
+        suggestions: t.Object({
+          domain: t.Array(t.String()),
+          client_ip: t.Array(t.String()),
+          client_name: t.Array(t.String()),
+          upstream: t.Array(t.String()),
+          type: t.Array(t.String()),
+          status: t.Array(t.String()),
+          reply: t.Array(t.String()),
+          dnssec: t.Array(t.String()),
+        }),
+      }),
+      detail: { tags: ["Queries"], summary: "Values the query-log filters can take" },
+    });
 }

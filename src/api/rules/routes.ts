@@ -4,7 +4,6 @@
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { parseRule } from "../../filter/rule-syntax.ts";
-import { setCustomRules } from "../../lists/custom-rules.ts";
 import { moatOnly } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
 
@@ -53,7 +52,7 @@ export function rulesRoutes(rt: ApiDeps) {
     .put(
       "/rules/custom",
       ({ body }) => {
-        const c = setCustomRules(rt, body.text);
+        const c = rt.lists.setCustomRules(body.text);
         return customReply(c.rules, c.updated);
       },
       {

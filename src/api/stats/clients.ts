@@ -1,13 +1,13 @@
 // What the statistics and the query log show about clients and hide from them:
 // webserver.api.excludeDomains / excludeClients (regexes, case-insensitive like Pi-hole's
 // REG_EXTENDED | REG_ICASE) and client names (network table hostnames, else client_by_id.name).
-import type { Runtime } from "../../core/runtime.ts";
+import type { Context } from "../../core/runtime.ts";
 import { compileExcludes, type Excludes } from "../../querylog/excludes.ts";
 import type { ApiDeps } from "../deps.ts";
 import { Errors } from "../core/errors.ts";
 
 /** The configured exclusions; `strict`: a broken regex is a 400 (the query log's behaviour). */
-export function excludes(rt: Runtime, strict = false): Excludes {
+export function excludes(rt: Context, strict = false): Excludes {
   const api = rt.config.current.webserver.api;
   // The query log answers 400 like Pi-hole; the top lists ignore the broken entry.
   return compileExcludes({ domains: api.excludeDomains, clients: api.excludeClients }, (src) => {

@@ -1,7 +1,8 @@
 // /api/stats/*: the live numbers of the last 24 h (from the in-memory window, no scans) and the
 // /api/stats/database/* variants over a from/until range of the long-term database.
 import { IpAddress } from "../core/address.ts";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
+import { queryReads } from "../core/query-reads.ts";
 import type { ApiDeps } from "../deps.ts";
 import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../query/enums.ts";
 import { TopList, topDomains, topN } from "../../stats/topn.ts";
@@ -50,12 +51,24 @@ function byName(names: readonly string[], values: number[]): Record<string, numb
   return Object.fromEntries(names.map((n, i) => [n, values[i] ?? 0]));
 }
 
-/** Pseudo-upstreams Pi-hole lists before the real ones. */
-function pseudoUpstreams(blocked: number, cached: number) {
-  return [
-    { ip: "blocklist", name: "blocklist", port: -1, count: blocked, statistics: { response: 0, variance: 0 } },
-    { ip: "cache", name: "cache", port: -1, count: cached, statistics: { response: 0, variance: 0 } },
-  ];
+/** The upstreams with their counts and reply times, after the pseudo-upstreams Pi-hole lists first. */
+function upstreamsReply(
+  t: { blocked: number; cached: number; forwarded: number; total: number },
+  rows: ReadonlyArray<{ upstream: string; count: number; sum: number; sumSq: number }>,
+) {
+  return {
+    upstreams: [
+      { ip: "blocklist", name: "blocklist", port: -1, count: t.blocked, statistics: { response: 0, variance: 0 } },
+      { ip: "cache", name: "cache", port: -1, count: t.cached, statistics: { response: 0, variance: 0 } },
+      ...rows.map((u) => ({
+        ...splitUpstream(u.upstream),
+        count: u.count,
+        statistics: meanVariance(u.count, u.sum, u.sumSq),
+      })),
+    ],
+    forwarded_queries: t.forwarded,
+    total_queries: t.total,
+  };
 }
 
 export function gravityCount(rt: ApiDeps): number {
@@ -104,208 +117,187 @@ function summary(rt: ApiDeps) {
 
 export function statsRoutes(rt: ApiDeps) {
   const detail = (summary: string) => ({ tags: ["Stats"], summary });
-  return (
-    new Elysia({ name: "stats" })
-      // the DNS threads hand their queries over in batches: a read sees every query answered before it
-      .onBeforeHandle(() => rt.dns.syncRecords())
-      .get("/stats/summary", () => summary(rt), {
-        response: t.Object({
-          queries: t.Object({
-            total: t.Integer(),
-            blocked: t.Integer(),
-            percent_blocked: t.Number(),
-            unique_domains: t.Integer(),
-            forwarded: t.Integer(),
-            cached: t.Integer(),
-            frequency: t.Number(),
-            types: TypesObj,
-            status: Counts(QUERY_STATUS),
-            replies: Counts(REPLY_TYPE),
-          }),
-          clients: t.Object({ active: t.Integer(), total: t.Integer() }),
-          gravity: t.Object({ domains_being_blocked: t.Integer(), last_update: t.Integer() }),
+  return queryReads(rt, "stats")
+    .get("/stats/summary", () => summary(rt), {
+      response: t.Object({
+        queries: t.Object({
+          total: t.Integer(),
+          blocked: t.Integer(),
+          percent_blocked: t.Number(),
+          unique_domains: t.Integer(),
+          forwarded: t.Integer(),
+          cached: t.Integer(),
+          frequency: t.Number(),
+          types: TypesObj,
+          status: Counts(QUERY_STATUS),
+          replies: Counts(REPLY_TYPE),
         }),
-        detail: detail("Totals of the last 24 h"),
-      })
-      .get(
-        "/stats/top_domains",
-        async ({ query }) => {
-          const w = liveStats(rt).window;
-          const blocked = boolParam(query.blocked, false);
-          const ex = excludes(rt);
-          const top = new TopList(
-            intParam(query.count, 10),
-            blocked ? (x) => x.blocked : (x) => x.count - x.blocked,
-            ex.active ? ex.domain : undefined,
-          );
-          const [rows = []] = await topDomains(w.domains, [top]);
-          return {
-            domains: rows.map(([domain, count]) => ({ domain, count })),
-            total_queries: w.total,
-            blocked_queries: w.blocked,
-          };
-        },
-        {
-          query: TopQuery,
-          response: DomainsReply,
-          detail: detail("Most queried (or blocked) domains of the last 24 h"),
-        },
-      )
-      .get(
-        "/stats/top_clients",
-        ({ query }) => {
-          const w = liveStats(rt).window;
-          const blocked = boolParam(query.blocked, false);
-          const names = clientNames(rt);
-          const ex = excludes(rt);
-          const clients = ex.active
-            ? new Map([...w.clients].filter(([ip]) => !ex.client(ip, names.get(ip) ?? null)))
-            : w.clients;
-          const rows = topN(clients, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count);
-          return {
-            clients: rows.map(([ip, count]) => ({ ip, name: names.get(ip) ?? "", count })),
-            total_queries: w.total,
-            blocked_queries: w.blocked,
-          };
-        },
-        {
-          query: TopQuery,
-          response: ClientsReply,
-          detail: detail("Most active (or most blocked) clients of the last 24 h"),
-        },
-      )
-      .get(
-        "/stats/upstreams",
-        () => {
-          const w = liveStats(rt).window;
-          const real = [...w.upstreams]
-            .sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1))
-            .map(([u, x]) => ({
-              ...splitUpstream(u),
-              count: x.count,
-              statistics: meanVariance(x.count, x.sum, x.sumSq),
-            }));
-          return {
-            upstreams: [...pseudoUpstreams(w.blocked, w.cached), ...real],
-            forwarded_queries: w.forwarded,
-            total_queries: w.total,
-          };
-        },
-        { response: UpstreamsReply, detail: detail("Upstream servers with counts and reply times (seconds)") },
-      )
-      .get("/stats/query_types", () => ({ types: byName(QUERY_TYPES, liveStats(rt).window.types) }), {
+        clients: t.Object({ active: t.Integer(), total: t.Integer() }),
+        gravity: t.Object({ domains_being_blocked: t.Integer(), last_update: t.Integer() }),
+      }),
+      detail: detail("Totals of the last 24 h"),
+    })
+    .get(
+      "/stats/top_domains",
+      async ({ query }) => {
+        const w = liveStats(rt).window;
+        const blocked = boolParam(query.blocked, false);
+        const ex = excludes(rt);
+        const top = new TopList(
+          intParam(query.count, 10),
+          blocked ? (x) => x.blocked : (x) => x.count - x.blocked,
+          ex.active ? ex.domain : undefined,
+        );
+        const [rows = []] = await topDomains(w.domains, [top]);
+        return {
+          domains: rows.map(([domain, count]) => ({ domain, count })),
+          total_queries: w.total,
+          blocked_queries: w.blocked,
+        };
+      },
+      {
+        query: TopQuery,
+        response: DomainsReply,
+        detail: detail("Most queried (or blocked) domains of the last 24 h"),
+      },
+    )
+    .get(
+      "/stats/top_clients",
+      ({ query }) => {
+        const w = liveStats(rt).window;
+        const blocked = boolParam(query.blocked, false);
+        const names = clientNames(rt);
+        const ex = excludes(rt);
+        const clients = ex.active
+          ? new Map([...w.clients].filter(([ip]) => !ex.client(ip, names.get(ip) ?? null)))
+          : w.clients;
+        const rows = topN(clients, intParam(query.count, 10), blocked ? (x) => x.blocked : (x) => x.count);
+        return {
+          clients: rows.map(([ip, count]) => ({ ip, name: names.get(ip) ?? "", count })),
+          total_queries: w.total,
+          blocked_queries: w.blocked,
+        };
+      },
+      {
+        query: TopQuery,
+        response: ClientsReply,
+        detail: detail("Most active (or most blocked) clients of the last 24 h"),
+      },
+    )
+    .get(
+      "/stats/upstreams",
+      () => {
+        const w = liveStats(rt).window;
+        const rows = [...w.upstreams]
+          .sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1))
+          .map(([upstream, x]) => ({ upstream, count: x.count, sum: x.sum, sumSq: x.sumSq }));
+        return upstreamsReply(w, rows);
+      },
+      { response: UpstreamsReply, detail: detail("Upstream servers with counts and reply times (seconds)") },
+    )
+    .get("/stats/query_types", () => ({ types: byName(QUERY_TYPES, liveStats(rt).window.types) }), {
+      response: t.Object({ types: TypesObj }),
+      detail: detail("Queries per type in the last 24 h"),
+    })
+    .get(
+      "/stats/recent_blocked",
+      ({ query }) => ({ blocked: liveStats(rt).window.recentBlockedDomains(Math.max(0, intParam(query.count, 1))) }),
+      {
+        query: t.Object({ count: t.Optional(t.String()) }),
+        response: t.Object({ blocked: t.Array(t.String()) }),
+        detail: detail("Most recently blocked domains"),
+      },
+    )
+    .get(
+      "/stats/database/summary",
+      async ({ query }) => {
+        const r = rangeParams(query);
+        if (!rt.fleetHistory || query.node === "local") return await liveStats(rt).longTerm.read("dbSummary", r);
+        try {
+          return await rt.fleetHistory.summary(r.from, r.until, query.node || undefined);
+        } catch (e) {
+          throw Errors.fleetUnavailable((e as Error).message);
+        }
+      },
+      {
+        query: FleetRangeQuery,
+        response: t.Object({
+          sum_queries: t.Integer(),
+          sum_blocked: t.Integer(),
+          percent_blocked: t.Number(),
+          total_clients: t.Integer(),
+        }),
+        detail: detail(
+          "Totals over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)",
+        ),
+      },
+    )
+    .get(
+      "/stats/database/top_domains",
+      async ({ query }) => {
+        const x = await liveStats(rt).longTerm.read(
+          "dbTop",
+          rangeParams(query),
+          "domain",
+          boolParam(query.blocked, false),
+          intParam(query.count, 10),
+        );
+        return {
+          domains: x.rows.map((r) => ({ domain: r.k, count: r.n })),
+          total_queries: x.total_queries,
+          blocked_queries: x.blocked_queries,
+        };
+      },
+      {
+        query: RangeQuery,
+        response: DomainsReply,
+        detail: detail("Top domains over a range of the long-term database"),
+      },
+    )
+    .get(
+      "/stats/database/top_clients",
+      async ({ query }) => {
+        // Live top_clients counts all queries of a client unless blocked=true; so does this one.
+        const blocked = boolParam(query.blocked, false) ? true : null;
+        const x = await liveStats(rt).longTerm.read(
+          "dbTop",
+          rangeParams(query),
+          "client",
+          blocked,
+          intParam(query.count, 10),
+        );
+        const names = clientNames(rt);
+        return {
+          clients: x.rows.map((c) => ({ ip: c.k, name: c.name ?? names.get(c.k) ?? "", count: c.n })),
+          total_queries: x.total_queries,
+          blocked_queries: x.blocked_queries,
+        };
+      },
+      {
+        query: RangeQuery,
+        response: ClientsReply,
+        detail: detail("Top clients over a range of the long-term database"),
+      },
+    )
+    .get(
+      "/stats/database/upstreams",
+      async ({ query }) => {
+        const x = await liveStats(rt).longTerm.read("dbUpstreams", rangeParams(query));
+        return upstreamsReply(x, x.rows);
+      },
+      {
+        query: RangeQuery,
+        response: UpstreamsReply,
+        detail: detail("Upstreams over a range of the long-term database"),
+      },
+    )
+    .get(
+      "/stats/database/query_types",
+      async ({ query }) => ({ types: await liveStats(rt).longTerm.read("dbQueryTypes", rangeParams(query)) }),
+      {
+        query: RangeQuery,
         response: t.Object({ types: TypesObj }),
-        detail: detail("Queries per type in the last 24 h"),
-      })
-      .get(
-        "/stats/recent_blocked",
-        ({ query }) => ({ blocked: liveStats(rt).window.recentBlockedDomains(Math.max(0, intParam(query.count, 1))) }),
-        {
-          query: t.Object({ count: t.Optional(t.String()) }),
-          response: t.Object({ blocked: t.Array(t.String()) }),
-          detail: detail("Most recently blocked domains"),
-        },
-      )
-      .get(
-        "/stats/database/summary",
-        async ({ query }) => {
-          const r = rangeParams(query);
-          if (!rt.fleetHistory || query.node === "local") return await liveStats(rt).longTerm.read("dbSummary", r);
-          try {
-            return await rt.fleetHistory.summary(r.from, r.until, query.node || undefined);
-          } catch (e) {
-            throw Errors.fleetUnavailable((e as Error).message);
-          }
-        },
-        {
-          query: FleetRangeQuery,
-          response: t.Object({
-            sum_queries: t.Integer(),
-            sum_blocked: t.Integer(),
-            percent_blocked: t.Number(),
-            total_clients: t.Integer(),
-          }),
-          detail: detail(
-            "Totals over a range of the long-term database (with fleet.postgres: of the whole fleet, or node=)",
-          ),
-        },
-      )
-      .get(
-        "/stats/database/top_domains",
-        async ({ query }) => {
-          const x = await liveStats(rt).longTerm.read(
-            "dbTop",
-            rangeParams(query),
-            "domain",
-            boolParam(query.blocked, false),
-            intParam(query.count, 10),
-          );
-          return {
-            domains: x.rows.map((r) => ({ domain: r.k, count: r.n })),
-            total_queries: x.total_queries,
-            blocked_queries: x.blocked_queries,
-          };
-        },
-        {
-          query: RangeQuery,
-          response: DomainsReply,
-          detail: detail("Top domains over a range of the long-term database"),
-        },
-      )
-      .get(
-        "/stats/database/top_clients",
-        async ({ query }) => {
-          // Live top_clients counts all queries of a client unless blocked=true; so does this one.
-          const blocked = boolParam(query.blocked, false) ? true : null;
-          const x = await liveStats(rt).longTerm.read(
-            "dbTop",
-            rangeParams(query),
-            "client",
-            blocked,
-            intParam(query.count, 10),
-          );
-          const names = clientNames(rt);
-          return {
-            clients: x.rows.map((c) => ({ ip: c.k, name: c.name ?? names.get(c.k) ?? "", count: c.n })),
-            total_queries: x.total_queries,
-            blocked_queries: x.blocked_queries,
-          };
-        },
-        {
-          query: RangeQuery,
-          response: ClientsReply,
-          detail: detail("Top clients over a range of the long-term database"),
-        },
-      )
-      .get(
-        "/stats/database/upstreams",
-        async ({ query }) => {
-          const x = await liveStats(rt).longTerm.read("dbUpstreams", rangeParams(query));
-          const real = x.rows.map((u) => ({
-            ...splitUpstream(u.upstream),
-            count: u.count,
-            statistics: meanVariance(u.count, u.sum, u.sumSq),
-          }));
-          return {
-            upstreams: [...pseudoUpstreams(x.blocked, x.cached), ...real],
-            forwarded_queries: x.forwarded,
-            total_queries: x.total,
-          };
-        },
-        {
-          query: RangeQuery,
-          response: UpstreamsReply,
-          detail: detail("Upstreams over a range of the long-term database"),
-        },
-      )
-      .get(
-        "/stats/database/query_types",
-        async ({ query }) => ({ types: await liveStats(rt).longTerm.read("dbQueryTypes", rangeParams(query)) }),
-        {
-          query: RangeQuery,
-          response: t.Object({ types: TypesObj }),
-          detail: detail("Queries per type over a range of the long-term database"),
-        },
-      )
-  );
+        detail: detail("Queries per type over a range of the long-term database"),
+      },
+    );
 }

@@ -2,12 +2,11 @@
 // multipart form data (the JSON body parser steps aside for them, see app.ts).
 import { documented } from "../docs/meta.ts";
 import { Elysia, t } from "elysia";
-import type { Runtime } from "../../core/runtime.ts";
+import type { ApiDeps } from "../deps.ts";
 import { ENTRY, archiveName } from "../../teleporter/export.ts";
 import { exportInChild } from "../../teleporter/export-child.ts";
 import { MAX_ARCHIVE, TeleporterError, type ImportSelection } from "../../teleporter/import.ts";
 import { importInChild } from "../../teleporter/import-child.ts";
-import { announceLists } from "../../lists/store.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { assertMayChangeConfig } from "../config/changes.ts";
 
@@ -41,7 +40,7 @@ function selection(raw: unknown): ImportSelection {
   return v as ImportSelection;
 }
 
-export function teleporterRoutes(rt: Runtime) {
+export function teleporterRoutes(rt: Pick<ApiDeps, "config" | "paths" | "log" | "events" | "lists">) {
   return new Elysia({ name: "teleporter" })
     .get(
       "/teleporter",
@@ -90,7 +89,7 @@ export function teleporterRoutes(rt: Runtime) {
             const c = rt.config.reload();
             if (!c.ok) rt.log("warn", `teleporter: the restored settings were not taken in: ${c.problem.message}`);
           }
-          if (r.tables.length) announceLists(rt, r.tables);
+          if (r.tables.length) rt.lists.announce(r.tables);
           rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
           for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
           if (r.files.includes(ENTRY.leases)) rt.events.emit("dhcp-leases-changed", { reason: "teleporter" });

@@ -1,7 +1,8 @@
 // The records of an upstream answer in the form DNSSEC works on: owner and rdata names uncompressed
 // and, where RFC 4034 §6.2 (as RFC 6840 §5.1 amends it) says so, lowercase; grouped into RRsets with
 // the RRSIGs that cover them.
-import { expandName, getU16, type Message } from "../wire.ts";
+import { concatBytes } from "../../net/bytes.ts";
+import { expandName, getU16, nameEnd, type Message } from "../wire.ts";
 import { equalNames, nameKey } from "./names.ts";
 
 export const T = {
@@ -68,29 +69,11 @@ export function expandRdata(buf: Uint8Array, at: number, len: number, type: numb
     const name = expandName(buf, start, lower);
     if (!name) return null;
     parts.push(name);
-    o = skipName(buf, start);
+    o = nameEnd(buf, start);
     if (o < 0 || o > at + len) return null;
   }
   if (o < at + len) parts.push(buf.slice(o, at + len));
-  let size = 0;
-  for (const p of parts) size += p.length;
-  const out = new Uint8Array(size);
-  size = 0;
-  for (const p of parts) {
-    out.set(p, size);
-    size += p.length;
-  }
-  return out;
-}
-
-function skipName(buf: Uint8Array, o: number): number {
-  while (o < buf.length) {
-    const len = buf[o]!;
-    if (len === 0) return o + 1;
-    if ((len & 0xc0) === 0xc0) return o + 2;
-    o += len + 1;
-  }
-  return -1;
+  return concatBytes(parts);
 }
 
 /** Every record but the OPT in canonical form; null when one cannot be read. */

@@ -2,7 +2,8 @@
 // (compression pointers point into the response, not into the answer Moat builds), so records from
 // several responses (a CNAME chain across zones) make one answer through reply.ts.
 import type { RR } from "../reply.ts";
-import { TYPE, expandName, getU16, type Message } from "../wire.ts";
+import { concatBytes } from "../../net/bytes.ts";
+import { TYPE, expandName, getU16, nameEnd, type Message } from "../wire.ts";
 
 export interface Rec extends RR {
   owner: Uint8Array;
@@ -27,43 +28,22 @@ function rdataOf(buf: Uint8Array, type: number, at: number, len: number): Uint8A
       return expandName(buf, at, false);
     case MX: {
       const n = expandName(buf, at + 2, false);
-      return n && concat(raw.subarray(0, 2), n);
+      return n && concatBytes([raw.subarray(0, 2), n]);
     }
     case SRV: {
       const n = expandName(buf, at + 6, false);
-      return n && concat(raw.subarray(0, 6), n);
+      return n && concatBytes([raw.subarray(0, 6), n]);
     }
     case SOA: {
       const m = expandName(buf, at, false);
       const skip = nameEnd(buf, at);
       const r = skip < 0 ? null : expandName(buf, skip, false);
       const end = skip < 0 ? -1 : nameEnd(buf, skip);
-      return m && r && end >= 0 && end + 20 <= at + len ? concat(m, r, buf.subarray(end, end + 20)) : null;
+      return m && r && end >= 0 && end + 20 <= at + len ? concatBytes([m, r, buf.subarray(end, end + 20)]) : null;
     }
     default:
       return raw.slice();
   }
-}
-
-/** Offset just past the (possibly compressed) name at `o`; -1 when malformed. */
-function nameEnd(buf: Uint8Array, o: number): number {
-  while (o < buf.length) {
-    const l = buf[o]!;
-    if (l === 0) return o + 1;
-    if ((l & 0xc0) === 0xc0) return o + 2;
-    o += l + 1;
-  }
-  return -1;
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 /** Every record of a response but OPT; null when one cannot be read. */

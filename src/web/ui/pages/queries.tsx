@@ -3,7 +3,7 @@
 // explain why it was blocked.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, enc, get } from "../api.ts";
-import { Button, ErrorNote, Loading, Pager, toast, Toggle } from "../components.tsx";
+import { Button, confirmAction, ErrorNote, Loading, Pager, toast, Toggle } from "../components.tsx";
 import { fromLocalInput, num, toLocalInput } from "../format.ts";
 import { usePoll } from "../poll.ts";
 import { navigate, useRoute } from "../router.ts";
@@ -11,6 +11,7 @@ import { BLOCKED, Why, type QueryRow } from "../why.tsx";
 import { PauseButton, usePauses } from "../pause.tsx";
 import { dnssecWords } from "./query-status.ts";
 import { QueryTable } from "./query-table.tsx";
+import { clientRule, ruleCanName, withClientRule } from "./client-rule.ts";
 import { msg, plural, t } from "../i18n.ts";
 
 type Page = { queries: QueryRow[]; cursor: number; recordsTotal: number; recordsFiltered: number };
@@ -213,6 +214,37 @@ function RowActions({
     }
   };
   const blocked = BLOCKED.has(row.status);
+  const who = row.client.name ?? row.client.ip;
+  // the name for this client alone, as a $client custom rule (client-rule.ts says why not a group)
+  const forClient = async () => {
+    const ask = blocked
+      ? t("Unblock {domain} for {client} only? This rule goes into the custom rules: {rule}", {
+          domain: row.domain,
+          client: who,
+          rule: clientRule(row.domain, row.client.ip, true),
+        })
+      : t("Block {domain} for {client} only? This rule goes into the custom rules: {rule}", {
+          domain: row.domain,
+          client: who,
+          rule: clientRule(row.domain, row.client.ip),
+        });
+    if (!(await confirmAction(ask, blocked ? t("Unblock") : t("Block")))) return;
+    setBusy("client");
+    try {
+      const now = await get<{ rules: { text: string } }>("/rules/custom");
+      const text = withClientRule(now.rules.text, row.domain, row.client.ip, !blocked);
+      await api("PUT", "/rules/custom", { text });
+      toast(
+        blocked
+          ? t("{domain} unblocked for {client}", { domain: row.domain, client: who })
+          : t("{domain} blocked for {client}", { domain: row.domain, client: who }),
+      );
+    } catch (e) {
+      toast(e instanceof ApiError ? e.text : String(e), "error");
+    } finally {
+      setBusy(null);
+    }
+  };
   return (
     <div class="row-actions">
       {blocked ? (
@@ -226,6 +258,21 @@ function RowActions({
       ) : (
         <Button busy={busy === "deny"} onClick={() => list("deny")} title={t("Deny {domain}", { domain: row.domain })}>
           {t("Deny")}
+        </Button>
+      )}
+      {ruleCanName(row.domain) && (
+        <Button
+          kind="ghost"
+          class="q-client-rule"
+          busy={busy === "client"}
+          onClick={forClient}
+          title={
+            blocked
+              ? t("Unblock {domain} for {client} only", { domain: row.domain, client: who })
+              : t("Block {domain} for {client} only", { domain: row.domain, client: who })
+          }
+        >
+          {blocked ? t("Unblock for this client") : t("Block for this client")}
         </Button>
       )}
       <Button kind="ghost" onClick={onWhy} title={t("Why was this blocked or allowed?")}>
