@@ -34,6 +34,18 @@ export const schema = {
         ...moat,
       }),
     },
+    access: {
+      allowed: strings(
+        [],
+        "Clients that may use this DNS server (IP, CIDR or DoT/DoH client ID); when not empty, every other client is refused",
+        { each: v.accessEntry, ...moat },
+      ),
+      disallowed: strings(
+        [],
+        "Clients that may not use this DNS server (IP, CIDR or DoT/DoH client ID): their queries are answered REFUSED",
+        { each: v.accessEntry, ...moat },
+      ),
+    },
     bootstrap: strings(
       [],
       "Plain DNS servers (IP[#port]) that look up the host names of encrypted upstreams; empty: the plain entries of dns.upstreams, else the system's resolver",

@@ -138,6 +138,15 @@ export function ipOrCidr(s: string): string | null {
   return null;
 }
 
+/** A DoT/DoH client ID: one DNS label, lower case (the TLS server name's first label, /dns-query/<id>) */
+export const CLIENT_ID = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
+/** dns.access.*: an address, a CIDR network or a DoT/DoH client ID */
+export function accessEntry(s: string): string | null {
+  if (isIP(s.split("/")[0] ?? "")) return ipOrCidr(s);
+  return CLIENT_ID.test(s) ? null : "not an IP address, a CIDR network or a client ID (one DNS label, lower case)";
+}
+
 export function ipv4OrEmpty(s: string): string | null {
   return s === "" || isIP(s) === 4 ? null : "not a valid IPv4 address";
 }

@@ -18,6 +18,7 @@ import { DnssecHandler, keyQuery } from "./validate.ts";
 import { RateLimiter } from "./ratelimit.ts";
 import { isLocalClient } from "./iface.ts";
 import { EcsTrust, ecsClient } from "./ecs.ts";
+import { ClientAccess } from "./access.ts";
 import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
 import { nameToWire } from "../net/dns-name.ts";
@@ -81,6 +82,7 @@ export class QueryEngine {
   private readonly resolve: (ctx: QueryContext) => Pending;
   private readonly limiter: RateLimiter;
   private readonly ecsTrust: EcsTrust;
+  private readonly access: ClientAccess;
   private unsub: (() => void) | null = null;
 
   constructor(private readonly d: EngineDeps) {
@@ -108,6 +110,7 @@ export class QueryEngine {
       this.forwarder,
     ]);
     this.ecsTrust = new EcsTrust(() => config.current.dns.ecs.trustedSources);
+    this.access = new ClientAccess(() => config.current.dns.access);
     this.limiter = new RateLimiter(
       () => config.current.dns.rateLimit,
       (m) => d.log("warn", m),
@@ -172,6 +175,12 @@ export class QueryEngine {
     if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
     const ctx = this.context(buf, q, client, tcp, start, false);
     ctx.clientId = clientId;
+    // dns.access (access.ts): after the rate limit, so a refused client's flood is not logged query by query
+    if (this.access.refuses(client, clientId)) {
+      ctx.status = Status.CLIENT_REFUSED;
+      ctx.reply = Reply.REFUSED;
+      return this.finish(ctx, buildReply(buf, q, RCODE.REFUSED));
+    }
     let r: Pending;
     try {
       r = this.resolve(ctx);

@@ -114,6 +114,31 @@ export function readAdGuard(text: string, name: string, workDir: string | null, 
   if (addToList(plan, "dns.bootstrap", boot, "dns.bootstrap_dns"))
     plan.carried.push(plural(boot.length, "bootstrap server"));
 
+  // who may query: AdGuard Home ignores disallowed_clients while allowed_clients has entries
+  const allowedClients = arr(dns.allowed_clients).map(String);
+  const disallowedClients = arr(dns.disallowed_clients).map(String);
+  const nAllowed = addToList(plan, "dns.access.allowed", allowedClients, "dns.allowed_clients");
+  if (nAllowed) plan.carried.push(plural(nAllowed, "allowed client"));
+  if (allowedClients.length && disallowedClients.length)
+    plan.notCarried.push({
+      item: plural(disallowedClients.length, "disallowed client"),
+      why: "AdGuard Home ignores disallowed_clients while allowed_clients has entries",
+    });
+  else {
+    const n = addToList(plan, "dns.access.disallowed", disallowedClients, "dns.disallowed_clients");
+    if (n) plan.carried.push(plural(n, "disallowed client"));
+  }
+
+  // AdGuard Home's default blocked_hosts answer nothing for names Moat answers itself or forwards harmlessly
+  const agDefaults = new Set(["version.bind", "id.server", "hostname.bind"]);
+  for (const h of arr(dns.blocked_hosts)
+    .map(String)
+    .filter((h) => !agDefaults.has(h)))
+    plan.notCarried.push({
+      item: `blocked host ${h}`,
+      why: "Moat has no such list: a deny entry or rule blocks the name",
+    });
+
   // filtering
   if (typeof filtering.protection_enabled === "boolean")
     setSetting(plan, "dns.blocking.active", filtering.protection_enabled, "protection_enabled");

@@ -22,10 +22,26 @@ const STATUS_BLOCKED = {
   SPECIAL_DOMAIN: true,
   CACHE_STALE: false,
   EXTERNAL_BLOCKED_EDE15: true,
+  // Moat's own, after Pi-hole's: compat mode shows each as the Pi-hole status of PIHOLE_STATUS
+  CLIENT_REFUSED: true,
 };
 type QueryStatus = keyof typeof STATUS_BLOCKED;
 export const QUERY_STATUS = Object.keys(STATUS_BLOCKED) as readonly QueryStatus[];
 export const Status = Object.fromEntries(QUERY_STATUS.map((s, i) => [s, i])) as { readonly [K in QueryStatus]: number };
+
+/** How many of QUERY_STATUS are Pi-hole's (FTL's enum query_status); the rest are Moat's own */
+export const PIHOLE_STATUSES = QUERY_STATUS.indexOf("EXTERNAL_BLOCKED_EDE15") + 1;
+
+/** Moat's own statuses as webserver.api.piholeCompat shows them: the nearest of Pi-hole's */
+const PIHOLE_STATUS: Readonly<Record<string, QueryStatus>> = {
+  // dns.access: refused by policy, as Pi-hole's dns.replyWhenBusy = REFUSE is (a blocked status)
+  CLIENT_REFUSED: "DBBUSY",
+};
+
+/** A status's name as the API shows it: Pi-hole's name for a Moat-only one in compat mode */
+export function statusName(name: string, compat: boolean): string {
+  return compat ? (PIHOLE_STATUS[name] ?? name) : name;
+}
 
 /** Statuses that count as blocked in the statistics. */
 export const BLOCKED_STATUSES: ReadonlySet<number> = new Set(

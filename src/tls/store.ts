@@ -7,7 +7,7 @@ import { createPrivateKey, X509Certificate } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
-import type { ConfigStore } from "../config/index.ts";
+import { CLIENT_ID, type ConfigStore } from "../config/index.ts";
 import { issueServer, makeAuthority, type Issued } from "./certificate.ts";
 
 export interface TlsMaterial {
@@ -213,4 +213,4 @@ export function clientIdFromServerName(sni: string | undefined, m: TlsMaterial):
   return m.names.includes(`*.${s.slice(dot + 1)}`) && CLIENT_ID.test(id) ? id : null;
 }
 
-export const CLIENT_ID = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+export { CLIENT_ID };

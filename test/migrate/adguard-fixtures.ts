@@ -73,6 +73,11 @@ ${upstreams}
     - 149.112.112.10
 ${version === 24 ? "  all_servers: false\n  fastest_addr: true" : "  upstream_mode: parallel"}
   cache_size: 4194304
+  allowed_clients: []
+  disallowed_clients:
+    - 127.0.0.9
+    - 10.10.0.0/16
+    - badkid
 ${version === 24 ? filteringBody("  ") : ""}
 ${version === 24 ? "" : `filtering:\n${filteringBody("  ")}\n`}tls:
   enabled: ${tls !== null}

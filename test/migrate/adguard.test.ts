@@ -107,6 +107,10 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       expect(cfg.config.dns.upstreams).toEqual([up.address, `[/corp.example/]${corp.address}`]);
       expect(cfg.config.dns.upstreamMode).toBe(version === 24 ? "FASTEST" : "PARALLEL");
       expect(cfg.config.dns.revServers).toEqual([]);
+      // disallowed_clients: refused, logged as such; everyone else is answered (above)
+      expect(out).toContain("carried: 3 disallowed clients");
+      expect(cfg.config.dns.access).toEqual({ allowed: [], disallowed: ["127.0.0.9", "10.10.0.0/16", "badkid"] });
+      expect(await answer(moat, "www.tiktok.com", "127.0.0.9")).toBe("REFUSED");
       expect(cfg.config.dns.bootstrap).toEqual(["9.9.9.10", "149.112.112.10"]);
       expect(cfg.config.dhcp.hosts).toEqual(["52:54:00:aa:bb:02,192.168.1.62,printer"]);
       expect([cfg.config.dhcp.start, cfg.config.dhcp.end, cfg.config.dhcp.leaseTime]).toEqual([

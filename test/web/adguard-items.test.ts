@@ -9,6 +9,7 @@ import { startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { adguardInstall } from "../migrate/adguard-fixtures.ts";
 import { dig, launch, logIn, openPage, shot, type Watched } from "./browser.ts";
+import { runDig } from "../dns/helpers.ts";
 
 const PASSWORD = "adguard items password";
 let moat: MoatProcess;
@@ -102,3 +103,41 @@ test("Import: an AdGuardHome.yaml's dry run is reported, then merged in and in f
   expect(await dig(moat.dnsPort, "tv.wild.lan")).toBe("192.168.1.20");
   expect(w.errors).toEqual([]);
 }, 90_000);
+
+test("Settings → Client access: a bad entry is refused in words; a disallowed client gets REFUSED and the log says why", async () => {
+  const { page } = w;
+  await page.goto(`${moat.base}/admin/settings`);
+  await page.waitForSelector("#s-access-disallowed");
+  await page.fill("#s-access-allowed", "");
+  await page.fill("#s-access-disallowed", "127.0.0.8\nNot An Id");
+  await page.click("button:text('Save client access')");
+  await page.waitForSelector(
+    "form:has(#s-access-disallowed) :text('not an IP address, a CIDR network or a client ID')",
+  );
+  expect(await digStatus("127.0.0.8")).toBe("NOERROR");
+
+  await page.fill("#s-access-disallowed", "127.0.0.8");
+  await page.click("button:text('Save client access')");
+  await page.waitForSelector(".toast:text('Saved')");
+  expect(await digStatus("127.0.0.8")).toBe("REFUSED");
+  expect(await digStatus("127.0.0.4")).toBe("NOERROR");
+  await shot(page, "adguard-client-access");
+
+  await page.goto(`${moat.base}/admin/queries`);
+  await page.waitForSelector("tr.blocked[data-domain='refused.test']:has-text('Refused (client not allowed)')");
+  expect(w.errors).toEqual([]);
+}, 60_000);
+
+async function digStatus(from: string): Promise<string> {
+  const out = await runDig([
+    "@127.0.0.1",
+    "-p",
+    String(moat.dnsPort),
+    "-b",
+    from,
+    "+tries=1",
+    "+time=3",
+    "refused.test",
+  ]);
+  return /status: (\w+)/.exec(out)?.[1] ?? out;
+}

@@ -9,6 +9,13 @@ import { Errors } from "../core/errors.ts";
 import { clientNames, excludes } from "../stats/clients.ts";
 import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";
 import type { FleetHistory } from "../../fleet/pg-history.ts";
+import { statusName } from "../../query/enums.ts";
+
+/** Moat's own statuses (dns.access's CLIENT_REFUSED) as Pi-hole's nearest in compat mode */
+function compatRows<R extends { status: string }>(rows: R[], compat: boolean): R[] {
+  if (compat) for (const r of rows) r.status = statusName(r.status, true);
+  return rows;
+}
 
 /** The whole fleet's log (or node=<name>'s) from PostgreSQL, in the same shape as this node's. */
 async function fleetQueries(h: FleetHistory, q: Record<string, string | undefined>, compat: boolean) {
@@ -32,7 +39,12 @@ async function fleetQueries(h: FleetHistory, q: Record<string, string | undefine
     throw Errors.fleetUnavailable((e as Error).message);
   }
   const { earliest, ...rest } = page;
-  return { ...rest, draw: intParam(q.draw, 0), ...(compat ? {} : floors(earliest, earliest)) };
+  return {
+    ...rest,
+    queries: compatRows(rest.queries, compat),
+    draw: intParam(q.draw, 0),
+    ...(compat ? {} : floors(earliest, earliest)),
+  };
 }
 
 /**
@@ -146,6 +158,7 @@ export function queriesRoutes(rt: ApiDeps) {
           const earliest = s.earliest();
           return {
             ...page,
+            queries: compatRows(page.queries, compat),
             draw: intParam(q.draw, 0),
             ...(compat ? {} : floors(earliest.memory, earliest.disk)),
           };

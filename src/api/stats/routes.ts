@@ -4,7 +4,7 @@ import { IpAddress } from "../core/address.ts";
 import { t } from "elysia";
 import { queryReads } from "../core/query-reads.ts";
 import type { ApiDeps } from "../deps.ts";
-import { QUERY_STATUS, QUERY_TYPES, REPLY_TYPE } from "../../query/enums.ts";
+import { PIHOLE_STATUSES, QUERY_STATUS, QUERY_TYPES, REPLY_TYPE, statusName } from "../../query/enums.ts";
 import { TopList, topDomains, topN } from "../../stats/topn.ts";
 import {
   boolParam,
@@ -49,6 +49,17 @@ const TopQuery = t.Object({ blocked: t.Optional(t.String()), count: t.Optional(t
 
 function byName(names: readonly string[], values: number[]): Record<string, number> {
   return Object.fromEntries(names.map((n, i) => [n, values[i] ?? 0]));
+}
+
+/** By status name; in compat mode Pi-hole's alone, each Moat-only status counted as its nearest Pi-hole one */
+function statusCounts(values: number[], compat: boolean): Record<string, number> {
+  const out = byName(QUERY_STATUS.slice(0, compat ? PIHOLE_STATUSES : undefined), values);
+  if (compat)
+    for (let i = PIHOLE_STATUSES; i < QUERY_STATUS.length; i++) {
+      const to = statusName(QUERY_STATUS[i]!, true);
+      out[to] = (out[to] ?? 0) + (values[i] ?? 0);
+    }
+  return out;
 }
 
 /** The upstreams with their counts and reply times, after the pseudo-upstreams Pi-hole lists first. */
@@ -107,7 +118,7 @@ function summary(rt: ApiDeps) {
       cached: w.cached,
       frequency: frequency(rt),
       types: byName(QUERY_TYPES, w.types),
-      status: byName(QUERY_STATUS, w.status),
+      status: statusCounts(w.status, rt.config.current.webserver.api.piholeCompat),
       replies: byName(REPLY_TYPE, w.replies),
     },
     clients: { active: w.clients.size, total: w.clientsEver.size },
@@ -129,7 +140,21 @@ export function statsRoutes(rt: ApiDeps) {
           cached: t.Integer(),
           frequency: t.Number(),
           types: TypesObj,
-          status: Counts(QUERY_STATUS),
+          status: t.Object(
+            Object.fromEntries(
+              QUERY_STATUS.map((k, i) => [
+                k,
+                i < PIHOLE_STATUSES
+                  ? t.Integer()
+                  : t.Optional(
+                      t.Integer({
+                        description: "Moat's own status (left out in Pi-hole compatibility mode)",
+                        "x-moat-only": true,
+                      }),
+                    ),
+              ]),
+            ),
+          ),
           replies: Counts(REPLY_TYPE),
         }),
         clients: t.Object({ active: t.Integer(), total: t.Integer() }),

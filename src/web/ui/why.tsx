@@ -55,6 +55,7 @@ export const BLOCKED = new Set([
   "DBBUSY",
   "SPECIAL_DOMAIN",
   "EXTERNAL_BLOCKED_EDE15",
+  "CLIENT_REFUSED",
 ]);
 
 const STATUS_TEXT: Record<string, string> = {
@@ -70,6 +71,7 @@ const STATUS_TEXT: Record<string, string> = {
   EXTERNAL_BLOCKED_EDE15: msg("Blocked by the upstream server (Extended DNS Error 15)."),
   SPECIAL_DOMAIN: msg("Blocked: a special domain Moat answers itself (for example Firefox's DNS-over-HTTPS canary)."),
   DBBUSY: msg("Blocked because the filter was not ready."),
+  CLIENT_REFUSED: msg("Refused: this client may not use Moat (Settings → Client access)."),
   FORWARDED: msg("Permitted: answered by an upstream server."),
   CACHE: msg("Permitted: answered from Moat's cache."),
   CACHE_STALE: msg("Permitted: answered from the cache with a stale record while refreshing."),

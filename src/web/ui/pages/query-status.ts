@@ -18,6 +18,7 @@ const STATUS_WORDS: Record<string, string> = {
   EXTERNAL_BLOCKED_EDE15: msg("Blocked (upstream)"),
   SPECIAL_DOMAIN: msg("Blocked (special name)"),
   DBBUSY: msg("Blocked (busy)"),
+  CLIENT_REFUSED: msg("Refused (client not allowed)"),
   FORWARDED: msg("Forwarded"),
   CACHE: msg("Cached"),
   CACHE_STALE: msg("Cached (stale)"),

@@ -13,6 +13,7 @@ import { UPSTREAM_PRESETS } from "../presets.ts";
 import { EncryptedDnsCard } from "./settings/encrypted.tsx";
 import { FleetCard } from "./settings/fleet.tsx";
 import { ListeningCard } from "./settings/listening.tsx";
+import { AccessCard } from "./settings/access.tsx";
 import { useSaveConfig } from "./settings/save.ts";
 import { SessionsCard } from "./settings/sessions.tsx";
 import { SecuritySettings } from "./settings/security.tsx";
@@ -346,6 +347,7 @@ export function Settings() {
         !error && <Loading />
       )}
       <ListeningCard />
+      <AccessCard />
       <EncryptedDnsCard />
       <SecuritySettings />
       <SessionsCard />
