@@ -1,10 +1,25 @@
 // Form and table parts the management pages share (lists, domains, clients, DHCP, network, settings):
 // a checkbox with its label, a file picker, a form's end (its error and its submit button), a table's
-// header row from its titles, and an add form's field for the entry's key (fixed once the entry exists).
-// Callers pass text already translated: t() runs where the page renders.
+// header row from its titles, an add form's field for the entry's key (fixed once the entry exists), and
+// a select's options. Callers pass text already translated: t() runs where the page renders; only the
+// options take msg() labels, as the choice tables are made at module scope.
 import type { ComponentChildren } from "preact";
 import { Button, Field, TextInput } from "./components.tsx";
+import { t } from "./i18n.ts";
 import { ActionsHeader } from "./table.tsx";
+
+/** a select's options from [value, label] pairs whose labels are msg() labels, translated where they render */
+export function Options({ choices }: { choices: ReadonlyArray<readonly [string, string]> }) {
+  return (
+    <>
+      {choices.map(([value, label]) => (
+        <option key={value} value={value}>
+          {t(label)}
+        </option>
+      ))}
+    </>
+  );
+}
 
 export function Check({
   id,

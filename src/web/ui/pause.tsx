@@ -4,18 +4,30 @@
 import { useState } from "preact/hooks";
 import { api, enc, get } from "./api.ts";
 import { Button, Field, Modal, toast, useAction } from "./components.tsx";
+import { Options } from "./fields.tsx";
 import { usePoll } from "./poll.ts";
 import { msg, t } from "./i18n.ts";
 
 type Pause = { client: string; until: number | null };
 
 /** how long a pause lasts, as the family page and this dialog offer it ("" = until resumed); msg() labels */
-export const PAUSE_CHOICES: ReadonlyArray<{ minutes: string; label: string }> = [
+const PAUSE_CHOICES: ReadonlyArray<{ minutes: string; label: string }> = [
   { minutes: "15", label: msg("15 minutes") },
   { minutes: "60", label: msg("1 hour") },
   { minutes: "120", label: msg("2 hours") },
   { minutes: "", label: msg("until resumed") },
 ];
+
+/** the "For" field of a pause: how long, one of PAUSE_CHOICES */
+export function PauseFor({ id, value, onValue }: { id: string; value: string; onValue: (v: string) => void }) {
+  return (
+    <Field label={t("For")} id={id}>
+      <select id={id} value={value} onChange={(e) => onValue((e.target as HTMLSelectElement).value)}>
+        <Options choices={PAUSE_CHOICES.map((c) => [c.minutes, c.label] as const)} />
+      </select>
+    </Field>
+  );
+}
 
 /** the API's `minutes` for a choice: null pauses until resumed */
 export const pauseMinutes = (choice: string): number | null => (choice === "" ? null : Number(choice));
@@ -73,19 +85,7 @@ export function PauseButton({
         <Modal title={t("Pause {client}", { client })} onClose={() => setAsking(false)}>
           <form class="form" onSubmit={pause} data-testid="pause-dialog">
             <p>{t("Every lookup of {client} will be blocked until the pause ends.", { client })}</p>
-            <Field label={t("For")} id="pause-minutes">
-              <select
-                id="pause-minutes"
-                value={minutes}
-                onChange={(e) => setMinutes((e.target as HTMLSelectElement).value)}
-              >
-                {PAUSE_CHOICES.map((c) => (
-                  <option key={c.minutes} value={c.minutes}>
-                    {t(c.label)}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <PauseFor id="pause-minutes" value={minutes} onValue={setMinutes} />
             <div class="row end">
               <Button onClick={() => setAsking(false)}>{t("Cancel")}</Button>
               <Button type="submit" kind="danger" busy={busy}>

@@ -6,7 +6,7 @@ import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, useAction, TextInput } from "../components.tsx";
 import { useGroups } from "../crud.tsx";
 import { intlLocale, msg, t } from "../i18n.ts";
-import { PAUSE_CHOICES, pauseMinutes } from "../pause.tsx";
+import { PauseFor, pauseMinutes } from "../pause.tsx";
 import { usePoll } from "../poll.ts";
 
 type Service = { id: string; name: string; category: string };
@@ -245,15 +245,7 @@ function Pauses() {
         <Field label={t("Device (address, MAC, host name or client ID)")} id="p-client">
           <TextInput id="p-client" required value={client} onValue={setClient} />
         </Field>
-        <Field label={t("For")} id="p-minutes">
-          <select id="p-minutes" value={minutes} onChange={(e) => setMinutes((e.target as HTMLSelectElement).value)}>
-            {PAUSE_CHOICES.map((c) => (
-              <option key={c.minutes} value={c.minutes}>
-                {t(c.label)}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <PauseFor id="p-minutes" value={minutes} onValue={setMinutes} />
         <Button type="submit" kind="primary" busy={busy} class="align-end">
           {t("Pause")}
         </Button>

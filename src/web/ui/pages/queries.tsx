@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, enc, get } from "../api.ts";
 import { Button, confirmAction, ErrorNote, Loading, Pager, toast, Toggle } from "../components.tsx";
 import { fromLocalInput, num, toLocalInput } from "../format.ts";
+import { Options } from "../fields.tsx";
 import { usePoll } from "../poll.ts";
 import { navigate, useRoute } from "../router.ts";
 import { BLOCKED, Why, type QueryRow } from "../why.tsx";
@@ -155,11 +156,7 @@ export function FilterBar({ filters, onApply }: { filters: Filters; onApply: (f:
             onChange={(e) => setF(withStatus(f, (e.target as HTMLSelectElement).value))}
           >
             <option value="">{t("any")}</option>
-            {STATUS_CHOICES.map((c) => (
-              <option key={c.key} value={c.key}>
-                {t(c.label)}
-              </option>
-            ))}
+            <Options choices={STATUS_CHOICES.map((c) => [c.key, c.label] as const)} />
           </select>
         </label>
         {select("type", t("Type"), s.type ?? [], (v) => v)}

@@ -2,6 +2,7 @@
 import { useState } from "preact/hooks";
 import { enc, get } from "../api.ts";
 import { Badge, Button, Card, ErrorNote, TextInput } from "../components.tsx";
+import { Check } from "../fields.tsx";
 import { msg, plural, t, tx } from "../i18n.ts";
 
 type Reply = {
@@ -72,14 +73,7 @@ export function Search() {
               value={q}
               onValue={setQ}
             />
-            <label class="check">
-              <input
-                type="checkbox"
-                checked={partial}
-                onChange={(e) => setPartial((e.target as HTMLInputElement).checked)}
-              />{" "}
-              {t("partial match")}
-            </label>
+            <Check id="search-partial" label={t("partial match")} checked={partial} set={setPartial} />
             <Button type="submit" kind="primary" busy={busy}>
               {t("Search")}
             </Button>

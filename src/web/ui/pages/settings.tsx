@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks";
 import { api, get } from "../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../components.tsx";
-import { FormEnd } from "../fields.tsx";
+import { Check, FormEnd } from "../fields.tsx";
 import { bytes, duration } from "../format.ts";
 import { intlLocale, t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
@@ -83,15 +83,7 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
             "Moat asks the root servers and then each domain's own servers, as unbound does: no resolver company sees every name your network looks up, and DNSSEC is checked here. The upstream servers below then serve only conditional forwarding and groups with servers of their own.",
           )}
         >
-          <label class="check">
-            <input
-              id="s-recursive"
-              type="checkbox"
-              checked={own}
-              onChange={(e) => setOwn((e.target as HTMLInputElement).checked)}
-            />{" "}
-            {t("Resolve myself (private)")}
-          </label>
+          <Check id="s-recursive" label={t("Resolve myself (private)")} checked={own} set={setOwn} />
         </SettingField>
         <SettingField
           setting="dns.upstreams"

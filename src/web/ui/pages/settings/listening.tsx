@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
 import { Card, ErrorNote, Loading } from "../../components.tsx";
-import { Check, FormEnd } from "../../fields.tsx";
+import { Check, FormEnd, Options } from "../../fields.tsx";
 import { msg, t } from "../../i18n.ts";
 import { usePoll } from "../../poll.ts";
 import { useSaveConfig } from "./save.ts";
@@ -69,11 +69,7 @@ function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
       <div class="row wrap">
         <SettingField setting="dns.listeningMode" errors={errors} label={t("Listening mode")} id="s-listen">
           <select id="s-listen" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
-            {MODES.map(([v, text]) => (
-              <option key={v} value={v}>
-                {t(text)}
-              </option>
-            ))}
+            <Options choices={MODES} />
           </select>
         </SettingField>
         <SettingText
