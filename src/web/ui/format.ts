@@ -21,7 +21,7 @@ function formatters(): Formatters {
     number: new Intl.NumberFormat(locale),
     time: new Intl.DateTimeFormat(locale, { timeStyle: "medium" }),
     dateTime: new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "medium" }),
-    relative: new Intl.RelativeTimeFormat(locale, { numeric: "auto" }),
+    relative: new Intl.RelativeTimeFormat(locale, { numeric: "auto", style: "narrow" }),
     units: { day: unit("day"), hour: unit("hour"), minute: unit("minute"), second: unit("second") },
   };
   return made;
