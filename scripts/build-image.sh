@@ -21,12 +21,13 @@ mkdir -p "$WORK" "$DIST"
 log "host tools"
 missing=()
 for p in mmdebstrap arch-test qemu-user-static binfmt-support dosfstools mtools fdisk e2fsprogs xz-utils \
-  rauc squashfs-tools openssl; do
+  rauc squashfs-tools openssl u-boot-tools; do
   dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # another apt or dpkg run (unattended upgrades, a second build) holds the lock: wait for it, not fail
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 project_deps
 update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
@@ -42,11 +43,11 @@ fi
 build_base_root
 ROOTFS="$WORK/rootfs"
 log "root: copy of the base"
-rm -rf "$ROOTFS" "$WORK/boot" "$WORK/moat" "$WORK/data"
+rm -rf "$ROOTFS" "$WORK/boot" "$WORK/firmware" "$WORK/moat" "$WORK/data"
 cp -a "$BASE_ROOT" "$ROOTFS"
 customize_root "$moat_bin"
-split_boot "$WORK/boot"
-moat_partition "$WORK/moat"
+split_boot "$WORK/boot" "$WORK/firmware"
+moat_partition "$WORK/moat" "$WORK/firmware"
 
 # The data partition starts with the appliance's default config, owned by moat.
 mkdir -p "$WORK/data"

@@ -8,8 +8,9 @@
 #   moat-<v>.cdx.json                            the CycloneDX SBOM of the npm packages inside the binary, and Bun
 #   SHA256SUMS, SHA256SUMS.sig                   the sums of all the above, signed with the release key
 #   moat-release.cert.pem                        the certificate of that key (compare it with the published one)
-# The release key is the update bundle's (scripts/build-bundle.sh: MOAT_BUNDLE_KEY and MOAT_BUNDLE_CERT, else
-# the development pair in dist/keys). No armhf file: Bun runs on 64-bit ARM only, so a 32-bit Raspberry Pi OS
+# The release key is the update bundle's (scripts/build-bundle.sh: MOAT_BUNDLE_KEY, a PEM file or pkcs11: URI, and
+# MOAT_BUNDLE_CERT, else the development pair in /var/tmp/moat-image/dev-keys). A published release is made with
+# MOAT_RELEASE=1, which refuses to sign with the development key. No armhf file: Bun runs on 64-bit ARM only, so a 32-bit Raspberry Pi OS
 # (and a Pi Zero W, ARMv6) cannot run Moat.
 set -euo pipefail
 . "$(dirname "$0")/image-lib/common.sh"

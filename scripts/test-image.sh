@@ -28,11 +28,11 @@ img_xz="$DIST/$IMAGE_NAME.img.xz"
 
 missing=()
 for p in qemu-system-arm mtools bind9-dnsutils knot-dnsutils curl jq openssl openssh-client xz-utils e2fsprogs fdisk \
-  iproute2 busybox chromium rauc squashfs-tools; do
+  iproute2 busybox chromium rauc squashfs-tools u-boot-qemu u-boot-tools libubootenv-tool; do
   dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 project_deps   # bun and playwright-core for the dashboard check
@@ -62,11 +62,12 @@ MOAT_SSH_KEY=$(cat "$T/ssh_key.pub")
 EOF
 boot_off=$(fat_offset "$T/disk.img")
 mcopy -o -i "$T/disk.img@@$boot_off" "$T/moat-settings.txt" ::/moat-settings.txt
-extract_kernel "$T/disk.img" "$T"
+serial_console "$T/disk.img@@$(part_offset "$T/disk.img" 2)"   # slot A's kernel on the serial log
 
 pick_ports
-# -no-reboot: every reboot of the guest goes through the harness's firmware stand-in (qemu.sh power_on_again)
+# -no-reboot: every reboot of the guest ends QEMU, and the harness powers on again (qemu.sh power_on_again)
 start_qemu --no-reboot "$T"
+if booted_slot "$T/serial.log" 300; then FIRST_BOOT_LINE=$BOOT_LINE; fi
 trap 'stop_qemu || true; stop_update_server 2>/dev/null; remove_lan' EXIT
 
 log "waiting for the first DNS answer (up to ${BOOT_TIMEOUT}s)"
@@ -84,6 +85,8 @@ source "$here/image-lib/powercut.sh"
 source "$here/image-lib/update-checks.sh"
 if [ "$CHECKS" = updates ]; then
   first_checks
+  check "U-Boot's script booted slot A, and moat-health gave its try back (BOOT_A_LEFT=3)" wait_for 120 counters_settled
+  check "systemd arms the hardware watchdog (30 s), a panic restarts after 10 s" wait_for 60 watchdog_armed
   check "reboot keeps the password, local record and deny list" survives_reboot
 else run_checks; fi
 run_update_checks

@@ -70,6 +70,23 @@ slot_a_mounted() {
   grep -qx '/=05' <<<"$out" && grep -qx '/boot/firmware=02' <<<"$out" && grep -qx '/boot/moat=01' <<<"$out" &&
     [ "$(sed -n 's|^moat/root=||p' <<<"$out")" != "" ] && [ "$(sed -n 's|^moat/boot=||p' <<<"$out")" != "" ]
 }
+# The first boot came through U-Boot's boot script (image/boot/boot.cmd): slot A, one of its 3 tries taken,
+# and moat-health gave the try back (RAUC's mark-good through fw_setenv): BOOT_A_LEFT is 3 again.
+counters_settled() {
+  local out; out=$(guest 'fw_printenv BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT; cat /etc/moat/rauc/confirmed') || return 1
+  log "  U-Boot said: ${FIRST_BOOT_LINE:-nothing}; now $(tr '\n' ' ' <<<"$out")"
+  [[ ${FIRST_BOOT_LINE:-} == "booting slot A (partition 2); tries left A=2 B=0, order A B" ]] &&
+    grep -qx 'BOOT_ORDER=A B' <<<"$out" && grep -qx 'BOOT_A_LEFT=3' <<<"$out" && grep -qx 'BOOT_B_LEFT=0' <<<"$out" &&
+    grep -qx A <<<"$out"
+}
+# systemd holds the hardware watchdog (i6300esb here, bcm2835_wdt on a Pi) and a panic restarts the machine.
+watchdog_armed() {
+  local out; out=$(guest 'cat /sys/class/watchdog/watchdog0/identity /sys/class/watchdog/watchdog0/state \
+    /sys/class/watchdog/watchdog0/timeout; sysctl -n kernel.panic; systemctl show -P RuntimeWatchdogUSec') || return 1
+  log "  $(tr '\n' ' ' <<<"$out")"
+  [ "$(sed -n 2p <<<"$out")" = active ] && [ "$(sed -n 3p <<<"$out")" = 30 ] && [ "$(sed -n 4p <<<"$out")" = 10 ] &&
+    [ "$(sed -n 5p <<<"$out")" = 30s ]
+}
 # RAUC in the guest knows both slots and that A booted and is the primary (rauc status through its service).
 rauc_slots() {
   local out; out=$(guest rauc status --output-format=json 2>&1) || { log "  rauc status failed: $out"; return 1; }
@@ -193,6 +210,8 @@ run_checks() {
   check "data partition and filesystem grown to the card's end, /etc/moat mounted" data_grown
   check "slot A booted: / on root A, /boot/firmware on boot A, /boot/moat on partition 1" slot_a_mounted
   check "rauc status: slots A and B, A booted and primary" wait_for 60 rauc_slots
+  check "U-Boot's script booted slot A, and moat-health gave its try back (BOOT_A_LEFT=3)" wait_for 120 counters_settled
+  check "systemd arms the hardware watchdog (30 s), a panic restarts after 10 s" wait_for 60 watchdog_armed
   check "moat-reboot.path watches for the API's reboot request" wait_for 30 reboot_watch
   check "hostname is moat" hostname_is_moat
   check "time sync enabled" time_sync_enabled

@@ -10,11 +10,12 @@ SUITE=trixie
 MIRROR=http://deb.debian.org/debian
 SECURITY_MIRROR=http://deb.debian.org/debian-security
 
-# Partition layout (MBR: every Pi boots from it; docs/updates.md "Slot layout"): 1 MOAT (FAT: autoboot.txt,
-# moat-settings.txt) | 2 boot A | 3 boot B (FAT: firmware, kernel, initrd) | 4 extended: 5 root A | 6 root B
-# (ext4) | 7 data (ext4, /etc/moat, grown on first boot). The firmware's boot_partition counts primaries only.
+# Partition layout (MBR: every Pi boots from it; docs/updates.md "Slot layout"): 1 MOAT (FAT: Pi firmware,
+# config.txt, U-Boot, boot.scr, the boot counters, moat-settings.txt) | 2 boot A | 3 boot B (FAT: kernel,
+# initrd, cmdline.txt) | 4 extended: 5 root A | 6 root B (ext4) | 7 data (ext4, /etc/moat, grown on first boot).
 DISK_ID=0x6d6f6174                  # "moat"; partitions are PARTUUID=6d6f6174-01 ... -07
-MOAT_MB=16                          # partition 1: two small text files (FAT16: too small for FAT32)
+MOAT_MB=64                          # partition 1: firmware, device trees, U-Boot (about 12 MiB) and room for new ones
+BOOT_ENV_SIZE=0x4000                # moat-boot.env, the boot counters (boot.cmd's moat_env_size, /etc/fw_env.config)
 BOOT_MB=256                         # each boot slot
 DATA_MB=64                          # grown to the rest of the card on first boot
 ROOT_HEADROOM_MB=160                # free space in the root partition
@@ -35,7 +36,7 @@ die() { log "error: $*"; exit 1; }
 # the lock file (and Debian's nodejs and npm first when the machine has no npm).
 project_deps() {
   [ -x "$BUN" ] && [ -d "$REPO/node_modules/playwright-core" ] && return 0
-  command -v npm >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+  command -v npm >/dev/null || { apt-get -o DPkg::Lock::Timeout=600 update -qq; DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends nodejs npm >/dev/null; }
   log "project dependencies: npm ci"
   (cd "$REPO" && npm ci --no-audit --no-fund --loglevel=error) >&2
   [ -x "$BUN" ] || die "npm ci did not install $BUN"

@@ -47,15 +47,22 @@ EOF
 }
 
 # RAUC (the rauc and rauc-service packages are in the base root) set up as docs/updates.md says: the system
-# configuration, the keyring (the certificate whose key signs the bundles), the tryboot backend, the
-# post-install handler that gives a boot slot its own cmdline.txt, the health
-# check of a trial boot, the units that reboot when the API asks, and a D-Bus policy that lets only root and the moat user talk to RAUC's service.
+# configuration (U-Boot backend; /etc/fw_env.config says where the boot counters are), the keyring (the
+# certificates whose keys may sign bundles: build-bundle.sh --keyring), the post-install handler that gives a
+# boot slot its own cmdline.txt, the health check of a trial boot, the units that reboot when the API asks,
+# and a D-Bus policy that lets only root and the moat user talk to RAUC's service.
 install_rauc() {
-  local rauc="$REPO/scripts/image-lib/rauc" cert
-  cert=$(bash "$REPO/scripts/build-bundle.sh" --cert) || die "no certificate for the keyring"
+  local rauc="$REPO/scripts/image-lib/rauc"
   install -D -m 0644 "$rauc/system.conf" "$ROOTFS/etc/rauc/system.conf"
-  install -D -m 0644 "$cert" "$ROOTFS/etc/rauc/keyring.pem"
-  install -D -m 0755 "$rauc/rauc-tryboot" "$ROOTFS/usr/lib/moat/rauc-tryboot"
+  bash "$REPO/scripts/build-bundle.sh" --keyring >"$WORK/keyring.pem" || die "no keyring"
+  keyring_valid_at_floor "$WORK/keyring.pem"
+  install -D -m 0644 "$WORK/keyring.pem" "$ROOTFS/etc/rauc/keyring.pem"
+  # The clock floor: systemd starts the clock no earlier than this file's time (SOURCE_DATE_EPOCH, as every
+  # file of the image), so a Pi without a clock battery that has not reached NTP is never before it.
+  touch "$ROOTFS/usr/lib/clock-epoch"
+  printf '# U-Boot boot counters (image/boot/boot.cmd) for fw_printenv/fw_setenv: file, offset, size\n/boot/moat/moat-boot.env 0x0000 %s\n' \
+    "$BOOT_ENV_SIZE" >"$ROOTFS/etc/fw_env.config"
+  install -D -m 0755 "$rauc/moat-reboot" "$ROOTFS/usr/lib/moat/moat-reboot"
   install -D -m 0755 "$rauc/rauc-post-install" "$ROOTFS/usr/lib/moat/rauc-post-install"
   install -D -m 0755 "$rauc/moat-health" "$ROOTFS/usr/lib/moat/moat-health"
   install -D -m 0644 "$rauc/moat-health.service" "$ROOTFS/etc/systemd/system/moat-health.service"
@@ -65,6 +72,22 @@ install_rauc() {
   # Debian's policy (any user may control RAUC) goes; the bus reads both directories and ours would only add.
   rm -f "$ROOTFS/usr/share/dbus-1/system.d/de.pengutronix.rauc.conf"
   install -D -m 0644 "$rauc/de.pengutronix.rauc.conf" "$ROOTFS/etc/dbus-1/system.d/de.pengutronix.rauc.conf"
+}
+
+# RAUC checks a bundle's certificate against the clock: one that starts after the image's clock floor
+# (SOURCE_DATE_EPOCH) would refuse every bundle on a Pi that has not reached NTP yet.
+keyring_valid_at_floor() { # keyring.pem
+  local d n=0 f start
+  d=$(mktemp -d)
+  awk -v d="$d" '/BEGIN CERT/ { n++ } n { print > (d "/" n ".pem") }' "$1"
+  for f in "$d"/*.pem; do
+    [ -f "$f" ] || die "the keyring holds no certificate"
+    start=$(date -u -d "$(openssl x509 -noout -startdate -in "$f" | cut -d= -f2)" +%s)
+    ((start <= SOURCE_DATE_EPOCH)) || die "the keyring's certificate $(openssl x509 -noout -subject -in "$f") is valid only from $(date -u -d "@$start" +%F), after the image's clock floor $(date -u -d "@$SOURCE_DATE_EPOCH" +%F): make it with an earlier start"
+    n=$((n + 1))
+  done
+  rm -rf "$d"
+  log "keyring: $n certificate(s), each valid from before the clock floor"
 }
 
 # Debian's generic arm64 kernel carries drivers for every arm64 board; a Pi (or QEMU) needs few of them.
@@ -77,17 +100,29 @@ prune_modules() {
   done
 }
 
-# Moves /boot/firmware (filled by raspi-firmware's kernel hook) out of the root into the boot slots' tree;
-# each slot's cmdline.txt comes from slot_cmdline.
-split_boot() { # boot-dir
-  mkdir -p "$1"
-  cp -r "$ROOTFS"/boot/firmware/. "$1/"
+# Moves /boot/firmware (filled by raspi-firmware's kernel hook) out of the root into the boot slots' tree: the
+# kernel and initrd under fixed names, which the boot script loads (image/boot/boot.cmd); each slot's
+# cmdline.txt comes from slot_cmdline. The Pi firmware, its device trees and U-Boot go to partition 1
+# (moat_partition), where the firmware looks for them.
+split_boot() { # boot-dir firmware-dir
+  mkdir -p "$1" "$2"
+  cp -r "$ROOTFS"/boot/firmware/. "$2/"
   rm -rf "$ROOTFS"/boot/firmware/*
+  local k i
+  k=$(ls "$2"/vmlinuz-* 2>/dev/null | head -1) i=$(ls "$2"/initrd.img-* 2>/dev/null | head -1)
+  [ -n "$k" ] && [ -n "$i" ] || die "no kernel or initrd in /boot/firmware (raspi-firmware's kernel hook, customize_root)"
+  mv "$k" "$1/vmlinuz"
+  mv "$i" "$1/initrd.img"
+  rm -f "$2"/cmdline.txt "$2"/config.txt
   # Only the standard GPU firmware (no camera, debug or cut-down variants); no Pi 5 (not supported yet).
-  rm -f "$1"/start{,4}{_,}{cd,db,x}.elf "$1"/fixup{,4}{_,}{cd,db,x}.dat "$1"/bcm2712-*.dtb
-  local kver
-  kver=$(ls "$ROOTFS/lib/modules" | head -1)
-  sed "s/@KVER@/$kver/g" "$IMAGE_DIR/boot/config.txt" >"$1/config.txt"
+  rm -f "$2"/start{,4}{_,}{cd,db,x}.elf "$2"/fixup{,4}{_,}{cd,db,x}.dat "$2"/bcm2712-*.dtb
+  # U-Boot for the Pi's 64-bit mode (one binary for Pi 3, 4 and Zero 2 W: Debian's u-boot-rpi rpi_arm64)
+  # (the root keeps no copy: U-Boot changes with a new image, not with a bundle)
+  cp "$ROOTFS/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$2/u-boot.bin" && rm -rf "$ROOTFS/usr/lib/u-boot"
+  local f
+  for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat u-boot.bin; do
+    [ -f "$2/$f" ] || die "the Pi boot file $f is missing (raspi-firmware, u-boot-rpi)"
+  done
 }
 
 # cmdline.txt of boot slot A or B: its own root partition (5 or 6) and rauc.slot=, which RAUC and the udev rule
@@ -95,12 +130,17 @@ split_boot() { # boot-dir
 slot_cmdline() { # A|B
   local rootpart=05
   [ "$1" = B ] && rootpart=06
-  tr -s '\n ' ' ' <"$IMAGE_DIR/boot/cmdline.txt" | sed "s/ *\$//; s/@ROOTPART@/$rootpart/; s/@SLOT@/$1/"
+  grep -v '^#' "$IMAGE_DIR/boot/cmdline.txt" | tr -s '\n ' ' ' | sed "s/ *\$//; s/@ROOTPART@/$rootpart/; s/@SLOT@/$1/"
   echo
 }
 
-# Partition 1, MOAT: what the firmware reads first (autoboot.txt: which boot slot) and the settings file.
-moat_partition() { # dir
+# Partition 1, MOAT: what the Pi firmware reads (its files, config.txt, U-Boot), U-Boot's boot script and the
+# boot counters (moat-boot.env: slot A first, 3 tries; B, empty until the first update, none), and the
+# settings file. Without a firmware directory (the tests' small disks) only the boot script and counters.
+moat_partition() { # dir [firmware-dir]
   mkdir -p "$1"
-  cp "$IMAGE_DIR/boot/autoboot.txt" "$IMAGE_DIR/boot/moat-settings.txt" "$1/"
+  [ -z "${2:-}" ] || cp -r "$2/." "$1/"
+  cp "$IMAGE_DIR/boot/config.txt" "$IMAGE_DIR/boot/moat-settings.txt" "$1/"
+  mkimage -A arm64 -O linux -T script -C none -n "Moat boot selection" -d "$IMAGE_DIR/boot/boot.cmd" "$1/boot.scr" >/dev/null
+  printf 'BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\n' | mkenvimage -s "$BOOT_ENV_SIZE" -o "$1/moat-boot.env" -
 }

@@ -15,7 +15,7 @@ power_cut_checks() { # card-size
   truncate -s "$1" "$P/disk.img"
   lan_settings "$T/moat-settings.txt" >"$P/moat-settings.txt"
   mcopy -o -i "$P/disk.img@@$boot_off" "$P/moat-settings.txt" ::/moat-settings.txt
-  extract_kernel "$P/disk.img" "$P"   # this card's own autoboot.txt (the first card may have moved to slot B)
+  serial_console "$P/disk.img@@$(part_offset "$P/disk.img" 2)"
   if ! make_lan; then check "the test's LAN (network namespaces, a bridge, a tap device)" false; return; fi
   GUEST_IP=$LAN_GUEST HTTP_PORT=80 DNS_PORT=53 SSH_PORT=22   # the guest's own ports, reached inside the LAN
 

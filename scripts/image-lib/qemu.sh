@@ -4,29 +4,39 @@
 part_offset() { # disk.img partition-number -> byte offset of that partition
   echo $(( $(sfdisk -J "$1" | jq --arg n "$2" '.partitiontable.partitions[] | select(.node | endswith($n)) | .start') * 512 ))
 }
-fat_offset() { part_offset "$1" 1; } # partition 1, MOAT: autoboot.txt and moat-settings.txt
+fat_offset() { part_offset "$1" 1; } # partition 1, MOAT: boot.scr, the boot counters, moat-settings.txt
 
-# QEMU has no Pi firmware, so the harness plays it (docs/updates.md, "Under QEMU"): partition 1's autoboot.txt
-# names the boot partition, [all]'s boot_partition, or [tryboot]'s when the tryboot backend left the file
-# qemu-tryboot there (the stand-in for the firmware's one-shot tryboot flag: read once, then removed, as the
-# firmware clears its flag). QEMU boots the kernel and initrd from that partition directly, with the command
-# line from its cmdline.txt plus a serial console. Sets BOOTED_PARTITION.
-extract_kernel() { # disk.img dir
-  local moat; moat="$1@@$(fat_offset "$1")"
-  local section=all fat k i
-  if mtype -i "$moat" ::/qemu-tryboot >/dev/null 2>&1; then section=tryboot; mdel -i "$moat" ::/qemu-tryboot; fi
-  mtype -i "$moat" ::/autoboot.txt | tr -d '\r' >"$2/autoboot.txt" || die "no autoboot.txt on partition 1"
-  BOOTED_PARTITION=$(awk -v s="[$section]" '/^\[/ { in_s = ($0 == s) } in_s && /^boot_partition=/ { print substr($0, 16) }' "$2/autoboot.txt")
-  [ -n "$BOOTED_PARTITION" ] || die "autoboot.txt names no boot_partition in [$section]"
-  log "firmware stand-in: autoboot.txt [$section] boots partition $BOOTED_PARTITION"
-  fat="$1@@$(part_offset "$1" "$BOOTED_PARTITION")"
-  k=$(mdir -b -i "$fat" ::/ | sed -n 's|^::/\(vmlinuz-.*\)|\1|p' | head -1)
-  i=$(mdir -b -i "$fat" ::/ | sed -n 's|^::/\(initrd.img-.*\)|\1|p' | head -1)
-  [ -n "$k" ] && [ -n "$i" ] || die "no kernel/initrd on boot partition $BOOTED_PARTITION"
-  mcopy -o -i "$fat" "::/$k" "$2/vmlinuz"
-  mcopy -o -i "$fat" "::/$i" "$2/initrd"
-  mcopy -o -i "$fat" ::/cmdline.txt "$2/cmdline.txt"
-  CMDLINE="$(sed 's/console=[^ ]*//g' "$2/cmdline.txt" | tr -s ' \n' ' ') console=ttyAMA0"
+# QEMU boots the card the way a Pi does from U-Boot on: U-Boot for QEMU's virt machine (Debian's u-boot-qemu,
+# as -bios) finds the card's boot.scr on partition 1, which picks the slot by the boot counters in
+# moat-boot.env and boots that slot's kernel, initrd and cmdline.txt (image/boot/boot.cmd, docs/updates.md).
+# The harness only powers the machine on again after a reboot (-no-reboot) and reads U-Boot's console.
+U_BOOT_QEMU=/usr/lib/u-boot/qemu_arm64/u-boot.bin
+
+# What emulation needs on a boot slot's command line, added to cmdline.txt on the test's card or in a bundle's
+# boot image: console=ttyAMA0 (the image names tty0 only), so the kernel's and the initrd's lines reach the
+# log; and a longer wait for devices than the image's 90 s (systemd.default_device_timeout_sec=), as udev's
+# first pass under software emulation on a loaded machine took longer than that (a Pi takes seconds).
+serial_console() { # fat-image-spec (file or file@@offset)
+  local line
+  line=$(mtype -i "$1" ::/cmdline.txt | tr -d '\r\n') || return 1
+  [[ " $line " == *" console=ttyAMA0 "* ]] && return 0
+  printf '%s console=ttyAMA0 systemd.default_device_timeout_sec=600\n' "$line" | mcopy -o -i "$1" - ::/cmdline.txt
+}
+
+# The slot U-Boot's boot script chose, from its line on the console: sets BOOTED_SLOT, BOOTED_PARTITION and
+# BOOT_LINE (the counters it left). Waits for the Nth such line of the log (default: the first).
+booted_slot() { # serial-log timeout-seconds [N]
+  local deadline=$(( $(date +%s) + $2 )) n=${3:-1} line
+  while :; do
+    line=$(grep -a 'moat: booting slot' "$1" 2>/dev/null | sed -n "${n}p" | tr -d '\r')
+    [ -n "$line" ] && break
+    if (( $(date +%s) >= deadline )); then log "  U-Boot named no slot in $1 within $2 s"; tail -n 20 "$1" >&2; return 1; fi
+    sleep 1
+  done
+  BOOT_LINE=${line#*moat: }
+  BOOTED_SLOT=$(sed -n 's/.*booting slot \([AB]\).*/\1/p' <<<"$line")
+  BOOTED_PARTITION=$(sed -n 's/.*(partition \([0-9]\)).*/\1/p' <<<"$line")
+  log "  U-Boot: $BOOT_LINE"
 }
 
 # Where the test reaches the guest: 127.0.0.1 and the forwarded ports (user networking), or, on a card booted
@@ -44,8 +54,9 @@ for _ in range(5):
 print(*[s.getsockname()[1] for s in ps])')
 }
 
-# --no-reboot: a guest's reboot ends QEMU instead of restarting the kernel QEMU was given, so that the harness
-# can boot the partition autoboot.txt names next, as the Pi firmware does (power_on_again).
+# --no-reboot: a guest's reboot (or the watchdog's reset, or a panic's) ends QEMU, and the harness powers on
+# again (power_on_again), so each boot has its own log. i6300esb is the watchdog systemd arms, as bcm2835_wdt
+# on a Pi.
 start_qemu() { # [--no-reboot] dir [serial-log-name]
   local no_reboot=()
   if [ "$1" = --no-reboot ]; then no_reboot=(-no-reboot); shift; fi
@@ -65,7 +76,7 @@ start_qemu() { # [--no-reboot] dir [serial-log-name]
     net+=",hostfwd=tcp:127.0.0.1:$HTTPS_PORT-:443,hostfwd=tcp:127.0.0.1:$DOT_PORT-:853"
   fi
   "${in_ns[@]}" qemu-system-aarch64 -M virt -cpu cortex-a53 -smp 2 -m 1024 -accel tcg,thread=multi \
-    -kernel "$1/vmlinuz" -initrd "$1/initrd" -append "$CMDLINE" \
+    -bios "$U_BOOT_QEMU" -device i6300esb \
     -drive "file=$1/disk.img,format=raw,if=none,id=disk" -device virtio-blk-pci,drive=disk \
     -netdev "$net" \
     -device virtio-net-pci,netdev=net,romfile= -device virtio-rng-pci \
@@ -75,16 +86,16 @@ start_qemu() { # [--no-reboot] dir [serial-log-name]
   else log "qemu pid $QEMU_PID: http 127.0.0.1:$HTTP_PORT, https :$HTTPS_PORT, dns :$DNS_PORT, dot :$DOT_PORT, ssh :$SSH_PORT"; fi
 }
 
-# After a guest's reboot under --no-reboot: waits for QEMU to end, then powers on again from the boot partition
-# autoboot.txt names now ([all]'s, or [tryboot]'s once after the backend's tryboot reboot). Sets BOOTED_PARTITION.
+# After a guest's reboot under --no-reboot: waits for QEMU to end, then powers on again; U-Boot picks the slot
+# (booted_slot reads which). Sets BOOTED_SLOT and BOOTED_PARTITION.
 power_on_again() { # seconds-to-wait-for-the-end serial-log-name
   local i
   for i in $(seq "$1"); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 1; done
   if kill -0 "$QEMU_PID" 2>/dev/null; then log "  qemu still runs $1 s after the guest was to reboot"; return 1; fi
   wait "$QEMU_PID" 2>/dev/null || true
   QEMU_PID=
-  extract_kernel "$T/disk.img" "$T"
   start_qemu --no-reboot "$T" "$2"
+  booted_slot "$T/$2" 300
 }
 
 stop_qemu() { # [seconds to wait for the guest's poweroff]; fails when qemu had to be killed

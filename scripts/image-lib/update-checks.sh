@@ -1,12 +1,13 @@
 # The firmware update end to end (docs/updates.md), after run_checks, against the running version-1 guest that
 # holds the password, the local record nas.moat.test and the deny entry ads.moat.test. Everything goes through
-# Moat's API as the dashboard does it: POST /api/action/update (upload), POST /api/action/reboot, then the
-# firmware's part played by the harness (power_on_again in qemu.sh; the first card runs with -no-reboot).
+# Moat's API as the dashboard does it: POST /api/action/update (upload), POST /api/action/reboot. The slot each
+# boot takes is U-Boot's boot script's choice (image/boot/boot.cmd) from the counters RAUC and moat-health
+# keep; the harness only powers QEMU on again after each reboot (the first card runs with -no-reboot).
 #   version 2 (0.1.1-test): the build's root with a moat compiled to report that version; tried in slot B,
-#     kept by moat-health, with the data intact
+#     whose first trial boot loses power as its kernel starts (U-Boot tries B again), kept by moat-health
 #   refusals: another key's bundle, a truncated one, one for another system: 400 with the sentence, no change
-#   version 3 (0.1.2-broken): a moat that exits at once; its trial in slot A fails, moat-health marks it bad and
-#     reboots, the harness boots [all]'s slot B again, and Moat says it rolled back
+#   version 3 (0.1.2-broken): its kernel command line runs /bin/false as init, so the kernel panics; after
+#     3 panicking boots of slot A U-Boot boots slot B by itself, and Moat says version 3 did not start
 #   a power cut (QEMU killed) while version 2's bundle is being written into slot A: the card boots version 2 on
 #     slot B as before, with the data, and Moat says the update did not finish
 #   version 2 from an https URL (serve-https.ts on this machine's loopback, 10.0.2.2 to the guest, with a
@@ -50,8 +51,14 @@ make_update_bundles() {
   for v in v2 v3; do
     cp --sparse=always "$UPD/v1/root.ext4" "$UPD/$v-root.ext4" && replace_moat "$UPD/$v-root.ext4" "$UPD/moat-$v" || return 1
   done
+  # the test's serial console in both; version 3's kernel command line runs /bin/false as init, so its
+  # kernel panics ("Attempted to kill init!") on every boot and panic=10 restarts it
+  serial_console "$UPD/v1/boot.vfat" || return 1
+  cp "$UPD/v1/boot.vfat" "$UPD/v3-boot.vfat"
+  printf '%s init=/bin/false\n' "$(mtype -i "$UPD/v3-boot.vfat" ::/cmdline.txt | tr -d '\r\n')" |
+    mcopy -o -i "$UPD/v3-boot.vfat" - ::/cmdline.txt || return 1
   MOAT_BUNDLE_VERSION=$V2 bash "$REPO/scripts/build-bundle.sh" "$UPD/v2.raucb" "$UPD/v2-root.ext4" "$UPD/v1/boot.vfat" &&
-    MOAT_BUNDLE_VERSION=$V3 bash "$REPO/scripts/build-bundle.sh" "$UPD/v3.raucb" "$UPD/v3-root.ext4" "$UPD/v1/boot.vfat" || return 1
+    MOAT_BUNDLE_VERSION=$V3 bash "$REPO/scripts/build-bundle.sh" "$UPD/v3.raucb" "$UPD/v3-root.ext4" "$UPD/v3-boot.vfat" || return 1
   rm -f "$UPD"/v[23]-root.ext4
   UPDATE_FIGURES+=("bundle_v2_mib=$(($(stat -c%s "$UPD/v2.raucb") >> 20))")
 }
@@ -116,13 +123,14 @@ api_installs() { # bundle-or-url version [figure-name]: the streamed progress en
 }
 
 # After an install into slot S (boot partition B, root R): RAUC's post-install handler gave boot B its own
-# command line, the backend left the default alone and names B for the next boot's trial.
-trial_pending() { # slot boot-partition root-partition default-partition
+# command line, and RAUC's U-Boot backend put S first in BOOT_ORDER with 3 tries.
+trial_pending() { # slot boot-partition root-partition
   local out; out=$(guest "export MTOOLS_SKIP_CHECK=1; mtype -i /dev/disk/by-partuuid/6d6f6174-0$2 ::/cmdline.txt
-    echo \"trial=\$(cat /etc/moat/rauc/trial)\"; tr '\n' ' ' </boot/moat/autoboot.txt; echo") || return 1
+    fw_printenv BOOT_ORDER BOOT_${1}_LEFT") || return 1
   log "  $(tr '\n' '|' <<<"$out")"
-  grep -q "root=PARTUUID=6d6f6174-0$3 rw rauc.slot=$1 " <<<"$out" && grep -qx "trial=$1" <<<"$out" &&
-    grep -q "^\[all\] tryboot_a_b=1 boot_partition=$4 \[tryboot\] boot_partition=$2 \$" <<<"$out"
+  local other=A; [ "$1" = A ] && other=B
+  grep -q "root=PARTUUID=6d6f6174-0$3 rw rauc.slot=$1 " <<<"$out" && grep -qx "BOOT_ORDER=$1 $other" <<<"$out" &&
+    grep -qx "BOOT_${1}_LEFT=3" <<<"$out"
 }
 
 api_reboot() { # slot: 202, the next boot is slot's trial
@@ -132,17 +140,50 @@ api_reboot() { # slot: 202, the next boot is slot's trial
   [ "$API_STATUS" = 202 ] && jq -e --arg s "$1" '.status == "rebooting" and .slot == $s and .tryboot == true' "$UPD/reboot.json" >/dev/null
 }
 
-# moat-reboot.path acts on the request: rauc-tryboot's reboot ends QEMU (-no-reboot), and the harness, finding the
-# backend's qemu-tryboot marker, boots [tryboot]'s partition.
+# moat-reboot.path acts on the request with a plain reboot, which ends QEMU (-no-reboot); powered on again,
+# U-Boot's script picks the slot by the counters.
 boots_partition() { # partition serial-log-name [dns]: with dns, waits for the first DNS answer too
   power_on_again $((BOOT_TIMEOUT + 300)) "$2" || return 1
-  log "  QEMU ended $(($(date +%s) - REBOOT_ASKED)) s after the reboot was asked for; the harness booted partition $BOOTED_PARTITION"
+  log "  QEMU ended and was powered on again $(($(date +%s) - REBOOT_ASKED)) s after the reboot was asked for; U-Boot booted partition $BOOTED_PARTITION"
   [ "$BOOTED_PARTITION" = "$1" ] || return 1
   [ -z "${3:-}" ] && return 0
   wait_dns "$BOOT_TIMEOUT" || { log "  no DNS answer"; tail -30 "$T/$2" >&2; return 1; }
   local s=$(($(date +%s) - REBOOT_ASKED))
   log "  first DNS answer ${s} s after POST /api/action/reboot"
   UPDATE_FIGURES+=("reboot_to_first_dns_answer_$3=${s}s")
+}
+
+# The trial's first boot loses power once its kernel runs (QEMU killed as U-Boot hands over): powered on again,
+# U-Boot tries the same slot once more, with one try fewer.
+trial_interrupted() { # slot serial-log-name
+  local log="$T/$2" t0; t0=$(date +%s)
+  cut_power_at "$log" 'Starting kernel' "$BOOT_TIMEOUT" || return 1
+  start_qemu --no-reboot "$T" "${2%.log}-again.log"
+  booted_slot "$T/${2%.log}-again.log" 300 || return 1
+  UPDATE_FIGURES+=("trial_interrupted: powered on again, U-Boot chose slot $BOOTED_SLOT in $(($(date +%s) - t0)) s: $BOOT_LINE")
+  [ "$BOOTED_SLOT" = "$1" ] && [[ $BOOT_LINE == *"tries left "*"$1=1"* ]]
+}
+
+# A version whose kernel panics at every boot: each panic restarts the machine (panic=10; QEMU ends and is
+# powered on again), U-Boot takes a try each time, and once slot's 3 are used up it boots the other slot.
+panics_until_fallback() { # slot other-partition serial-log-prefix
+  local n t0; t0=$(date +%s)
+  for n in 1 2 3 4; do
+    power_on_again $((BOOT_TIMEOUT + 300)) "$3-$n.log" || return 1
+    if [ "$BOOTED_PARTITION" = "$2" ]; then
+      local s=$(($(date +%s) - t0))
+      log "  after $((n - 1)) panicking boots of slot $1, U-Boot booted partition $2 (${s} s)"
+      UPDATE_FIGURES+=("panic_fallback: $((n - 1)) boots of slot $1 panicked, then U-Boot booted the old slot ${s} s after the reboot: $BOOT_LINE")
+      [ "$n" = 4 ] || return 1
+      wait_dns "$BOOT_TIMEOUT" || { log "  no DNS answer"; return 1; }
+      UPDATE_FIGURES+=("panic_fallback_to_first_dns_answer=$(($(date +%s) - t0))s")
+      return 0
+    fi
+    [ "$BOOTED_SLOT" = "$1" ] || return 1
+    wait_for 300 grep -aq 'Kernel panic' "$T/$3-$n.log" || { log "  no kernel panic in boot $n"; return 1; }
+    log "  boot $n of slot $1 panicked: $(grep -a -m1 'Kernel panic' "$T/$3-$n.log" | tr -d '\r')"
+  done
+  return 1
 }
 
 runs_version() { # version slot: /api/info/version and /api/info/update say so (after a new login: a new boot)
@@ -154,11 +195,12 @@ runs_version() { # version slot: /api/info/version and /api/info/update say so (
 }
 data_kept() { wait_for 60 answers nas.moat.test 10.1.2.3 && wait_for 60 blocked ads.moat.test; }
 
-is_default() { # slot boot-partition: moat-health marked the booted trial good, which makes it [all]'s
+is_default() { # slot: moat-health confirmed the booted trial: marked good (3 tries again), RAUC's primary
   local out; out=$(guest 'rauc status --output-format=json | grep -o "\"booted\":\"[A-Z]*\""
-      tr "\n" " " </boot/moat/autoboot.txt; echo; [ -e /etc/moat/rauc/trial ] && echo trial-pending || echo no-trial') || return 1
+      fw_printenv BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT; echo "confirmed=$(cat /etc/moat/rauc/confirmed)"') || return 1
   log "  $(tr '\n' '|' <<<"$out")"
-  grep -qx "\"booted\":\"$1\"" <<<"$out" && grep -q "^\[all\] tryboot_a_b=1 boot_partition=$2 " <<<"$out" && grep -qx no-trial <<<"$out"
+  grep -qx "\"booted\":\"$1\"" <<<"$out" && grep -q "^BOOT_ORDER=$1 " <<<"$out" && grep -qx "BOOT_${1}_LEFT=3" <<<"$out" &&
+    grep -qx "confirmed=$1" <<<"$out"
 }
 
 rollback_reported() { # the other slot is bad and Moat's messages say that version did not start
@@ -246,22 +288,20 @@ run_update_checks() {
   check "rauc status and GET /api/info/update unchanged by the refused bundles" same_slots_state
 
   check "version $V2 uploaded to POST /api/action/update installs" api_installs "$UPD/v2.raucb" "$V2"
-  check "slot B written with its own cmdline.txt, to be tried once, A still the default" trial_pending B 3 6 2
+  check "slot B written with its own cmdline.txt, first in BOOT_ORDER with 3 tries" trial_pending B 3 6
   check "POST /api/action/reboot: 202, slot B as a trial" api_reboot B
-  check "moat-reboot.path reboots into the trial: the harness boots partition 3, DNS answers" \
-    boots_partition 3 serial-v2.log v2
+  check "moat-reboot.path reboots: U-Boot boots the trial, partition 3" boots_partition 3 serial-v2.log
+  check "the trial's boot loses power: U-Boot tries slot B again, one try fewer" trial_interrupted B serial-v2.log
+  wait_dns "$BOOT_TIMEOUT" && UPDATE_FIGURES+=("reboot_to_first_dns_answer_v2=$(($(date +%s) - REBOOT_ASKED))s (with the power cut)")
   check "version $V2 runs on slot B" runs_version "$V2" B
   check "the password, local record and deny entry are kept across the update" data_kept
-  check "moat-health makes slot B the default" wait_for 240 is_default B 3
+  check "moat-health confirms slot B: marked good, 3 tries, first in BOOT_ORDER" wait_for 240 is_default B
   ((failed == failed_before)) || return 0
 
-  check "version $V3 (its moat exits at once) installs through the API into slot A" api_installs "$UPD/v3.raucb" "$V3"
-  check "slot A written with its own cmdline.txt, to be tried once, B the default" trial_pending A 2 5 3
+  check "version $V3 (its kernel panics) installs through the API into slot A" api_installs "$UPD/v3.raucb" "$V3"
+  check "slot A written with its own cmdline.txt, first in BOOT_ORDER with 3 tries" trial_pending A 2 5
   check "POST /api/action/reboot: 202, slot A as a trial" api_reboot A
-  check "the harness boots the trial of partition 2" boots_partition 2 serial-v3.log
-  # moat-health waits 180 s for a healthy Moat, marks A bad and reboots plainly: the harness boots [all]'s B
-  check "the failed trial reboots: the harness boots partition 3 again, DNS answers" \
-    boots_partition 3 serial-rollback.log v3_rollback
+  check "3 boots of slot A panic, then U-Boot boots slot B by itself, DNS answers" panics_until_fallback A 3 serial-v3
   check "version $V2 runs on slot B again" runs_version "$V2" B
   check "GET /api/info/update and /api/info/messages say version $V3 did not start" wait_for 60 rollback_reported
   check "the data is still there after the rollback" data_kept
@@ -270,18 +310,18 @@ run_update_checks() {
   check "an https server of the bundles on this machine's loopback (10.0.2.2 to the guest)" start_update_server
   check "the guest's Moat is told to trust the update server's authority (from its next start)" guest_trusts_update_ca
   check "power cut (QEMU killed) while version $V2 is being written into slot A" power_cut_during_install "$UPD/v2.raucb"
-  check "after the power cut the card boots partition 3 again, DNS answers" boots_partition 3 serial-cut.log power_cut
+  check "after the power cut U-Boot boots partition 3 again, DNS answers" boots_partition 3 serial-cut.log power_cut
   check "version $V2 still runs on slot B after the power cut" runs_version "$V2" B
   check "the data is kept across the power cut" data_kept
   check "/api/info/messages says the update to version $V2 did not finish in slot A" wait_for 60 interrupted_reported "$V2" A
   ((failed == failed_before)) || { stop_update_server; return 0; }
 
   check "version $V2 from an https URL installs through the API into slot A" api_installs "$UPDATE_URL/v2.raucb" "$V2" url
-  check "slot A written with its own cmdline.txt, to be tried once, B the default" trial_pending A 2 5 3
+  check "slot A written with its own cmdline.txt, first in BOOT_ORDER with 3 tries" trial_pending A 2 5
   check "POST /api/action/reboot: 202, slot A as a trial" api_reboot A
-  check "the harness boots the trial of partition 2, DNS answers" boots_partition 2 serial-url.log url
+  check "U-Boot boots the trial of partition 2, DNS answers" boots_partition 2 serial-url.log url
   check "version $V2 runs on slot A" runs_version "$V2" A
   check "the data is kept across the update from the URL" data_kept
-  check "moat-health makes slot A the default" wait_for 240 is_default A 2
+  check "moat-health confirms slot A" wait_for 240 is_default A
   stop_update_server
 }

@@ -1,9 +1,9 @@
 // The reboot that starts an installed update (docs/updates.md, "The reboot"). Moat runs as an unprivileged
 // user and cannot reboot the machine itself: it leaves a request file in its data directory, and the
 // root-owned `moat-reboot.path` unit (scripts/image-lib/rauc/) sees it appear and starts `moat-reboot.service`,
-// which runs `rauc-tryboot reboot-request`: the request is deleted, then `reboot "0 tryboot"` when a trial is pending,
-// else a plain reboot. The backend decides from its own trial file, so the request carries no slot; it
-// carries the boot it was made in, so one a power cut left behind does not reboot the next boot as well.
+// which runs `moat-reboot`: the request is deleted, then a plain reboot. Which slot starts is U-Boot's boot
+// script's choice from the boot counters (a new version first, while it has tries), so the request carries
+// no slot; it carries the boot it was made in, so one a power cut left behind does not reboot the next boot as well.
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bootId } from "./last.ts";
@@ -16,7 +16,8 @@ const REBOOT_REQUEST = "reboot-request";
 export interface RebootPlan {
   /** the slot the next boot takes: the pending trial, else the running one; null when RAUC cannot say */
   slot: string | null;
-  /** whether that boot is the firmware's one-time trial (`reboot "0 tryboot"`) */
+  /** whether that boot is the trial of a new version (RAUC put it first in U-Boot's BOOT_ORDER); the name is
+   * the API's, from when the Pi firmware's tryboot flag started trials */
   tryboot: boolean;
 }
 
@@ -31,7 +32,7 @@ export async function requestReboot(s: UpdateSettings, dataDir: string, runningV
   const tryboot = st.other?.primary === true;
   const plan: RebootPlan = { slot: tryboot ? st.other!.bootname : st.running.slot, tryboot };
   const path = join(dataDir, REBOOT_REQUEST);
-  // `boot` is what rauc-tryboot's reboot-request compares; the rest is for a person reading the directory
+  // `boot` is what moat-reboot compares; the rest is for a person reading the directory
   const request = { boot: bootId(), at: new Date().toISOString(), ...plan };
   writeFileSync(`${path}.new`, `${JSON.stringify(request)}\n`);
   renameSync(`${path}.new`, path);

@@ -1,6 +1,6 @@
-// After a failed trial boot the firmware brings the old slot back by itself (docs/updates.md); this is
-// how Moat learns it: the other slot holds the version last installed, and RAUC's backend says it is bad
-// (moat-health marked it so before going back).
+// After a failed trial U-Boot's boot script brings the old slot back by itself (docs/updates.md): the new
+// slot used up its tries (it panicked or hung) or moat-health marked it bad. This is how Moat learns it: the
+// other slot holds the version last installed, and RAUC's U-Boot backend says it is bad (no tries left).
 import type { UpdateStatus } from "./status.ts";
 
 /** The sentence for a fallback not reported yet, else null. */

@@ -1,16 +1,18 @@
 // What the update tests share: a signing authority and a stranger's key made with openssl, small ext4 root
 // images, bundles made by scripts/build-bundle.sh, and a RAUC "system" of slot files: a system.conf whose
-// slots are plain files and whose bootloader is the image's own tryboot backend working on a scratch
-// autoboot.txt, served by a real `rauc service` on a private D-Bus session bus.
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+// slots are plain files and whose bootloader is RAUC's U-Boot backend, as on the image, working on a scratch
+// moat-boot.env (the boot counters of image/boot/boot.cmd) through the real fw_printenv/fw_setenv, served by a
+// real `rauc service` on a private D-Bus session bus.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server, Subprocess } from "bun";
 import { ROOT } from "../harness/moat.ts";
 import { makeTestCa, type TestCa } from "../harness/tls-peer.ts";
 
-export const BACKEND = join(ROOT, "scripts/image-lib/rauc/rauc-tryboot");
-export const hasRauc = Bun.which("rauc") !== null && Bun.which("mksquashfs") !== null && Bun.which("openssl") !== null;
+export const hasRauc = ["rauc", "mksquashfs", "openssl", "fw_printenv", "fw_setenv", "mkenvimage"].every(
+  (t) => Bun.which(t) !== null,
+);
 
 function sh(cmd: string[], env: Record<string, string> = {}): string {
   const p = Bun.spawnSync(cmd, { env: { ...(process.env as Record<string, string>), ...env }, cwd: ROOT });
@@ -36,7 +38,7 @@ export class UpdateFixture {
     this.stranger = this.keyPair("stranger", "Someone else");
   }
 
-  private keyPair(name: string, cn: string): Keys {
+  keyPair(name: string, cn: string): Keys {
     const key = join(this.dir, `${name}.key.pem`);
     const cert = join(this.dir, `${name}.cert.pem`);
     sh([
@@ -93,43 +95,68 @@ export class UpdateFixture {
       conf: join(d, "system.conf"),
       a: join(d, "slotA.img"),
       b: join(d, "slotB.img"),
-      autoboot: join(d, "autoboot.txt"),
+      bootEnv: join(d, "moat-boot.env"),
+      fwConfig: join(d, "fw_env.config"),
+      bin: join(d, "bin"),
       state: join(d, "state"),
       cmdline: join(d, "cmdline"),
     };
   }
 
-  /** The environment the tryboot backend reads instead of the Pi's paths. */
+  /** The environment RAUC's backend needs here: fw_printenv/fw_setenv that use this system's moat-boot.env
+   * (on the image they read /etc/fw_env.config). */
   get backendEnv(): Record<string, string> {
-    const s = this.slots;
-    return { MOAT_AUTOBOOT: s.autoboot, MOAT_RAUC_STATE: s.state, MOAT_CMDLINE: s.cmdline };
+    return { PATH: `${this.slots.bin}:${process.env.PATH}` };
   }
 
-  /** A RAUC system.conf like the image's, with slot files, running slot A (partition 2 in autoboot.txt). */
+  /** The boot counters as U-Boot's script would read them (BOOT_ORDER, BOOT_A_LEFT, BOOT_B_LEFT). */
+  counters(): Record<string, string> {
+    const out = sh(["fw_printenv", "-c", this.slots.fwConfig]);
+    return Object.fromEntries(
+      out
+        .trim()
+        .split("\n")
+        .map((l) => l.split("=", 2) as [string, string]),
+    );
+  }
+
+  /** Sets boot counters, as U-Boot's script does when it takes a try. */
+  setCounters(vars: Record<string, string>): void {
+    for (const [k, v] of Object.entries(vars)) sh(["fw_setenv", "-c", this.slots.fwConfig, k, v]);
+  }
+
+  /** A RAUC system.conf like the image's, with slot files, running slot A: a new card's counters. */
   systemConf(): string {
     const s = this.slots;
     const d = join(this.dir, "system");
     mkdirSync(join(d, "mnt"), { recursive: true });
     mkdirSync(join(d, "rauc-data"), { recursive: true });
+    mkdirSync(s.bin, { recursive: true });
     for (const f of [s.a, s.b]) {
       writeFileSync(f, "");
       truncateSync(f, 8 * 1024 * 1024);
     }
-    writeFileSync(s.autoboot, "[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=2\n");
+    writeFileSync(join(d, "env.txt"), "BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\n");
+    sh(["mkenvimage", "-s", "0x4000", "-o", s.bootEnv, join(d, "env.txt")]);
+    writeFileSync(s.fwConfig, `${s.bootEnv} 0x0000 0x4000\n`);
+    for (const tool of ["fw_printenv", "fw_setenv"]) {
+      const real = Bun.which(tool)!;
+      writeFileSync(join(s.bin, tool), `#!/bin/sh\nexec ${real} -c ${s.fwConfig} "$@"\n`);
+      chmodSync(join(s.bin, tool), 0o755);
+    }
     writeFileSync(s.cmdline, "console=tty0 root=PARTUUID=6d6f6174-05 rauc.slot=A rootwait\n");
     writeFileSync(
       s.conf,
       `[system]
 compatible=moat-rpi-arm64
-bootloader=custom
+bootloader=uboot
+boot-attempts=3
+boot-attempts-primary=3
 mountprefix=${join(d, "mnt")}
 data-directory=${join(d, "rauc-data")}
 
-[handlers]
-bootloader-custom-backend=${BACKEND}
-
 [keyring]
-path=${this.project.cert}
+path=${this.keyring ?? this.project.cert}
 
 [slot.rootfs.0]
 device=${s.a}
@@ -144,6 +171,9 @@ bootname=B
     );
     return s.conf;
   }
+
+  /** The keyring systemConf() names, when not the project's certificate alone. */
+  keyring: string | undefined;
 
   private bus: Subprocess | undefined;
   private service: Subprocess | undefined;

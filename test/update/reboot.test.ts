@@ -2,19 +2,20 @@
 // /api/action/reboot asks for a session, who may change the config, and webserver.api.allow_destructive;
 // without RAUC it is refused; on the "image" it writes the request that moat-reboot.path watches and names
 // the slot the next boot takes. Then moat-reboot.service's own commands run against that request, with the
-// real rauc-tryboot and a recording systemctl: `reboot --reboot-argument="0 tryboot"` with a trial pending,
-// else a plain reboot.
+// real moat-reboot and a recording systemctl: a plain reboot (U-Boot's boot counters start the trial), and
+// none for a request left from an earlier boot.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashPassword } from "../../src/auth/password.ts";
 import { ROOT, run, startMoat, type MoatProcess } from "../harness/moat.ts";
-import { BACKEND, UpdateFixture, hasRauc } from "./fixture.ts";
+import { UpdateFixture, hasRauc } from "./fixture.ts";
 
 const can = hasRauc && Bun.which("dbus-daemon") !== null;
 const PASSWORD = "reboot test password";
 const APP = "an-application-password-for-reboots";
 const UNITS = join(ROOT, "scripts/image-lib/rauc");
+const REBOOT = join(UNITS, "moat-reboot");
 
 let fx: UpdateFixture;
 let moat: MoatProcess;
@@ -182,10 +183,10 @@ function unitValues(file: string, key: string): string[] {
 
 /**
  * moat-reboot.service's ExecStart lines as root runs them on the image, with the image's paths moved to this
- * test's: /etc/moat is the Moat's data directory, the backend is the checkout's, and systemctl records its
- * arguments (one per line, so `--reboot-argument=0 tryboot` shows as one argument) instead of rebooting.
+ * test's: /etc/moat is the Moat's data directory, moat-reboot is the checkout's, and systemctl records its
+ * arguments (one per line) instead of rebooting.
  */
-async function runService(state: string): Promise<string[]> {
+async function runService(): Promise<string[]> {
   const record = join(fx.dir, "systemctl-args");
   const systemctl = join(fx.dir, "systemctl");
   writeFileSync(systemctl, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\n`);
@@ -194,8 +195,8 @@ async function runService(state: string): Promise<string[]> {
   for (const line of unitValues("moat-reboot.service", "ExecStart")) {
     const argv = line
       .split(" ")
-      .map((a) => a.replace("/etc/moat/", `${moat.dataDir}/`).replace("/usr/lib/moat/rauc-tryboot", BACKEND));
-    const r = await run(argv, { env: { ...fx.backendEnv, MOAT_RAUC_STATE: state, MOAT_SYSTEMCTL: systemctl } });
+      .map((a) => a.replace("/etc/moat/", `${moat.dataDir}/`).replace("/usr/lib/moat/moat-reboot", REBOOT));
+    const r = await run(argv, { env: { MOAT_SYSTEMCTL: systemctl } });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
   }
@@ -203,12 +204,12 @@ async function runService(state: string): Promise<string[]> {
 }
 
 test.skipIf(!can)(
-  "moat-reboot.path watches the file the API writes; its service removes it and reboots with tryboot",
+  "moat-reboot.path watches the file the API writes; its service removes it and reboots plainly",
   async () => {
     expect(unitValues("moat-reboot.path", "PathExists")).toEqual(["/etc/moat/reboot-request"]);
     expect(unitValues("moat-reboot.path", "Unit")).toEqual(["moat-reboot.service"]);
     expect(unitValues("moat-reboot.service", "Type")).toEqual(["oneshot"]);
-    // the API writes the request; slot B's trial (the install above) is pending in the backend's state
+    // the API writes the request; slot B (the install above) is first in U-Boot's order
     const asked = await reboot(moat);
     expect(asked.status).toBe(202);
     await asked.arrayBuffer();
@@ -217,20 +218,17 @@ test.skipIf(!can)(
     expect(JSON.parse(readFileSync(request(), "utf8")).boot).toBe(
       readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
     );
-    expect(readFileSync(join(fx.slots.state, "trial"), "utf8").trim()).toBe("B");
-    expect(await runService(fx.slots.state)).toEqual(["reboot", "--reboot-argument=0 tryboot"]);
+    expect(fx.counters()).toMatchObject({ BOOT_ORDER: "B A", BOOT_B_LEFT: "3" });
+    expect(await runService()).toEqual(["reboot"]);
     expect(existsSync(request())).toBe(false);
-    // no trial pending: a plain reboot, which stays on the running slot
-    const none = mkdtempSync(join(fx.dir, "state-"));
+    // a request without a boot id (an older Moat's) is followed too
     writeFileSync(request(), "{}\n");
-    expect(await runService(none)).toEqual(["reboot"]);
+    expect(await runService()).toEqual(["reboot"]);
     expect(existsSync(request())).toBe(false);
     // a request a power cut left from an earlier boot is removed and not followed
     writeFileSync(request(), `${JSON.stringify({ boot: "00000000-0000-4000-8000-000000000000" })}\n`);
     rmSync(join(fx.dir, "systemctl-args"), { force: true });
-    const stale = await run([BACKEND, "reboot-request", request()], {
-      env: { ...fx.backendEnv, MOAT_RAUC_STATE: fx.slots.state, MOAT_SYSTEMCTL: join(fx.dir, "systemctl") },
-    });
+    const stale = await run([REBOOT, request()], { env: { MOAT_SYSTEMCTL: join(fx.dir, "systemctl") } });
     expect(stale.code).toBe(0);
     expect(stale.stderr).toContain("a reboot request from an earlier boot, not followed");
     expect(existsSync(request())).toBe(false);

@@ -1,5 +1,5 @@
 // The Settings page's Updates card in a real browser against a real Moat and the real rauc (RAUC's service on
-// a private D-Bus with slot files and the image's own tryboot backend, test/update/fixture.ts): a person sees
+// a private D-Bus with slot files and RAUC's U-Boot backend on scratch boot counters, test/update/fixture.ts): a person sees
 // the running version and no update yet, uploads a good bundle and watches its progress to 100 % and the
 // other slot then holding it; a stranger's bundle is refused with the sentence that says why and changes
 // nothing; an https URL installs as an upload does; "Reboot now" asks, leaves the reboot request and waits

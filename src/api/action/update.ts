@@ -67,7 +67,10 @@ const RebootReply = t.Object({
   slot: t.Union([t.String(), t.Null()], {
     description: "the slot the next boot takes (A or B): the pending trial, else the running one; null when unknown",
   }),
-  tryboot: t.Boolean({ description: "the next boot is the firmware's one-time trial of a new version" }),
+  tryboot: t.Boolean({
+    description:
+      "the next boot is the trial of a new version (U-Boot's boot counters start it first; kept only when healthy)",
+  }),
 });
 
 export function updateRoutes(rt: Pick<Context, "config" | "paths" | "log" | "version">) {
@@ -198,7 +201,7 @@ export function updateRoutes(rt: Pick<Context, "config" | "paths" | "log" | "ver
             {
               tags: ["Actions"],
               summary:
-                "Reboot the machine, into the installed update's trial when one is pending (the firmware's tryboot), else into the running slot",
+                "Reboot the machine, into the installed update's trial when one is pending (U-Boot's boot counters), else into the running slot",
             },
             {
               responses: {

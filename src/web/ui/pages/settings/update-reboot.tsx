@@ -1,6 +1,6 @@
 // Settings, updates: the reboot that starts an installed version (POST /api/action/reboot, docs/updates.md).
-// The card offers it while a trial is pending; after a confirmation Moat asks the machine to reboot with the
-// firmware's one-time tryboot flag, and the card waits for a Moat that started after the request (its
+// The card offers it while a trial is pending; after a confirmation Moat asks the machine to reboot (U-Boot's
+// boot counters start the new version first), and the card waits for a Moat that started after the request (its
 // GET /api/info/ftl uptime is shorter than the wait), then says which version runs.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, get, request } from "../../api.ts";
