@@ -52,7 +52,9 @@ test("summary: exact totals, every type, status and reply key", async () => {
     "HTTPS",
   ]);
   expect(s.queries.types).toMatchObject({ A: 14, AAAA: 4, HTTPS: 2, OTHER: 0 });
-  expect(Object.keys(s.queries.status).length).toBe(19);
+  // Pi-hole's 19 statuses and Moat's own CLIENT_REFUSED (dns.access; left out in compat mode)
+  expect(Object.keys(s.queries.status).length).toBe(20);
+  expect(s.queries.status.CLIENT_REFUSED).toBe(0);
   expect(s.queries.status).toMatchObject({ GRAVITY: 3, REGEX: 2, DENYLIST_CNAME: 1, FORWARDED: 10, CACHE: 4 });
   expect(Object.keys(s.queries.replies).length).toBe(14);
   expect(s.queries.replies).toMatchObject({ IP: 18, NXDOMAIN: 2 });
@@ -227,7 +229,8 @@ test("query log: shape, filters, cursor paging, disk variant and exact errors", 
   ]);
   expect(s.client_ip.sort()).toEqual(["127.0.0.1", "127.0.0.2", "127.0.0.3"]);
   expect(s.upstream.sort()).toEqual(["127.0.0.1#5300", "127.0.0.1#5301"]);
-  expect(s.status.length).toBe(19);
+  expect(s.status.length).toBe(20);
+  expect(s.status).toContain("CLIENT_REFUSED");
 });
 
 test("info, padd, logs, network and dhcp answer with real shapes", async () => {

@@ -209,8 +209,8 @@ test("the language follows the browser's, the picker changes it at once and it i
   await w.page.selectOption("header .lang-pick", "ar");
   await w.page.waitForFunction(() => document.documentElement.dir === "rtl");
   expect(await w.page.textContent("h1.page-title")).not.toBe("Übersicht");
-  await w.page.reload();
-  await w.page.waitForSelector("h1.page-title");
+  // a new visit: the choice is remembered in this browser
+  await visit(w.page, "/");
   expect(await w.page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual([
     "ar",
     "rtl",
