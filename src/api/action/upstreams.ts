@@ -16,7 +16,7 @@ const Body = t.Object({
   upstreams: t.Array(t.String({ maxLength: 1024 }), {
     minItems: 1,
     maxItems: MAX_UPSTREAMS,
-    description: "entries as dns.upstreams takes them: IP[#port], tls://…, https://…, [/domain/]server",
+    description: "entries as dns.upstreams takes them: IP[#port], a tls: or an https: URL, [/domain/]server",
   }),
   domain: t.Optional(
     t.String({
