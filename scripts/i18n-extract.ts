@@ -1,5 +1,6 @@
 // The dashboard's source strings: every literal given to t(), tx(), plural() and msg() under src/web/ui/
-// (src/web/ui/i18n.ts says the rules), and the API's fixed error messages (src/api/core/errors.ts). A catalogue (src/web/i18n/<tag>.json) maps each to its translation.
+// (src/web/ui/i18n.ts says the rules), and the API's error messages a person can cause: the fixed ones of
+// src/api/core/errors.ts and every literal message a route gives `Errors.<kind>("…")` under src/api/. A catalogue (src/web/i18n/<tag>.json) maps each to its translation.
 //   bun scripts/i18n-extract.ts               the source list, as JSON (English → English; a plural → its forms)
 //   bun scripts/i18n-extract.ts --check       exit 1 listing each key a catalogue lacks, each key it has that
 //                                             the source no longer has, and each t() whose text is not a literal
@@ -10,8 +11,8 @@ import { join, relative, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
 const UI = join(ROOT, "src/web/ui");
-/** the one source of the API's fixed error messages (the dashboard shows them through known()) */
-const API_ERRORS = join(ROOT, "src/api/core/errors.ts");
+/** the API's error messages (the dashboard shows them through known(); the API itself stays English) */
+const API = join(ROOT, "src/api");
 export const CATALOGUES = join(ROOT, "src/web/i18n");
 
 type Forms = { one: string; other: string };
@@ -34,7 +35,7 @@ const literal = (n: ts.Node | undefined): string | undefined =>
   n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) ? n.text : undefined;
 
 /** Collects the keys of `files` (all of src/web/ui by default). */
-export function extract(files = [...sources(UI), API_ERRORS]): Extracted {
+export function extract(files = [...sources(UI), ...sources(API)]): Extracted {
   const keys = new Map<string, string | Forms>();
   const problems: string[] = [];
   for (const file of files) {
@@ -43,10 +44,21 @@ export function extract(files = [...sources(UI), API_ERRORS]): Extracted {
     const where = (n: ts.Node) =>
       `${relative(ROOT, file)}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}`;
     const visit = (n: ts.Node): void => {
+      const api = file.startsWith(API);
       if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === "ApiError") {
         const message = literal(n.arguments?.[2]);
         if (message !== undefined) keys.set(message, message);
-      } else if (file !== API_ERRORS && ts.isCallExpression(n) && ts.isIdentifier(n.expression)) {
+      } else if (
+        api &&
+        ts.isCallExpression(n) &&
+        ts.isPropertyAccessExpression(n.expression) &&
+        ts.isIdentifier(n.expression.expression) &&
+        n.expression.expression.text === "Errors"
+      ) {
+        // a route's own message (Errors.badRequest("Invalid domain", hint)); one built at run time stays English
+        const message = literal(n.arguments[0]);
+        if (message !== undefined) keys.set(message, message);
+      } else if (!api && ts.isCallExpression(n) && ts.isIdentifier(n.expression)) {
         const name = n.expression.text;
         const first = n.arguments[0];
         if (name === "msg") {
