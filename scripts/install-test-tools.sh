@@ -12,7 +12,7 @@ missing() {
   need=()
   while read -r cmd pkg; do
     [ -z "$cmd" ] || [ "${cmd#\#}" != "$cmd" ] && continue
-    command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ] || need+=("$pkg")
+    command -v "$cmd" >/dev/null 2>&1 || [ -e "$cmd" ] || need+=("$pkg")
   done <"$list"
 }
 

@@ -151,7 +151,7 @@ test("the walk sees text that skipped the layer", async () => {
   await w.ctx.close();
 }, 30000);
 
-for (const language of ["de", "ar"])
+for (const language of ["de", "fr", "ar"])
   test(`${language}: every page in both themes and at both sizes, nothing wider than the screen, no error`, async () => {
     const problems: string[] = [];
     for (const theme of THEMES)
