@@ -4,8 +4,11 @@
 import { type Catalogue, PSEUDO, useCatalogue } from "./i18n.ts";
 import { Store } from "./store.ts";
 
-/** Every language the dashboard can speak, by its own name (a person looks for their language's name). */
-const LANGUAGES: ReadonlyArray<{ tag: string; name: string }> = [
+/**
+ * The languages' own names (a person looks for their language's name) where Intl's would read less well;
+ * any other catalogue is offered under the name Intl.DisplayNames gives it, so a new language is one file.
+ */
+const NAMES: ReadonlyArray<{ tag: string; name: string }> = [
   { tag: "en", name: "English" },
   { tag: "de", name: "Deutsch" },
   { tag: "fr", name: "Français" },
@@ -18,7 +21,8 @@ const LANGUAGES: ReadonlyArray<{ tag: string; name: string }> = [
   { tag: "ja", name: "日本語" },
   { tag: "ar", name: "العربية" },
 ];
-const RIGHT_TO_LEFT = new Set(["ar", "fa", "he", "ur"]);
+/** the scripts written right to left, by language (the first part of the tag) */
+const RIGHT_TO_LEFT = new Set(["ar", "ckb", "dv", "fa", "he", "ps", "sd", "ug", "ur", "yi"]);
 const KEY = "moat.language";
 
 let urls: Record<string, string> | undefined;
@@ -27,8 +31,23 @@ function catalogueUrls(): Record<string, string> {
   return urls;
 }
 
-/** The languages this build has a catalogue for (English always). */
-export const offered = () => LANGUAGES.filter((l) => l.tag === "en" || l.tag in catalogueUrls());
+function ownName(tag: string): string {
+  const known = NAMES.find((l) => l.tag === tag);
+  if (known) return known.name;
+  try {
+    return new Intl.DisplayNames([tag], { type: "language" }).of(tag) ?? tag;
+  } catch {
+    return tag;
+  }
+}
+
+/** The languages this build has a catalogue for (English always): those of NAMES in its order, then the rest. */
+export function offered(): Array<{ tag: string; name: string }> {
+  const files = Object.keys(catalogueUrls());
+  const named = NAMES.filter((l) => l.tag === "en" || files.includes(l.tag));
+  const others = files.filter((tag) => !named.some((l) => l.tag === tag)).sort();
+  return [...named, ...others.map((tag) => ({ tag, name: ownName(tag) }))];
+}
 
 /** The language shown now, set once its catalogue is in. */
 export const language = new Store<string>("en");
