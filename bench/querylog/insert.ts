@@ -79,6 +79,7 @@ function generator(): (n: number, firstId: number) => StoredRecord[] {
           listId: blocked ? Math.floor(rnd() * 5) : null,
           ede: -1,
           cname: byCname ? `cdn${d % 7}.tracker.example` : null,
+          answers: null,
         },
       });
     }

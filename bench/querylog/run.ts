@@ -67,6 +67,7 @@ for (let done = 0; done < ROWS; done += BATCH) {
       listId: status === Status.GRAVITY ? 1 : null,
       ede: -1,
       cname: null,
+      answers: null,
     };
     batch.push({ id: i + 1, r });
   }
@@ -139,6 +140,7 @@ time(`+${perMinute} new rows, then summary (7 days)`, () => {
         listId: null,
         ede: -1,
         cname: null,
+        answers: null,
       },
     });
   store.insert(batch);

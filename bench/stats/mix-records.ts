@@ -50,6 +50,7 @@ export function mixRecords(queryFile: string, n: number): MixRecords {
         listId: status === Status.GRAVITY ? 1 + (i % 3) : null,
         ede: -1,
         cname: null,
+        answers: null,
       };
     },
   };

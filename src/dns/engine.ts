@@ -23,6 +23,7 @@ import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { sentTo } from "./own-queries.ts";
+import { answerText } from "./answer-text.ts";
 
 export interface EngineDeps {
   config: ConfigView;
@@ -78,6 +79,7 @@ export class QueryEngine {
     listId: null,
     ede: -1,
     cname: null,
+    answers: null,
   };
   private readonly resolve: (ctx: QueryContext) => Pending;
   private readonly limiter: RateLimiter;
@@ -235,7 +237,7 @@ export class QueryEngine {
 
   private finish(ctx: QueryContext, a: Answer): Answer {
     if (!a) return a;
-    this.record(ctx);
+    this.record(ctx, a);
     return ctx.tcp ? a : truncateFor(a, ctx.q);
   }
 
@@ -252,7 +254,7 @@ export class QueryEngine {
     } else if (ctx.status !== Status.UNKNOWN) o.local++; // local records, blocked names, special domains
   }
 
-  private record(ctx: QueryContext): void {
+  private record(ctx: QueryContext, a: Uint8Array): void {
     this.answered++;
     this.countOrigin(ctx);
     if (!this.d.config.current.dns.queryLogging) return;
@@ -271,6 +273,7 @@ export class QueryEngine {
       r.listId = ctx.listId;
       r.ede = ctx.ede;
       r.cname = ctx.cname;
+      r.answers = answerText(a);
       this.d.sink.record(r);
     } catch {
       // the statistics must never take the DNS down

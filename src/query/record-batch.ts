@@ -1,6 +1,6 @@
 // Query records in a columnar form for the trips between threads (a DNS thread to the main one, the
 // main one to the query writer): numbers in typed arrays that are transferred without copying, the
-// four strings of each record concatenated into one string with their lengths beside. Cloning
+// strings of each record concatenated into one string with their lengths beside. Cloning
 // thousands of small objects costs several times more.
 import type { QueryRecord, StoredRecord } from "./record.ts";
 
@@ -10,7 +10,7 @@ export interface RecordBatch {
   f: Float64Array;
   /** per record: type, status, reply, dnssec, listId (NULL_ID = null; negative ids are Moat's blocked services), ede */
   n: Int32Array;
-  /** per record: lengths of domain, client, upstream, cname (-1 = null) */
+  /** per record: lengths of domain, client, upstream, cname, answers (-1 = null) */
   len: Int32Array;
   text: string;
 }
@@ -20,7 +20,7 @@ const NULL_ID = -2147483648;
 
 const F = 3,
   N = 6,
-  S = 4;
+  S = 5;
 
 /**
  * A batch built record by record: each record's numbers go into the columns as it comes and its
@@ -61,6 +61,7 @@ export class BatchBuilder {
     this.str(i * S + 1, r.client);
     this.str(i * S + 2, r.upstream);
     this.str(i * S + 3, r.cname);
+    this.str(i * S + 4, r.answers);
   }
 
   /** The batch of every record added since the last take (its own arrays, sized to it). */
@@ -118,6 +119,7 @@ export function decodeBatch(b: RecordBatch): StoredRecord[] {
       client: r.string(1) ?? "",
       upstream: r.string(2),
       cname: r.string(3),
+      answers: r.string(4),
     };
     out[i] = { id: r.id, r: rec };
   }
@@ -174,16 +176,16 @@ export class BatchReader {
   get ede(): number {
     return this.b.n[this.i * N + 5]!;
   }
-  /** Length of the current record's string k (0 domain, 1 client, 2 upstream, 3 cname), -1 for null. */
-  length(k: 0 | 1 | 2 | 3): number {
+  /** Length of the current record's string k (0 domain, 1 client, 2 upstream, 3 cname, 4 answers), -1 for null. */
+  length(k: 0 | 1 | 2 | 3 | 4): number {
     return this.b.len[this.i * S + k]!;
   }
   /** Where the current record's string k begins in the batch's text. */
-  start(k: 0 | 1 | 2 | 3): number {
+  start(k: 0 | 1 | 2 | 3 | 4): number {
     return this.starts[k]!;
   }
   /** The current record's string k as a string of its own (a slice of the text), null for null. */
-  string(k: 0 | 1 | 2 | 3): string | null {
+  string(k: 0 | 1 | 2 | 3 | 4): string | null {
     const len = this.length(k);
     return len < 0 ? null : this.b.text.slice(this.starts[k]!, this.starts[k]! + len);
   }

@@ -24,6 +24,8 @@ export interface QueryRecord {
   ede: number;
   /** CNAME target that caused a *_CNAME block, or null */
   cname: string | null;
+  /** the reply's answer records as short text ("CNAME b.example, A 192.0.2.1", src/dns/answer-text.ts), or null */
+  answers: string | null;
 }
 
 /** A record and the id it has in every database (the query log's and the long-term one). */

@@ -97,6 +97,8 @@ export interface QueryRow {
   list_id: number | null;
   upstream: string | null;
   ede: { code: number; text: string | null };
+  /** Moat's own: the answer records (24 h window only; null on disk), left out in Pi-hole compatibility mode */
+  answers?: string | null;
 }
 
 export interface QueryPage {
@@ -142,7 +144,7 @@ export function pageLength(length: number | undefined): number {
 }
 
 /** A row as both query logs' readers produce it, before the client's name is looked up. */
-export type LogRow = StoredQueryRow & { name: string | null };
+export type LogRow = StoredQueryRow & { name: string | null; answers?: string | null };
 
 /** A row in /api/queries' shape. */
 export function formatRow(x: LogRow, names: ReadonlyMap<string, string> | undefined): QueryRow {
@@ -159,6 +161,7 @@ export function formatRow(x: LogRow, names: ReadonlyMap<string, string> | undefi
     list_id: x.list_id ?? null,
     upstream: x.forward ?? null,
     ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede ?? -1] ?? null },
+    answers: x.answers ?? null,
   };
 }
 

@@ -288,6 +288,8 @@ export function readStoredFrom(
       listId: x.list_id ?? null,
       ede: x.ede ?? -1,
       cname: x.cname ?? null,
+      // not kept on disk (yet): a restart's history shows none
+      answers: null,
     },
   }));
 }

@@ -19,6 +19,7 @@ const rec = (time: number, domain: string): QueryRecord => ({
   listId: null,
   ede: -1,
   cname: null,
+  answers: null,
 });
 
 test("windowPage: a name that takes a matching name's id while the page is read is not taken for a match", async () => {

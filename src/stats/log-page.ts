@@ -98,7 +98,8 @@ function matcher(pattern: string): (name: string) => boolean {
 /** The row of one entry in the shape the long-term reader's SQL gives. */
 function row(w: QueryWindow, c: Chunk, i: number): LogRow {
   const cname = c.cname.get(i),
-    upstream = c.upstream.get(i);
+    upstream = c.upstream.get(i),
+    answers = c.answers.get(i);
   return {
     id: c.idAt(i),
     timestamp: c.timeAt(i),
@@ -115,6 +116,7 @@ function row(w: QueryWindow, c: Chunk, i: number): LogRow {
     dnssec: c.dnssec.get(i),
     list_id: listIdAt(c, i),
     ede: c.ede.get(i),
+    answers: answers < 0 ? null : (w.names.answers(answers) ?? null),
   };
 }
 

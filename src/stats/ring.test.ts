@@ -15,6 +15,7 @@ const entry = (i: number) => ({
   client: i % 3,
   upstream: i % 2 ? -1 : 5,
   cname: i % 4 ? -1 : i,
+  answers: -1,
 });
 
 test("ring: entries come back oldest first, across chunk boundaries, with every field", () => {

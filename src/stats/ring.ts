@@ -18,12 +18,12 @@ const INT32_MAX = 2147483647;
  * offsets from the chunk's first (a day spans ~86M milliseconds), the reply time, status and reply
  * type, the domain's id past 16 bits, and the rest narrow (IntColumn: the type, list and client in
  * 16 bits, the upstream and EDE in 8, the DNSSEC state and the CNAME nothing while all alike in a
- * chunk). 49 bytes when every column was 32 or 64 bits. A chunk that meets a value its columns
+ * chunk, the answer records' id in 16). 49 bytes when every column was 32 or 64 bits. A chunk that meets a value its columns
  * cannot hold exactly (a history imported with times finer than a millisecond, a clock that jumped
  * by weeks, a type past 32,767) keeps that column wider from then on, so nothing is ever rounded.
  * What the memory budget estimates with; `RecordRing.bytes()` counts what the chunks hold.
  */
-export const BYTES_PER_ENTRY = 4 + 4 + 4 + 1 + 1 + 2 + 1 + 2 + 4 + 2 + 1 + 0 + 0;
+export const BYTES_PER_ENTRY = 4 + 4 + 4 + 1 + 1 + 2 + 1 + 2 + 4 + 2 + 1 + 0 + 0 + 2;
 
 /** A narrow column a chunk no longer reads, once it has the wide one. */
 const DROPPED = new Int32Array(0);
@@ -52,6 +52,8 @@ export class Chunk {
   readonly client = new IntColumn(CHUNK, 16, -1);
   readonly upstream = new IntColumn(CHUNK, 8, -1);
   readonly cname = new IntColumn(CHUNK, 16, -1);
+  /** the answer records' text, an id in the window's table of distinct answers */
+  readonly answers = new IntColumn(CHUNK, 16, -1);
 
   /** the query's id; 0 for a query only counted */
   idAt(i: number): number {
@@ -119,6 +121,7 @@ export class Chunk {
       this.client,
       this.upstream,
       this.cname,
+      this.answers,
     ])
       n += c.bytes();
     return n;
@@ -149,6 +152,7 @@ export interface RingEntry {
   client: number;
   upstream: number;
   cname: number;
+  answers: number;
 }
 
 export function emptyEntry(): RingEntry {
@@ -166,6 +170,7 @@ export function emptyEntry(): RingEntry {
     client: -1,
     upstream: -1,
     cname: -1,
+    answers: -1,
   };
 }
 
@@ -213,6 +218,7 @@ export class RecordRing {
     c.client.set(i, e.client);
     c.upstream.set(i, e.upstream);
     c.cname.set(i, e.cname);
+    c.answers.set(i, e.answers);
   }
 
   /** Time of the oldest entry, or null when empty. */
@@ -249,6 +255,7 @@ export class RecordRing {
     v.client = c.client.get(i);
     v.upstream = c.upstream.get(i);
     v.cname = c.cname.get(i);
+    v.answers = c.answers.get(i);
     return v;
   }
 

@@ -17,6 +17,7 @@ const rec = (time: number, domain: string, status: number = Status.FORWARDED): Q
   listId: null,
   ede: -1,
   cname: null,
+  answers: null,
 });
 
 test("window: history loaded behind live queries ages out first, and the live ones stay until their time", () => {

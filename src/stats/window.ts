@@ -64,6 +64,8 @@ export class QueryWindow {
   private readonly domainTallies = new CompactTallies();
   /** CNAME targets of *_CNAME blocks, counted like domains so a name leaves with its last query */
   private readonly cnameTallies = new CompactTallies();
+  /** the distinct answer texts of the window's queries, counted the same way */
+  private readonly answerTallies = new CompactTallies();
   private readonly clientTallies = new TallyTable();
   /** upstream names by ring id (a handful: kept for the life of the process) */
   private readonly upstreamNames: string[] = [];
@@ -119,6 +121,8 @@ export class QueryWindow {
     const domain = r.domain ? this.domainTallies.of(r.domain) : -1;
     const cname = r.cname ? this.cnameTallies.of(r.cname) : -1;
     if (cname >= 0) this.cnameTallies.count(cname, 1, false, r.time);
+    const answers = r.answers ? this.answerTallies.of(r.answers) : -1;
+    if (answers >= 0) this.answerTallies.count(answers, 1, false, r.time);
     const client = r.client ? this.clientTallies.of(r.client) : null;
     this.count(r.time, r.status, r.type, r.reply, domain, client, r.upstream, replyTime, 1);
     // one entry object reused: push copies it into the ring's columns
@@ -129,6 +133,7 @@ export class QueryWindow {
     e.ede = r.ede;
     e.listId = r.listId;
     e.cname = cname;
+    e.answers = answers;
     e.time = r.time;
     e.replyTime = replyTime;
     e.type = r.type;
@@ -240,6 +245,7 @@ export class QueryWindow {
     client: (id: number) => this.clientTallies.byId(id)?.key,
     upstream: (id: number) => this.upstreamNames[id],
     cname: (id: number) => this.cnameTallies.key(id),
+    answers: (id: number) => this.answerTallies.key(id),
     /** ids whose name passes `test`, for filters that then compare ids only */
     domainIds: (test: (name: string) => boolean) => this.domainTallies.idsWhere(test),
     /** the same, with each name's answer kept while `key` stays (a test asked on every request), in slices */
@@ -260,7 +266,13 @@ export class QueryWindow {
 
   /** Bytes the window keeps: the ring's columns and the names' tables (the clients' few are left out). */
   bytes(): number {
-    return this.older.bytes() + this.ring.bytes() + this.domainTallies.bytes() + this.cnameTallies.bytes();
+    return (
+      this.older.bytes() +
+      this.ring.bytes() +
+      this.domainTallies.bytes() +
+      this.cnameTallies.bytes() +
+      this.answerTallies.bytes()
+    );
   }
 
   /**
@@ -276,6 +288,7 @@ export class QueryWindow {
   private remove(e: RingEntry): void {
     if (e.id) this.logged--;
     if (e.cname >= 0) this.cnameTallies.count(e.cname, -1, false, e.time);
+    if (e.answers >= 0) this.answerTallies.count(e.answers, -1, false, e.time);
     const client = e.client < 0 ? null : this.clientTallies.byId(e.client);
     const upstream = e.upstream < 0 ? null : this.upstreamNames[e.upstream]!;
     this.count(e.time, e.status, e.type, e.reply, e.domain, client, upstream, e.replyTime, -1);

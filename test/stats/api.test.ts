@@ -170,6 +170,7 @@ test("query log: shape, filters, cursor paging, disk variant and exact errors", 
   expect(all).toMatchObject({ recordsTotal: 20, recordsFiltered: 20, cursor: 20, draw: 0 });
   expect(all.queries.length).toBe(20);
   expect(all.queries[0]).toEqual({
+    answers: null,
     id: 20,
     time: expect.any(Number),
     type: "HTTPS",

@@ -22,6 +22,7 @@ export function rec(p: Partial<QueryRecord> & { time: number }): QueryRecord {
     listId: null,
     ede: -1,
     cname: null,
+    answers: null,
     ...p,
   };
 }

@@ -70,7 +70,13 @@ test("batch reader: walks the records encodeBatch was given, field by field, and
       d.ede,
     ]);
     expect([str(0), str(1), str(2), str(3)]).toEqual([d.domain, d.client, d.upstream, d.cname]);
-    expect([r.string(0), r.string(1), r.string(2), r.string(3)]).toEqual([d.domain, d.client, d.upstream, d.cname]);
+    expect([r.string(0), r.string(1), r.string(2), r.string(3), r.string(4)]).toEqual([
+      d.domain,
+      d.client,
+      d.upstream,
+      d.cname,
+      d.answers,
+    ]);
   }
   expect(r.next()).toBe(false);
 });
@@ -96,7 +102,7 @@ test("batch builder: records added one by one come back in batches of what came 
       to - from,
       (to - from) * 3,
       (to - from) * 6,
-      (to - from) * 4,
+      (to - from) * 5,
     ]);
     taken.push(decodeBatch(batch));
     expect(b.count).toBe(0);

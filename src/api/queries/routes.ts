@@ -11,9 +11,13 @@ import { boolParam, intParam, liveStats, numParam } from "../stats/params.ts";
 import type { FleetHistory } from "../../fleet/pg-history.ts";
 import { statusName } from "../../query/enums.ts";
 
-/** Moat's own statuses (dns.access's CLIENT_REFUSED) as Pi-hole's nearest in compat mode */
-function compatRows<R extends { status: string }>(rows: R[], compat: boolean): R[] {
-  if (compat) for (const r of rows) r.status = statusName(r.status, true);
+/** Moat's own statuses (dns.access's CLIENT_REFUSED) as Pi-hole's nearest in compat mode, and its own fields left out */
+function compatRows<R extends { status: string; answers?: string | null }>(rows: R[], compat: boolean): R[] {
+  if (compat)
+    for (const r of rows) {
+      r.status = statusName(r.status, true);
+      delete r.answers;
+    }
   return rows;
 }
 
@@ -99,6 +103,13 @@ const Row = t.Object({
   list_id: t.Union([t.Integer(), t.Null()]),
   upstream: t.Union([t.String(), t.Null()]),
   ede: t.Object({ code: t.Integer(), text: t.Union([t.String(), t.Null()]) }),
+  answers: t.Optional(
+    t.Union([t.String(), t.Null()], {
+      description:
+        'the reply\'s answer records, e.g. "CNAME b.example, A 192.0.2.1" (last 24 h only; null on disk or when none; left out in Pi-hole compatibility mode)',
+      "x-moat-only": true,
+    }),
+  ),
 });
 
 export function queriesRoutes(rt: ApiDeps) {

@@ -19,6 +19,8 @@ export type QueryRow = {
   ede: { code: number; text: string | null };
   /** SECURE, INSECURE, BOGUS, ABANDONED, or UNKNOWN when not validated */
   dnssec: string;
+  /** Moat's own: the reply's answer records as text (absent in Pi-hole compatibility mode, null when none) */
+  answers?: string | null;
 };
 
 type Group = { id: number; name: string };
@@ -140,6 +142,14 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
           </span>
         )}
       </p>
+      {row.answers && (
+        <p data-testid="why-answers">
+          {t("Answer records")}:{" "}
+          <span class="break" data-raw>
+            {row.answers}
+          </span>
+        </p>
+      )}
       {!data ? (
         <Loading />
       ) : "error" in data ? (
