@@ -140,6 +140,8 @@ test("deny a domain from the query log: dig is blocked, and 'why' names the rule
   await blocked.locator("button:text('Why?')").click();
   await page.waitForSelector("[data-testid=why-details]");
   expect(await page.textContent("[data-testid=why-status]")).toContain("deny list");
+  // the answer records the client got (Moat-only field of /api/queries)
+  expect(await page.textContent("[data-testid=why-answers]")).toContain("A 0.0.0.0");
   expect(await page.textContent("[data-testid=why-details] li.hit")).toContain("deny-me.example");
   await shot(page, "why-desktop");
   await page.keyboard.press("Escape");
