@@ -10,6 +10,24 @@ export const GRAVITY_SCHEMA_VERSION = 20;
  */
 export const GRAVITY_BUILD_TABLES = { gravity: "gravity_build", antigravity: "antigravity_build" } as const;
 
+// The four domainlist views differ only in the type they pick (0 allow, 1 deny, 2 regex allow, 3 regex deny).
+const domainlistView = (name: string, type: number): string => `
+CREATE VIEW vw_${name} AS SELECT domain, domainlist.id AS id, domainlist_by_group.group_id AS group_id
+  FROM domainlist
+  LEFT JOIN domainlist_by_group ON domainlist_by_group.domainlist_id = domainlist.id
+  LEFT JOIN "group" ON "group".id = domainlist_by_group.group_id
+  WHERE domainlist.enabled = 1 AND (domainlist_by_group.group_id IS NULL OR "group".enabled = 1)
+  AND domainlist.type = ${type}
+  ORDER BY domainlist.id;`;
+
+const gravityView = (table: string, extra: string): string => `
+CREATE VIEW vw_${table} AS SELECT domain, adlist.id AS adlist_id, adlist_by_group.group_id AS group_id
+  FROM ${table}
+  LEFT JOIN adlist_by_group ON adlist_by_group.adlist_id = ${table}.adlist_id
+  LEFT JOIN adlist ON adlist.id = ${table}.adlist_id
+  LEFT JOIN "group" ON "group".id = adlist_by_group.group_id
+  WHERE adlist.enabled = 1 AND (adlist_by_group.group_id IS NULL OR "group".enabled = 1)${extra};`;
+
 export const GRAVITY_SCHEMA = `
 CREATE TABLE "group" (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -106,52 +124,9 @@ BEGIN
   UPDATE domainlist SET date_modified = (cast(strftime('%s', 'now') as int)) WHERE id = NEW.id;
 END;
 
-CREATE VIEW vw_allowlist AS SELECT domain, domainlist.id AS id, domainlist_by_group.group_id AS group_id
-  FROM domainlist
-  LEFT JOIN domainlist_by_group ON domainlist_by_group.domainlist_id = domainlist.id
-  LEFT JOIN "group" ON "group".id = domainlist_by_group.group_id
-  WHERE domainlist.enabled = 1 AND (domainlist_by_group.group_id IS NULL OR "group".enabled = 1)
-  AND domainlist.type = 0
-  ORDER BY domainlist.id;
-
-CREATE VIEW vw_denylist AS SELECT domain, domainlist.id AS id, domainlist_by_group.group_id AS group_id
-  FROM domainlist
-  LEFT JOIN domainlist_by_group ON domainlist_by_group.domainlist_id = domainlist.id
-  LEFT JOIN "group" ON "group".id = domainlist_by_group.group_id
-  WHERE domainlist.enabled = 1 AND (domainlist_by_group.group_id IS NULL OR "group".enabled = 1)
-  AND domainlist.type = 1
-  ORDER BY domainlist.id;
-
-CREATE VIEW vw_regex_allowlist AS SELECT domain, domainlist.id AS id, domainlist_by_group.group_id AS group_id
-  FROM domainlist
-  LEFT JOIN domainlist_by_group ON domainlist_by_group.domainlist_id = domainlist.id
-  LEFT JOIN "group" ON "group".id = domainlist_by_group.group_id
-  WHERE domainlist.enabled = 1 AND (domainlist_by_group.group_id IS NULL OR "group".enabled = 1)
-  AND domainlist.type = 2
-  ORDER BY domainlist.id;
-
-CREATE VIEW vw_regex_denylist AS SELECT domain, domainlist.id AS id, domainlist_by_group.group_id AS group_id
-  FROM domainlist
-  LEFT JOIN domainlist_by_group ON domainlist_by_group.domainlist_id = domainlist.id
-  LEFT JOIN "group" ON "group".id = domainlist_by_group.group_id
-  WHERE domainlist.enabled = 1 AND (domainlist_by_group.group_id IS NULL OR "group".enabled = 1)
-  AND domainlist.type = 3
-  ORDER BY domainlist.id;
-
-CREATE VIEW vw_gravity AS SELECT domain, adlist.id AS adlist_id, adlist_by_group.group_id AS group_id
-  FROM gravity
-  LEFT JOIN adlist_by_group ON adlist_by_group.adlist_id = gravity.adlist_id
-  LEFT JOIN adlist ON adlist.id = gravity.adlist_id
-  LEFT JOIN "group" ON "group".id = adlist_by_group.group_id
-  WHERE adlist.enabled = 1 AND (adlist_by_group.group_id IS NULL OR "group".enabled = 1);
-
-CREATE VIEW vw_antigravity AS SELECT domain, adlist.id AS adlist_id, adlist_by_group.group_id AS group_id
-  FROM antigravity
-  LEFT JOIN adlist_by_group ON adlist_by_group.adlist_id = antigravity.adlist_id
-  LEFT JOIN adlist ON adlist.id = antigravity.adlist_id
-  LEFT JOIN "group" ON "group".id = adlist_by_group.group_id
-  WHERE adlist.enabled = 1 AND (adlist_by_group.group_id IS NULL OR "group".enabled = 1) AND adlist.type = 1;
-
+${["allowlist", "denylist", "regex_allowlist", "regex_denylist"].map((name, type) => domainlistView(name, type)).join("\n")}
+${gravityView("gravity", "")}
+${gravityView("antigravity", " AND adlist.type = 1")}
 CREATE VIEW vw_adlist AS SELECT DISTINCT address, id, type
   FROM adlist
   WHERE enabled = 1

@@ -90,14 +90,7 @@ async function readMessage(req: Request): Promise<Uint8Array | null> {
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : Bun.concatArrayBuffers(chunks, size, true);
 }
 
 /** Reads the body to its end and drops it (its declared size is at most DRAIN_LIMIT). */

@@ -307,14 +307,7 @@ export class Forwarder implements Handler {
     a[3] = a[3]! | 0x80; // RA: we recurse for the client
     ctx.upstream = up.name;
     ctx.upstreamMessage = m;
-    ctx.reply = replyType(m);
-    let chain: string[] | null = null;
-    for (const r of m.records) {
-      if (r.section !== 0 || r.type !== TYPE.CNAME) continue;
-      const t = readName(a, r.rdata);
-      if (t) (chain ??= []).push(t);
-    }
-    if (chain) ctx.cnameChain = chain;
+    noteReply(ctx, a, m);
     return a;
   }
 
@@ -394,7 +387,19 @@ function sameQuestion(a: Uint8Array, ctx: QueryContext): boolean {
   return getU16(a, o) === ctx.q.qtype && getU16(a, o + 2) === ctx.q.qclass;
 }
 
-export function replyType(m: Message): number {
+/** Records what the answer `a` (walked as `m`) says for the query log: its reply type and CNAME chain. */
+export function noteReply(ctx: QueryContext, a: Uint8Array, m: Message): void {
+  ctx.reply = replyType(m);
+  let chain: string[] | null = null;
+  for (const r of m.records) {
+    if (r.section !== 0 || r.type !== TYPE.CNAME) continue;
+    const t = readName(a, r.rdata);
+    if (t) (chain ??= []).push(t);
+  }
+  if (chain) ctx.cnameChain = chain;
+}
+
+function replyType(m: Message): number {
   switch (m.rcode) {
     case RCODE.NXDOMAIN:
       return Reply.NXDOMAIN;

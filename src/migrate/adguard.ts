@@ -361,20 +361,16 @@ function dhcp(plan: Plan, d: Obj, dataDir: string | null): void {
   if (n) plan.carried.push(plural(n, "DHCP static lease"));
 }
 
+/** AdGuard keeps a PEM either inline or as a path to it; the inline one wins. */
+function pem(inline: unknown, path: unknown): string {
+  if (typeof inline === "string" && inline) return inline;
+  return path ? readPem(String(path)) : "";
+}
+
 function tls(plan: Plan, t: Obj): void {
   if (t.enabled !== true) return;
-  const chain =
-    typeof t.certificate_chain === "string" && t.certificate_chain
-      ? t.certificate_chain
-      : t.certificate_path
-        ? readPem(String(t.certificate_path))
-        : "";
-  const key =
-    typeof t.private_key === "string" && t.private_key
-      ? t.private_key
-      : t.private_key_path
-        ? readPem(String(t.private_key_path))
-        : "";
+  const chain = pem(t.certificate_chain, t.certificate_path);
+  const key = pem(t.private_key, t.private_key_path);
   if (!chain || !key) {
     plan.notCarried.push({ item: "tls certificate", why: "its certificate or key could not be read" });
     return;

@@ -8,6 +8,7 @@ import { migrateInChild } from "../../migrate/child.ts";
 import { MigrateError, MigrationReport } from "../../migrate/report.ts";
 import { MAX_SOURCE } from "../../migrate/source.ts";
 import { assertMayChangeConfig } from "../config/changes.ts";
+import { takeInChildChanges } from "../core/child-changes.ts";
 import { moatOnly } from "../core/route-meta.ts";
 import { Errors } from "../core/errors.ts";
 import { documented } from "../docs/meta.ts";
@@ -56,12 +57,11 @@ export function migrateRoutes(rt: Pick<ApiDeps, "config" | "paths" | "log" | "ev
           dryRun,
         });
         if (!r.report.applied) return r.report;
-        if (r.settingsChanged) {
-          const c = rt.config.reload();
-          if (!c.ok) rt.log("warn", `migrate: the migrated settings were not taken in: ${c.problem.message}`);
-        }
-        if (r.tables.length) rt.lists.announce(r.tables);
-        if (r.leasesChanged) rt.events.emit("dhcp-leases-changed", { reason: "migrate" });
+        takeInChildChanges(rt, "migrate", "migrated", {
+          settings: r.settingsChanged,
+          tables: r.tables,
+          leases: r.leasesChanged,
+        });
         rt.log("info", `migrate: carried ${r.report.source}: ${r.report.carried.join(", ")}`);
         for (const n of r.report.notCarried) rt.log("warn", `migrate: not carried: ${n.item}: ${n.why}`);
         return r.report;

@@ -24,14 +24,7 @@ export async function readBodyBounded(request: Request, limit: number): Promise<
     }
     parts.push(value);
   }
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : Bun.concatArrayBuffers(parts, size, true);
 }
 
 /** null stands for "no body" so that routes without a body schema accept an empty POST. */

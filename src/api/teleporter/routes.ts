@@ -9,6 +9,7 @@ import { MAX_ARCHIVE, TeleporterError, type ImportSelection } from "../../telepo
 import { importInChild } from "../../teleporter/import-child.ts";
 import { ApiError, Errors } from "../core/errors.ts";
 import { assertMayChangeConfig } from "../config/changes.ts";
+import { takeInChildChanges } from "../core/child-changes.ts";
 
 const ImportForm = t.Object(
   {
@@ -85,14 +86,13 @@ export function teleporterRoutes(rt: Pick<ApiDeps, "config" | "paths" | "log" | 
         try {
           const r = await importInChild(rt.paths, bytes, sel);
           // what the child changed, taken in here as the restore in this process did
-          if (r.files.includes(ENTRY.config)) {
-            const c = rt.config.reload();
-            if (!c.ok) rt.log("warn", `teleporter: the restored settings were not taken in: ${c.problem.message}`);
-          }
-          if (r.tables.length) rt.lists.announce(r.tables);
+          takeInChildChanges(rt, "teleporter", "restored", {
+            settings: r.files.includes(ENTRY.config),
+            tables: r.tables,
+            leases: r.files.includes(ENTRY.leases),
+          });
           rt.log("info", `teleporter: imported ${r.files.join(", ")}`);
           for (const s of r.skipped) rt.log("warn", `teleporter: skipped setting ${s}`);
-          if (r.files.includes(ENTRY.leases)) rt.events.emit("dhcp-leases-changed", { reason: "teleporter" });
           return r.skipped.length ? { files: r.files, skipped: r.skipped } : { files: r.files };
         } catch (e) {
           if (e instanceof TeleporterError) throw Errors.badRequest(e.message, e.hint);

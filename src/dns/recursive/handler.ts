@@ -4,11 +4,11 @@
 // other than IN; local zones answered before the cache.
 import { Reply, Status } from "../../query/enums.ts";
 import type { ConfigView, Handler, Next, Pending, QueryContext } from "../context.ts";
-import { replyType } from "../forwarder.ts";
+import { noteReply } from "../forwarder.ts";
 import { buildReply } from "../reply.ts";
 import { revServerFor, revServers } from "../rev-servers.ts";
 import { perDomainServes } from "../per-domain.ts";
-import { RCODE, TYPE, readName, walkMessage } from "../wire.ts";
+import { RCODE, walkMessage } from "../wire.ts";
 import { Budget } from "./budget.ts";
 import { Delegations } from "./delegations.ts";
 import { Exchanger } from "./exchange.ts";
@@ -92,14 +92,7 @@ export class RecursiveHandler implements Handler {
       const m = walkMessage(out);
       ctx.upstreamMessage = m;
       if (!m) return out;
-      ctx.reply = replyType(m);
-      let chain: string[] | null = null;
-      for (const r of m.records) {
-        if (r.section !== 0 || r.type !== TYPE.CNAME) continue;
-        const t = readName(out, r.rdata);
-        if (t) (chain ??= []).push(t);
-      }
-      if (chain) ctx.cnameChain = chain;
+      noteReply(ctx, out, m);
       return out;
     });
   }
