@@ -6,6 +6,7 @@
 // this run, so the DNS engine loads them from that file instead of re-reading the gravity table.
 import type { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fetchList, ListStatus, type Limits } from "./download.ts";
 import { badfilterLines, countLines, parseFile } from "./parse.ts";
@@ -196,9 +197,12 @@ export async function runGravity(
       );
       fetched.push({ l, f });
     }
+    // A list deleted while the others downloaded has lost its local copy with it (removeAdlistById): it
+    // is left out, as the swap would drop its rows anyway (test/lists/gravity-interrupted-delete.test.ts).
+    const present = fetched.filter(({ f }) => !f.file || existsSync(f.file));
     // a $badfilter in any list disables its rule in every list: its plain `||name^` / name targets are left out below
-    const badPlain = plainBadfilterTargets(fetched.flatMap(({ l, f }) => (f.file && l.type !== 1 ? [f.file] : [])));
-    for (const { l, f } of fetched) {
+    const badPlain = plainBadfilterTargets(present.flatMap(({ l, f }) => (f.file && l.type !== 1 ? [f.file] : [])));
+    for (const { l, f } of present) {
       if (!f.file) {
         stats.set(l.id, { status: f.status, valid: 0, invalid: 0, abp: 0 });
         continue;
