@@ -34,7 +34,7 @@ export function UpstreamTest({ upstreams }: { upstreams: string[] }) {
   };
   return (
     <div class="upstream-test">
-      <div class="row">
+      <div class="row wrap">
         <Button type="button" busy={busy} disabled={!upstreams.length} onClick={run}>
           {t("Test upstreams")}
         </Button>
