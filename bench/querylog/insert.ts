@@ -161,33 +161,36 @@ async function child(file: string, tree: string): Promise<void> {
   process.send?.("ready");
 }
 
-/** Rows of both databases as text (quote() tells 1 from 1.0) that the other lacks. */
+/**
+ * Rows of both databases as text (quote() tells 1 from 1.0) that the other lacks, with their names
+ * joined in: a write may give its new names their ids in another order.
+ */
 function differences(a: string, b: string): number {
   const db = new Database(a, { readonly: true });
   db.exec(`ATTACH '${b}' AS other`);
-  let n = 0;
-  for (const [table, cols] of [
-    [
-      "query_storage",
-      "id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede",
-    ],
-    ["domain_by_id", "id, domain"],
-    ["client_by_id", "id, ip, name"],
-    ["forward_by_id", "id, forward"],
-    ["addinfo_by_id", "id, type, content"],
-  ] as const) {
-    const row = cols
-      .split(", ")
-      .map((c) => `quote(${c})`)
-      .join("||','||");
-    const count = (x: string, y: string) =>
-      (
-        db
-          .query(`SELECT COUNT(*) AS n FROM (SELECT ${row} FROM ${x}.${table} EXCEPT SELECT ${row} FROM ${y}.${table})`)
-          .get() as { n: number }
-      ).n;
-    n += count("main", "other") + count("other", "main");
-  }
+  const row = (s: string) =>
+    `SELECT quote(q.id)||','||quote(q.timestamp)||','||quote(q.type)||','||quote(q.status)||','||quote(d.domain)||','||quote(c.ip)||','||
+       quote(c.name)||','||quote(f.forward)||','||quote(x.type)||','||quote(x.content)||','||quote(q.reply_type)||','||quote(q.reply_time)||','||
+       quote(q.dnssec)||','||quote(q.list_id)||','||quote(q.ede)
+     FROM ${s}.query_storage q JOIN ${s}.domain_by_id d ON d.id = q.domain JOIN ${s}.client_by_id c ON c.id = q.client
+     LEFT JOIN ${s}.forward_by_id f ON f.id = q.forward LEFT JOIN ${s}.addinfo_by_id x ON x.id = q.additional_info`;
+  const count = (x: string, y: string) =>
+    (
+      db.query(`SELECT COUNT(*) AS n FROM (SELECT * FROM (${row(x)}) EXCEPT SELECT * FROM (${row(y)}))`).get() as {
+        n: number;
+      }
+    ).n;
+  // and the names no row mentions, which neither write should leave
+  const names = (s: string) =>
+    `SELECT 'd'||domain FROM ${s}.domain_by_id UNION ALL SELECT 'c'||ip||quote(name) FROM ${s}.client_by_id
+     UNION ALL SELECT 'f'||forward FROM ${s}.forward_by_id UNION ALL SELECT 'a'||type||content FROM ${s}.addinfo_by_id`;
+  const countNames = (x: string, y: string) =>
+    (
+      db.query(`SELECT COUNT(*) AS n FROM (SELECT * FROM (${names(x)}) EXCEPT SELECT * FROM (${names(y)}))`).get() as {
+        n: number;
+      }
+    ).n;
+  const n = count("main", "other") + count("other", "main") + countNames("main", "other") + countNames("other", "main");
   db.close();
   return n;
 }
