@@ -12,9 +12,10 @@
 // collector's) is its own, and they take turns write by write (A B, B A, ...) so a loaded machine
 // weighs on both alike; the two databases are compared row by row at the end.
 // --prefill N starts both databases with N older queries over the same 100k names (made in SQL): a
-// database that has lived a while, whose indexes outgrow the page cache (prefill.ts).
+// database that has lived a while, whose indexes outgrow the page cache (prefill.ts). --names N: the
+// queries ask N domains (100k by default, the prefill's), skewed alike; more make more new names.
 // Usage: bun bench/querylog/insert.ts [--records 300000] [--against REV] [--collect-every 32768] [--cache-kib N]
-//   [--prefill 0]
+//   [--prefill 0] [--names 100000]
 import { Database } from "bun:sqlite";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -32,6 +33,7 @@ const { values: opt } = parseArgs({
   options: {
     records: { type: "string", default: "300000" },
     prefill: { type: "string", default: "0" },
+    names: { type: "string", default: String(DOMAINS) },
     against: { type: "string" },
     "collect-every": { type: "string", default: "32768" },
     "cache-kib": { type: "string" },
@@ -48,6 +50,8 @@ const WRITE = 50_000;
 /** records per batch from the main thread: QueryWriter's BATCH */
 const BATCH = 8192;
 const PREFILL = Number(opt.prefill);
+/** the domains the queries draw from: past the prefill's DOMAINS, names the database has not seen */
+const NAMES = Number(opt.names);
 /** the warm-up's records come before */
 const FIRST_ID = PREFILL + 1001;
 
@@ -59,7 +63,7 @@ function generator(): (n: number, firstId: number) => StoredRecord[] {
   return (n, firstId) => {
     const out: StoredRecord[] = [];
     for (let i = 0; i < n; i++) {
-      const d = Math.floor(DOMAINS * rnd() ** 3);
+      const d = Math.floor(NAMES * rnd() ** 3);
       const x = rnd();
       const fwd = x < 0.4;
       const blocked = x > 0.9;

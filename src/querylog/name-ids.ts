@@ -27,30 +27,6 @@ function ownCopy(s: string): string {
 /** Names learnt in a transaction, forgotten again if it fails (its rows are rolled back). */
 export type Learnt = Array<[NameIds, string]>;
 
-/**
- * One write's names of a table: the cached ones as their ids, the others each once, to be learnt
- * together (NameIds.learnAll) before the rows are written. A name not cached stands for -(k + 1),
- * k its place among them.
- */
-export class WriteNames {
-  readonly missing: string[] = [];
-  private readonly placeOf = new Map<string, number>();
-  constructor(readonly table: NameIds) {}
-
-  idAt(text: string, start: number, len: number): number {
-    const id = this.table.cachedAt(text, start, len);
-    if (id >= 0) return id;
-    const name = text.slice(start, start + len);
-    let k = this.placeOf.get(name);
-    if (k === undefined) {
-      k = this.missing.length;
-      this.placeOf.set(name, k);
-      this.missing.push(name);
-    }
-    return -(k + 1);
-  }
-}
-
 /** The two statements a table's names need, and how its rows are told apart. */
 export interface NameTable {
   select: string;
@@ -95,23 +71,10 @@ export class NameIds {
     return this.names.length;
   }
 
-  /** The cached id of text[start, start + len), -1 when it is not cached (the tables' ids are rowids from 1). */
-  cachedAt(text: string, start: number, len: number): number {
+  /** The id of text[start, start + len), inserted into the table when new. */
+  idAt(text: string, start: number, len: number, learnt: Learnt): number {
     const e = this.find(text, start, len, hashOf(text, start, len));
-    return e < 0 ? -1 : this.ids[e]!;
-  }
-
-  /**
-   * The ids of names the cache lacks, looked up or inserted in the order of the table's index (the
-   * ids come back in `names`' order). A name table's unique index grows at random places: once it
-   * outgrows the page cache each new name read and wrote pages of it, and in order a write's new
-   * names share them (300k names in the table, 10k new in one transaction: 20 → 10 µs a name).
-   */
-  learnAll(names: readonly string[], learnt: Learnt): Float64Array {
-    const ids = new Float64Array(names.length);
-    const order = Array.from(names.keys()).sort((a, b) => (names[a]! < names[b]! ? -1 : 1));
-    for (const k of order) ids[k] = this.learn(names[k]!, learnt);
-    return ids;
+    return e < 0 ? this.learn(text.slice(start, start + len), learnt) : this.ids[e]!;
   }
 
   /** Remembers a name's id (a later one for the same name replaces it). */

@@ -5,7 +5,7 @@ import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { QUERY_SCHEMA } from "../db/query-schema.ts";
 import type { StoredRecord } from "../query/record.ts";
 import { BatchReader, encodeBatch, type RecordBatch } from "../query/record-batch.ts";
-import { type Learnt, NameIds, WriteNames } from "./name-ids.ts";
+import { type Learnt, NameIds } from "./name-ids.ts";
 
 /** addinfo_by_id.type for the CNAME target of a *_CNAME block (Pi-hole's ADDINFO_CNAME_DOMAIN). */
 export const ADDINFO_CNAME = 1;
@@ -88,8 +88,6 @@ export class QueryStore {
   private readonly insertRow: Statement;
   /** ROWS_PER_INSERT rows in one statement */
   private readonly insertRows: Statement;
-  /** each record's domain, client, upstream and CNAME ids in a write, reused (a write's garbage costs a collection) */
-  private ids = new Float64Array(0);
   /** the parameters of insertRows, reused */
   private readonly rowArgs: SQLQueryBindings[] = new Array(ROWS_PER_INSERT * COLUMNS.length);
 
@@ -176,52 +174,29 @@ export class QueryStore {
    * stored are left as they are.
    */
   insertBatches(batches: readonly RecordBatch[]): void {
-    let total = 0;
-    for (const b of batches) total += b.count;
-    if (!total) return;
+    if (!batches.some((b) => b.count)) return;
     // Ids learnt inside the transaction are forgotten again if it fails (the rows are rolled back).
     const learnt: Learnt = [];
-    const { rowArgs: a } = this;
+    const { domains, clients, forwards, cnames, rowArgs: a } = this;
     const W = COLUMNS.length;
     try {
       this.db.transaction(() => {
-        // First every record's names: the cached ones' ids, and each name the cache lacks once, then
-        // those learnt together in the order of their tables' indexes (NameIds.learnAll).
-        const tables = [this.domains, this.clients, this.forwards, this.cnames].map((t) => new WriteNames(t));
-        const [domains, clients, forwards, cnames] = tables as [WriteNames, WriteNames, WriteNames, WriteNames];
-        if (this.ids.length < total * 4) this.ids = new Float64Array(total * 4);
-        const ids = this.ids;
-        let i = 0;
+        let rows = 0;
         for (const b of batches) {
           const r = new BatchReader(b);
           const text = b.text;
-          for (; r.next(); i += 4) {
-            ids[i] = domains.idAt(text, r.start(0), r.length(0));
-            ids[i + 1] = clients.idAt(text, r.start(1), r.length(1));
-            if (r.length(2) >= 0) ids[i + 2] = forwards.idAt(text, r.start(2), r.length(2));
-            if (r.length(3) >= 0) ids[i + 3] = cnames.idAt(text, r.start(3), r.length(3));
-          }
-        }
-        const learntIds = tables.map((t) => (t.missing.length ? t.table.learnAll(t.missing, learnt) : null));
-        for (let k = 0; k < total * 4; k++) {
-          const id = ids[k]!;
-          if (id < 0) ids[k] = learntIds[k & 3]![-id - 1]!;
-        }
-        // Then the rows, ROWS_PER_INSERT to a statement.
-        let rows = 0;
-        i = 0;
-        for (const b of batches) {
-          const r = new BatchReader(b);
-          for (; r.next(); i += 4) {
+          while (r.next()) {
+            const upstream = r.length(2);
+            const cname = r.length(3);
             const o = rows * W; // in COLUMNS' order
             a[o] = r.id;
             a[o + 1] = r.time;
             a[o + 2] = r.type;
             a[o + 3] = r.status;
-            a[o + 4] = ids[i]!;
-            a[o + 5] = ids[i + 1]!;
-            a[o + 6] = r.length(2) < 0 ? null : ids[i + 2]!;
-            a[o + 7] = r.length(3) < 0 ? null : ids[i + 3]!;
+            a[o + 4] = domains.idAt(text, r.start(0), r.length(0), learnt);
+            a[o + 5] = clients.idAt(text, r.start(1), r.length(1), learnt);
+            a[o + 6] = upstream < 0 ? null : forwards.idAt(text, r.start(2), upstream, learnt);
+            a[o + 7] = cname < 0 ? null : cnames.idAt(text, r.start(3), cname, learnt);
             a[o + 8] = r.reply;
             a[o + 9] = r.replyTime / 1000;
             a[o + 10] = r.dnssec;
@@ -234,7 +209,7 @@ export class QueryStore {
           }
         }
         // the rest one row at a time
-        for (let k = 0; k < rows; k++) this.insertRow.run(...a.slice(k * W, (k + 1) * W));
+        for (let i = 0; i < rows; i++) this.insertRow.run(...a.slice(i * W, (i + 1) * W));
       })();
     } catch (e) {
       const gone = new Map<NameIds, Set<string>>();

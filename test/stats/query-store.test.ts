@@ -170,39 +170,6 @@ test("store: a write that fails halfway forgets the names it learnt, so the retr
   expect(got.slice(1, -1).map((r) => r.forward)).toEqual(batch.map((b) => b.r.upstream));
 });
 
-test("store: a write's new names go into their tables in the order of the tables' indexes, each once, whatever the order the queries asked them", () => {
-  const db = memoryDb();
-  const store = new QueryStore(db);
-  store.insert([{ id: 1, r: rec({ time: NOW, domain: "m.example", client: "10.0.0.9", upstream: null }) }]);
-  const asked = ["z.example", "b.example", "m.example", "y.example", "b.example", "a.example", "z.example"];
-  const records = asked.map((domain, i) => ({
-    id: i + 2,
-    r: rec({ time: NOW, domain, client: `10.0.0.${9 - (i % 3)}`, upstream: i % 2 ? `192.0.2.${9 - i}#53` : null }),
-  }));
-  // two batches of one write, a name of the first asked again in the second
-  store.insertBatches([encodeBatch(records.slice(0, 3)), encodeBatch(records.slice(3))]);
-  const table = (sql: string) => (db.query(sql).all() as Array<{ n: string }>).map((x) => x.n);
-  expect(table("SELECT domain AS n FROM domain_by_id ORDER BY id")).toEqual([
-    "m.example",
-    "a.example",
-    "b.example",
-    "y.example",
-    "z.example",
-  ]);
-  expect(table("SELECT ip AS n FROM client_by_id ORDER BY id")).toEqual(["10.0.0.9", "10.0.0.7", "10.0.0.8"]);
-  expect(table("SELECT forward AS n FROM forward_by_id ORDER BY id")).toEqual([
-    "192.0.2.4#53",
-    "192.0.2.6#53",
-    "192.0.2.8#53",
-  ]);
-  const one = memoryDb();
-  new QueryStore(one).insert([
-    { id: 1, r: rec({ time: NOW, domain: "m.example", client: "10.0.0.9", upstream: null }) },
-    ...records,
-  ]);
-  expect(rows(db)).toEqual(rows(one));
-});
-
 test("store: a store opened on a database that has names reuses their ids", () => {
   const db = memoryDb();
   new QueryStore(db).insert(varied(2000, 1));
