@@ -12,9 +12,10 @@
 // collector's) is its own, and they take turns write by write (A B, B A, ...) so a loaded machine
 // weighs on both alike; the two databases are compared row by row at the end.
 // --prefill N starts both databases with N older queries over the same 100k names (made in SQL): a
-// database that has lived a while, whose indexes outgrow the page cache (prefill.ts).
+// database that has lived a while, whose indexes outgrow the page cache (prefill.ts). --names N: the
+// queries ask N domains (100k by default, the prefill's), skewed alike; more make more new names.
 // Usage: bun bench/querylog/insert.ts [--records 300000] [--against REV] [--collect-every 32768] [--cache-kib N]
-//   [--prefill 0]
+//   [--prefill 0] [--names 100000]
 import { Database } from "bun:sqlite";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -32,6 +33,7 @@ const { values: opt } = parseArgs({
   options: {
     records: { type: "string", default: "300000" },
     prefill: { type: "string", default: "0" },
+    names: { type: "string", default: String(DOMAINS) },
     against: { type: "string" },
     "collect-every": { type: "string", default: "32768" },
     "cache-kib": { type: "string" },
@@ -48,6 +50,8 @@ const WRITE = 50_000;
 /** records per batch from the main thread: QueryWriter's BATCH */
 const BATCH = 8192;
 const PREFILL = Number(opt.prefill);
+/** the domains the queries draw from: past the prefill's DOMAINS, names the database has not seen */
+const NAMES = Number(opt.names);
 /** the warm-up's records come before */
 const FIRST_ID = PREFILL + 1001;
 
@@ -59,7 +63,7 @@ function generator(): (n: number, firstId: number) => StoredRecord[] {
   return (n, firstId) => {
     const out: StoredRecord[] = [];
     for (let i = 0; i < n; i++) {
-      const d = Math.floor(DOMAINS * rnd() ** 3);
+      const d = Math.floor(NAMES * rnd() ** 3);
       const x = rnd();
       const fwd = x < 0.4;
       const blocked = x > 0.9;
@@ -161,33 +165,36 @@ async function child(file: string, tree: string): Promise<void> {
   process.send?.("ready");
 }
 
-/** Rows of both databases as text (quote() tells 1 from 1.0) that the other lacks. */
+/**
+ * Rows of both databases as text (quote() tells 1 from 1.0) that the other lacks, with their names
+ * joined in: a write may give its new names their ids in another order.
+ */
 function differences(a: string, b: string): number {
   const db = new Database(a, { readonly: true });
   db.exec(`ATTACH '${b}' AS other`);
-  let n = 0;
-  for (const [table, cols] of [
-    [
-      "query_storage",
-      "id, timestamp, type, status, domain, client, forward, additional_info, reply_type, reply_time, dnssec, list_id, ede",
-    ],
-    ["domain_by_id", "id, domain"],
-    ["client_by_id", "id, ip, name"],
-    ["forward_by_id", "id, forward"],
-    ["addinfo_by_id", "id, type, content"],
-  ] as const) {
-    const row = cols
-      .split(", ")
-      .map((c) => `quote(${c})`)
-      .join("||','||");
-    const count = (x: string, y: string) =>
-      (
-        db
-          .query(`SELECT COUNT(*) AS n FROM (SELECT ${row} FROM ${x}.${table} EXCEPT SELECT ${row} FROM ${y}.${table})`)
-          .get() as { n: number }
-      ).n;
-    n += count("main", "other") + count("other", "main");
-  }
+  const row = (s: string) =>
+    `SELECT quote(q.id)||','||quote(q.timestamp)||','||quote(q.type)||','||quote(q.status)||','||quote(d.domain)||','||quote(c.ip)||','||
+       quote(c.name)||','||quote(f.forward)||','||quote(x.type)||','||quote(x.content)||','||quote(q.reply_type)||','||quote(q.reply_time)||','||
+       quote(q.dnssec)||','||quote(q.list_id)||','||quote(q.ede)
+     FROM ${s}.query_storage q JOIN ${s}.domain_by_id d ON d.id = q.domain JOIN ${s}.client_by_id c ON c.id = q.client
+     LEFT JOIN ${s}.forward_by_id f ON f.id = q.forward LEFT JOIN ${s}.addinfo_by_id x ON x.id = q.additional_info`;
+  const count = (x: string, y: string) =>
+    (
+      db.query(`SELECT COUNT(*) AS n FROM (SELECT * FROM (${row(x)}) EXCEPT SELECT * FROM (${row(y)}))`).get() as {
+        n: number;
+      }
+    ).n;
+  // and the names no row mentions, which neither write should leave
+  const names = (s: string) =>
+    `SELECT 'd'||domain FROM ${s}.domain_by_id UNION ALL SELECT 'c'||ip||quote(name) FROM ${s}.client_by_id
+     UNION ALL SELECT 'f'||forward FROM ${s}.forward_by_id UNION ALL SELECT 'a'||type||content FROM ${s}.addinfo_by_id`;
+  const countNames = (x: string, y: string) =>
+    (
+      db.query(`SELECT COUNT(*) AS n FROM (SELECT * FROM (${names(x)}) EXCEPT SELECT * FROM (${names(y)}))`).get() as {
+        n: number;
+      }
+    ).n;
+  const n = count("main", "other") + count("other", "main") + countNames("main", "other") + countNames("other", "main");
   db.close();
   return n;
 }
