@@ -4,6 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, get, patchConfig } from "../api.ts";
 import { Button, Field, TextInput } from "../components.tsx";
+import { toggled } from "../fields.tsx";
 import { GravityProgress } from "../gravity.tsx";
 import { t } from "../i18n.ts";
 import { GuideStep } from "./guide.tsx";
@@ -167,11 +168,7 @@ export function Setup() {
                 <input
                   type="checkbox"
                   checked={chosen.includes(p.name)}
-                  onChange={(e) =>
-                    setChosen(
-                      (e.target as HTMLInputElement).checked ? [...chosen, p.name] : chosen.filter((c) => c !== p.name),
-                    )
-                  }
+                  onChange={(e) => setChosen(toggled(chosen, p.name, (e.target as HTMLInputElement).checked))}
                 />
                 <span>
                   <strong data-raw>{p.name}</strong> <small class="muted">{t(p.note)}</small>
