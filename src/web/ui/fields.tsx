@@ -1,5 +1,5 @@
 // Form and table parts the management pages share (lists, domains, clients, DHCP, network, settings):
-// a checkbox with its label, a checkbox per named item (groups, services), a select of msg() choices, a file picker, a form's end (its error and its submit button), a table's
+// a checkbox with its label, a checkbox per named item (groups, services), a select of msg() choices, a new password's input, a file picker, a form's end (its error and its submit button), a table's
 // header row from its titles, an add form's field for the entry's key (fixed once the entry exists), and
 // a select's options. Callers pass text already translated: t() runs where the page renders; only the
 // options take msg() labels, as the choice tables are made at module scope.
@@ -99,6 +99,11 @@ export function NameChecks<K extends string | number>({
       ))}
     </>
   );
+}
+
+/** a new password's input: hidden as typed, and one a password manager offers to make and keep */
+export function NewPasswordInput({ id, value, onValue }: { id: string; value: string; onValue: (v: string) => void }) {
+  return <TextInput id={id} type="password" autoComplete="new-password" value={value} onValue={onValue} />;
 }
 
 export function FileField({
