@@ -4,6 +4,7 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { get } from "./api.ts";
 import { Button, confirmAction, Loading, Toggle, toast, useAction } from "./components.tsx";
+import { NameChecks } from "./fields.tsx";
 import { usePoll } from "./poll.ts";
 import { ActionsHeader, DataTable } from "./table.tsx";
 import { plural, t } from "./i18n.ts";
@@ -38,18 +39,7 @@ export function GroupPicker({
   return (
     <fieldset class="group-picker">
       <legend>{t("Groups")}</legend>
-      {groups.map((g) => (
-        <label key={g.id} class="check">
-          <input
-            type="checkbox"
-            checked={value.includes(g.id)}
-            onChange={(e) =>
-              onChange((e.target as HTMLInputElement).checked ? [...value, g.id] : value.filter((x) => x !== g.id))
-            }
-          />
-          <span data-raw>{g.name}</span>
-        </label>
-      ))}
+      <NameChecks items={groups} value={value} onChange={onChange} />
     </fieldset>
   );
 }

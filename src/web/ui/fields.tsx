@@ -1,5 +1,5 @@
 // Form and table parts the management pages share (lists, domains, clients, DHCP, network, settings):
-// a checkbox with its label, a file picker, a form's end (its error and its submit button), a table's
+// a checkbox with its label, a checkbox per named item (groups, services), a select of msg() choices, a new password's input, a file picker, a form's end (its error and its submit button), a table's
 // header row from its titles, an add form's field for the entry's key (fixed once the entry exists), and
 // a select's options. Callers pass text already translated: t() runs where the page renders; only the
 // options take msg() labels, as the choice tables are made at module scope.
@@ -21,6 +21,36 @@ export function Options({ choices }: { choices: ReadonlyArray<readonly [string, 
   );
 }
 
+/** a field of one of `choices` ([value, msg() label] pairs) */
+export function SelectField<V extends string>({
+  label,
+  id,
+  value,
+  onValue,
+  choices,
+  disabled,
+}: {
+  label: string;
+  id: string;
+  value: V;
+  onValue: (v: V) => void;
+  choices: ReadonlyArray<readonly [V, string]>;
+  disabled?: boolean;
+}) {
+  return (
+    <Field label={label} id={id}>
+      <select
+        id={id}
+        value={value}
+        disabled={disabled}
+        onChange={(e) => onValue((e.target as HTMLSelectElement).value as V)}
+      >
+        <Options choices={choices} />
+      </select>
+    </Field>
+  );
+}
+
 export function Check({
   id,
   label,
@@ -38,6 +68,42 @@ export function Check({
       {label}
     </label>
   );
+}
+
+/** `list` with `item` added (`on`) or taken out */
+export const toggled = <K,>(list: readonly K[], item: K, on: boolean): K[] =>
+  on ? [...list, item] : list.filter((x) => x !== item);
+
+/** a checkbox per item (its id the checkbox's value), labelled with its name; `value` holds the ids ticked */
+export function NameChecks<K extends string | number>({
+  items,
+  value,
+  onChange,
+}: {
+  items: ReadonlyArray<{ id: K; name: string }>;
+  value: K[];
+  onChange: (v: K[]) => void;
+}) {
+  return (
+    <>
+      {items.map((item) => (
+        <label key={item.id} class="check">
+          <input
+            type="checkbox"
+            value={item.id}
+            checked={value.includes(item.id)}
+            onChange={(e) => onChange(toggled(value, item.id, (e.target as HTMLInputElement).checked))}
+          />
+          <span data-raw>{item.name}</span>
+        </label>
+      ))}
+    </>
+  );
+}
+
+/** a new password's input: hidden as typed, and one a password manager offers to make and keep */
+export function NewPasswordInput({ id, value, onValue }: { id: string; value: string; onValue: (v: string) => void }) {
+  return <TextInput id={id} type="password" autoComplete="new-password" value={value} onValue={onValue} />;
 }
 
 export function FileField({

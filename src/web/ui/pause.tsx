@@ -3,8 +3,8 @@
 // "Resume" gives it back at once (DELETE), which takes nothing from anyone.
 import { useState } from "preact/hooks";
 import { api, enc, get } from "./api.ts";
-import { Button, Field, Modal, toast, useAction } from "./components.tsx";
-import { Options } from "./fields.tsx";
+import { Button, Modal, toast, useAction } from "./components.tsx";
+import { SelectField } from "./fields.tsx";
 import { usePoll } from "./poll.ts";
 import { msg, t } from "./i18n.ts";
 
@@ -21,11 +21,13 @@ const PAUSE_CHOICES: ReadonlyArray<{ minutes: string; label: string }> = [
 /** the "For" field of a pause: how long, one of PAUSE_CHOICES */
 export function PauseFor({ id, value, onValue }: { id: string; value: string; onValue: (v: string) => void }) {
   return (
-    <Field label={t("For")} id={id}>
-      <select id={id} value={value} onChange={(e) => onValue((e.target as HTMLSelectElement).value)}>
-        <Options choices={PAUSE_CHOICES.map((c) => [c.minutes, c.label] as const)} />
-      </select>
-    </Field>
+    <SelectField
+      label={t("For")}
+      id={id}
+      value={value}
+      onValue={onValue}
+      choices={PAUSE_CHOICES.map((c) => [c.minutes, c.label] as const)}
+    />
   );
 }
 

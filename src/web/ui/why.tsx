@@ -1,5 +1,6 @@
 // "Why was this blocked (or allowed)?": the query's status and list id, the matching domain entries
 // and list lines from GET /api/search, and the groups that tie them to the client.
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { enc, get } from "./api.ts";
 import { Loading, Modal } from "./components.tsx";
@@ -102,6 +103,48 @@ function familyReason(listId: number | null, services: Service[] | null): string
     : t("A blocked service of the client's group (family controls).");
 }
 
+const groupNames = (ids: number[], groups: Group[]) =>
+  ids.map((id) => groups.find((g) => g.id === id)?.name ?? `#${id}`).join(", ") || t("none");
+
+/** the words of a domain rule or a list line that both name: its domain, its type and its groups */
+const entryWords = (e: { domain?: string; type: string; groups: number[] }, groups: Group[]) => ({
+  domain: <code>{e.domain}</code>,
+  type: <span data-raw>{e.type}</span>,
+  groups: <span data-raw>{groupNames(e.groups, groups)}</span>,
+});
+
+/** the entries of one kind that match the name, one line each; the one that decided the query is marked */
+function Matches<E>({
+  title,
+  entries,
+  rowKey,
+  hit,
+  mark,
+  children: line,
+}: {
+  title: string;
+  entries: E[];
+  rowKey: (e: E, i: number) => string | number;
+  hit: (e: E) => boolean;
+  mark: string;
+  children: (e: E) => ComponentChildren;
+}) {
+  if (!entries.length) return null;
+  return (
+    <>
+      <h3>{title}</h3>
+      <ul>
+        {entries.map((e, i) => (
+          <li key={rowKey(e, i)} class={hit(e) ? "hit" : ""}>
+            {line(e)}
+            {hit(e) && <strong> ← {mark}</strong>}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
 export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
   const [data, setData] = useState<
     | { search: SearchReply["search"]; groups: Group[]; clientGroups: number[] | null; services: Service[] | null }
@@ -126,8 +169,6 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
       )
       .catch((e: Error) => setData({ error: e.message }));
   }, [row.id]);
-  const groupNames = (ids: number[], groups: Group[]) =>
-    ids.map((id) => groups.find((g) => g.id === id)?.name ?? `#${id}`).join(", ") || t("none");
   return (
     <Modal title={t("Why: {domain}", { domain: row.domain })} onClose={onClose}>
       <p data-testid="why-status">
@@ -169,56 +210,45 @@ export function Why({ row, onClose }: { row: QueryRow; onClose: () => void }) {
               <strong>{familyReason(row.list_id, data.services)}</strong>
             </p>
           )}
-          {data.search.domains.length > 0 && (
-            <>
-              <h3>{t("Domain rules that match")}</h3>
-              <ul>
-                {data.search.domains.map((d) => (
-                  <li key={d.id} class={isRuleStatus(row.status) && d.id === row.list_id ? "hit" : ""}>
-                    {tx(
-                      d.enabled
-                        ? "{domain} ({type} {kind}) in groups {groups}"
-                        : "{domain} ({type} {kind}, disabled) in groups {groups}",
-                      {
-                        domain: <code>{d.domain}</code>,
-                        type: <span data-raw>{d.type}</span>,
-                        kind: <span data-raw>{d.kind}</span>,
-                        groups: <span data-raw>{groupNames(d.groups, data.groups)}</span>,
-                      },
-                    )}
-                    {isRuleStatus(row.status) && d.id === row.list_id && <strong> ← {t("this rule")}</strong>}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          {data.search.gravity.length > 0 && (
-            <>
-              <h3>{t("Lists that contain it")}</h3>
-              <ul>
-                {data.search.gravity.map((l, i) => (
-                  <li key={`${l.id}-${i}`} class={/^GRAVITY/.test(row.status) && l.id === row.list_id ? "hit" : ""}>
-                    {tx(
-                      l.enabled
-                        ? "{domain} on {type} list {address} in groups {groups}"
-                        : "{domain} on {type} list {address} (disabled) in groups {groups}",
-                      {
-                        domain: <code>{l.domain}</code>,
-                        type: <span data-raw>{l.type}</span>,
-                        address: (
-                          <span class="break" data-raw>
-                            {l.address}
-                          </span>
-                        ),
-                        groups: <span data-raw>{groupNames(l.groups, data.groups)}</span>,
-                      },
-                    )}
-                    {/^GRAVITY/.test(row.status) && l.id === row.list_id && <strong> ← {t("this list")}</strong>}
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
+          <Matches
+            title={t("Domain rules that match")}
+            entries={data.search.domains}
+            rowKey={(d) => d.id}
+            hit={(d) => isRuleStatus(row.status) && d.id === row.list_id}
+            mark={t("this rule")}
+          >
+            {(d) =>
+              tx(
+                d.enabled
+                  ? "{domain} ({type} {kind}) in groups {groups}"
+                  : "{domain} ({type} {kind}, disabled) in groups {groups}",
+                { ...entryWords(d, data.groups), kind: <span data-raw>{d.kind}</span> },
+              )
+            }
+          </Matches>
+          <Matches
+            title={t("Lists that contain it")}
+            entries={data.search.gravity}
+            rowKey={(l, i) => `${l.id}-${i}`}
+            hit={(l) => /^GRAVITY/.test(row.status) && l.id === row.list_id}
+            mark={t("this list")}
+          >
+            {(l) =>
+              tx(
+                l.enabled
+                  ? "{domain} on {type} list {address} in groups {groups}"
+                  : "{domain} on {type} list {address} (disabled) in groups {groups}",
+                {
+                  ...entryWords(l, data.groups),
+                  address: (
+                    <span class="break" data-raw>
+                      {l.address}
+                    </span>
+                  ),
+                },
+              )
+            }
+          </Matches>
           {data.search.domains.length === 0 && data.search.gravity.length === 0 && (
             <p>{t("No domain rule or list matches this name now.")}</p>
           )}

@@ -2,9 +2,9 @@
 // interface makes of them; an ABP line `||example.com^` is read the same way).
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
-import { Badge, Card, Field } from "../components.tsx";
+import { Badge, Card } from "../components.tsx";
 import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
-import { KeyField } from "../fields.tsx";
+import { KeyField, SelectField } from "../fields.tsx";
 import { dateTime } from "../format.ts";
 import { msg, t } from "../i18n.ts";
 import { CommentField, EditDialog, GroupsAndSubmit, useResourcePage } from "../resource.tsx";
@@ -21,6 +21,16 @@ type Domain = {
   date_added: number;
 };
 type Kind = "exact" | "wildcard" | "regex";
+
+const TYPES: Array<[Domain["type"], string]> = [
+  ["deny", msg("Deny")],
+  ["allow", msg("Allow")],
+];
+const KINDS: Array<[Kind, string]> = [
+  ["exact", msg("Exact")],
+  ["wildcard", msg("Wildcard (with subdomains)")],
+  ["regex", msg("Regex")],
+];
 
 /** the filter's choices and the type badge's words */
 const SHOW = { all: msg("all"), allow: msg("allow"), deny: msg("deny") };
@@ -102,23 +112,8 @@ function DomainForm({ groups, initial, onDone }: { groups: Group[]; initial?: Do
         editing={!!initial}
       />
       <div class="row wrap">
-        <Field label={t("List")} id="d-type">
-          <select
-            id="d-type"
-            value={type}
-            onChange={(e) => setType((e.target as HTMLSelectElement).value as "allow" | "deny")}
-          >
-            <option value="deny">{t("Deny")}</option>
-            <option value="allow">{t("Allow")}</option>
-          </select>
-        </Field>
-        <Field label={t("Kind")} id="d-kind">
-          <select id="d-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as Kind)}>
-            <option value="exact">{t("Exact")}</option>
-            <option value="wildcard">{t("Wildcard (with subdomains)")}</option>
-            <option value="regex">{t("Regex")}</option>
-          </select>
-        </Field>
+        <SelectField label={t("List")} id="d-type" value={type} onValue={setType} choices={TYPES} />
+        <SelectField label={t("Kind")} id="d-kind" value={kind} onValue={setKind} choices={KINDS} />
       </div>
       <CommentField id="d-comment" value={comment} onChange={setComment} />
       <GroupsAndSubmit groups={groups} value={sel} onChange={setSel} busy={f.busy} editing={!!initial} />

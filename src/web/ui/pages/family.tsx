@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, enc, get } from "../api.ts";
 import { Button, Card, Field, Loading, useAction, TextInput } from "../components.tsx";
 import { useGroups } from "../crud.tsx";
+import { NameChecks } from "../fields.tsx";
 import { intlLocale, msg, t } from "../i18n.ts";
 import { PauseFor, pauseMinutes } from "../pause.tsx";
 import { usePoll } from "../poll.ts";
@@ -53,19 +54,7 @@ function Checks<T extends { id: string; name: string }>({
 }) {
   return (
     <div class="chips" data-testid={testid}>
-      {items.map((s) => (
-        <label key={s.id} class="check">
-          <input
-            type="checkbox"
-            value={s.id}
-            checked={value.includes(s.id)}
-            onChange={(e) =>
-              onChange((e.target as HTMLInputElement).checked ? [...value, s.id] : value.filter((x) => x !== s.id))
-            }
-          />
-          <span data-raw>{s.name}</span>
-        </label>
-      ))}
+      <NameChecks items={items} value={value} onChange={onChange} />
     </div>
   );
 }

@@ -3,9 +3,9 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api, enc } from "../api.ts";
-import { Badge, Button, Card, Field } from "../components.tsx";
+import { Badge, Button, Card } from "../components.tsx";
 import { EntityTable, GroupChips, throwProcessed, useForm, useGroups, type Group, type Processed } from "../crud.tsx";
-import { KeyField } from "../fields.tsx";
+import { KeyField, SelectField } from "../fields.tsx";
 import { ago, num } from "../format.ts";
 import { msg, plural, t } from "../i18n.ts";
 import { GravityProgress } from "../gravity.tsx";
@@ -35,6 +35,12 @@ const STATUS: Record<number, [string, string]> = {
   3: [msg("unreachable, cached copy used"), "warn"],
   4: [msg("unreachable, no copy"), "bad"],
 };
+
+/** the list kinds a form offers */
+const TYPES: Array<["block" | "allow", string]> = [
+  ["block", msg("Block list")],
+  ["allow", msg("Allow list")],
+];
 
 /** a URL that wraps after its separators (/ . - _ ? & =), never inside a word */
 function Url({ href }: { href: string }) {
@@ -100,17 +106,14 @@ function ListForm({ groups, initial, onDone }: { groups: Group[]; initial?: List
         onValue={setAddress}
       />
       <div class="row wrap">
-        <Field label={t("Kind")} id="l-type">
-          <select
-            id="l-type"
-            value={type}
-            disabled={!!initial}
-            onChange={(e) => setType((e.target as HTMLSelectElement).value as "block" | "allow")}
-          >
-            <option value="block">{t("Block list")}</option>
-            <option value="allow">{t("Allow list")}</option>
-          </select>
-        </Field>
+        <SelectField
+          label={t("Kind")}
+          id="l-type"
+          value={type}
+          onValue={setType}
+          choices={TYPES}
+          disabled={!!initial}
+        />
         <CommentField id="l-comment" value={comment} onChange={setComment} />
       </div>
       <GroupsAndSubmit groups={groups} value={sel} onChange={setSel} busy={f.busy} editing={!!initial} />

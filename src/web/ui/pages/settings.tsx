@@ -2,24 +2,30 @@
 // maintenance and the system's state here; the other cards (security, backup, import, listening, encrypted DNS,
 // sessions, fleet, updates) in settings/. Each card saves on its own (settings/save.ts); errors show next to the
 // setting they name.
-import { useState } from "preact/hooks";
 import { api, get } from "../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Loading, useAction } from "../components.tsx";
-import { Check, FormEnd } from "../fields.tsx";
 import { bytes, duration } from "../format.ts";
-import { intlLocale, t } from "../i18n.ts";
+import { Options } from "../fields.tsx";
+import { intlLocale, msg, t } from "../i18n.ts";
 import { usePoll } from "../poll.ts";
 import { UPSTREAM_PRESETS } from "../presets.ts";
 import { EncryptedDnsCard } from "./settings/encrypted.tsx";
 import { FleetCard } from "./settings/fleet.tsx";
 import { ListeningCard } from "./settings/listening.tsx";
 import { AccessCard } from "./settings/access.tsx";
-import { useSaveConfig } from "./settings/save.ts";
 import { SessionsCard } from "./settings/sessions.tsx";
 import { SecuritySettings } from "./settings/security.tsx";
 import { Backup } from "./settings/backup.tsx";
 import { UpdateCard } from "./settings/update.tsx";
-import { SettingField, SettingText, useEnvKeys } from "./settings/env.tsx";
+import { useEnvKeys } from "./settings/env.tsx";
+import {
+  SettingCheck,
+  SettingLines,
+  SettingSelect,
+  SettingsForm,
+  SettingText,
+  useSettingsForm,
+} from "./settings/form.tsx";
 import { UpstreamTest } from "./settings/upstream-test.tsx";
 import { ImportCard } from "./settings/import.tsx";
 
@@ -40,65 +46,58 @@ type Cfg = {
 const fixed = (n: number, digits: number) =>
   n.toLocaleString(intlLocale(), { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-const lines = (s: string) =>
+const UPSTREAM_MODES: Array<[string, string]> = [
+  ["FASTEST", msg("Fastest first (the next one if it fails)")],
+  ["LOAD_BALANCE", msg("Load balance (quicker ones more often)")],
+  ["PARALLEL", msg("Parallel (all at once, first answer wins)")],
+];
+
+/** the upstreams' entries: one a line, or several on one line apart by commas */
+const upstreamLines = (s: string) =>
   s
     .split(/[\n,]+/)
     .map((x) => x.trim())
     .filter(Boolean);
 
 function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
-  const [ups, setUps] = useState(cfg.dns.upstreams.join("\n"));
-  const [own, setOwn] = useState(cfg.dns.recursive.active);
-  const [upMode, setUpMode] = useState(cfg.dns.upstreamMode);
-  const [rev, setRev] = useState(cfg.dns.revServers.join("\n"));
-  const [mode, setMode] = useState(cfg.dns.blocking.mode);
-  const [rlCount, setRlCount] = useState(String(cfg.dns.rateLimit.count));
-  const [rlInterval, setRlInterval] = useState(String(cfg.dns.rateLimit.interval));
-  const { errors, busy, save: saveValues } = useSaveConfig(reload);
-  const save = (e: Event) => {
-    e.preventDefault();
-    void saveValues({
-      "dns.upstreams": lines(ups),
-      "dns.recursive.active": own,
-      "dns.upstreamMode": upMode,
-      "dns.revServers": rev
-        .split("\n")
-        .map((l) => l.trim())
-        .filter(Boolean),
-      "dns.blocking.mode": mode,
-      "dns.rateLimit.count": Number(rlCount),
-      "dns.rateLimit.interval": Number(rlInterval),
-    });
-  };
-  const addPreset = (p: (typeof UPSTREAM_PRESETS)[number]) => setUps([...new Set([...lines(ups), ...p.v4])].join("\n"));
+  const d = cfg.dns;
+  const form = useSettingsForm(
+    {
+      "dns.upstreams": d.upstreams,
+      "dns.recursive.active": d.recursive.active,
+      "dns.upstreamMode": d.upstreamMode,
+      "dns.revServers": d.revServers,
+      "dns.blocking.mode": d.blocking.mode,
+      "dns.rateLimit.count": d.rateLimit.count,
+      "dns.rateLimit.interval": d.rateLimit.interval,
+    },
+    reload,
+    { all: true, parse: { "dns.upstreams": upstreamLines } },
+  );
+  const ups = upstreamLines(form.text("dns.upstreams"));
+  const addPreset = (p: (typeof UPSTREAM_PRESETS)[number]) =>
+    form.set("dns.upstreams", [...new Set([...ups, ...p.v4])].join("\n"));
   return (
     <Card title={t("DNS")}>
-      <form class="form" onSubmit={save}>
-        <SettingField
+      <SettingsForm form={form} label={t("Save DNS settings")}>
+        <SettingCheck
           setting="dns.recursive.active"
-          errors={errors}
-          label={t("Resolve from the root servers")}
           id="s-recursive"
-          hint={t(
-            "Moat asks the root servers and then each domain's own servers, as unbound does: no resolver company sees every name your network looks up, and DNSSEC is checked here. The upstream servers below then serve only conditional forwarding and groups with servers of their own.",
-          )}
-        >
-          <Check id="s-recursive" label={t("Resolve myself (private)")} checked={own} set={setOwn} />
-        </SettingField>
-        <SettingField
+          check={t("Resolve myself (private)")}
+          field={{
+            label: t("Resolve from the root servers"),
+            hint: t(
+              "Moat asks the root servers and then each domain's own servers, as unbound does: no resolver company sees every name your network looks up, and DNSSEC is checked here. The upstream servers below then serve only conditional forwarding and groups with servers of their own.",
+            ),
+          }}
+        />
+        <SettingLines
           setting="dns.upstreams"
-          errors={errors}
           label={t("Upstream DNS servers")}
           id="s-upstreams"
           hint={t("One per line: IP or IP#port, tls://host, https://host/dns-query; [/corp.example/]IP for one domain")}
-        >
-          <textarea
-            id="s-upstreams"
-            rows={4}
-            value={ups}
-            onInput={(e) => setUps((e.target as HTMLTextAreaElement).value)}
-          />
-        </SettingField>
+          rows={4}
+        />
         <div class="presets row wrap">
           <span class="muted">{t("Add:")}</span>
           {UPSTREAM_PRESETS.map((p) => (
@@ -114,94 +113,65 @@ function DnsSettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
             </button>
           ))}
         </div>
-        <UpstreamTest upstreams={lines(ups)} />
-        <SettingField setting="dns.upstreamMode" errors={errors} label={t("Upstream mode")} id="s-upmode">
-          <select id="s-upmode" value={upMode} onChange={(e) => setUpMode((e.target as HTMLSelectElement).value)}>
-            <option value="FASTEST">{t("Fastest first (the next one if it fails)")}</option>
-            <option value="LOAD_BALANCE">{t("Load balance (quicker ones more often)")}</option>
-            <option value="PARALLEL">{t("Parallel (all at once, first answer wins)")}</option>
-          </select>
-        </SettingField>
-        <SettingField
+        <UpstreamTest upstreams={ups} />
+        <SettingSelect setting="dns.upstreamMode" label={t("Upstream mode")} id="s-upmode">
+          <Options choices={UPSTREAM_MODES} />
+        </SettingSelect>
+        <SettingLines
           setting="dns.revServers"
-          errors={errors}
           label={t("Conditional forwarding")}
           id="s-rev"
           hint={t("One per line: {example} (active, network, router, local domain)", {
             example: "true,192.168.0.0/24,192.168.0.1,lan",
           })}
-        >
-          <textarea id="s-rev" rows={2} value={rev} onInput={(e) => setRev((e.target as HTMLTextAreaElement).value)} />
-        </SettingField>
+          rows={2}
+        />
         <div class="row wrap">
-          <SettingField setting="dns.blocking.mode" errors={errors} label={t("Blocking mode")} id="s-mode">
-            <select id="s-mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
-              <option value="NULL">NULL (0.0.0.0 / ::)</option>
-              <option value="IP_NODATA_AAAA">{t("IP, no AAAA")}</option>
-              <option value="IP">{t("IP (Moat's address)")}</option>
-              <option value="NX">NXDOMAIN</option>
-              <option value="NODATA">NODATA</option>
-            </select>
-          </SettingField>
+          <SettingSelect setting="dns.blocking.mode" label={t("Blocking mode")} id="s-mode">
+            <option value="NULL">NULL (0.0.0.0 / ::)</option>
+            <option value="IP_NODATA_AAAA">{t("IP, no AAAA")}</option>
+            <option value="IP">{t("IP (Moat's address)")}</option>
+            <option value="NX">NXDOMAIN</option>
+            <option value="NODATA">NODATA</option>
+          </SettingSelect>
           <SettingText
             setting="dns.rateLimit.count"
-            errors={errors}
             label={t("Rate limit: queries")}
             id="s-rl"
             hint={t("per client; 0 turns it off")}
-            number
-            value={rlCount}
-            onValue={setRlCount}
           />
-          <SettingText
-            setting="dns.rateLimit.interval"
-            errors={errors}
-            label={t("…per seconds")}
-            id="s-rli"
-            number
-            value={rlInterval}
-            onValue={setRlInterval}
-          />
+          <SettingText setting="dns.rateLimit.interval" label={t("…per seconds")} id="s-rli" />
         </div>
-        <FormEnd error={errors.form} busy={busy} label={t("Save DNS settings")} />
-      </form>
+      </SettingsForm>
     </Card>
   );
 }
 
+const PRIVACY_LEVELS: Array<[string, string]> = [
+  ["0", msg("0: show everything")],
+  ["1", msg("1: hide domains")],
+  ["2", msg("2: hide domains and clients")],
+  ["3", msg("3: anonymous")],
+];
+
 function PrivacySettings({ cfg, reload }: { cfg: Cfg; reload: () => void }) {
-  const [level, setLevel] = useState(String(cfg.misc.privacylevel));
-  const [days, setDays] = useState(String(cfg.database.maxDBdays));
-  const { errors, busy, save: saveValues } = useSaveConfig(reload);
-  const save = (e: Event) => {
-    e.preventDefault();
-    void saveValues({ "misc.privacylevel": Number(level), "database.maxDBdays": Number(days) });
-  };
+  const values = { "misc.privacylevel": cfg.misc.privacylevel, "database.maxDBdays": cfg.database.maxDBdays };
+  const form = useSettingsForm(values, reload, { all: true });
   return (
     <Card title={t("Privacy and retention")}>
-      <form class="form" onSubmit={save}>
+      <SettingsForm form={form} label={t("Save")}>
         <div class="row wrap">
-          <SettingField setting="misc.privacylevel" errors={errors} label={t("Privacy level")} id="s-privacy">
-            <select id="s-privacy" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
-              <option value="0">{t("0: show everything")}</option>
-              <option value="1">{t("1: hide domains")}</option>
-              <option value="2">{t("2: hide domains and clients")}</option>
-              <option value="3">{t("3: anonymous")}</option>
-            </select>
-          </SettingField>
+          <SettingSelect setting="misc.privacylevel" label={t("Privacy level")} id="s-privacy">
+            <Options choices={PRIVACY_LEVELS} />
+          </SettingSelect>
           <SettingText
             setting="database.maxDBdays"
-            errors={errors}
             label={t("Keep the query log for (days)")}
             id="s-days"
             hint={t("0 keeps no long-term log")}
-            number
-            value={days}
-            onValue={setDays}
           />
         </div>
-        <FormEnd error={errors.form} busy={busy} label={t("Save")} />
-      </form>
+      </SettingsForm>
     </Card>
   );
 }

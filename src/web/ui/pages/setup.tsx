@@ -1,9 +1,11 @@
 // First-run setup, shown while no password or no upstream is set (until done or skipped): a
 // password, the upstream resolvers from a few presets or resolving from the root servers
 // (dns.recursive.active), and a first block list; the language first of all.
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, get, patchConfig } from "../api.ts";
 import { Button, Field, TextInput } from "../components.tsx";
+import { NewPasswordInput, toggled } from "../fields.tsx";
 import { GravityProgress } from "../gravity.tsx";
 import { t } from "../i18n.ts";
 import { GuideStep } from "./guide.tsx";
@@ -43,17 +45,15 @@ function finish(): void {
 }
 
 /** a new password's field (the password and its repetition) */
-function NewPassword(p: {
-  label: string;
-  id: string;
-  error: string | undefined;
-  value: string;
-  onValue: (v: string) => void;
-}) {
+/** a step of the setup, numbered: the password's comes first, and only while the dashboard has none */
+function Step({ n, title, children }: { n: number; title: string; children: ComponentChildren }) {
   return (
-    <Field label={p.label} id={p.id} error={p.error}>
-      <TextInput id={p.id} type="password" autoComplete="new-password" value={p.value} onValue={p.onValue} />
-    </Field>
+    <fieldset>
+      <legend>
+        {n}. {title}
+      </legend>
+      {children}
+    </fieldset>
   );
 }
 
@@ -126,29 +126,17 @@ export function Setup() {
         <h1>{t("Welcome to Moat")}</h1>
         <p>{t("Three things and your network is protected. Everything can be changed later under Settings.")}</p>
         {open && (
-          <fieldset>
-            <legend>1. {t("A password for this dashboard")}</legend>
+          <Step n={1} title={t("A password for this dashboard")}>
             <p class="muted">{t("Without one, anyone on your network can change Moat's settings.")}</p>
-            <NewPassword
-              label={t("Password")}
-              id="setup-pw"
-              error={errors.password}
-              value={password}
-              onValue={setPassword}
-            />
-            <NewPassword
-              label={t("Password again")}
-              id="setup-pw2"
-              error={errors.password2}
-              value={password2}
-              onValue={setPassword2}
-            />
-          </fieldset>
+            <Field label={t("Password")} id="setup-pw" error={errors.password}>
+              <NewPasswordInput id="setup-pw" value={password} onValue={setPassword} />
+            </Field>
+            <Field label={t("Password again")} id="setup-pw2" error={errors.password2}>
+              <NewPasswordInput id="setup-pw2" value={password2} onValue={setPassword2} />
+            </Field>
+          </Step>
         )}
-        <fieldset>
-          <legend>
-            {open ? "2." : "1."} {t("Upstream DNS servers")}
-          </legend>
+        <Step n={open ? 2 : 1} title={t("Upstream DNS servers")}>
           <p class="muted">{t("Moat asks these for every name it does not block.")}</p>
           <div class="presets">
             <label class="check">
@@ -167,11 +155,7 @@ export function Setup() {
                 <input
                   type="checkbox"
                   checked={chosen.includes(p.name)}
-                  onChange={(e) =>
-                    setChosen(
-                      (e.target as HTMLInputElement).checked ? [...chosen, p.name] : chosen.filter((c) => c !== p.name),
-                    )
-                  }
+                  onChange={(e) => setChosen(toggled(chosen, p.name, (e.target as HTMLInputElement).checked))}
                 />
                 <span>
                   <strong data-raw>{p.name}</strong> <small class="muted">{t(p.note)}</small>
@@ -191,16 +175,13 @@ export function Setup() {
           >
             <TextInput id="setup-custom" value={custom} onValue={setCustom} />
           </Field>
-        </fieldset>
-        <fieldset>
-          <legend>
-            {open ? "3." : "2."} {t("A first block list")}
-          </legend>
+        </Step>
+        <Step n={open ? 3 : 2} title={t("A first block list")}>
           <label class="check">
             <input type="checkbox" checked={list} onChange={(e) => setList((e.target as HTMLInputElement).checked)} />
             <span data-raw>{LIST_PRESETS[0]!.name}</span>
           </label>
-        </fieldset>
+        </Step>
         <GuideStep step={open ? 4 : 3} />
         {errors.form && <p class="note error">{errors.form}</p>}
         {gravity ? (

@@ -6,12 +6,10 @@
 import { useState } from "preact/hooks";
 import { api, get, request } from "../../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Field, Loading, useAction, TextInput } from "../../components.tsx";
-import { FormEnd } from "../../fields.tsx";
 import { intlLocale, plural, t } from "../../i18n.ts";
 import { usePoll } from "../../poll.ts";
 import { Qr } from "../../qr.tsx";
-import { useSaveConfig } from "./save.ts";
-import { SettingText } from "./env.tsx";
+import { SettingsForm, SettingText, useSettingsForm } from "./form.tsx";
 
 type TlsInfo = {
   certificate: { names: string[]; notAfter: string; fingerprint: string; user: boolean };
@@ -35,47 +33,27 @@ export async function download(path: string): Promise<void> {
 }
 
 function Ports({ info, webPorts, reload }: { info: TlsInfo; webPorts: string; reload: () => void }) {
-  const [dot, setDot] = useState(String(info.dot.port));
-  const [web, setWeb] = useState(webPorts);
-  const { errors, busy, save: saveValues } = useSaveConfig(reload);
-  const save = (e: Event) => {
-    e.preventDefault();
-    const before = { "dns.tls.port": info.dot.port, "webserver.port": webPorts };
-    void saveValues({ "dns.tls.port": Number(dot), "webserver.port": web.trim() }, before);
-  };
+  const form = useSettingsForm({ "dns.tls.port": info.dot.port, "webserver.port": webPorts }, reload);
   const on = (ports: string) => <span class="badge ok">{t("on, port {ports}", { ports })}</span>;
   const off = <span class="badge">{t("off")}</span>;
   return (
-    <form class="form" onSubmit={save}>
+    <SettingsForm form={form} label={t("Save ports")} kind="">
       <p data-testid="enc-state">
         {t("DNS over TLS:")} {info.dot.port ? on(String(info.dot.port)) : off} · {t("DNS over HTTPS:")}{" "}
         {info.doh.ports.length ? on(info.doh.ports.join(", ")) : off}
       </p>
       <div class="row wrap">
-        <SettingText
-          setting="dns.tls.port"
-          errors={errors}
-          label={t("DoT port")}
-          id="s-dotport"
-          hint={t("853; 0 turns DoT off")}
-          number
-          value={dot}
-          onValue={setDot}
-        />
+        <SettingText setting="dns.tls.port" label={t("DoT port")} id="s-dotport" hint={t("853; 0 turns DoT off")} />
         <SettingText
           setting="webserver.port"
-          errors={errors}
           label={t("Web ports")}
           id="s-webport"
           hint={t("an entry ending in s serves HTTPS and DoH, e.g. {example} (applies after a restart)", {
             example: "80,443s",
           })}
-          value={web}
-          onValue={setWeb}
         />
       </div>
-      <FormEnd error={errors.form} busy={busy} label={t("Save ports")} kind="" />
-    </form>
+    </SettingsForm>
   );
 }
 

@@ -4,7 +4,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
 import { get } from "../../api.ts";
-import { Field, TextInput } from "../../components.tsx";
+import { Field } from "../../components.tsx";
 import { t } from "../../i18n.ts";
 import { Store, useStore } from "../../store.ts";
 import { type Detailed, envName, flatten } from "./detailed.ts";
@@ -64,37 +64,5 @@ export function SettingField({
         children
       )}
     </Field>
-  );
-}
-
-/** a SettingField of one line of text or a number */
-export function SettingText({
-  setting,
-  errors,
-  label,
-  id,
-  hint,
-  value,
-  onValue,
-  number = false,
-}: {
-  setting: string;
-  errors: Record<string, string>;
-  label: string;
-  id: string;
-  hint?: string;
-  value: string;
-  onValue: (v: string) => void;
-  /** a count or a port: 0 or more */
-  number?: boolean;
-}) {
-  return (
-    <SettingField setting={setting} errors={errors} label={label} id={id} hint={hint}>
-      {number ? (
-        <TextInput id={id} type="number" min="0" value={value} onValue={onValue} />
-      ) : (
-        <TextInput id={id} value={value} onValue={onValue} />
-      )}
-    </SettingField>
   );
 }

@@ -5,7 +5,17 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { Button, Card, confirmAction, ErrorNote, Field, TextInput, toast } from "../../components.tsx";
-import { t } from "../../i18n.ts";
+import { FileField, SelectField } from "../../fields.tsx";
+import { msg, t } from "../../i18n.ts";
+
+const ACCEPT = ".zip,.tar.gz,.tgz,.yaml,.yml,application/zip,application/gzip";
+
+/** what to do when this Moat already has data ("" refuses) */
+const MODES: Array<[string, string]> = [
+  ["", msg("Refuse")],
+  ["merge", msg("Merge (add to it)")],
+  ["replace", msg("Replace (backed up first)")],
+];
 
 interface Report {
   source: string;
@@ -55,6 +65,13 @@ export function ImportCard() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const ready = !!file || path.trim() !== "";
+  /** a changed source or mode makes the last report one of something else */
+  const stale =
+    <V,>(set: (v: V) => void) =>
+    (v: V) => {
+      set(v);
+      setReport(null);
+    };
   const send = async (dryRun: boolean) => {
     const form = new FormData();
     if (file) form.append("file", file);
@@ -89,43 +106,23 @@ export function ImportCard() {
           )}
         </p>
         <div class="row wrap">
-          <Field label={t("File")} id="s-migrate-file">
-            <input
-              id="s-migrate-file"
-              type="file"
-              accept=".zip,.tar.gz,.tgz,.yaml,.yml,application/zip,application/gzip"
-              onChange={(e) => {
-                setFile((e.target as HTMLInputElement).files?.[0] ?? null);
-                setReport(null);
-              }}
-            />
-          </Field>
+          <FileField label={t("File")} id="s-migrate-file" accept={ACCEPT} onFile={stale(setFile)} />
           <Field label={t("…or a path on this machine")} id="s-migrate-path">
             <TextInput
               id="s-migrate-path"
               value={path}
               placeholder="/etc/pihole"
               disabled={!!file}
-              onValue={(v) => {
-                setPath(v);
-                setReport(null);
-              }}
+              onValue={stale(setPath)}
             />
           </Field>
-          <Field label={t("If this Moat already has data")} id="s-migrate-mode">
-            <select
-              id="s-migrate-mode"
-              value={mode}
-              onChange={(e) => {
-                setMode((e.target as HTMLSelectElement).value);
-                setReport(null);
-              }}
-            >
-              <option value="">{t("Refuse")}</option>
-              <option value="merge">{t("Merge (add to it)")}</option>
-              <option value="replace">{t("Replace (backed up first)")}</option>
-            </select>
-          </Field>
+          <SelectField
+            label={t("If this Moat already has data")}
+            id="s-migrate-mode"
+            value={mode}
+            onValue={stale(setMode)}
+            choices={MODES}
+          />
         </div>
         <ErrorNote error={error} />
         {report && <ReportView r={report} />}

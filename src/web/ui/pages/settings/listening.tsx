@@ -1,14 +1,9 @@
 // Who DNS answers and how local names work: dns.listeningMode and dns.interface, DNSSEC, the local
 // domain (dns.domain.*) and the options that shape names without a dot (expandHosts, domainNeeded,
 // bogusPriv). The modes mean what Pi-hole's do (README "DNS"); each applies without a restart.
-import { useState } from "preact/hooks";
-import { get } from "../../api.ts";
-import { Card, ErrorNote, Loading } from "../../components.tsx";
-import { Check, FormEnd, Options } from "../../fields.tsx";
+import { Options } from "../../fields.tsx";
 import { msg, t } from "../../i18n.ts";
-import { usePoll } from "../../poll.ts";
-import { useSaveConfig } from "./save.ts";
-import { SettingField, SettingText } from "./env.tsx";
+import { ConfigCard, SettingCheck, SettingSelect, SettingsForm, SettingText, useSettingsForm } from "./form.tsx";
 
 type DnsCfg = {
   listeningMode: string;
@@ -29,111 +24,76 @@ const MODES: Array<[string, string]> = [
 ];
 
 function Form({ cfg, reload }: { cfg: DnsCfg; reload: () => void }) {
-  const [mode, setMode] = useState(cfg.listeningMode);
-  const [iface, setIface] = useState(cfg.interface);
-  const [dnssec, setDnssec] = useState(cfg.dnssec);
-  const [domain, setDomain] = useState(cfg.domain.name);
-  const [local, setLocal] = useState(cfg.domain.local);
-  const [expand, setExpand] = useState(cfg.expandHosts);
-  const [needed, setNeeded] = useState(cfg.domainNeeded);
-  const [bogus, setBogus] = useState(cfg.bogusPriv);
-  const { errors, busy, save: saveValues } = useSaveConfig(reload);
-  const save = (e: Event) => {
-    e.preventDefault();
-    void saveValues(
-      {
-        "dns.listeningMode": mode,
-        "dns.interface": iface.trim(),
-        "dns.dnssec": dnssec,
-        "dns.domain.name": domain.trim(),
-        "dns.domain.local": local,
-        "dns.expandHosts": expand,
-        "dns.domainNeeded": needed,
-        "dns.bogusPriv": bogus,
-      },
-      {
-        "dns.listeningMode": cfg.listeningMode,
-        "dns.interface": cfg.interface,
-        "dns.dnssec": cfg.dnssec,
-        "dns.domain.name": cfg.domain.name,
-        "dns.domain.local": cfg.domain.local,
-        "dns.expandHosts": cfg.expandHosts,
-        "dns.domainNeeded": cfg.domainNeeded,
-        "dns.bogusPriv": cfg.bogusPriv,
-      },
-    );
-  };
+  const form = useSettingsForm(
+    {
+      "dns.listeningMode": cfg.listeningMode,
+      "dns.interface": cfg.interface,
+      "dns.dnssec": cfg.dnssec,
+      "dns.domain.name": cfg.domain.name,
+      "dns.domain.local": cfg.domain.local,
+      "dns.expandHosts": cfg.expandHosts,
+      "dns.domainNeeded": cfg.domainNeeded,
+      "dns.bogusPriv": cfg.bogusPriv,
+    },
+    reload,
+  );
+  const mode = form.text("dns.listeningMode");
   const needsIface = mode === "SINGLE" || mode === "BIND";
   return (
-    <form class="form" onSubmit={save}>
+    <SettingsForm form={form} label={t("Save listening and domain")}>
       <div class="row wrap">
-        <SettingField setting="dns.listeningMode" errors={errors} label={t("Listening mode")} id="s-listen">
-          <select id="s-listen" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
-            <Options choices={MODES} />
-          </select>
-        </SettingField>
+        <SettingSelect setting="dns.listeningMode" label={t("Listening mode")} id="s-listen">
+          <Options choices={MODES} />
+        </SettingSelect>
         <SettingText
           setting="dns.interface"
-          errors={errors}
           label={t("Interface")}
           id="s-iface"
           hint={needsIface ? t("e.g. eth0; loopback is always answered") : t("used by Single and Bind")}
-          value={iface}
-          onValue={setIface}
         />
       </div>
       <p class="muted">
         {t("Encrypted DNS (DoT, DoH) answers every device that reaches its port, whatever the mode.")}
       </p>
-      <Check
+      <SettingCheck
+        setting="dns.dnssec"
         id="s-dnssec"
-        label={t(
+        check={t(
           "DNSSEC: validate answers (Moat checks the signatures itself; the upstreams must pass DNSSEC records)",
         )}
-        checked={dnssec}
-        set={setDnssec}
       />
       <div class="row wrap">
         <SettingText
           setting="dns.domain.name"
-          errors={errors}
           label={t("Local domain")}
           id="s-domain"
           hint={t("e.g. lan or home.arpa")}
-          value={domain}
-          onValue={setDomain}
         />
       </div>
-      <Check id="s-domlocal" label={t("Never forward names of the local domain")} checked={local} set={setLocal} />
-      <Check
+      <SettingCheck setting="dns.domain.local" id="s-domlocal" check={t("Never forward names of the local domain")} />
+      <SettingCheck
+        setting="dns.expandHosts"
         id="s-expand"
-        label={t("Expand hosts: local records answer also as name.<local domain>")}
-        checked={expand}
-        set={setExpand}
+        check={t("Expand hosts: local records answer also as name.<local domain>")}
       />
-      <Check id="s-needed" label={t("Never forward names without a dot")} checked={needed} set={setNeeded} />
-      <Check id="s-bogus" label={t("Never forward reverse lookups of private ranges")} checked={bogus} set={setBogus} />
-      {Object.entries(errors)
-        .filter(([k]) => !["dns.listeningMode", "dns.interface", "dns.domain.name"].includes(k))
+      <SettingCheck setting="dns.domainNeeded" id="s-needed" check={t("Never forward names without a dot")} />
+      <SettingCheck setting="dns.bogusPriv" id="s-bogus" check={t("Never forward reverse lookups of private ranges")} />
+      {Object.entries(form.errors)
+        // the switches have no field of their own: their errors show here, above the form's own
+        .filter(([k]) => !["dns.listeningMode", "dns.interface", "dns.domain.name", "form"].includes(k))
         .map(([k, v]) => (
           <p key={k} class="note error">
             {v}
           </p>
         ))}
-      <FormEnd busy={busy} label={t("Save listening and domain")} />
-    </form>
+    </SettingsForm>
   );
 }
 
 export function ListeningCard() {
-  const { data, error, reload } = usePoll(
-    () => get<{ config: { dns: DnsCfg } }>("/config/dns").then((r) => r.config.dns),
-    0,
-  );
   return (
-    <Card title={t("Listening, DNSSEC and local domain")}>
-      <ErrorNote error={error} />
-      {data ? <Form cfg={data} reload={reload} /> : !error && <Loading />}
-    </Card>
+    <ConfigCard title={t("Listening, DNSSEC and local domain")} path="/config/dns" pick={(c: { dns: DnsCfg }) => c.dns}>
+      {(cfg, reload) => <Form cfg={cfg} reload={reload} />}
+    </ConfigCard>
   );
 }

@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { get } from "../../api.ts";
 import { Button, Card, confirmAction, Field, useAction, TextInput } from "../../components.tsx";
 import { t } from "../../i18n.ts";
+import { NewPasswordInput } from "../../fields.tsx";
 import { Qr } from "../../qr.tsx";
 import { logout, session } from "../../session.ts";
 import { useStore } from "../../store.ts";
@@ -75,10 +76,10 @@ export function SecuritySettings() {
         <h3>{t("Password")}</h3>
         <div class="row wrap">
           <SettingField setting="webserver.api.password" errors={errors} label={t("New password")} id="s-pw">
-            <TextInput id="s-pw" type="password" autoComplete="new-password" value={pw} onValue={setPw} />
+            <NewPasswordInput id="s-pw" value={pw} onValue={setPw} />
           </SettingField>
           <Field label={t("Again")} id="s-pw2" error={errors.pw2}>
-            <TextInput id="s-pw2" type="password" autoComplete="new-password" value={pw2} onValue={setPw2} />
+            <NewPasswordInput id="s-pw2" value={pw2} onValue={setPw2} />
           </Field>
           <Button type="submit" class="align-end">
             {s.state === "open" ? t("Set password") : t("Change password")}
