@@ -51,6 +51,8 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   client_by_id: ["querylog/", "longterm/"],
   forward_by_id: ["querylog/", "longterm/"],
   addinfo_by_id: ["querylog/"],
+  // each query's answer records, beside query_storage (src/db/migrations.ts)
+  moat_query_answers: ["querylog/"],
   ftl: ["querylog/"],
   counters: ["querylog/"],
   network: ["network/"],

@@ -21,7 +21,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
+import { initQueryDb } from "../../src/db/index.ts";
 import { Reply, Status } from "../../src/query/enums.ts";
 import { encodeBatch, type RecordBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
@@ -106,7 +106,7 @@ async function child(file: string, tree: string): Promise<void> {
   const db = new Database(file, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
-  if (!PREFILL) db.exec(QUERY_SCHEMA);
+  if (!PREFILL) initQueryDb(db);
   let write: (queue: RecordBatch[]) => void;
   let cache = cacheKib;
   if (!tree) {

@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigStore } from "../../src/config/index.ts";
-import { openQueryDb } from "../../src/db/index.ts";
-import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
+import { initQueryDb, openQueryDb } from "../../src/db/index.ts";
 import { dbHistory, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/longterm/dbstats.ts";
 import { QUERY_TYPES, Status } from "../../src/query/enums.ts";
 import { FilterError, type QueryFilter, queryPage } from "../../src/querylog/read.ts";
@@ -332,7 +331,7 @@ test("stats: queries the writer dropped are said once in a message, with how man
 
 test("store: lookup ids are a bounded cache of the *_by_id tables; every row still names its own domain", () => {
   const db = new Database(":memory:", { strict: true });
-  db.exec(QUERY_SCHEMA);
+  initQueryDb(db);
   const store = new QueryStore(db, 10);
   // 40 names cycling through 3 batches: the cache of 10 starts again several times
   for (let b = 0; b < 3; b++)
