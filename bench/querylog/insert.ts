@@ -79,7 +79,12 @@ function generator(): (n: number, firstId: number) => StoredRecord[] {
           listId: blocked ? Math.floor(rnd() * 5) : null,
           ede: -1,
           cname: byCname ? `cdn${d % 7}.tracker.example` : null,
-          answers: null,
+          // what the engine writes (src/dns/answer-text.ts): a blocked query's 0.0.0.0, a CNAME chain now and then
+          answers: blocked
+            ? "A 0.0.0.0"
+            : d % 4 === 0
+              ? `CNAME edge${d % 97}.cdn.example, A 192.0.2.${d % 250}, A 192.0.2.${(d + 1) % 250}`
+              : `A 198.51.100.${d % 250}`,
         },
       });
     }
