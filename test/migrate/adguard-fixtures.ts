@@ -28,6 +28,10 @@ ${indent}  - domain: nas.lan
 ${indent}    answer: 192.168.1.10${version >= 31 ? `\n${indent}    enabled: true` : ""}
 ${indent}  - domain: files.lan
 ${indent}    answer: nas.lan${version >= 31 ? `\n${indent}    enabled: true` : ""}
+${indent}  - domain: pair.lan
+${indent}    answer: 192.168.1.21${version >= 31 ? `\n${indent}    enabled: true` : ""}
+${indent}  - domain: pair.lan
+${indent}    answer: 192.168.1.22${version >= 31 ? `\n${indent}    enabled: true` : ""}
 ${indent}  - domain: '*.wild.lan'
 ${indent}    answer: 192.168.1.20${version >= 31 ? `\n${indent}    enabled: true` : ""}
 ${indent}  - domain: '*.cdn.lan'

@@ -78,6 +78,8 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
         // rewrites, and the per-domain upstream
         expect(await answer(moat, "nas.lan", who)).toBe("192.168.1.10");
         expect(await answer(moat, "files.lan", who)).toBe("nas.lan 192.168.1.10");
+        // two rewrites of one name: AdGuard Home answers both, and so does Moat
+        expect((await answer(moat, "pair.lan", who)).split(" ").sort()).toEqual(["192.168.1.21", "192.168.1.22"]);
         // wildcard rewrites: every name below the domain, to an address or to a name
         expect(await answer(moat, "tv.wild.lan", who)).toBe("192.168.1.20");
         expect(await answer(moat, "a.b.cdn.lan", who)).toBe("nas.lan 192.168.1.10");
