@@ -45,7 +45,8 @@ const gravitySpec: SchemaSpec = {
 
 /**
  * The ftl row with Moat's schema version of pihole-FTL.db: Pi-hole's own (row 0, version 21) stays untouched,
- * so Pi-hole runs its own migrations on the file as it would on its own; it reads rows 0-2 and no other.
+ * so Pi-hole runs its own migrations on the file as it would on its own. Pi-hole's rows are 0-2 (version, last
+ * timestamp, first counter timestamp: the `ftl` enum of src/database/common.h in pi-hole/FTL); 100 leaves room.
  */
 const MOAT_QUERY_SCHEMA_ID = 100;
 
