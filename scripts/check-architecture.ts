@@ -33,8 +33,6 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   info: ["filter/gravity/"],
   // the AdGuard-syntax rules a run found in each list; src/lists/ deletes a list's rows with the list
   moat_list_rule: ["filter/gravity/", "lists/"],
-  // the custom rules (AdGuard Home's "Custom filtering rules")
-  moat_custom_rules: ["lists/"],
   // a run's fresh tables (src/db/gravity-schema.ts GRAVITY_BUILD_TABLES), renamed over the two above at
   // its swap; src/lists/ deletes a removed list's rows from them as from the live ones
   gravity_build: ["filter/gravity/", "lists/"],
@@ -51,6 +49,8 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   client_by_id: ["querylog/", "longterm/"],
   forward_by_id: ["querylog/", "longterm/"],
   addinfo_by_id: ["querylog/"],
+  // each query's answer records, beside query_storage (src/db/migrations.ts)
+  moat_query_answers: ["querylog/"],
   ftl: ["querylog/"],
   counters: ["querylog/"],
   network: ["network/"],

@@ -18,7 +18,9 @@ const { values } = parseArgs({
 const domains = Number(values.domains);
 const queries = Number(values.queries);
 const dir = mkdtempSync(join(tmpdir(), "moat-bench-pihole-"));
-writeFileSync(join(dir, "pihole.toml"), '[dns]\n  upstreams = ["127.0.0.1#53"]\n');
+// an upstream that is not this machine: the settings check refuses Moat itself (127.0.0.1#53), and the
+// migration asks no upstream anything
+writeFileSync(join(dir, "pihole.toml"), '[dns]\n  upstreams = ["9.9.9.9"]\n');
 
 const g = new Database(join(dir, "gravity.db"), { create: true });
 g.exec(GRAVITY_SCHEMA);

@@ -22,7 +22,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
+import { initQueryDb } from "../../src/db/index.ts";
 import { Reply, Status } from "../../src/query/enums.ts";
 import { encodeBatch, type RecordBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
@@ -83,7 +83,12 @@ function generator(): (n: number, firstId: number) => StoredRecord[] {
           listId: blocked ? Math.floor(rnd() * 5) : null,
           ede: -1,
           cname: byCname ? `cdn${d % 7}.tracker.example` : null,
-          answers: null,
+          // what the engine writes (src/dns/answer-text.ts): a blocked query's 0.0.0.0, a CNAME chain now and then
+          answers: blocked
+            ? "A 0.0.0.0"
+            : d % 4 === 0
+              ? `CNAME edge${d % 97}.cdn.example, A 192.0.2.${d % 250}, A 192.0.2.${(d + 1) % 250}`
+              : `A 198.51.100.${d % 250}`,
         },
       });
     }
@@ -110,7 +115,7 @@ async function child(file: string, tree: string): Promise<void> {
   const db = new Database(file, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
-  if (!PREFILL) db.exec(QUERY_SCHEMA);
+  if (!PREFILL) initQueryDb(db);
   let write: (queue: RecordBatch[]) => void;
   let cache = cacheKib;
   if (!tree) {

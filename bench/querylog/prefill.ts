@@ -2,7 +2,7 @@
 // with Moat's indexes (through QueryStore, as the writer makes them), `rows` queries one every 0.1 s
 // from `t0` over DOMAINS names skewed like a home's (the cube of a uniform draw) and 40 clients.
 import { Database } from "bun:sqlite";
-import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
+import { initQueryDb } from "../../src/db/index.ts";
 import { Reply, Status } from "../../src/query/enums.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
 
@@ -12,7 +12,7 @@ export const DOMAINS = 100_000;
 export function prefillQueries(file: string, rows: number, t0: number): void {
   const db = new Database(file, { create: true });
   db.exec("PRAGMA journal_mode = WAL");
-  db.exec(QUERY_SCHEMA);
+  initQueryDb(db);
   new QueryStore(db);
   const series = (n: number) => `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${n})`;
   db.exec(

@@ -59,5 +59,27 @@ CREATE INDEX moat_list_rule_adlist ON moat_list_rule (adlist_id);`,
   },
 ];
 
-/** Changes to pihole-FTL.db after Pi-hole's version 21. */
-export const QUERY_MIGRATIONS: readonly Migration[] = [];
+/**
+ * Moat's additions to pihole-FTL.db (ftl row MOAT_QUERY_SCHEMA_ID, src/db/index.ts), beside Pi-hole's tables of
+ * its version 21, which stays as it is.
+ */
+export const QUERY_MIGRATIONS: readonly Migration[] = [
+  {
+    // Each query's answer records as the query log shows them (src/dns/answer-text.ts), keyed by the query's id.
+    // A table of its own, not a column of query_storage: Pi-hole FTL copies rows between its in-memory
+    // database and this file with `INSERT INTO disk.query_storage SELECT * FROM query_storage` (and back
+    // at start), which a table with one column more would fail (src/database/query-table.c in pi-hole/FTL).
+    // Pi-hole ignores tables it does not know; the trigger takes an answer away with its query whoever
+    // deletes it (Moat's pruning and flush, or Pi-hole's own).
+    to: 2,
+    up: `
+CREATE TABLE moat_query_answers (
+  id INTEGER PRIMARY KEY,
+  answers TEXT NOT NULL
+);
+CREATE TRIGGER moat_query_answers_gone AFTER DELETE ON query_storage
+BEGIN
+  DELETE FROM moat_query_answers WHERE id = OLD.id;
+END;`,
+  },
+];

@@ -50,7 +50,7 @@ export function openDatabase(file: string, spec: SchemaSpec, opts: { wal?: boole
     db.exec("PRAGMA foreign_keys = ON");
     if (opts.wal !== false) db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
-    migrate(db, spec);
+    migrateSchema(db, spec);
   } catch (e) {
     db.close();
     if (e instanceof DbError) throw e;
@@ -65,7 +65,8 @@ export function openDatabase(file: string, spec: SchemaSpec, opts: { wal?: boole
   return db;
 }
 
-function migrate(db: Database, spec: SchemaSpec): void {
+/** Creates the schema in an empty database, or runs the steps it has not had; DbError when it cannot. */
+export function migrateSchema(db: Database, spec: SchemaSpec): void {
   const latest = spec.migrations.length ? spec.migrations[spec.migrations.length - 1]!.to : spec.baseVersion;
   let version = spec.readVersion(db);
   if (version === undefined) {

@@ -61,14 +61,20 @@ function overrideReply(ctx: QueryContext, dns: Config["dns"], ede: Ede | null, o
       return addressReply(ctx, ede, dns.blockTTL, ZERO4, ZERO6);
     case "IP":
       return addressReply(ctx, ede, dns.blockTTL, ownAddress(ctx, dns, 4), ownAddress(ctx, dns, 6));
-    case "ADDR":
-      return addressReply(
+    case "ADDR": {
+      // every address of the asked family (several AdGuard rewrites of one name answer together), else NODATA
+      const qtype = ctx.q.qtype;
+      const list = qtype === TYPE.A ? override.v4 : qtype === TYPE.AAAA ? override.v6 : undefined;
+      if (!list?.length) return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
+      const bytes = qtype === TYPE.A ? ipv4Bytes : ipv6Bytes;
+      return reply(
         ctx,
         ede,
-        dns.blockTTL,
-        override.v4 ? ipv4Bytes(override.v4) : null,
-        override.v6 ? ipv6Bytes(override.v6) : null,
+        RCODE.NOERROR,
+        Reply.IP,
+        list.map((a) => ({ type: qtype, ttl: dns.blockTTL, data: bytes(a) })),
       );
+    }
     case "CNAME": {
       const target = nameToWire(override.target);
       if (!target) return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);

@@ -30,7 +30,8 @@ export const QTYPE_NUM: Readonly<Record<string, number>> = {
 
 export type RegexReply =
   | { kind: "NXDOMAIN" | "NODATA" | "REFUSED" | "IP" | "NONE" }
-  | { kind: "ADDR"; v4?: string; v6?: string }
+  /** the addresses answered for A and for AAAA (a regex's `;reply=` gives one each; AdGuard rewrites may give several) */
+  | { kind: "ADDR"; v4?: readonly string[]; v6?: readonly string[] }
   | { kind: "CNAME"; target: string };
 
 /** A compiled pattern: does it match somewhere in the name. */
@@ -123,7 +124,7 @@ function parseReply(v: string, prev: RegexReply | null): RegexReply | string {
   const fam = isIP(v);
   if (!fam) return `invalid reply "${v}"`;
   const base = prev?.kind === "ADDR" ? prev : { kind: "ADDR" as const };
-  return fam === 4 ? { ...base, v4: v } : { ...base, v6: v };
+  return fam === 4 ? { ...base, v4: [v] } : { ...base, v6: [v] };
 }
 
 /**

@@ -29,13 +29,15 @@ const SCHEMA = [
     id bigserial PRIMARY KEY, node text NOT NULL, time double precision NOT NULL, type smallint NOT NULL,
     domain text NOT NULL, client text NOT NULL, status smallint NOT NULL, reply smallint NOT NULL,
     reply_time real NOT NULL, upstream text, dnssec smallint NOT NULL, list_id integer, ede smallint NOT NULL, cname text)`,
+  // the answer records (src/dns/answer-text.ts), added to the tables of earlier Moats too
+  "ALTER TABLE moat_queries ADD COLUMN IF NOT EXISTS answers text",
   "CREATE INDEX IF NOT EXISTS moat_queries_time ON moat_queries (time)",
   "CREATE INDEX IF NOT EXISTS moat_queries_node_time ON moat_queries (node, time)",
 ];
 
-const INSERT = `INSERT INTO moat_queries (node, time, type, domain, client, status, reply, reply_time, upstream, dnssec, list_id, ede, cname)
+const INSERT = `INSERT INTO moat_queries (node, time, type, domain, client, status, reply, reply_time, upstream, dnssec, list_id, ede, cname, answers)
   SELECT $1, (e->>0)::float8, (e->>1)::int2, e->>2, e->>3, (e->>4)::int2, (e->>5)::int2, (e->>6)::float4, e->>7, (e->>8)::int2,
-    (e->>9)::int4, (e->>10)::int2, e->>11 FROM json_array_elements($2::json) AS e`;
+    (e->>9)::int4, (e->>10)::int2, e->>11, e->>12 FROM json_array_elements($2::json) AS e`;
 
 /** A row of moat_queries as the driver returns it (bigserial ids come as strings). */
 interface HistoryRow {
@@ -52,6 +54,7 @@ interface HistoryRow {
   list_id: number | null;
   ede: number;
   cname: string | null;
+  answers: string | null;
 }
 
 type Row = [
@@ -66,6 +69,7 @@ type Row = [
   number,
   number | null,
   number,
+  string | null,
   string | null,
 ];
 
@@ -128,6 +132,8 @@ export class FleetHistory implements QuerySink {
       r.listId,
       r.ede,
       cname,
+      // the answer records name the CNAME chain and the addresses: hidden with the domain
+      level >= 1 ? null : r.answers,
     ]);
   }
 
@@ -245,6 +251,7 @@ export class FleetHistory implements QuerySink {
         list_id: x.list_id ?? null,
         upstream: x.upstream ?? null,
         ede: { code: x.ede ?? -1, text: EDE_TEXT[x.ede ?? -1] ?? null },
+        answers: x.answers ?? null,
       })),
       cursor,
       recordsTotal: total,

@@ -3,6 +3,9 @@
 import type { Database } from "bun:sqlite";
 import { type ListsDb, writeLists } from "./store.ts";
 
+/** AdGuard Home keeps its custom rules in its YAML file with no limit; a megabyte is a very long hand-made list */
+export const MAX_CUSTOM_RULES = 1 << 20;
+
 export interface CustomRules {
   rules: string;
   /** unix seconds of the last change, 0 when never set */

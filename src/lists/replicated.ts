@@ -17,11 +17,11 @@ export const REPLICATED_TABLES = ROW_TABLES;
 export const REPLICATED_LINKS = LINK_TABLES;
 
 /**
- * Moat's family controls (family.ts) as keys of the same map, one per row: "<table>/<natural key, URI-encoded>"
- * -> the other columns as stored (JSON text stays text), or 1 when there are none: "moat_group_service/<group>/
- * <service>" -> 1, "moat_group_schedule/<group>" -> {windows, services, lists, everything}, "moat_client_pause/
- * <client>" -> {until}. A group's rows are keyed by its id like the links, so they move with a renumbered group
- * and leave with a deleted one.
+ * Moat's family controls (family.ts) and custom rules (custom-rules.ts) as keys of the same map, one per row:
+ * "<table>/<natural key, URI-encoded>" -> the other columns as stored (JSON text stays text), or 1 when there are
+ * none: "moat_group_service/<group>/<service>" -> 1, "moat_group_schedule/<group>" -> {windows, services, lists,
+ * everything}, "moat_client_pause/<client>" -> {until}, "moat_custom_rules/1" -> {rules, date_modified}. A group's
+ * rows are keyed by its id like the links, so they move with a renumbered group and leave with a deleted one.
  */
 const FAMILY = FAMILY_TABLES.filter((t) => t.replicated);
 
@@ -45,7 +45,9 @@ function writeFamily(db: Database, key: string, value: unknown): void {
   const [name, ...parts] = key.split("/");
   const t = FAMILY.find((f) => f.name === name);
   if (!t) return;
-  const keyValues = t.key.map((k, i) => (k === "group_id" ? Number(parts[i]) : decodeURIComponent(parts[i] ?? "")));
+  const keyValues = t.key.map((k, i) =>
+    k === "group_id" || k === "id" ? Number(parts[i]) : decodeURIComponent(parts[i] ?? ""),
+  );
   if (value === undefined) {
     db.run(`DELETE FROM ${t.name} WHERE ${t.key.map((k) => `${k} = ?`).join(" AND ")}`, keyValues);
     return;
@@ -122,7 +124,8 @@ function changedTables(current: ListsMap, next: ListsMap): ListTable[] {
   const out = new Set<ListTable>();
   for (const k of new Set([...Object.keys(current), ...Object.keys(next)])) {
     if (isFamilyKey(k)) {
-      if (!out.has("family") && !sameValue(current[k], next[k])) out.add("family");
+      if (!sameValue(current[k], next[k]))
+        out.add(FAMILY.find((t) => k.startsWith(`${t.name}/`))?.announce ?? "family");
       continue;
     }
     const name = k.slice(0, k.indexOf("/"));

@@ -3,6 +3,7 @@
 // (backup.ts), the group links (group-links.ts), the family controls (family.ts) and the architecture check's
 // owner list (scripts/check-architecture.ts) read these declarations instead of naming the tables again.
 // The schemas themselves are src/db/ (Pi-hole's and the migrations).
+import type { ListTable } from "../core/events.ts";
 
 /** A table of rows with an id, replicated with its id and restored by a backup part of its name. */
 interface RowTable {
@@ -39,20 +40,22 @@ export const LINK_TABLES = [
 export type LinkTable = (typeof LINK_TABLES)[number]["name"];
 
 /**
- * Moat's family-control tables (family.ts, migration 2 of src/db/migrations.ts). `key`: the natural key's
- * columns, the fleet's key of a row ("<name>/<key values, URI-encoded>"); `columns`: the rest, the row's value
- * (1 when there are none), with `fallback` for a column an older node does not send; `scope`: the row that
- * they hang on (a group's rows leave with it and follow its id; a pause names a client entry), which is also the
- * backup part they are restored with.
+ * Moat's own tables beside Pi-hole's: the family controls (family.ts, migration 2 of src/db/migrations.ts) and the
+ * custom rules (custom-rules.ts, migration 3). `key`: the natural key's columns, the fleet's key of a row
+ * ("<name>/<key values, URI-encoded>"); `columns`: the rest, the row's value (1 when there are none), with
+ * `fallback` for a column an older node does not send; `scope`: the row that they hang on (a group's rows leave
+ * with it and follow its id; a pause names a client entry; "global": none), which is also the backup part they are
+ * restored with; `announce`: the table a change of them is announced as (`lists-changed`), "family" when absent.
  */
 interface FamilyTable {
   name: string;
   key: readonly string[];
   columns: readonly string[];
   fallback?: Readonly<Record<string, string | number>>;
-  scope: "group" | "client";
+  scope: "group" | "client" | "global";
   replicated: boolean;
   inBackups: boolean;
+  announce?: ListTable;
 }
 
 export const FAMILY_TABLES: readonly FamilyTable[] = [
@@ -97,9 +100,19 @@ export const FAMILY_TABLES: readonly FamilyTable[] = [
     replicated: true,
     inBackups: true,
   },
+  {
+    // one row (id 1): the whole text; a Teleporter archive carries it as a file of its own (src/teleporter/)
+    name: "moat_custom_rules",
+    key: ["id"],
+    columns: ["rules", "date_modified"],
+    scope: "global",
+    replicated: true,
+    inBackups: false,
+    announce: "rules",
+  },
 ];
 
-/** Every management table this folder owns (the architecture check's list): rows, links, family controls, and the audit. */
+/** Every management table this folder owns (the architecture check's list): rows, links, Moat's own, and the audit. */
 export const MANAGEMENT_TABLES: readonly string[] = [
   ...ROW_TABLES.map((t) => t.name),
   ...LINK_TABLES.map((t) => t.name),

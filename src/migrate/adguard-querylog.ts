@@ -1,6 +1,8 @@
 // AdGuard Home's query log (data/querylog.json: one JSON object per line, `T` the time, `QH` the name,
-// `QT` the type, `IP` the client, `Result.IsFiltered`, `Cached`, `Upstream`, `Elapsed` in ns) as
-// stored queries in Pi-hole's numbering of types and statuses.
+// `QT` the type, `IP` the client, `Result.IsFiltered`, `Cached`, `Upstream`, `Elapsed` in ns, `Answer`
+// the reply as sent, a DNS message in base64: internal/querylog/entry.go in AdGuardHome) as stored
+// queries in Pi-hole's numbering of types and statuses, with the reply's answer records as Moat's own log keeps them.
+import { answerText } from "../dns/answer-text.ts";
 import type { ImportedQuery } from "../querylog/import.ts";
 import type { Plan } from "./plan.ts";
 
@@ -28,6 +30,13 @@ const GRAVITY = 1;
 const FORWARDED = 2;
 const CACHED = 3;
 
+/** The answer records of AdGuard Home's `Answer` (a whole DNS message in base64), null when it has none or is not one. */
+function answers(answer: unknown): string | null {
+  if (typeof answer !== "string" || !answer) return null;
+  const msg = Buffer.from(answer, "base64");
+  return msg.length >= 12 ? answerText(new Uint8Array(msg.buffer, msg.byteOffset, msg.length)) : null;
+}
+
 export function queryLogRows(text: string, plan: Plan): ImportedQuery[] {
   const rows: ImportedQuery[] = [];
   let bad = 0;
@@ -54,6 +63,7 @@ export function queryLogRows(text: string, plan: Plan): ImportedQuery[] {
       client: q.IP,
       forward: !filtered && typeof q.Upstream === "string" && q.Upstream ? q.Upstream : null,
       replyTime: typeof q.Elapsed === "number" ? q.Elapsed / 1e9 : null,
+      answers: answers(q.Answer),
     });
   }
   if (bad) plan.notCarried.push({ item: `${bad} query log lines`, why: "not a query record AdGuard Home writes" });

@@ -12,6 +12,8 @@ export interface ImportedQuery {
   client: string;
   forward: string | null;
   replyTime: number | null;
+  /** the answer records as the query log shows them (src/dns/answer-text.ts), null for none */
+  answers: string | null;
 }
 
 const SRC = "migrated";
@@ -68,6 +70,7 @@ export function importQueryRows(db: Database, rows: readonly ImportedQuery[]): n
   const insert = db.query(
     "INSERT INTO query_storage (timestamp, type, status, domain, client, forward, reply_type, reply_time) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
   );
+  const answers = db.query("INSERT INTO moat_query_answers (id, answers) VALUES (?, ?)");
   const id = (q: ReturnType<Database["query"]>, v: string) => (q.get(v) as { id: number }).id;
   return db.transaction(() => {
     for (const r of rows) {
@@ -78,7 +81,16 @@ export function importQueryRows(db: Database, rows: readonly ImportedQuery[]): n
         forward.run(r.forward);
         f = id(forwardId, r.forward);
       }
-      insert.run(r.timestamp, r.type, r.status, id(domainId, r.domain), id(clientId, r.client), f, r.replyTime);
+      const row = insert.run(
+        r.timestamp,
+        r.type,
+        r.status,
+        id(domainId, r.domain),
+        id(clientId, r.client),
+        f,
+        r.replyTime,
+      );
+      if (r.answers !== null) answers.run(row.lastInsertRowid, r.answers);
     }
     return rows.length;
   })();

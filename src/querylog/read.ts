@@ -97,7 +97,7 @@ export interface QueryRow {
   list_id: number | null;
   upstream: string | null;
   ede: { code: number; text: string | null };
-  /** Moat's own: the answer records (24 h window only; null on disk), left out in Pi-hole compatibility mode */
+  /** Moat's own: the answer records (null for none, and for queries stored before Moat kept them), left out in Pi-hole compatibility mode */
   answers?: string | null;
 }
 
@@ -144,7 +144,7 @@ export function pageLength(length: number | undefined): number {
 }
 
 /** A row as both query logs' readers produce it, before the client's name is looked up. */
-export type LogRow = StoredQueryRow & { name: string | null; answers?: string | null };
+export type LogRow = StoredQueryRow & { name: string | null };
 
 /** A row in /api/queries' shape. */
 export function formatRow(x: LogRow, names: ReadonlyMap<string, string> | undefined): QueryRow {
@@ -262,12 +262,13 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
   const rows = db
     .query(
       `SELECT q.id, q.timestamp, q.type, q.status, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede,
-              d.domain, c.ip, c.name, fw.forward, a.content AS cname
+              d.domain, c.ip, c.name, fw.forward, a.content AS cname, an.answers
        FROM query_storage q
        JOIN domain_by_id d ON d.id = q.domain
        JOIN client_by_id c ON c.id = q.client
        LEFT JOIN forward_by_id fw ON fw.id = q.forward
        LEFT JOIN addinfo_by_id a ON a.id = q.additional_info AND a.type = ${ADDINFO_CNAME}
+       LEFT JOIN moat_query_answers an ON an.id = q.id
        WHERE ${pageWhere.join(" AND ")}
        ORDER BY ${orderBy(f.order)} LIMIT ? OFFSET ?`,
     )

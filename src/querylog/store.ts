@@ -2,7 +2,7 @@
 // tables). The same class serves the on-disk pihole-FTL.db and the in-memory copy of the last
 // 24 h that answers /api/queries, so both are filtered by one piece of SQL.
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
-import { QUERY_SCHEMA } from "../db/query-schema.ts";
+import { initQueryDb } from "../db/index.ts";
 import type { StoredRecord } from "../query/record.ts";
 import { BatchReader, encodeBatch, type RecordBatch } from "../query/record-batch.ts";
 import { type Learnt, NameIds } from "./name-ids.ts";
@@ -37,6 +37,11 @@ const ROWS_PER_INSERT = 32;
 function insertSql(rows: number): string {
   const row = `(${COLUMNS.map(() => "?").join(",")})`;
   return `INSERT OR IGNORE INTO query_storage (${COLUMNS.join(", ")}) VALUES ${Array(rows).fill(row).join(",")}`;
+}
+
+/** The answer records of `rows` queries (Moat's own table beside Pi-hole's, src/db/migrations.ts). */
+function answersSql(rows: number): string {
+  return `INSERT OR IGNORE INTO moat_query_answers (id, answers) VALUES ${Array(rows).fill("(?,?)").join(",")}`;
 }
 
 /**
@@ -78,6 +83,7 @@ export interface StoredQueryRow {
   dnssec: number | null;
   list_id: number | null;
   ede: number | null;
+  answers?: string | null;
 }
 
 export class QueryStore {
@@ -90,6 +96,10 @@ export class QueryStore {
   private readonly insertRows: Statement;
   /** the parameters of insertRows, reused */
   private readonly rowArgs: SQLQueryBindings[] = new Array(ROWS_PER_INSERT * COLUMNS.length);
+  private readonly insertAnswer: Statement;
+  private readonly insertAnswers: Statement;
+  /** the parameters of insertAnswers (id, text), reused */
+  private readonly answerArgs: SQLQueryBindings[] = new Array(ROWS_PER_INSERT * 2);
 
   /**
    * `maxIds`: lookup ids kept in memory per table. They are a cache of the *_by_id tables, which
@@ -128,6 +138,8 @@ export class QueryStore {
     );
     this.insertRow = db.prepare(insertSql(1));
     this.insertRows = db.prepare(insertSql(ROWS_PER_INSERT));
+    this.insertAnswer = db.prepare(answersSql(1));
+    this.insertAnswers = db.prepare(answersSql(ROWS_PER_INSERT));
     // the newest ids first: those are the names still being asked; all of them when they fit
     const load = (names: NameIds, rows: Array<{ id: number; name: string }>) => {
       for (const r of rows) names.set(r.name, r.id);
@@ -159,7 +171,7 @@ export class QueryStore {
   /** An empty in-memory database with the same schema (for tests and tools). */
   static memory(): QueryStore {
     const db = new Database(":memory:", { strict: true });
-    db.exec(QUERY_SCHEMA);
+    initQueryDb(db);
     return new QueryStore(db);
   }
 
@@ -177,11 +189,13 @@ export class QueryStore {
     if (!batches.some((b) => b.count)) return;
     // Ids learnt inside the transaction are forgotten again if it fails (the rows are rolled back).
     const learnt: Learnt = [];
-    const { domains, clients, forwards, cnames, rowArgs: a } = this;
+    const { domains, clients, forwards, cnames, rowArgs: a, answerArgs: t } = this;
     const W = COLUMNS.length;
     try {
       this.db.transaction(() => {
         let rows = 0;
+        // the answer texts beside, a slice of the batch's text each: most queries have one
+        let answered = 0;
         for (const b of batches) {
           const r = new BatchReader(b);
           const text = b.text;
@@ -206,10 +220,20 @@ export class QueryStore {
               this.insertRows.run(...a);
               rows = 0;
             }
+            const answers = r.length(4);
+            if (answers >= 0) {
+              t[answered * 2] = r.id;
+              t[answered * 2 + 1] = text.slice(r.start(4), r.start(4) + answers);
+              if (++answered === ROWS_PER_INSERT) {
+                this.insertAnswers.run(...t);
+                answered = 0;
+              }
+            }
           }
         }
         // the rest one row at a time
         for (let i = 0; i < rows; i++) this.insertRow.run(...a.slice(i * W, (i + 1) * W));
+        for (let i = 0; i < answered; i++) this.insertAnswer.run(t[i * 2]!, t[i * 2 + 1]!);
       })();
     } catch (e) {
       const gone = new Map<NameIds, Set<string>>();
@@ -267,9 +291,11 @@ export function readStoredFrom(
 ): StoredRecord[] {
   const rows = db
     .query(
-      `SELECT q.id, q.timestamp, q.type, q.status, d.domain, c.ip, f.forward, a.content AS cname, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede
+      `SELECT q.id, q.timestamp, q.type, q.status, d.domain, c.ip, f.forward, a.content AS cname, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede,
+         an.answers
        FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client
        LEFT JOIN forward_by_id f ON f.id = q.forward LEFT JOIN addinfo_by_id a ON a.id = q.additional_info
+       LEFT JOIN moat_query_answers an ON an.id = q.id
        WHERE q.id >= ? AND q.id < ? AND +q.timestamp >= ? ORDER BY q.id LIMIT ?`,
     )
     .all(fromId, beforeId, since, limit) as StoredQueryRow[];
@@ -288,8 +314,7 @@ export function readStoredFrom(
       listId: x.list_id ?? null,
       ede: x.ede ?? -1,
       cname: x.cname ?? null,
-      // not kept on disk (yet): a restart's history shows none
-      answers: null,
+      answers: x.answers ?? null,
     },
   }));
 }

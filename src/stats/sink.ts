@@ -115,7 +115,9 @@ export class Stats implements QuerySink {
     try {
       const level = this.o.config.current.misc.privacylevel;
       let rec = r;
-      if (level >= 1) rec = { ...r, domain: HIDDEN_DOMAIN, cname: r.cname === null ? null : HIDDEN_DOMAIN };
+      // the answer records name the CNAME chain and the addresses: hidden with the domain
+      if (level >= 1)
+        rec = { ...r, domain: HIDDEN_DOMAIN, cname: r.cname === null ? null : HIDDEN_DOMAIN, answers: null };
       if (level >= 2) rec = { ...rec, client: HIDDEN_CLIENT };
       if (level >= 3) {
         // Anonymous mode: only the counters learn about the query; nothing is stored.

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { ConfigStore } from "../config/index.ts";
 import { copyTables } from "../db/copy-tables.ts";
 import { leasesFile } from "../dhcp/leases.ts";
+import { customRules } from "../lists/custom-rules.ts";
 import { writeZip, type ZipEntry } from "./zip.ts";
 
 export const ENTRY = {
@@ -15,6 +16,12 @@ export const ENTRY = {
   queryDb: "etc/pihole/pihole-FTL.db",
   hosts: "etc/hosts",
   leases: "etc/pihole/dhcp.leases",
+  /**
+   * Moat's own: the custom rules (AdGuard Home's syntax) as their text. Pi-hole's restore reads only pihole.toml,
+   * dhcp.leases and gravity.db and skips every other file with a log line (read_teleporter_zip() in
+   * src/zip/teleporter.c of pi-hole/FTL), so the archive still restores there.
+   */
+  customRules: "etc/pihole/moat-custom-rules.txt",
 } as const;
 
 /** A scratch directory beside the data (not /tmp, which is RAM on the appliance). */
@@ -104,6 +111,7 @@ export function exportArchive(src: ExportSources, now = new Date()): Uint8Array 
     { name: ENTRY.queryDb, data: queryDbTables(src.queryDb, src.dataDir) },
     { name: ENTRY.hosts, data: enc.encode(hostsFile(src.config.current.dns.hosts)) },
     { name: ENTRY.leases, data: existsSync(leases) ? new Uint8Array(readFileSync(leases)) : new Uint8Array(0) },
+    { name: ENTRY.customRules, data: enc.encode(customRules(src.gravityDb).rules) },
   ];
   return writeZip(entries, now);
 }

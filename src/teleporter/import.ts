@@ -13,6 +13,7 @@ import {
   type GravityPart,
 } from "../lists/backup.ts";
 import { leasesFile } from "../dhcp/leases.ts";
+import { MAX_CUSTOM_RULES, setCustomRules } from "../lists/custom-rules.ts";
 import { ENTRY, scratchFile } from "./export.ts";
 import { applyConfig, planConfig, BackupConfigError } from "./import-config.ts";
 import { readZip, ZipError } from "./zip.ts";
@@ -50,7 +51,7 @@ export interface ImportResult {
   skipped: string[];
 }
 
-const READ = new Set<string>([ENTRY.gravity, ENTRY.config, ENTRY.leases]);
+const READ = new Set<string>([ENTRY.gravity, ENTRY.config, ENTRY.leases, ENTRY.customRules]);
 
 export function importArchive(t: ImportTargets, archive: Uint8Array, sel: ImportSelection = {}): ImportResult {
   if (archive.byteLength > MAX_ARCHIVE)
@@ -78,6 +79,10 @@ export function importArchive(t: ImportTargets, archive: Uint8Array, sel: Import
     }
   }
 
+  // Moat's custom rules come with the domain entries (they decide names as those do); an archive from Pi-hole
+  // has none and leaves them as they are.
+  const rules = parts.has("domainlist") ? customRulesOf(files.get(ENTRY.customRules)) : undefined;
+
   // The leases file is staged beside its place first, so a failure below leaves the old one.
   const leases = sel.dhcp_leases !== false ? files.get(ENTRY.leases) : undefined;
   const stagedLeases = leases ? `${leasesFile(t.dataDir)}.import-${process.pid}` : undefined;
@@ -90,6 +95,10 @@ export function importArchive(t: ImportTargets, archive: Uint8Array, sel: Import
     if (stagedLeases) rmSync(stagedLeases, { force: true });
     throw e;
   }
+  if (rules !== undefined) {
+    setCustomRules(t, rules);
+    done.push(ENTRY.customRules);
+  }
   if (plan) applyConfig(t.config, plan);
   if (stagedLeases) renameSync(stagedLeases, leasesFile(t.dataDir));
   // Pi-hole's order: settings, leases, then the gravity tables
@@ -97,6 +106,20 @@ export function importArchive(t: ImportTargets, archive: Uint8Array, sel: Import
     files: [...(plan ? [ENTRY.config] : []), ...(stagedLeases ? [ENTRY.leases] : []), ...done],
     skipped: plan?.skipped ?? [],
   };
+}
+
+/** The custom rules' text of the archive, checked before anything is restored (undefined: none there). */
+function customRulesOf(data: Uint8Array | undefined): string | undefined {
+  if (!data) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(data);
+  } catch {
+    throw new TeleporterError("Invalid file", `${ENTRY.customRules}: not UTF-8 text`);
+  }
+  if (text.length > MAX_CUSTOM_RULES)
+    throw new TeleporterError("Invalid file", `${ENTRY.customRules}: longer than ${MAX_CUSTOM_RULES} characters`);
+  return text;
 }
 
 function restoreGravity(t: ImportTargets, db: Uint8Array, parts: ReadonlySet<GravityPart>): string[] {

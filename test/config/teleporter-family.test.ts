@@ -1,7 +1,8 @@
 // Family controls travel in the Teleporter archive (they live in its gravity.db): a group's blocked
 // services, safe search and schedule, and the paused clients, exported from one Moat and restored into
-// another, where DNS then blocks as the first did.
+// another, where DNS then blocks as the first did. The custom rules travel as a file of their own.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readZip } from "../../src/teleporter/zip.ts";
 import { run, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
 import { call } from "./helpers.ts";
@@ -66,4 +67,35 @@ test("a group's services, safe search and schedule, and a pause, survive export 
   expect(await dig(b, "www.tiktok.com")).toBe("0.0.0.0");
   expect((await dig(b, "www.bing.com")).split("\n")[0]).toBe("strict.bing.com.");
   expect(await dig(b, "example.com")).toBe("192.0.2.55");
+}, 30_000);
+
+test("the custom rules travel as a file of their own and are in force after the restore", async () => {
+  const rules = "||rule-blocked.test^\n@@||ok.rule-blocked.test^\n! a comment\n0.0.0.0 hosts-rule.test";
+  expect((await call(a, "PUT", "/api/rules/custom", { text: rules })).status).toBe(200);
+  const res = await a.api("/api/teleporter");
+  expect(res.status).toBe(200);
+  const zip = new Uint8Array(await res.arrayBuffer());
+  expect(new TextDecoder().decode(readZip(zip).get("etc/pihole/moat-custom-rules.txt"))).toBe(rules);
+
+  // restored without the domain entries: the rules stay as they are
+  expect((await call(b, "PUT", "/api/rules/custom", { text: "||before.test^" })).status).toBe(200);
+  const restore = async (importSel?: unknown) => {
+    const fd = new FormData();
+    fd.set("file", new Blob([zip], { type: "application/zip" }), "backup.zip");
+    if (importSel) fd.set("import", JSON.stringify(importSel));
+    return await b.api("/api/teleporter", { method: "POST", body: fd });
+  };
+  expect((await restore({ config: false, dhcp_leases: false, gravity: { domainlist: false } })).status).toBe(200);
+  expect((await call(b, "GET", "/api/rules/custom")).body.rules.text).toBe("||before.test^");
+
+  const imp = await restore();
+  expect(imp.status).toBe(200);
+  expect(((await imp.json()) as { files: string[] }).files).toContain("etc/pihole/moat-custom-rules.txt");
+  expect((await call(b, "GET", "/api/rules/custom")).body.rules.text).toBe(rules);
+  // the archive brought the kids' unreachable upstream back too (the test above)
+  expect((await call(b, "PUT", "/api/upstreams/groups/kids", { upstreams: [] })).status).toBe(200);
+  expect(await dig(b, "www.rule-blocked.test")).toBe("0.0.0.0");
+  expect(await dig(b, "hosts-rule.test")).toBe("0.0.0.0");
+  expect(await dig(b, "ok.rule-blocked.test")).toBe("192.0.2.55");
+  expect(await dig(b, "before.test")).toBe("192.0.2.55");
 }, 30_000);

@@ -128,6 +128,7 @@ test("import into another installation with lists and gravity: replaced in one g
     "etc/pihole/gravity.db->domainlist_by_group",
     "etc/pihole/gravity.db->client",
     "etc/pihole/gravity.db->client_by_group",
+    "etc/pihole/moat-custom-rules.txt",
   ]);
   expect(readFileSync(join(b.dataDir, "dhcp.leases"), "utf8")).toBe(LEASES);
   // the password came with the settings: log in again

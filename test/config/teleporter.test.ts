@@ -235,6 +235,7 @@ test("round trip: export from one Moat, import into another, same lists, setting
     "etc/pihole/pihole-FTL.db",
     "etc/hosts",
     "etc/pihole/dhcp.leases",
+    "etc/pihole/moat-custom-rules.txt",
   ]);
   expect(new TextDecoder().decode(entries.get("etc/hosts"))).toContain("192.168.1.10 nas.lan");
   // `unzip` (what a Pi-hole user has) reads our archive

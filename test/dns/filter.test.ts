@@ -108,7 +108,7 @@ test("regex: POSIX classes, querytype (incl. negated), invert, reply variants, b
   expect(regexMatches(i, "keep.com", 1)).toBe(false);
   expect(regexMatches(i, "other.com", 1)).toBe(true);
   const two = compileRegex(4, "^y$;reply=1.2.3.4;reply=fe80::1");
-  expect(typeof two !== "string" && two.reply).toEqual({ kind: "ADDR", v4: "1.2.3.4", v6: "fe80::1" });
+  expect(typeof two !== "string" && two.reply).toEqual({ kind: "ADDR", v4: ["1.2.3.4"], v6: ["fe80::1"] });
   const cn = compileRegex(5, "^z$;reply=CNAME,Target.Example");
   expect(typeof cn !== "string" && cn.reply).toEqual({ kind: "CNAME", target: "target.example" });
   expect(typeof compileRegex(6, "(unclosed")).toBe("string");

@@ -1,6 +1,6 @@
 // Family controls shared by the fleet: a group made on one node with blocked services, safe search and a
 // schedule, and a pause, reach the other node through a real redis-server and are answered there by dig;
-// undoing them on the second node reaches the first.
+// undoing them on the second node reaches the first. The custom rules (AdGuard Home's syntax) travel the same way.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { MoatProcess } from "../harness/moat.ts";
 import { startRedis, type RedisServer } from "../harness/redis.ts";
@@ -67,4 +67,16 @@ test("services, safe search, a schedule and a pause set on one node apply on the
   await untilDig(n1, "www.tiktok.com", FWD);
   expect((await n2.api("/api/pauses/10.0.0.0%2F8", { method: "DELETE" })).status).toBe(204);
   await until(async () => (await call(n1, "GET", "/api/pauses")).json.pauses.length === 0, 8000, "the resume on n1");
+}, 30_000);
+
+test("the custom rules set on one node are in force on the other, and their change comes back", async () => {
+  const rules = "||fleet-rule.test^\n@@||ok.fleet-rule.test^\n0.0.0.0 fleet-hosts.test";
+  expect((await call(n1, "PUT", "/api/rules/custom", { text: rules })).status).toBe(200);
+  await untilDig(n2, "www.fleet-rule.test", "0.0.0.0");
+  await untilDig(n2, "fleet-hosts.test", "0.0.0.0");
+  expect(await dig(n2, "ok.fleet-rule.test")).toBe(FWD);
+  expect((await call(n2, "GET", "/api/rules/custom")).json.rules.text).toBe(rules);
+  expect((await call(n2, "PUT", "/api/rules/custom", { text: "||other-rule.test^" })).status).toBe(200);
+  await untilDig(n1, "other-rule.test", "0.0.0.0");
+  await untilDig(n1, "www.fleet-rule.test", FWD);
 }, 30_000);

@@ -47,6 +47,7 @@ test("queries of every node reach one history; node= narrows it; node=local is t
     client: { ip: "127.0.0.1" },
     reply: { type: "IP" },
     upstream: up.address,
+    answers: `A ${FWD}`,
   });
   const one = await call(nodes[0]!, "GET", "/api/queries?domain=*.hist.test&node=n3");
   expect(domainsOf(one).sort()).toEqual(["q0.n3.hist.test", "q1.n3.hist.test", "q2.n3.hist.test"]);

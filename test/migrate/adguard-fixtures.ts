@@ -28,6 +28,10 @@ ${indent}  - domain: nas.lan
 ${indent}    answer: 192.168.1.10${version >= 31 ? `\n${indent}    enabled: true` : ""}
 ${indent}  - domain: files.lan
 ${indent}    answer: nas.lan${version >= 31 ? `\n${indent}    enabled: true` : ""}
+${indent}  - domain: pair.lan
+${indent}    answer: 192.168.1.21${version >= 31 ? `\n${indent}    enabled: true` : ""}
+${indent}  - domain: pair.lan
+${indent}    answer: 192.168.1.22${version >= 31 ? `\n${indent}    enabled: true` : ""}
 ${indent}  - domain: '*.wild.lan'
 ${indent}    answer: 192.168.1.20${version >= 31 ? `\n${indent}    enabled: true` : ""}
 ${indent}  - domain: '*.cdn.lan'
@@ -149,6 +153,57 @@ schema_version: ${version}
 `.replace(/\n{3,}/g, "\n\n");
 }
 
+/** A name in DNS wire format (RFC 1035 §3.1). */
+const wireName = (name: string) => [...name.split(".").flatMap((l) => [l.length, ...Buffer.from(l)]), 0];
+
+/**
+ * The reply AdGuard Home logs as `Answer` (the message packed, base64 in the JSON): `site<i>.example` A
+ * is a CNAME to edge.example and its address, AAAA one address.
+ */
+export function loggedReply(i: number): { base64: string; text: string } {
+  const u16 = (v: number) => [v >> 8, v & 255];
+  const rr = (owner: number[], type: number, rdata: number[]) => [
+    ...owner,
+    ...u16(type),
+    0,
+    1,
+    0,
+    0,
+    1,
+    44,
+    ...u16(rdata.length),
+    ...rdata,
+  ];
+  const q = `site${i}.example`;
+  const a = i % 2 === 0;
+  const answers = a
+    ? [rr([0xc0, 12], 5, wireName("edge.example")), rr(wireName("edge.example"), 1, [192, 0, 2, i])]
+    : [rr([0xc0, 12], 28, [0x20, 0x01, 0x0d, 0xb8, ...Array(11).fill(0), i])];
+  const msg = [
+    0,
+    0,
+    0x81,
+    0x80,
+    0,
+    1,
+    0,
+    answers.length,
+    0,
+    0,
+    0,
+    0,
+    ...wireName(q),
+    ...u16(a ? 1 : 28),
+    0,
+    1,
+    ...answers.flat(),
+  ];
+  return {
+    base64: Buffer.from(msg).toString("base64"),
+    text: a ? `CNAME edge.example, A 192.0.2.${i}` : `AAAA 2001:db8::${i.toString(16)}`,
+  };
+}
+
 function queryLog(): string {
   return Array.from({ length: AG_QUERIES }, (_, i) =>
     JSON.stringify({
@@ -158,7 +213,7 @@ function queryLog(): string {
       QC: "IN",
       CP: "",
       Upstream: i % 3 ? "127.0.0.1:53" : "",
-      Answer: "",
+      ...(i % 3 ? { Answer: loggedReply(i).base64 } : {}),
       IP: i % 2 ? "127.0.0.2" : "127.0.0.3",
       Result: i % 3 ? {} : { IsFiltered: true, Reason: 3, Rules: [{ Text: "||denied.example^", FilterListID: 0 }] },
       Elapsed: 1_500_000,

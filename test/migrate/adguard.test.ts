@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { AG_QUERIES, adguardInstall, selfSigned } from "./adguard-fixtures.ts";
+import { AG_QUERIES, adguardInstall, loggedReply, selfSigned } from "./adguard-fixtures.ts";
 import { removeScratch } from "./fixtures.ts";
 import { answer, getJson, migrated } from "./helpers.ts";
 
@@ -53,6 +53,12 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
       // the history, before this test's own queries
       const db = await getJson(moat, "/api/info/database");
       expect(db.queries_disk).toBe(AG_QUERIES);
+      // the answer records of the replies AdGuard Home logged (a CNAME chain, an AAAA), a blocked one's none
+      for (const i of [1, 2]) {
+        const [row] = (await getJson(moat, `/api/queries?domain=site${i}.example&disk=true`)).queries;
+        expect(row.answers).toBe(loggedReply(i).text);
+      }
+      expect((await getJson(moat, "/api/queries?domain=denied.example&disk=true")).queries[0].answers).toBeNull();
       const sum = await getJson(moat, "/api/stats/summary");
       expect({ total: sum.queries.total, blocked: sum.queries.blocked }).toEqual({
         total: AG_QUERIES,
@@ -72,6 +78,8 @@ describe.each([24, 29, 34])("moat migrate adguardhome from schema version %d", (
         // rewrites, and the per-domain upstream
         expect(await answer(moat, "nas.lan", who)).toBe("192.168.1.10");
         expect(await answer(moat, "files.lan", who)).toBe("nas.lan 192.168.1.10");
+        // two rewrites of one name: AdGuard Home answers both, and so does Moat
+        expect((await answer(moat, "pair.lan", who)).split(" ").sort()).toEqual(["192.168.1.21", "192.168.1.22"]);
         // wildcard rewrites: every name below the domain, to an address or to a name
         expect(await answer(moat, "tv.wild.lan", who)).toBe("192.168.1.20");
         expect(await answer(moat, "a.b.cdn.lan", who)).toBe("nas.lan 192.168.1.10");

@@ -36,6 +36,12 @@ plain.rules.test
 ||ref.rules.test^$dnsrewrite=REFUSED
 ||rwoff.rules.test^$dnsrewrite=10.9.9.9
 @@||rwoff.rules.test^$dnsrewrite
+||multi.rules.test^$dnsrewrite=10.1.2.4
+||multi.rules.test^$dnsrewrite=10.1.2.5
+||multi.rules.test^$dnsrewrite=10.1.2.6
+@@||multi.rules.test^$dnsrewrite=10.1.2.6
+||multi.rules.test^$dnsrewrite=NOERROR;AAAA;2001:db8::8
+||multi.rules.test^$dnsrewrite=NOERROR;AAAA;2001:db8::9
 ||css.rules.test^$third-party
 ||tag.rules.test^$ctag=device_phone
 example.org##.banner
@@ -119,6 +125,15 @@ describe("an AdGuard-format block list", () => {
     expect(await status("nx.rules.test")).toBe("NXDOMAIN");
     expect(await status("ref.rules.test")).toBe("REFUSED");
     expect((await digA("rwoff.rules.test", "127.0.0.1")).addr).toBe(FWD);
+    // several address rewrites of one name all answer, as in AdGuard Home (less the one an exception turns off)
+    expect((await digAnswers("multi.rules.test", "127.0.0.1")).sort()).toEqual([
+      ["multi.rules.test.", "A", "10.1.2.4"],
+      ["multi.rules.test.", "A", "10.1.2.5"],
+    ]);
+    expect((await digAnswers("multi.rules.test", "127.0.0.1", "AAAA")).sort()).toEqual([
+      ["multi.rules.test.", "AAAA", "2001:db8::8"],
+      ["multi.rules.test.", "AAAA", "2001:db8::9"],
+    ]);
   });
 
   test("Moat's allow entries still win over an ordinary rule", async () => {
@@ -171,6 +186,26 @@ describe("the custom rules", () => {
     // the custom exception lifts the list's block
     expect((await digA("ads.rules.test", "127.0.0.1")).addr).toBe(FWD);
     expect(await digAnswers("hostsrw.rules.test", "127.0.0.3")).toEqual([["hostsrw.rules.test.", "A", "192.0.2.99"]]);
+  });
+
+  test("several hosts lines for one name answer every address, as local records (dns.hosts) do", async () => {
+    const text = ["192.0.2.91 two.rules.test", "192.0.2.92 two.rules.test", "2001:db8::91 two.rules.test"].join("\n");
+    expect((await call(t.moat, "PUT", "/api/rules/custom", { text })).status).toBe(200);
+    expect((await digAnswers("two.rules.test", "127.0.0.1")).sort()).toEqual([
+      ["two.rules.test.", "A", "192.0.2.91"],
+      ["two.rules.test.", "A", "192.0.2.92"],
+    ]);
+    expect(await digAnswers("two.rules.test", "127.0.0.1", "AAAA")).toEqual([
+      ["two.rules.test.", "AAAA", "2001:db8::91"],
+    ]);
+    // AdGuard Home's rewrites become such lines of dns.hosts (moat migrate), which answer every address as
+    // dnsmasq's hosts files do for Pi-hole
+    const hosts = ["192.0.2.93 two.local.test", "192.0.2.94 two.local.test"];
+    expect((await call(t.moat, "PATCH", "/api/config", { config: { dns: { hosts } } })).status).toBe(200);
+    expect((await digAnswers("two.local.test", "127.0.0.1")).sort()).toEqual([
+      ["two.local.test.", "A", "192.0.2.93"],
+      ["two.local.test.", "A", "192.0.2.94"],
+    ]);
   });
 
   test("a body that is not a text is refused in the API's envelope", async () => {

@@ -2,7 +2,7 @@
 // rows and *_by_id tables it writes, the name ids it caches, and what a failed write leaves behind.
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
+import { initQueryDb } from "../../src/db/index.ts";
 import { Status } from "../../src/query/enums.ts";
 import { BatchBuilder, BatchReader, decodeBatch, encodeBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
@@ -14,7 +14,7 @@ const NOW = 1_750_000_000;
 
 function memoryDb(): Database {
   const db = new Database(":memory:", { strict: true });
-  db.exec(QUERY_SCHEMA);
+  initQueryDb(db);
   return db;
 }
 

@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigStore } from "../../src/config/index.ts";
-import { openQueryDb } from "../../src/db/index.ts";
-import { QUERY_SCHEMA } from "../../src/db/query-schema.ts";
+import { initQueryDb, openQueryDb } from "../../src/db/index.ts";
 import { dbHistory, dbQueryTypes, dbSummary, dbTop, dbUpstreams } from "../../src/longterm/dbstats.ts";
 import { QUERY_TYPES, Status } from "../../src/query/enums.ts";
 import { FilterError, type QueryFilter, queryPage } from "../../src/querylog/read.ts";
@@ -224,20 +223,25 @@ test("sink: privacy levels hide domains (1), clients (2), everything but counter
           domain: `l${level}.example`,
           client: `10.0.0.${level}`,
           cname: level === 1 ? "x.example" : null,
+          answers: "CNAME x.example, A 192.0.2.1",
         }),
       );
     }
     stats.syncMemory();
-    const rows = (await stats.queryPage({})).queries.map((q) => [q.domain, q.client.ip, q.cname]);
+    const rows = (await stats.queryPage({})).queries.map((q) => [q.domain, q.client.ip, q.cname, q.answers]);
+    // the answer records name the CNAME chain and the addresses: hidden with the domain
     expect(rows).toEqual([
-      ["hidden", "0.0.0.0", null],
-      ["hidden", "10.0.0.1", "hidden"],
-      ["l0.example", "10.0.0.0", null],
+      ["hidden", "0.0.0.0", null, null],
+      ["hidden", "10.0.0.1", "hidden", null],
+      ["l0.example", "10.0.0.0", null, "CNAME x.example, A 192.0.2.1"],
     ]);
     expect(stats.window.total).toBe(4);
     expect([...stats.window.domains.keys()].sort()).toEqual(["hidden", "l0.example"]);
     expect(stats.flushDisk()).toBe(true);
     expect((disk.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n).toBe(3);
+    expect(disk.query("SELECT answers FROM moat_query_answers").all()).toEqual([
+      { answers: "CNAME x.example, A 192.0.2.1" },
+    ]);
     // flush/logs: memory forgets everything, lifetime counters stay.
     stats.flushQueries();
     expect(stats.window.total).toBe(0);
@@ -332,7 +336,7 @@ test("stats: queries the writer dropped are said once in a message, with how man
 
 test("store: lookup ids are a bounded cache of the *_by_id tables; every row still names its own domain", () => {
   const db = new Database(":memory:", { strict: true });
-  db.exec(QUERY_SCHEMA);
+  initQueryDb(db);
   const store = new QueryStore(db, 10);
   // 40 names cycling through 3 batches: the cache of 10 starts again several times
   for (let b = 0; b < 3; b++)

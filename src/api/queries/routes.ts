@@ -106,7 +106,7 @@ const Row = t.Object({
   answers: t.Optional(
     t.Union([t.String(), t.Null()], {
       description:
-        'the reply\'s answer records, e.g. "CNAME b.example, A 192.0.2.1" (last 24 h only; null on disk or when none; left out in Pi-hole compatibility mode)',
+        'the reply\'s answer records, e.g. "CNAME b.example, A 192.0.2.1" (null when none, and for queries stored before Moat kept them or under privacy level 1 and up; left out in Pi-hole compatibility mode)',
       "x-moat-only": true,
     }),
   ),

@@ -4,12 +4,11 @@
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { parseRule } from "../../filter/rule-syntax.ts";
+import { MAX_CUSTOM_RULES } from "../../lists/custom-rules.ts";
 import { moatOnly } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
 
 const tags = ["AdGuard rules"];
-/** AdGuard Home keeps its custom rules in its YAML file with no limit; a megabyte is a very long hand-made list */
-const MAX_RULES_TEXT = 1 << 20;
 
 const Unsupported = t.Object({
   rule: t.String(),
@@ -58,7 +57,7 @@ export function rulesRoutes(rt: ApiDeps) {
       {
         body: t.Object({
           text: t.String({
-            maxLength: MAX_RULES_TEXT,
+            maxLength: MAX_CUSTOM_RULES,
             description: "the rules, one a line: ||name^, @@||name^, /regex/, hosts lines, ! and # comments, modifiers",
           }),
         }),

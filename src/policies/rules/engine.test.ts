@@ -51,6 +51,27 @@ describe("rule priorities, as AdGuard Home ranks them", () => {
     expect(decide(e, "host.example")).toBe("block ||host.example^");
     expect(decide(e, "nothing.example")).toBeNull();
   });
+  test("address rewrites of the asked family answer together; hosts lines of the asked family first", () => {
+    const m = engine([
+      "||m.example^$dnsrewrite=192.0.2.1",
+      "||m.example^$dnsrewrite=NOERROR;AAAA;2001:db8::1",
+      "||m.example^$dnsrewrite=192.0.2.2",
+      "||m.example^$dnsrewrite=192.0.2.3",
+      "@@||m.example^$dnsrewrite=192.0.2.3",
+      "||m.example^$dnsrewrite=192.0.2.1",
+      "192.0.2.8 h.example",
+      "2001:db8::8 h.example",
+      "192.0.2.9 h.example",
+    ]);
+    const all = (name: string, qtype: number) => {
+      const o = m.judge(name, qtype, asker());
+      return o?.kind === "rewrite" ? (o.all ?? [o.r]).map((r) => r.rule.rewrite!.value) : null;
+    };
+    expect(all("m.example", 1)).toEqual(["192.0.2.1", "192.0.2.2"]);
+    expect(all("m.example", 28)).toEqual(["2001:db8::1"]);
+    expect(all("h.example", 1)).toEqual(["192.0.2.8", "192.0.2.9"]);
+    expect(all("h.example", 28)).toEqual(["2001:db8::8"]);
+  });
   test("patterns are tried through their union, then one by one", () => {
     const r = engine(["/^a[0-9]\\./", "/^b[0-9]\\./", "||w*.example^"]);
     expect(decide(r, "b1.example")).toBe("block /^b[0-9]\\./");

@@ -1,7 +1,8 @@
 // The AdGuard-syntax rules of the lists and the custom rules, compiled for the DNS threads and judged as AdGuard
 // Home's filter (urlfilter) decides a name: $badfilter removes the rules it names before anything; then a
-// $dnsrewrite that applies answers (CNAME first, then an rcode, then the addresses; `@@…$dnsrewrite` disables
-// them); then @@…$important allows, $important blocks, @@ allows, a rule blocks; a hosts line comes last.
+// $dnsrewrite that applies answers (CNAME first, then an rcode, then the addresses, every one of the asked
+// family; `@@…$dnsrewrite` disables them); then @@…$important allows, $important blocks, @@ allows, a rule
+// blocks; a hosts line comes last (with every hosts line's address of the asked family for the name).
 // Reference: https://adguard-dns.io/kb/general/dns-filtering-syntax/ (rule priorities).
 import { RE2JS } from "re2js";
 import { isIP } from "node:net";
@@ -26,7 +27,8 @@ export interface Asker {
 }
 
 export type Outcome =
-  | { kind: "rewrite"; r: SourcedRule }
+  /** `all`: the address rewrites that answer together (two or more of the asked family, `r` first), in rule order */
+  | { kind: "rewrite"; r: SourcedRule; all?: readonly SourcedRule[] }
   | { kind: "allow"; r: SourcedRule }
   | { kind: "block"; r: SourcedRule; important: boolean };
 
@@ -170,7 +172,7 @@ export class RuleEngine {
           best = c.s;
         }
       }
-      if (best) return { kind: "rewrite", r: best };
+      if (best) return rank === 2 ? this.addressRewrites(hit, best, false) : { kind: "rewrite", r: best };
     }
     let importantAllow: SourcedRule | null = null;
     let importantBlock: SourcedRule | null = null;
@@ -181,8 +183,10 @@ export class RuleEngine {
       const r = c.s.rule;
       if (r.rewrite && !r.hosts) continue;
       if (r.rewriteAll || (r.allow && r.rewrite)) continue;
-      if (r.hosts) hosts ??= c.s;
-      else if (r.allow && r.important) importantAllow ??= c.s;
+      // a hosts line of the asked family before one of the other (a name may have both)
+      if (r.hosts) {
+        if (hosts === null || (!ofFamily(hosts, qtype) && ofFamily(c.s, qtype))) hosts = c.s;
+      } else if (r.allow && r.important) importantAllow ??= c.s;
       else if (r.important) importantBlock ??= c.s;
       else if (r.allow) allow ??= c.s;
       else block ??= c.s;
@@ -192,8 +196,30 @@ export class RuleEngine {
     if (allow) return { kind: "allow", r: allow };
     if (block) return { kind: "block", r: block, important: false };
     if (hosts)
-      return hosts.rule.rewrite ? { kind: "rewrite", r: hosts } : { kind: "block", r: hosts, important: false };
+      return hosts.rule.rewrite
+        ? this.addressRewrites(hit, hosts, true)
+        : { kind: "block", r: hosts, important: false };
     return null;
+  }
+
+  /**
+   * `best` with the other address rewrites of its family that apply (hosts lines, or $dnsrewrite rules that no
+   * exception disables): AdGuard Home answers each of them, as a hosts file with several lines for a name does.
+   */
+  private addressRewrites(hit: readonly Compiled[], best: SourcedRule, hosts: boolean): Outcome {
+    let all: SourcedRule[] | undefined;
+    const type = best.rule.rewrite!.type;
+    for (const c of hit) {
+      const r = c.s.rule;
+      if (c.s === best || r.allow || r.hosts !== hosts || r.rewrite?.type !== type || r.rewrite.rcode !== "NOERROR")
+        continue;
+      if (!hosts && hit.some((x) => x.s.rule.allow && sameRewrite(x.s.rule, r))) continue;
+      // the same address twice (two lists) answers once
+      if (r.rewrite.value === best.rule.rewrite!.value || all?.some((x) => x.rule.rewrite!.value === r.rewrite!.value))
+        continue;
+      (all ??= [best]).push(c.s);
+    }
+    return all ? { kind: "rewrite", r: best, all } : { kind: "rewrite", r: best };
   }
 }
 
@@ -206,6 +232,9 @@ function unionOf(sources: string[]): { test(name: string): boolean } | null {
     return null;
   }
 }
+
+/** Whether a rule rewrites to an address of the asked type's family. */
+const ofFamily = (s: SourcedRule, qtype: number) => s.rule.rewrite?.type === (qtype === 28 ? "AAAA" : "A");
 
 const sameRewrite = (ex: AdRule, r: AdRule) =>
   ex.rewrite !== null &&

@@ -24,7 +24,12 @@ interface RulesState {
   engine: RuleEngine;
   who: Asker;
   verdicts: Map<SourcedRule, PolicyVerdict>;
+  /** the verdicts of several address rewrites answering together, by their rules' texts (a few names have them) */
+  together: Map<string, PolicyVerdict>;
 }
+
+/** Verdicts of several rewrites kept at most: a $client rule could make a set per client. */
+const MAX_TOGETHER = 4096;
 
 /** Every rule Moat applies: the enabled lists' (with their groups' bits) and then the custom rules (all groups). */
 function compileRules(db: Database, bitOf: ReadonlyMap<number, number>): RulesData {
@@ -68,7 +73,7 @@ function load(d: RulesData, opts: ClientResolverOptions): RulesState | null {
     groupNames: (groups) =>
       names.filter(([bit]) => ((groups[bit >>> 5] ?? 0) & (1 << (bit & 31))) !== 0).map(([, n]) => n),
   };
-  return { engine: new RuleEngine(d.rules), who, verdicts: new Map() };
+  return { engine: new RuleEngine(d.rules), who, verdicts: new Map(), together: new Map() };
 }
 
 const ALLOW: PolicyVerdict = { status: Status.UNKNOWN, reason: "", listId: 0, cnameTo: null, allow: true };
@@ -76,6 +81,7 @@ const ALLOW: PolicyVerdict = { status: Status.UNKNOWN, reason: "", listId: 0, cn
 /** The verdict of one rule, made once per rule and snapshot (never per query). */
 function verdictOf(s: RulesState, o: Outcome): PolicyVerdict {
   if (o.kind === "allow") return ALLOW;
+  if (o.kind === "rewrite" && o.all) return togetherVerdict(s, o.all);
   let v = s.verdicts.get(o.r);
   if (v) return v;
   const { listId } = o.r;
@@ -95,9 +101,29 @@ function verdictOf(s: RulesState, o: Outcome): PolicyVerdict {
       listId,
       cnameTo: null,
       rewrite: true,
-      reply: { kind: "ADDR", ...(rw.type === "A" ? { v4: rw.value } : { v6: rw.value }) },
+      reply: { kind: "ADDR", ...(rw.type === "A" ? { v4: [rw.value] } : { v6: [rw.value] }) },
     };
   s.verdicts.set(o.r, v);
+  return v;
+}
+
+/** The answer of several address rewrites of one family (two or more), made once per set of rules and snapshot. */
+function togetherVerdict(s: RulesState, all: readonly SourcedRule[]): PolicyVerdict {
+  const key = all.map((r) => r.rule.text).join("\n");
+  let v = s.together.get(key);
+  if (v) return v;
+  const first = all[0]!;
+  const values = all.map((r) => r.rule.rewrite!.value);
+  v = {
+    status: Status.CACHE,
+    reason: `AdGuard rule ${first.rule.text}`,
+    listId: first.listId,
+    cnameTo: null,
+    rewrite: true,
+    reply: { kind: "ADDR", ...(first.rule.rewrite!.type === "A" ? { v4: values } : { v6: values }) },
+  };
+  if (s.together.size >= MAX_TOGETHER) s.together.clear();
+  s.together.set(key, v);
   return v;
 }
 
