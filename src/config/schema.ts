@@ -133,7 +133,7 @@ export const schema = {
     port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
     threads: uint(
       1,
-      "Threads answering DNS over UDP, each with its own socket on dns.port (SO_REUSEPORT), resolver and cache; 0: one per core. TCP, DoT and DoH stay on the main thread",
+      "Threads answering DNS over UDP, each with its own socket on dns.port (SO_REUSEPORT) and resolver, all sharing one answer cache; 0: one per core. TCP, DoT and DoH stay on the main thread",
       { max: 64, ...moat },
     ),
     localise: bool(

@@ -138,6 +138,9 @@ export class DnsServer implements DnsHandle {
         // the other DNS threads take every change; the API answers once they have it (read-your-writes)
         if (this.threads && changed.some((c) => c.startsWith("dns.")))
           this.rt.events.inForce("config", this.threads.config(next, changed));
+        // the engine made a new shared table of answers (it heard the change first)
+        if (this.threads && d.cache.size !== p.cache.size)
+          this.rt.events.inForce("dns.cache.size", this.threads.cache(this.engine.cache.shared().answers));
         if (
           d.port !== p.port ||
           d.listeningMode !== p.listeningMode ||
@@ -207,6 +210,7 @@ export class DnsServer implements DnsHandle {
           names: () => this.names.known(),
           // read now: DoT or DoH may be switched on later, and a thread has no certificate of its own
           certName: () => certificateName(this.rt.tls),
+          cache: () => this.engine.cache.shared(),
           sink: () => this.rt.sink,
           loop: (upstream) => void this.rt.events.emit("forwarding-loop", { upstream }),
           log: this.rt.log,
