@@ -136,6 +136,11 @@ export const schema = {
       "Threads answering DNS over UDP, each with its own socket on dns.port (SO_REUSEPORT) and resolver, all sharing one answer cache; 0: one per core. TCP, DoT and DoH stay on the main thread",
       { max: 64, ...moat },
     ),
+    offMainThread: bool(
+      false,
+      "With dns.threads = 1: a DNS thread of its own answers UDP while the main thread keeps the API and the 24 h window (with more threads they always do; not with dns.interface set)",
+      moat,
+    ),
     localise: bool(
       true,
       `Answer a local name with several addresses with those on the asking client's subnet ${COMPAT}`,
