@@ -63,6 +63,12 @@ test("SharedAnswers: a chain comes back, an entry too large is refused, a remova
   expect(other.startRefresh(slot, seq)).toBe(true);
   expect(t.remove(slot, seq)).toBe(true);
   expect([other.remove(slot, seq), find(t, 7), t.live]).toEqual([false, null, 0]);
+  // found, then flushed: the removal finds nothing left to count
+  expect([store(t, 10), find(other, 10), t.live]).toEqual([STORED, 10, 1]);
+  const [slot10, seq10] = [other.slot, other.seq];
+  t.clear();
+  expect(store(t, 11)).toBe(STORED);
+  expect([other.remove(slot10, seq10), t.live]).toEqual([false, 1]);
 });
 
 test("SharedAnswers: four threads storing and reading one small table never see a torn answer", async () => {

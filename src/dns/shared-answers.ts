@@ -239,7 +239,8 @@ export class SharedAnswers {
     const lock = this.locks + Math.floor(slot / WAYS);
     if (Atomics.compareExchange(w, lock, 0, 1) !== 0) return false;
     const h = this.head(slot);
-    const removed = Atomics.load(w, h + SEQ) === seq && w[h + BODY]! > 0;
+    // a flush since the lookup emptied it already (and the count with it)
+    const removed = Atomics.load(w, h + SEQ) === seq && w[h + BODY]! > 0 && w[h + S_EPOCH] === Atomics.load(w, EPOCH);
     if (removed) {
       Atomics.add(w, h + SEQ, 1);
       w[h + BODY] = 0;
