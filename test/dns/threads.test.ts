@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as packet from "dns-packet";
 import { freePort, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { decodeReply, firstAddress, sendUdp, until, type Reply } from "./helpers.ts";
+import { ask, decodeReply, firstAddress, sendUdp, until, type Reply } from "./helpers.ts";
 
 let moat: MoatProcess;
 let up: Upstream;
@@ -212,6 +212,25 @@ test("restartdns empties every thread's cache", async () => {
   expect((await perThread()).filter((n, i) => n > before[i]!).length).toBe(2);
   // a cache that survived would not have asked again
   expect(up.count(name) - asked).toBe(1);
+}, 30_000);
+
+test("a new dns.cache.size is one new table for all threads: what the main thread stored (TCP) is a hit on both workers", async () => {
+  const r = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { dns: { cache: { size: 500 } } } }),
+  });
+  expect(r.status).toBe(200);
+  expect((await cacheMetrics()).size).toBe(500);
+  const name = "resized.threads.test";
+  // TCP is answered by the main thread; no OPT record, as askFresh() asks (the key has the EDNS bit)
+  expect(firstAddress(await ask(moat.dnsPort, name, { tcp: true, edns: false }))).toBe("192.0.2.55");
+  expect(up.count(name)).toBe(1);
+  const before = await perThread();
+  await oneByOne(30, name);
+  await until(async () => sum(await perThread()) - sum(before) >= 30, 10_000, "counted");
+  expect((await perThread()).filter((n, i) => n > before[i]!).length).toBe(2);
+  // a worker still on the old table would have asked again
+  expect(up.count(name)).toBe(1);
 }, 30_000);
 
 test("a port change moves every thread to the new port; the old one is closed", async () => {
