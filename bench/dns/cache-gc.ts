@@ -1,12 +1,14 @@
 // What the answer cache's store costs the DNS thread's young collections: a Map of the answers
 // (what the cache kept before) against src/dns/cache-ring.ts (pages of slots behind a Map of
-// numbers), each under the same churn for a few seconds: per-query garbage, and a third of the
+// numbers) and src/dns/shared-answers.ts (the table all DNS threads share, outside the heap), each
+// under the same churn for a few seconds: per-query garbage, and a third of the
 // queries storing a fresh answer over an old one. Each variant runs in a child with BUN_JSC_logGC=1;
 // the eden pauses come from bench/mix/gclog.ts's reading of that log. Also prints the time of the
 // lookups and stores alone.
 // Usage: bun bench/dns/cache-gc.ts [--sizes 10000,100000] [--seconds 4]
 import { parseArgs } from "node:util";
 import { CacheRing } from "../../src/dns/cache-ring.ts";
+import { SharedAnswers, sharedAnswersBuffer } from "../../src/dns/shared-answers.ts";
 import { collections } from "../mix/gclog.ts";
 
 const { values: opt } = parseArgs({
@@ -48,8 +50,25 @@ function ringStore(max: number): Store {
   return { get: (k) => r.get(k), put: (k, v) => void r.set(k, v, null) };
 }
 
+/** The shared table: a store packs the answer into a slot, a hit copies the slot into the thread's buffer. */
+function sharedStore(max: number): Store {
+  const t = new SharedAnswers(sharedAnswersBuffer(max));
+  const key = new Uint8Array(4);
+  const keyOf = (k: number) => {
+    for (let i = 0; i < 4; i++) key[i] = (k >>> (8 * i)) & 0xff;
+  };
+  const fields = { storedAt: 0, ttl: 300, reply: 0, upstreamBlocked: null, dnssec: 0, upstream: 0 };
+  return {
+    get: (k) => (keyOf(k), t.lookup(k * 2654435761, key, 4) ? t.entry : undefined),
+    put: (k, v) => void (keyOf(k), t.store(k * 2654435761, v, [], fields, key, 4, null)),
+  };
+}
+
+const storeOf = (kind: string, max: number): Store =>
+  kind === "map" ? mapStore(max) : kind === "ring" ? ringStore(max) : sharedStore(max);
+
 async function child(kind: string, max: number, seconds: number): Promise<void> {
-  const store = kind === "map" ? mapStore(max) : ringStore(max);
+  const store = storeOf(kind, max);
   for (let k = 0; k < max; k++) store.put(k, new Uint8Array(100));
   let seed = 1;
   const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed % n);
@@ -69,7 +88,7 @@ async function child(kind: string, max: number, seconds: number): Promise<void> 
 }
 
 function timed(kind: string, max: number): number {
-  const store = kind === "map" ? mapStore(max) : ringStore(max);
+  const store = storeOf(kind, max);
   const values = Array.from({ length: 1000 }, () => new Uint8Array(80));
   let seed = 1;
   const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0), seed % n);
@@ -85,7 +104,7 @@ if (opt.child) await child(opt.child, Number(opt.size), Number(opt.seconds));
 else {
   const at = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
   for (const size of opt.sizes.split(",").map(Number)) {
-    for (const kind of ["map", "ring"]) {
+    for (const kind of ["map", "ring", "shared"]) {
       const p = Bun.spawn(
         [process.execPath, import.meta.path, "--child", kind, "--size", String(size), "--seconds", opt.seconds],
         { env: { ...process.env, BUN_JSC_logGC: "1" }, stdout: "ignore", stderr: "pipe" },
@@ -98,7 +117,7 @@ else {
         if (c.kind === "Eden") byHeap.set(c.heap, [...(byHeap.get(c.heap) ?? []), c.pauseMs]);
       const pauses = [...byHeap.values()].sort((a, b) => b.length - a.length)[0]?.sort((a, b) => a - b) ?? [];
       console.log(
-        `${String(size).padStart(7)} entries, ${kind.padEnd(4)}: ${pauses.length} eden collections, pause p50 / p90 ${at(pauses, 0.5).toFixed(1)} / ${at(pauses, 0.9).toFixed(1)} ms; a lookup or store ${timed(kind, size).toFixed(3)} µs`,
+        `${String(size).padStart(7)} entries, ${kind.padEnd(6)}: ${pauses.length} eden collections, pause p50 / p90 ${at(pauses, 0.5).toFixed(1)} / ${at(pauses, 0.9).toFixed(1)} ms; a lookup or store ${timed(kind, size).toFixed(3)} µs`,
       );
     }
   }

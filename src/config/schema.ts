@@ -133,8 +133,13 @@ export const schema = {
     port: uint(53, "DNS port", { max: 65535, check: (p) => (p === 0 ? "must be at least 1" : null), ...restart }),
     threads: uint(
       1,
-      "Threads answering DNS over UDP, each with its own socket on dns.port (SO_REUSEPORT), resolver and cache; 0: one per core. TCP, DoT and DoH stay on the main thread",
+      "Threads answering DNS over UDP, each with its own socket on dns.port (SO_REUSEPORT) and resolver, all sharing one answer cache; 0: one per core. TCP, DoT and DoH stay on the main thread",
       { max: 64, ...moat },
+    ),
+    offMainThread: bool(
+      false,
+      "With dns.threads = 1: a DNS thread of its own answers UDP while the main thread keeps the API and the 24 h window (with more threads they always do; not with dns.interface set)",
+      moat,
     ),
     localise: bool(
       true,

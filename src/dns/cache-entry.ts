@@ -43,6 +43,10 @@ export interface EntryFields {
   upstream: number;
 }
 
+/** The bytes packEntry() makes of these: the header, the key, the answer and two per TTL position. */
+export const entryLength = (answerLength: number, ttls: number, keyLength: number): number =>
+  KEY + keyLength + answerLength + 2 * ttls;
+
 /**
  * `answer` (at most 65535 bytes, as any DNS message) with its fields, its key (`key`'s first `keyLength`
  * bytes) and its TTL positions, in one buffer.
@@ -54,22 +58,39 @@ export function packEntry(
   key: Uint8Array,
   keyLength: number,
 ): Uint8Array {
-  const start = KEY + keyLength;
-  const e = new Uint8Array(start + answer.length + 2 * ttlAts.length);
-  float[0] = f.storedAt;
-  e.set(floatBytes, STORED_AT);
-  setU32(e, TTL, f.ttl);
-  e[REPLY] = f.reply;
-  e[BLOCKED] = f.upstreamBlocked ?? 0;
-  e[DNSSEC] = f.dnssec;
-  setU16(e, UPSTREAM, f.upstream);
-  setU16(e, LENGTH, answer.length);
-  setU16(e, TTLS, ttlAts.length);
-  setU16(e, KEY_LENGTH, keyLength);
-  for (let i = 0; i < keyLength; i++) e[KEY + i] = key[i]!;
-  e.set(answer, start);
-  for (let k = 0, o = start + answer.length; k < ttlAts.length; k++, o += 2) setU16(e, o, ttlAts[k]!);
+  const e = new Uint8Array(entryLength(answer.length, ttlAts.length, keyLength));
+  writeEntry(e, 0, answer, ttlAts, f, key, keyLength);
   return e;
+}
+
+/**
+ * packEntry() into `e` from `at` (the shared cache's slot, shared-answers.ts): entryLength() bytes.
+ * Byte by byte: `e` may lie in shared memory, where a view of it per store would be garbage.
+ */
+export function writeEntry(
+  e: Uint8Array,
+  at: number,
+  answer: Uint8Array,
+  ttlAts: readonly number[],
+  f: EntryFields,
+  key: Uint8Array,
+  keyLength: number,
+): void {
+  const start = at + KEY + keyLength;
+  float[0] = f.storedAt;
+  for (let i = 0; i < 8; i++) e[at + STORED_AT + i] = floatBytes[i]!;
+  setU32(e, at + TTL, f.ttl);
+  e[at + REPLY] = f.reply;
+  e[at + BLOCKED] = f.upstreamBlocked ?? 0;
+  e[at + REFRESHING] = 0;
+  e[at + DNSSEC] = f.dnssec;
+  setU16(e, at + UPSTREAM, f.upstream);
+  setU16(e, at + LENGTH, answer.length);
+  setU16(e, at + TTLS, ttlAts.length);
+  setU16(e, at + KEY_LENGTH, keyLength);
+  for (let i = 0; i < keyLength; i++) e[at + KEY + i] = key[i]!;
+  for (let i = 0; i < answer.length; i++) e[start + i] = answer[i]!;
+  for (let k = 0, o = start + answer.length; k < ttlAts.length; k++, o += 2) setU16(e, o, ttlAts[k]!);
 }
 
 /** Whether the entry's key is `key`'s first `keyLength` bytes. */

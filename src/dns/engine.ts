@@ -1,6 +1,6 @@
 // One thread's resolver: the access and rate checks, the chain (special names → local → policy → cache →
 // forwarder), truncation and one query record per answer. The main thread's DnsServer runs one, and
-// so does each extra DNS thread (threads/worker.ts) with its own cache and forwarder.
+// so does each extra DNS thread (threads/worker.ts) with its own forwarder; the cache's answers are shared.
 import type { Config } from "../config/index.ts";
 import { Reply, Status, dbQueryType } from "../query/enums.ts";
 import type { QueryRecord, QuerySink } from "../query/record.ts";
@@ -10,7 +10,7 @@ import { chain, type ConfigView, type Pending, type QueryContext, type Answer } 
 import { LocalHandler } from "./local.ts";
 import { SpecialNamesHandler } from "./special.ts";
 import { PolicyHandler } from "./policy.ts";
-import { DnsCache } from "./cache.ts";
+import { DnsCache, type SharedCacheMemory } from "./cache.ts";
 import { Forwarder } from "./forwarder.ts";
 import { RecursiveHandler } from "./recursive/handler.ts";
 import { T } from "./dnssec/records.ts";
@@ -40,6 +40,8 @@ export interface EngineDeps {
   rateLimited?: (client: string, seconds: number) => void;
   /** a query this thread forwarded to `upstream` came back to Moat: the upstream is Moat itself */
   loop: (upstream: string) => void;
+  /** the main thread's cache memory, in another DNS thread (threads/worker.ts); else the engine makes it */
+  sharedCache?: SharedCacheMemory;
 }
 
 /** RFC 8914 has no code for it: 0 (Other) with the words */
@@ -99,7 +101,12 @@ export class QueryEngine {
       bootstrap: () => config.current.dns.bootstrap,
     });
     this.forwarder.setUpstreams(cfg.upstreams);
-    this.cache = new DnsCache(cfg.cache.size, () => config.current.dns.cache.optimizer);
+    this.cache = new DnsCache(
+      cfg.cache.size,
+      () => config.current.dns.cache.optimizer,
+      Date.now,
+      d.sharedCache ?? null,
+    );
     this.local = new LocalHandler(config);
     this.recursive = new RecursiveHandler(config, d.log);
     this.resolve = chain([

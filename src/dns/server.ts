@@ -7,7 +7,7 @@ import { probeUpstreams, type UpstreamProbe } from "./upstream-probe.ts";
 import { availableParallelism } from "node:os";
 import type { TCPSocketListener } from "bun";
 import type { Runtime } from "../core/runtime.ts";
-import type { ConfigStore } from "../config/index.ts";
+import type { Config, ConfigStore } from "../config/index.ts";
 import type { QuerySink } from "../query/record.ts";
 import type { TlsStore } from "../tls/store.ts";
 import type { FilterHandle } from "../filter/service.ts";
@@ -66,9 +66,17 @@ function threadCount(setting: number): number {
   return Math.max(1, setting === 0 ? availableParallelism() : setting);
 }
 
+/** How many DNS threads of their own answer UDP (0: the main thread alone); the main thread answers too with dns.interface set. */
+function workerCount(dns: Config["dns"]): number {
+  const threads = threadCount(dns.threads);
+  const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
+  if (single) return threads - 1;
+  return threads > 1 || dns.offMainThread ? threads : 0;
+}
+
 /** What the filter applies to each build's data: with other DNS threads to post it to, shared memory. */
 export function snapshotForThreads(config: ConfigStore): <T extends object>(data: T) => T {
-  return (data) => (threadCount(config.current.dns.threads) > 1 ? inSharedMemory(data) : data);
+  return (data) => (workerCount(config.current.dns) > 0 ? inSharedMemory(data) : data);
 }
 
 export class DnsServer implements DnsHandle {
@@ -138,11 +146,15 @@ export class DnsServer implements DnsHandle {
         // the other DNS threads take every change; the API answers once they have it (read-your-writes)
         if (this.threads && changed.some((c) => c.startsWith("dns.")))
           this.rt.events.inForce("config", this.threads.config(next, changed));
+        // the engine made a new shared table of answers (it heard the change first)
+        if (this.threads && d.cache.size !== p.cache.size)
+          this.rt.events.inForce("dns.cache.size", this.threads.cache(this.engine.cache.shared().answers));
         if (
           d.port !== p.port ||
           d.listeningMode !== p.listeningMode ||
           d.interface !== p.interface ||
-          d.threads !== p.threads
+          d.threads !== p.threads ||
+          d.offMainThread !== p.offMainThread
         )
           this.rt.events.inForce("dns.port", this.rebind(d.port));
         if (d.tls.port !== p.tls.port) {
@@ -166,13 +178,13 @@ export class DnsServer implements DnsHandle {
     const handleUdp = (buf: Uint8Array, client: string) => this.engine.handle(buf, client, false);
     const tcp = this.tcpConns.handlers();
     const dns = this.rt.config.current.dns;
-    const threads = threadCount(dns.threads);
     const single = (dns.listeningMode === "SINGLE" || dns.listeningMode === "BIND") && dns.interface !== "";
     const iface = single ? dns.interface : null;
-    // With several threads and no interface to keep to, the workers answer UDP on every address and
-    // this thread keeps only the wildcard (what no address's socket holds): its heap holds the 24 h
-    // window, and its collector's pauses were the slowest answers (bench/mix: p99 at one thread).
-    const workersAnswer = threads > 1 && !single;
+    // With DNS threads and no interface to keep to, they answer UDP on every address and this thread
+    // keeps only the wildcard (what no address's socket holds): its heap holds the 24 h window, and
+    // its collector's pauses were the slowest answers (bench/mix: p99 at one thread).
+    const workers = workerCount(dns);
+    const workersAnswer = workers > 0 && !single;
     const udp = new UdpListeners(port, iface, true, handleUdp, this.rt.log, !workersAnswer);
     const tcps: TCPSocketListener<TcpState>[] = [];
     const close = () => this.closeListeners(udp, tcps);
@@ -194,10 +206,10 @@ export class DnsServer implements DnsHandle {
       }
     }
     let pool: DnsThreads | null = null;
-    if (threads > 1) {
+    if (workers > 0) {
       try {
         pool = await DnsThreads.start({
-          count: workersAnswer ? threads : threads - 1,
+          count: workers,
           port,
           iface,
           config: this.rt.config,
@@ -207,6 +219,7 @@ export class DnsServer implements DnsHandle {
           names: () => this.names.known(),
           // read now: DoT or DoH may be switched on later, and a thread has no certificate of its own
           certName: () => certificateName(this.rt.tls),
+          cache: () => this.engine.cache.shared(),
           sink: () => this.rt.sink,
           loop: (upstream) => void this.rt.events.emit("forwarding-loop", { upstream }),
           log: this.rt.log,

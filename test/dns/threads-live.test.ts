@@ -76,3 +76,32 @@ test("dns.threads 1 → 2 → 1 through the API", async () => {
   await burst(30);
   expect(sum(await perThread()) - sum(before)).toBe(30);
 }, 30_000);
+
+/** Answers per thread as /metrics lists them, the main thread (0) first. */
+async function allThreads(): Promise<number[]> {
+  const text = await (await moat.api("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+  return [...text.matchAll(/^moat_dns_thread_answers_total\{thread="(\d+)"\} (\d+)$/gm)].map((m) => Number(m[2]));
+}
+
+test("dns.offMainThread at dns.threads = 1: one DNS thread answers and the main thread none; off, the main thread again", async () => {
+  const patch = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { dns: { threads: 1, offMainThread: true } } }),
+  });
+  expect(patch.status).toBe(200);
+  const before = await allThreads();
+  expect(before.length).toBe(2);
+  await burst(30);
+  await until(async () => (await allThreads())[1]! - before[1]! >= 30, 10_000, "counted");
+  const after = await allThreads();
+  expect([after[0]! - before[0]!, after[1]! - before[1]!]).toEqual([0, 30]);
+  const off = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { dns: { offMainThread: false } } }),
+  });
+  expect(off.status).toBe(200);
+  const main = await allThreads();
+  expect(main.length).toBe(1);
+  await burst(10);
+  expect((await allThreads())[0]! - main[0]!).toBe(10);
+}, 30_000);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as packet from "dns-packet";
 import { freePort, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { startUpstream, type Upstream } from "../harness/upstream.ts";
-import { decodeReply, firstAddress, sendUdp, until, type Reply } from "./helpers.ts";
+import { ask, decodeReply, firstAddress, sendUdp, until, type Reply } from "./helpers.ts";
 
 let moat: MoatProcess;
 let up: Upstream;
@@ -97,6 +97,33 @@ test("both threads answer, every answer is the client's, and the statistics coun
   expect(log.queries.filter((q: any) => q.domain === "cached.threads.test").length).toBe(N / 3);
 }, 30_000);
 
+/** The cache's counters as /metrics shows them: the sum of every thread's (each reports a few times a second). */
+async function cacheMetrics(): Promise<{ size: number; inserted: number; hits: number; misses: number }> {
+  const r = await moat.api("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } });
+  expect(r.status).toBe(200);
+  const text = await r.text();
+  const get = (m: string) => Number(new RegExp(`^moat_cache_${m} (\\d+)$`, "m").exec(text)?.[1]);
+  return { size: get("size"), inserted: get("inserted_total"), hits: get("hits_total"), misses: get("misses_total") };
+}
+
+test("a name one thread asked the upstream for is a cache hit on the other (one shared cache)", async () => {
+  const name = "shared.threads.test";
+  const before = await perThread();
+  const c0 = await cacheMetrics();
+  await oneByOne(30, name);
+  await until(async () => sum(await perThread()) - sum(before) >= 30, 10_000, "counted");
+  // both threads answered it (30 source ports), yet the upstream was asked once
+  expect((await perThread()).filter((n, i) => n > before[i]!).length).toBe(2);
+  expect(up.count(name)).toBe(1);
+  const log = await json(`/api/queries?domain=${name}&length=100`);
+  const statuses = (log.queries as Array<{ status: string }>).map((q) => q.status).sort();
+  expect(statuses).toEqual(["FORWARDED", ...Array<string>(29).fill("CACHE")].sort());
+  // each event counted once, by the thread it happened in
+  await until(async () => (await cacheMetrics()).hits - c0.hits >= 29, 10_000, "hits reported");
+  const c1 = await cacheMetrics();
+  expect([c1.inserted - c0.inserted, c1.hits - c0.hits, c1.misses - c0.misses, c1.size]).toEqual([1, 29, 1, 10000]);
+}, 30_000);
+
 test("a name blocked through the API is blocked by every thread when the API answers", async () => {
   // cached in both threads first: the block must win over the cache
   await many(40, () => "soon-blocked.threads.test");
@@ -173,19 +200,37 @@ test("restartdns empties every thread's cache", async () => {
   let before = await perThread();
   await oneByOne(30, name);
   await until(async () => sum(await perThread()) - sum(before) >= 30, 10_000, "counted");
-  let answered = (await perThread()).filter((n, i) => n > before[i]!).length;
-  // each thread that answered asked the upstream once, then answered from its cache
-  expect(up.count(name)).toBe(answered);
+  // the threads share one cache: only the first query reached the upstream
+  expect((await perThread()).filter((n, i) => n > before[i]!).length).toBe(2);
+  expect(up.count(name)).toBe(1);
   const asked = up.count(name);
   const r = await moat.api("/api/action/restartdns", { method: "POST" });
   expect(r.status).toBe(200);
   before = await perThread();
   await oneByOne(30, name);
   await until(async () => sum(await perThread()) - sum(before) >= 30, 10_000, "counted");
-  answered = (await perThread()).filter((n, i) => n > before[i]!).length;
-  expect(answered).toBe(2);
-  // a thread whose cache survived would not have asked again
-  expect(up.count(name) - asked).toBe(2);
+  expect((await perThread()).filter((n, i) => n > before[i]!).length).toBe(2);
+  // a cache that survived would not have asked again
+  expect(up.count(name) - asked).toBe(1);
+}, 30_000);
+
+test("a new dns.cache.size is one new table for all threads: what the main thread stored (TCP) is a hit on both workers", async () => {
+  const r = await moat.api("/api/config", {
+    method: "PATCH",
+    body: JSON.stringify({ config: { dns: { cache: { size: 500 } } } }),
+  });
+  expect(r.status).toBe(200);
+  expect((await cacheMetrics()).size).toBe(500);
+  const name = "resized.threads.test";
+  // TCP is answered by the main thread; no OPT record, as askFresh() asks (the key has the EDNS bit)
+  expect(firstAddress(await ask(moat.dnsPort, name, { tcp: true, edns: false }))).toBe("192.0.2.55");
+  expect(up.count(name)).toBe(1);
+  const before = await perThread();
+  await oneByOne(30, name);
+  await until(async () => sum(await perThread()) - sum(before) >= 30, 10_000, "counted");
+  expect((await perThread()).filter((n, i) => n > before[i]!).length).toBe(2);
+  // a worker still on the old table would have asked again
+  expect(up.count(name)).toBe(1);
 }, 30_000);
 
 test("a port change moves every thread to the new port; the old one is closed", async () => {

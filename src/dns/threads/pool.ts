@@ -8,6 +8,7 @@ import { domainsOf } from "../../filter/build.ts";
 import { workerUrl } from "../../core/worker-url.ts";
 import { decodeBatch } from "../../query/record-batch.ts";
 import type { QuerySink } from "../../query/record.ts";
+import type { SharedCacheMemory } from "../cache.ts";
 import type { FromThread, LeaseNames, ThreadCounters, ThreadInit, ToThread } from "./protocol.ts";
 
 export interface PoolOptions {
@@ -23,6 +24,8 @@ export interface PoolOptions {
   names: () => Iterable<[string, string]>;
   /** the name on Moat's certificate (DDR, special.ts) */
   certName: () => string | null;
+  /** the answer cache the threads share with the main thread's */
+  cache: () => SharedCacheMemory;
   /** where the threads' query records go (read at each batch: the fleet may wrap it) */
   sink: () => QuerySink;
   /** a thread's forwarded query came back to Moat (QueryEngine's `loop`) */
@@ -93,6 +96,7 @@ export class DnsThreads {
         leases: o.leases(),
         names: [...o.names()],
         certName: o.certName(),
+        cache: o.cache(),
       };
       w.postMessage(init);
     });
@@ -163,6 +167,11 @@ export class DnsThreads {
 
   flush(): Promise<void> {
     return this.tell({ op: "flush" });
+  }
+
+  /** The main thread's new table of answers (dns.cache.size changed). */
+  cache(answers: SharedArrayBuffer): Promise<void> {
+    return this.tell({ op: "cache", answers });
   }
 
   /** Resolves once the records of every query the threads answered so far have reached the sink. */

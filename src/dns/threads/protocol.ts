@@ -4,7 +4,7 @@
 import type { Config } from "../../config/index.ts";
 import type { DomainsData, SnapshotData } from "../../filter/build.ts";
 import type { RecordBatch } from "../../query/record-batch.ts";
-import type { CacheCounters } from "../cache.ts";
+import type { CacheCounters, SharedCacheMemory } from "../cache.ts";
 import type { RecursiveCounters } from "../recursive/handler.ts";
 import type { Origins } from "../engine.ts";
 import type { UpstreamStats } from "../forwarder.ts";
@@ -26,6 +26,8 @@ export interface ThreadInit {
   names: Array<[string, string]>;
   /** the name on Moat's certificate (DDR's target, special.ts), as it was when the thread started */
   certName: string | null;
+  /** the answer cache every DNS thread shares (../shared-answers.ts) */
+  cache: SharedCacheMemory;
 }
 
 export type ToThread =
@@ -36,6 +38,8 @@ export type ToThread =
   /** only the domain entries changed: the thread keeps its gravity sets (megabytes) and takes these */
   | { op: "domains"; seq: number; data: DomainsData; builtAt: number }
   | { op: "flush"; seq: number }
+  /** dns.cache.size changed: the main thread's new shared table of answers */
+  | { op: "cache"; seq: number; answers: SharedArrayBuffer }
   /** nothing to change: acknowledged once the records of every query answered before it are sent */
   | { op: "sync"; seq: number }
   | { op: "leases"; seq: number; names: LeaseNames }

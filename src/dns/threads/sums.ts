@@ -3,7 +3,7 @@ import type { CacheCounters } from "../cache.ts";
 import type { Origins } from "../engine.ts";
 import type { UpstreamStats } from "../forwarder.ts";
 
-/** Each thread has a cache of dns.cache.size entries: sizes and capacities add up too. */
+/** The shared entries and dns.cache.size count in the main thread's alone; each thread adds its own too-large answers and its events. */
 export function sumCache(own: CacheCounters, others: CacheCounters[]): CacheCounters {
   const out = { ...own };
   for (const c of others) for (const k of Object.keys(out) as Array<keyof CacheCounters>) out[k] += c[k];

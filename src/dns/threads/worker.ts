@@ -1,5 +1,5 @@
-// An extra DNS thread: its own UDP socket(s) on dns.port (SO_REUSEPORT), its own resolver chain,
-// cache and forwarder, judging by its own copy of the main thread's filter snapshot. Its query
+// An extra DNS thread: its own UDP socket(s) on dns.port (SO_REUSEPORT), its own resolver chain and
+// forwarder, the main thread's answer cache (shared memory), judging by its own copy of the main thread's filter snapshot. Its query
 // records go to the main thread in columnar batches, where the statistics count each once.
 import { Snapshot } from "../../filter/snapshot.ts";
 import { POLICIES } from "../../policies/registry.ts";
@@ -59,6 +59,7 @@ class DnsThread {
       loop: (upstream) => post({ op: "loop", upstream }),
       snapshot: () => this.snapshot,
       certName: () => this.init.certName,
+      sharedCache: init.cache,
     });
     this.engine.local.setLeaseNames(init.leases);
     this.timer = setInterval(() => this.sendCounters(), 250);
@@ -87,7 +88,11 @@ class DnsThread {
         this.snapshot = this.snapshot.withDomains(m.data, m.builtAt);
         break;
       case "flush":
+        // the answers too large to share: the main thread emptied the shared ones
         this.engine.cache.clear();
+        break;
+      case "cache":
+        this.engine.cache.adopt(m.answers);
         break;
       case "sync":
         break;
