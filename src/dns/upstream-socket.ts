@@ -16,9 +16,22 @@ const BIND_TRIES = 8;
 /** sockets open (or opening) across all upstreams of this thread */
 let socketsOpen = 0;
 
-/** Whether this thread may open another socket. */
+/** the sockets of every upstream's pool (not retired): an idle one gives way when the limit is reached */
+const pooled = new Set<Slot>();
+
+/**
+ * Whether this thread may open another socket: below MAX_SOCKETS, or once an idle pooled socket of any
+ * upstream is closed to make room (a resolver asking many servers at once keeps up to 8 open per server
+ * for half a second, which must not leave the next server without any).
+ */
 export function canOpen(): boolean {
-  return socketsOpen < MAX_SOCKETS;
+  if (socketsOpen < MAX_SOCKETS) return true;
+  for (const s of pooled) {
+    if (s.pending.size) continue;
+    s.close();
+    return true;
+  }
+  return false;
 }
 
 export interface PendingQuery {
@@ -69,6 +82,12 @@ export class Slot {
     return id;
   }
 
+  /** No new queries: it closes with its last answer (the caller closes it now when it has none). */
+  retire(): void {
+    this.retired = true;
+    pooled.delete(this);
+  }
+
   /** Whether a query with this question hash is in flight on this socket. */
   has(hash: number): boolean {
     for (const p of this.pending.values()) if (p.hash === hash) return true;
@@ -108,7 +127,7 @@ export class Slot {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.retired = true;
+    this.retire();
     socketsOpen--;
     this.owner.slots.delete(this);
     this.owner.dropped(this);
@@ -134,11 +153,12 @@ const handlers = {
   error(): void {},
 };
 
-/** A new slot of `owner` whose socket opens in the background; queries given to it meanwhile wait in it. */
+/** A new slot of `owner`, in its pool until retired, whose socket opens in the background; queries given to it meanwhile wait in it. */
 export function openSlot(owner: SlotOwner, ip: string, port: number, now: number): Slot {
   socketsOpen++;
   const slot = new Slot(owner, now);
   owner.slots.add(slot);
+  pooled.add(slot);
   bind(isIP(ip) === 6 ? "::" : "0.0.0.0", ip, port).then(
     (sock) => slot.opened(sock),
     () => slot.failed(),

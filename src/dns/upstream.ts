@@ -127,7 +127,7 @@ export class Upstream implements SlotOwner {
     }
     if (canOpen()) {
       const s = openSlot(this, this.ip, this.port, now);
-      s.retired = true; // a socket for this query alone
+      s.retire(); // a socket for this query alone
       return s;
     }
     // every descriptor of this thread taken: any socket of this upstream without the question
@@ -137,7 +137,7 @@ export class Upstream implements SlotOwner {
 
   /** No new queries for this socket; it closes now if none is in flight, else with its last answer. */
   private retire(slot: Slot): void {
-    slot.retired = true;
+    slot.retire();
     this.dropped(slot);
     if (slot.pending.size === 0) slot.close();
   }
