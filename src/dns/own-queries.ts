@@ -7,7 +7,7 @@
 // Looked up by ID first (a number), so a query that is not ours costs one Map lookup.
 
 interface Sent {
-  /** the question as sent: name (in the case sent), type and class */
+  /** the query as sent up to the end of its question: ID, header, name (in the case sent), type and class */
   question: Uint8Array;
   upstream: string;
   /** performance.now() after which the entry is no longer kept */
@@ -19,26 +19,33 @@ interface Sent {
  * than the forwarder waits for an answer (1.5 s), so the entries of a busy resolver stay few.
  */
 const KEEP_MS = 2_000;
-/** a sweep of the expired entries after this many new ones */
-const SWEEP_EVERY = 1024;
-
 const byId = new Map<number, Sent[]>();
-let added = 0;
+/** every entry in the order noted, which is the order they expire in: a sweep stops at the first live one */
+let order: Sent[] = [];
+let head = 0;
 
 function sweep(now: number): void {
-  for (const [id, list] of byId) {
-    const live = list.filter((s) => s.until > now);
-    if (live.length) byId.set(id, live);
-    else byId.delete(id);
+  for (; head < order.length; head++) {
+    const s = order[head]!;
+    if (s.until > now) break;
+    const id = (s.question[0]! << 8) | s.question[1]!;
+    const list = byId.get(id)!;
+    if (list.length === 1) byId.delete(id);
+    else list.splice(list.indexOf(s), 1);
+  }
+  if (head > 1024 && head * 2 > order.length) {
+    order = order.slice(head); // the swept front goes, once it is most of the array
+    head = 0;
   }
 }
 
 /** Notes a query as it leaves for `upstream` (`msg` as sent, `end` just past its question). */
 export function noteSent(msg: Uint8Array, end: number, upstream: string): void {
   const now = performance.now();
-  if (++added % SWEEP_EVERY === 0) sweep(now);
+  sweep(now);
   const id = (msg[0]! << 8) | msg[1]!;
-  const entry = { question: msg.slice(12, end), upstream, until: now + KEEP_MS };
+  const entry = { question: msg.subarray(0, end), upstream, until: now + KEEP_MS };
+  order.push(entry);
   const list = byId.get(id);
   if (list) list.push(entry);
   else byId.set(id, [entry]);
@@ -51,8 +58,8 @@ export function sentTo(buf: Uint8Array, end: number): string | null {
   if (!list) return null;
   const now = performance.now();
   outer: for (const s of list) {
-    if (s.until <= now || s.question.length !== end - 12) continue;
-    for (let i = 0; i < s.question.length; i++) if (s.question[i] !== buf[12 + i]) continue outer;
+    if (s.until <= now || s.question.length !== end) continue;
+    for (let i = 12; i < end; i++) if (s.question[i] !== buf[i]) continue outer;
     return s.upstream;
   }
   return null;

@@ -2,7 +2,19 @@
 // dropped or refused with which rcode, and the message walker's handling of compression pointers,
 // pointer loops and messages cut short.
 import { expect, test } from "bun:test";
-import { CD, QR, RCODE, TYPE, WireError, findOption, getU32, parseQuery, readName, walkMessage } from "./wire.ts";
+import {
+  CD,
+  QR,
+  RCODE,
+  TYPE,
+  WireError,
+  expandName,
+  findOption,
+  getU32,
+  parseQuery,
+  readName,
+  walkMessage,
+} from "./wire.ts";
 import { nameToWire } from "../net/dns-name.ts";
 
 const u16 = (n: number) => [n >> 8, n & 255];
@@ -227,4 +239,26 @@ test("walkMessage: a record name with a reserved label type (0x40, 0x80: RFC 689
       walkMessage(new Uint8Array([...header(0, 0x8000, 0, 1, 0, 0), ...record([label, 0], TYPE.A, 1, [])])),
     ).toBeNull();
   expect(walkMessage(new Uint8Array([...header(0, 0x8000, 0, 1, 0, 0), ...record([0], TYPE.A, 1, [])]))).not.toBeNull();
+});
+
+test("expandName: follows pointers, lowercases on request, and refuses names over 255 bytes and pointer loops", () => {
+  // "Www.Example.Test" at 0, then "a" + pointer to "Example.Test" at 4
+  const buf = new Uint8Array([...name("Www.Example.Test"), 1, 97, 0xc0, 4, 0xc0, 22]);
+  expect(expandName(buf, 0, false)).toEqual(new Uint8Array(name("Www.Example.Test")));
+  expect(expandName(buf, 18, true)).toEqual(new Uint8Array(name("a.example.test")));
+  expect(expandName(buf, 22, false)).toBeNull(); // a pointer to itself
+  // four labels of 63 and one of 3: 4 * 64 + 4 + 1 = 261 bytes; with the last label 1 byte: 255
+  const long = (last: string) =>
+    new Uint8Array(name(`${["a", "b", "c", "d"].map((c) => c.repeat(63)).join(".")}.${last}`));
+  expect(expandName(long("xyz"), 0, false)).toBeNull();
+  const max = new Uint8Array(name(`${["a", "b", "c"].map((c) => c.repeat(63)).join(".")}.${"d".repeat(61)}`));
+  expect(max.length).toBe(255);
+  expect(expandName(max, 0, false)).toEqual(max);
+  const over = new Uint8Array(name(`${["a", "b", "c"].map((c) => c.repeat(63)).join(".")}.${"d".repeat(62)}`));
+  expect(over.length).toBe(256);
+  expect(expandName(over, 0, false)).toBeNull();
+  // the result is a copy of its own: a later call does not change it
+  const first = expandName(buf, 0, true)!;
+  expandName(buf, 18, false);
+  expect(first).toEqual(new Uint8Array(name("www.example.test")));
 });

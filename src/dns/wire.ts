@@ -232,18 +232,21 @@ export function readName(buf: Uint8Array, o: number): string | null {
   return null;
 }
 
+const NAME_SCRATCH = new Uint8Array(255);
+
 /**
  * The (possibly compressed) name at `o` in uncompressed wire form, terminating zero included; lowercase
  * when `lower` (RFC 4034 §6.2's canonical form). Null when malformed.
  */
 export function expandName(buf: Uint8Array, o: number, lower: boolean): Uint8Array | null {
-  const out: number[] = [];
+  const out = NAME_SCRATCH; // written here, then copied once: no array of numbers per name
+  let n = 0;
   for (let jumps = 0; jumps < 64; ) {
     if (o >= buf.length) return null;
     const len = buf[o]!;
     if (len === 0) {
-      out.push(0);
-      return out.length > 255 ? null : Uint8Array.from(out);
+      out[n++] = 0;
+      return out.slice(0, n);
     }
     if ((len & 0xc0) === 0xc0) {
       if (o + 1 >= buf.length) return null;
@@ -251,11 +254,11 @@ export function expandName(buf: Uint8Array, o: number, lower: boolean): Uint8Arr
       jumps++;
       continue;
     }
-    if (len > 63 || o + 1 + len > buf.length) return null;
-    out.push(len);
+    if (len > 63 || o + 1 + len > buf.length || n + 1 + len >= 255) return null; // 255 bytes at most, the root's zero included
+    out[n++] = len;
     for (let i = o + 1; i <= o + len; i++) {
       const c = buf[i]!;
-      out.push(lower && c >= 65 && c <= 90 ? c + 32 : c);
+      out[n++] = lower && c >= 65 && c <= 90 ? c + 32 : c;
     }
     o += 1 + len;
   }

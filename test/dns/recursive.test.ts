@@ -6,6 +6,7 @@
 // with the same root hints, resolves every case too: Moat's rcodes and answers must equal its.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as packet from "dns-packet";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -320,19 +321,59 @@ if (!IN_NAMESPACE) {
     });
   });
 
-  // dnssec-hierarchy.sh's signed zones, all on one nsd at 127.0.0.1:53: validation in recursive mode, its
-  // DNSKEY and DS queries resolved from the root too (no upstream is set)
+  // dnssec-hierarchy.sh's signed zones, all on one nsd, behind a proxy of the test's own on 127.0.0.1:53
+  // (UDP) that notes each question it passes on: validation in recursive mode, its DNSKEY and DS queries
+  // resolved from the root too (no upstream is set)
   describe("dns.recursive with dns.dnssec", () => {
     let dir: string;
     let moat: MoatProcess;
     let nsd: Subprocess | undefined;
+    let proxy: udp.Socket<"uint8array"> | undefined;
+    const toNsd = new Set<udp.ConnectedSocket<"uint8array">>();
+    /** the questions that reached the authorities, "name type" in lowercase */
+    const asked: string[] = [];
+    const NSD_PORT = 5399;
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "moat-recursive-dnssec-"));
       writeFileSync(join(dir, "trap.keys"), "");
       writeFileSync(join(dir, "trap.sigs"), "");
-      const anchor = buildHierarchy(dir, 53);
+      const anchor = buildHierarchy(dir, NSD_PORT);
       writeFileSync(join(dir, "root.hints"), ". NS a.root.\na.root. A 127.0.0.1\n");
+      proxy = await Bun.udpSocket({
+        hostname: "127.0.0.1",
+        port: 53,
+        binaryType: "uint8array",
+        socket: {
+          async data(s, buf, port, addr) {
+            try {
+              const q = packet.decode(Buffer.from(buf)).questions![0]!;
+              asked.push(`${q.name.toLowerCase()} ${q.type}`);
+            } catch {
+              asked.push("(unreadable)");
+            }
+            const up: udp.ConnectedSocket<"uint8array"> = await Bun.udpSocket({
+              binaryType: "uint8array",
+              connect: { hostname: "127.0.0.1", port: NSD_PORT },
+              socket: {
+                data(_u, answer) {
+                  try {
+                    s.send(answer, port, addr);
+                  } catch {
+                    // the asker gave up (the poll for nsd's start below) and its port is closed
+                  }
+                  toNsd.delete(up);
+                  up.close();
+                },
+                error() {}, // nsd not listening yet: the poll below asks again
+              },
+            });
+            toNsd.add(up);
+            up.send(buf);
+          },
+          error() {},
+        },
+      });
       nsd = Bun.spawn(["nsd", "-d", "-c", join(dir, "nsd.conf")], { stdout: "ignore", stderr: "ignore" });
       await until(
         async () => (await sendUdp(53, encodeQuery(".", { type: "SOA" }), "127.0.0.1", 500)) !== null,
@@ -353,6 +394,8 @@ if (!IN_NAMESPACE) {
 
     afterAll(async () => {
       await moat?.dispose();
+      proxy?.close();
+      for (const u of toNsd) u.close();
       nsd?.kill();
       await nsd?.exited;
       if (dir) rmSync(dir, { recursive: true, force: true });
@@ -402,5 +445,65 @@ if (!IN_NAMESPACE) {
       );
       expect(await counter("queries_sent")).toBe(sent);
     });
+
+    test("RFC 8198 with NSEC3: a name whose hash falls in a range a validated NSEC3 covered is NXDOMAIN with AD, no query sent", async () => {
+      const first = await ask(moat.dnsPort, "nx.nsec3.test", { dnssecOk: true, timeoutMs: 8000 });
+      expect(`${first.rcode} ${((first.msg.flags ?? 0) & 0x20) !== 0}`).toBe("NXDOMAIN true");
+      // the NSEC3 of the proof that covers nx.nsec3.test's hash (the next closer name: the closest
+      // encloser is the apex), and another name whose hash falls in the same range
+      const ranges = (first.msg.authorities ?? [])
+        .filter((a) => a.type === "NSEC3")
+        .map((a) => [a.name.split(".")[0]!.toLowerCase(), base32hex((a.data as { nextDomain: Buffer }).nextDomain)]);
+      const covers = ([from, to]: string[], h: string) => (from! < to! ? from! < h && h < to! : h > from! || h < to!);
+      const range = ranges.find((r) => covers(r, nsec3Hash("nx.nsec3.test")));
+      expect(range).toBeDefined();
+      const other = Array.from({ length: 200 }, (_, i) => `n${i}.nsec3.test`).find((n) =>
+        covers(range!, nsec3Hash(n)),
+      )!;
+      const before = asked.length;
+      const r = await ask(moat.dnsPort, other, { dnssecOk: true, timeoutMs: 8000 });
+      expect(`${r.rcode} ${((r.msg.flags ?? 0) & 0x20) !== 0}`).toBe("NXDOMAIN true");
+      const owners = (a: Reply) =>
+        (a.msg.authorities ?? [])
+          .filter((x) => x.type === "NSEC3")
+          .map((x) => x.name.toLowerCase())
+          .sort();
+      expect(owners(r).length).toBeGreaterThan(0);
+      for (const o of owners(r)) expect(owners(first)).toContain(o);
+      expect(asked.slice(before)).toEqual([]); // nothing reached the authorities
+    });
   });
+}
+
+/** RFC 5155 §5's hash of `name` as nsec3.test is signed (dnssec-hierarchy.sh: SHA-1, salt 0a0b, 1 extra iteration), in base32hex. */
+function nsec3Hash(name: string): string {
+  const salt = Buffer.from("0a0b", "hex");
+  const wire = Buffer.from(
+    name
+      .toLowerCase()
+      .split(".")
+      .flatMap((l) => [l.length, ...Buffer.from(l)])
+      .concat(0),
+  );
+  let h = createHash("sha1").update(wire).update(salt).digest();
+  for (let i = 0; i < 1; i++) h = createHash("sha1").update(h).update(salt).digest();
+  return base32hex(h);
+}
+
+/** RFC 4648 §7 without padding, lowercase: it keeps the order of the bytes, as NSEC3 owner names do. */
+function base32hex(b: Buffer): string {
+  const abc = "0123456789abcdefghijklmnopqrstuv";
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (const byte of b) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += abc[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += abc[(value << (5 - bits)) & 31];
+  return out;
 }

@@ -67,7 +67,11 @@ export function compareNames(a: Uint8Array, b: Uint8Array): number {
   return la.length - lb.length;
 }
 
-export const nameKey = (name: Uint8Array): string => Buffer.from(name).toString("latin1");
+/** Buffer's latin1Slice, called on the name itself: Buffer.from(name) would copy it first (a Map key per label in a walk) */
+const latin1 = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string })
+  .latin1Slice;
+
+export const nameKey = (name: Uint8Array): string => latin1.call(name, 0, name.length);
 
 /** Dotted text ("example.com", "example.com.", "." or "") in lowercase wire form; null when not a name. */
 export function nameFromText(text: string): Uint8Array | null {

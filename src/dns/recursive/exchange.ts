@@ -1,7 +1,8 @@
-// One question to one authority: over UDP through upstream.ts (a CSPRNG ID from a fresh random port,
-// the name in 0x20 case, the answer taken only from that address and port with that ID and question:
-// RFC 5452), again over TCP when the answer comes truncated (RFC 7766 §5). Each address keeps its
-// smoothed round-trip time, and a silent one is tried last for a while (as unbound's infra cache).
+// One question to one authority: over UDP through upstream.ts (a CSPRNG ID from its pool of sockets
+// on CSPRNG ports, the name in 0x20 case, the answer taken only from that address and port with that
+// ID and question: RFC 5452), again over TCP when the answer comes truncated (RFC 7766 §5). Each
+// address keeps its smoothed round-trip time, and a silent one is tried last for a while (as
+// unbound's infra cache).
 import { setU16 } from "../reply.ts";
 import { FrameReader } from "../tcp-frames.ts";
 import { randomU16 } from "../random.ts";
