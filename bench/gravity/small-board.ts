@@ -110,13 +110,17 @@ const cgRead = (f: string) => readFileSync(join(cg, f), "utf8");
 const cgNum = (f: string) => Number(cgRead(f).trim());
 const cgStat = (key: string) => Number(new RegExp(`^${key} (\\d+)$`, "m").exec(cgRead("memory.stat"))?.[1] ?? 0);
 const oomKills = () => Number(/^oom_kill (\d+)$/m.exec(cgRead("memory.oom_control"))?.[1] ?? 0);
-const rssOf = (pid: number) => {
+/** [VmRSS, RssAnon] of a process in bytes (0 once it is gone) */
+const memOf = (pid: number): [number, number] => {
   try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+    const st = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (f: string) => Number(new RegExp(`${f}:\\s+(\\d+)`).exec(st)?.[1] ?? 0) * 1024;
+    return [kb("VmRSS"), kb("RssAnon")];
   } catch {
-    return 0;
+    return [0, 0];
   }
 };
+const rssOf = (pid: number) => memOf(pid)[0];
 const cgPids = () => cgRead("cgroup.procs").trim().split("\n").filter(Boolean).map(Number);
 const mib = (b: number) => `${(b / MiB).toFixed(0)} MiB`;
 
@@ -218,16 +222,19 @@ try {
       }
     })();
     // memory every 100 ms
-    const peak = { anon: 0, server: 0, child: 0, all: 0 };
+    const peak = { anon: 0, server: 0, child: 0, childAnon: 0, all: 0 };
     const sampler = setInterval(() => {
       try {
         peak.anon = Math.max(peak.anon, cgStat("total_rss"));
         let all = 0;
         for (const pid of cgPids()) {
-          const rss = rssOf(pid);
+          const [rss, anon] = memOf(pid);
           all += rss;
           if (pid === moat.pid) peak.server = Math.max(peak.server, rss);
-          else peak.child = Math.max(peak.child, rss);
+          else {
+            peak.child = Math.max(peak.child, rss);
+            peak.childAnon = Math.max(peak.childAnon, anon);
+          }
         }
         peak.all = Math.max(peak.all, all);
       } catch {
@@ -264,7 +271,7 @@ try {
       `  DNS meanwhile: ${dns.asked} queries, ${dns.missed} missed, ${dns.over50} over 50 ms; slowest local ${dns.worstLocal.toFixed(0)} ms, cached ${dns.worstCached.toFixed(0)} ms`,
     );
     console.log(
-      `  cgroup peak ${mib(cgNum("memory.max_usage_in_bytes"))} of ${MEM} (page cache included), anonymous at most ${mib(peak.anon)}; RSS at most: server ${mib(peak.server)}, gravity child ${mib(peak.child)}, together ${mib(peak.all)}; failcnt +${cgNum("memory.failcnt") - fail0}, OOM kills ${oomKills() - oom0}`,
+      `  cgroup peak ${mib(cgNum("memory.max_usage_in_bytes"))} of ${MEM} (page cache included), anonymous at most ${mib(peak.anon)}; RSS at most: server ${mib(peak.server)}, gravity child ${mib(peak.child)} (anonymous ${mib(peak.childAnon)}), together ${mib(peak.all)}; failcnt +${cgNum("memory.failcnt") - fail0}, OOM kills ${oomKills() - oom0}`,
     );
     console.log(
       `  after: server RSS ${mib(rssOf(moat.pid))}, cgroup ${mib(cgNum("memory.usage_in_bytes"))} (anonymous ${mib(cgStat("total_rss"))})`,
