@@ -17,8 +17,9 @@
 // - after, run 1 (load ~10): 93 s, anonymous at most 202 MiB (the child 150 MiB, its RSS 401 MiB with the mapped
 //   build file), DNS 0 missed of 7,550, 39 over 50 ms, slowest 251 ms; after it the server 104 MiB RSS (54 MiB
 //   anonymous in the cgroup: the sets are the mapped snapshot file). The same at load ~17: 301 s, 202 MiB, 0 missed.
-// - after, run 2, the weekly update while the previous 10M names stay in force (load ~17): 248 s, anonymous at
-//   most 216 MiB, 0 missed of 17,830, slowest 579 ms; after it the server 99 MiB RSS.
+// - after, run 2, the weekly update while the previous 10M names stay in force (load ~13): 143 s, anonymous at
+//   most 204 MiB, DNS 0 missed of 11,294, 62 over 50 ms, slowest 197 ms; after it the server 105 MiB RSS. The same
+//   at load ~17: 248 s, 216 MiB, 0 missed of 17,830, slowest 579 ms.
 // - 3M names (load ~10): 17.8 s, anonymous at most 113 MiB, slowest DNS 59 ms; the same with --mem 8192: 14.1 s,
 //   slowest 261 ms (the tail is the machine's load, not the memory limit). Before (load ~5): anonymous 238 MiB in
 //   run 1, 327 MiB in run 2, where the server held both snapshots (276 MiB RSS, 266 MiB after).
