@@ -298,10 +298,13 @@ try {
   for (const p of procs) p.kill(9);
   await Promise.all(procs.map((p) => p.exited));
   void httpServer?.stop(true);
-  rmSync(dir, { recursive: true, force: true });
-  try {
-    rmdirSync(cg);
-  } catch {
-    // a process still dying in it (or never made)
+  // a gravity child dies with the server, a moment later: the cgroup is removed once it is empty
+  for (let i = 0; i < 50 && existsSync(cg); i++) {
+    try {
+      rmdirSync(cg);
+    } catch {
+      await Bun.sleep(100);
+    }
   }
+  rmSync(dir, { recursive: true, force: true });
 }
