@@ -18,6 +18,7 @@ import {
   type DomainSetShape,
 } from "./domainset.ts";
 import { WireScratch } from "./wire-name.ts";
+import { heapMemory, type BuildMemory } from "./build-memory.ts";
 
 // the builder's callers encode names with these too (gravity, the snapshot build, the tests)
 export { WireScratch, encodeWire } from "./wire-name.ts";
@@ -142,9 +143,11 @@ export class DomainSetBuilder {
   constructor(
     readonly combos: ComboTable = new ComboTable(),
     expected = 16,
+    /** where the records and nodes live (build-memory.ts: a gravity run's are in a file) */
+    private readonly memory: BuildMemory = heapMemory,
   ) {
     this.entries = new Table(expected, (ref) => this.hashOfRecord(ref));
-    this.nodes = new Uint8Array(4096);
+    this.nodes = memory.alloc(4096);
   }
 
   get count(): number {
@@ -194,7 +197,7 @@ export class DomainSetBuilder {
     }
     const parent = this.node(wire, len + 1);
     if (this.chunkLen + len + 8 > CHUNK) {
-      this.chunks.push(new Uint8Array(CHUNK));
+      this.chunks.push(this.memory.alloc(CHUNK));
       this.chunkLen = 0;
     }
     const chunk = this.chunks[this.chunks.length - 1]!;
@@ -225,7 +228,11 @@ export class DomainSetBuilder {
       if (++s === size) s = 0;
     }
     const parent = this.node(wire, start + len + 1);
-    if (this.nodeLen + len + 5 > this.nodes.length) this.nodes = grow(this.nodes, this.nodeLen + len + 5);
+    if (this.nodeLen + len + 5 > this.nodes.length) {
+      const bigger = this.memory.alloc(Math.max(this.nodeLen + len + 5, Math.ceil(this.nodes.length * 1.5)));
+      bigger.set(this.nodes);
+      this.nodes = bigger;
+    }
     const off = this.nodeLen;
     for (let i = 0; i <= len; i++) this.nodes[off + i] = wire[start + i]!;
     setU32(this.nodes, off + 1 + len, parent);
@@ -403,12 +410,6 @@ function setU24(b: Uint8Array, o: number, v: number): void {
   b[o] = v & 255;
   b[o + 1] = (v >>> 8) & 255;
   b[o + 2] = (v >>> 16) & 255;
-}
-
-function grow(a: Uint8Array, need: number): Uint8Array {
-  const b = new Uint8Array(Math.max(need, Math.ceil(a.length * 1.5)));
-  b.set(a);
-  return b;
 }
 
 // finish() runs once per build: the optimising tier's compile memory (~5 MiB, measured) would be the

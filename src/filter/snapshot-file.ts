@@ -3,7 +3,7 @@
 // re-reading millions of gravity rows. It carries the key of the gravity.db it was made from
 // (info.updated and the run token); any other key means stale, and the caller rebuilds from SQLite.
 // Group masks are not in it (they are resolved at load), so it survives group and list toggles.
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { DomainSetShape } from "./domainset.ts";
 
@@ -100,18 +100,31 @@ export function writeSnapshotFile(path: string, key: string, sets: GravitySets):
   }
 }
 
-/** The sets, as views over one buffer read at once; null when absent, damaged or of another key. */
-export function readSnapshotFile(path: string, key: string): GravitySets | null {
-  let file: Buffer;
+/**
+ * The file's bytes mapped rather than read: the sets are then page cache, not heap. At 10M names a
+ * snapshot is ~280 MiB; read into the heap, the one in force and the one replacing it (and a gravity
+ * build beside them) did not fit a 512 MiB board, while mapped pages are shared with the cache the
+ * writer left, dropped under pressure and read again, and gone with the last view (bench/gravity/small-board.ts).
+ * The file is only ever replaced by a rename (writeSnapshotFile), never written in place, so a mapping
+ * keeps the content it was made with. A file system without mmap gets a copy in the heap.
+ */
+function mapFile(path: string): ArrayBuffer | null {
   try {
-    file = readFileSync(path);
+    if (statSync(path).size < 12) return null;
+    return Bun.mmap(path, { shared: false }).buffer as ArrayBuffer;
   } catch {
-    return null;
+    try {
+      return new Uint8Array(readFileSync(path)).buffer;
+    } catch {
+      return null;
+    }
   }
-  if (file.length < 12 || file.toString("latin1", 0, 8) !== MAGIC) return null;
-  // typed-array views need an aligned buffer of our own (small reads may share a pool)
-  const buf =
-    file.byteOffset % 8 === 0 && file.buffer.byteLength === file.length ? file.buffer : new Uint8Array(file).buffer;
+}
+
+/** The sets, as views over the file mapped at once; null when absent, damaged or of another key. */
+export function readSnapshotFile(path: string, key: string): GravitySets | null {
+  const buf = mapFile(path);
+  if (buf === null || Buffer.from(buf, 0, 8).toString("latin1") !== MAGIC) return null;
   const jsonLen = new DataView(buf).getUint32(8, true);
   let header: Header;
   try {

@@ -13,6 +13,7 @@ import { badfilterLines, countLines, parseFile } from "./parse.ts";
 import { writeListRules, type ListRules } from "./tables.ts";
 import { badfilterTarget, parseRule } from "../rule-syntax.ts";
 import { ComboTable, DomainSetBuilder, WireScratch } from "../domainset-build.ts";
+import { FileMemory, type BuildMemory } from "../build-memory.ts";
 import { snapshotKey, writeSnapshotFile } from "../snapshot-file.ts";
 import { GRAVITY_BUILD_TABLES } from "../../db/gravity-schema.ts";
 import { adlistIds, enabledAdlists, recordAdlistResults, type AdlistResult } from "../../lists/adlists.ts";
@@ -99,10 +100,16 @@ class Inserter {
 
 /** The two sets of one kind of list (plain names and ABP subtrees), fed in list order. */
 class Sets {
-  readonly plain = new DomainSetBuilder(new ComboTable(), 1 << 16);
-  readonly abp = new DomainSetBuilder(new ComboTable(), 16);
+  readonly plain: DomainSetBuilder;
+  readonly abp: DomainSetBuilder;
   private readonly scratch = new WireScratch();
-  constructor(private readonly prefix: string) {}
+  constructor(
+    private readonly prefix: string,
+    memory: BuildMemory,
+  ) {
+    this.plain = new DomainSetBuilder(new ComboTable(), 1 << 16, memory);
+    this.abp = new DomainSetBuilder(new ComboTable(), 16, memory);
+  }
 
   /** true when (entry, list) is new; parseList hands ABP entries verbatim ("||x^" / "@@||x^") */
   add(b: Uint8Array, start: number, end: number, abp: boolean, id: number): boolean {
@@ -113,9 +120,20 @@ class Sets {
     return wire === null || (abp ? this.abp : this.plain).add(wire, id);
   }
 
-  /** room for `lines` more plain names, so the table is sized once instead of doubled; true when it grew */
-  reserve(lines: number): boolean {
-    return this.plain.reserve(this.plain.count + lines);
+  /**
+   * Room for the lines of all lists of this kind, before the first: each table sized once (grown list by
+   * list, the old and the grown table were alive at once, and the plain one was sized for ABP lines too).
+   */
+  reserve(files: readonly string[]): void {
+    let lines = 0,
+      abp = 0;
+    for (const f of files) {
+      const c = countLines(f, this.prefix);
+      lines += c.lines;
+      abp += c.abp;
+    }
+    this.plain.reserve(lines - abp);
+    this.abp.reserve(abp);
   }
 }
 
@@ -172,8 +190,10 @@ export async function runGravity(
   const stats = new Map<number, { status: number; valid: number; invalid: number; abp: number }>();
   const block = new Inserter(db, BUILD.gravity);
   const allow = new Inserter(db, BUILD.antigravity);
-  let blockSets: Sets | null = new Sets("||");
-  let allowSets: Sets | null = new Sets("@@||");
+  // the sets' records and nodes in a file of the data directory (page cache, not heap: build-memory.ts)
+  const memory = new FileMemory(dataDir);
+  let blockSets: Sets | null = new Sets("||", memory);
+  let allowSets: Sets | null = new Sets("@@||", memory);
   let abpSeen = false;
   const phases: Record<string, number> = { fetch: 0, parse: 0, insert: 0, index: 0, snapshot: 0, swap: 0 };
   let mark = performance.now();
@@ -201,7 +221,11 @@ export async function runGravity(
     // is left out, as the swap would drop its rows anyway (test/lists/gravity-interrupted-delete.test.ts).
     const present = fetched.filter(({ f }) => !f.file || existsSync(f.file));
     // a $badfilter in any list disables its rule in every list: its plain `||name^` / name targets are left out below
-    const badPlain = plainBadfilterTargets(present.flatMap(({ l, f }) => (f.file && l.type !== 1 ? [f.file] : [])));
+    const filesOf = (allowList: boolean) =>
+      present.flatMap(({ l, f }) => (f.file && (l.type === 1) === allowList ? [f.file] : []));
+    const badPlain = plainBadfilterTargets(filesOf(false));
+    blockSets.reserve(filesOf(false));
+    allowSets.reserve(filesOf(true));
     for (const { l, f } of present) {
       if (!f.file) {
         stats.set(l.id, { status: f.status, valid: 0, invalid: 0, abp: 0 });
@@ -225,8 +249,6 @@ export async function runGravity(
           continue;
         }
       }
-      // the table outgrown by the reserve is let go now, not after the parse (it would be part of the peak)
-      if (sets.reserve(countLines(file))) Bun.gc(true);
       const listRules: ListRules = { rules: [], unsupported: [] };
       if (l.type !== 1) rulesOf.set(l.id, listRules);
       const counts = db.transaction(() => {
@@ -272,6 +294,8 @@ export async function runGravity(
     const { snapshotBytes, unique } = writeSets(join(dataDir, "gravity.snapshot"), key, blockSets, allowSets);
     blockSets = allowSets = null;
     Bun.gc(true);
+    // their mappings went with the collection: the file's blocks are free for the index below
+    memory.close();
     phase("snapshot");
     out("  [i] Building the index");
     const suffix = Date.now().toString(36);
@@ -339,6 +363,7 @@ export async function runGravity(
     dropBuildTables(db);
     throw e;
   } finally {
+    memory.close();
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
   }

@@ -133,6 +133,12 @@ function isIpv4(b: Uint8Array, s: number, e: number): boolean {
 }
 
 /** The common token: a plain name or ABP entry, decided from the bytes without a string. */
+/** `b` begins with `prefix` (a loop: a closure per ABP line was garbage the heap kept growing for) */
+function startsWith(b: Uint8Array, prefix: Uint8Array): boolean {
+  for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
+  return true;
+}
+
 function takeBytes(
   b: Uint8Array,
   s: number,
@@ -164,12 +170,7 @@ function takeBytes(
     return;
   }
   const p = prefix.length;
-  if (
-    n > p &&
-    scratch[n - 1] === 94 &&
-    prefix.every((c, i) => scratch[i] === c) &&
-    validBytes(scratch, p, n - 1, false)
-  ) {
+  if (n > p && scratch[n - 1] === 94 && startsWith(scratch, prefix) && validBytes(scratch, p, n - 1, false)) {
     counts.abp++;
     emit(scratch, 0, n, true);
     return;
@@ -200,13 +201,28 @@ export function parseFile(
   return p.counts;
 }
 
-/** lines in a file: its names, near enough (a hosts line may name several) */
-export function countLines(path: string): number {
-  let lines = 1;
+/**
+ * Lines in a file: its names, near enough (a hosts line may name several), and of them those that
+ * begin with `abpPrefix` (`||`, or `@@||` in an allow list): the two kinds go to two sets, each sized once.
+ */
+export function countLines(path: string, abpPrefix: string): { lines: number; abp: number } {
+  const p = Buffer.from(abpPrefix, "latin1");
+  let lines = 1,
+    abp = 0;
+  const starts = (b: Uint8Array, at: number, n: number) => {
+    if (at + p.length > n) return false;
+    for (let k = 0; k < p.length; k++) if (b[at + k] !== p[k]) return false;
+    return true;
+  };
+  // each chunk begins a line
   eachLineChunk(path, (b, n) => {
-    for (let i = b.indexOf(10); i >= 0 && i < n; i = b.indexOf(10, i + 1)) lines++;
+    if (starts(b, 0, n)) abp++;
+    for (let i = b.indexOf(10); i >= 0 && i < n; i = b.indexOf(10, i + 1)) {
+      lines++;
+      if (i + 1 < n && starts(b, i + 1, n)) abp++;
+    }
   });
-  return lines;
+  return { lines, abp };
 }
 
 /** calls `fn` with buffers whose first `n` bytes are whole lines (the last one maybe unterminated at the end) */

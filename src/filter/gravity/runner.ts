@@ -105,7 +105,14 @@ export class GravityService {
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
-      env: { ...(process.env as Record<string, string>), [PARENT_PIPE_ENV]: String(process.pid) },
+      env: {
+        ...(process.env as Record<string, string>),
+        [PARENT_PIPE_ENV]: String(process.pid),
+        // SQLite's temporary files (the index build sorts gravity's rows through them, as large as the
+        // table) in the data directory, the disk kept for Moat's data, not /var/tmp or /tmp: a tmpfs
+        // there would hold them in memory, beside the build, in the same memory limit
+        SQLITE_TMPDIR: p.dataDir,
+      },
     });
     const pump = async (s: ReadableStream<Uint8Array>) => {
       const dec = new TextDecoder();

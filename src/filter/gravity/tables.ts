@@ -1,9 +1,11 @@
 // The tables a gravity run fills (gravity, antigravity, and its facts in info): every read and
 // write of them outside the run itself, for the snapshot build, the API, the Teleporter and the fleet.
 import type { Database } from "bun:sqlite";
+import { dirname } from "node:path";
 import { adlistIds } from "../../lists/adlists.ts";
 import { copyFromBackup, tablesOf, type ListContents } from "../../lists/backup.ts";
 import { ComboTable, DomainSetBuilder, WireScratch } from "../domainset-build.ts";
+import { FileMemory, type BuildMemory } from "../build-memory.ts";
 import {
   type GravitySets,
   readSnapshotFile,
@@ -23,13 +25,16 @@ export function gravityInfo(db: Database, property: "updated" | "gravity_count")
   }
 }
 
-/** The four gravity sets from the rows of gravity.db (when the snapshot file is absent or stale). */
-function gravitySetsFromDb(db: Database): GravitySets {
+/**
+ * The four gravity sets from the rows of gravity.db (when the snapshot file is absent or stale). With
+ * `memory`, their records stay there, unjoined: fit only to be written to a file (finish(false)).
+ */
+function gravitySetsFromDb(db: Database, memory?: BuildMemory): GravitySets {
   const scratch = new WireScratch();
   const sets = (table: "gravity" | "antigravity", marker: string) => {
     const n = db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n ?? 0;
-    const plain = new DomainSetBuilder(new ComboTable(), n);
-    const abp = new DomainSetBuilder(new ComboTable(), 16);
+    const plain = new DomainSetBuilder(new ComboTable(), n, memory);
+    const abp = new DomainSetBuilder(new ComboTable(), 16, memory);
     for (const r of db
       .query<{ domain: string; adlist_id: number }, []>(`SELECT domain, adlist_id FROM ${table}`)
       .iterate()) {
@@ -42,7 +47,7 @@ function gravitySetsFromDb(db: Database): GravitySets {
       const wire = scratch.encode(d);
       if (wire) into.add(wire, r.adlist_id);
     }
-    return [plain.finish(), abp.finish()] as const;
+    return [plain.finish(!memory), abp.finish(!memory)] as const;
   };
   const [gravity, gravityAbp] = sets("gravity", "||");
   const [antigravity, antigravityAbp] = sets("antigravity", "@@||");
@@ -64,29 +69,40 @@ export function readGravityKey(db: Database): string {
 
 /**
  * The gravity sets of gravity.db's rows: from the snapshot file written for them, else built from the
- * rows and written to it (for the next start, and for the server after a restore in a child process,
- * which then loads 21 MiB instead of building from a million rows). One read transaction: the key and
- * the rows it describes are the same version of the tables.
+ * rows (in a mapped file of the data directory, build-memory.ts), written to it and mapped from it (for
+ * the next start, and for the server after a restore in a child process, which then loads 21 MiB
+ * instead of building from a million rows). One read transaction: the key and the rows it describes are
+ * the same version of the tables.
  */
 export function gravitySetsOf(db: Database, dbPath: string): { sets: GravitySets; source: "file" | "database" } {
-  db.run("BEGIN");
-  let sets: GravitySets | null;
-  let key: string;
+  const read = <T>(fn: () => T): T => {
+    db.run("BEGIN");
+    try {
+      return fn();
+    } finally {
+      db.run("COMMIT");
+    }
+  };
   const file = snapshotFileOf(dbPath);
+  const got = read(() => {
+    const key = readGravityKey(db);
+    const fromFile = readSnapshotFile(file, key);
+    if (fromFile) return { key, fromFile };
+    const memory = new FileMemory(dirname(dbPath));
+    const built = gravitySetsFromDb(db, memory);
+    memory.close();
+    return { key, built };
+  });
+  if (got.fromFile) return { sets: got.fromFile, source: "file" };
   try {
-    key = readGravityKey(db);
-    sets = readSnapshotFile(file, key);
-    if (sets) return { sets, source: "file" };
-    sets = gravitySetsFromDb(db);
-  } finally {
-    db.run("COMMIT");
-  }
-  try {
-    writeSnapshotFile(file, key, sets);
+    writeSnapshotFile(file, got.key, got.built!);
+    const mapped = readSnapshotFile(file, got.key);
+    if (mapped) return { sets: mapped, source: "database" };
   } catch {
     // a read-only data directory: the next start builds from the database again
   }
-  return { sets, source: "database" };
+  // and this one keeps the sets in its heap
+  return { sets: read(() => gravitySetsFromDb(db)), source: "database" };
 }
 
 /** The info properties that describe one run's result (shared by the fleet, restored by the Teleporter). */
