@@ -5,15 +5,7 @@ import { Elysia, t } from "elysia";
 import { isIP } from "node:net";
 import type { ApiDeps } from "../deps.ts";
 import type { devicesWithAddresses } from "../../network/devices.ts";
-import {
-  batchItems,
-  commentOf,
-  itemsOf,
-  listsWrite,
-  newProcessed,
-  pathParts,
-  rejectWhitespace,
-} from "../lists/common.ts";
+import { commentOf, itemsOf, listsWrite, newProcessed, rejectWhitespace } from "../lists/common.ts";
 import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField, validateClients } from "../lists/input.ts";
 
@@ -74,15 +66,10 @@ const Client = t.Object({
   groups: t.Array(t.Integer()),
   ...resource.RowStamps,
 });
-const ClientsReply = resource.writeReply("clients", Client);
-const ClientsList = resource.listReply("clients", Client);
+const { List: ClientsList, Reply: ClientsReply } = resource.replies("clients", Client);
 const tags = ["Client management"];
 
 export function clientRoutes(rt: ApiDeps) {
-  const get = ({ request }: { request: Request }) => {
-    const { item } = pathParts(request, "clients", 0);
-    return { clients: resource.presentOr404(rt, request, item, list(rt, item)) };
-  };
   return new Elysia({ name: "clients" })
     .get(
       "/clients/_suggestions",
@@ -104,12 +91,17 @@ export function clientRoutes(rt: ApiDeps) {
       },
     )
     .use(
-      resource.getRoutes("clients", get, ClientsList, {
-        tags,
-        path: "/{client}",
-        every: "All clients",
-        some: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)",
-      }),
+      resource.getRoutes(
+        "clients",
+        resource.itemGet(rt, "clients", (item) => list(rt, item)),
+        ClientsList,
+        {
+          tags,
+          path: "/{client}",
+          every: "All clients",
+          some: "One client (URL-encoded IP, CIDR, MAC, hostname or :interface)",
+        },
+      ),
     )
     .post(
       "/clients",
@@ -140,7 +132,7 @@ export function clientRoutes(rt: ApiDeps) {
     .put(
       "/clients/*",
       ({ request, body }) => {
-        const item = resource.itemInUri(pathParts(request, "clients", 0).item);
+        const item = resource.pathItem(request, "clients");
         checkLength(item, "client", MAX_LEN.client);
         rejectWhitespace([item]);
         validateClients([item]);
@@ -155,20 +147,13 @@ export function clientRoutes(rt: ApiDeps) {
         detail: piholeParams("/{client}", { tags, summary: "Create or replace a client" }),
       },
     )
-    .delete(
-      "/clients/*",
-      ({ request }) => {
-        const item = resource.itemInUri(pathParts(request, "clients", 0).item);
-        return resource.deleted(request, rt.lists.deleteClients([item]));
-      },
-      { detail: piholeParams("/{client}", { tags, summary: "Delete a client (204; 404 when absent)" }) },
-    )
-    .post(
-      "/clients:batchDelete",
-      ({ body, request }) => {
-        const items = batchItems(body, "none");
-        return resource.deleted(request, rt.lists.deleteClients(items.map((b) => b.item)));
-      },
-      resource.batchDeleteOptions(tags, "Delete several clients", '[{"item":"<client>"}]'),
+    .use(
+      resource.deleteRoutes("clients", (clients) => rt.lists.deleteClients(clients), {
+        tags,
+        path: "/{client}",
+        one: "Delete a client (204; 404 when absent)",
+        several: "Delete several clients",
+        noun: "client",
+      }),
     );
 }

@@ -9,11 +9,11 @@ import { Errors } from "../core/errors.ts";
 import type { ApiDeps } from "../deps.ts";
 import { moatOnly, piholeParams } from "../core/route-meta.ts";
 import { documented } from "../docs/meta.ts";
-import { groupReads, groupToWrite } from "./group-path.ts";
-import { listsWrite, pathParts } from "../lists/common.ts";
+import { FAMILY_TAGS, catalogueBody, groupPolicyRoutes, refuseUnknown } from "./group-path.ts";
+import { pathParts } from "../lists/common.ts";
 import { MAX_LEN, checkLength, validateClients } from "../lists/input.ts";
 
-const tags = ["Family controls"];
+const tags = FAMILY_TAGS;
 
 const Service = t.Object({
   id: t.String({ description: "the key a group's selection names" }),
@@ -90,35 +90,20 @@ export function familyRoutes(rt: ApiDeps) {
       },
     )
     .use(
-      groupReads("services/groups", (name) => groupsOf(rt, name), GroupsReply, {
-        tags,
-        every: "Every group's blocked services",
-        one: "One group's blocked services",
-      }),
-    )
-    .put(
-      "/services/groups/*",
-      ({ request, body }) => {
-        const item = groupToWrite(request, "services/groups");
-        const unknown = body.services.filter((s) => !serviceById(s));
-        if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
-        listsWrite(request, () => rt.lists.setGroupServices(item, [...new Set(body.services)]));
-        return { groups: groupsOf(rt, item) };
-      },
-      {
-        body: t.Object({
-          services: t.Array(t.String({ maxLength: 64 }), {
-            maxItems: 1000,
-            description: "ids from GET /api/services; replaces the group's selection ([]: none)",
-          }),
-        }),
+      groupPolicyRoutes("services/groups", (name) => groupsOf(rt, name), {
         response: GroupsReply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "Set which services a group blocks" }), {
-            responses: { 400: "An unknown service id", 404: "No such group" },
-          }),
-        ),
-      },
+        body: catalogueBody("services", "/api/services", 1000),
+        save: (group, body) => {
+          refuseUnknown(body.services, serviceById, "service");
+          rt.lists.setGroupServices(group, [...new Set(body.services)]);
+        },
+        doc: {
+          every: "Every group's blocked services",
+          one: "One group's blocked services",
+          put: "Set which services a group blocks",
+          refused: "An unknown service id",
+        },
+      }),
     )
     .get(
       "/safesearch",
@@ -139,37 +124,22 @@ export function familyRoutes(rt: ApiDeps) {
       },
     )
     .use(
-      groupReads("safesearch/groups", (name) => safeGroupsOf(rt, name), SafeGroupsReply, {
-        tags,
-        every: "Every group's safe-search engines",
-        one: "One group's safe-search engines",
-      }),
-    )
-    .put(
-      "/safesearch/groups/*",
-      ({ request, body }) => {
-        const item = groupToWrite(request, "safesearch/groups");
-        const unknown = body.engines.filter((e) => !safeSearchEngine(e));
-        if (unknown.length) throw Errors.badRequest("Unknown safe-search engine", unknown.join(", "));
-        if (body.engines.includes("youtube") && body.engines.includes("youtube-moderate"))
-          throw Errors.badRequest("YouTube is either strict or moderate", "youtube, youtube-moderate");
-        listsWrite(request, () => rt.lists.setGroupSafeSearch(item, [...new Set(body.engines)]));
-        return { groups: safeGroupsOf(rt, item) };
-      },
-      {
-        body: t.Object({
-          engines: t.Array(t.String({ maxLength: 64 }), {
-            maxItems: 100,
-            description: "ids from GET /api/safesearch; replaces the group's selection ([]: none)",
-          }),
-        }),
+      groupPolicyRoutes("safesearch/groups", (name) => safeGroupsOf(rt, name), {
         response: SafeGroupsReply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "Set which engines' safe mode a group enforces" }), {
-            responses: { 400: "An unknown engine, or YouTube both strict and moderate", 404: "No such group" },
-          }),
-        ),
-      },
+        body: catalogueBody("engines", "/api/safesearch", 100),
+        save: (group, body) => {
+          refuseUnknown(body.engines, safeSearchEngine, "safe-search engine");
+          if (body.engines.includes("youtube") && body.engines.includes("youtube-moderate"))
+            throw Errors.badRequest("YouTube is either strict or moderate", "youtube, youtube-moderate");
+          rt.lists.setGroupSafeSearch(group, [...new Set(body.engines)]);
+        },
+        doc: {
+          every: "Every group's safe-search engines",
+          one: "One group's safe-search engines",
+          put: "Set which engines' safe mode a group enforces",
+          refused: "An unknown engine, or YouTube both strict and moderate",
+        },
+      }),
     )
     .get("/pauses", () => ({ pauses: rt.lists.activePauses(nowSec()) }), {
       response: PausesReply,

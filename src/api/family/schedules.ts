@@ -1,17 +1,12 @@
 // /api/schedules (Moat's own): each group's weekly windows, in the system's time zone, and what they block:
 // the chosen services and block lists, or everything but the allow list. A change is in force at once, and each window
 // opens and closes at its minute by itself (src/policies/schedule/).
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { serviceById } from "../../policies/services/rules.ts";
 import { windowProblem, type ScheduleWindow } from "../../policies/schedule/windows.ts";
 import { Errors } from "../core/errors.ts";
-import { moatOnly, piholeParams } from "../core/route-meta.ts";
-import { documented } from "../docs/meta.ts";
-import { groupToWrite, oneGroup, oneGroupDoc } from "./group-path.ts";
-import { listsWrite } from "../lists/common.ts";
-
-const tags = ["Family controls"];
+import { groupPolicyRoutes, refuseUnknown } from "./group-path.ts";
 
 const Window = t.Object({
   days: t.Array(t.Integer({ minimum: 0, maximum: 6 }), {
@@ -61,57 +56,30 @@ function groupsOf(rt: ApiDeps, name: string | null) {
 }
 
 export function scheduleRoutes(rt: ApiDeps) {
-  return new Elysia({ name: "schedules" })
-    .get("/schedules/groups", () => ({ groups: groupsOf(rt, null), timezone: timezone() }), {
-      response: Reply,
-      detail: moatOnly(
-        documented({ tags, summary: "Every group's weekly schedule, and the time zone it runs in" }, {}),
-      ),
-    })
-    .get(
-      "/schedules/groups/*",
-      ({ request }) => {
-        const groups = oneGroup(request, "schedules/groups", (name) => groupsOf(rt, name));
-        return { groups, timezone: timezone() };
-      },
-      {
-        response: Reply,
-        detail: oneGroupDoc(tags, "One group's weekly schedule"),
-      },
-    )
-    .put(
-      "/schedules/groups/*",
-      ({ request, body }) => {
-        const item = groupToWrite(request, "schedules/groups");
-        for (const w of body.windows) {
-          const p = windowProblem(w);
-          if (p) throw Errors.badRequest(`Invalid window: ${p}`, w);
-        }
-        const unknown = body.services.filter((s) => !serviceById(s));
-        if (unknown.length) throw Errors.badRequest("Unknown service", unknown.join(", "));
-        const known = rt.lists.adlistIds();
-        const lists = [...new Set(body.lists ?? [])];
-        const missing = lists.filter((id) => !known.has(id));
-        if (missing.length) throw Errors.badRequest("Unknown list", missing.join(", "));
-        const empty = body.windows.length === 0;
-        const s = empty
-          ? null
-          : { windows: body.windows, services: [...new Set(body.services)], lists, everything: body.everything };
-        listsWrite(request, () => rt.lists.setGroupSchedule(item, s));
-        return { groups: groupsOf(rt, item), timezone: timezone() };
-      },
-      {
-        body: Schedule,
-        response: Reply,
-        detail: moatOnly(
-          documented(
-            piholeParams("/{name}", {
-              tags,
-              summary: "Set a group's weekly schedule (no windows: remove it)",
-            }),
-            { responses: { 400: "A window that is not one, an unknown service or list", 404: "No such group" } },
-          ),
-        ),
-      },
-    );
+  return groupPolicyRoutes("schedules/groups", (name) => groupsOf(rt, name), {
+    response: Reply,
+    body: Schedule,
+    more: () => ({ timezone: timezone() }),
+    save: (group, body) => {
+      for (const w of body.windows) {
+        const p = windowProblem(w);
+        if (p) throw Errors.badRequest(`Invalid window: ${p}`, w);
+      }
+      refuseUnknown(body.services, serviceById, "service");
+      const known = rt.lists.adlistIds();
+      const lists = [...new Set(body.lists ?? [])];
+      refuseUnknown(lists, (id) => known.has(id), "list");
+      const empty = body.windows.length === 0;
+      const s = empty
+        ? null
+        : { windows: body.windows, services: [...new Set(body.services)], lists, everything: body.everything };
+      rt.lists.setGroupSchedule(group, s);
+    },
+    doc: {
+      every: "Every group's weekly schedule, and the time zone it runs in",
+      one: "One group's weekly schedule",
+      put: "Set a group's weekly schedule (no windows: remove it)",
+      refused: "A window that is not one, an unknown service or list",
+    },
+  });
 }

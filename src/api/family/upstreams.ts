@@ -1,17 +1,13 @@
 // /api/upstreams/groups (Moat's own): a group's own upstreams (plain, DoT or DoH, as dns.upstreams takes
 // them), e.g. a family-filtering resolver for the kids' devices. Its clients' queries go there instead of
 // dns.upstreams, and their answers are cached apart (src/dns/cache.ts), so no group gets another's.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { parseUpstreamSpec } from "../../config/upstream-syntax.ts";
 import { selfUpstreams } from "../../config/index.ts";
 import { Errors } from "../core/errors.ts";
-import { moatOnly, piholeParams } from "../core/route-meta.ts";
-import { documented } from "../docs/meta.ts";
-import { groupReads, groupToWrite } from "./group-path.ts";
-import { listsWrite } from "../lists/common.ts";
+import { groupPolicyRoutes, picksBody } from "./group-path.ts";
 
-const tags = ["Family controls"];
 const Reply = t.Object({
   groups: t.Array(
     t.Object({
@@ -27,42 +23,28 @@ function groupsOf(rt: ApiDeps, name: string | null) {
 }
 
 export function upstreamRoutes(rt: ApiDeps) {
-  return new Elysia({ name: "group-upstreams" })
-    .use(
-      groupReads("upstreams/groups", (name) => groupsOf(rt, name), Reply, {
-        tags,
-        every: "Every group's own upstreams",
-        one: "One group's own upstreams",
-      }),
-    )
-    .put(
-      "/upstreams/groups/*",
-      ({ request, body }) => {
-        const item = groupToWrite(request, "upstreams/groups");
-        for (const u of body.upstreams) {
-          const p = parseUpstreamSpec(u);
-          if (typeof p === "string") throw Errors.badRequest(`Invalid upstream: ${p}`, u);
-        }
-        const c = rt.config.current;
-        const self = selfUpstreams(body.upstreams, { dns: c.dns.port, dot: c.dns.tls.port, web: c.webserver.port });
-        if (self) throw Errors.badRequest("Invalid upstream: it is Moat itself", self);
-        listsWrite(request, () => rt.lists.setGroupUpstreams(item, [...new Set(body.upstreams)]));
-        return { groups: groupsOf(rt, item) };
-      },
-      {
-        body: t.Object({
-          upstreams: t.Array(t.String({ maxLength: 512 }), {
-            maxItems: 16,
-            description:
-              "as dns.upstreams takes them (9.9.9.9, 9.9.9.9#53, a tls: or an https: URL); []: dns.upstreams",
-          }),
-        }),
-        response: Reply,
-        detail: moatOnly(
-          documented(piholeParams("/{name}", { tags, summary: "Set a group's own upstreams" }), {
-            responses: { 400: "An entry that is not an upstream", 404: "No such group" },
-          }),
-        ),
-      },
-    );
+  return groupPolicyRoutes("upstreams/groups", (name) => groupsOf(rt, name), {
+    response: Reply,
+    body: picksBody("upstreams", {
+      maxLength: 512,
+      maxItems: 16,
+      description: "as dns.upstreams takes them (9.9.9.9, 9.9.9.9#53, a tls: or an https: URL); []: dns.upstreams",
+    }),
+    save: (group, body) => {
+      for (const u of body.upstreams) {
+        const p = parseUpstreamSpec(u);
+        if (typeof p === "string") throw Errors.badRequest(`Invalid upstream: ${p}`, u);
+      }
+      const c = rt.config.current;
+      const self = selfUpstreams(body.upstreams, { dns: c.dns.port, dot: c.dns.tls.port, web: c.webserver.port });
+      if (self) throw Errors.badRequest("Invalid upstream: it is Moat itself", self);
+      rt.lists.setGroupUpstreams(group, [...new Set(body.upstreams)]);
+    },
+    doc: {
+      every: "Every group's own upstreams",
+      one: "One group's own upstreams",
+      put: "Set a group's own upstreams",
+      refused: "An entry that is not an upstream",
+    },
+  });
 }

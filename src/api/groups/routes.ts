@@ -4,7 +4,7 @@ import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import { Elysia, t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
-import { batchItems, commentOf, itemsOf, listsWrite, newProcessed, onDuplicate, pathParts } from "../lists/common.ts";
+import { commentOf, itemsOf, listsWrite, newProcessed, onDuplicate } from "../lists/common.ts";
 import * as resource from "../lists/resource.ts";
 import { MAX_LEN, checkLength, commentField, itemsField } from "../lists/input.ts";
 
@@ -25,23 +25,23 @@ const Group = t.Object({
   enabled: t.Boolean(),
   ...resource.RowStamps,
 });
-const GroupsReply = resource.writeReply("groups", Group);
-const GroupsList = resource.listReply("groups", Group);
+const { List: GroupsList, Reply: GroupsReply } = resource.replies("groups", Group);
 const tags = ["Group management"];
 
 export function groupRoutes(rt: ApiDeps) {
-  const get = ({ request }: { request: Request }) => {
-    const { item } = pathParts(request, "groups", 0);
-    return { groups: resource.presentOr404(rt, request, item, list(rt, item)) };
-  };
   return new Elysia({ name: "groups" })
     .use(
-      resource.getRoutes("groups", get, GroupsList, {
-        tags,
-        path: "/{name}",
-        every: "All groups",
-        some: "One group by name",
-      }),
+      resource.getRoutes(
+        "groups",
+        resource.itemGet(rt, "groups", (item) => list(rt, item)),
+        GroupsList,
+        {
+          tags,
+          path: "/{name}",
+          every: "All groups",
+          some: "One group by name",
+        },
+      ),
     )
     .post(
       "/groups",
@@ -71,7 +71,7 @@ export function groupRoutes(rt: ApiDeps) {
     .put(
       "/groups/*",
       ({ request, body }) => {
-        const item = resource.itemInUri(pathParts(request, "groups", 0).item);
+        const item = resource.pathItem(request, "groups");
         checkLength(item, "name", MAX_LEN.name);
         const processed = newProcessed();
         const enabled = body.enabled ?? true;
@@ -100,25 +100,13 @@ export function groupRoutes(rt: ApiDeps) {
         ),
       },
     )
-    .delete(
-      "/groups/*",
-      ({ request }) => {
-        const item = resource.itemInUri(pathParts(request, "groups", 0).item);
-        return resource.deleted(request, rt.lists.deleteGroups([item]));
-      },
-      {
-        detail: piholeParams("/{name}", {
-          tags,
-          summary: "Delete a group (204; 404 when absent). Deleting Default re-creates it empty",
-        }),
-      },
-    )
-    .post(
-      "/groups:batchDelete",
-      ({ body, request }) => {
-        const items = batchItems(body, "none");
-        return resource.deleted(request, rt.lists.deleteGroups(items.map((b) => b.item)));
-      },
-      resource.batchDeleteOptions(tags, "Delete several groups", '[{"item":"<name>"}]'),
+    .use(
+      resource.deleteRoutes("groups", (names) => rt.lists.deleteGroups(names), {
+        tags,
+        path: "/{name}",
+        one: "Delete a group (204; 404 when absent). Deleting Default re-creates it empty",
+        several: "Delete several groups",
+        noun: "name",
+      }),
     );
 }

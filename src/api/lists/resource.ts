@@ -1,7 +1,7 @@
 // The route pieces the four list resources (domains, groups, clients, lists) have in common, so each
 // resource's file says only what is its own (its entry, its item, its table calls): the schemas of
 // entries, bodies and replies, the `uri_error` refusals, get-or-absent, the add sequence, the
-// item-in-the-path rejection and the deletes' 404.
+// item-in-the-path rejection, the deletes' 404, and the GET and deletes of a resource addressed by its item alone.
 // Each piece keeps Pi-hole's shape (its messages are FTL's, src/api/lists/common.ts for the rest).
 import { Elysia, t, type Static, type TSchema } from "elysia";
 import type { TArray, TProperties } from "@sinclair/typebox";
@@ -10,7 +10,17 @@ import { ApiError, Errors } from "../core/errors.ts";
 import { documented } from "../docs/meta.ts";
 import { piholeParams } from "../core/route-meta.ts";
 import type { OnDuplicate } from "../../lists/store.ts";
-import { type Processed, absent, createdReply, encodeItem, listsWrite, newProcessed, onDuplicate } from "./common.ts";
+import {
+  type Processed,
+  absent,
+  batchItems,
+  createdReply,
+  encodeItem,
+  listsWrite,
+  newProcessed,
+  onDuplicate,
+  pathParts,
+} from "./common.ts";
 
 /** The per-item report of a write. */
 export const ProcessedSchema = t.Object({
@@ -47,9 +57,15 @@ export function listReply<K extends string, E extends TSchema>(key: K, entry: E)
 }
 
 /** What a write answers: the entries written and `processed`. */
-export function writeReply<K extends string, E extends TSchema>(key: K, entry: E) {
+function writeReply<K extends string, E extends TSchema>(key: K, entry: E) {
   return t.Object({ ...({ [key]: t.Array(entry) } as Record<K, TArray<E>>), processed: t.Optional(ProcessedSchema) });
 }
+
+/** A resource's replies: `List` for its GETs, `Reply` for its writes (with `processed`). */
+export const replies = <K extends string, E extends TSchema>(key: K, entry: E) => ({
+  List: listReply(key, entry),
+  Reply: writeReply(key, entry),
+});
 
 /**
  * POST /<resource>: `write` adds the items (a duplicate handled by `onDuplicate`) and returns those
@@ -78,6 +94,17 @@ export const uriError = (message: string) => new ApiError(400, "uri_error", mess
 export function itemInUri(item: string | null): string {
   if (item === null) throw uriError("Invalid request: Specify item in URI");
   return item;
+}
+
+/** The item of `/api/<base>/<item>` (groups, clients, lists), which PUT and DELETE require. */
+export const pathItem = (request: Request, base: string) => itemInUri(pathParts(request, base, 0).item);
+
+/** GET /<base>[/<item>] of a resource addressed by its item alone: `{ <base>: entries }`, or the 404. */
+export function itemGet(rt: Context, base: string, entries: (item: string | null) => unknown[]) {
+  return ({ request }: { request: Request }) => {
+    const { item } = pathParts(request, base, 0);
+    return { [base]: presentOr404(rt, request, item, entries(item)) };
+  };
 }
 
 /** The rows a GET found; when the path names an item that matched none, the resource's 404. */
@@ -124,6 +151,27 @@ export function batchDeleteOptions(tags: string[], summary: string, bodyShape: s
       { responses: { 204: "Deleted", 400: "The body is not a list of items", 404: "None of the items exists" } },
     ),
   };
+}
+
+/**
+ * DELETE /<base>/<item> and POST /<base>:batchDelete (`[{"item"}]`) of a resource addressed by its item
+ * alone (groups, clients): `remove` deletes the items and says how many existed.
+ */
+export function deleteRoutes(
+  base: string,
+  remove: (items: string[]) => number,
+  doc: { tags: string[]; path: string; one: string; several: string; noun: string },
+) {
+  const { tags } = doc;
+  return new Elysia({ name: `${base}-delete` })
+    .delete(`/${base}/*`, ({ request }) => deleted(request, remove([pathItem(request, base)])), {
+      detail: piholeParams(doc.path, { tags, summary: doc.one }),
+    })
+    .post(
+      `/${base}:batchDelete`,
+      ({ body, request }) => deleted(request, remove(batchItems(body, "none").map((b) => b.item))),
+      batchDeleteOptions(tags, doc.several, `[{"item":"<${doc.noun}>"}]`),
+    );
 }
 
 /** GET /<base> (every entry) and GET /<base>/<path> (those the path names; `get` answers the 404). */

@@ -68,8 +68,7 @@ export const ListEntry = t.Object({
     description: "0 never downloaded, 1 updated, 2 unchanged, 3 failed (cached copy used), 4 failed (no cache)",
   }),
 });
-const ListsReply = resource.writeReply("lists", ListEntry);
-const ListsList = resource.listReply("lists", ListEntry);
+const { List: ListsList, Reply: ListsReply } = resource.replies("lists", ListEntry);
 const TypeQuery = t.Object(
   { type: t.Optional(t.String({ description: "block or allow" })) },
   { additionalProperties: true },
@@ -127,7 +126,7 @@ export function listRoutes(rt: ApiDeps) {
       "/lists/*",
       ({ request, body, query }) => {
         const type = requiredType(query.type);
-        const item = resource.itemInUri(pathParts(request, "lists", 0).item);
+        const item = resource.pathItem(request, "lists");
         checkLength(item, "address", MAX_LEN.address);
         rejectWhitespace([item]);
         validateAddresses([item], rt.config.current.webserver.port);
@@ -159,7 +158,7 @@ export function listRoutes(rt: ApiDeps) {
       "/lists/*",
       async ({ request, query }) => {
         const type = requiredType(query.type);
-        const item = resource.itemInUri(pathParts(request, "lists", 0).item);
+        const item = resource.pathItem(request, "lists");
         return resource.deleted(request, await deleteLists(rt, [{ address: item, type }]));
       },
       {
