@@ -118,6 +118,11 @@ split_boot() { # boot-dir firmware-dir
   # U-Boot for the Pi's 64-bit mode (one binary for Pi 3, 4 and Zero 2 W: Debian's u-boot-rpi rpi_arm64)
   # (the root keeps no copy: U-Boot changes with a new image, not with a bundle)
   cp "$ROOTFS/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$2/u-boot.bin" && rm -rf "$ROOTFS/usr/lib/u-boot"
+  # boot.cmd puts the counters' flags byte in and out itself, for a U-Boot without a redundant environment of
+  # its own; with one, env import -c would expect that byte (docs/updates.md, "Two copies"; env/fat.c names its
+  # second copy uboot-redund.env only then)
+  ! grep -qa 'uboot-redund\.env' "$2/u-boot.bin" ||
+    die "this U-Boot has a redundant environment (CONFIG_SYS_REDUNDAND_ENVIRONMENT): image/boot/boot.cmd must read the counters with env import -c as they are then"
   local f
   for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat u-boot.bin; do
     [ -f "$2/$f" ] || die "the Pi boot file $f is missing (raspi-firmware, u-boot-rpi)"
