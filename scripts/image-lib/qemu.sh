@@ -8,7 +8,8 @@ fat_offset() { part_offset "$1" 1; } # partition 1, MOAT: boot.scr, the boot cou
 
 # QEMU boots the card the way a Pi does from U-Boot on: U-Boot for QEMU's virt machine (Debian's u-boot-qemu,
 # as -bios) finds the card's boot.scr on partition 1, which picks the slot by the boot counters in
-# moat-boot.env and boots that slot's kernel, initrd and cmdline.txt (image/boot/boot.cmd, docs/updates.md).
+# moat-boot.env (and its second copy) and boots that slot's kernel, initrd and cmdline.txt (image/boot/boot.cmd,
+# docs/updates.md).
 # The harness only powers the machine on again after a reboot (-no-reboot) and reads U-Boot's console.
 U_BOOT_QEMU=/usr/lib/u-boot/qemu_arm64/u-boot.bin
 
