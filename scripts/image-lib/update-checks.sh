@@ -151,7 +151,7 @@ boots_partition() { # partition serial-log-name [dns]: with dns, waits for the f
   [ -z "${3:-}" ] && return 0
   wait_dns "$BOOT_TIMEOUT" || { log "  no DNS answer"; tail -30 "$T/$2" >&2; return 1; }
   local s=$(($(date +%s) - REBOOT_ASKED))
-  log "  first DNS answer ${s} s after POST /api/action/reboot"
+  log "  first DNS answer ${s} s after the reboot was asked for"
   UPDATE_FIGURES+=("reboot_to_first_dns_answer_$3=${s}s")
 }
 
