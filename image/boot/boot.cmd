@@ -6,7 +6,7 @@
 # "Integration", U-Boot): BOOT_ORDER lists the slots to try in order, BOOT_<slot>_LEFT how many tries each
 # has left. Every boot takes one try from the first slot that has any; a slot whose count reached 0 is
 # skipped, so a version that never gets far enough to be marked good (RAUC resets the count: moat-health,
-# after its checks) is left after 3 tries, by U-Boot alone. A separate file, not U-Boot's own uboot.env:
+# after its checks) is left after 3 tries, by U-Boot alone. Files of their own, not U-Boot's own uboot.env:
 # U-Boot on a Pi would load that as its whole environment and lose its boot command.
 #
 # The variables are kept twice on this partition, moat-boot.env and moat-boot-redund.env, in the layout of
