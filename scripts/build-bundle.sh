@@ -5,7 +5,8 @@
 #   scripts/build-bundle.sh --cert     prints the signing certificate's path, making the development pair
 #                                      first when there is none (see Signing)
 #   scripts/build-bundle.sh --key      prints the signing key's path or PKCS#11 URI, the same way
-#                                      (scripts/release.sh signs SHA256SUMS with it)
+#   scripts/build-bundle.sh --sign FILE  signs FILE with that key into FILE.sig (openssl dgst -sha256; with a
+#                                      pkcs11: URI through the token: scripts/release.sh signs SHA256SUMS so)
 #   scripts/build-bundle.sh --keyring  prints the image's keyring: the signing certificate, then the next
 #                                      key's (MOAT_BUNDLE_NEXT_CERT), so that images made now accept bundles
 #                                      signed after the key is rotated
@@ -14,9 +15,12 @@
 #   MOAT_BUNDLE_COMPATIBLE  what the system must be (default: moat-rpi-arm64, system.conf's compatible)
 #   BUNDLE_FORMAT           verity (default; RAUC >= 1.5) or plain (for machines without device-mapper)
 # Signing (docs/updates.md, "Keys"):
-#   MOAT_BUNDLE_KEY         the release key: a PEM file or a PKCS#11 URI (pkcs11:...; RAUC and openssl then
-#                           use the token through RAUC_PKCS11_MODULE / the openssl pkcs11 provider), so the
-#                           key itself can stay on a token, off the build machine
+#   MOAT_BUNDLE_KEY         the release key: a PEM file or a PKCS#11 URI (RFC 7512, pkcs11:token=…;object=…), so
+#                           the key itself stays on a token, off the build machine. RAUC and openssl reach the
+#                           token through OpenSSL's pkcs11 engine (Debian's libengine-pkcs11-openssl, libp11),
+#                           which loads p11-kit's proxy and so every module p11-kit knows (softhsm2, opensc),
+#                           or RAUC_PKCS11_MODULE's; the PIN from the URI's pin-value= (both) or
+#                           RAUC_PKCS11_PIN (RAUC)
 #   MOAT_BUNDLE_CERT        its certificate (PEM), valid from before the image's clock floor (SOURCE_DATE_EPOCH:
 #                           a Pi without a clock battery starts there until NTP answers)
 #   MOAT_BUNDLE_NEXT_CERT   the next key's certificate, added to the keyring (rotation)
@@ -79,6 +83,19 @@ if [ "${1:-}" = --keyring ]; then
 fi
 if [ "${1:-}" = --cert ]; then signing_pair; echo "$cert"; exit 0; fi
 if [ "${1:-}" = --key ]; then signing_pair; echo "$key"; exit 0; fi
+if [ "${1:-}" = --sign ]; then
+  [ $# = 2 ] && [ -f "$2" ] || die "usage: $0 --sign FILE"
+  signing_pair
+  engine=()
+  if [[ $key == pkcs11:* ]]; then
+    [ -n "${RAUC_PKCS11_MODULE:-}" ] && export PKCS11_MODULE_PATH=$RAUC_PKCS11_MODULE
+    engine=(-engine pkcs11 -keyform engine)
+  fi
+  openssl dgst -sha256 "${engine[@]}" -sign "$key" -out "$2.sig" "$2" >/dev/null 2>"$2.sig.log" ||
+    { cat "$2.sig.log" >&2; rm -f "$2.sig" "$2.sig.log"; die "openssl could not sign $2 with $key"; }
+  rm -f "$2.sig.log"
+  exit 0
+fi
 [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: $0 OUT.raucb ROOT_IMAGE [BOOT_IMAGE]"
 out=$1 root=$2 boot=${3:-}
 [ -f "$root" ] || die "no root image $root"

@@ -8,8 +8,8 @@
 #   moat-<v>.cdx.json                            the CycloneDX SBOM of the npm packages inside the binary, and Bun
 #   SHA256SUMS, SHA256SUMS.sig                   the sums of all the above, signed with the release key
 #   moat-release.cert.pem                        the certificate of that key (compare it with the published one)
-# The release key is the update bundle's (scripts/build-bundle.sh: MOAT_BUNDLE_KEY, a PEM file or pkcs11: URI, and
-# MOAT_BUNDLE_CERT, else the development pair in /var/tmp/moat-image/dev-keys). A published release is made with
+# The release key is the update bundle's (scripts/build-bundle.sh: MOAT_BUNDLE_KEY, a PEM file or pkcs11: URI of a key
+# on a token, and MOAT_BUNDLE_CERT, else the development pair in /var/tmp/moat-image/dev-keys). A published release is made with
 # MOAT_RELEASE=1, which refuses to sign with the development key. No armhf file: Bun runs on 64-bit ARM only, so a 32-bit Raspberry Pi OS
 # (and a Pi Zero W, ARMv6) cannot run Moat.
 set -euo pipefail
@@ -58,9 +58,8 @@ files+=("$sbom")
 log "SHA256SUMS and its signature"
 for f in "${files[@]}"; do [ -f "$DIST/$f" ] || die "$f was not made"; done
 (cd "$DIST" && sha256sum "${files[@]}") >"$DIST/SHA256SUMS"
-key=$(bash "$REPO/scripts/build-bundle.sh" --key)
+bash "$REPO/scripts/build-bundle.sh" --sign "$DIST/SHA256SUMS"   # SHA256SUMS.sig, with a PEM key or through a token
 cert=$(bash "$REPO/scripts/build-bundle.sh" --cert)
-openssl dgst -sha256 -sign "$key" -out "$DIST/SHA256SUMS.sig" "$DIST/SHA256SUMS"
 cp "$cert" "$DIST/moat-release.cert.pem"
 openssl dgst -sha256 -verify <(openssl x509 -in "$DIST/moat-release.cert.pem" -pubkey -noout) \
   -signature "$DIST/SHA256SUMS.sig" "$DIST/SHA256SUMS" >/dev/null || die "the signature does not verify"

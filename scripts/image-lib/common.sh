@@ -15,7 +15,7 @@ SECURITY_MIRROR=http://deb.debian.org/debian-security
 # initrd, cmdline.txt) | 4 extended: 5 root A | 6 root B (ext4) | 7 data (ext4, /etc/moat, grown on first boot).
 DISK_ID=0x6d6f6174                  # "moat"; partitions are PARTUUID=6d6f6174-01 ... -07
 MOAT_MB=64                          # partition 1: firmware, device trees, U-Boot (about 12 MiB) and room for new ones
-BOOT_ENV_SIZE=0x4000                # moat-boot.env, the boot counters (boot.cmd's moat_env_size, /etc/fw_env.config)
+BOOT_ENV_SIZE=0x4000                # each copy of the boot counters (boot.cmd's moat_env_size, /etc/fw_env.config)
 BOOT_MB=256                         # each boot slot
 DATA_MB=64                          # grown to the rest of the card on first boot
 ROOT_HEADROOM_MB=160                # free space in the root partition

@@ -60,8 +60,7 @@ install_rauc() {
   # The clock floor: systemd starts the clock no earlier than this file's time (SOURCE_DATE_EPOCH, as every
   # file of the image), so a Pi without a clock battery that has not reached NTP is never before it.
   touch "$ROOTFS/usr/lib/clock-epoch"
-  printf '# U-Boot boot counters (image/boot/boot.cmd) for fw_printenv/fw_setenv: file, offset, size\n/boot/moat/moat-boot.env 0x0000 %s\n' \
-    "$BOOT_ENV_SIZE" >"$ROOTFS/etc/fw_env.config"
+  fw_env_config /boot/moat >"$ROOTFS/etc/fw_env.config"
   install -D -m 0755 "$rauc/moat-reboot" "$ROOTFS/usr/lib/moat/moat-reboot"
   install -D -m 0755 "$rauc/rauc-post-install" "$ROOTFS/usr/lib/moat/rauc-post-install"
   install -D -m 0755 "$rauc/moat-health" "$ROOTFS/usr/lib/moat/moat-health"
@@ -119,6 +118,11 @@ split_boot() { # boot-dir firmware-dir
   # U-Boot for the Pi's 64-bit mode (one binary for Pi 3, 4 and Zero 2 W: Debian's u-boot-rpi rpi_arm64)
   # (the root keeps no copy: U-Boot changes with a new image, not with a bundle)
   cp "$ROOTFS/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$2/u-boot.bin" && rm -rf "$ROOTFS/usr/lib/u-boot"
+  # boot.cmd puts the counters' flags byte in and out itself, for a U-Boot without a redundant environment of
+  # its own; with one, env import -c would expect that byte (docs/updates.md, "Two copies"; env/fat.c names its
+  # second copy uboot-redund.env only then)
+  ! grep -qa 'uboot-redund\.env' "$2/u-boot.bin" ||
+    die "this U-Boot has a redundant environment (CONFIG_SYS_REDUNDAND_ENVIRONMENT): image/boot/boot.cmd must read the counters with env import -c as they are then"
   local f
   for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat u-boot.bin; do
     [ -f "$2/$f" ] || die "the Pi boot file $f is missing (raspi-firmware, u-boot-rpi)"
@@ -134,13 +138,26 @@ slot_cmdline() { # A|B
   echo
 }
 
+# The boot counters (image/boot/boot.cmd) are two copies of U-Boot's redundant environment layout (CRC, flags
+# byte, variables) on partition 1; fw_printenv/fw_setenv (libubootenv, RAUC's U-Boot backend) take a two-line
+# fw_env.config as such a pair: file, offset, size.
+BOOT_ENV_FILES="moat-boot.env moat-boot-redund.env"
+fw_env_config() { # directory of the copies
+  local f
+  echo "# U-Boot boot counters (image/boot/boot.cmd), two copies: file, offset, size"
+  for f in $BOOT_ENV_FILES; do echo "$1/$f 0x0000 $BOOT_ENV_SIZE"; done
+}
+
 # Partition 1, MOAT: what the Pi firmware reads (its files, config.txt, U-Boot), U-Boot's boot script and the
-# boot counters (moat-boot.env: slot A first, 3 tries; B, empty until the first update, none), and the
-# settings file. Without a firmware directory (the tests' small disks) only the boot script and counters.
+# boot counters (slot A first, 3 tries; B, empty until the first update, none; both copies alike, flags 1),
+# and the settings file. Without a firmware directory (the tests' small disks) only the boot script and counters.
 moat_partition() { # dir [firmware-dir]
   mkdir -p "$1"
   [ -z "${2:-}" ] || cp -r "$2/." "$1/"
   cp "$IMAGE_DIR/boot/config.txt" "$IMAGE_DIR/boot/moat-settings.txt" "$1/"
   mkimage -A arm64 -O linux -T script -C none -n "Moat boot selection" -d "$IMAGE_DIR/boot/boot.cmd" "$1/boot.scr" >/dev/null
-  printf 'BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\n' | mkenvimage -s "$BOOT_ENV_SIZE" -o "$1/moat-boot.env" -
+  local f
+  for f in $BOOT_ENV_FILES; do
+    printf 'BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\n' | mkenvimage -r -s "$BOOT_ENV_SIZE" -o "$1/$f" -
+  done
 }

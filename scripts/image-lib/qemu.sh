@@ -8,7 +8,8 @@ fat_offset() { part_offset "$1" 1; } # partition 1, MOAT: boot.scr, the boot cou
 
 # QEMU boots the card the way a Pi does from U-Boot on: U-Boot for QEMU's virt machine (Debian's u-boot-qemu,
 # as -bios) finds the card's boot.scr on partition 1, which picks the slot by the boot counters in
-# moat-boot.env and boots that slot's kernel, initrd and cmdline.txt (image/boot/boot.cmd, docs/updates.md).
+# moat-boot.env (and its second copy) and boots that slot's kernel, initrd and cmdline.txt (image/boot/boot.cmd,
+# docs/updates.md).
 # The harness only powers the machine on again after a reboot (-no-reboot) and reads U-Boot's console.
 U_BOOT_QEMU=/usr/lib/u-boot/qemu_arm64/u-boot.bin
 
@@ -54,9 +55,12 @@ for _ in range(5):
 print(*[s.getsockname()[1] for s in ps])')
 }
 
-# --no-reboot: a guest's reboot (or the watchdog's reset, or a panic's) ends QEMU, and the harness powers on
-# again (power_on_again), so each boot has its own log. i6300esb is the watchdog systemd arms, as bcm2835_wdt
-# on a Pi.
+# --no-reboot: a guest's reboot (or a panic's) ends QEMU, and the harness powers on again (power_on_again), so
+# each boot has its own log. i6300esb is the watchdog systemd arms, as bcm2835_wdt on a Pi; its timer runs on
+# the host's clock, so on a loaded host a guest whose vCPUs get no time for 30 s misses its ping though nothing
+# hangs (a first boot here was reset in the middle of moat-firstboot). So QEMU only says when it fires
+# ("watchdog", in the test's log) instead of resetting: the image arms it the same (check watchdog_armed), and
+# resetting a hung board is bcm2835_wdt's, which only a board shows (docs/updates.md, "Per board").
 start_qemu() { # [--no-reboot] dir [serial-log-name]
   local no_reboot=()
   if [ "$1" = --no-reboot ]; then no_reboot=(-no-reboot); shift; fi
@@ -76,7 +80,7 @@ start_qemu() { # [--no-reboot] dir [serial-log-name]
     net+=",hostfwd=tcp:127.0.0.1:$HTTPS_PORT-:443,hostfwd=tcp:127.0.0.1:$DOT_PORT-:853"
   fi
   "${in_ns[@]}" qemu-system-aarch64 -M virt -cpu cortex-a53 -smp 2 -m 1024 -accel tcg,thread=multi \
-    -bios "$U_BOOT_QEMU" -device i6300esb \
+    -bios "$U_BOOT_QEMU" -device i6300esb -action watchdog=debug \
     -drive "file=$1/disk.img,format=raw,if=none,id=disk" -device virtio-blk-pci,drive=disk \
     -netdev "$net" \
     -device virtio-net-pci,netdev=net,romfile= -device virtio-rng-pci \

@@ -3,7 +3,8 @@
 // (MOAT, boot A, boot B, the extended partition holding root A, root B and data, which ends where data does),
 // each boot slot's command line, and the boot selection: the real U-Boot (Debian's qemu_arm64 build, the one
 // the image test boots) runs the image's boot.scr from partition 1 and picks the slot by the counters in
-// moat-boot.env, read and written here with fw_printenv/fw_setenv as RAUC's U-Boot backend does on the card.
+// moat-boot.env and moat-boot-redund.env (two copies), read and written here with fw_printenv/fw_setenv as RAUC's
+// U-Boot backend does on the card.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -94,12 +95,14 @@ test.skipIf(!hasTools)("each boot slot's cmdline.txt names its own root and rauc
   expect(a.endsWith("rootwait panic=10\n")).toBe(true);
 });
 
-/** Partition 1's moat-boot.env through fw_printenv/fw_setenv (libubootenv, as RAUC's backend uses them). */
+/** Partition 1's boot counters, the pair of copies, through fw_printenv/fw_setenv (libubootenv with a two-line
+ * fw_env.config, as RAUC's backend uses them on the card). */
 function counters(set?: string): Record<string, string> {
   const r = bash(`
-    off=$(fat_offset disk.img); mcopy -o -i "disk.img@@$off" ::/moat-boot.env env.bin
-    echo "$PWD/env.bin 0x0000 $BOOT_ENV_SIZE" >fw_env.config
-    ${set ? `fw_setenv -c fw_env.config ${set}; mcopy -o -i "disk.img@@$off" env.bin ::/moat-boot.env` : ""}
+    off=$(fat_offset disk.img)
+    for f in $BOOT_ENV_FILES; do mcopy -o -i "disk.img@@$off" ::/$f $f; done
+    fw_env_config "$PWD" >fw_env.config
+    ${set ? `fw_setenv -c fw_env.config ${set}; for f in $BOOT_ENV_FILES; do mcopy -o -i "disk.img@@$off" $f ::/$f; done` : ""}
     fw_printenv -c fw_env.config`);
   expect(r.code).toBe(0);
   return Object.fromEntries(
@@ -108,6 +111,36 @@ function counters(set?: string): Record<string, string> {
       .split("\n")
       .map((l) => l.split("=", 2) as [string, string]),
   );
+}
+
+const COPIES = ["moat-boot.env", "moat-boot-redund.env"] as const;
+
+/** Each copy as U-Boot's redundant environment lays it out: CRC32 of the variables, a flags byte, the
+ * variables; whole when the CRC matches. */
+function copies(): Array<{ whole: boolean; flags: number; vars: Record<string, string> }> {
+  return COPIES.map((f) => {
+    expect(bash(`mcopy -o -i "disk.img@@$(fat_offset disk.img)" ::/${f} ${f}`).code).toBe(0);
+    const b = readFileSync(join(dir, f));
+    const data = b.subarray(5);
+    const text = data.toString("latin1");
+    const vars = Object.fromEntries(
+      text
+        .slice(0, text.indexOf("\0\0"))
+        .split("\0")
+        .map((l) => l.split("=", 2) as [string, string]),
+    );
+    return { whole: b.readUInt32LE(0) === Bun.hash.crc32(data), flags: b[4]!, vars };
+  });
+}
+
+/** Writes a copy's bytes back onto partition 1 after change(bytes). */
+function patchCopy(i: 0 | 1, change: (b: Buffer) => void): void {
+  const f = COPIES[i];
+  expect(bash(`mcopy -o -i "disk.img@@$(fat_offset disk.img)" ::/${f} ${f}`).code).toBe(0);
+  const b = readFileSync(join(dir, f));
+  change(b);
+  writeFileSync(join(dir, f), b);
+  expect(bash(`mcopy -o -i "disk.img@@$(fat_offset disk.img)" ${f} ::/${f}`).code).toBe(0);
 }
 
 /** Powers QEMU's virt machine on with U-Boot as its firmware; the made-up kernel cannot start, so the
@@ -171,12 +204,69 @@ test.skipIf(!hasUBoot)(
     expect(boot()).toContain("moat: no slot has tries left (order B A): 3 tries each again");
     expect(counters()).toEqual({ BOOT_ORDER: "B A", BOOT_A_LEFT: "3", BOOT_B_LEFT: "3" });
 
-    // a damaged file: slot A, 3 tries each, said on the console
+    // both copies damaged: slot A, 3 tries each, said on the console
     writeFileSync(join(dir, "junk"), "not an environment");
-    expect(bash(`mcopy -o -i "disk.img@@$(fat_offset disk.img)" junk ::/moat-boot.env`).code).toBe(0);
+    for (const f of COPIES) expect(bash(`mcopy -o -i "disk.img@@$(fat_offset disk.img)" junk ::/${f}`).code).toBe(0);
     const damaged = boot();
-    expect(damaged).toContain("moat-boot.env is damaged: trying slot A then B, 3 times each");
+    expect(damaged).toContain("moat: moat-boot.env is damaged or missing");
+    expect(damaged).toContain("moat: moat-boot-redund.env is damaged or missing");
+    expect(damaged).toContain("no whole copy of the boot counters: trying slot A then B, 3 times each");
     expect(damaged).toContain("booting slot A (partition 2); tries left A=2 B=3, order A B");
+  },
+  600_000,
+);
+
+test.skipIf(!hasUBoot)(
+  "the counters are two copies: each write goes to the older one, a damaged copy leaves the other",
+  () => {
+    makeDisk();
+    // a new card: both copies alike, flags 1
+    expect(copies().map((c) => [c.whole, c.flags, c.vars.BOOT_A_LEFT])).toEqual([
+      [true, 1, "3"],
+      [true, 1, "3"],
+    ]);
+    // equal flags: U-Boot reads the first copy and writes the second, one flag above
+    expect(boot()).toContain("booting slot A (partition 2); tries left A=2 B=0, order A B");
+    expect(copies().map((c) => [c.whole, c.flags, c.vars.BOOT_A_LEFT])).toEqual([
+      [true, 1, "3"],
+      [true, 2, "2"],
+    ]);
+    // each fw_setenv (RAUC's backend) writes the older copy: the first, then the second
+    counters("BOOT_ORDER 'B A' && fw_setenv -c fw_env.config BOOT_B_LEFT 3");
+    expect(copies().map((c) => [c.flags, c.vars.BOOT_ORDER, c.vars.BOOT_B_LEFT])).toEqual([
+      [3, "B A", "0"],
+      [4, "B A", "3"],
+    ]);
+    // U-Boot reads the newer, second copy and writes the first
+    expect(boot()).toContain("booting slot B (partition 3); tries left A=2 B=2, order B A");
+    expect(copies().map((c) => [c.flags, c.vars.BOOT_B_LEFT])).toEqual([
+      [5, "2"],
+      [4, "3"],
+    ]);
+
+    // a power cut in the middle of U-Boot's write: the copy it wrote is damaged; the other, one step older, is used
+    patchCopy(0, (b) => b.fill(0, 20));
+    const cut = boot();
+    expect(cut).toContain("moat: moat-boot.env is damaged or missing");
+    expect(cut).toContain("booting slot B (partition 3); tries left A=2 B=2, order B A");
+    expect(copies().map((c) => [c.whole, c.flags, c.vars.BOOT_B_LEFT])).toEqual([
+      [true, 5, "2"],
+      [true, 4, "3"],
+    ]);
+    expect(counters()).toEqual({ BOOT_ORDER: "B A", BOOT_A_LEFT: "2", BOOT_B_LEFT: "2" });
+
+    // the flags wrap as U-Boot's own env code counts them: 0 after 255 is the newer
+    patchCopy(0, (b) => {
+      b[4] = 255;
+    });
+    patchCopy(1, (b) => {
+      b[4] = 0;
+    });
+    expect(boot()).toContain("booting slot B (partition 3); tries left A=2 B=2, order B A");
+    expect(copies().map((c) => [c.flags, c.vars.BOOT_B_LEFT])).toEqual([
+      [1, "2"],
+      [0, "3"],
+    ]);
   },
   600_000,
 );

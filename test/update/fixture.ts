@@ -1,8 +1,8 @@
 // What the update tests share: a signing authority and a stranger's key made with openssl, small ext4 root
 // images, bundles made by scripts/build-bundle.sh, and a RAUC "system" of slot files: a system.conf whose
 // slots are plain files and whose bootloader is RAUC's U-Boot backend, as on the image, working on a scratch
-// moat-boot.env (the boot counters of image/boot/boot.cmd) through the real fw_printenv/fw_setenv, served by a
-// real `rauc service` on a private D-Bus session bus.
+// pair moat-boot.env and moat-boot-redund.env (the boot counters of image/boot/boot.cmd, two copies) through
+// the real fw_printenv/fw_setenv, served by a real `rauc service` on a private D-Bus session bus.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -95,7 +95,8 @@ export class UpdateFixture {
       conf: join(d, "system.conf"),
       a: join(d, "slotA.img"),
       b: join(d, "slotB.img"),
-      bootEnv: join(d, "moat-boot.env"),
+      /** the boot counters' two copies (image/boot/boot.cmd), as on partition 1 */
+      bootEnv: [join(d, "moat-boot.env"), join(d, "moat-boot-redund.env")],
       fwConfig: join(d, "fw_env.config"),
       bin: join(d, "bin"),
       state: join(d, "state"),
@@ -137,8 +138,8 @@ export class UpdateFixture {
       truncateSync(f, 8 * 1024 * 1024);
     }
     writeFileSync(join(d, "env.txt"), "BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\n");
-    sh(["mkenvimage", "-s", "0x4000", "-o", s.bootEnv, join(d, "env.txt")]);
-    writeFileSync(s.fwConfig, `${s.bootEnv} 0x0000 0x4000\n`);
+    for (const f of s.bootEnv) sh(["mkenvimage", "-r", "-s", "0x4000", "-o", f, join(d, "env.txt")]);
+    writeFileSync(s.fwConfig, s.bootEnv.map((f) => `${f} 0x0000 0x4000\n`).join(""));
     for (const tool of ["fw_printenv", "fw_setenv"]) {
       const real = Bun.which(tool)!;
       writeFileSync(join(s.bin, tool), `#!/bin/sh\nexec ${real} -c ${s.fwConfig} "$@"\n`);
