@@ -89,8 +89,9 @@ async function openIn(
 /** opens a page and waits until it has drawn its data */
 async function visit(page: Page, path: string): Promise<void> {
   await page.goto(`${moat.base}/admin${path === "/" ? "/" : path}`);
-  await page.waitForSelector("h1.page-title");
-  await page.waitForFunction(() => !document.querySelector(".loading, .spinner"), null, { timeout: 10000 });
+  // a page's first load fetches its catalogue and its data: room for a busy CI machine
+  await page.waitForSelector("h1.page-title", { timeout: 20000 });
+  await page.waitForFunction(() => !document.querySelector(".loading, .spinner"), null, { timeout: 20000 });
 }
 
 /**
@@ -225,4 +226,4 @@ test("the language follows the browser's, the picker changes it at once and it i
   await visit(en.page, "/");
   expect(fetched.filter((p) => /\/i18n-/.test(p))).toEqual([]);
   await en.ctx.close();
-}, 30000);
+}, 60000);

@@ -44,10 +44,17 @@ export const catalogueBody = <K extends string>(key: K, catalogue: string, maxIt
     description: `ids from GET ${catalogue}; replaces the group's selection ([]: none)`,
   });
 
-/** The 400 for picks that name nothing `known` knows ("Unknown service", with the ids). */
-export function refuseUnknown<T>(picks: readonly T[], known: (pick: T) => unknown, what: string): void {
+/**
+ * Throws `refusal` of the picks that name nothing `known` knows, joined. The caller writes the message as a
+ * literal (`Errors.badRequest("Unknown service", ids)`) so that the dashboard's catalogues can translate it.
+ */
+export function refuseUnknown<T>(
+  picks: readonly T[],
+  known: (pick: T) => unknown,
+  refusal: (ids: string) => Error,
+): void {
   const unknown = picks.filter((p) => !known(p));
-  if (unknown.length) throw Errors.badRequest(`Unknown ${what}`, unknown.join(", "));
+  if (unknown.length) throw refusal(unknown.join(", "));
 }
 
 /** What a group policy's routes need: its reply and PUT body, how a PUT is checked and stored, and their reference. */

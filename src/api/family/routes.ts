@@ -94,7 +94,7 @@ export function familyRoutes(rt: ApiDeps) {
         response: GroupsReply,
         body: catalogueBody("services", "/api/services", 1000),
         save: (group, body) => {
-          refuseUnknown(body.services, serviceById, "service");
+          refuseUnknown(body.services, serviceById, (ids) => Errors.badRequest("Unknown service", ids));
           rt.lists.setGroupServices(group, [...new Set(body.services)]);
         },
         doc: {
@@ -128,7 +128,7 @@ export function familyRoutes(rt: ApiDeps) {
         response: SafeGroupsReply,
         body: catalogueBody("engines", "/api/safesearch", 100),
         save: (group, body) => {
-          refuseUnknown(body.engines, safeSearchEngine, "safe-search engine");
+          refuseUnknown(body.engines, safeSearchEngine, (ids) => Errors.badRequest("Unknown safe-search engine", ids));
           if (body.engines.includes("youtube") && body.engines.includes("youtube-moderate"))
             throw Errors.badRequest("YouTube is either strict or moderate", "youtube, youtube-moderate");
           rt.lists.setGroupSafeSearch(group, [...new Set(body.engines)]);

@@ -65,10 +65,14 @@ export function scheduleRoutes(rt: ApiDeps) {
         const p = windowProblem(w);
         if (p) throw Errors.badRequest(`Invalid window: ${p}`, w);
       }
-      refuseUnknown(body.services, serviceById, "service");
+      refuseUnknown(body.services, serviceById, (ids) => Errors.badRequest("Unknown service", ids));
       const known = rt.lists.adlistIds();
       const lists = [...new Set(body.lists ?? [])];
-      refuseUnknown(lists, (id) => known.has(id), "list");
+      refuseUnknown(
+        lists,
+        (id) => known.has(id),
+        (ids) => Errors.badRequest("Unknown list", ids),
+      );
       const empty = body.windows.length === 0;
       const s = empty
         ? null
