@@ -6,7 +6,6 @@
 // with the same root hints, resolves every case too: Moat's rcodes and answers must equal its.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as packet from "dns-packet";
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +13,7 @@ import type { Subprocess, udp } from "bun";
 import { BUN, ROOT, freePort, startMoat, type MoatProcess } from "../harness/moat.ts";
 import { GLUELESS_PER_ZONE } from "../../src/dns/recursive/budget.ts";
 import { buildHierarchy } from "./dnssec-hierarchy.ts";
+import { base32hex, nsec3Hash } from "./nsec3-hash.ts";
 import { ask, encodeQuery, sendUdp, until, type Reply } from "./helpers.ts";
 
 const IN_NAMESPACE = process.env.MOAT_RECURSIVE_NETNS === "1";
@@ -473,37 +473,4 @@ if (!IN_NAMESPACE) {
       expect(asked.slice(before)).toEqual([]); // nothing reached the authorities
     });
   });
-}
-
-/** RFC 5155 §5's hash of `name` as nsec3.test is signed (dnssec-hierarchy.sh: SHA-1, salt 0a0b, 1 extra iteration), in base32hex. */
-function nsec3Hash(name: string): string {
-  const salt = Buffer.from("0a0b", "hex");
-  const wire = Buffer.from(
-    name
-      .toLowerCase()
-      .split(".")
-      .flatMap((l) => [l.length, ...Buffer.from(l)])
-      .concat(0),
-  );
-  let h = createHash("sha1").update(wire).update(salt).digest();
-  for (let i = 0; i < 1; i++) h = createHash("sha1").update(h).update(salt).digest();
-  return base32hex(h);
-}
-
-/** RFC 4648 §7 without padding, lowercase: it keeps the order of the bytes, as NSEC3 owner names do. */
-function base32hex(b: Buffer): string {
-  const abc = "0123456789abcdefghijklmnopqrstuv";
-  let out = "";
-  let bits = 0;
-  let value = 0;
-  for (const byte of b) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += abc[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += abc[(value << (5 - bits)) & 31];
-  return out;
 }
