@@ -14,6 +14,7 @@ import { BUN, ROOT, freePort, startMoat, type MoatProcess } from "../harness/moa
 import { GLUELESS_PER_ZONE } from "../../src/dns/recursive/budget.ts";
 import { buildHierarchy } from "./dnssec-hierarchy.ts";
 import { base32hex, nsec3Hash } from "./nsec3-hash.ts";
+import { injectAnswer, synAnswer, victimAnswer } from "./recursive-authorities.ts";
 import { ask, encodeQuery, sendUdp, until, type Reply } from "./helpers.ts";
 
 const IN_NAMESPACE = process.env.MOAT_RECURSIVE_NETNS === "1";
@@ -47,15 +48,6 @@ if (!IN_NAMESPACE) {
     /** queries the NXNS victim's server received */
     let victimQueries = 0;
 
-    /** The question's end in a query (names in queries are not compressed). */
-    const questionEnd = (q: Uint8Array): number => {
-      let o = 12;
-      while (q[o]! !== 0) o += q[o]! + 1;
-      return o + 5;
-    };
-    const rr = (name: number[], a: number[]): number[] => [...name, 0, 1, 0, 1, 0, 0, 1, 44, 0, 4, ...a];
-    const wire = (n: string): number[] => [...n.split(".").flatMap((l) => [l.length, ...Buffer.from(l)]), 0];
-
     async function authority(ip: string, answer: (q: Uint8Array) => Uint8Array): Promise<void> {
       sockets.push(
         await Bun.udpSocket({
@@ -73,48 +65,12 @@ if (!IN_NAMESPACE) {
       if (b.exitCode !== 0) throw new Error(b.stderr.toString());
       for (const role of ["root", "root2", "tld", "leaf", "refuser"])
         procs.push(Bun.spawn(["nsd", "-d", "-c", join(dir, `${role}.conf`)], { stdout: "ignore", stderr: "ignore" }));
-      // victim.test: every name NXDOMAIN (authoritative), each query counted
       await authority("127.0.5.1", (q) => {
         victimQueries++;
-        const a = q.slice(0, questionEnd(q));
-        a[2] = 0x84 | (q[2]! & 1);
-        a[3] = 3;
-        a[7] = a[9] = a[11] = 0;
-        return a;
+        return victimAnswer(q);
       });
-      // inject.test: the asked name's address, plus one for evil.plain.test and a "glue" for ns.plain.test
-      await authority("127.0.6.1", (q) => {
-        const end = questionEnd(q);
-        const isA = q[end - 3] === 1;
-        const head = [...q.subarray(0, end)];
-        head[2] = 0x84;
-        head[3] = 0;
-        head[7] = isA ? 2 : 0;
-        head[9] = 0;
-        head[11] = isA ? 1 : 0;
-        if (!isA) return Uint8Array.from(head);
-        return Uint8Array.from([
-          ...head,
-          ...rr([0xc0, 12], [192, 0, 2, 66]),
-          ...rr(wire("evil.plain.test"), [6, 6, 6, 6]),
-          ...rr(wire("ns.plain.test"), [6, 6, 6, 6]),
-        ]);
-      });
-      // syn.test: c.old.syn.test gets its DNAME alone, c.forged.syn.test its DNAME with a CNAME that disagrees
-      await authority("127.0.7.1", (q) => {
-        const query = packet.decode(Buffer.from(q));
-        const question = query.questions![0]!;
-        const name = question.name.toLowerCase();
-        const zone = name.endsWith(".old.syn.test") ? "old.syn.test" : "forged.syn.test";
-        const answers: packet.Answer[] = [];
-        if (name.endsWith(`.${zone}`)) {
-          answers.push({ name: zone, type: "DNAME", ttl: 300, data: "three.test" });
-          if (zone.startsWith("forged"))
-            answers.push({ name: question.name, type: "CNAME", ttl: 300, data: "www.plain.test" });
-        }
-        const flags = packet.AUTHORITATIVE_ANSWER;
-        return packet.encode({ id: query.id, type: "response", flags, questions: [question], answers });
-      });
+      await authority("127.0.6.1", injectAnswer);
+      await authority("127.0.7.1", synAnswer);
       unboundPort = await freePort();
       writeFileSync(
         join(dir, "unbound.conf"),
