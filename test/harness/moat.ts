@@ -1,6 +1,6 @@
 // Starts the real Moat (`bun src/main.ts serve`) on free ports with its own data directory, the way
 // a user runs it, and gives tests what they need to talk to it over real HTTP and DNS.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer } from "node:net";
@@ -11,25 +11,77 @@ export const ROOT = resolve(import.meta.dir, "../..");
 export const BUN = process.execPath;
 
 /**
- * A port free for both TCP and UDP on 127.0.0.1 (DNS needs both). Drawn below Linux's ephemeral range
+ * Ports handed out are reserved: in this process (two draws before the first server binds would
+ * otherwise get the same port) and across the test processes of every checkout on this machine (one
+ * file per port under PORT_LOCKS, made with O_EXCL and holding the owner's pid; a dead owner's file is
+ * taken over). A port stays reserved while this process lives, so a server restarted on it finds it free;
+ * `bun test` runs no exit handlers, so its files stay until a later draw finds their owner gone.
+ */
+const PORT_LOCKS = join(tmpdir(), "moat-test-ports");
+const reserved = new Set<number>();
+
+function reserve(port: number): boolean {
+  if (reserved.has(port)) return false;
+  mkdirSync(PORT_LOCKS, { recursive: true });
+  const file = join(PORT_LOCKS, String(port));
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      if (reserved.size === 0) process.once("exit", releaseAll);
+      reserved.add(port);
+      return true;
+    } catch {
+      const owner = Number(readFileSync(file, "utf8"));
+      if (owner && alive(owner)) return false;
+      rmSync(file, { force: true });
+    }
+  }
+  return false;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function releaseAll(): void {
+  for (const port of reserved) rmSync(join(PORT_LOCKS, String(port)), { force: true });
+}
+
+/** whether `port` can be bound on `host` for TCP (a listener) and for UDP */
+async function bindable(port: number, host: string): Promise<boolean> {
+  const tcpOk = await new Promise<boolean>((res) => {
+    const s = createServer();
+    s.once("error", () => res(false));
+    s.listen({ port, host, ipv6Only: false }, () => s.close(() => res(true)));
+  });
+  if (!tcpOk) return false;
+  return new Promise<boolean>((res) => {
+    const s = createSocket({ type: host.includes(":") ? "udp6" : "udp4", ipv6Only: false });
+    s.once("error", () => res(false));
+    s.bind(port, host, () => s.close(() => res(true)));
+  });
+}
+
+let wildcard: string | undefined;
+
+/**
+ * A port free for both TCP and UDP (DNS needs both), reserved for this process. Checked on the
+ * wildcard address, as Moat's DNS binds it (dual-stack "::"): a port some program holds on any local
+ * address only is not free. Drawn below Linux's ephemeral range
  * (/proc/sys/net/ipv4/ip_local_port_range, 32768-60999), where the kernel hands out the source ports of
  * outgoing connections and upstream queries, so a port found free stays free until the server binds it.
  */
 export async function freePort(): Promise<number> {
+  wildcard ??= (await bindable(0, "::")) ? "::" : "0.0.0.0";
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 10000 + Math.floor(Math.random() * 22000);
-    const tcpOk = await new Promise<boolean>((res) => {
-      const s = createServer();
-      s.once("error", () => res(false));
-      s.listen(port, "127.0.0.1", () => s.close(() => res(true)));
-    });
-    if (!tcpOk) continue;
-    const udpOk = await new Promise<boolean>((res) => {
-      const s = createSocket("udp4");
-      s.once("error", () => res(false));
-      s.bind(port, "127.0.0.1", () => s.close(() => res(true)));
-    });
-    if (udpOk) return port;
+    if (!reserve(port)) continue;
+    if (await bindable(port, wildcard)) return port;
   }
   throw new Error("no free port found");
 }
@@ -140,10 +192,19 @@ export class MoatProcess {
 export async function startMoat(opts: MoatOptions = {}): Promise<MoatProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "moat-test-"));
   if (opts.configToml !== undefined) await Bun.write(join(dataDir, "pihole.toml"), opts.configToml);
-  // Test files of several checkouts may run at once: a port taken between the check and the bind is
-  // drawn again rather than failing the test.
+  return startOnFreePorts(
+    async () => new MoatProcess(dataDir, await freePort(), opts.dnsPortInConfig ?? (await freePort()), opts),
+  );
+}
+
+/**
+ * Starts the Moat `make` builds on ports it draws from freePort(). A program outside the reservation
+ * (a benchmark on fixed ports, another tool's server) may still take one between the check and the
+ * bind: then the ports are drawn again rather than failing the test.
+ */
+export async function startOnFreePorts(make: () => Promise<MoatProcess>): Promise<MoatProcess> {
   for (let attempt = 1; ; attempt++) {
-    const m = new MoatProcess(dataDir, await freePort(), opts.dnsPortInConfig ?? (await freePort()), opts);
+    const m = await make();
     try {
       await m.start();
       return m;

@@ -3,7 +3,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, MoatProcess, type MoatOptions } from "../harness/moat.ts";
+import { freePort, MoatProcess, type MoatOptions, startOnFreePorts } from "../harness/moat.ts";
 
 export interface TlsMoat {
   moat: MoatProcess;
@@ -15,17 +15,21 @@ export interface TlsMoat {
 
 export async function startTlsMoat(env: Record<string, string> = {}, opts: MoatOptions = {}): Promise<TlsMoat> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "moat-test-"));
-  const [http, https, dns, dot] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const moat = new MoatProcess(dataDir, http, dns, {
-    ...opts,
-    env: {
-      FTLCONF_webserver_port: `127.0.0.1:${http},127.0.0.1:${https}s`,
-      FTLCONF_dns_tls_port: String(dot),
-      FTLCONF_dns_rateLimit_count: "0",
-      ...env,
-    },
+  let https = 0;
+  let dot = 0;
+  const moat = await startOnFreePorts(async () => {
+    const [http, dns] = [await freePort(), await freePort()];
+    [https, dot] = [await freePort(), await freePort()];
+    return new MoatProcess(dataDir, http, dns, {
+      ...opts,
+      env: {
+        FTLCONF_webserver_port: `127.0.0.1:${http},127.0.0.1:${https}s`,
+        FTLCONF_dns_tls_port: String(dot),
+        FTLCONF_dns_rateLimit_count: "0",
+        ...env,
+      },
+    });
   });
-  await moat.start();
   return { moat, httpsPort: https, dotPort: dot, caFile: join(dataDir, "tls_ca.crt") };
 }
 
