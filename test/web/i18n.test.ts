@@ -90,7 +90,16 @@ async function openIn(
 async function visit(page: Page, path: string): Promise<void> {
   await page.goto(`${moat.base}/admin${path === "/" ? "/" : path}`);
   // a page's first load fetches its catalogue and its data: room for a busy CI machine
-  await page.waitForSelector("h1.page-title", { timeout: 20000 });
+  // a page without its heading (the login form, a blank page) says what it shows instead
+  await page.waitForSelector("h1.page-title", { timeout: 20000 }).catch(async (e: Error) => {
+    const seen = await page.evaluate(() => ({
+      url: window.location.href,
+      // biome-ignore lint/performance/useDomNodeTextContent: the words a person sees, not the page's script text
+      text: document.body.innerText.slice(0, 300),
+      storage: Object.keys(window.localStorage).join(","),
+    }));
+    throw new Error(`${e.message}\nthe page shows instead: ${JSON.stringify(seen)}`);
+  });
   await page.waitForFunction(() => !document.querySelector(".loading, .spinner"), null, { timeout: 20000 });
 }
 
@@ -207,9 +216,17 @@ test("the language follows the browser's, the picker changes it at once and it i
   w.page.on("request", (r) => english.push(new URL(r.url()).pathname));
   await visit(w.page, "/");
   expect(await w.page.textContent("h1.page-title")).toBe("Übersicht");
+  // the page drawn anew in Arabic asks nothing about the session again: a check still on its way when
+  // the page is left could end it (a cut-short reply read as "logged out" dropped the CSRF token)
+  const asked: string[] = [];
+  w.page.on("request", (r) => asked.push(new URL(r.url()).pathname));
+  // the pages' own data is asked in the same drawing as any session check would be
+  const redrawn = w.page.waitForRequest((r) => new URL(r.url()).pathname === "/api/stats/summary");
   await w.page.selectOption("header .lang-pick", "ar");
   await w.page.waitForFunction(() => document.documentElement.dir === "rtl");
-  expect(await w.page.textContent("h1.page-title")).not.toBe("Übersicht");
+  await redrawn;
+  expect(await w.page.textContent("h1.page-title")).toBe("لوحة التحكم");
+  expect(asked.filter((p) => p === "/api/auth")).toEqual([]);
   // a new visit: the choice is remembered in this browser
   await visit(w.page, "/");
   expect(await w.page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).toEqual([
@@ -226,4 +243,22 @@ test("the language follows the browser's, the picker changes it at once and it i
   await visit(en.page, "/");
   expect(fetched.filter((p) => /\/i18n-/.test(p))).toEqual([]);
   await en.ctx.close();
+}, 60000);
+
+test("a catalogue that does not come: the page speaks English, and the picker says so", async () => {
+  const w = await openIn("de");
+  // the German catalogue never answers (a connection that stalls): the first picture comes in English
+  await w.page.route(/\/admin\/assets\/i18n-de-\w+\.json$/, () => undefined);
+  await visit(w.page, "/");
+  expect(await w.page.textContent("h1.page-title")).toBe("Dashboard");
+  expect(await w.page.evaluate(() => document.documentElement.lang)).toBe("en");
+  // French is not found (a page kept from an older version names a catalogue no longer served): the
+  // picker says so and stays on the language the page speaks
+  await w.page.route(/\/admin\/assets\/i18n-fr-\w+\.json$/, (r) => r.fulfill({ status: 404, body: "" }));
+  await w.page.selectOption("header .lang-pick", "fr");
+  await w.page.waitForSelector(".toast.error:has-text('The language could not be loaded')");
+  expect(await w.page.inputValue("header .lang-pick")).toBe("en");
+  expect(await w.page.textContent("h1.page-title")).toBe("Dashboard");
+  expect(w.errors).toEqual([]);
+  await w.ctx.close();
 }, 60000);

@@ -63,13 +63,13 @@ export function App() {
   const route = useRoute();
   const [menu, setMenu] = useState(false);
   const setup = useSetupNeeded(s.state === "open" || s.state === "in");
-  useEffect(
-    () =>
-      void checkSession().catch(() =>
-        session.set({ state: "out", totp: false, reason: t("Moat did not answer. Is it running?") }),
-      ),
-    [],
-  );
+  // once per page load: a new language draws the App anew (main.tsx), which asks nothing again
+  useEffect(() => {
+    if (session.get().state !== "checking") return;
+    void checkSession().catch(() =>
+      session.set({ state: "out", totp: false, reason: t("Moat did not answer. Is it running?") }),
+    );
+  }, []);
   useEffect(() => setMenu(false), [route]);
   const path = route.split("?")[0]!.replace(/\/+$/, "") || "/";
   const current = PAGES.find((p) => p.path === path) ?? NOT_FOUND;

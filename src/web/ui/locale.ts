@@ -71,10 +71,25 @@ export function preferred(): string {
   return "en";
 }
 
-/** Speaks `tag` from now on (its catalogue fetched first); `remember` keeps the choice in this browser. */
+/**
+ * How long a catalogue may take: the first picture waits for it, so a fetch that stalls (a dropped
+ * connection, a server busy with something else) must end, and the page speaks English instead.
+ */
+const CATALOGUE_TIMEOUT_MS = 10_000;
+
+async function fetchCatalogue(url: string): Promise<Catalogue> {
+  const res = await fetch(`/admin/assets/${url}`, { signal: AbortSignal.timeout(CATALOGUE_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  return (await res.json()) as Catalogue;
+}
+
+/**
+ * Speaks `tag` from now on (its catalogue fetched first); `remember` keeps the choice in this browser.
+ * Rejects, leaving the language as it was, when the catalogue does not come.
+ */
 export async function setLanguage(tag: string, remember: boolean): Promise<void> {
   const url = catalogueUrls()[tag];
-  const catalogue: Catalogue = url ? ((await (await fetch(`/admin/assets/${url}`)).json()) as Catalogue) : {};
+  const catalogue: Catalogue = url ? await fetchCatalogue(url) : {};
   useCatalogue(tag, catalogue);
   document.documentElement.lang = tag === PSEUDO ? "en" : tag;
   document.documentElement.dir = RIGHT_TO_LEFT.has(tag.split("-")[0]!) ? "rtl" : "ltr";

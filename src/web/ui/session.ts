@@ -42,10 +42,16 @@ export async function checkSession(): Promise<void> {
     if (info.password === false) return session.set({ state: "open", totp: false });
     if (info.password === true) return loggedOutAtStart(info.totp ?? false);
   }
-  // not through request(): a 401 here is the answer (logged out, and whether 2FA is on), not an expiry
+  // not through request(): a 401 here is the answer (logged out, and whether 2FA is on), not an expiry.
+  // Only that answer ends the session here: a reply cut short (the page left while it came, a dropped
+  // connection) throws, and the caller says Moat did not answer, keeping the token for the next load.
   const res = await fetch("/api/auth", { credentials: "same-origin" });
-  const body = (await res.json().catch(() => ({}))) as Partial<AuthReply>;
-  if (res.status === 401 || !body.session) return loggedOutAtStart(body.session?.totp ?? false);
+  if (res.status === 401) {
+    const refused = (await res.json().catch(() => ({}))) as Partial<AuthReply>;
+    return loggedOutAtStart(refused.session?.totp ?? false);
+  }
+  const body = (await res.json()) as Partial<AuthReply>;
+  if (!body.session) throw new Error(`GET /api/auth answered ${res.status} without a session`);
   if (body.session.sid === null) session.set({ state: "open", totp: false });
   else {
     if (body.session.csrf) setCsrf(body.session.csrf);
