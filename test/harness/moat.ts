@@ -31,8 +31,14 @@ function reserve(port: number): boolean {
       reserved.add(port);
       return true;
     } catch {
-      const owner = Number(readFileSync(file, "utf8"));
-      if (owner && alive(owner)) return false;
+      let owner: number;
+      try {
+        owner = Number(readFileSync(file, "utf8"));
+      } catch {
+        continue; // released meanwhile
+      }
+      // an empty file is one another process made and is still writing its pid into
+      if (!owner || alive(owner)) return false;
       rmSync(file, { force: true });
     }
   }
