@@ -6,8 +6,11 @@
 // (bench/mix's upstream answers every name with 192.0.2.1). Prints each thread's CPU µs per query
 // (bench/mix/measure.ts threadShare), the writer thread's among them.
 // --prefill N: the file starts with N older queries (prefill.ts), as after a day of the mix's fill.
+// --flood N: N records handed over at once just before the clock starts, as bench/mix's throughput run
+// leaves them queued for the thread (which runs at idle priority, so a flood starves it) when its
+// fixed-rate run begins: their write then falls in the measured time.
 // Usage: bun bench/querylog/writer-rate.ts [--qps 10000] [--seconds 20] [--interval 60] [--names 100000]
-//   [--prefill 0]
+//   [--prefill 0] [--flood 0]
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +30,7 @@ const { values: opt } = parseArgs({
     interval: { type: "string", default: "60" },
     names: { type: "string", default: "100000" },
     prefill: { type: "string", default: "0" },
+    flood: { type: "string", default: "0" },
   },
 });
 const QPS = Number(opt.qps);
@@ -82,9 +86,12 @@ function one(): void {
   writer.add(id++, r);
 }
 
+for (let i = 0; i < Number(opt.flood); i++) one();
+writer.send();
 const before = threadCpu(process.pid);
 const t0 = performance.now();
 let sent = 0;
+const firstId = id;
 let lastWrite = t0;
 const total = QPS * SECONDS;
 while (sent < total) {
@@ -105,7 +112,7 @@ writer.send();
 writer.flushDisk(365 * 86_400, Date.now() / 1000, true);
 const after = threadCpu(process.pid);
 console.log(
-  `${sent} queries at ${QPS} QPS over ${((performance.now() - t0) / 1000).toFixed(1)} s, prefill ${PREFILL}, ${NAMES} names; CPU µs per query by thread: ${threadShare(before, after, sent)}`,
+  `${sent} queries (+ ${opt.flood} flooded before) at ${QPS} QPS over ${((performance.now() - t0) / 1000).toFixed(1)} s, prefill ${PREFILL}, ${NAMES} names; CPU µs per query by thread: ${threadShare(before, after, id - firstId)}`,
 );
 writer.stop(365 * 86_400, Date.now() / 1000);
 rmSync(dir, { recursive: true, force: true });
