@@ -12,7 +12,7 @@
 // Usage: bun bench/querylog/writer-rate.ts [--qps 10000] [--seconds 20] [--interval 60] [--names 100000]
 //   [--prefill 0] [--flood 0]
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -115,4 +115,7 @@ console.log(
   `${sent} queries (+ ${opt.flood} flooded before) at ${QPS} QPS over ${((performance.now() - t0) / 1000).toFixed(1)} s, prefill ${PREFILL}, ${NAMES} names; CPU µs per query by thread: ${threadShare(before, after, id - firstId)}`,
 );
 writer.stop(365 * 86_400, Date.now() / 1000);
+// the file once the thread has checkpointed and closed it: what the query log costs the tmpfs a query
+const bytes = statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+console.log(`file ${(bytes / 2 ** 20).toFixed(1)} MiB: ${(bytes / (id - 1)).toFixed(1)} bytes per stored query`);
 rmSync(dir, { recursive: true, force: true });
