@@ -50,7 +50,8 @@ export const TABLE_OWNERS: Record<string, string[]> = {
   forward_by_id: ["querylog/", "longterm/"],
   addinfo_by_id: ["querylog/"],
   // each query's answer records, beside query_storage (src/db/migrations.ts)
-  moat_query_answers: ["querylog/"],
+  moat_answer_text: ["querylog/"],
+  moat_query_answer: ["querylog/"],
   ftl: ["querylog/"],
   counters: ["querylog/"],
   network: ["network/"],

@@ -70,7 +70,9 @@ export function importQueryRows(db: Database, rows: readonly ImportedQuery[]): n
   const insert = db.query(
     "INSERT INTO query_storage (timestamp, type, status, domain, client, forward, reply_type, reply_time) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
   );
-  const answers = db.query("INSERT INTO moat_query_answers (id, answers) VALUES (?, ?)");
+  const text = db.query("INSERT OR IGNORE INTO moat_answer_text (text) VALUES (?)");
+  const textId = db.query("SELECT id FROM moat_answer_text WHERE text = ?");
+  const answer = db.query("INSERT OR REPLACE INTO moat_query_answer (id, answer) VALUES (?, ?)");
   const id = (q: ReturnType<Database["query"]>, v: string) => (q.get(v) as { id: number }).id;
   return db.transaction(() => {
     for (const r of rows) {
@@ -90,7 +92,10 @@ export function importQueryRows(db: Database, rows: readonly ImportedQuery[]): n
         f,
         r.replyTime,
       );
-      if (r.answers !== null) answers.run(row.lastInsertRowid, r.answers);
+      if (r.answers !== null) {
+        text.run(r.answers);
+        answer.run(row.lastInsertRowid, id(textId, r.answers));
+      }
     }
     return rows.length;
   })();

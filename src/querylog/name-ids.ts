@@ -49,7 +49,6 @@ export class NameIds {
   private ids: number[] = [];
   private readonly select: Statement;
   private readonly insert: Statement;
-  private readonly insertReturning: Statement | null;
   /**
    * Every name of the table is here: a miss is a new name, inserted without the SELECT before it
    * (most misses: new names, a quarter of the queries in bench/querylog/insert.ts; 4% less CPU there).
@@ -64,7 +63,6 @@ export class NameIds {
   ) {
     this.select = db.prepare(table.select);
     this.insert = db.prepare(table.insert);
-    this.insertReturning = table.unique ? db.prepare(`${table.insert} RETURNING id`) : null;
   }
 
   get size(): number {
@@ -112,11 +110,13 @@ export class NameIds {
 
   private learn(name: string, learnt: Learnt): number {
     const args = this.table.args(name);
-    // ignored (no row back) only if another connection added the name: looked up then
-    let id =
-      this.complete && this.insertReturning
-        ? (this.insertReturning.get(...args) as { id: number } | null)?.id
-        : undefined;
+    // The new row's id from the run's own result: RETURNING made SQLite a row and bun:sqlite an object
+    // for it. Ignored (no change) only if another connection added the name: looked up then.
+    let id: number | undefined;
+    if (this.complete && this.table.unique) {
+      const run = this.insert.run(...args);
+      if (run.changes === 1) id = Number(run.lastInsertRowid);
+    }
     if (id === undefined) {
       // looked up first: client_by_id's unique index lets (ip, NULL) repeat, so only a miss inserts
       const found = this.select.get(...args) as { id: number } | null;

@@ -262,13 +262,14 @@ export function queryPage(db: Database, f: QueryFilter): QueryPage {
   const rows = db
     .query(
       `SELECT q.id, q.timestamp, q.type, q.status, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede,
-              d.domain, c.ip, c.name, fw.forward, a.content AS cname, an.answers
+              d.domain, c.ip, c.name, fw.forward, a.content AS cname, an.text AS answers
        FROM query_storage q
        JOIN domain_by_id d ON d.id = q.domain
        JOIN client_by_id c ON c.id = q.client
        LEFT JOIN forward_by_id fw ON fw.id = q.forward
        LEFT JOIN addinfo_by_id a ON a.id = q.additional_info AND a.type = ${ADDINFO_CNAME}
-       LEFT JOIN moat_query_answers an ON an.id = q.id
+       LEFT JOIN moat_query_answer qa ON qa.id = q.id
+       LEFT JOIN moat_answer_text an ON an.id = qa.answer
        WHERE ${pageWhere.join(" AND ")}
        ORDER BY ${orderBy(f.order)} LIMIT ? OFFSET ?`,
     )

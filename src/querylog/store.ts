@@ -39,10 +39,19 @@ function insertSql(rows: number): string {
   return `INSERT OR IGNORE INTO query_storage (${COLUMNS.join(", ")}) VALUES ${Array(rows).fill(row).join(",")}`;
 }
 
-/** The answer records of `rows` queries (Moat's own table beside Pi-hole's, src/db/migrations.ts). */
+/**
+ * The answer text ids of `rows` queries (Moat's own table beside Pi-hole's, src/db/migrations.ts). REPLACE: a row
+ * left by a query deleted without Moat (Pi-hole on the same file) gives way to the query that has its id now.
+ */
 function answersSql(rows: number): string {
-  return `INSERT OR IGNORE INTO moat_query_answers (id, answers) VALUES ${Array(rows).fill("(?,?)").join(",")}`;
+  return `INSERT OR REPLACE INTO moat_query_answer (id, answer) VALUES ${Array(rows).fill("(?,?)").join(",")}`;
 }
+
+/**
+ * How often a prune also deletes the answer texts no query names any more: that reads all of
+ * moat_query_answer (~0.1 s a million rows), where the rest of a prune is a range of an index.
+ */
+const TEXT_PRUNE_MS = 3_600_000;
 
 /**
  * query_storage has Pi-hole's timestamp index and no other, as in Pi-hole's own database. Each index
@@ -91,6 +100,10 @@ export class QueryStore {
   private readonly clients: NameIds;
   private readonly forwards: NameIds;
   private readonly cnames: NameIds;
+  /** the ids of the distinct answer texts (moat_answer_text) */
+  private readonly answers: NameIds;
+  /** when a prune last deleted the unused answer texts (performance.now()) */
+  private textsPrunedAt = Number.NEGATIVE_INFINITY;
   private readonly insertRow: Statement;
   /** ROWS_PER_INSERT rows in one statement */
   private readonly insertRows: Statement;
@@ -98,7 +111,7 @@ export class QueryStore {
   private readonly rowArgs: SQLQueryBindings[] = new Array(ROWS_PER_INSERT * COLUMNS.length);
   private readonly insertAnswer: Statement;
   private readonly insertAnswers: Statement;
-  /** the parameters of insertAnswers (id, text), reused */
+  /** the parameters of insertAnswers (query id, text id), reused */
   private readonly answerArgs: SQLQueryBindings[] = new Array(ROWS_PER_INSERT * 2);
 
   /**
@@ -109,6 +122,7 @@ export class QueryStore {
   constructor(
     readonly db: Database,
     maxIds = 100_000,
+    private readonly textPruneMs = TEXT_PRUNE_MS,
   ) {
     for (const name of DROPPED_INDEXES) db.exec(`DROP INDEX IF EXISTS ${name}`);
     const one = (name: string): SQLQueryBindings[] => [name];
@@ -136,6 +150,13 @@ export class QueryStore {
       true,
       (name) => [ADDINFO_CNAME, name],
     );
+    this.answers = table(
+      "SELECT id FROM moat_answer_text WHERE text = ?",
+      "INSERT OR IGNORE INTO moat_answer_text (text) VALUES (?)",
+      true,
+    );
+    // answers of queries deleted without Moat (Pi-hole's flush): their ids would be given again
+    db.run("DELETE FROM moat_query_answer WHERE id > (SELECT IFNULL(MAX(id), 0) FROM query_storage)");
     this.insertRow = db.prepare(insertSql(1));
     this.insertRows = db.prepare(insertSql(ROWS_PER_INSERT));
     this.insertAnswer = db.prepare(answersSql(1));
@@ -166,6 +187,10 @@ export class QueryStore {
         .query("SELECT id, content AS name FROM addinfo_by_id WHERE type = ? ORDER BY id DESC LIMIT ?")
         .all(ADDINFO_CNAME, maxIds) as Named,
     );
+    load(
+      this.answers,
+      db.query("SELECT id, text AS name FROM moat_answer_text ORDER BY id DESC LIMIT ?").all(maxIds) as Named,
+    );
   }
 
   /** An empty in-memory database with the same schema (for tests and tools). */
@@ -189,12 +214,12 @@ export class QueryStore {
     if (!batches.some((b) => b.count)) return;
     // Ids learnt inside the transaction are forgotten again if it fails (the rows are rolled back).
     const learnt: Learnt = [];
-    const { domains, clients, forwards, cnames, rowArgs: a, answerArgs: t } = this;
+    const { domains, clients, forwards, cnames, answers: texts, rowArgs: a, answerArgs: t } = this;
     const W = COLUMNS.length;
     try {
       this.db.transaction(() => {
         let rows = 0;
-        // the answer texts beside, a slice of the batch's text each: most queries have one
+        // the answers' text ids beside: most queries have one
         let answered = 0;
         for (const b of batches) {
           const r = new BatchReader(b);
@@ -223,7 +248,7 @@ export class QueryStore {
             const answers = r.length(4);
             if (answers >= 0) {
               t[answered * 2] = r.id;
-              t[answered * 2 + 1] = text.slice(r.start(4), r.start(4) + answers);
+              t[answered * 2 + 1] = texts.idAt(text, r.start(4), answers, learnt);
               if (++answered === ROWS_PER_INSERT) {
                 this.insertAnswers.run(...t);
                 answered = 0;
@@ -259,9 +284,26 @@ export class QueryStore {
     for (const names of [this.domains, this.clients, this.forwards, this.cnames]) names.clear();
   }
 
-  /** Deletes queries older than `before` (unix seconds). */
+  /**
+   * Deletes queries older than `before` (unix seconds) and their answers: ids are given in the order
+   * queries are answered, so those are the answer rows below the oldest query kept (one range of the
+   * primary key, where a trigger deleted them one by one; the few of pruned queries answered just after a
+   * kept one go with a later prune). Now and then also the texts no query names any more.
+   */
   prune(before: number): number {
-    return this.db.query("DELETE FROM query_storage WHERE timestamp < ?").run(before).changes;
+    const db = this.db;
+    const deleted = db.query("DELETE FROM query_storage WHERE timestamp < ?").run(before).changes;
+    if (!deleted) return 0;
+    db.run(
+      "DELETE FROM moat_query_answer WHERE id < (SELECT IFNULL(MIN(id), (SELECT MAX(id) + 1 FROM moat_query_answer)) FROM query_storage)",
+    );
+    const now = performance.now();
+    if (now - this.textsPrunedAt >= this.textPruneMs) {
+      this.textsPrunedAt = now;
+      db.run("DELETE FROM moat_answer_text WHERE id NOT IN (SELECT answer FROM moat_query_answer)");
+      this.answers.clear();
+    }
+    return deleted;
   }
 }
 
@@ -292,10 +334,10 @@ export function readStoredFrom(
   const rows = db
     .query(
       `SELECT q.id, q.timestamp, q.type, q.status, d.domain, c.ip, f.forward, a.content AS cname, q.reply_type, q.reply_time, q.dnssec, q.list_id, q.ede,
-         an.answers
+         an.text AS answers
        FROM query_storage q JOIN domain_by_id d ON d.id = q.domain JOIN client_by_id c ON c.id = q.client
        LEFT JOIN forward_by_id f ON f.id = q.forward LEFT JOIN addinfo_by_id a ON a.id = q.additional_info
-       LEFT JOIN moat_query_answers an ON an.id = q.id
+       LEFT JOIN moat_query_answer qa ON qa.id = q.id LEFT JOIN moat_answer_text an ON an.id = qa.answer
        WHERE q.id >= ? AND q.id < ? AND +q.timestamp >= ? ORDER BY q.id LIMIT ?`,
     )
     .all(fromId, beforeId, since, limit) as StoredQueryRow[];
@@ -324,7 +366,15 @@ export function lastQueryId(db: Database): number {
   return (db.query("SELECT MAX(id) AS m FROM query_storage").get() as { m: number | null }).m ?? 0;
 }
 
-/** Deletes the queries at or after `since` (POST /api/action/flush/logs); the rollups follow by themselves. */
+/**
+ * Deletes the queries at or after `since` and their answers (POST /api/action/flush/logs); the rollups follow by
+ * themselves. The answers first, by the timestamp index: the next queries are given these ids again.
+ */
 export function deleteQueriesSince(db: Database, since: number): number {
-  return db.query("DELETE FROM query_storage WHERE timestamp >= ?").run(since).changes;
+  return db.transaction(() => {
+    db.query("DELETE FROM moat_query_answer WHERE id IN (SELECT id FROM query_storage WHERE timestamp >= ?)").run(
+      since,
+    );
+    return db.query("DELETE FROM query_storage WHERE timestamp >= ?").run(since).changes;
+  })();
 }

@@ -239,9 +239,7 @@ test("sink: privacy levels hide domains (1), clients (2), everything but counter
     expect([...stats.window.domains.keys()].sort()).toEqual(["hidden", "l0.example"]);
     expect(stats.flushDisk()).toBe(true);
     expect((disk.query("SELECT COUNT(*) AS n FROM query_storage").get() as { n: number }).n).toBe(3);
-    expect(disk.query("SELECT answers FROM moat_query_answers").all()).toEqual([
-      { answers: "CNAME x.example, A 192.0.2.1" },
-    ]);
+    expect(disk.query("SELECT text FROM moat_answer_text").all()).toEqual([{ text: "CNAME x.example, A 192.0.2.1" }]);
     // flush/logs: memory forgets everything, lifetime counters stay.
     stats.flushQueries();
     expect(stats.window.total).toBe(0);
