@@ -6,7 +6,8 @@
 // at a fixed rate (dnsperf -Q), then a fill run of --fill queries for the memory each kept query
 // costs (RSS + the tmpfs query log, against the loaded server), then the latency again at --qps and
 // at 1k QPS with the fill kept in the window (p99_full_ms, p99_full_1k_ms: the tail a full day gives).
-// RSS + tmpfs is sampled every second.
+// Each fixed-rate run starts once the server is quiet again (settle_s, settle_full_s: the seconds the
+// work the run before left took). RSS + tmpfs is sampled every second.
 // The caches differ by default: unbound gets 16m of messages and 32m of RRsets, Moat keeps Pi-hole's
 // default of 10000 answers, fewer than the mix's 100k popular names, so Moat forwards more often;
 // --moat-env FTLCONF_dns_cache_size=100000 gives it room alike.
@@ -154,13 +155,24 @@ async function startMoat(threads: number, family = false): Promise<Subprocess> {
   if (family) {
     await familySetup();
     // each change rebuilt the snapshot in the filter worker: measure once that is done, not during it
-    for (let i = 0; i < 60; i++) {
-      const c0 = cpuSeconds(p.pid);
-      await Bun.sleep(500);
-      if (cpuSeconds(p.pid) - c0 < 0.05) break;
-    }
+    await settle(p.pid);
   }
   return p;
+}
+
+/**
+ * Waits (30 s at most) until the server uses under a tenth of a core, and returns the seconds it took:
+ * the fixed-rate runs measure a network's steady state, not the backlog the flood before them left
+ * (Moat's idle-priority query writer storing what the throughput run queued).
+ */
+async function settle(pid: number): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < 60; i++) {
+    const c0 = cpuSeconds(pid);
+    await Bun.sleep(500);
+    if (cpuSeconds(pid) - c0 < 0.05) break;
+  }
+  return +((performance.now() - t0) / 1000).toFixed(1);
 }
 let cgroupDir: string | null = null;
 
@@ -295,6 +307,7 @@ for (const variant of ONLY) {
   if (perThread.length)
     rateReport[variant] =
       `answers/s by DNS thread ${perThread.join(" + ")}; CPU µs/query by thread: ${threadShare(thrThreads0, threadCpu(pid), thr.answered)}`;
+  row.settle_s = await settle(pid);
   mem.mark("latency");
   c0 = cpuSeconds(pid);
   const t0Threads = threadCpu(pid);
@@ -324,7 +337,7 @@ for (const variant of ONLY) {
     );
     sent += f.sent;
   }
-  await Bun.sleep(3000); // the query writer catches up
+  row.settle_full_s = await settle(pid); // the query writer stores the fill
   if (FILL > 0) {
     // the tail again with the fill in the window: what a busy home's evening looks like (the first
     // latency run had only the warm-up and the throughput run's queries kept), at --qps and at a
