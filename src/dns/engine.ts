@@ -23,7 +23,7 @@ import { buildReply, errorFromHeader, truncateFor } from "./reply.ts";
 import { RCODE, TYPE, WireError, parseQuery, readName, walkMessage, type Question } from "./wire.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { sentTo } from "./own-queries.ts";
-import { answerText } from "./answer-text.ts";
+import { AnswerTextMemo } from "./answer-text-memo.ts";
 
 export interface EngineDeps {
   config: ConfigView;
@@ -83,7 +83,11 @@ export class QueryEngine {
     cname: null,
     answers: null,
   };
+  /** each distinct answer section's text, so a repeated answer costs no walk and no string (answer-text-memo.ts) */
+  private readonly answerTexts = new AnswerTextMemo();
   private readonly resolve: (ctx: QueryContext) => Pending;
+  /** the context of a query answered at once, for the next one (refill()); null while a query uses it */
+  private spare: QueryContext | null = null;
   private readonly limiter: RateLimiter;
   private readonly ecsTrust: EcsTrust;
   private readonly access: ClientAccess;
@@ -182,7 +186,12 @@ export class QueryEngine {
     }
     if (dns.EDNS0ECS && q.optAt >= 0 && this.ecsTrust.trusts(client)) client = ecsClient(buf, q) ?? client;
     if (this.limiter.over(client)) return buildReply(buf, q, RCODE.REFUSED);
-    const ctx = this.context(buf, q, client, tcp, start, false);
+    // the context of the last query answered at once, if no one holds it: a cache hit or a block makes none
+    const ctx =
+      this.spare === null
+        ? this.context(buf, q, client, tcp, start, false)
+        : this.refill(this.spare, buf, q, client, tcp, start);
+    this.spare = null;
     ctx.clientId = clientId;
     // dns.access (access.ts): after the rate limit, so a refused client's flood is not logged query by query
     if (this.access.refuses(client, clientId)) {
@@ -197,7 +206,10 @@ export class QueryEngine {
       this.d.log("error", `query ${q.name}: ${(e as Error).message}`);
       r = buildReply(buf, q, RCODE.SERVFAIL);
     }
-    return r instanceof Promise ? this.finishLater(ctx, r) : this.finish(ctx, r);
+    if (r instanceof Promise) return this.finishLater(ctx, r);
+    const a = this.finish(ctx, r);
+    this.spare = ctx; // answered: nothing holds it now (a handler that goes on with a query returns a promise)
+    return a;
   }
 
   // apart from handle(): a closure there would cost every query its captured variables
@@ -209,6 +221,36 @@ export class QueryEngine {
         return buildReply(ctx.query, ctx.q, RCODE.SERVFAIL);
       },
     );
+  }
+
+  /** `ctx` (a query's that was answered) as context() makes a new one, for a query that is not a background one. */
+  private refill(
+    ctx: QueryContext,
+    query: Uint8Array,
+    q: Question,
+    client: string,
+    tcp: boolean,
+    start: number,
+  ): QueryContext {
+    ctx.query = query;
+    ctx.q = q;
+    ctx.client = client;
+    ctx.clientId = null;
+    ctx.tcp = tcp;
+    ctx.start = start;
+    ctx.snapshot = this.d.snapshot();
+    ctx.status = Status.UNKNOWN;
+    ctx.reply = Reply.UNKNOWN;
+    ctx.upstream = null;
+    ctx.listId = null;
+    ctx.ede = -1;
+    ctx.cname = null;
+    ctx.upstreamMessage = null;
+    ctx.dnssec = 0;
+    ctx.cnameChain = null;
+    ctx.upstreamSet = 0;
+    ctx.background = false;
+    return ctx;
   }
 
   /** A query's context before any handler has looked at it, judged by the current filter snapshot. */
@@ -280,7 +322,7 @@ export class QueryEngine {
       r.listId = ctx.listId;
       r.ede = ctx.ede;
       r.cname = ctx.cname;
-      r.answers = answerText(a);
+      r.answers = this.answerTexts.text(a);
       this.d.sink.record(r);
     } catch {
       // the statistics must never take the DNS down

@@ -15,7 +15,7 @@ import { RCODE, TYPE } from "./wire.ts";
 import { ipv4Bytes, ipv6Bytes, ptrToIp } from "../net/ip.ts";
 import { nameToWire } from "../net/dns-name.ts";
 import { revServerFor, revServers } from "./rev-servers.ts";
-import { isPrivateZone } from "./special.ts";
+import { isPrivateZone, within } from "./special.ts";
 
 const LOCAL_TTL = 2;
 
@@ -130,12 +130,7 @@ export class LocalHandler implements Handler {
           return ownAnswer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
       }
     }
-    if (
-      dns.domain.local &&
-      t.domain &&
-      (name === t.domain || name.endsWith(`.${t.domain}`)) &&
-      !revServerFor(revServers(dns.revServers), name)
-    )
+    if (dns.domain.local && t.domain && within(name, t.domain) && !revServerFor(revServers(dns.revServers), name))
       return ownAnswer(ctx, RCODE.NXDOMAIN, [], Reply.NXDOMAIN);
     // mDNS and the home network's zone stay in the house unless a conditional forwarder takes them
     if (isPrivateZone(name) && !revServerFor(revServers(dns.revServers), name))

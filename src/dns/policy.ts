@@ -6,7 +6,7 @@
 // client, a group's own upstreams), "beforeAllow" before the allow list (safe search).
 import { Status, Reply } from "../query/enums.ts";
 import { hashName } from "../filter/domainset.ts";
-import { regexMatches, type NameMatcher } from "../filter/regex.ts";
+import { regexMatches, type NameMatcher, type RegexReply } from "../filter/regex.ts";
 import { forgetSuffixes, matchExact, matchSubtree } from "../filter/match.ts";
 import type { JudgedName, PolicyVerdict } from "../filter/policy.ts";
 import type { RegexRule, Snapshot } from "../filter/snapshot.ts";
@@ -20,6 +20,16 @@ import { safeSearchAnswer } from "./safesearch.ts";
 /** A block (a policy's, or the lists': then with the regex's reply), or ALLOW (antigravity, an exception), or null: no verdict. */
 type Verdict = PolicyVerdict;
 const ALLOW: Verdict = { status: Status.UNKNOWN, reason: "", listId: 0, cnameTo: null };
+
+/** The lists' block, refilled by each judge() that finds one, so a blocked query makes no verdict object: read it before the next judge(). */
+const LISTED = { status: 0, reason: "", listId: 0, cnameTo: null, reply: null as RegexReply | null };
+function listed(status: number, reason: string, listId: number, reply: RegexReply | null): Verdict {
+  LISTED.status = status;
+  LISTED.reason = reason;
+  LISTED.listId = listId;
+  LISTED.reply = reply;
+  return LISTED;
+}
 
 export class PolicyHandler implements Handler {
   readonly name = "policy";
@@ -159,7 +169,7 @@ export class PolicyHandler implements Handler {
       const v = judge(snap, ctx, n);
       if (v === ALLOW) return a;
       if (v !== null && hit === null) {
-        hit = v;
+        hit = { ...v }; // the next name's judge() refills LISTED
         ctx.cname = name;
       }
     }
@@ -215,7 +225,7 @@ function matchRegex(
 function judge(snap: Snapshot, ctx: QueryContext, n: JudgedName): Verdict | null {
   const { wire, labels, h } = n;
   let id = matchExact(snap.denyExact, wire, h, n.groups);
-  if (id >= 0) return { status: Status.DENYLIST, reason: "denylist", listId: id, cnameTo: null, reply: null };
+  if (id >= 0) return listed(Status.DENYLIST, "denylist", id, null);
   const at = snap.active.afterDeny;
   const list = snap.policies.list;
   for (let i = 0; i < at.length; i++) {
@@ -233,8 +243,8 @@ function judge(snap: Snapshot, ctx: QueryContext, n: JudgedName): Verdict | null
     return ALLOW;
   id = matchExact(snap.gravity, wire, h, groups);
   if (id < 0) id = matchSubtree(snap.gravityAbp, wire, labels, h, groups);
-  if (id >= 0) return { status: Status.GRAVITY, reason: "gravity", listId: id, cnameTo: null, reply: null };
+  if (id >= 0) return listed(Status.GRAVITY, "gravity", id, null);
   const r = matchRegex(snap.denyRegex, snap.denyRegexAny, n.name, n.qtype, groups);
-  if (r) return { status: Status.REGEX, reason: "regex", listId: r.id, cnameTo: null, reply: r.reply };
+  if (r) return listed(Status.REGEX, "regex", r.id, r.reply);
   return null;
 }

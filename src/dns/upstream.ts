@@ -98,7 +98,7 @@ export class Upstream implements SlotOwner {
     if (mixCase) randomCase(msg, p.end);
     p.sent = msg;
     p.mixed = mixCase;
-    noteSent(msg, p.end, this.name);
+    noteSent(msg, p.end, this.name, now);
     slot.pending.set(id, p);
     slot.transmit(msg);
     if (++slot.sent >= USES && !slot.retired) {

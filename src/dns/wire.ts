@@ -185,7 +185,7 @@ export function findOption(buf: Uint8Array, q: Question, code: number): [number,
 }
 
 /** Offset after a (possibly compressed) name, or -1 when it runs off the buffer. */
-function skipName(buf: Uint8Array, o: number): number {
+export function skipName(buf: Uint8Array, o: number): number {
   for (let guard = 0; guard < 128; guard++) {
     if (o >= buf.length) return -1;
     const len = buf[o]!;
