@@ -1,5 +1,6 @@
 // An extra DNS thread: its own UDP socket(s) on dns.port (SO_REUSEPORT), its own resolver chain and
-// forwarder, the main thread's answer cache (shared memory), judging by its own copy of the main thread's filter snapshot. Its query
+// forwarder, the main thread's answer cache (shared memory), judging by the main thread's filter snapshot (its gravity
+// sets mapped from their file by this thread, the rest in shared memory: shared-snapshot.ts). Its query
 // records go to the main thread in columnar batches, where the statistics count each once.
 import { Snapshot } from "../../filter/snapshot.ts";
 import { POLICIES } from "../../policies/registry.ts";
@@ -8,6 +9,7 @@ import type { QueryRecord, QuerySink } from "../../query/record.ts";
 import { QueryEngine } from "../engine.ts";
 import { UdpListeners } from "../udp-listeners.ts";
 import { ConfigMirror } from "./config-mirror.ts";
+import { fromMain } from "./shared-snapshot.ts";
 import type { FromThread, ThreadCounters, ThreadInit, ToThread } from "./protocol.ts";
 
 declare const self: Worker;
@@ -82,7 +84,11 @@ class DnsThread {
         this.blocking.active = m.active;
         break;
       case "snapshot":
-        this.snapshot = this.snapshotOf(m.data, m.builtAt);
+        try {
+          this.snapshot = this.snapshotOf(m.data, m.builtAt);
+        } catch (e) {
+          log("error", `keeping the previous filter snapshot: ${(e as Error).message}`);
+        }
         break;
       case "domains":
         this.snapshot = this.snapshot.withDomains(m.data, m.builtAt);
@@ -121,7 +127,7 @@ class DnsThread {
   }
 
   private snapshotOf(data: ThreadInit["snapshot"], builtAt: number): Snapshot {
-    return new Snapshot(data, POLICIES, builtAt, { hostnameOf: (ip) => this.names.get(ip) ?? null });
+    return new Snapshot(fromMain(data), POLICIES, builtAt, { hostnameOf: (ip) => this.names.get(ip) ?? null });
   }
 
   private counters(): ThreadCounters {
