@@ -17,14 +17,23 @@ declare const self: Worker;
 const post = (m: FromThread, transfer: ArrayBuffer[] = []) => self.postMessage(m, transfer);
 const log = (level: "info" | "warn" | "error", message: string) => post({ op: "log", level, message });
 
-/** Hands records over 10 ms after the first of a batch, as the main thread's writer does. */
+/**
+ * Records reach the main thread RELAY_MS after the first of a batch, or at RELAY_MAX records: each
+ * batch wakes the main thread twice (the batch, then its writer's hand-over 10 ms later), whatever its
+ * size, so fewer, larger batches cut the hand-off's CPU, most at low rates (README.md). Reads of the
+ * statistics and the query log do not wait for it: they ask for the records first (`sync`).
+ */
+const RELAY_MS = 50;
+const RELAY_MAX = 1024;
+
 class RecordRelay implements QuerySink {
-  private readonly pending = new BatchBuilder();
+  private readonly pending = new BatchBuilder(RELAY_MAX);
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   record(r: QueryRecord): void {
     this.pending.add(0, r);
-    if (!this.timer) this.timer = setTimeout(this.flush, 10);
+    if (this.pending.count >= RELAY_MAX) this.flush();
+    else if (!this.timer) this.timer = setTimeout(this.flush, RELAY_MS);
   }
 
   readonly flush = (): void => {
