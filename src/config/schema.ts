@@ -137,8 +137,8 @@ export const schema = {
       { max: 64, ...moat },
     ),
     offMainThread: bool(
-      false,
-      "With dns.threads = 1: a DNS thread of its own answers UDP while the main thread keeps the API and the 24 h window (with more threads they always do; not with dns.interface set)",
+      true,
+      "With dns.threads = 1: a DNS thread of its own answers UDP while the main thread keeps the API and the 24 h window (with more threads they always do; not with dns.interface set); false: the main thread answers UDP itself",
       moat,
     ),
     localise: bool(

@@ -25,7 +25,7 @@ import { DnsThreads } from "./threads/pool.ts";
 import type { LeaseNames } from "./threads/protocol.ts";
 import { sumCache, sumFields, sumOrigins, sumUpstreams } from "./threads/sums.ts";
 import type { RecursiveCounters } from "./recursive/handler.ts";
-import { inSharedMemory } from "./threads/shared-snapshot.ts";
+import { forThreads } from "./threads/shared-snapshot.ts";
 
 interface DnsDeps extends Pick<Runtime, "config" | "queryDb" | "events" | "blocking" | "log"> {
   /** where each answered query's record goes (the statistics, and the fleet's history when it is on) */
@@ -74,9 +74,9 @@ function workerCount(dns: Config["dns"]): number {
   return threads > 1 || dns.offMainThread ? threads : 0;
 }
 
-/** What the filter applies to each build's data: with other DNS threads to post it to, shared memory. */
+/** What the filter applies to each build's data: with other DNS threads to post it to, shared memory or its mapped file. */
 export function snapshotForThreads(config: ConfigStore): <T extends object>(data: T) => T {
-  return (data) => (workerCount(config.current.dns) > 0 ? inSharedMemory(data) : data);
+  return (data) => (workerCount(config.current.dns) > 0 ? forThreads(data) : data);
 }
 
 export class DnsServer implements DnsHandle {

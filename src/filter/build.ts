@@ -5,6 +5,7 @@ import { Database } from "bun:sqlite";
 import { emptyShape, resolveCombos, transferables, type DomainSetData, type DomainSetShape } from "./domainset.ts";
 import { ComboTable, DomainSetBuilder } from "./domainset-build.ts";
 import { gravitySetsOf } from "./gravity/tables.ts";
+import type { SnapshotFileRef } from "./snapshot-file.ts";
 import { clientEntries, enabledAdlistIds, enabledDomains, enabledGroupIds, groupLinks } from "../lists/filter-input.ts";
 import type { GroupPolicy } from "./policy.ts";
 import type { ClientEntry } from "./clients.ts";
@@ -34,6 +35,11 @@ export interface SnapshotData {
   /** each group policy's compiled data, by its name (src/policies/, src/filter/policy.ts) */
   policies: Record<string, object>;
   buildMs: number;
+  /**
+   * the snapshot file the four gravity sets are views of, held open so the other DNS threads map it
+   * too instead of taking a copy (src/dns/threads/); closed by the FilterEngine once replaced
+   */
+  gravityFile?: SnapshotFileRef;
 }
 
 type Masks = Map<number, Uint32Array>;
@@ -182,7 +188,7 @@ export function buildSnapshotData(dbPath: string, policies: readonly GroupPolicy
 
     // the gravity sets: from the snapshot file written with this gravity.db, else from its rows
     const t0 = performance.now();
-    const { sets, source } = gravitySetsOf(db, dbPath);
+    const { sets, source, file } = gravitySetsOf(db, dbPath, true);
     if (info) Object.assign(info, { source, gravityMs: performance.now() - t0 });
     const enabled = enabledAdlistIds(db);
     const listMask = (id: number) => (enabled.has(id) ? adlistMasks.get(id) : undefined);
@@ -208,6 +214,7 @@ export function buildSnapshotData(dbPath: string, policies: readonly GroupPolicy
       clients,
       policies: compiled,
       buildMs: performance.now() - started,
+      ...(file ? { gravityFile: file } : {}),
     };
   } finally {
     db.close();

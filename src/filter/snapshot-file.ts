@@ -3,7 +3,7 @@
 // re-reading millions of gravity rows. It carries the key of the gravity.db it was made from
 // (info.updated and the run token); any other key means stale, and the caller rebuilds from SQLite.
 // Group masks are not in it (they are resolved at load), so it survives group and list toggles.
-import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { DomainSetShape } from "./domainset.ts";
 
@@ -101,30 +101,85 @@ export function writeSnapshotFile(path: string, key: string, sets: GravitySets):
 }
 
 /**
+ * An open descriptor of the snapshot file a snapshot's sets were mapped from, so another thread of the
+ * process maps the very same file (`/proc/self/fd/<fd>`) even after a newer one was renamed over its
+ * path; whoever holds the snapshot closes it (`closeSnapshotFile`) once no thread needs it any more.
+ */
+export interface SnapshotFileRef {
+  fd: number;
+  key: string;
+}
+
+const PROC_FD = "/proc/self/fd";
+/** Where a thread of this process maps the file `ref` holds open (Linux: through /proc). */
+export const snapshotFilePath = (ref: SnapshotFileRef) => `${PROC_FD}/${ref.fd}`;
+
+/**
  * The file's bytes mapped rather than read: the sets are then page cache, not heap. At 10M names a
  * snapshot is ~280 MiB; read into the heap, the one in force and the one replacing it (and a gravity
  * build beside them) did not fit a 512 MiB board, while mapped pages are shared with the cache the
  * writer left, dropped under pressure and read again, and gone with the last view (bench/gravity/small-board.ts).
  * The file is only ever replaced by a rename (writeSnapshotFile), never written in place, so a mapping
- * keeps the content it was made with. A file system without mmap gets a copy in the heap.
+ * keeps the content it was made with. A file system without mmap gets a copy in the heap (and no fd:
+ * other threads then need a copy too). With `keepOpen` the descriptor stays open for other threads.
  */
-function mapFile(path: string): ArrayBuffer | null {
+function mapFile(path: string, keepOpen: boolean): { buf: ArrayBuffer; fd: number | null } | null {
+  let fd: number;
   try {
-    if (statSync(path).size < 12) return null;
-    return Bun.mmap(path, { shared: false }).buffer as ArrayBuffer;
+    fd = openSync(path, "r");
   } catch {
+    return null;
+  }
+  let kept = false;
+  try {
+    if (fstatSync(fd).size < 12) return null;
     try {
-      return new Uint8Array(readFileSync(path)).buffer;
+      // through the descriptor: the bytes of the file opened, whatever was renamed over the path since
+      const byFd = existsSync(PROC_FD);
+      const buf = Bun.mmap(byFd ? `${PROC_FD}/${fd}` : path, { shared: false }).buffer as ArrayBuffer;
+      kept = keepOpen && byFd;
+      return { buf, fd: kept ? fd : null };
     } catch {
-      return null;
+      return { buf: new Uint8Array(readFileSync(fd)).buffer, fd: null };
     }
+  } catch {
+    return null;
+  } finally {
+    if (!kept) closeSync(fd);
   }
 }
 
-/** The sets, as views over the file mapped at once; null when absent, damaged or of another key. */
-export function readSnapshotFile(path: string, key: string): GravitySets | null {
-  const buf = mapFile(path);
-  if (buf === null || Buffer.from(buf, 0, 8).toString("latin1") !== MAGIC) return null;
+/** Gives up the descriptor of `ref` (no thread will map its file again). */
+export function closeSnapshotFile(ref: SnapshotFileRef): void {
+  try {
+    closeSync(ref.fd);
+  } catch {
+    // already closed
+  }
+}
+
+/**
+ * The sets, as views over the file mapped at once; null when absent, damaged or of another key.
+ * `keepOpen`: `file` holds the file open for other threads to map (null where they cannot).
+ */
+export function readSnapshotFile(
+  path: string,
+  key: string,
+  keepOpen = false,
+): (GravitySets & { file?: SnapshotFileRef }) | null {
+  const mapped = mapFile(path, keepOpen);
+  if (mapped === null) return null;
+  const sets = setsOf(mapped.buf, key);
+  if (mapped.fd === null) return sets;
+  if (sets === null) {
+    closeSnapshotFile({ fd: mapped.fd, key });
+    return null;
+  }
+  return { ...sets, file: { fd: mapped.fd, key } };
+}
+
+function setsOf(buf: ArrayBuffer, key: string): GravitySets | null {
+  if (Buffer.from(buf, 0, 8).toString("latin1") !== MAGIC) return null;
   const jsonLen = new DataView(buf).getUint32(8, true);
   let header: Header;
   try {

@@ -13,6 +13,7 @@ import {
   type SnapshotData,
 } from "./build.ts";
 import { Coalescer } from "./coalesce.ts";
+import { closeSnapshotFile } from "./snapshot-file.ts";
 import type { ListTable } from "../core/events.ts";
 import { workerUrl } from "../core/worker-url.ts";
 import type { GroupPolicy, PolicyPoint, PolicySet } from "./policy.ts";
@@ -303,6 +304,7 @@ export class FilterEngine {
 
   private swap(snap: Snapshot, domainsOnly: boolean, what: string): Promise<void> | void | undefined {
     for (const p of snap.problems) this.o.log("warn", p);
+    const replaced = this.current.data.gravityFile;
     this.current = snap;
     this.generation++;
     const data = snap.data;
@@ -310,7 +312,13 @@ export class FilterEngine {
       "info",
       `filter snapshot ${this.generation}: ${what}${data.denyExact.count + data.allowExact.count} exact and ${data.denyRegex.length + data.allowRegex.length} regex entries (${data.buildMs.toFixed(0)} ms)`,
     );
-    return this.o.published?.(snap, domainsOnly);
+    const published = this.o.published?.(snap, domainsOnly);
+    // the file stays open until every DNS thread has the new snapshot (a thread maps it at its turn)
+    if (replaced && replaced !== snap.data.gravityFile) {
+      if (published) return published.then(() => closeSnapshotFile(replaced));
+      closeSnapshotFile(replaced);
+    }
+    return published;
   }
 
   stop(): void {

@@ -6,11 +6,12 @@
 //   browser look that name up, so a hit means this browser's own lookups reach Moat, whatever the
 //   device's setting says (a browser with its own DNS over HTTPS never asks Moat). The zone
 //   (PROBE_ZONE) is under home.arpa, which Moat answers itself and never forwards.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { PROBE_ZONE } from "../../config/schema-appliance.ts";
 import { Errors } from "../core/errors.ts";
 import { requestState } from "../core/request-state.ts";
 import { moatOnly } from "../core/route-meta.ts";
+import { queryReads } from "../core/query-reads.ts";
 import type { ApiDeps } from "../deps.ts";
 
 const PROBE = /^[a-z0-9]{8,40}$/;
@@ -40,8 +41,9 @@ const CheckReply = t.Object({
   }),
 });
 
-export function guideRoutes(rt: Pick<ApiDeps, "stats" | "config">) {
-  return new Elysia({ name: "guide" }).get(
+export function guideRoutes(rt: Pick<ApiDeps, "stats" | "config" | "dns">) {
+  // the window as of the request: with the DNS threads' records of every query answered before it
+  return queryReads(rt, "guide").get(
     "/guide/check",
     async ({ query, request }) => {
       const probe = query.probe?.toLowerCase();

@@ -1,9 +1,10 @@
 // GET /api/info/ftl: Moat's process, the sizes of its lists and clients, and the resolver's
 // counters under the names dnsmasq gives them in Pi-hole.
-import { Elysia, t, type Static } from "elysia";
+import { t, type Static } from "elysia";
 import { documented } from "../docs/meta.ts";
 import type { ApiDeps } from "../deps.ts";
 import { dnsCounters } from "../core/dns-counters.ts";
+import { queryReads } from "../core/query-reads.ts";
 import { processUsage } from "../../host/system.ts";
 import { frequency, gravityCount } from "../stats/routes.ts";
 
@@ -120,7 +121,8 @@ function ftlInfo(rt: ApiDeps): Static<typeof FtlReply> {
 }
 
 export function ftlInfoRoutes(rt: ApiDeps) {
-  return new Elysia({ name: "info-ftl" }).get("/info/ftl", (): Static<typeof Reply> => ({ ftl: ftlInfo(rt) }), {
+  // the window and the DNS threads' counters as of the request (queryReads waits for their records)
+  return queryReads(rt, "info-ftl").get("/info/ftl", (): Static<typeof Reply> => ({ ftl: ftlInfo(rt) }), {
     // "%mem": for the reference only (docs/meta.ts, RouteDocs.reply)
     detail: documented({ tags: ["Info"], summary: "Moat's process, lists and clients" }, { reply: Reply }),
   });

@@ -1,7 +1,8 @@
 // GET /api/info/metrics: the DNS cache's and the DHCP server's counters, as Pi-hole reports them.
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { ApiDeps } from "../deps.ts";
 import { dnsCounters } from "../core/dns-counters.ts";
+import { queryReads } from "../core/query-reads.ts";
 
 const Int = t.Integer();
 
@@ -60,7 +61,8 @@ function metricsInfo(rt: ApiDeps) {
 }
 
 export function metricsInfoRoutes(rt: ApiDeps) {
-  return new Elysia({ name: "info-metrics" }).get("/info/metrics", () => ({ metrics: metricsInfo(rt) }), {
+  // the DNS threads' counters as of this request, as the statistics are (queryReads waits for them)
+  return queryReads(rt, "info-metrics").get("/info/metrics", () => ({ metrics: metricsInfo(rt) }), {
     response: t.Object({ metrics: MetricsReply }),
     detail: { tags: ["Info"], summary: "Cache and reply counters" },
   });

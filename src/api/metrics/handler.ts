@@ -130,7 +130,7 @@ function renderMetrics(rt: ApiDeps, sessions: () => number): string {
 }
 
 export function metricsHandler(rt: ApiDeps, sessions: () => number) {
-  return (req: Request): Response => {
+  return async (req: Request): Promise<Response> => {
     if (req.method !== "GET" && req.method !== "HEAD") return errorReply(404, "not_found", "Not found", "/metrics");
     const token = rt.config.current.webserver.api.metricsToken;
     if (!token)
@@ -150,6 +150,8 @@ export function metricsHandler(rt: ApiDeps, sessions: () => number) {
         'Send the metrics token as "Authorization: Bearer <webserver.api.metricsToken>"',
       );
     if (!tokenMatches(m[1]!, token)) return errorReply(401, "unauthorized", "Unauthorized", "Wrong metrics token");
+    // every query the DNS threads answered before the request, and their counters, as the API's reads see them
+    await rt.dns.syncRecords();
     return new Response(req.method === "HEAD" ? null : renderMetrics(rt, sessions), {
       headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" },
     });

@@ -9,6 +9,7 @@ import { workerUrl } from "../../core/worker-url.ts";
 import { decodeBatch } from "../../query/record-batch.ts";
 import type { QuerySink } from "../../query/record.ts";
 import type { SharedCacheMemory } from "../cache.ts";
+import { toThread } from "./shared-snapshot.ts";
 import type { FromThread, LeaseNames, ThreadCounters, ThreadInit, ToThread } from "./protocol.ts";
 
 export interface PoolOptions {
@@ -91,7 +92,7 @@ export class DnsThreads {
         iface: o.iface,
         config: o.config.current,
         blocking: o.blocking.active,
-        snapshot: snap.data,
+        snapshot: toThread(snap.data),
         builtAt: snap.builtAt,
         leases: o.leases(),
         names: [...o.names()],
@@ -162,7 +163,7 @@ export class DnsThreads {
   /** A new filter snapshot; `domainsOnly`: only its domain entries differ, the threads keep their gravity sets. */
   snapshot(s: Snapshot, domainsOnly: boolean): Promise<void> {
     if (domainsOnly) return this.tell({ op: "domains", data: domainsOf(s.data), builtAt: s.builtAt });
-    return this.tell({ op: "snapshot", data: s.data, builtAt: s.builtAt });
+    return this.tell({ op: "snapshot", data: toThread(s.data), builtAt: s.builtAt });
   }
 
   flush(): Promise<void> {

@@ -1,5 +1,6 @@
 // An extra DNS thread: its own UDP socket(s) on dns.port (SO_REUSEPORT), its own resolver chain and
-// forwarder, the main thread's answer cache (shared memory), judging by its own copy of the main thread's filter snapshot. Its query
+// forwarder, the main thread's answer cache (shared memory), judging by the main thread's filter snapshot (its gravity
+// sets mapped from their file by this thread, the rest in shared memory: shared-snapshot.ts). Its query
 // records go to the main thread in columnar batches, where the statistics count each once.
 import { Snapshot } from "../../filter/snapshot.ts";
 import { POLICIES } from "../../policies/registry.ts";
@@ -8,6 +9,7 @@ import type { QueryRecord, QuerySink } from "../../query/record.ts";
 import { QueryEngine } from "../engine.ts";
 import { UdpListeners } from "../udp-listeners.ts";
 import { ConfigMirror } from "./config-mirror.ts";
+import { fromMain } from "./shared-snapshot.ts";
 import type { FromThread, ThreadCounters, ThreadInit, ToThread } from "./protocol.ts";
 
 declare const self: Worker;
@@ -15,14 +17,23 @@ declare const self: Worker;
 const post = (m: FromThread, transfer: ArrayBuffer[] = []) => self.postMessage(m, transfer);
 const log = (level: "info" | "warn" | "error", message: string) => post({ op: "log", level, message });
 
-/** Hands records over 10 ms after the first of a batch, as the main thread's writer does. */
+/**
+ * Records reach the main thread RELAY_MS after the first of a batch, or at RELAY_MAX records: each
+ * batch wakes the main thread twice (the batch, then its writer's hand-over 10 ms later), whatever its
+ * size, so fewer, larger batches cut the hand-off's CPU, most at low rates (README.md). Reads of the
+ * statistics and the query log do not wait for it: they ask for the records first (`sync`).
+ */
+const RELAY_MS = 50;
+const RELAY_MAX = 1024;
+
 class RecordRelay implements QuerySink {
-  private readonly pending = new BatchBuilder();
+  private readonly pending = new BatchBuilder(RELAY_MAX);
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   record(r: QueryRecord): void {
     this.pending.add(0, r);
-    if (!this.timer) this.timer = setTimeout(this.flush, 10);
+    if (this.pending.count >= RELAY_MAX) this.flush();
+    else if (!this.timer) this.timer = setTimeout(this.flush, RELAY_MS);
   }
 
   readonly flush = (): void => {
@@ -82,7 +93,11 @@ class DnsThread {
         this.blocking.active = m.active;
         break;
       case "snapshot":
-        this.snapshot = this.snapshotOf(m.data, m.builtAt);
+        try {
+          this.snapshot = this.snapshotOf(m.data, m.builtAt);
+        } catch (e) {
+          log("error", `keeping the previous filter snapshot: ${(e as Error).message}`);
+        }
         break;
       case "domains":
         this.snapshot = this.snapshot.withDomains(m.data, m.builtAt);
@@ -121,7 +136,7 @@ class DnsThread {
   }
 
   private snapshotOf(data: ThreadInit["snapshot"], builtAt: number): Snapshot {
-    return new Snapshot(data, POLICIES, builtAt, { hostnameOf: (ip) => this.names.get(ip) ?? null });
+    return new Snapshot(fromMain(data), POLICIES, builtAt, { hostnameOf: (ip) => this.names.get(ip) ?? null });
   }
 
   private counters(): ThreadCounters {

@@ -9,6 +9,7 @@ import { FileMemory, type BuildMemory } from "../build-memory.ts";
 import {
   type GravitySets,
   readSnapshotFile,
+  type SnapshotFileRef,
   snapshotFileOf,
   snapshotKey,
   writeSnapshotFile,
@@ -72,9 +73,14 @@ export function readGravityKey(db: Database): string {
  * rows (in a mapped file of the data directory, build-memory.ts), written to it and mapped from it (for
  * the next start, and for the server after a restore in a child process, which then loads 21 MiB
  * instead of building from a million rows). One read transaction: the key and the rows it describes are
- * the same version of the tables.
+ * the same version of the tables. `keepOpen`: the sets come with the file held open (`file`, when
+ * mapped) for other threads to map it too; the caller closes it.
  */
-export function gravitySetsOf(db: Database, dbPath: string): { sets: GravitySets; source: "file" | "database" } {
+export function gravitySetsOf(
+  db: Database,
+  dbPath: string,
+  keepOpen = false,
+): { sets: GravitySets; source: "file" | "database"; file?: SnapshotFileRef } {
   const read = <T>(fn: () => T): T => {
     db.run("BEGIN");
     try {
@@ -86,18 +92,18 @@ export function gravitySetsOf(db: Database, dbPath: string): { sets: GravitySets
   const file = snapshotFileOf(dbPath);
   const got = read(() => {
     const key = readGravityKey(db);
-    const fromFile = readSnapshotFile(file, key);
+    const fromFile = readSnapshotFile(file, key, keepOpen);
     if (fromFile) return { key, fromFile };
     const memory = new FileMemory(dirname(dbPath));
     const built = gravitySetsFromDb(db, memory);
     memory.close();
     return { key, built };
   });
-  if (got.fromFile) return { sets: got.fromFile, source: "file" };
+  if (got.fromFile) return { sets: got.fromFile, source: "file", file: got.fromFile.file };
   try {
     writeSnapshotFile(file, got.key, got.built!);
-    const mapped = readSnapshotFile(file, got.key);
-    if (mapped) return { sets: mapped, source: "database" };
+    const mapped = readSnapshotFile(file, got.key, keepOpen);
+    if (mapped) return { sets: mapped, source: "database", file: mapped.file };
   } catch {
     // a read-only data directory: the next start builds from the database again
   }
