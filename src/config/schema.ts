@@ -137,8 +137,8 @@ export const schema = {
       { max: 64, ...moat },
     ),
     offMainThread: bool(
-      true,
-      "With dns.threads = 1: a DNS thread of its own answers UDP while the main thread keeps the API and the 24 h window (with more threads they always do; not with dns.interface set); false: the main thread answers UDP itself",
+      false,
+      "With dns.threads = 1: a DNS thread of its own answers UDP while the main thread keeps the API and the 24 h window (with more threads they always do; not with dns.interface set); false: the main thread answers UDP itself (less CPU per query and shorter tails on 2 cores, src/dns/threads/README.md)",
       moat,
     ),
     localise: bool(
