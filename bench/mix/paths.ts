@@ -5,12 +5,14 @@
 // before any of Moat's work. The servers take turns round by round, so the machine's noise weighs on
 // all of them alike; each figure is the median of the rounds. bench/mix/run.ts measures the realistic
 // mix, whose tail mixes both paths in the share its cache leaves (Moat keeps Pi-hole's 10,000 answers,
-// unbound 48 MiB).
-// Usage: bun bench/mix/paths.ts [--qps 10000] [--seconds 6] [--rounds 3]
+// unbound 48 MiB). Beside each tail, the server's CPU per query in that run: at a fixed rate each query
+// is a wake of its own, and the floor's figure is what one wake costs in the runtime and the kernel.
+// Usage: bun bench/mix/paths.ts [--qps 10000] [--seconds 6] [--rounds 3] [--ports 25820]
+// (--ports: the first of the five ports it uses)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { dnsperf, pct } from "./measure.ts";
+import { cpuSeconds, dnsperf, pct } from "./measure.ts";
 import { moatBenchEnv, Processes, unboundCommand, upstreamCommand, waitAnswer, writeUnboundConfig } from "./servers.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -21,9 +23,10 @@ const arg = (n: string, d: string) => {
 const QPS = Number(arg("qps", "10000"));
 const SECONDS = Number(arg("seconds", "6"));
 const ROUNDS = Number(arg("rounds", "3"));
-const UPSTREAM = 25820,
-  HTTP = 25824;
-const PORTS = { moat: 25821, unbound: 25822, floor: 25823 } as const;
+const BASE = Number(arg("ports", "25820"));
+const UPSTREAM = BASE,
+  HTTP = BASE + 4;
+const PORTS = { moat: BASE + 1, unbound: BASE + 2, floor: BASE + 3 } as const;
 type Server = keyof typeof PORTS;
 const HITS = 1000;
 
@@ -48,12 +51,14 @@ try {
     { hostsNames: [], abpNames: [] },
     { port: PORTS.unbound, upstreamPort: UPSTREAM },
   );
-  spawn(unboundCommand(unboundConf));
-  spawn(
-    [process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", join(dir, "moat")],
-    moatBenchEnv({ port: PORTS.moat, upstreamPort: UPSTREAM, httpPort: HTTP }),
-  );
-  spawn([process.execPath, join(import.meta.dir, "echo-floor.ts"), String(PORTS.floor)]);
+  const pids: Record<Server, number> = {
+    unbound: spawn(unboundCommand(unboundConf)).pid,
+    moat: spawn(
+      [process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", join(dir, "moat")],
+      moatBenchEnv({ port: PORTS.moat, upstreamPort: UPSTREAM, httpPort: HTTP }),
+    ).pid,
+    floor: spawn([process.execPath, join(import.meta.dir, "echo-floor.ts"), String(PORTS.floor)]).pid,
+  };
   for (const port of Object.values(PORTS)) await waitAnswer(port, "probe.paths.test", /^(192\.0\.2\.1)?$/, 60);
 
   const hits = names(join(dir, "hits.txt"), "hit", HITS);
@@ -65,17 +70,23 @@ try {
   }
 
   const figures: Record<string, number[][]> = {};
-  const keep = (key: string, lat: number[]) =>
-    (figures[key] ??= []).push([pct(lat, 0.5), pct(lat, 0.99), pct(lat, 0.999)]);
+  const cpu: Record<string, number[]> = {};
+  // one run at the rate: its tail, and the server's CPU µs per answered query
+  const measure = async (s: Server, key: string, file: string) => {
+    const c0 = cpuSeconds(pids[s]);
+    const r = await dnsperf(PORTS[s], file, out, rate);
+    (cpu[key] ??= []).push(((cpuSeconds(pids[s]) - c0) / Math.max(1, r.answered)) * 1e6);
+    (figures[key] ??= []).push([pct(r.lat, 0.5), pct(r.lat, 0.99), pct(r.lat, 0.999)]);
+  };
   const rate = ["-l", String(SECONDS), "-Q", String(QPS), "-q", "500", "-v"];
   for (let r = 0; r < ROUNDS; r++)
     for (const s of Object.keys(PORTS) as Server[]) {
       // the forwarded runs fill Moat's 10,000 answers and push the first names out (oldest first): ask
       // the hit names once again, so the run measures answers from the cache alone
       await dnsperf(PORTS[s], hits, out, ["-n", "1", "-q", "100"]);
-      keep(`${s} cache`, (await dnsperf(PORTS[s], hits, out, rate)).lat);
+      await measure(s, `${s} cache`, hits);
       // the floor answers every name itself: its "forwarded" run is the same path with names it never saw
-      keep(`${s} forwarded`, (await dnsperf(PORTS[s], fresh(s, `r${r}`), out, rate)).lat);
+      await measure(s, `${s} forwarded`, fresh(s, `r${r}`));
     }
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -91,6 +102,16 @@ try {
     const fmt = (x: number[]) => x.map((v) => v.toFixed(3)).join(" / ");
     console.log(
       `${path.padEnd(20)} ${fmt(m).padEnd(22)} ${fmt(u).padEnd(22)} ${fmt(f).padEnd(22)} ${(m[1]! / u[1]!).toFixed(2)}`,
+    );
+  }
+  console.log(`\nCPU µs per query at ${QPS} QPS (median of ${ROUNDS} rounds; the process, every thread)`);
+  console.log(
+    `${"path".padEnd(20)} ${"moat".padEnd(10)} ${"unbound".padEnd(10)} ${"bun floor".padEnd(10)} moat/unbound`,
+  );
+  for (const path of ["cache", "forwarded"]) {
+    const [m, u, f] = (["moat", "unbound", "floor"] as const).map((s) => median(cpu[`${s} ${path}`]!));
+    console.log(
+      `${path.padEnd(20)} ${m!.toFixed(1).padEnd(10)} ${u!.toFixed(1).padEnd(10)} ${f!.toFixed(1).padEnd(10)} ${(m! / u!).toFixed(2)}`,
     );
   }
   console.log("\nevery round (p99 ms):");
