@@ -158,3 +158,18 @@ export function threadShare(
     .map((r) => `${r.name} ${((r.s / Math.max(1, queries)) * 1e6).toFixed(1)}`)
     .join(", ");
 }
+
+/**
+ * Waits (30 s at most) until the server uses under a tenth of a core, and returns the seconds it took:
+ * the fixed-rate runs measure a network's steady state, not the backlog the flood before them left
+ * (Moat's idle-priority query writer storing what the throughput run queued).
+ */
+export async function settle(pid: number): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < 60; i++) {
+    const c0 = cpuSeconds(pid);
+    await Bun.sleep(500);
+    if (cpuSeconds(pid) - c0 < 0.05) break;
+  }
+  return +((performance.now() - t0) / 1000).toFixed(1);
+}

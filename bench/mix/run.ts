@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { makeMix } from "./data.ts";
-import { cpuSeconds, dnsperf, MemorySampler, pct, rssMb, threadCpu, threadShare } from "./measure.ts";
+import { cpuSeconds, dnsperf, MemorySampler, pct, rssMb, settle, threadCpu, threadShare } from "./measure.ts";
 import {
   dnsmasqCommand,
   loadMoatLists,
@@ -160,20 +160,6 @@ async function startMoat(threads: number, family = false): Promise<Subprocess> {
   return p;
 }
 
-/**
- * Waits (30 s at most) until the server uses under a tenth of a core, and returns the seconds it took:
- * the fixed-rate runs measure a network's steady state, not the backlog the flood before them left
- * (Moat's idle-priority query writer storing what the throughput run queued).
- */
-async function settle(pid: number): Promise<number> {
-  const t0 = performance.now();
-  for (let i = 0; i < 60; i++) {
-    const c0 = cpuSeconds(pid);
-    await Bun.sleep(500);
-    if (cpuSeconds(pid) - c0 < 0.05) break;
-  }
-  return +((performance.now() - t0) / 1000).toFixed(1);
-}
 let cgroupDir: string | null = null;
 
 /** "moat-family": Moat with the family controls of the bar (five groups, ten blocked services, an open schedule) on every client. */
