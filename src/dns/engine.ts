@@ -86,7 +86,7 @@ export class QueryEngine {
   /** each distinct answer section's text, so a repeated answer costs no walk and no string (answer-text-memo.ts) */
   private readonly answerTexts = new AnswerTextMemo();
   private readonly resolve: (ctx: QueryContext) => Pending;
-  /** the context of a query answered at once, for the next one (refill()); null while a query uses it */
+  /** the context of a query answered at once, for the next one (fill()); null while a query uses it */
   private spare: QueryContext | null = null;
   private readonly limiter: RateLimiter;
   private readonly ecsTrust: EcsTrust;
@@ -190,7 +190,7 @@ export class QueryEngine {
     const ctx =
       this.spare === null
         ? this.context(buf, q, client, tcp, start, false)
-        : this.refill(this.spare, buf, q, client, tcp, start);
+        : this.fill(this.spare, buf, q, client, tcp, start, false);
     this.spare = null;
     ctx.clientId = clientId;
     // dns.access (access.ts): after the rate limit, so a refused client's flood is not logged query by query
@@ -223,14 +223,31 @@ export class QueryEngine {
     );
   }
 
-  /** `ctx` (a query's that was answered) as context() makes a new one, for a query that is not a background one. */
-  private refill(
+  /** A query's context before any handler has looked at it, judged by the current filter snapshot. */
+  private context(
+    query: Uint8Array,
+    q: Question,
+    client: string,
+    tcp: boolean,
+    start: number,
+    background: boolean,
+  ): QueryContext {
+    return this.fill({} as QueryContext, query, q, client, tcp, start, background);
+  }
+
+  /**
+   * Sets every field of `ctx` as a new query's: both a new context and the reused one of a query
+   * answered at once (handle()), so the two cannot drift apart and no field of an earlier query stays.
+   * The fields are set in one order, so every context has the same shape.
+   */
+  private fill(
     ctx: QueryContext,
     query: Uint8Array,
     q: Question,
     client: string,
     tcp: boolean,
     start: number,
+    background: boolean,
   ): QueryContext {
     ctx.query = query;
     ctx.q = q;
@@ -249,39 +266,8 @@ export class QueryEngine {
     ctx.dnssec = 0;
     ctx.cnameChain = null;
     ctx.upstreamSet = 0;
-    ctx.background = false;
+    ctx.background = background;
     return ctx;
-  }
-
-  /** A query's context before any handler has looked at it, judged by the current filter snapshot. */
-  private context(
-    query: Uint8Array,
-    q: Question,
-    client: string,
-    tcp: boolean,
-    start: number,
-    background: boolean,
-  ): QueryContext {
-    return {
-      query,
-      q,
-      client,
-      clientId: null,
-      tcp,
-      start,
-      snapshot: this.d.snapshot(),
-      status: Status.UNKNOWN,
-      reply: Reply.UNKNOWN,
-      upstream: null,
-      listId: null,
-      ede: -1,
-      cname: null,
-      upstreamMessage: null,
-      dnssec: 0,
-      cnameChain: null,
-      upstreamSet: 0,
-      background,
-    };
   }
 
   private finish(ctx: QueryContext, a: Answer): Answer {
