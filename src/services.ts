@@ -31,6 +31,7 @@ import { TlsStore } from "./tls/store.ts";
 import { startDhcpService } from "./dhcp/service.ts";
 import { startNtpService } from "./ntp/server.ts";
 import { noticeLastUpdate } from "./update/index.ts";
+import { applyNice } from "./core/process-priority.ts";
 
 export async function startServices(paths: Paths, config: ConfigStore): Promise<{ stop(): Promise<void> }> {
   const logs = new Logs();
@@ -44,6 +45,9 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     `Moat ${version.version} (${version.commit}, Bun ${version.runtime.version}) starting, data in ${paths.dataDir}`,
   );
   for (const w of config.warnings) log("warn", w);
+  // before any service starts a thread: they inherit it (Linux keeps a niceness per thread)
+  const niceWarning = applyNice(config.current.misc.nice);
+  if (niceWarning) log("warn", niceWarning);
 
   const wal = config.current.database.useWAL;
   const gravityDb = openGravityDb(paths.dataDir, wal);

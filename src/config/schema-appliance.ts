@@ -176,11 +176,16 @@ export const applianceSections = {
   misc: {
     privacylevel: uint(0, "0: show everything, 1: hide domains, 2: hide domains and clients, 3: anonymous", { max: 3 }),
     delay_startup: uint(0, "Seconds to wait before starting", { max: 300 }),
-    nice: int(-10, `Process priority, -20 to 19 (-999: leave unchanged) ${COMPAT}`, {
-      min: -999,
-      max: 19,
-      check: (n) => (n < -20 && n !== -999 ? "must be -999 or from -20 to 19" : null),
-    }),
+    nice: int(
+      -10,
+      "Priority of the threads that answer DNS and the API, -20 to 19 (-999: leave unchanged); set at start",
+      {
+        min: -999,
+        max: 19,
+        check: (n) => (n < -20 && n !== -999 ? "must be -999 or from -20 to 19" : null),
+        ...restart,
+      },
+    ),
     addr2line: bool(true, `Translate crash addresses into source lines ${COMPAT}`),
     etc_dnsmasq_d: bool(false, `Read extra dnsmasq files from /etc/dnsmasq.d ${COMPAT}`, restart),
     dnsmasq_lines: strings([], `Extra dnsmasq option lines ${COMPAT}`, restart),
