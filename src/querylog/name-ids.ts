@@ -129,13 +129,13 @@ export class NameIds {
     // for it. Ignored (no change) only if another connection added the name: looked up then.
     let id: number | undefined;
     if (this.complete && this.table.unique) {
-      const run = this.insert.run(...args);
+      const run = this.insert.run(args);
       if (run.changes === 1) id = Number(run.lastInsertRowid);
     }
     if (id === undefined) {
       // looked up first: client_by_id's unique index lets (ip, NULL) repeat, so only a miss inserts
-      const found = this.select.get(...args) as { id: number } | null;
-      id = found ? found.id : Number(this.insert.run(...args).lastInsertRowid);
+      const found = this.select.get(args) as { id: number } | null;
+      id = found ? found.id : Number(this.insert.run(args).lastInsertRowid);
     }
     this.set(name, id);
     learnt.push([this, name]);

@@ -242,7 +242,7 @@ export class QueryStore {
             a[o + 11] = r.listId;
             a[o + 12] = r.ede;
             if (++rows === ROWS_PER_INSERT) {
-              this.insertRows.run(...a);
+              this.insertRows.run(a);
               rows = 0;
             }
             const answers = r.length(4);
@@ -250,14 +250,14 @@ export class QueryStore {
               t[answered * 2] = r.id;
               t[answered * 2 + 1] = texts.idAt(text, r.start(4), answers, learnt);
               if (++answered === ROWS_PER_INSERT) {
-                this.insertAnswers.run(...t);
+                this.insertAnswers.run(t);
                 answered = 0;
               }
             }
           }
         }
         // the rest one row at a time
-        for (let i = 0; i < rows; i++) this.insertRow.run(...a.slice(i * W, (i + 1) * W));
+        for (let i = 0; i < rows; i++) this.insertRow.run(a.slice(i * W, (i + 1) * W));
         for (let i = 0; i < answered; i++) this.insertAnswer.run(t[i * 2]!, t[i * 2 + 1]!);
       })();
     } catch (e) {
