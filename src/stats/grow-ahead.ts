@@ -15,8 +15,17 @@ type Column =
   | Float64Array<ArrayBuffer>
   | Buffer<ArrayBuffer>;
 
-/** the share of the way to the growth from which the next array is written */
-const START = 0.75;
+/**
+ * The share of the way to the growth from which the next array is written: late, since a table that
+ * stops growing there holds the next arrays unused (up to ~70 MiB at a million names); early enough
+ * that the faults are spread (at a million names, one page every ~6 new names).
+ */
+const START = 0.875;
+/**
+ * A table advances its arrays at every AHEAD_STRIDE-th new entry (a power of 2), not at each: the
+ * calls cost more than the writes they spread. What the last stride leaves, take() writes.
+ */
+export const AHEAD_STRIDE = 64;
 
 export class GrowAhead<T extends Column> {
   private next: T | null = null;

@@ -5,7 +5,7 @@
 // nothing for the collector. Ids are small integers, reused once released.
 
 import { type ByteGlob, globMatches } from "./byte-glob.ts";
-import { GrowAhead } from "./grow-ahead.ts";
+import { AHEAD_STRIDE, GrowAhead } from "./grow-ahead.ts";
 
 const EMPTY = -1;
 const MAX_CHARS = 16_000;
@@ -72,7 +72,7 @@ export class NameTable {
     this.end += len;
     this.slots[-slot - 1] = id;
     if (++this.live * 2 > this.slots.length) this.rehash(this.slots.length * 2);
-    this.writeAhead();
+    if ((this.live & (AHEAD_STRIDE - 1)) === 0) this.writeAhead();
     return id;
   }
 
@@ -259,7 +259,7 @@ export class NameTable {
     this.hashes = more(this.hashes, this.ahead.hashes.take(n));
   }
 
-  /** Writes a little more of the arrays the next growths will take (after each new name). */
+  /** Writes a little more of the arrays the next growths will take (every AHEAD_STRIDE-th new name). */
   private writeAhead(): void {
     const a = this.ahead;
     const ids = this.lens.length;

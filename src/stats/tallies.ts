@@ -1,7 +1,7 @@
 // Per-key counters of the 24 h window: how many queries of the window name a key, how many of them
 // were blocked, and when the newest came. The window's ring names keys by id (ring.ts); an id whose
 // key counts nothing any more goes to the next new key.
-import { GrowAhead } from "./grow-ahead.ts";
+import { AHEAD_STRIDE, GrowAhead } from "./grow-ahead.ts";
 import { NameTable } from "./names.ts";
 import type { ByteGlob } from "./byte-glob.ts";
 import { idRunsInSlices } from "./slices.ts";
@@ -113,10 +113,12 @@ export class CompactTallies {
     if (this.names.size !== before) {
       if (id >= this.counts.length) this.grow(id);
       this.counts[id] = this.blockeds[id] = this.lasts[id] = 0;
-      const n = this.counts.length;
-      this.ahead.counts.advance(id, n, n * 2);
-      this.ahead.blockeds.advance(id, n, n * 2);
-      this.ahead.lasts.advance(id, n, n * 2);
+      if ((id & (AHEAD_STRIDE - 1)) === 0) {
+        const n = this.counts.length;
+        this.ahead.counts.advance(id, n, n * 2);
+        this.ahead.blockeds.advance(id, n, n * 2);
+        this.ahead.lasts.advance(id, n, n * 2);
+      }
       // an id handed out again names another key now
       if (this.memo && id < this.memo.answers.length) this.memo.answers[id] = UNTESTED;
     }
