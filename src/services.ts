@@ -21,6 +21,7 @@ import { networkStore } from "./network/store.ts";
 import { GravityService } from "./filter/gravity/runner.ts";
 import { watchDnssecUpstream } from "./notices/dnssec-upstream.ts";
 import { noticeListFailures } from "./notices/list-failures.ts";
+import { noticeDnsThreadDeaths } from "./notices/dns-thread.ts";
 import { noticeForwardingLoops } from "./notices/forwarding-loop.ts";
 import { noticeRateLimits } from "./notices/rate-limit.ts";
 import type { QuerySink } from "./query/record.ts";
@@ -162,6 +163,7 @@ export async function startServices(paths: Paths, config: ConfigStore): Promise<
     stoppers.push(noticeRateLimits(runtime));
     stoppers.push(noticeListFailures(runtime));
     stoppers.push(noticeForwardingLoops({ ...runtime, log: dnsLog }));
+    stoppers.push(noticeDnsThreadDeaths(runtime));
     const ntp = startNtpService(runtime);
     stoppers.push(() => ntp.stop());
     // last: every service the API shows runs before it answers and stops after it

@@ -26,6 +26,8 @@ export interface MoatEvents {
   "client-rate-limited": { client: string; seconds: number };
   /** a query Moat forwarded to `upstream` came back to Moat's own listener: that upstream is Moat itself */
   "forwarding-loop": { upstream: string };
+  /** an extra DNS thread died and is started again (src/dns/threads/pool.ts); `text` is what the log said */
+  "dns-thread-died": { thread: number; text: string };
 }
 
 /** A handler may return a promise: the change is in force once it resolves (any other value is ignored). */

@@ -224,6 +224,7 @@ export class DnsServer implements DnsHandle {
           loop: (upstream) => void this.rt.events.emit("forwarding-loop", { upstream }),
           log: this.rt.log,
           rateLimited: (client, seconds) => this.rateLimited(client, seconds),
+          died: (thread, text) => void this.rt.events.emit("dns-thread-died", { thread, text }),
         });
       } catch (e) {
         await close();

@@ -5,6 +5,7 @@
 // nothing for the collector. Ids are small integers, reused once released.
 
 import { type ByteGlob, globMatches } from "./byte-glob.ts";
+import { AHEAD_STRIDE, GrowAhead } from "./grow-ahead.ts";
 
 const EMPTY = -1;
 const MAX_CHARS = 16_000;
@@ -34,6 +35,15 @@ export class NameTable {
   private nextId = 0;
   private free: number[] = [];
   private scratch = new Uint8Array(512);
+  /** the next arena, id columns and slots, written ahead of each growth (grow-ahead.ts) */
+  private readonly ahead = {
+    // only the names' bytes are ever read, never the free end
+    arena: new GrowAhead(1, (raw) => raw, false),
+    offs: new GrowAhead(4, (raw, n) => new Uint32Array(raw.buffer, raw.byteOffset, n)),
+    lens: new GrowAhead(2, (raw, n) => new Uint16Array(raw.buffer, raw.byteOffset, n)),
+    hashes: new GrowAhead(4, (raw, n) => new Uint32Array(raw.buffer, raw.byteOffset, n)),
+    slots: new GrowAhead(4, (raw, n) => new Int32Array(raw.buffer, raw.byteOffset, n)),
+  };
 
   get size(): number {
     return this.live;
@@ -62,6 +72,7 @@ export class NameTable {
     this.end += len;
     this.slots[-slot - 1] = id;
     if (++this.live * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    if ((this.live & (AHEAD_STRIDE - 1)) === 0) this.writeAhead();
     return id;
   }
 
@@ -150,9 +161,11 @@ export class NameTable {
     for (let id = 0; id < this.nextId; id++) if (this.lens[id]! > 0) fn(id);
   }
 
-  /** Bytes this table holds (arena, per-id columns, slots). */
+  /** Bytes this table holds (arena, per-id columns, slots, the next ones made ahead). */
   bytes(): number {
-    return this.arena.length + this.lens.length * 10 + this.slots.length * 4;
+    const a = this.ahead;
+    const next = a.arena.bytes() + a.offs.bytes() + a.lens.bytes() + a.hashes.bytes() + a.slots.bytes();
+    return this.arena.length + this.lens.length * 10 + this.slots.length * 4 + next;
   }
 
   /** Bytes its live names need: their bytes, their per-id columns and two slots each (what falls as names go). */
@@ -193,7 +206,7 @@ export class NameTable {
   private rehash(size: number): void {
     // plain loops, no callback and no subarray per name: at a million names a growth or a compaction
     // ran on the DNS thread for 30-90 ms with them (bench/startup/run.ts, a day of a million names)
-    const slots = new Int32Array(size).fill(EMPTY);
+    const slots = this.ahead.slots.take(size).fill(EMPTY);
     const mask = size - 1;
     const { lens, hashes } = this;
     for (let id = 0; id < this.nextId; id++) {
@@ -208,9 +221,7 @@ export class NameTable {
   /** Room for `len` more bytes: released names' bytes reclaimed when they are half the arena, else a bigger arena. */
   private makeRoom(len: number): void {
     const liveBytes = this.end - this.dead;
-    let size = this.arena.length;
-    while (liveBytes + len > size / 2) size *= 2;
-    const arena = Buffer.alloc(size);
+    const arena = this.ahead.arena.take(this.roomFor(liveBytes + len));
     const old = this.arena;
     if (this.dead === 0) {
       // nothing released: the names keep their offsets
@@ -233,11 +244,31 @@ export class NameTable {
     this.dead = 0;
   }
 
+  /** The arena's size for `live` bytes: they fill at most half of it. */
+  private roomFor(live: number): number {
+    let size = this.arena.length;
+    while (live > size / 2) size *= 2;
+    return size;
+  }
+
   private growIds(): void {
     const n = this.lens.length * 2;
     const more = <T extends Uint32Array | Uint16Array>(a: T, b: T): T => (b.set(a), b);
-    this.offs = more(this.offs, new Uint32Array(n));
-    this.lens = more(this.lens, new Uint16Array(n));
-    this.hashes = more(this.hashes, new Uint32Array(n));
+    this.offs = more(this.offs, this.ahead.offs.take(n));
+    this.lens = more(this.lens, this.ahead.lens.take(n));
+    this.hashes = more(this.hashes, this.ahead.hashes.take(n));
+  }
+
+  /** Writes a little more of the arrays the next growths will take (every AHEAD_STRIDE-th new name). */
+  private writeAhead(): void {
+    const a = this.ahead;
+    const ids = this.lens.length;
+    a.offs.advance(this.nextId, ids, ids * 2);
+    a.lens.advance(this.nextId, ids, ids * 2);
+    a.hashes.advance(this.nextId, ids, ids * 2);
+    a.slots.advance(this.live * 2, this.slots.length, this.slots.length * 2);
+    // the arena is written in order as names come: only what the growth copies is written ahead
+    const live = this.arena.length - this.dead;
+    a.arena.advance(this.end, this.arena.length, this.roomFor(live + 1), live);
   }
 }

@@ -1,6 +1,7 @@
 // Per-key counters of the 24 h window: how many queries of the window name a key, how many of them
 // were blocked, and when the newest came. The window's ring names keys by id (ring.ts); an id whose
 // key counts nothing any more goes to the next new key.
+import { AHEAD_STRIDE, GrowAhead } from "./grow-ahead.ts";
 import { NameTable } from "./names.ts";
 import type { ByteGlob } from "./byte-glob.ts";
 import { idRunsInSlices } from "./slices.ts";
@@ -81,6 +82,12 @@ export class CompactTallies {
   private counts = new Int32Array(1024);
   private blockeds = new Int32Array(1024);
   private lasts = new Float64Array(1024);
+  /** the next counter columns, written ahead of each growth (grow-ahead.ts) */
+  private readonly ahead = {
+    counts: new GrowAhead(4, (raw, n) => new Int32Array(raw.buffer, raw.byteOffset, n)),
+    blockeds: new GrowAhead(4, (raw, n) => new Int32Array(raw.buffer, raw.byteOffset, n)),
+    lasts: new GrowAhead(8, (raw, n) => new Float64Array(raw.buffer, raw.byteOffset, n)),
+  };
   private readonly view: TallyView = { count: 0, blocked: 0, last: 0 };
   /** idsWhereKept's answers per id for one test */
   private memo: { key: string; answers: Uint8Array } | null = null;
@@ -106,6 +113,12 @@ export class CompactTallies {
     if (this.names.size !== before) {
       if (id >= this.counts.length) this.grow(id);
       this.counts[id] = this.blockeds[id] = this.lasts[id] = 0;
+      if ((id & (AHEAD_STRIDE - 1)) === 0) {
+        const n = this.counts.length;
+        this.ahead.counts.advance(id, n, n * 2);
+        this.ahead.blockeds.advance(id, n, n * 2);
+        this.ahead.lasts.advance(id, n, n * 2);
+      }
       // an id handed out again names another key now
       if (this.memo && id < this.memo.answers.length) this.memo.answers[id] = UNTESTED;
     }
@@ -251,8 +264,8 @@ export class CompactTallies {
     let n = this.counts.length * 2;
     while (n <= id) n *= 2;
     const more = <T extends Int32Array | Float64Array>(a: T, b: T): T => (b.set(a), b);
-    this.counts = more(this.counts, new Int32Array(n));
-    this.blockeds = more(this.blockeds, new Int32Array(n));
-    this.lasts = more(this.lasts, new Float64Array(n));
+    this.counts = more(this.counts, this.ahead.counts.take(n));
+    this.blockeds = more(this.blockeds, this.ahead.blockeds.take(n));
+    this.lasts = more(this.lasts, this.ahead.lasts.take(n));
   }
 }

@@ -2,6 +2,7 @@
 import type { CacheCounters } from "../cache.ts";
 import type { Origins } from "../engine.ts";
 import type { UpstreamStats } from "../forwarder.ts";
+import type { ThreadCounters } from "./protocol.ts";
 
 /** The shared entries and dns.cache.size count in the main thread's alone; each thread adds its own too-large answers and its events. */
 export function sumCache(own: CacheCounters, others: CacheCounters[]): CacheCounters {
@@ -39,4 +40,15 @@ export function sumUpstreams(own: UpstreamStats[], others: UpstreamStats[][]): U
     }
   }
   return [...out.values()];
+}
+
+/** A thread's counters after those of the thread that died in its place: the events add up, the cache's size is the new one's. */
+export function sumThreadCounters(before: ThreadCounters, now: ThreadCounters): ThreadCounters {
+  return {
+    answered: before.answered + now.answered,
+    origins: sumOrigins(now.origins, [before.origins]),
+    cache: { ...sumFields(now.cache, [before.cache]), size: now.cache.size, max: now.cache.max },
+    upstreams: sumUpstreams(now.upstreams, [before.upstreams]),
+    recursive: sumFields(now.recursive, [before.recursive]),
+  };
 }
