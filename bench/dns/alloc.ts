@@ -5,7 +5,10 @@
 // path: the JS objects made per query (heapStats().objectTypeCounts over a batch short enough that no
 // collection runs in it; the batch is retried when one did) and the ten commonest types. About 0.2 of
 // each figure is the measurement's own (heapStats() makes a Structure and an Object every 10 queries' worth).
-// Usage: bun bench/dns/alloc.ts [--batch 2000] [--rounds 5]
+// Then per path: the time of handle() per query, wall and the process's CPU with the collector's threads
+// (the best of the rounds of 100,000 queries, so a loaded machine's slices weigh least), and the young (Eden) collections per 100,000 queries, counted in a child
+// run with BUN_JSC_logGC=1 (bench/mix/gclog.ts reads its log).
+// Usage: bun bench/dns/alloc.ts [--batch 2000] [--rounds 5] [--edens 300000 (0: no child run)]
 import { heapStats } from "bun:jsc";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,9 +21,15 @@ import { buildSnapshotData } from "../../src/filter/build.ts";
 import { Snapshot } from "../../src/filter/snapshot.ts";
 import { POLICIES } from "../../src/policies/registry.ts";
 import { Stats } from "../../src/stats/sink.ts";
+import { collections } from "../mix/gclog.ts";
 
 const { values: opt } = parseArgs({
-  options: { batch: { type: "string", default: "2000" }, rounds: { type: "string", default: "5" } },
+  options: {
+    batch: { type: "string", default: "2000" },
+    rounds: { type: "string", default: "5" },
+    edens: { type: "string", default: "300000" },
+    child: { type: "boolean", default: false },
+  },
 });
 const BATCH = Number(opt.batch),
   ROUNDS = Number(opt.rounds);
@@ -134,22 +143,69 @@ function perQuery(queries: Uint8Array[]): { objects: number; types: Record<strin
   throw new Error("a collection in every batch: try a smaller --batch");
 }
 
-for (const [path, queries] of [
+const PATHS = [
   ["cache hit", hits],
   ["list block", blocks],
-] as const) {
-  drive(queries, 100_000); // warm: the JIT (at 20,000 some functions still made a scope per call), the memo, the window's slots
-  const runs = Array.from({ length: ROUNDS }, () => perQuery(queries));
-  runs.sort((x, y) => x.objects - y.objects);
-  const med = runs[runs.length >> 1]!;
-  const top = Object.entries(med.types)
-    .sort((x, y) => y[1] - x[1])
-    .slice(0, 10)
-    .map(([t, c]) => `${t} ${c.toFixed(2)}`)
-    .join(", ");
-  console.log(
-    `${path}: ${med.objects.toFixed(2)} objects/query (rounds ${runs.map((r) => r.objects.toFixed(2)).join(" ")}); ${top}`,
-  );
+] as const;
+const EDENS = Number(opt.edens);
+
+if (opt.child) {
+  // the parent reads this run's collections between the markers (stderr, where JSC writes its log)
+  for (const [path, queries] of PATHS) {
+    drive(queries, 100_000);
+    console.error(`[alloc] begin ${path}`);
+    drive(queries, EDENS);
+    console.error(`[alloc] end ${path}`);
+  }
+} else {
+  for (const [path, queries] of PATHS) {
+    drive(queries, 100_000); // warm: the JIT (at 20,000 some functions still made a scope per call), the memo, the window's slots
+    const runs = Array.from({ length: ROUNDS }, () => perQuery(queries));
+    runs.sort((x, y) => x.objects - y.objects);
+    const med = runs[runs.length >> 1]!;
+    const top = Object.entries(med.types)
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 10)
+      .map(([t, c]) => `${t} ${c.toFixed(2)}`)
+      .join(", ");
+    let best = Infinity,
+      bestCpu = Infinity;
+    for (let r = 0; r < ROUNDS; r++) {
+      const t = performance.now(),
+        c = process.cpuUsage();
+      drive(queries, 100_000);
+      const cpu = process.cpuUsage(c);
+      best = Math.min(best, ((performance.now() - t) * 1e6) / 100_000);
+      bestCpu = Math.min(bestCpu, ((cpu.user + cpu.system) * 1e3) / 100_000);
+    }
+    console.log(
+      `${path}: ${med.objects.toFixed(2)} objects/query (rounds ${runs.map((r) => r.objects.toFixed(2)).join(" ")}); ${top}`,
+    );
+    console.log(
+      `${path}: handle() ${best.toFixed(0)} ns/query of wall time, ${bestCpu.toFixed(0)} ns of the process's CPU, every thread (the best of ${ROUNDS} rounds of 100,000)`,
+    );
+  }
+  if (EDENS > 0) {
+    const child = Bun.spawnSync([process.execPath, import.meta.path, "--child", "--edens", String(EDENS)], {
+      env: { ...process.env, BUN_JSC_logGC: "1" },
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    const log = child.stderr.toString();
+    for (const [path] of PATHS) {
+      const from = log.indexOf(`[alloc] begin ${path}`),
+        to = log.indexOf(`[alloc] end ${path}`);
+      if (from < 0 || to < 0) throw new Error(`the child run did not finish: ${log.slice(-500)}`);
+      // the main heap's: the one with the most collections (the query writer's thread has its own)
+      const byHeap = new Map<string, number>();
+      for (const c of collections(log.slice(from, to)))
+        if (c.kind === "Eden") byHeap.set(c.heap, (byHeap.get(c.heap) ?? 0) + 1);
+      const edens = Math.max(0, ...byHeap.values());
+      console.log(
+        `${path}: ${((edens * 100_000) / EDENS).toFixed(1)} young collections per 100,000 queries (${edens} in ${EDENS})`,
+      );
+    }
+  }
 }
 
 await stats.stop?.();
