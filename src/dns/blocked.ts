@@ -97,18 +97,10 @@ function addressReply(
   v6: Uint8Array | null,
 ): Uint8Array {
   const qtype = ctx.q.qtype;
-  const data = qtype === TYPE.A ? v4 : qtype === TYPE.AAAA ? v6 : null;
-  if (data === null) return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
-  // buildReply copies the record into the answer at once: one record and list serve every block
-  ONE.type = qtype;
-  ONE.ttl = ttl;
-  ONE.data = data;
-  return reply(ctx, ede, RCODE.NOERROR, Reply.IP, ONE_LIST);
+  if (qtype === TYPE.A && v4) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, [{ type: TYPE.A, ttl, data: v4 }]);
+  if (qtype === TYPE.AAAA && v6) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, [{ type: TYPE.AAAA, ttl, data: v6 }]);
+  return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
 }
-
-/** The one address record of a blocked answer, refilled for each (addressReply). */
-const ONE: RR = { type: TYPE.A, ttl: 0, data: ZERO4 };
-const ONE_LIST: RR[] = [ONE];
 
 /** The appliance's own address of a family: the configured one, else the interface the client reaches. */
 function ownAddress(ctx: QueryContext, dns: Config["dns"], fam: 4 | 6): Uint8Array | null {
