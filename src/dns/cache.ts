@@ -190,7 +190,9 @@ export class DnsCache implements Handler {
     seq: number,
     e: Uint8Array | null,
   ): void {
-    const copy: QueryContext = { ...ctx, background: true, upstreamMessage: null, cnameChain: null };
+    // the question too: the engine refills the context's question for its next query once this one is answered (parseQuery's `into`)
+    const q = { ...ctx.q, labels: ctx.q.labels.slice() };
+    const copy: QueryContext = { ...ctx, q, background: true, upstreamMessage: null, cnameChain: null };
     void Promise.resolve(next(copy))
       .then((a) => this.store(key, copy, a))
       .catch(() => {})

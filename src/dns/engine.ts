@@ -164,7 +164,8 @@ export class QueryEngine {
     if (dns.listeningMode === "LOCAL" && !encrypted && !isLocalClient(client)) return null;
     let q: ReturnType<typeof parseQuery>;
     try {
-      q = parseQuery(buf);
+      // the spare context's question too: no one holds it (a handler that keeps a query returns a promise)
+      q = parseQuery(buf, this.spare === null ? null : this.spare.q);
     } catch (e) {
       const rcode = e instanceof WireError ? e.rcode : null;
       return rcode === null ? null : errorFromHeader(buf, rcode);

@@ -14,22 +14,26 @@ import { parseQuery } from "./wire.ts";
 const TOY: PolicyVerdict = { status: Status.DENYLIST, reason: "toy", listId: -7, cnameTo: null };
 
 /** A policy that blocks one name and counts the names it was asked about. */
-function toy(point: PolicyPoint, opts: { always?: boolean; loads?: boolean; name?: string } = {}) {
+function toy(point: PolicyPoint, opts: { always?: boolean; loads?: boolean; name?: string; everyName?: boolean } = {}) {
   const asked: string[] = [];
+  /** each name's wire form and label offsets, as the policy was handed them */
+  const seen: Array<{ wire: number[]; labels: number[] }> = [];
   const policy: GroupPolicy<{ name: string }, { name: string }> = {
     name: opts.name ?? "toy",
     point,
     always: opts.always,
+    everyName: opts.everyName,
     compile: () => ({ name: opts.name ?? "toy.test" }),
     empty: () => ({ name: opts.name ?? "toy.test" }),
     buffers: () => [],
     load: (d) => (opts.loads === false ? null : d),
     judge(s, _q, n) {
       asked.push(n.name);
+      seen.push({ wire: [...n.wire], labels: [...n.labels] });
       return n.name === s.name ? TOY : null;
     },
   };
-  return { policy, asked, snap: Snapshot.empty({ list: [policy], buildWorker: "" }) };
+  return { policy, asked, seen, snap: Snapshot.empty({ list: [policy], buildWorker: "" }) };
 }
 
 function ask(snap: Snapshot, name: string, blocking = true): { answer: unknown; ctx: QueryContext } {
@@ -84,6 +88,15 @@ describe("a toy group policy", () => {
     expect(ask(both, "toy.test", false).answer).toBe(FORWARDED);
     expect(ask(both, "paused.test", false).answer).not.toBe(FORWARDED);
     expect(not.asked).toEqual([]);
+  });
+
+  test("dns.blockESNI: _esni.<name> is judged as <name> too, with that name's own wire form and labels", () => {
+    const { snap, asked, seen } = toy("afterDeny", { everyName: true });
+    const blocked = ask(snap, "_esni.toy.test");
+    expect(blocked.answer).not.toBe(FORWARDED);
+    expect(blocked.ctx.status).toBe(Status.DENYLIST);
+    expect(asked).toEqual(["_esni.toy.test", "toy.test"]);
+    expect(seen[1]).toEqual({ wire: [3, 116, 111, 121, 4, 116, 101, 115, 116, 0], labels: [0, 4] });
   });
 
   test("a policy that loaded nothing is not asked", () => {

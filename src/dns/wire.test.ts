@@ -262,3 +262,31 @@ test("expandName: follows pointers, lowercases on request, and refuses names ove
   expandName(buf, 18, false);
   expect(first).toEqual(new Uint8Array(name("www.example.test")));
 });
+
+test("parseQuery into a question no one holds: every field as a fresh parse's, none of the last query's left", () => {
+  const opt = [0, ...u16(TYPE.OPT), ...u16(4096), 0, 0, 0x80, 0, ...u16(0)];
+  const withEdns = Uint8Array.from([
+    ...header(7, 0x0100 | CD, 1, 0, 0, 1),
+    ...[3, 65, 68, 83, 7, 101, 120, 97, 109, 112, 108, 101, 3, 99, 111, 109, 0],
+    ...u16(TYPE.AAAA),
+    ...u16(1),
+    ...opt,
+  ]);
+  const plain = Uint8Array.from([...header(9, 0x0100, 1, 0, 0, 0), 1, 98, 0, ...u16(TYPE.A), ...u16(1)]);
+  const q = parseQuery(withEdns);
+  const labels = q.labels;
+  expect(parseQuery(plain, q)).toBe(q);
+  expect(q).toEqual(parseQuery(plain));
+  // the object and its labels array are the same ones, refilled (the engine's two objects fewer per query)
+  expect(q.labels).toBe(labels);
+  expect(q.labels).toEqual([0]);
+  expect([q.edns, q.dnssecOk, q.checkingDisabled, q.optAt, q.udpSize, q.name]).toEqual([
+    false,
+    false,
+    false,
+    -1,
+    512,
+    "b",
+  ]);
+  expect(parseQuery(withEdns, q)).toEqual(parseQuery(withEdns));
+});

@@ -83,8 +83,14 @@ function escapedName(buf: Uint8Array, o: number): string {
   return name;
 }
 
-/** Parses a query. Throws WireError(null) for packets to drop, WireError(rcode) for ones to refuse. */
-export function parseQuery(buf: Uint8Array): Question {
+const NO_WIRE = new Uint8Array(0);
+
+/**
+ * Parses a query. Throws WireError(null) for packets to drop, WireError(rcode) for ones to refuse.
+ * `into`: a question no one holds any more, whose object and labels array are refilled instead of new
+ * ones (the engine's for a query answered at once: two objects fewer per query); every field is set.
+ */
+export function parseQuery(buf: Uint8Array, into: Question | null = null): Question {
   if (buf.length < 12) throw new WireError(null);
   const flags = u16(buf, 2);
   if (flags & QR) throw new WireError(null); // a response: never answer it (reflection loops)
@@ -95,7 +101,8 @@ export function parseQuery(buf: Uint8Array): Question {
   const arcount = u16(buf, 10);
   // the name: plain labels only (compression in a question is not something resolvers send)
   let o = 12;
-  const labels: number[] = [];
+  const labels: number[] = into === null ? [] : into.labels;
+  labels.length = 0;
   // the name's text is made in one step from NAME_TEXT (a string per character would be ~20
   // strings a query for the collector); any byte that needs an escape takes the slow path
   let n = 0;
@@ -130,24 +137,43 @@ export function parseQuery(buf: Uint8Array): Question {
   const qtype = u16(buf, o);
   const qclass = u16(buf, o + 2);
   const end = o + 4;
-  const q: Question = {
-    id: u16(buf, 0),
-    flags,
-    name,
-    wire,
-    labels,
-    qtype,
-    qclass,
-    end,
-    edns: false,
-    udpSize: 512,
-    dnssecOk: false,
-    ednsVersion: 0,
-    checkingDisabled: (flags & CD) !== 0,
-    optAt: -1,
-    optLen: 0,
-    size: end,
-  };
+  const q: Question =
+    into === null
+      ? {
+          id: 0,
+          flags: 0,
+          name: "",
+          wire: NO_WIRE,
+          labels,
+          qtype: 0,
+          qclass: 0,
+          end: 0,
+          edns: false,
+          udpSize: 512,
+          dnssecOk: false,
+          ednsVersion: 0,
+          checkingDisabled: false,
+          optAt: -1,
+          optLen: 0,
+          size: 0,
+        }
+      : into;
+  q.id = u16(buf, 0);
+  q.flags = flags;
+  q.name = name;
+  q.wire = wire;
+  q.labels = labels;
+  q.qtype = qtype;
+  q.qclass = qclass;
+  q.end = end;
+  q.edns = false;
+  q.udpSize = 512;
+  q.dnssecOk = false;
+  q.ednsVersion = 0;
+  q.checkingDisabled = (flags & CD) !== 0;
+  q.optAt = -1;
+  q.optLen = 0;
+  q.size = end;
   // additional section: look for OPT
   let p = end;
   for (let i = 0; i < arcount; i++) {
