@@ -79,7 +79,9 @@ test("ten concurrent 60 MB unauthenticated uploads leave RSS where it was", asyn
   );
   // refused (401) or cut off once refused: never accepted
   for (const s of statuses) expect([0, 401]).toContain(s);
-  expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
+  // a cut-off upload (0) is the client's write meeting the closed connection before it read the 401, which
+  // can happen to all ten: the refusal itself is checked with a body small enough to be sent whole
+  expect(await bigPost("/api/teleporter", kinds[0]![0], CHUNK.byteLength, true)).toBe(401);
   // 600 MB were sent; well under one body's worth may stay
   expect(peak - before).toBeLessThan(40);
   expect((await m.api("/api/info/login")).status).toBe(200);
