@@ -117,8 +117,8 @@ export class QueryStore {
 
   /**
    * `maxIds`: lookup ids kept in memory per table. They are a cache of the *_by_id tables, which
-   * grow with every name seen for as long as the database lives, so it starts again when full
-   * (a miss costs one indexed SELECT).
+   * grow with every name seen for as long as the database lives, so it drops the names not asked
+   * for longest when full (two generations, name-ids.ts; a miss costs one indexed SELECT).
    */
   constructor(
     readonly db: Database,
@@ -162,9 +162,10 @@ export class QueryStore {
     this.insertRows = db.prepare(insertSql(ROWS_PER_INSERT));
     this.insertAnswer = db.prepare(answersSql(1));
     this.insertAnswers = db.prepare(answersSql(ROWS_PER_INSERT));
-    // the newest ids first: those are the names still being asked; all of them when they fit
+    // the newest ids: those are the names still being asked; all of them when they fit. The oldest of
+    // them are set first, so the newest are in the young generation (NameIds), the last one dropped.
     const load = (names: NameIds, rows: Array<{ id: number; name: string }>) => {
-      for (const r of rows) names.set(r.name, r.id);
+      for (let i = rows.length - 1; i >= 0; i--) names.set(rows[i]!.name, rows[i]!.id);
       names.complete = rows.length < maxIds;
     };
     type Named = Array<{ id: number; name: string }>;
@@ -172,11 +173,13 @@ export class QueryStore {
       this.domains,
       db.query("SELECT id, domain AS name FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Named,
     );
-    for (const r of db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
-      id: number;
-      ip: string;
-      name: string | null;
-    }>)
+    for (const r of (
+      db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
+        id: number;
+        ip: string;
+        name: string | null;
+      }>
+    ).reverse())
       if (!r.name) this.clients.set(r.ip, r.id);
     load(
       this.forwards,
