@@ -30,6 +30,7 @@ import { Reply, Status } from "../../src/query/enums.ts";
 import { encodeBatch, type RecordBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
+import { mixDomains } from "./mix-names.ts";
 import { DOMAINS, prefillQueries } from "./prefill.ts";
 
 const { values: opt } = parseArgs({
@@ -58,34 +59,6 @@ const PREFILL = Number(opt.prefill);
 const NAMES = Number(opt.names);
 /** the warm-up's records come before */
 const FIRST_ID = PREFILL + 1001;
-
-/** bench/mix/data.ts's draw of a query's domain: [domain, whether a list blocks it] */
-function mixDomains(rnd: () => number): () => [string, boolean] {
-  const POPULAR = 100_000;
-  const cdf = new Float64Array(POPULAR);
-  let sum = 0;
-  for (let i = 0; i < POPULAR; i++) cdf[i] = sum += 1 / (i + 1);
-  const rank = () => {
-    const x = rnd() * sum;
-    let lo = 0;
-    let hi = POPULAR - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const subs = ["www", "ads", "cdn", "track", "pixel", "img", "api", "m"];
-  let fresh = 0;
-  return () => {
-    const x = rnd();
-    if (x < 0.65) return [`p${rank()}.pop.test`, false];
-    if (x < 0.87) return [`h${Math.floor(rnd() * 150_000)}.hosts.example`, true];
-    if (x < 0.95) return [`${subs[Math.floor(rnd() * 8)]}.a${Math.floor(rnd() * 60_000)}.abp.example`, true];
-    return [`new${fresh++}.fresh.test`, false];
-  };
-}
 
 /** A home network's mix: skewed domains, 40 clients, 40% forwarded, some blocked (a few by CNAME). */
 function generator(): (n: number, firstId: number) => StoredRecord[] {

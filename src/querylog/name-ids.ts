@@ -56,6 +56,11 @@ export class NameIds {
     this.insert = db.prepare(table.insert);
   }
 
+  /** the names it holds at most: two generations' */
+  get capacity(): number {
+    return this.half * 2;
+  }
+
   get size(): number {
     return this.young.count + this.old.count;
   }
@@ -80,7 +85,10 @@ export class NameIds {
     for (const g of [this.young, this.old]) {
       const e = g.find(name, 0, len, h);
       if (e < 0) continue;
-      if ((id | 0) !== id) return this.forget(new Set([name]));
+      if ((id | 0) !== id) {
+        this.forget(new Set([name]));
+        return;
+      }
       g.setId(e, id);
       known = true;
     }

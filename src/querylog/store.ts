@@ -163,23 +163,24 @@ export class QueryStore {
     this.insertAnswer = db.prepare(answersSql(1));
     this.insertAnswers = db.prepare(answersSql(ROWS_PER_INSERT));
     // the newest ids: those are the names still being asked; all of them when they fit. The oldest of
-    // them are set first, so the newest are in the young generation (NameIds), the last one dropped.
+    // them are set first, so the newest are in the young generation (NameIds), the one dropped last.
     const load = (names: NameIds, rows: Array<{ id: number; name: string }>) => {
       for (let i = rows.length - 1; i >= 0; i--) names.set(rows[i]!.name, rows[i]!.id);
       names.complete = rows.length < maxIds;
     };
+    // what two generations hold (an odd maxIds loses one)
+    maxIds = this.domains.capacity;
     type Named = Array<{ id: number; name: string }>;
     load(
       this.domains,
       db.query("SELECT id, domain AS name FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Named,
     );
-    for (const r of (
-      db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
-        id: number;
-        ip: string;
-        name: string | null;
-      }>
-    ).reverse())
+    // the oldest row of an address without a name is the one used (set last)
+    for (const r of db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
+      id: number;
+      ip: string;
+      name: string | null;
+    }>)
       if (!r.name) this.clients.set(r.ip, r.id);
     load(
       this.forwards,
