@@ -14,8 +14,11 @@
 // --prefill N starts both databases with N older queries over the same 100k names (made in SQL): a
 // database that has lived a while, whose indexes outgrow the page cache (prefill.ts). --names N: the
 // queries ask N domains (100k by default, the prefill's), skewed alike; more make more new names.
+// --mix: the domains as bench/mix/data.ts draws them instead (its default sizes): 65% from 100k popular
+// names on a Zipf curve, 22% from 150k list names, 8% subdomains of 60k more, 5% names never seen before:
+// a popular head and a long tail, ~300k distinct names in 1M queries, more than the writer caches.
 // Usage: bun bench/querylog/insert.ts [--records 300000] [--against REV] [--collect-every 32768] [--cache-kib N]
-//   [--prefill 0] [--names 100000]
+//   [--prefill 0] [--names 100000] [--mix]
 import { Database } from "bun:sqlite";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -27,6 +30,7 @@ import { Reply, Status } from "../../src/query/enums.ts";
 import { encodeBatch, type RecordBatch } from "../../src/query/record-batch.ts";
 import type { StoredRecord } from "../../src/query/record.ts";
 import { QueryStore } from "../../src/querylog/store.ts";
+import { mixDomains } from "./mix-names.ts";
 import { DOMAINS, prefillQueries } from "./prefill.ts";
 
 const { values: opt } = parseArgs({
@@ -34,6 +38,7 @@ const { values: opt } = parseArgs({
     records: { type: "string", default: "300000" },
     prefill: { type: "string", default: "0" },
     names: { type: "string", default: String(DOMAINS) },
+    mix: { type: "boolean", default: false },
     against: { type: "string" },
     "collect-every": { type: "string", default: "32768" },
     "cache-kib": { type: "string" },
@@ -60,20 +65,22 @@ function generator(): (n: number, firstId: number) => StoredRecord[] {
   let seed = 2463534242;
   const rnd = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), (seed >>> 0) / 4294967296);
   const now = 1_750_000_000;
+  const drawMix = opt.mix ? mixDomains(rnd) : null;
   return (n, firstId) => {
     const out: StoredRecord[] = [];
     for (let i = 0; i < n; i++) {
-      const d = Math.floor(NAMES * rnd() ** 3);
+      const [mixed, listed] = drawMix ? drawMix() : [null, false];
+      const d = mixed ? mixed.length * 7 + mixed.charCodeAt(1) : Math.floor(NAMES * rnd() ** 3);
       const x = rnd();
-      const fwd = x < 0.4;
-      const blocked = x > 0.9;
-      const byCname = x > 0.99;
+      const fwd = !listed && x < 0.4;
+      const blocked = listed || (!mixed && x > 0.9);
+      const byCname = blocked && x > 0.99;
       out.push({
         id: firstId + i,
         r: {
           time: now - 3600 + (firstId + i) / 1000,
           type: rnd() < 0.1 ? 2 : 1,
-          domain: `d${d}.site${d % 13}.example`,
+          domain: mixed ?? `d${d}.site${d % 13}.example`,
           client: `192.168.1.${Math.floor(rnd() * 40)}`,
           status: byCname ? Status.GRAVITY_CNAME : blocked ? Status.GRAVITY : fwd ? Status.FORWARDED : Status.CACHE,
           reply: blocked ? Reply.NODATA : Reply.IP,
@@ -234,7 +241,10 @@ function start(name: string, file: string, tree: string): PathProcess {
     String(COLLECT_EVERY),
     "--prefill",
     String(PREFILL),
+    "--names",
+    String(NAMES),
   ];
+  if (opt.mix) args.push("--mix");
   if (cacheKib !== undefined) args.push("--cache-kib", String(cacheKib));
   p.proc = Bun.spawn([process.execPath, import.meta.path, ...args], {
     stdio: ["ignore", "inherit", "inherit"],

@@ -5,12 +5,13 @@
 // The names are the mix's kind: --names popular domains, skewed, 40 clients, most answers alike
 // (bench/mix's upstream answers every name with 192.0.2.1). Prints each thread's CPU µs per query
 // (bench/mix/measure.ts threadShare), the writer thread's among them.
+// --mix: the names of bench/mix's query file instead (mix-names.ts), more than the writer caches.
 // --prefill N: the file starts with N older queries (prefill.ts), as after a day of the mix's fill.
 // --flood N: N records handed over at once just before the clock starts, as bench/mix's throughput run
 // leaves them queued for the thread (which runs at idle priority, so a flood starves it) when its
 // fixed-rate run begins: their write then falls in the measured time.
 // Usage: bun bench/querylog/writer-rate.ts [--qps 10000] [--seconds 20] [--interval 60] [--names 100000]
-//   [--prefill 0] [--flood 0]
+//   [--prefill 0] [--flood 0] [--mix]
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +22,7 @@ import { Reply, Status } from "../../src/query/enums.ts";
 import type { QueryRecord } from "../../src/query/record.ts";
 import { QueryWriter } from "../../src/querylog/writer.ts";
 import { threadCpu, threadShare } from "../mix/measure.ts";
+import { mixDomains } from "./mix-names.ts";
 import { prefillQueries } from "./prefill.ts";
 
 const { values: opt } = parseArgs({
@@ -31,6 +33,7 @@ const { values: opt } = parseArgs({
     names: { type: "string", default: "100000" },
     prefill: { type: "string", default: "0" },
     flood: { type: "string", default: "0" },
+    mix: { type: "boolean", default: false },
   },
 });
 const QPS = Number(opt.qps);
@@ -71,16 +74,18 @@ const r: QueryRecord = {
   answers: null,
 };
 let id = PREFILL + 1;
+const drawMix = opt.mix ? mixDomains(rnd) : null;
 function one(): void {
+  const [mixed, listed] = drawMix ? drawMix() : [null, false];
   const d = Math.floor(NAMES * rnd() ** 3);
   const x = rnd();
-  const blocked = x > 0.8;
+  const blocked = mixed ? listed : x > 0.8;
   r.time = Date.now() / 1000;
-  r.domain = `d${d}.site${d % 13}.example`;
+  r.domain = mixed ?? `d${d}.site${d % 13}.example`;
   r.client = `192.168.1.${Math.floor(rnd() * 40)}`;
   r.status = blocked ? Status.GRAVITY : x < 0.3 ? Status.FORWARDED : Status.CACHE;
   r.reply = blocked ? Reply.IP : Reply.IP;
-  r.upstream = x < 0.3 ? "127.0.0.1#5300" : null;
+  r.upstream = !blocked && x < 0.3 ? "127.0.0.1#5300" : null;
   r.listId = blocked ? 1 : null;
   r.answers = blocked ? "A 0.0.0.0" : "A 192.0.2.1";
   writer.add(id++, r);
@@ -112,7 +117,7 @@ writer.send();
 writer.flushDisk(365 * 86_400, Date.now() / 1000, true);
 const after = threadCpu(process.pid);
 console.log(
-  `${sent} queries (+ ${opt.flood} flooded before) at ${QPS} QPS over ${((performance.now() - t0) / 1000).toFixed(1)} s, prefill ${PREFILL}, ${NAMES} names; CPU µs per query by thread: ${threadShare(before, after, id - firstId)}`,
+  `${sent} queries (+ ${opt.flood} flooded before) at ${QPS} QPS over ${((performance.now() - t0) / 1000).toFixed(1)} s, prefill ${PREFILL}, ${opt.mix ? "the mix's" : NAMES} names; CPU µs per query by thread: ${threadShare(before, after, id - firstId)}`,
 );
 writer.stop(365 * 86_400, Date.now() / 1000);
 // the file once the thread has checkpointed and closed it: what the query log costs the tmpfs a query

@@ -71,7 +71,7 @@ test("a name beyond Latin-1 and an id beyond 32 bits are looked up in the table 
   expect(rows(db)).toBe(3);
 });
 
-test("a full cache starts again, and forgotten names are asked of the table again", () => {
+test("a full cache drops names, and dropped or forgotten names are asked of the table again", () => {
   const { db, names } = table(3);
   const list = ["one.test", "two.test", "three.test", "four.test", "five.test"];
   const ids = lookUp(names, list);
@@ -87,4 +87,18 @@ test("a full cache starts again, and forgotten names are asked of the table agai
   expect(lookUp(names, ["six.test"])).toEqual([idOf(db, "six.test")!]);
   expect(idOf(db, "six.test")).not.toBe(six);
   expect(rows(db)).toBe(7);
+});
+
+test("a name in use stays cached while the cache fills with others: it is not asked of the table again", () => {
+  const { db, names } = table(8);
+  const [hot] = lookUp(names, ["hot.test"]);
+  // its row's id changed behind the cache's back: a lookup that asks the table sees the new one
+  db.run("UPDATE domain_by_id SET id = 1000000 WHERE domain = 'hot.test'");
+  for (let i = 0; i < 100; i++) expect(lookUp(names, [`cold${i}.test`, "hot.test"])[1]).toBe(hot!);
+  expect(names.size).toBeLessThanOrEqual(8);
+  // a name not asked since the cache turned twice is asked of the table again
+  expect(lookUp(names, ["cold0.test"])).toEqual([idOf(db, "cold0.test")!]);
+  db.run("UPDATE domain_by_id SET id = 2000000 WHERE domain = 'cold1.test'");
+  expect(lookUp(names, ["cold1.test"])).toEqual([2000000]);
+  expect(rows(db)).toBe(101);
 });

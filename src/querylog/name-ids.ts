@@ -8,18 +8,7 @@
 // part of the writer's JavaScript: bench/querylog/insert.ts --records 300000 --against the commit
 // before gave 6.0 against 7.8 µs a record.
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
-
-const FIRST_SLOTS = 1024;
-const FIRST_BYTES = 16_384;
-/** a slot: hash, id, where the name begins in `bytes`, its length + 1 (0: an empty slot) */
-const SLOT = 4;
-
-/** FNV-1a over the UTF-16 code units of text[start, start + len). */
-function hashOf(text: string, start: number, len: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < start + len; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h | 0;
-}
+import { FlatNames, hashOf } from "./flat-names.ts";
 
 /** Names learnt in a transaction, forgotten again if it fails (its rows are rolled back). */
 export type Learnt = Array<[NameIds, string]>;
@@ -35,92 +24,103 @@ export interface NameTable {
 }
 
 /**
- * `maxIds` names at most, then it starts again (the table grows with every name seen for as long as
- * the database lives; a miss costs an indexed SELECT). Open addressing with linear probing. A name
- * with a character beyond Latin-1 or an id beyond 32 bits is not kept: it is looked up in the table
- * each time (neither occurs in practice: names are ASCII, ids count the names).
+ * `maxIds` names at most, in two generations of half as many (the table grows with every name seen for
+ * as long as the database lives; a miss costs an indexed SELECT, and a new name an INSERT). New names go
+ * into the young one; when it is full it becomes the old one and the old one's names are dropped. A name
+ * found in the old one is copied into the young one, so the names in use stay through every turn: with
+ * one table emptied when full, bench/mix's popular names were all asked of SQLite again each time.
+ * A name with a character beyond Latin-1 or an id beyond 32 bits is not kept: it is looked up in the
+ * table each time (neither occurs in practice: names are ASCII, ids count the names).
  */
 export class NameIds {
-  private slots = new Int32Array(FIRST_SLOTS * SLOT);
-  private bytes = new Uint8Array(FIRST_BYTES);
-  private used = 0;
-  private count = 0;
+  private young = new FlatNames();
+  private old = new FlatNames();
+  /** names a generation holds */
+  private readonly half: number;
   private readonly select: Statement;
   private readonly insert: Statement;
   /**
    * Every name of the table is here: a miss is a new name, inserted without the SELECT before it
    * (most misses: new names, a quarter of the queries in bench/querylog/insert.ts; 4% less CPU there).
-   * Set when the whole table was loaded; cleared when the cache starts again.
+   * Set when the whole table was loaded; cleared when names are dropped.
    */
   complete = false;
 
   constructor(
     db: Database,
     private readonly table: NameTable,
-    private readonly maxIds: number,
+    maxIds: number,
   ) {
+    this.half = Math.max(1, Math.floor(maxIds / 2));
     this.select = db.prepare(table.select);
     this.insert = db.prepare(table.insert);
   }
 
+  /** the names it holds at most: two generations' */
+  get capacity(): number {
+    return this.half * 2;
+  }
+
   get size(): number {
-    return this.count;
+    return this.young.count + this.old.count;
   }
 
   /** The id of text[start, start + len), inserted into the table when new. */
   idAt(text: string, start: number, len: number, learnt: Learnt): number {
-    const e = this.find(text, start, len, hashOf(text, start, len));
-    return e < 0 ? this.learn(text.slice(start, start + len), learnt) : this.slots[e + 1]!;
+    const h = hashOf(text, start, len);
+    const y = this.young.find(text, start, len, h);
+    if (y >= 0) return this.young.idOf(y);
+    const o = this.old.find(text, start, len, h);
+    if (o < 0) return this.learn(text.slice(start, start + len), learnt);
+    const id = this.old.idOf(o);
+    this.addYoung(text, start, len, h, id);
+    return id;
   }
 
   /** Remembers a name's id (a later one for the same name replaces it). */
   set(name: string, id: number): void {
     const len = name.length;
     const h = hashOf(name, 0, len);
-    const known = this.find(name, 0, len, h);
-    if (known >= 0) {
-      if ((id | 0) === id) this.slots[known + 1] = id;
-      else this.forget(new Set([name]));
-      return;
+    let known = false;
+    for (const g of [this.young, this.old]) {
+      const e = g.find(name, 0, len, h);
+      if (e < 0) continue;
+      if ((id | 0) !== id) {
+        this.forget(new Set([name]));
+        return;
+      }
+      g.setId(e, id);
+      known = true;
     }
-    if ((id | 0) !== id) return;
+    if (known || (id | 0) !== id) return;
     for (let i = 0; i < len; i++) if (name.charCodeAt(i) > 0xff) return;
-    if (this.count >= this.maxIds) this.clear();
-    if ((this.count + 1) * 2 * SLOT > this.slots.length) this.rehash(this.slots.length * 2);
-    if (this.used + len > this.bytes.length) {
-      const more = new Uint8Array(Math.max(this.bytes.length * 2, this.used + len));
-      more.set(this.bytes.subarray(0, this.used));
-      this.bytes = more;
-    }
-    const at = this.used;
-    for (let i = 0; i < len; i++) this.bytes[at + i] = name.charCodeAt(i);
-    this.used += len;
-    this.place(h, id, at, len);
-    this.count++;
+    this.addYoung(name, 0, len, h, id);
   }
 
   /** Forgets names (those of a failed transaction, gone from the table too). */
   forget(gone: ReadonlySet<string>): void {
-    const keep: Array<[string, number]> = [];
-    const s = this.slots;
-    for (let o = 0; o < s.length; o += SLOT) {
-      const len = s[o + 3]! - 1;
-      if (len < 0) continue;
-      const name = String.fromCharCode(...this.bytes.subarray(s[o + 2]!, s[o + 2]! + len));
-      if (!gone.has(name)) keep.push([name, s[o + 1]!]);
+    for (const g of [this.young, this.old]) {
+      const keep = g.entries().filter(([n]) => !gone.has(n));
+      g.empty();
+      for (const [n, id] of keep) g.add(n, 0, n.length, hashOf(n, 0, n.length), id);
     }
-    const complete = this.complete;
-    this.clear();
-    for (const [n, id] of keep) this.set(n, id);
-    this.complete = complete;
   }
 
   clear(): void {
     this.complete = false;
-    this.slots = new Int32Array(FIRST_SLOTS * SLOT);
-    this.bytes = new Uint8Array(FIRST_BYTES);
-    this.used = 0;
-    this.count = 0;
+    this.young = new FlatNames();
+    this.old = new FlatNames();
+  }
+
+  private addYoung(text: string, start: number, len: number, h: number, id: number): void {
+    if (this.young.count >= this.half) {
+      if (this.old.count > 0) this.complete = false;
+      const emptied = this.old;
+      emptied.empty();
+      this.old = this.young;
+      this.young = emptied;
+    }
+    this.young.add(text, start, len, h, id);
   }
 
   private learn(name: string, learnt: Learnt): number {
@@ -140,46 +140,5 @@ export class NameIds {
     this.set(name, id);
     learnt.push([this, name]);
     return id;
-  }
-
-  /** The slot (its first index in `slots`) of text[start, start + len), -1 for none. */
-  private find(text: string, start: number, len: number, h: number): number {
-    const s = this.slots;
-    const b = this.bytes;
-    const mask = s.length / SLOT - 1;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const o = i * SLOT;
-      const l = s[o + 3]! - 1;
-      if (l < 0) return -1;
-      if (s[o] === h && l === len) {
-        let p = s[o + 2]!;
-        let k = start;
-        const end = start + len;
-        while (k < end && b[p] === text.charCodeAt(k)) {
-          p++;
-          k++;
-        }
-        if (k === end) return o;
-      }
-    }
-  }
-
-  private place(h: number, id: number, at: number, len: number): void {
-    const s = this.slots;
-    const mask = s.length / SLOT - 1;
-    let i = h & mask;
-    while (s[i * SLOT + 3] !== 0) i = (i + 1) & mask;
-    const o = i * SLOT;
-    s[o] = h;
-    s[o + 1] = id;
-    s[o + 2] = at;
-    s[o + 3] = len + 1;
-  }
-
-  private rehash(size: number): void {
-    const old = this.slots;
-    this.slots = new Int32Array(size);
-    for (let o = 0; o < old.length; o += SLOT)
-      if (old[o + 3] !== 0) this.place(old[o]!, old[o + 1]!, old[o + 2]!, old[o + 3]! - 1);
   }
 }

@@ -117,8 +117,8 @@ export class QueryStore {
 
   /**
    * `maxIds`: lookup ids kept in memory per table. They are a cache of the *_by_id tables, which
-   * grow with every name seen for as long as the database lives, so it starts again when full
-   * (a miss costs one indexed SELECT).
+   * grow with every name seen for as long as the database lives, so it drops the names not asked
+   * for longest when full (two generations, name-ids.ts; a miss costs one indexed SELECT).
    */
   constructor(
     readonly db: Database,
@@ -162,16 +162,20 @@ export class QueryStore {
     this.insertRows = db.prepare(insertSql(ROWS_PER_INSERT));
     this.insertAnswer = db.prepare(answersSql(1));
     this.insertAnswers = db.prepare(answersSql(ROWS_PER_INSERT));
-    // the newest ids first: those are the names still being asked; all of them when they fit
+    // the newest ids: those are the names still being asked; all of them when they fit. The oldest of
+    // them are set first, so the newest are in the young generation (NameIds), the one dropped last.
     const load = (names: NameIds, rows: Array<{ id: number; name: string }>) => {
-      for (const r of rows) names.set(r.name, r.id);
+      for (let i = rows.length - 1; i >= 0; i--) names.set(rows[i]!.name, rows[i]!.id);
       names.complete = rows.length < maxIds;
     };
+    // what two generations hold (an odd maxIds loses one)
+    maxIds = this.domains.capacity;
     type Named = Array<{ id: number; name: string }>;
     load(
       this.domains,
       db.query("SELECT id, domain AS name FROM domain_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Named,
     );
+    // the oldest row of an address without a name is the one used (set last)
     for (const r of db.query("SELECT id, ip, name FROM client_by_id ORDER BY id DESC LIMIT ?").all(maxIds) as Array<{
       id: number;
       ip: string;

@@ -357,7 +357,7 @@ test("store: lookup ids are a bounded cache of the *_by_id tables; every row sti
   const cachedDomains = (s: QueryStore) => (s as unknown as { domains: { size: number } }).domains.size;
   expect(cachedDomains(store)).toBeLessThanOrEqual(10);
   // a store opened on the same database starts with the newest ids only
-  expect(cachedDomains(new QueryStore(db, 5))).toBe(5);
+  expect(cachedDomains(new QueryStore(db, 6))).toBe(6);
 });
 
 test("sink: import at start restores the last 24 h with the same ids, and new ids continue", async () => {
