@@ -112,14 +112,22 @@ runs_confined() { # own user, only CAP_NET_BIND_SERVICE and CAP_NET_RAW; pid, ow
   [ "$user" = moat ] && grep -q '^CapEff:.*0000000000002400$' <<<"$out"
 }
 # Threads come and go (Bun's and the runtime's helpers): a task that ends between the listing and the
-# reading is skipped, not an error. Fails when no thread of moat is at SCHED_IDLE: the writer is missing or
-# runs at another policy.
-writer_idle() { # the query writer thread runs at SCHED_IDLE, under the service's restrictions too
-  local stats; stats=$(guest 'p=$(systemctl show -P MainPID moat.service); for f in /proc/$p/task/*/stat; do cat "$f" 2>/dev/null || :; done') || return 1
+# reading is skipped, not an error. misc.nice (default -10, as Pi-hole's FTL) is set on the main thread at
+# start (src/core/process-priority.ts), which the unit's LimitNICE=-20 allows the unprivileged user; the
+# query writer then lowers itself to SCHED_IDLE (src/core/thread-priority.ts). Fails when the main thread
+# is gone or at another niceness, or when no thread is at SCHED_IDLE (the writer missing or at another policy).
+priorities_set() { # NICE: moat's main thread (the unit's MainPID) at NICE, the writer at SCHED_IDLE
+  # the pid and the stat lines in one go: a restart between reads would mix two processes
+  local out; out=$(guest 'p=$(systemctl show -P MainPID moat.service); echo "$p"; for f in /proc/$p/task/*/stat; do cat "$f" 2>/dev/null || :; done') || return 1
+  local pid stats; pid=$(head -1 <<<"$out") stats=$(tail -n +2 <<<"$out")
   [ -n "$stats" ] || { log "  no moat threads (not running?)"; return 1; }
-  local idle; idle=$(sched_idle_count <<<"$stats")
-  log "  threads at SCHED_IDLE: $idle of $(wc -l <<<"$stats")"
-  ((idle >= 1))
+  local nice idle; nice=$(thread_nice "$pid" <<<"$stats") idle=$(sched_idle_count <<<"$stats")
+  log "  main thread $pid at nice ${nice:-?}; threads at SCHED_IDLE: $idle of $(wc -l <<<"$stats")"
+  [ "$nice" = "$1" ] && ((idle >= 1))
+}
+thread_nice() { # TID, /proc/<pid>/task/*/stat lines -> that thread's niceness (nothing when it is not there)
+  # field 19 (nice) is the 17th after the ") " that ends the thread name (which may hold spaces and parentheses)
+  awk -v tid="$1" '$1 == tid' | sed 's/.*) //' | awk '{ print $17 }'
 }
 sched_idle_count() { # /proc/<pid>/task/*/stat lines -> how many run at SCHED_IDLE (policy 5)
   # field 41 (policy) is the 39th after the ") " that ends the thread name (which may hold spaces and parentheses)
@@ -216,7 +224,7 @@ run_checks() {
   check "hostname is moat" hostname_is_moat
   check "time sync enabled" time_sync_enabled
   check "moat runs as its own user with CAP_NET_BIND_SERVICE and CAP_NET_RAW only" wait_for 30 runs_confined
-  check "the query writer thread runs at SCHED_IDLE" wait_for 30 writer_idle
+  check "moat's main thread runs at misc.nice (-10), the query writer thread at SCHED_IDLE" wait_for 30 priorities_set -10
   check "listening: exactly Moat's DNS, HTTP, HTTPS, DoT and NTP, and SSH" \
     wait_for 30 listens_exactly "$APPLIANCE_LISTENERS $SSH_LISTENER" "$DHCP_CLIENT_LISTENERS"
   check "DNS answers the appliance's own name, moat" wait_for 60 own_name_answered

@@ -1,6 +1,6 @@
 // The image test's own checks (scripts/image-lib/checks.sh), run for real with bash against a made-up
-// /proc: threads that vanish between the listing and the reading are skipped, a missing or not-idle writer
-// thread still fails; the listener check against made-up `ss -Htulpn` output: every expected listener must
+// /proc: threads that vanish between the listing and the reading are skipped, a main thread at another
+// niceness than misc.nice's or a missing or not-idle writer thread still fails; the listener check against made-up `ss -Htulpn` output: every expected listener must
 // be there and nothing else. Plus a syntax check of every image script (the initrd's runs under busybox sh).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, chmodSync, readdirSync } from "node:fs";
@@ -21,19 +21,19 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** a /proc/<pid>/task/<tid>/stat line: field 41 is the scheduling policy */
-function statLine(tid: number, comm: string, policy: number): string {
-  const after = Array.from({ length: 38 }, (_, i) => (i === 0 ? "S" : String(i)));
+/** a /proc/<pid>/task/<tid>/stat line: field 19 is the niceness, field 41 the scheduling policy */
+function statLine(tid: number, comm: string, policy: number, nice: number): string {
+  const after = Array.from({ length: 38 }, (_, i) => (i === 0 ? "S" : i === 16 ? String(nice) : String(i)));
   return `${tid} (${comm}) ${after.join(" ")} ${policy} 0 0 0 0\n`;
 }
 
 let n = 0;
-/** a fake /proc for PID: threads [tid, comm, policy] plus tids listed but gone (dangling stat links) */
-function proc(threads: Array<[number, string, number]>, vanished: number[] = []): string {
+/** a fake /proc for PID: threads [tid, comm, policy, nice] plus tids listed but gone (dangling stat links) */
+function proc(threads: Array<[number, string, number, number]>, vanished: number[] = []): string {
   const root = join(dir, `proc-${n++}`);
-  for (const [tid, comm, policy] of threads) {
+  for (const [tid, comm, policy, nice] of threads) {
     mkdirSync(join(root, `${PID}/task/${tid}`), { recursive: true });
-    writeFileSync(join(root, `${PID}/task/${tid}/stat`), statLine(tid, comm, policy));
+    writeFileSync(join(root, `${PID}/task/${tid}/stat`), statLine(tid, comm, policy, nice));
   }
   for (const tid of vanished) {
     mkdirSync(join(root, `${PID}/task/${tid}`), { recursive: true });
@@ -42,51 +42,78 @@ function proc(threads: Array<[number, string, number]>, vanished: number[] = [])
   return root;
 }
 
-/** runs writer_idle with `guest` running its command here, /proc replaced by procRoot */
-function writerIdle(procRoot: string) {
+/** runs `priorities_set -10` with `guest` running its command here, /proc replaced by procRoot */
+function prioritiesSet(procRoot: string) {
   const script = `
     source '${LIB}/common.sh'
     guest() { local c=\${*//\\/proc\\//${procRoot}/}; PATH='${dir}/bin':"$PATH" bash -c "$c"; }
     source '${LIB}/checks.sh'
-    writer_idle`;
+    priorities_set -10`;
   const r = Bun.spawnSync(["bash", "-c", script], { env: { PATH: process.env.PATH! } });
   return { code: r.exitCode, log: r.stderr.toString() };
 }
 
-describe("writer_idle", () => {
-  test("passes with the writer at SCHED_IDLE while other threads have ended between listing and reading", () => {
-    const r = writerIdle(
+// as Moat runs: the main thread at misc.nice's -10, the writer (which inherited it) at nice 19 and SCHED_IDLE
+describe("priorities_set", () => {
+  test("passes with the main thread at -10 and the writer at SCHED_IDLE while other threads have ended between listing and reading", () => {
+    const r = prioritiesSet(
       proc(
         [
-          [PID, "moat", 0],
-          [PID + 7, "bun:writer", 5],
+          [PID, "moat", 0, -10],
+          [PID + 7, "bun:writer", 5, 19],
         ],
         [PID + 1, PID + 3, PID + 9],
       ),
     );
-    expect(r.log).toContain("threads at SCHED_IDLE: 1 of 2");
+    expect(r.log).toContain(`main thread ${PID} at nice -10; threads at SCHED_IDLE: 1 of 2`);
     expect(r.code).toBe(0);
   });
 
-  test("reads the policy after a thread name with spaces and parentheses", () => {
-    const r = writerIdle(
+  test("reads the niceness and policy after a thread name with spaces and parentheses", () => {
+    const r = prioritiesSet(
       proc([
-        [PID, "moat", 0],
-        [PID + 2, "a) b (c) 5", 0],
-        [PID + 3, "w) 1 2", 5],
+        [PID, "m) 0 (x) -10", 0, -10],
+        [PID + 2, "a) b (c) 5", 0, -10],
+        [PID + 3, "w) 1 2", 5, 19],
       ]),
     );
-    expect(r.log).toContain("threads at SCHED_IDLE: 1 of 3");
+    expect(r.log).toContain(`main thread ${PID} at nice -10; threads at SCHED_IDLE: 1 of 3`);
     expect(r.code).toBe(0);
+  });
+
+  test("fails when the main thread runs at another niceness (misc.nice refused), the writer idle as before", () => {
+    const r = prioritiesSet(
+      proc([
+        [PID, "moat", 0, 0],
+        [PID + 1, "dns", 0, -10],
+        [PID + 7, "bun:writer", 5, 19],
+      ]),
+    );
+    expect(r.log).toContain(`main thread ${PID} at nice 0; threads at SCHED_IDLE: 1 of 3`);
+    expect(r.code).not.toBe(0);
+  });
+
+  test("fails when the main thread is not among those read (ended between listing and reading)", () => {
+    const r = prioritiesSet(
+      proc(
+        [
+          [PID + 1, "dns", 0, -10],
+          [PID + 7, "bun:writer", 5, 19],
+        ],
+        [PID],
+      ),
+    );
+    expect(r.log).toContain(`main thread ${PID} at nice ?; threads at SCHED_IDLE: 1 of 2`);
+    expect(r.code).not.toBe(0);
   });
 
   test("fails when no thread runs at SCHED_IDLE", () => {
-    const r = writerIdle(
+    const r = prioritiesSet(
       proc(
         [
-          [PID, "moat", 0],
-          [PID + 1, "writer", 0],
-          [PID + 2, "other", 3],
+          [PID, "moat", 0, -10],
+          [PID + 1, "writer", 0, 19],
+          [PID + 2, "other", 3, -10],
         ],
         [PID + 5],
       ),
@@ -96,7 +123,7 @@ describe("writer_idle", () => {
   });
 
   test("fails when the process has gone (every task vanished)", () => {
-    const r = writerIdle(proc([], [PID, PID + 1]));
+    const r = prioritiesSet(proc([], [PID, PID + 1]));
     expect(r.log).toContain("no moat threads");
     expect(r.code).not.toBe(0);
   });

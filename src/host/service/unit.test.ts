@@ -10,8 +10,13 @@ test("the unit is the image's, its ExecStart program replaced and nothing else",
   expect(execStartOf(unit)).toBe("/usr/local/bin/moat");
   expect(unit).toContain("ExecStart=/usr/local/bin/moat serve --data-dir /etc/moat\n");
   expect(unit.replace("/usr/local/bin/moat", PACKAGED_BINARY)).toBe(IMAGE_UNIT);
-  // the image's hardening travels with it
-  for (const line of ["User=moat", "AmbientCapabilities=CAP_NET_BIND_SERVICE CAP_NET_RAW", "ProtectSystem=strict"])
+  // the image's hardening travels with it, and the nice limit that lets misc.nice's -10 be set
+  for (const line of [
+    "User=moat",
+    "AmbientCapabilities=CAP_NET_BIND_SERVICE CAP_NET_RAW",
+    "ProtectSystem=strict",
+    "LimitNICE=-20",
+  ])
     expect(unit).toContain(`${line}\n`);
   expect(unitFor(PACKAGED_BINARY)).toBe(IMAGE_UNIT);
 });
