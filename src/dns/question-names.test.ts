@@ -21,9 +21,9 @@ test("a kept name is found by its bytes, the same objects each time", () => {
   expect(m.find(scratch, w.length, hashOf(w))).toBe(true);
 });
 
-test("another name in the same slot is a miss, also with the same length", () => {
-  // one slot: every name lands in it, so only the bytes tell them apart
-  const m = new QuestionNames(1);
+test("another name in the same slots is a miss, also with the same length; the pair keeps the two newest", () => {
+  // one pair of slots: every name lands in it, so only the bytes tell them apart
+  const m = new QuestionNames(2);
   const a = wire("\x01a\x07example\x00"),
     b = wire("\x01b\x07example\x00");
   m.keep(a.slice(), "a.example", hashOf(a));
@@ -31,7 +31,15 @@ test("another name in the same slot is a miss, also with the same length", () =>
   const shorter = wire("\x01a\x06exampl\x00");
   expect(m.find(shorter, shorter.length, hashOf(shorter))).toBe(false);
   m.keep(b.slice(), "b.example", hashOf(b));
+  expect(m.find(a, a.length, hashOf(a))).toBe(true);
+  expect(m.name).toBe("a.example");
+  expect(m.find(b, b.length, hashOf(b))).toBe(true);
+  expect(m.name).toBe("b.example");
+  const c = wire("\x01c\x07example\x00");
+  m.keep(c.slice(), "c.example", hashOf(c));
   expect(m.find(a, a.length, hashOf(a))).toBe(false);
   expect(m.find(b, b.length, hashOf(b))).toBe(true);
   expect(m.name).toBe("b.example");
+  expect(m.find(c, c.length, hashOf(c))).toBe(true);
+  expect(m.name).toBe("c.example");
 });
