@@ -71,7 +71,7 @@ const NAME_TEXT = Buffer.alloc(256) as Buffer & { latin1Slice(start: number, end
 /** Scratch for a question name's lowercase wire form, terminating zero included (≤ 255 bytes) */
 const NAME_WIRE = new Uint8Array(256);
 /** this thread's recent question names (question-names.ts) */
-export const QUESTION_NAMES = new QuestionNames();
+const QUESTION_NAMES = new QuestionNames();
 
 /** The text of the plain-label name at `o`, lowercase, with any byte other than a printable non-dot escaped as \DDD. */
 function escapedName(buf: Uint8Array, o: number): string {
