@@ -290,3 +290,43 @@ test("parseQuery into a question no one holds: every field as a fresh parse's, n
   ]);
   expect(parseQuery(withEdns, q)).toEqual(parseQuery(withEdns));
 });
+
+test("a question parsed earlier keeps its name and wire form while later ones are parsed (QUESTION_NAMES)", () => {
+  const first = parseQuery(query("WwW.Example.COM"));
+  expect(first.name).toBe("www.example.com");
+  expect([...first.wire]).toEqual(name("www.example.com"));
+  // other names, one longer and one shorter, through the same scratch; then the first name again in another case
+  parseQuery(query("a-much-longer-name.of.another.example"));
+  parseQuery(query("b.c"));
+  expect(first.name).toBe("www.example.com");
+  expect([...first.wire]).toEqual(name("www.example.com"));
+  const again = parseQuery(query("www.EXAMPLE.com"));
+  expect(first.name).toBe("www.example.com");
+  expect([...first.wire]).toEqual(name("www.example.com"));
+  expect(again.name).toBe("www.example.com");
+  expect([...again.wire]).toEqual(name("www.example.com"));
+  // a name asked again shares its text and bytes: no copy per query
+  expect(again.wire).toBe(first.wire);
+});
+
+test("names with bytes that need an escape are not shared, and are read as before", () => {
+  const q = new Uint8Array([
+    ...header(1, 0x0100, 1, 0, 0, 0),
+    3,
+    97,
+    46,
+    98,
+    7,
+    ...[..."example"].map((c) => c.charCodeAt(0)),
+    0,
+    0,
+    1,
+    0,
+    1,
+  ]);
+  const a = parseQuery(q),
+    b = parseQuery(q);
+  expect(a.name).toBe("a\\046b.example");
+  expect(b.wire).not.toBe(a.wire);
+  expect([...b.wire]).toEqual([...a.wire]);
+});
