@@ -285,10 +285,10 @@ test("sink: a failed write keeps its records for the next attempt; retention pru
 test("stats: queries the writer dropped are said once in a message, with how many, and the day still has them", async () => {
   const { dir, config } = await sinkFixture();
   const disk = openQueryDb(dir);
-  // a backlog limit below one batch (the writer hands records over 100 at a time): every batch finds the
-  // writer "too far behind" (the writer's own test above makes it fall behind for real)
+  // a backlog limit below one burst: every burst finds the writer "too far behind" (the writer's own
+  // test above makes it fall behind for real)
   const logs: string[] = [];
-  const stats = new Stats({ config, disk, log: (_l, m) => logs.push(m), now: () => NOW, maxBacklog: 50 });
+  const stats = new Stats({ config, disk, log: (_l, m) => logs.push(m), now: () => NOW, maxBacklog: 100 });
   const messages = () =>
     disk.query("SELECT message, blob1 FROM message WHERE type = 'LONGTERM_DROPPED'").all() as Array<{
       message: string;
@@ -298,7 +298,7 @@ test("stats: queries the writer dropped are said once in a message, with how man
     stats.start();
     for (let k = 0; k < 6; k++) {
       for (let i = 0; i < 500; i++) stats.record(rec({ time: NOW, domain: `d${k}-${i}.drop.example` }));
-      await Bun.sleep(30); // each burst goes to the thread as its own batches
+      await Bun.sleep(30); // each burst goes to the thread as its own batch
     }
     expect(stats.counters.dropped).toBe(3000);
     // while another connection writes the database, the message waits for a later look, not for the lock
