@@ -7,8 +7,8 @@
 // mix, whose tail mixes both paths in the share its cache leaves (Moat keeps Pi-hole's 10,000 answers,
 // unbound 48 MiB). Beside each tail, the server's CPU per query in that run: at a fixed rate each query
 // is a wake of its own, and the floor's figure is what one wake costs in the runtime and the kernel.
-// Usage: bun bench/mix/paths.ts [--qps 10000] [--seconds 6] [--rounds 3] [--ports 25820]
-// (--ports: the first of the five ports it uses)
+// Usage: bun bench/mix/paths.ts [--qps 10000] [--seconds 6] [--rounds 3] [--ports 25820] [--root DIR]
+// (--ports: the first of the five ports it uses; --root: the checkout whose Moat runs, for an A/B in turns)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -54,7 +54,7 @@ try {
   const pids: Record<Server, number> = {
     unbound: spawn(unboundCommand(unboundConf)).pid,
     moat: spawn(
-      [process.execPath, join(ROOT, "src/main.ts"), "serve", "--data-dir", join(dir, "moat")],
+      [process.execPath, join(arg("root", ROOT), "src/main.ts"), "serve", "--data-dir", join(dir, "moat")],
       moatBenchEnv({ port: PORTS.moat, upstreamPort: UPSTREAM, httpPort: HTTP }),
     ).pid,
     floor: spawn([process.execPath, join(import.meta.dir, "echo-floor.ts"), String(PORTS.floor)]).pid,

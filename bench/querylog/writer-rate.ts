@@ -1,6 +1,6 @@
 // The query writer thread's CPU per query at a fixed rate, as a busy network gives it (bench/mix's 10k QPS),
 // without the DNS server: the real QueryWriter and its thread (src/querylog/writer.ts) on a file in /dev/shm
-// (where bench/mix keeps the query log), records handed over 10 ms after the first of each batch as
+// (where bench/mix keeps the query log), records handed over in its batches (100, or 100 ms after the first) as
 // the statistics thread does, a write every --interval seconds (database.DBinterval) and at 50k queued.
 // The names are the mix's kind: --names popular domains, skewed, 40 clients, most answers alike
 // (bench/mix's upstream answers every name with 192.0.2.1). Prints each thread's CPU µs per query

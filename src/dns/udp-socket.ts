@@ -17,6 +17,9 @@ export type UdpSocket = udp.Socket<"uint8array">;
  */
 const REUSE_PORT_FLAGS = 4 | 32;
 
+/** a forwarded query's failure: no answer, as for a dropped datagram (one function, not one per query) */
+const ignore = () => {};
+
 /** Binds `hostname:port`; rejects with EADDRINUSE and the like as Bun.udpSocket does. */
 export async function bindUdp(
   hostname: string,
@@ -35,11 +38,7 @@ export async function bindUdp(
       data: (sock: UdpSocket, buf: Uint8Array, rport: number, addr: string) => {
         const r = handle(buf, normalizeIp(addr));
         // forwarded answers come back in bursts too (one upstream datagram batch): they leave batched as well
-        if (r instanceof Promise)
-          r.then(
-            (a) => a && batcherOf(sock).send(a, rport, addr),
-            () => {},
-          );
+        if (r instanceof Promise) r.then((a) => a && batcherOf(sock).send(a, rport, addr), ignore);
         else if (r) batcherOf(sock).send(r, rport, addr);
       },
       error: () => {},

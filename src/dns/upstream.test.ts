@@ -1,10 +1,10 @@
 // The upstream socket pool (upstream.ts) against a responder on loopback: the thread's limit of 1,000
 // sockets is shared by every upstream, and a pooled socket with nothing in flight gives way to an
 // upstream that has none, so a resolver that asked many servers in the last half second can still ask
-// the next one.
+// the next one; and a socket takes at most USES queries.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { udp } from "bun";
-import { Upstream } from "./upstream.ts";
+import { USES, Upstream } from "./upstream.ts";
 
 let responder: udp.Socket<"uint8array">;
 
@@ -54,3 +54,21 @@ test("with 1,000 sockets held by other upstreams' pools, idle, a new upstream st
     for (const u of ups) u.close();
   }
 }, 30000);
+
+test("a burst of 12 × USES queries at once: no socket takes more than USES, so the pool's 8 are replaced", () => {
+  const u = new Upstream("127.0.0.1", responder.port, "burst");
+  try {
+    // sent in one turn, so no socket ages out meanwhile: only the count retires them
+    for (let i = 0; i < 12 * USES; i++) {
+      const { q, end } = query(`b${i}`);
+      void u.send(q, end, 5000);
+    }
+    const sent = [...u.slots].map((s) => s.sent);
+    expect(Math.max(...sent)).toBeLessThanOrEqual(USES);
+    expect(sent.reduce((n, k) => n + k, 0)).toBe(12 * USES);
+    // 12 × USES / 8 each for the first 8 if nothing retired them
+    expect(u.slots.size).toBeGreaterThanOrEqual(8 + 4);
+  } finally {
+    u.close();
+  }
+});

@@ -1,5 +1,6 @@
 // The statistics thread's handle on the query writer thread (writer-worker.ts): records for the
-// long-term database are handed over in columnar batches 10 ms after the first of each, and the few
+// long-term database are handed over in columnar batches of HANDOFF_RECORDS (looked at every 10 ms), or
+// HANDOFF_MS after the first of a smaller one, and the few
 // callers that need an operation finished (a flush, shutdown, tests) wait on shared memory for it.
 import { workerUrl } from "../core/worker-url.ts";
 import { BatchBuilder, batchTransferables, type RecordBatch } from "../query/record-batch.ts";
@@ -10,6 +11,21 @@ type Op = WriterOp extends infer T ? (T extends { seq: number } ? Omit<T, "seq">
 
 /** Records handed over at once at most; a bigger backlog goes in several messages. */
 const BATCH = 8192;
+
+/**
+ * A batch is looked at every HANDOFF_TICK_MS after its first record, and handed over once it holds
+ * HANDOFF_RECORDS, or HANDOFF_MS after its first: every 10 ms at 10k QPS as before (small batches often:
+ * a big one is a burst of work on both threads, which showed in the DNS thread's tail: p99 1.2 ms at
+ * 10 ms, 2.4 ms at 1 s), and at a low rate batches of about that size rather than one message per 10 ms:
+ * at 1k QPS each message (a postMessage, the thread woken, ~1 KiB besides the records) carried 10
+ * records, 100 messages a second. The tick stays a timer: handing a full batch over from add(), in the
+ * middle of a DNS wake, measured more CPU on the main thread at 10k QPS in one run (bench/mix/wake.ts
+ * --paths cache, three rounds: 32.7 against 27.1 µs a query). A tick that finds too few records costs one timer callback, in
+ * the wake of a datagram that arrives meanwhile.
+ */
+export const HANDOFF_RECORDS = 100;
+export const HANDOFF_MS = 100;
+const HANDOFF_TICK_MS = 10;
 
 /**
  * What a batch holds while it waits in the thread's message queue: its arrays, its text (serialised
@@ -43,6 +59,8 @@ export class QueryWriter {
   private inFlightRecords = 0;
   private inFlightBytes = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  /** performance.now() when the first record of the batch being built came */
+  private firstAt = 0;
   private started = false;
 
   constructor(private readonly o: WriterOptions) {
@@ -57,7 +75,7 @@ export class QueryWriter {
     this.post({ op: "openDisk", diskPath: o.diskPath, busyTimeoutMs: o.busyTimeoutMs ?? 5000 });
   }
 
-  /** From now on records are handed over 10 ms after the first of a batch arrives. */
+  /** From now on records are handed over in batches (HANDOFF_RECORDS, HANDOFF_MS). */
   start(): void {
     this.started = true;
   }
@@ -66,13 +84,24 @@ export class QueryWriter {
   add(id: number, r: QueryRecord): void {
     this.building.add(id, r);
     if (this.building.count === BATCH) this.ready.push(this.building.take());
-    // Small batches often: a big one is a burst of work on both threads, which shows in the DNS
-    // thread's tail latency (measured at 10k QPS: p99 1.2 ms at 10 ms, 2.4 ms at 1 s). No timer runs while idle.
-    if (this.started && !this.timer) this.timer = setTimeout(this.flushSoon, 10);
+    // no timer runs while idle
+    if (this.started && !this.timer) {
+      this.firstAt = performance.now();
+      this.timer = setTimeout(this.flushSoon, HANDOFF_TICK_MS);
+    }
+  }
+
+  /** Records not handed over yet (the batch being built). */
+  get waiting(): number {
+    return this.building.count;
   }
 
   private readonly flushSoon = () => {
     this.timer = null;
+    if (this.building.count < HANDOFF_RECORDS && !this.ready.length && performance.now() - this.firstAt < HANDOFF_MS) {
+      this.timer = setTimeout(this.flushSoon, HANDOFF_TICK_MS);
+      return;
+    }
     this.send();
   };
 
