@@ -23,6 +23,8 @@ import { HIDDEN_CLIENT, HIDDEN_DOMAIN } from "../stats/sink.ts";
 const MAX_BUFFERED = 200_000;
 const BATCH = 20_000;
 const FLUSH_MS = 1000;
+/** the advisory lock every node takes while it makes the schema ("moat" in ASCII) */
+const SCHEMA_LOCK = 0x6d6f6174;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS moat_queries (
@@ -88,7 +90,8 @@ const like = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g,
 export class FleetHistory implements QuerySink {
   private buffer: Row[] = [];
   private flushing = false;
-  private schemaReady = false;
+  /** the table and its indexes, made once (null: not yet, or the last try failed) */
+  private schema: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval>;
   private readonly sql: SQL;
   /** records sent, records dropped because the buffer was full, the last error */
@@ -137,10 +140,28 @@ export class FleetHistory implements QuerySink {
     ]);
   }
 
-  private async ensureSchema(): Promise<void> {
-    if (this.schemaReady) return;
-    for (const s of SCHEMA) await this.sql.unsafe(s);
-    this.schemaReady = true;
+  /**
+   * Makes the table and its indexes once. Every node of a fleet may start at once, and a read may come
+   * while the first flush makes them, but PostgreSQL's CREATE … IF NOT EXISTS is not safe against a
+   * concurrent one (both sessions find the name free, and one fails on a catalog's unique index: the
+   * first /api/queries of test/fleet/history.test.ts got 503 so). So the statements run in one
+   * transaction under an advisory lock, and this process's callers share one attempt; a failed one is
+   * tried again by the next caller.
+   */
+  private ensureSchema(): Promise<void> {
+    this.schema ??= this.sql
+      .begin(async (tx) => {
+        await tx.unsafe(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+        for (const s of SCHEMA) await tx.unsafe(s);
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => {
+          this.schema = null;
+          throw e;
+        },
+      );
+    return this.schema;
   }
 
   /** Sends what is buffered; resolves when sent or failed (kept for the next try). */
