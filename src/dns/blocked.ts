@@ -83,33 +83,7 @@ function overrideReply(ctx: QueryContext, dns: Config["dns"], ede: Ede | null, o
   }
 }
 
-/**
- * The one-record answer section of an address block, made once per family, TTL and address (the
- * address bytes are the same object each time: ZERO4/ZERO6 or addressBytes()), not once per blocked query.
- */
-const sections: Array<{ ttl: number; data: Uint8Array; rrs: readonly RR[] } | null> = [null, null];
-function addressSection(qtype: number, ttl: number, data: Uint8Array): readonly RR[] {
-  const i = qtype === TYPE.A ? 0 : 1;
-  const s = sections[i];
-  if (s && s.ttl === ttl && s.data === data) return s.rrs;
-  const rrs = Object.freeze([Object.freeze({ type: qtype, ttl, data })]);
-  sections[i] = { ttl, data, rrs };
-  return rrs;
-}
-
-/** Each address's bytes, made once: a block answered with the appliance's address makes none (a handful of addresses). */
-const addressBytes = new Map<string, Uint8Array | null>();
-function bytesOf(a: string, fam: 4 | 6): Uint8Array | null {
-  let b = addressBytes.get(a);
-  if (b === undefined) {
-    b = fam === 4 ? ipv4Bytes(a) : ipv6Bytes(a);
-    if (addressBytes.size >= 64) addressBytes.clear();
-    addressBytes.set(a, b);
-  }
-  return b;
-}
-
-function reply(ctx: QueryContext, ede: Ede | null, rcode: number, type: number, answers?: readonly RR[]): Uint8Array {
+function reply(ctx: QueryContext, ede: Ede | null, rcode: number, type: number, answers?: RR[]): Uint8Array {
   ctx.reply = type;
   return buildReply(ctx.query, ctx.q, rcode, answers, undefined, ede);
 }
@@ -123,16 +97,16 @@ function addressReply(
   v6: Uint8Array | null,
 ): Uint8Array {
   const qtype = ctx.q.qtype;
-  if (qtype === TYPE.A && v4) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, addressSection(TYPE.A, ttl, v4));
-  if (qtype === TYPE.AAAA && v6) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, addressSection(TYPE.AAAA, ttl, v6));
+  if (qtype === TYPE.A && v4) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, [{ type: TYPE.A, ttl, data: v4 }]);
+  if (qtype === TYPE.AAAA && v6) return reply(ctx, ede, RCODE.NOERROR, Reply.IP, [{ type: TYPE.AAAA, ttl, data: v6 }]);
   return reply(ctx, ede, RCODE.NOERROR, Reply.NODATA);
 }
 
 /** The appliance's own address of a family: the configured one, else the interface the client reaches. */
 function ownAddress(ctx: QueryContext, dns: Config["dns"], fam: 4 | 6): Uint8Array | null {
   const b = dns.reply.blocking;
-  if (fam === 4 && b.force4 && b.IPv4) return bytesOf(b.IPv4, 4);
-  if (fam === 6 && b.force6 && b.IPv6) return bytesOf(b.IPv6, 6);
+  if (fam === 4 && b.force4 && b.IPv4) return ipv4Bytes(b.IPv4);
+  if (fam === 6 && b.force6 && b.IPv6) return ipv6Bytes(b.IPv6);
   const a = localAddressFor(ctx.client, fam);
-  return a ? bytesOf(a, fam) : null;
+  return a ? (fam === 4 ? ipv4Bytes(a) : ipv6Bytes(a)) : null;
 }

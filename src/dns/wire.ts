@@ -1,7 +1,6 @@
 // DNS wire format on the hot path: a hand parse of the header, question and EDNS OPT record, and a
 // walker over answer records. Replies are built by patching the query's own bytes (dns-packet cost
 // ~40% of throughput when measured with bench/dns/run.ts), so the question goes back exactly as asked (0x20 case).
-import { FNV_START, QuestionNames, fnvStep } from "./question-names.ts";
 
 export const QR = 0x8000,
   AA = 0x0400,
@@ -68,10 +67,6 @@ const u32 = (b: Uint8Array, o: number) => ((b[o]! << 24) >>> 0) + (b[o + 1]! << 
 
 /** Scratch for a question name's text: labels are ≤ 63 bytes and a name ≤ 255, dots included. */
 const NAME_TEXT = Buffer.alloc(256) as Buffer & { latin1Slice(start: number, end: number): string };
-/** Scratch for a question name's lowercase wire form, terminating zero included (≤ 255 bytes) */
-const NAME_WIRE = new Uint8Array(256);
-/** this thread's recent question names (question-names.ts) */
-const QUESTION_NAMES = new QuestionNames();
 
 /** The text of the plain-label name at `o`, lowercase, with any byte other than a printable non-dot escaped as \DDD. */
 function escapedName(buf: Uint8Array, o: number): string {
@@ -109,11 +104,9 @@ export function parseQuery(buf: Uint8Array, into: Question | null = null): Quest
   const labels: number[] = into === null ? [] : into.labels;
   labels.length = 0;
   // the name's text is made in one step from NAME_TEXT (a string per character would be ~20
-  // strings a query for the collector), and only when QUESTION_NAMES does not hold it already; any
-  // byte that needs an escape takes the slow path
+  // strings a query for the collector); any byte that needs an escape takes the slow path
   let n = 0;
   let plain = true;
-  let h = FNV_START;
   for (;;) {
     if (o >= buf.length) throw new WireError(RCODE.FORMERR);
     const len = buf[o]!;
@@ -121,37 +114,25 @@ export function parseQuery(buf: Uint8Array, into: Question | null = null): Quest
     if (len > 63) throw new WireError(RCODE.FORMERR);
     if (o + 1 + len > buf.length) throw new WireError(RCODE.FORMERR);
     labels.push(o - 12);
-    NAME_WIRE[o - 12] = len;
-    h = fnvStep(h, len);
     if (n) NAME_TEXT[n++] = 46;
     for (let i = o + 1; i <= o + len; i++) {
       let c = buf[i]!;
       if (c >= 65 && c <= 90) c += 32;
       if (c <= 32 || c >= 127 || c === 46 || c === 92) plain = false;
       NAME_TEXT[n++] = c;
-      NAME_WIRE[i - 12] = c;
-      h = fnvStep(h, c);
     }
     o += 1 + len;
     if (o - 12 > 254) throw new WireError(RCODE.FORMERR);
   }
-  NAME_WIRE[o - 12] = 0;
+  const name = plain ? NAME_TEXT.latin1Slice(0, n) : escapedName(buf, 12);
   o++;
   if (o + 4 > buf.length) throw new WireError(RCODE.FORMERR);
-  // the name's own lowercase copy (a Buffer's slice() would be a view: lowercasing it would rewrite the
-  // query), shared with every question of that name (QUESTION_NAMES)
-  const length = o - 12;
-  let name: string, wire: Uint8Array;
-  if (!plain) {
-    name = escapedName(buf, 12);
-    wire = NAME_WIRE.slice(0, length);
-  } else if (QUESTION_NAMES.find(NAME_WIRE, length, h)) {
-    name = QUESTION_NAMES.name;
-    wire = QUESTION_NAMES.wire;
-  } else {
-    name = NAME_TEXT.latin1Slice(0, n);
-    wire = NAME_WIRE.slice(0, length);
-    QUESTION_NAMES.keep(wire, name, h);
+  // a copy of its own (a Buffer's slice() would be a view: lowercasing it would rewrite the query)
+  // length bytes are ≤ 63, so every byte in A–Z is a letter
+  const wire = new Uint8Array(o - 12);
+  for (let i = 0; i < wire.length; i++) {
+    const c = buf[12 + i]!;
+    wire[i] = c >= 65 && c <= 90 ? c + 32 : c;
   }
   const qtype = u16(buf, o);
   const qclass = u16(buf, o + 2);
