@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigStore } from "../../src/config/index.ts";
 import { FleetHistory } from "../../src/fleet/pg-history.ts";
-import type { QueryRecord } from "../../src/query/record.ts";
 import { startPostgres, type PostgresServer } from "../harness/postgres.ts";
+import { rec } from "../stats/fixture.ts";
 
 let pg: PostgresServer;
 let dir: string;
@@ -43,22 +43,7 @@ test("eight nodes making the history table at once: no read or flush fails", asy
         // half of them read first, half flush a record first: both make the schema
         const calls = nodes.map((n, i) => {
           if (i % 2 === 0) return n.queries({});
-          const record: QueryRecord = {
-            time: Date.now() / 1000,
-            type: 1,
-            domain: `r${round}.n${i}.schema.test`,
-            client: "127.0.0.1",
-            status: 2,
-            reply: 4,
-            replyTime: 0.1,
-            upstream: null,
-            dnssec: 0,
-            listId: null,
-            ede: -1,
-            cname: null,
-            answers: null,
-          };
-          n.record(record);
+          n.record(rec({ time: Date.now() / 1000, domain: `r${round}.n${i}.schema.test` }));
           return n.flush();
         });
         const settled = await Promise.allSettled(calls);
